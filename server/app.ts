@@ -1,0 +1,160 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Migration } from 'kysely';
+import type { Clock } from './core/clock';
+import type { Config } from './core/config';
+import { createCtx, inTransaction, type AuthUser, type BranchRef } from './core/context';
+import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType, ValidationError } from './core/errors';
+import { createHost, type Host, type HostPlugin } from './core/host';
+import { consoleLogger, type Logger } from './core/logger';
+import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
+import { migrate, type HostDb } from './db/database';
+import { hostMigrations } from './db/migrations/host';
+import { errorMiddleware } from './http/error-middleware';
+import { Reply, type QueryParams, type RouteDef } from './http/routes';
+import { validate } from './http/validation';
+import { registerHostCore } from './host-core';
+import { defaultPlugins } from './plugins';
+
+export interface AppDeps {
+  db: HostDb;
+  clock: Clock;
+  config: Config;
+  log?: Logger;
+  /** Plugins to load (default: branching and change control). */
+  plugins?: HostPlugin[];
+  /** Folder that relative paths in the configuration (check plugins) are resolved from. */
+  configDir?: string;
+}
+
+export interface App {
+  app: Express;
+  host: Host;
+}
+
+export class PluginError extends Error {}
+
+/** Checks every plugin's host range and requirements; throws with the reason otherwise. */
+export function checkPlugins(plugins: HostPlugin[]): void {
+  const versions = new Map(plugins.map((p) => [p.name, p.version]));
+  for (const plugin of plugins) {
+    if (!inRange(HOST_VERSION, plugin.hostVersion)) {
+      throw new PluginError(
+        `plugin ${plugin.name} ${plugin.version} supports host ${plugin.hostVersion.min}-${plugin.hostVersion.max}, not ${HOST_VERSION}`,
+      );
+    }
+    for (const [name, wanted] of Object.entries(plugin.requires ?? {})) {
+      const have = versions.get(name);
+      if (!have) throw new PluginError(`plugin ${plugin.name} requires plugin ${name} ${wanted}, which is not installed`);
+      if (!satisfiesRequirement(have, wanted)) {
+        throw new PluginError(`plugin ${plugin.name} requires ${name} ${wanted}, but ${name} ${have} is installed`);
+      }
+    }
+  }
+}
+
+function queryParams(url: URL): QueryParams {
+  const out: QueryParams = {};
+  for (const [k, v] of url.searchParams) (out[k] ??= []).push(v);
+  return out;
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '[^/]+');
+  return new RegExp(`^${escaped.replace(/\/$/, '')}/?$`);
+}
+
+/**
+ * Builds the service: runs migrations, creates the host, registers the host core and the
+ * plugins, and mounts every registered route with the API conventions (token auth,
+ * access checks, JSON bodies, transactions for writes, one error middleware).
+ */
+export async function createApp(deps: AppDeps): Promise<App> {
+  const log = deps.log ?? consoleLogger;
+  const plugins = deps.plugins ?? defaultPlugins(deps.config);
+  checkPlugins(plugins);
+
+  const migrations: Record<string, Migration> = { ...hostMigrations };
+  for (const plugin of plugins) Object.assign(migrations, plugin.migrations ?? {});
+  await migrate(deps.db, migrations);
+
+  const host = createHost({ db: deps.db, clock: deps.clock, config: deps.config, log });
+  registerHostCore(host);
+  for (const plugin of plugins) {
+    await plugin.register(host);
+    host.plugins.set(plugin.name, plugin.version);
+  }
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('API-Version', API_VERSION);
+    res.locals.requestId = randomUUID();
+    if (['POST', 'PUT', 'PATCH'].includes(req.method) && hasBody(req) && !req.is('application/json')) {
+      next(new UnsupportedMediaType(`Unsupported media type "${req.headers['content-type'] ?? ''}" in request. Use application/json.`));
+      return;
+    }
+    next();
+  });
+  app.use(express.json({ limit: '1mb', type: 'application/json' }));
+
+  const mount = (route: RouteDef): void => {
+    const writes = route.writes ?? route.method !== 'GET';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    app[method](route.path, async (req: Request, res: Response) => {
+      let user: AuthUser | null = null;
+      try {
+        user = await host.auth.authenticate(req.headers.authorization);
+      } catch (err) {
+        if (!('public' in route.access)) throw err;
+      }
+      if (!('public' in route.access)) {
+        if (!user) throw new AuthenticationFailed('Authentication credentials were not provided.');
+        if ('permission' in route.access) {
+          const perms = await host.permissions.forUser(user);
+          if (!perms.has(route.access.permission)) throw new PermissionDenied();
+        }
+        if (writes && !user.writeEnabled) throw new PermissionDenied('This token does not permit write operations.');
+      }
+      const branch = await resolveBranch(host, req.headers['x-netbox-branch']);
+      const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
+      const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
+      const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url };
+      const result = writes ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
+      if (result instanceof Reply) {
+        if (result.body === undefined) res.status(result.status).end();
+        else res.status(result.status).json(result.body);
+        return;
+      }
+      res.status(route.status ?? 200).json(result);
+    });
+  };
+  for (const route of host.routes.all()) mount(route);
+
+  const patterns = host.routes.all().map((r) => ({ pattern: pathPattern(r.path), method: r.method }));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const path = req.path;
+    const allowed = patterns.filter((p) => p.pattern.test(path)).map((p) => p.method);
+    if (allowed.length > 0) next(new MethodNotAllowed(`Method "${req.method}" not allowed.`));
+    else next(new NotFound());
+  });
+  app.use(errorMiddleware(log));
+
+  return { app, host };
+}
+
+async function resolveBranch(host: Host, header: string | string[] | undefined): Promise<BranchRef | null> {
+  const schemaId = Array.isArray(header) ? header[0] : header;
+  if (!schemaId) return null;
+  const row = await host.db.selectFrom('branches').select(['id', 'schema_id', 'name']).where('schema_id', '=', schemaId).executeTakeFirst();
+  if (!row) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${schemaId}".`);
+  return { id: row.id, schemaId: row.schema_id, name: row.name };
+}

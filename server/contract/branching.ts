@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { objectBase, objectTypeName } from './common';
+
+export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;
+export type BranchStatus = (typeof BRANCH_STATUSES)[number];
+
+export const CHANGE_ACTIONS = ['create', 'update', 'delete'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+export const branch = z.object({
+  ...objectBase,
+  name: z.string(),
+  description: z.string(),
+  status: z.enum(BRANCH_STATUSES),
+  schema_id: z.string(),
+  owner: z.number().int().nullable(),
+  last_sync: z.string().nullable(),
+  merged_time: z.string().nullable(),
+  merged_by: z.number().int().nullable(),
+});
+export type Branch = z.infer<typeof branch>;
+
+const attrs = z.record(z.string(), z.unknown());
+
+/** One row per object the branch touches: its net effect. */
+export const changeDiff = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  branch: z.number().int(),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  action: z.enum(CHANGE_ACTIONS),
+  original: attrs.nullable(),
+  modified: attrs.nullable(),
+  current: attrs.nullable(),
+  conflicts: z.array(z.string()).nullable(),
+  last_updated: z.string(),
+});
+export type ChangeDiff = z.infer<typeof changeDiff>;
+
+export const branchCreate = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  description: z.string().max(65_536).optional(),
+});
+export const branchUpdate = branchCreate.partial();
+export const branchAction = z.strictObject({ commit: z.boolean().optional() });

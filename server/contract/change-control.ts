@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import { objectBase, objectTypeName, text, userRef } from './common';
+
+// ---- Closed vocabularies ---------------------------------------------------------------
+
+export const CHANGE_REQUEST_STATUSES = ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'] as const;
+export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
+export const OPEN_STATUSES = ['draft', 'needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
+
+export const LIFECYCLE_ACTIONS = ['submit', 'return-to-draft', 'abandon', 'reopen'] as const;
+export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
+
+export const CHECK_STATUSES = ['pending', 'running', 'success', 'failure', 'error', 'skipped'] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+/** Statuses that clear the gate. */
+export const PASSING_CHECK_STATUSES = ['success', 'skipped'] as const satisfies readonly CheckStatus[];
+
+export const REVIEW_DECISIONS = ['approve', 'reject', 'comment'] as const;
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const CONDITION_STATES = ['either', 'before', 'after'] as const;
+export type ConditionState = (typeof CONDITION_STATES)[number];
+
+export const CONDITION_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'changed', 'unchanged'] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+export const LIFECYCLE_EVENTS = [
+  'change_request_submitted',
+  'change_request_review_requested',
+  'review_submitted',
+  'change_request_approved',
+  'change_request_rejected',
+  'change_request_completed',
+] as const;
+export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
+
+export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] as const;
+export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
+
+// ---- Conditions --------------------------------------------------------------------------
+
+export type ConditionLeaf = { attr: string; op?: ConditionOp; value?: unknown; negate?: boolean };
+export type ConditionSet = ConditionLeaf | { and: ConditionSet[] } | { or: ConditionSet[] };
+
+export const conditionSet: z.ZodType<ConditionSet> = z.lazy(() =>
+  z.union([
+    z.strictObject({ and: z.array(conditionSet).min(1, { error: '"and" needs at least one condition' }) }),
+    z.strictObject({ or: z.array(conditionSet).min(1, { error: '"or" needs at least one condition' }) }),
+    z.strictObject({
+      attr: z.string().min(1, { error: 'attr may not be blank' }),
+      op: z.enum(CONDITION_OPS).optional(),
+      value: z.unknown().optional(),
+      negate: z.boolean().optional(),
+    }),
+  ]),
+);
+
+// ---- Policies and rules ------------------------------------------------------------------
+
+export const policy = z.object({
+  ...objectBase,
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  weight: z.number().int(),
+  object_types: z.array(objectTypeName),
+  conditions: conditionSet.nullable(),
+  condition_state: z.enum(CONDITION_STATES),
+  checks: z.array(z.string()),
+  comments: z.string(),
+});
+export type Policy = z.infer<typeof policy>;
+
+export const policyWrite = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  description: text().optional(),
+  enabled: z.boolean().optional(),
+  weight: z.number().int().min(0).max(32767).optional(),
+  object_types: z.array(objectTypeName).optional(),
+  conditions: conditionSet.nullable().optional(),
+  condition_state: z.enum(CONDITION_STATES).optional(),
+  checks: z.array(z.string().trim().min(1).max(100)).optional(),
+  comments: text().optional(),
+});
+
+export const policyRule = z.object({
+  ...objectBase,
+  policy: z.number().int(),
+  name: z.string(),
+  min_reviews: z.number().int(),
+  groups: z.array(z.number().int()),
+  users: z.array(z.number().int()),
+});
+export type PolicyRule = z.infer<typeof policyRule>;
+
+export const policyRuleWrite = z.strictObject({
+  policy: z.number().int(),
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  min_reviews: z.number().int().min(0).max(1000).optional(),
+  groups: z.array(z.number().int()).optional(),
+  users: z.array(z.number().int()).optional(),
+});
+
+// ---- Change requests ---------------------------------------------------------------------
+
+/** Whether the caller may take an action next, and why not. */
+export const actionAvailability = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
+export type ActionAvailability = z.infer<typeof actionAvailability>;
+
+export const CALLER_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'review', 'run_checks', 'merge', 'comment'] as const;
+export type CallerAction = (typeof CALLER_ACTIONS)[number];
+
+export const changeRequest = z.object({
+  ...objectBase,
+  title: z.string(),
+  description: z.string(),
+  ref: z.string(),
+  status: z.enum(CHANGE_REQUEST_STATUSES),
+  priority: z.enum(PRIORITIES),
+  requester: userRef.nullable(),
+  branch: z.number().int().nullable(),
+  branch_name: z.string(),
+  branch_deleted: z.boolean(),
+  approved: z.boolean(),
+  ready_to_merge: z.boolean(),
+  merge_blocked_reason: z.string(),
+  has_conflicts: z.boolean(),
+  gates_cleared: z.boolean(),
+  scheduled_start: z.string().nullable(),
+  scheduled_end: z.string().nullable(),
+  auto_merge: z.boolean(),
+  comments: z.string(),
+  policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()) })),
+  /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
+  actions: z.record(z.enum(CALLER_ACTIONS), actionAvailability),
+});
+export type ChangeRequest = z.infer<typeof changeRequest>;
+
+const isoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+
+export const changeRequestCreate = z.strictObject({
+  branch: z.number().int(),
+  title: z.string().trim().max(200).optional(),
+  description: text().optional(),
+  ref: z.string().max(100).optional(),
+  priority: z.enum(PRIORITIES).optional(),
+  scheduled_start: isoDateTime.nullable().optional(),
+  scheduled_end: isoDateTime.nullable().optional(),
+  auto_merge: z.boolean().optional(),
+  comments: text().optional(),
+});
+export const changeRequestUpdate = changeRequestCreate.omit({ branch: true }).partial();
+
+// ---- Reviews -----------------------------------------------------------------------------
+
+export const review = z.object({
+  ...objectBase,
+  change_request: z.number().int(),
+  decision: z.enum(REVIEW_DECISIONS),
+  comment: z.string(),
+  comment_html: z.string(),
+  reviewer: userRef,
+  stale: z.boolean(),
+});
+export type Review = z.infer<typeof review>;
+
+export const reviewCreate = z.looseObject({
+  change_request: z.number().int(),
+  decision: z.enum(REVIEW_DECISIONS),
+  comment: text().optional(),
+});
+export const reviewUpdate = z.looseObject({
+  decision: z.enum(REVIEW_DECISIONS).optional(),
+  comment: text().optional(),
+});
+
+// ---- Comments ----------------------------------------------------------------------------
+
+export const changeComment = z.object({
+  ...objectBase,
+  change_request: z.number().int(),
+  change_diff: z.number().int().nullable(),
+  change_label: z.string(),
+  text: z.string(),
+  text_html: z.string(),
+  author: userRef,
+  parent: z.number().int().nullable(),
+  resolved: z.boolean(),
+});
+export type ChangeComment = z.infer<typeof changeComment>;
+
+export const changeCommentCreate = z.looseObject({
+  change_request: z.number().int(),
+  change_diff: z.number().int(),
+  text: text().trim().min(1, { error: 'This field may not be blank.' }),
+  parent: z.number().int().nullable().optional(),
+});
+export const changeCommentUpdate = z.looseObject({
+  text: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+  resolved: z.boolean().optional(),
+});
+
+// ---- Merge checks ------------------------------------------------------------------------
+
+export const mergeCheck = z.object({
+  ...objectBase,
+  change_request: z.number().int(),
+  name: z.string(),
+  label: z.string(),
+  status: z.enum(CHECK_STATUSES),
+  summary: z.string(),
+  details_url: z.string(),
+  required: z.boolean(),
+  blocks_merge: z.boolean(),
+  completed: z.string().nullable(),
+});
+export type MergeCheck = z.infer<typeof mergeCheck>;
+
+/** A reporter's write. `required` and `change_request` are read-only and ignored when sent. */
+export const mergeCheckReport = z.looseObject({
+  status: z.enum(CHECK_STATUSES).optional(),
+  summary: text(4000).optional(),
+  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+});
+
+// ---- The approval panel as data -----------------------------------------------------------
+
+export const evaluationRule = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  min_reviews: z.number().int(),
+  approvals: z.number().int(),
+  satisfied: z.boolean(),
+  approvers: z.array(userRef),
+  eligible_users: z.array(userRef),
+  eligible_groups: z.array(z.object({ id: z.number().int(), name: z.string(), empty: z.boolean() })),
+  empty_groups: z.array(z.string()),
+  outstanding_reviewers: z.array(userRef),
+});
+export type EvaluationRule = z.infer<typeof evaluationRule>;
+
+export const evaluation = z.object({
+  change_request: z.number().int(),
+  status: z.enum(CHANGE_REQUEST_STATUSES),
+  approved: z.boolean(),
+  policies: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      matched_object_types: z.array(z.string()),
+      checks: z.array(z.string()),
+      rules: z.array(evaluationRule),
+    }),
+  ),
+  stale_reviews: z.array(z.object({ id: z.number().int(), reviewer: userRef, decision: z.enum(REVIEW_DECISIONS) })),
+  rejections: z.array(z.object({ id: z.number().int(), reviewer: userRef, comment: z.string(), comment_html: z.string() })),
+  reasons: z.array(z.string()),
+});
+export type Evaluation = z.infer<typeof evaluation>;

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** Fields every object of the API carries. */
+export const objectBase = {
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  created: z.string(),
+  last_updated: z.string(),
+};
+
+/** A user as embedded in other objects (reviewer, author, requester). */
+export const userRef = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  display: z.string(),
+});
+export type UserRef = z.infer<typeof userRef>;
+
+/** The list envelope of every list endpoint. */
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    count: z.number().int(),
+    next: z.string().nullable(),
+    previous: z.string().nullable(),
+    results: z.array(item),
+  });
+}
+export type List<T> = { count: number; next: string | null; previous: string | null; results: T[] };
+
+/** Error bodies: `{detail}` or field errors `{field: [messages]}`. */
+export const errorBody = z.union([
+  z.object({ detail: z.string() }),
+  z.record(z.string(), z.array(z.string())),
+]);
+
+/** `"app_label.model"` */
+export const objectTypeName = z.string().regex(/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/, {
+  error: 'must be "app_label.model"',
+});
+
+export const MAX_TEXT = 65_536;
+export const text = (max = MAX_TEXT) => z.string().max(max, { error: `at most ${max} characters` });

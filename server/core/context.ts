@@ -1,0 +1,115 @@
+import type { Queryable } from '../db/database';
+import type { Host } from './host';
+
+/** The caller, as authenticated from a token. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  isSuperuser: boolean;
+  groupIds: number[];
+  /** False for a read-only token. */
+  writeEnabled: boolean;
+}
+
+/** A branch chosen with the `X-NetBox-Branch` header. */
+export interface BranchRef {
+  id: number;
+  schemaId: string;
+  name: string;
+}
+
+/**
+ * Everything a domain function needs to act for one request (or one background task):
+ * the database handle (a transaction during writes), the caller, the request id that ties
+ * changelog entries and event payloads together, and the host's services.
+ */
+export interface Ctx {
+  readonly host: Host;
+  readonly db: Queryable;
+  readonly user: AuthUser | null;
+  readonly requestId: string;
+  /** `http://host:port`, used to build `url` fields. */
+  readonly baseUrl: string;
+  readonly branch: BranchRef | null;
+  readonly inTransaction: boolean;
+  /** Work to run once the surrounding transaction has committed (deliveries, follow-up merges). */
+  afterCommit(task: () => Promise<void> | void): void;
+}
+
+export interface CtxInit {
+  host: Host;
+  user: AuthUser | null;
+  requestId: string;
+  baseUrl: string;
+  branch?: BranchRef | null;
+}
+
+class RequestCtx implements Ctx {
+  readonly host: Host;
+  readonly user: AuthUser | null;
+  readonly requestId: string;
+  readonly baseUrl: string;
+  readonly branch: BranchRef | null;
+  constructor(
+    init: CtxInit,
+    readonly db: Queryable,
+    readonly inTransaction: boolean,
+    private readonly tasks: Array<() => Promise<void> | void>,
+  ) {
+    this.host = init.host;
+    this.user = init.user;
+    this.requestId = init.requestId;
+    this.baseUrl = init.baseUrl;
+    this.branch = init.branch ?? null;
+  }
+  afterCommit(task: () => Promise<void> | void): void {
+    this.tasks.push(task);
+  }
+}
+
+export function createCtx(init: CtxInit): Ctx {
+  return new RequestCtx(init, init.host.db, false, []);
+}
+
+/** The same context with another caller or branch (for system work on behalf of someone). */
+export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'branch' | 'requestId'>>): Ctx {
+  const init: CtxInit = {
+    host: ctx.host,
+    user: changes.user !== undefined ? changes.user : ctx.user,
+    requestId: changes.requestId ?? ctx.requestId,
+    baseUrl: ctx.baseUrl,
+    branch: changes.branch !== undefined ? changes.branch : ctx.branch,
+  };
+  const tasks: Array<() => Promise<void> | void> = [];
+  const derived = new RequestCtx(init, ctx.db, ctx.inTransaction, tasks);
+  derived.afterCommit = (task) => ctx.afterCommit(task);
+  return derived;
+}
+
+/**
+ * Runs `work` in one transaction; tasks queued with `afterCommit` run after it commits,
+ * in order, each failure logged and not rethrown. Inside a transaction already, it simply
+ * runs `work` in it.
+ */
+export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) return work(ctx);
+  const tasks: Array<() => Promise<void> | void> = [];
+  const result = await ctx.host.db.transaction().execute(async (trx) => {
+    const init: CtxInit = {
+      host: ctx.host,
+      user: ctx.user,
+      requestId: ctx.requestId,
+      baseUrl: ctx.baseUrl,
+      branch: ctx.branch,
+    };
+    return work(new RequestCtx(init, trx, true, tasks));
+  });
+  for (const task of tasks) {
+    try {
+      await task();
+    } catch (err) {
+      ctx.host.log.error(`after-commit task failed: ${(err as Error).stack ?? String(err)}`);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,70 @@
+/**
+ * The closed set of domain errors. The domain throws these; one HTTP middleware maps them
+ * to status codes. Nothing here knows about Express.
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  body(): Record<string, unknown> {
+    return { detail: this.message };
+  }
+}
+
+/** 400: field errors (`{field: [messages]}`) or a general `detail`. */
+export class ValidationError extends DomainError {
+  readonly status = 400;
+  constructor(
+    message: string,
+    readonly fields?: FieldErrors,
+  ) {
+    super(message);
+  }
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError(`${field}: ${message}`, { [field]: [message] });
+  }
+  override body(): Record<string, unknown> {
+    return this.fields ? { ...this.fields } : { detail: this.message };
+  }
+}
+
+/** 403 */
+export class PermissionDenied extends DomainError {
+  readonly status = 403;
+  constructor(message = 'You do not have permission to perform this action.') {
+    super(message);
+  }
+}
+
+/** 403 for missing or bad credentials. */
+export class AuthenticationFailed extends DomainError {
+  readonly status = 403;
+}
+
+/** 404 */
+export class NotFound extends DomainError {
+  readonly status = 404;
+  constructor(message = 'Not found.') {
+    super(message);
+  }
+}
+
+/** 409: the action does not apply in the current state. */
+export class Conflict extends DomainError {
+  readonly status = 409;
+}
+
+/** 405 */
+export class MethodNotAllowed extends DomainError {
+  readonly status = 405;
+}
+
+/** 413 */
+export class PayloadTooLarge extends DomainError {
+  readonly status = 413;
+}
+
+/** 415 */
+export class UnsupportedMediaType extends DomainError {
+  readonly status = 415;
+}

@@ -1,0 +1,159 @@
+import { createHmac } from 'node:crypto';
+import type { Ctx } from './context';
+import { evaluateConditions } from './conditions';
+
+/** Event types: the three object events plus whatever plugins register. */
+export const OBJECT_EVENTS = ['object_created', 'object_updated', 'object_deleted'] as const;
+
+export interface EmittedEvent {
+  event: string;
+  objectType: string;
+  objectId: number;
+  data: Record<string, unknown>;
+  prechange: Record<string, unknown> | null;
+  postchange: Record<string, unknown> | null;
+}
+
+/** The webhook payload (contract 3.5): no top-level `username` or `request_id`. */
+export interface EventPayload {
+  event: string;
+  timestamp: string;
+  object_type: string;
+  data: Record<string, unknown>;
+  snapshots: { prechange: Record<string, unknown> | null; postchange: Record<string, unknown> | null };
+  request: { id: string; user: string | null };
+}
+
+export interface EventRuleRow {
+  id: number;
+  name: string;
+  action_object_id: number | null;
+  action_data: Record<string, unknown> | null;
+}
+
+/** An event-rule action other than `webhook`; runs after the triggering write commits. */
+export type EventAction = (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => Promise<void>;
+
+export function signBody(secret: string, body: string): string {
+  return createHmac('sha512', secret).update(body).digest('hex');
+}
+
+export class EventBus {
+  private readonly types = new Set<string>(OBJECT_EVENTS);
+  private readonly actions = new Map<string, EventAction>();
+  private readonly listeners: Array<(ctx: Ctx, e: EmittedEvent) => Promise<void>> = [];
+  /** Wakes the webhook delivery worker after a commit that queued deliveries. */
+  onQueued: () => void = () => {};
+
+  registerType(name: string): void {
+    this.types.add(name);
+  }
+
+  eventTypes(): string[] {
+    return [...this.types];
+  }
+
+  registerAction(actionType: string, action: EventAction): void {
+    if (this.actions.has(actionType)) throw new Error(`event action ${actionType} is registered twice`);
+    this.actions.set(actionType, action);
+  }
+
+  actionTypes(): string[] {
+    return ['webhook', ...this.actions.keys()];
+  }
+
+  /** In-process subscribers (run inside the emitting transaction). */
+  subscribe(listener: (ctx: Ctx, e: EmittedEvent) => Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Emits an event inside the caller's transaction: event rules are matched now, webhook
+   * deliveries are written to the durable outbox (so they commit or roll back with the
+   * write), and other actions run after the commit.
+   */
+  async emit(ctx: Ctx, event: EmittedEvent): Promise<void> {
+    if (!this.types.has(event.event)) throw new Error(`unknown event type ${event.event}`);
+    const now = ctx.host.clock.now().toISOString();
+    const payload: EventPayload = {
+      event: event.event,
+      timestamp: now,
+      object_type: event.objectType,
+      data: event.data,
+      snapshots: { prechange: event.prechange, postchange: event.postchange },
+      request: { id: ctx.requestId, user: ctx.user?.username ?? null },
+    };
+    for (const listener of this.listeners) await listener(ctx, event);
+
+    const rules = await ctx.db.selectFrom('event_rules').selectAll().where('enabled', '=', 1).execute();
+    for (const rule of rules) {
+      const objectTypes = JSON.parse(rule.object_types) as string[];
+      const eventTypes = JSON.parse(rule.event_types) as string[];
+      if (objectTypes.length > 0 && !objectTypes.includes(event.objectType)) continue;
+      if (!eventTypes.includes(event.event)) continue;
+      if (rule.conditions && !evaluateConditions(JSON.parse(rule.conditions), event.data)) continue;
+      const ruleRow: EventRuleRow = {
+        id: rule.id,
+        name: rule.name,
+        action_object_id: rule.action_object_id,
+        action_data: rule.action_data ? (JSON.parse(rule.action_data) as Record<string, unknown>) : null,
+      };
+      if (rule.action_type === 'webhook') {
+        await this.queueWebhook(ctx, ruleRow, payload, now);
+        continue;
+      }
+      const action = this.actions.get(rule.action_type);
+      if (!action) {
+        ctx.host.log.warn(`event rule "${rule.name}": unknown action type ${rule.action_type}`);
+        continue;
+      }
+      ctx.afterCommit(() => action(ctx, ruleRow, payload, event));
+    }
+  }
+
+  private async queueWebhook(ctx: Ctx, rule: EventRuleRow, payload: EventPayload, now: string): Promise<void> {
+    if (rule.action_object_id === null) return;
+    const hook = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', rule.action_object_id).executeTakeFirst();
+    if (!hook) {
+      ctx.host.log.warn(`event rule "${rule.name}": webhook ${rule.action_object_id} does not exist`);
+      return;
+    }
+    const body = hook.body_template ? renderTemplate(hook.body_template, payload) : JSON.stringify(payload);
+    const headers: Record<string, string> = { 'Content-Type': hook.http_content_type };
+    for (const line of hook.additional_headers.split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+    if (hook.secret) headers['X-Hook-Signature'] = signBody(hook.secret, body);
+    await ctx.db
+      .insertInto('webhook_outbox')
+      .values({
+        webhook_id: hook.id,
+        event: payload.event,
+        url: hook.payload_url,
+        method: hook.http_method,
+        headers: JSON.stringify(headers),
+        body,
+        attempts: 0,
+        next_attempt_at: now,
+        state: 'pending',
+        last_error: '',
+        created: now,
+        delivered_at: null,
+      })
+      .execute();
+    ctx.afterCommit(() => this.onQueued());
+  }
+}
+
+/** `{{ path.to.value }}` placeholders filled from the payload; objects are written as JSON. */
+export function renderTemplate(template: string, payload: EventPayload): string {
+  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => {
+    let value: unknown = payload;
+    for (const part of path.split('.')) {
+      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+    }
+    if (value === undefined || value === null) return '';
+    return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  });
+}

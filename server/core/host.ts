@@ -1,0 +1,85 @@
+import type { Migration } from 'kysely';
+import type { HostDb } from '../db/database';
+import { TokenAuthenticator } from '../http/auth';
+import { RouteRegistry } from '../http/routes';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import { EventBus } from './events';
+import { BranchHooks, MergeValidators } from './hooks';
+import type { Logger } from './logger';
+import { ObjectTypeRegistry } from './object-types';
+import { PermissionService } from './permissions';
+import { SearchRegistry } from './search';
+import type { VersionRange } from './version';
+
+/** Background work a plugin runs while the service is up (timers, sweeps). */
+export interface BackgroundTask {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * A plugin of the host: it declares the host range it runs on and the plugins it requires,
+ * brings its own migrations, and registers routes, object types, events and hooks.
+ */
+export interface HostPlugin {
+  name: string;
+  version: string;
+  hostVersion: VersionRange;
+  /** Other plugins this one needs, by name, with the version line (`'1.2'` accepts 1.2.x). */
+  requires?: Record<string, string>;
+  migrations?: Record<string, Migration>;
+  register(host: Host): void | Promise<void>;
+}
+
+/** The services of the host that routes, domains and plugins use. */
+export interface Host {
+  readonly db: HostDb;
+  readonly clock: Clock;
+  readonly config: Config;
+  readonly log: Logger;
+  readonly routes: RouteRegistry;
+  readonly objectTypes: ObjectTypeRegistry;
+  readonly permissions: PermissionService;
+  readonly events: EventBus;
+  readonly branchHooks: BranchHooks;
+  readonly mergeValidators: MergeValidators;
+  readonly search: SearchRegistry;
+  /** Loaded plugins and their versions, for `/api/status/`. */
+  readonly plugins: Map<string, string>;
+  readonly background: BackgroundTask[];
+  readonly auth: TokenAuthenticator;
+  /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
+  invalidateIdentity(): void;
+}
+
+export interface HostDeps {
+  db: HostDb;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+export function createHost(deps: HostDeps): Host {
+  const host: Host = {
+    ...deps,
+    routes: new RouteRegistry(),
+    objectTypes: new ObjectTypeRegistry(),
+    permissions: new PermissionService(deps.db),
+    events: new EventBus(),
+    branchHooks: new BranchHooks(),
+    mergeValidators: new MergeValidators(),
+    search: new SearchRegistry(),
+    plugins: new Map(),
+    background: [],
+    get auth(): TokenAuthenticator {
+      return auth;
+    },
+    invalidateIdentity(): void {
+      auth.invalidate();
+      host.permissions.invalidate();
+    },
+  };
+  const auth = new TokenAuthenticator(host);
+  return host;
+}

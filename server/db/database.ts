@@ -1,0 +1,53 @@
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type Migration, type Transaction } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { HostTables } from './tables';
+
+export type HostDb = Kysely<HostTables>;
+/** A database handle or a transaction: repository functions take either. */
+export type Queryable<T = HostTables> = Kysely<T> | Transaction<T>;
+
+export interface OpenDatabase {
+  db: HostDb;
+  sqlite: SQLite.Database;
+  close(): Promise<void>;
+}
+
+/** Opens (creating the folder when needed) a SQLite database with WAL and foreign keys. */
+export function openDatabase(path: string): OpenDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    sqlite,
+    close: async () => {
+      await db.destroy();
+    },
+  };
+}
+
+/** Views a database handle with a plugin's tables added to the host's. */
+export function withTables<T>(db: Queryable): Queryable<HostTables & T> {
+  return db as unknown as Queryable<HostTables & T>;
+}
+
+/** Runs every migration (host first, then each plugin's, in the order given). */
+export async function migrate(db: HostDb, migrations: Record<string, Migration>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    allowUnorderedMigrations: true,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? failed?.migrationName);
+    throw new Error(`database migration failed: ${reason}`);
+  }
+}

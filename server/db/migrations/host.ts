@@ -1,0 +1,203 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+
+async function createHostTables(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('users')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('username', 'text', (c) => c.notNull().unique())
+    .addColumn('password_hash', 'text')
+    .addColumn('first_name', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('last_name', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('email', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('is_superuser', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
+    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .execute();
+
+  await db.schema
+    .createTable('groups')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
+    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .execute();
+
+  await db.schema
+    .createTable('user_groups')
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('group_id', 'integer', (c) => c.notNull().references('groups.id').onDelete('cascade'))
+    .addPrimaryKeyConstraint('user_groups_pk', ['user_id', 'group_id'])
+    .execute();
+  await db.schema.createIndex('user_groups_group').on('user_groups').column('group_id').execute();
+
+  await db.schema
+    .createTable('tokens')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+    .addColumn('key_prefix', 'text', (c) => c.notNull())
+    .addColumn('write_enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('expires', 'text')
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('last_used', 'text')
+    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
+    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .execute();
+
+  await db.schema
+    .createTable('permissions')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('object_types', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('actions', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('constraints', 'text')
+    .addColumn('users', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('groups', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
+    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .execute();
+
+  await db.schema
+    .createTable('sequences')
+    .addColumn('name', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'integer', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('objects')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('data', 'text', (c) => c.notNull())
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('objects_type').on('objects').columns(['object_type', 'id']).execute();
+
+  await db.schema
+    .createTable('branches')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('schema_id', 'text', (c) => c.notNull().unique())
+    .addColumn('owner', 'integer', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('last_sync', 'text')
+    .addColumn('merged_time', 'text')
+    .addColumn('merged_by', 'integer', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('branch_changes')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('original', 'text')
+    .addColumn('modified', 'text')
+    .addColumn('premerge', 'text')
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .addUniqueConstraint('branch_changes_object', ['branch_id', 'object_type', 'object_id'])
+    .execute();
+
+  await db.schema
+    .createTable('object_changes')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('time', 'text', (c) => c.notNull())
+    .addColumn('user_id', 'integer')
+    .addColumn('user_name', 'text', (c) => c.notNull())
+    .addColumn('request_id', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('changed_object_type', 'text', (c) => c.notNull())
+    .addColumn('changed_object_id', 'integer', (c) => c.notNull())
+    .addColumn('object_repr', 'text', (c) => c.notNull())
+    .addColumn('prechange_data', 'text')
+    .addColumn('postchange_data', 'text')
+    .addColumn('branch_id', 'integer')
+    .execute();
+  await db.schema
+    .createIndex('object_changes_object')
+    .on('object_changes')
+    .columns(['changed_object_type', 'changed_object_id'])
+    .execute();
+  await db.schema.createIndex('object_changes_request').on('object_changes').column('request_id').execute();
+
+  await db.schema
+    .createTable('webhooks')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('payload_url', 'text', (c) => c.notNull())
+    .addColumn('http_method', 'text', (c) => c.notNull().defaultTo('POST'))
+    .addColumn('http_content_type', 'text', (c) => c.notNull().defaultTo('application/json'))
+    .addColumn('additional_headers', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('body_template', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('secret', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('ssl_verification', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('event_rules')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('object_types', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('event_types', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('conditions', 'text')
+    .addColumn('action_type', 'text', (c) => c.notNull())
+    .addColumn('action_object_id', 'integer')
+    .addColumn('action_data', 'text')
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('webhook_outbox')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('webhook_id', 'integer', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('headers', 'text', (c) => c.notNull())
+    .addColumn('body', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull().defaultTo('pending'))
+    .addColumn('last_error', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('delivered_at', 'text')
+    .execute();
+  await db.schema
+    .createIndex('webhook_outbox_due')
+    .on('webhook_outbox')
+    .columns(['state', 'next_attempt_at'])
+    .execute();
+
+  await db.schema
+    .createTable('notifications')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .addColumn('object_repr', 'text', (c) => c.notNull())
+    .addColumn('event_type', 'text', (c) => c.notNull())
+    .addColumn('read', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
+}
+
+/** The host's migrations, in order. Names are stable keys: never rename one. */
+export const hostMigrations: Record<string, Migration> = {
+  'host-0001-initial': { up: createHostTables },
+};

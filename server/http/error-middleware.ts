@@ -1,0 +1,59 @@
+import type { ErrorRequestHandler } from 'express';
+import { ZodError } from 'zod';
+import { DomainError } from '../core/errors';
+import type { Logger } from '../core/logger';
+import { zodFieldErrors } from './validation';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  message: string;
+}
+
+/** The one place errors become HTTP answers. Client input never yields a 5xx. */
+export function errorMiddleware(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) return;
+    if (err instanceof DomainError) {
+      res.status(err.status).json(err.body());
+      return;
+    }
+    if (err instanceof ZodError) {
+      res.status(400).json(zodFieldErrors(err));
+      return;
+    }
+    const bp = err as BodyParserError;
+    switch (bp?.type) {
+      case 'entity.parse.failed':
+        res.status(400).json({ detail: `JSON parse error - ${bp.message}` });
+        return;
+      case 'entity.too.large':
+        res.status(413).json({ detail: 'Request body is larger than 1 MiB.' });
+        return;
+      case 'encoding.unsupported':
+      case 'charset.unsupported':
+        res.status(415).json({ detail: bp.message });
+        return;
+      case 'request.aborted':
+        return;
+      default:
+        break;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    const unique = /UNIQUE constraint failed: \w+\.(\w+)/.exec(message);
+    if (unique) {
+      res.status(400).json({ [unique[1]!]: ['An object with this value already exists.'] });
+      return;
+    }
+    if (/FOREIGN KEY constraint failed/.test(message)) {
+      res.status(400).json({ detail: 'A related object does not exist.' });
+      return;
+    }
+    if (typeof bp?.status === 'number' && bp.status >= 400 && bp.status < 500) {
+      res.status(bp.status).json({ detail: message });
+      return;
+    }
+    log.error(`${req.method} ${req.originalUrl}: ${err instanceof Error ? (err.stack ?? message) : message}`);
+    res.status(500).json({ detail: 'Internal server error.' });
+  };
+}

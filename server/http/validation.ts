@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+import { ValidationError, type FieldErrors } from '../core/errors';
+
+/** Zod issues as the API's field errors: `{field: [messages]}` (`non_field_errors` for the root). */
+export function zodFieldErrors(error: z.ZodError): FieldErrors {
+  const fields: FieldErrors = {};
+  for (const issue of error.issues) {
+    let key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
+    let message = issue.message;
+    if (issue.code === 'unrecognized_keys') {
+      for (const k of issue.keys) (fields[k] ??= []).push('Unknown field.');
+      continue;
+    }
+    if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) message = 'This field is required.';
+    (fields[key] ??= []).push(message);
+    key = '';
+  }
+  return fields;
+}
+
+/** Parses input with a schema, turning failures into a 400 with field errors. */
+export function validate<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) {
+    const fields = zodFieldErrors(result.error);
+    throw new ValidationError(Object.entries(fields).map(([k, v]) => `${k}: ${v.join(' ')}`).join('; '), fields);
+  }
+  return result.data;
+}

@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp, PluginError } from './app';
+import { systemClock } from './core/clock';
+import { ConfigError, defaultConfig, loadConfigFile, type Config } from './core/config';
+import { consoleLogger } from './core/logger';
+import { openDatabase, type OpenDatabase } from './db/database';
+import { bootstrapAdmin } from './users/bootstrap';
+
+const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
+
+  --host    address to listen on (env HOST, default 127.0.0.1)
+  --port    port to listen on; 0 picks a free one (env PORT, default 8000)
+  --db      SQLite database file or :memory: (env CHANGE_CONTROL_DB, default ./data/change-control.sqlite3)
+  --config  JSON configuration file (env CHANGE_CONTROL_CONFIG)
+
+  CHANGE_CONTROL_ADMIN_TOKEN  token the superuser "admin" holds (otherwise one is generated on first start)`;
+
+class StartError extends Error {}
+
+interface Options {
+  host: string;
+  port: number;
+  db: string;
+  config: string | undefined;
+}
+
+function readOptions(argv: string[]): Options {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        db: { type: 'string' },
+        config: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new StartError(`${(err as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const portText = values.port ?? process.env.PORT ?? '8000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) throw new StartError(`invalid port "${portText}"`);
+  return {
+    host: values.host ?? process.env.HOST ?? '127.0.0.1',
+    port,
+    db: values.db ?? process.env.CHANGE_CONTROL_DB ?? './data/change-control.sqlite3',
+    config: values.config ?? process.env.CHANGE_CONTROL_CONFIG,
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolvePort(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  let database: OpenDatabase | undefined;
+  let options: Options;
+  let config: Config;
+  let configDir = process.cwd();
+  try {
+    options = readOptions(process.argv.slice(2));
+    if (options.config) {
+      config = loadConfigFile(options.config);
+      configDir = dirname(resolve(options.config));
+    } else {
+      config = defaultConfig();
+    }
+    try {
+      database = openDatabase(options.db);
+    } catch (err) {
+      throw new StartError(`cannot open database ${options.db}: ${(err as Error).message}`);
+    }
+  } catch (err) {
+    process.stderr.write(`change-control: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+
+  let built;
+  try {
+    built = await createApp({ db: database.db, clock: systemClock, config, log: consoleLogger, configDir });
+    const generated = await bootstrapAdmin(database.db, systemClock, process.env.CHANGE_CONTROL_ADMIN_TOKEN || undefined);
+    if (generated) process.stdout.write(`admin token: ${generated}\n`);
+  } catch (err) {
+    const known = err instanceof ConfigError || err instanceof PluginError || err instanceof StartError;
+    process.stderr.write(`change-control: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+    await database.close().catch(() => undefined);
+    process.exit(2);
+  }
+
+  const { app, host } = built;
+  let port: number;
+  try {
+    const real = createServer(app);
+    port = await listen(real, options.host, options.port);
+    for (const task of host.background) task.start();
+    process.stdout.write(`listening on http://${options.host}:${port}\n`);
+
+    let stopping = false;
+    const stop = async (): Promise<void> => {
+      if (stopping) return;
+      stopping = true;
+      await new Promise<void>((done) => real.close(() => done()));
+      for (const task of host.background) await task.stop();
+      await database.close();
+      process.exit(0);
+    };
+    process.on('SIGTERM', () => void stop());
+    process.on('SIGINT', () => void stop());
+  } catch (err) {
+    process.stderr.write(`change-control: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);
+    await database.close().catch(() => undefined);
+    process.exit(2);
+  }
+}
+
+void main();

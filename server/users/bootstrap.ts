@@ -1,0 +1,47 @@
+import type { HostDb } from '../db/database';
+import type { Clock } from '../core/clock';
+import { hashTokenKey, newTokenKey } from '../core/secrets';
+
+/**
+ * Makes sure a superuser `admin` exists at start. With a given token, `admin` holds exactly
+ * that token (created or updated). Without one, a first start on an empty database creates
+ * `admin` with a fresh token and returns the key so it can be printed once.
+ */
+export async function bootstrapAdmin(db: HostDb, clock: Clock, token: string | undefined): Promise<string | null> {
+  const now = clock.now().toISOString();
+  const ensureAdmin = async (): Promise<number> => {
+    const existing = await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirst();
+    if (existing) {
+      await db.updateTable('users').set({ is_superuser: 1, is_active: 1, last_updated: now }).where('id', '=', existing.id).execute();
+      return existing.id;
+    }
+    const row = await db
+      .insertInto('users')
+      .values({ username: 'admin', password_hash: null, first_name: '', last_name: '', email: '', is_superuser: 1, is_active: 1, created: now, last_updated: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  };
+  const giveToken = async (userId: number, key: string): Promise<void> => {
+    const hash = hashTokenKey(key);
+    const existing = await db.selectFrom('tokens').select(['id', 'user_id']).where('key_hash', '=', hash).executeTakeFirst();
+    if (existing) {
+      await db.updateTable('tokens').set({ user_id: userId, write_enabled: 1, expires: null, last_updated: now }).where('id', '=', existing.id).execute();
+      return;
+    }
+    await db
+      .insertInto('tokens')
+      .values({ user_id: userId, key_hash: hash, key_prefix: key.slice(0, 6), write_enabled: 1, expires: null, description: 'Administrator token', last_used: null, created: now, last_updated: now })
+      .execute();
+  };
+
+  if (token) {
+    await giveToken(await ensureAdmin(), token);
+    return null;
+  }
+  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (anyUser) return null;
+  const key = newTokenKey();
+  await giveToken(await ensureAdmin(), key);
+  return key;
+}
