@@ -47,14 +47,14 @@ function readOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const portText = values.port ?? process.env.PORT ?? '8000';
+  const portText = values.port ?? (process.env.PORT || '8000');
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535) throw new StartError(`invalid port "${portText}"`);
   return {
-    host: values.host ?? process.env.HOST ?? '127.0.0.1',
+    host: values.host ?? (process.env.HOST || '127.0.0.1'),
     port,
-    db: values.db ?? process.env.CHANGE_CONTROL_DB ?? './data/change-control.sqlite3',
-    config: values.config ?? process.env.CHANGE_CONTROL_CONFIG,
+    db: values.db ?? (process.env.CHANGE_CONTROL_DB || './data/change-control.sqlite3'),
+    config: values.config ?? (process.env.CHANGE_CONTROL_CONFIG || undefined),
   };
 }
 
