@@ -34,6 +34,12 @@ export interface Ctx {
   readonly inTransaction: boolean;
   /** Work to run once the surrounding transaction has committed (deliveries, follow-up merges). */
   afterCommit(task: () => Promise<void> | void): void;
+  /**
+   * Work to run at the end of the transaction, before it commits. Tasks with the same key
+   * collapse into one (several triggers arriving together make one run); a task may queue
+   * more. Outside a transaction the task runs at once.
+   */
+  beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void>;
 }
 
 export interface CtxInit {
@@ -43,6 +49,8 @@ export interface CtxInit {
   baseUrl: string;
   branch?: BranchRef | null;
 }
+
+type BeforeCommitQueue = Map<string, (tx: Ctx) => Promise<void>>;
 
 class RequestCtx implements Ctx {
   readonly host: Host;
@@ -55,6 +63,7 @@ class RequestCtx implements Ctx {
     readonly db: Queryable,
     readonly inTransaction: boolean,
     private readonly tasks: Array<() => Promise<void> | void>,
+    readonly pending: BeforeCommitQueue = new Map(),
   ) {
     this.host = init.host;
     this.user = init.user;
@@ -64,6 +73,13 @@ class RequestCtx implements Ctx {
   }
   afterCommit(task: () => Promise<void> | void): void {
     this.tasks.push(task);
+  }
+  async beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void> {
+    if (!this.inTransaction) {
+      await task(this);
+      return;
+    }
+    if (!this.pending.has(key)) this.pending.set(key, task);
   }
 }
 
@@ -81,7 +97,8 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
     branch: changes.branch !== undefined ? changes.branch : ctx.branch,
   };
   const tasks: Array<() => Promise<void> | void> = [];
-  const derived = new RequestCtx(init, ctx.db, ctx.inTransaction, tasks);
+  const pending = ctx instanceof RequestCtx ? ctx.pending : new Map();
+  const derived = new RequestCtx(init, ctx.db, ctx.inTransaction, tasks, pending);
   derived.afterCommit = (task) => ctx.afterCommit(task);
   return derived;
 }
@@ -102,7 +119,16 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
       baseUrl: ctx.baseUrl,
       branch: ctx.branch,
     };
-    return work(new RequestCtx(init, trx, true, tasks));
+    const tx = new RequestCtx(init, trx, true, tasks);
+    const value = await work(tx);
+    // Run collapsed before-commit work until none is left (a task may queue more).
+    for (let round = 0; tx.pending.size > 0; round++) {
+      if (round > 20) throw new Error('before-commit work keeps queueing more work');
+      const batch = [...tx.pending.values()];
+      tx.pending.clear();
+      for (const task of batch) await task(tx);
+    }
+    return value;
   });
   for (const task of tasks) {
     try {

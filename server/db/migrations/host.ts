@@ -197,7 +197,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
 }
 
-/** The host's migrations, in order. Names are stable keys: never rename one. */
+/** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
-  'host-0001-initial': { up: createHostTables },
+  '00-host-0001-initial': { up: createHostTables },
 };

@@ -1,0 +1,131 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+async function createTables(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_policies')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('weight', 'integer', (c) => c.notNull().defaultTo(1000))
+    .addColumn('object_types', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('conditions', 'text')
+    .addColumn('condition_state', 'text', (c) => c.notNull().defaultTo('either'))
+    .addColumn('checks', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('comments', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('cc_policy_rules')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('min_reviews', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('groups', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('users', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .addUniqueConstraint('cc_policy_rules_name', ['policy_id', 'name'])
+    .execute();
+
+  await db.schema
+    .createTable('cc_change_requests')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('branch_id', 'integer', (c) => c.references('branches.id').onDelete('set null'))
+    .addColumn('branch_name', 'text', (c) => c.notNull())
+    .addColumn('branch_deleted', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('ref', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('draft'))
+    .addColumn('priority', 'text', (c) => c.notNull().defaultTo('medium'))
+    .addColumn('requester_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('scheduled_start', 'text')
+    .addColumn('scheduled_end', 'text')
+    .addColumn('auto_merge', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('comments', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('gates_cleared', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('has_conflicts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('cc_change_requests_branch').on('cc_change_requests').column('branch_id').unique().execute();
+  await db.schema.createIndex('cc_change_requests_status').on('cc_change_requests').columns(['status', 'id']).execute();
+  await db.schema.createIndex('cc_change_requests_gates').on('cc_change_requests').columns(['gates_cleared', 'id']).execute();
+  await db.schema.createIndex('cc_change_requests_conflicts').on('cc_change_requests').columns(['has_conflicts', 'id']).execute();
+
+  await db.schema
+    .createTable('cc_change_request_policies')
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('matched_object_types', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addPrimaryKeyConstraint('cc_change_request_policies_pk', ['change_request_id', 'policy_id'])
+    .execute();
+  await db.schema.createIndex('cc_crp_policy').on('cc_change_request_policies').column('policy_id').execute();
+
+  await db.schema
+    .createTable('cc_reviews')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('reviewer_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('decision', 'text', (c) => c.notNull())
+    .addColumn('comment', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('stale', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .addUniqueConstraint('cc_reviews_one_per_reviewer', ['change_request_id', 'reviewer_id'])
+    .execute();
+
+  await db.schema
+    .createTable('cc_change_comments')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('change_diff_id', 'integer')
+    .addColumn('change_object_type', 'text', (c) => c.notNull())
+    .addColumn('change_object_id', 'integer', (c) => c.notNull())
+    .addColumn('change_label', 'text', (c) => c.notNull())
+    .addColumn('text', 'text', (c) => c.notNull())
+    .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('parent_id', 'integer', (c) => c.references('cc_change_comments.id').onDelete('cascade'))
+    .addColumn('resolved', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('cc_comments_request').on('cc_change_comments').columns(['change_request_id', 'id']).execute();
+
+  await db.schema
+    .createTable('cc_merge_checks')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('label', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
+    .addColumn('summary', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('details_url', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('completed', 'text')
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .addUniqueConstraint('cc_merge_checks_name', ['change_request_id', 'name'])
+    .execute();
+  await db.schema.createIndex('cc_merge_checks_status').on('cc_merge_checks').columns(['status', 'change_request_id']).execute();
+
+  await db.schema
+    .createTable('cc_merge_jobs')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('branch_id', 'integer', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  // The database itself refuses a second live merge job for a branch.
+  await sql`CREATE UNIQUE INDEX cc_merge_jobs_one_live ON cc_merge_jobs (branch_id) WHERE state IN ('pending', 'scheduled', 'running')`.execute(db);
+}
+
+/** The plugin's migrations, in order. Names are stable keys: never rename one. */
+export const changeControlMigrations: Record<string, Migration> = {
+  '20-change-control-0001-initial': { up: createTables },
+};

@@ -1,0 +1,133 @@
+import type { Generated, Selectable } from 'kysely';
+
+/** Tables of the change-control plugin. JSON columns hold text; booleans are 0/1. */
+type Id = Generated<number>;
+type Bool = number;
+type Json = string;
+
+export interface PoliciesTable {
+  id: Id;
+  name: string;
+  description: string;
+  enabled: Bool;
+  weight: number;
+  object_types: Json;
+  conditions: Json | null;
+  condition_state: 'either' | 'before' | 'after';
+  checks: Json;
+  comments: string;
+  created: string;
+  last_updated: string;
+}
+
+export interface PolicyRulesTable {
+  id: Id;
+  policy_id: number;
+  name: string;
+  min_reviews: number;
+  groups: Json;
+  users: Json;
+  created: string;
+  last_updated: string;
+}
+
+export interface ChangeRequestsTable {
+  id: Id;
+  /** Null once the branch is deleted; the request is then history only. */
+  branch_id: number | null;
+  branch_name: string;
+  branch_deleted: Bool;
+  title: string;
+  description: string;
+  ref: string;
+  status: 'draft' | 'needs-review' | 'approved' | 'rejected' | 'completed' | 'abandoned';
+  priority: 'low' | 'medium' | 'high' | 'critical';
+  requester_id: number | null;
+  scheduled_start: string | null;
+  scheduled_end: string | null;
+  auto_merge: Bool;
+  comments: string;
+  /** Cached at the last refresh: policies and every required check satisfied (not the window). */
+  gates_cleared: Bool;
+  /** Cached at the last refresh: the branch conflicted with main. */
+  has_conflicts: Bool;
+  created: string;
+  last_updated: string;
+}
+
+/** Policies currently governing a change request, and the object types that matched. */
+export interface ChangeRequestPoliciesTable {
+  change_request_id: number;
+  policy_id: number;
+  matched_object_types: Json;
+}
+
+export interface ReviewsTable {
+  id: Id;
+  change_request_id: number;
+  reviewer_id: number;
+  decision: 'approve' | 'reject' | 'comment';
+  comment: string;
+  stale: Bool;
+  created: string;
+  last_updated: string;
+}
+
+export interface ChangeCommentsTable {
+  id: Id;
+  change_request_id: number;
+  /** The branch change the thread is anchored to (kept as a number: the change row may go away). */
+  change_diff_id: number | null;
+  change_object_type: string;
+  change_object_id: number;
+  change_label: string;
+  text: string;
+  author_id: number;
+  parent_id: number | null;
+  resolved: Bool;
+  created: string;
+  last_updated: string;
+}
+
+export interface MergeChecksTable {
+  id: Id;
+  change_request_id: number;
+  name: string;
+  label: string;
+  status: 'pending' | 'running' | 'success' | 'failure' | 'error' | 'skipped';
+  summary: string;
+  details_url: string;
+  completed: string | null;
+  created: string;
+  last_updated: string;
+}
+
+/** Automatic merges: at most one pending, scheduled or running job per branch. */
+export interface MergeJobsTable {
+  id: Id;
+  change_request_id: number;
+  branch_id: number;
+  state: 'pending' | 'scheduled' | 'running' | 'completed' | 'failed';
+  detail: string;
+  created: string;
+  last_updated: string;
+}
+
+export interface ChangeControlTables {
+  cc_policies: PoliciesTable;
+  cc_policy_rules: PolicyRulesTable;
+  cc_change_requests: ChangeRequestsTable;
+  cc_change_request_policies: ChangeRequestPoliciesTable;
+  cc_reviews: ReviewsTable;
+  cc_change_comments: ChangeCommentsTable;
+  cc_merge_checks: MergeChecksTable;
+  cc_merge_jobs: MergeJobsTable;
+}
+
+export type PolicyRow = Selectable<PoliciesTable>;
+export type PolicyRuleRow = Selectable<PolicyRulesTable>;
+export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
+export type ReviewRow = Selectable<ReviewsTable>;
+export type ChangeCommentRow = Selectable<ChangeCommentsTable>;
+export type MergeCheckRow = Selectable<MergeChecksTable>;
+export type MergeJobRow = Selectable<MergeJobsTable>;
