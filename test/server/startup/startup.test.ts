@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { runToExit, startAndWait, waitForExit } from './run-service';
 
@@ -85,10 +86,17 @@ describe('service start-up (contract section 1)', function () {
 
   it('finishes an in-flight request on SIGTERM before exiting 0', async () => {
     const started = await startAndWait(['--port', '0', '--db', join(dir, 'db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: 'a'.repeat(40) });
-    const pending = fetch(`${started.url}/api/status/`);
-    started.child.kill('SIGTERM');
-    const res = await pending;
-    assert.equal(res.status, 200);
+    // Send a request and signal once it has been written to the socket.
+    const status = await new Promise<number>((resolveStatus, reject) => {
+      const req = request(`${started.url}/api/status/`, (res) => {
+        res.resume();
+        resolveStatus(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.on('finish', () => setTimeout(() => started.child.kill('SIGTERM'), 20));
+      req.end();
+    });
+    assert.equal(status, 200);
     assert.equal(await waitForExit(started.child), 0);
   });
 });
