@@ -1,4 +1,4 @@
-import type { HostDb } from '../db/database';
+import type { HostDb, Queryable } from '../db/database';
 import type { AuthUser } from './context';
 
 /**
@@ -118,14 +118,25 @@ export class PermissionService {
 
   constructor(private readonly db: HostDb) {}
 
+  /** Bumped by `invalidate()`, so a load that started before it does not refill the cache. */
+  private generation = 0;
+
   invalidate(): void {
     this.rows = null;
+    this.generation++;
   }
 
-  private async allRows(): Promise<PermissionRow[]> {
+  /**
+   * Rows come from the cache, else from `db` (default: the host's handle). Inside a write
+   * transaction pass the transaction (`ctx.db`): the host's handle would wait for it forever,
+   * and rows read in a transaction are not cached (it may still roll back).
+   */
+  private async allRows(db?: Queryable): Promise<PermissionRow[]> {
     if (this.rows) return this.rows;
-    const rows = await this.db.selectFrom('permissions').selectAll().where('enabled', '=', 1).execute();
-    this.rows = rows.map((r) => {
+    const source = db ?? this.db;
+    const generation = this.generation;
+    const rows = await source.selectFrom('permissions').selectAll().where('enabled', '=', 1).execute();
+    const parsed = rows.map((r) => {
       const constraints = r.constraints ? (JSON.parse(r.constraints) as unknown) : null;
       return {
         objectTypes: parseJsonList<string>(r.object_types),
@@ -136,13 +147,14 @@ export class PermissionService {
         groups: parseJsonList<number>(r.groups),
       };
     });
-    return this.rows;
+    if (!source.isTransaction && generation === this.generation) this.rows = parsed;
+    return parsed;
   }
 
-  async forUser(user: AuthUser): Promise<UserPermissions> {
+  async forUser(user: AuthUser, db?: Queryable): Promise<UserPermissions> {
     const rows = user.isSuperuser
       ? []
-      : (await this.allRows()).filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)));
+      : (await this.allRows(db)).filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)));
     return new UserPermissions(user, rows);
   }
 }

@@ -58,7 +58,7 @@ export interface ResourceSpec<T extends ApiObject> {
 
 async function grantFor(ctx: Ctx, objectType: string, action: string): Promise<Grant> {
   if (!ctx.user) return false;
-  const perms = await ctx.host.permissions.forUser(ctx.user);
+  const perms = await ctx.host.permissions.forUser(ctx.user, ctx.db);
   return perms.grant(objectType, action);
 }
 

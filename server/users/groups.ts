@@ -4,6 +4,7 @@ import type { Host } from '../core/host';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import type { Selectable } from 'kysely';
 import type { GroupsTable } from '../db/tables';
+import { dropFromPermissions } from './references';
 
 export const groupOutput = z.object({
   id: z.number().int(),
@@ -68,6 +69,7 @@ export function registerGroups(host: Host): void {
           .values({ name: input.name, description: input.description ?? '', created: now, last_updated: now })
           .returning('id')
           .executeTakeFirstOrThrow();
+        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -85,6 +87,7 @@ export function registerGroups(host: Host): void {
     },
     remove: async (ctx, existing) => {
       await ctx.db.deleteFrom('groups').where('id', '=', existing.id).execute();
+      await dropFromPermissions(ctx, 'groups', existing.id);
       ctx.host.invalidateIdentity();
     },
   });

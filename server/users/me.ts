@@ -1,0 +1,20 @@
+import type { Host } from '../core/host';
+import { AuthenticationFailed } from '../core/errors';
+import { getUser, userOutput } from './users';
+
+/** `GET /api/users/me/`: the caller as a user object. */
+export function registerMe(host: Host): void {
+  host.routes.add({
+    method: 'GET',
+    path: '/api/users/me/',
+    access: { authenticated: true },
+    summary: 'The calling user',
+    tag: 'users',
+    response: userOutput,
+    handler: async ({ ctx }) => {
+      const me = ctx.user ? await getUser(ctx, ctx.user.id) : undefined;
+      if (!me) throw new AuthenticationFailed('Authentication credentials were not provided.');
+      return me;
+    },
+  });
+}
