@@ -1,0 +1,93 @@
+import type { Ctx } from '../core/context';
+import type { BranchChangeRow } from '../db/tables';
+import { parseAttributes, type Attributes } from './attributes';
+import type { ChangeAction, NetChange } from './net-effect';
+
+/** A branch's change row with its JSON parsed. */
+export interface BranchChange extends NetChange {
+  id: number;
+  branchId: number;
+  objectType: string;
+  objectId: number;
+  premerge: PremergeState | null;
+  created: string;
+  lastUpdated: string;
+}
+
+/** Main's state of the object just before a merge applied the change (null: it did not exist). */
+export interface PremergeState {
+  object: { attrs: Attributes; created: string; lastUpdated: string } | null;
+}
+
+export function parseChangeRow(row: BranchChangeRow): BranchChange {
+  return {
+    id: row.id,
+    branchId: row.branch_id,
+    objectType: row.object_type,
+    objectId: row.object_id,
+    action: row.action,
+    original: parseAttributes(row.original),
+    modified: parseAttributes(row.modified),
+    premerge: row.premerge === null ? null : (JSON.parse(row.premerge) as PremergeState),
+    created: row.created,
+    lastUpdated: row.last_updated,
+  };
+}
+
+export interface ChangeQuery {
+  objectType?: string;
+  objectIds?: number[];
+}
+
+/** A branch's changes, oldest first. */
+export async function branchChanges(ctx: Ctx, branchId: number, query: ChangeQuery = {}): Promise<BranchChange[]> {
+  let q = ctx.db.selectFrom('branch_changes').selectAll().where('branch_id', '=', branchId);
+  if (query.objectType) q = q.where('object_type', '=', query.objectType);
+  if (query.objectIds) q = q.where('object_id', 'in', query.objectIds.length > 0 ? query.objectIds : [-1]);
+  return (await q.orderBy('id').execute()).map(parseChangeRow);
+}
+
+export async function branchChange(ctx: Ctx, branchId: number, objectType: string, objectId: number): Promise<BranchChange | undefined> {
+  const row = await ctx.db
+    .selectFrom('branch_changes')
+    .selectAll()
+    .where('branch_id', '=', branchId)
+    .where('object_type', '=', objectType)
+    .where('object_id', '=', objectId)
+    .executeTakeFirst();
+  return row ? parseChangeRow(row) : undefined;
+}
+
+/** The object types a branch touches now, sorted. */
+export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<string[]> {
+  const rows = await ctx.db.selectFrom('branch_changes').select('object_type').distinct().where('branch_id', '=', branchId).execute();
+  return rows.map((r) => r.object_type).sort();
+}
+
+/** Stores a change (keeping the row, and so its id, when the object already has one). */
+export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange): Promise<void> {
+  const now = ctx.host.clock.now().toISOString();
+  const values = {
+    action: change.action as ChangeAction,
+    original: change.original === null ? null : JSON.stringify(change.original),
+    modified: change.modified === null ? null : JSON.stringify(change.modified),
+    last_updated: now,
+  };
+  await ctx.db
+    .insertInto('branch_changes')
+    .values({ branch_id: branchId, object_type: objectType, object_id: objectId, premerge: null, created: now, ...values })
+    .onConflict((oc) => oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet(values))
+    .execute();
+}
+
+export async function removeChange(ctx: Ctx, changeId: number): Promise<void> {
+  await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).execute();
+}
+
+export async function savePremerge(ctx: Ctx, changeId: number, premerge: PremergeState | null): Promise<void> {
+  await ctx.db
+    .updateTable('branch_changes')
+    .set({ premerge: premerge === null ? null : JSON.stringify(premerge) })
+    .where('id', '=', changeId)
+    .execute();
+}

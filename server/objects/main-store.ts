@@ -1,0 +1,68 @@
+import { sql } from 'kysely';
+import type { Ctx } from '../core/context';
+import type { ObjectsTable } from '../db/tables';
+import { parseAttributes, type Attributes } from './attributes';
+
+/** One source-of-truth object as stored: its attributes and timestamps. */
+export interface ObjectState {
+  id: number;
+  objectType: string;
+  attrs: Attributes;
+  created: string;
+  lastUpdated: string;
+}
+
+const OBJECT_SEQUENCE = 'objects';
+
+function fromRow(row: ObjectsTable): ObjectState {
+  return { id: row.id, objectType: row.object_type, attrs: parseAttributes(row.data) ?? {}, created: row.created, lastUpdated: row.last_updated };
+}
+
+/**
+ * The next object id. One sequence serves main and every branch, so an object created in a
+ * branch keeps its id when the branch merges.
+ */
+export async function nextObjectId(ctx: Ctx): Promise<number> {
+  const row = await sql<{ value: number }>`
+    INSERT INTO sequences (name, value)
+    VALUES (${OBJECT_SEQUENCE}, COALESCE((SELECT MAX(id) FROM objects), 0) + 1)
+    ON CONFLICT (name) DO UPDATE SET value = value + 1
+    RETURNING value`.execute(ctx.db);
+  return Number(row.rows[0]!.value);
+}
+
+export async function getMainObject(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
+  const row = await ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType).where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Main's objects of several ids (any type), by id. */
+export async function getMainObjects(ctx: Ctx, ids: number[]): Promise<Map<number, ObjectState>> {
+  const out = new Map<number, ObjectState>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await ctx.db.selectFrom('objects').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    for (const row of rows) out.set(row.id, fromRow(row));
+  }
+  return out;
+}
+
+export async function listMainObjects(ctx: Ctx, objectType: string, ids?: number[]): Promise<ObjectState[]> {
+  let q = ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType);
+  if (ids) q = q.where('id', 'in', ids.length > 0 ? ids : [-1]);
+  return (await q.orderBy('id').execute()).map(fromRow);
+}
+
+/** Writes an object on main as given (insert or replace), timestamps included. */
+export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void> {
+  await ctx.db
+    .insertInto('objects')
+    .values({ id: state.id, object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated }),
+    )
+    .execute();
+}
+
+export async function deleteMainObject(ctx: Ctx, id: number): Promise<void> {
+  await ctx.db.deleteFrom('objects').where('id', '=', id).execute();
+}
