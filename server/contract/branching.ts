@@ -46,3 +46,23 @@ export const branchCreate = z.strictObject({
 });
 export const branchUpdate = branchCreate.partial();
 export const branchAction = z.strictObject({ commit: z.boolean().optional() });
+
+/** What a branch action (sync, merge, revert) did, or would do in a dry run, to one change. */
+export const BRANCH_ACTION_EFFECTS = ['created', 'updated', 'deleted', 'rebased', 'dropped', 'conflict', 'unchanged'] as const;
+export const branchActionChange = z.object({
+  id: z.number().int(),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  action: z.enum(CHANGE_ACTIONS),
+  effect: z.enum(BRANCH_ACTION_EFFECTS),
+  conflicts: z.array(z.string()).nullable(),
+});
+
+/** The answer of `sync/`, `merge/` and `revert/`: the branch afterwards (unchanged in a dry run) and the per-change summary. */
+export const branchActionResult = z.object({
+  branch,
+  commit: z.boolean(),
+  changes: z.array(branchActionChange),
+});
+export type BranchActionResult = z.infer<typeof branchActionResult>;

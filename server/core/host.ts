@@ -4,6 +4,7 @@ import { TokenAuthenticator } from '../http/auth';
 import { RouteRegistry } from '../http/routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import type { Ctx } from './context';
 import { EventBus } from './events';
 import { BranchHooks, MergeValidators } from './hooks';
 import type { Logger } from './logger';
@@ -32,6 +33,12 @@ export interface HostPlugin {
   register(host: Host): void | Promise<void>;
 }
 
+/**
+ * Consulted before every direct write of a source-of-truth object on main (no branch).
+ * Returns null to allow, or the reason the write is refused (answered as 400 with `detail`).
+ */
+export type MainWriteGuard = (ctx: Ctx, objectType: string) => Promise<string | null>;
+
 /** The services of the host that routes, domains and plugins use. */
 export interface Host {
   readonly db: HostDb;
@@ -44,6 +51,8 @@ export interface Host {
   readonly events: EventBus;
   readonly branchHooks: BranchHooks;
   readonly mergeValidators: MergeValidators;
+  /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
+  readonly mainWriteGuards: MainWriteGuard[];
   readonly search: SearchRegistry;
   /** Loaded plugins and their versions, for `/api/status/`. */
   readonly plugins: Map<string, string>;
@@ -69,6 +78,7 @@ export function createHost(deps: HostDeps): Host {
     events: new EventBus(),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
+    mainWriteGuards: [],
     search: new SearchRegistry(),
     plugins: new Map(),
     background: [],

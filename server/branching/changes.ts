@@ -1,0 +1,112 @@
+import { changeDiff, CHANGE_ACTIONS, type ChangeDiff } from '../contract/branching';
+import type { Ctx } from '../core/context';
+import type { Host } from '../core/host';
+import type { BranchChangesTable } from '../db/tables';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { displayOf, type Attributes } from '../objects/attributes';
+import { branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange } from '../objects/branch-changes';
+import { getMainObjects, type ObjectState } from '../objects/main-store';
+import { catalogueType } from './catalogue';
+import { computeConflicts } from './conflicts';
+
+export const CHANGEDIFF_TYPE = 'branching.changediff';
+export const CHANGES_PATH = '/api/plugins/branching/changes/';
+
+export type ChangeDiffOut = ChangeDiff & ApiObject;
+export { touchedObjectTypes };
+
+/** Main's object now for each change (undefined when gone), by change id. */
+export async function mainStates(ctx: Ctx, changes: BranchChange[]): Promise<Map<number, ObjectState | undefined>> {
+  const mains = await getMainObjects(ctx, [...new Set(changes.map((c) => c.objectId))]);
+  const out = new Map<number, ObjectState | undefined>();
+  for (const change of changes) {
+    const main = mains.get(change.objectId);
+    out.set(change.id, main && main.objectType === change.objectType ? main : undefined);
+  }
+  return out;
+}
+
+/** Main's attributes now for each change's object (null when gone), by change id. */
+export async function currentStates(ctx: Ctx, changes: BranchChange[]): Promise<Map<number, Attributes | null>> {
+  const states = await mainStates(ctx, changes);
+  return new Map([...states].map(([id, state]) => [id, state?.attrs ?? null]));
+}
+
+export function changeRepr(ctx: Ctx, change: BranchChange): string {
+  return displayOf(catalogueType(ctx.host, change.objectType).display, change.objectId, change.modified ?? change.original);
+}
+
+export function presentChange(ctx: Ctx, change: BranchChange, current: Attributes | null): ChangeDiffOut {
+  const repr = changeRepr(ctx, change);
+  return {
+    id: change.id,
+    url: `${ctx.baseUrl}${CHANGES_PATH}${change.id}/`,
+    display: `${repr} (${change.action})`,
+    branch: change.branchId,
+    object_type: change.objectType,
+    object_id: change.objectId,
+    object_repr: repr,
+    action: change.action,
+    original: change.original,
+    modified: change.modified,
+    current,
+    conflicts: computeConflicts(change, current),
+    last_updated: change.lastUpdated,
+  };
+}
+
+async function presentAll(ctx: Ctx, changes: BranchChange[]): Promise<ChangeDiffOut[]> {
+  const current = await currentStates(ctx, changes);
+  return changes.map((c) => presentChange(ctx, c, current.get(c.id) ?? null));
+}
+
+/** A branch's changes as the `changes/` endpoint shows them (with `current` and `conflicts`), oldest first. */
+export async function listBranchChanges(ctx: Ctx, branchId: number): Promise<ChangeDiffOut[]> {
+  return presentAll(ctx, await branchChanges(ctx, branchId));
+}
+
+/** One change by id, as the `changes/` endpoint shows it. */
+export async function getChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
+  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return (await presentAll(ctx, [parseChangeRow(row)]))[0];
+}
+
+/** Whether any change of the branch conflicts with main now. */
+export async function branchHasConflicts(ctx: Ctx, branchId: number): Promise<boolean> {
+  return (await listBranchChanges(ctx, branchId)).some((c) => c.conflicts !== null);
+}
+
+const ORDER_COLUMNS = { id: 'id', object_type: 'object_type', object_id: 'object_id', action: 'action', last_updated: 'last_updated' } as const;
+
+async function listChanges(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ChangeDiffOut[] }> {
+  let q = ctx.db.selectFrom('branch_changes');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
+  if (filters.object_type) q = q.where('object_type', 'in', filters.object_type as string[]);
+  if (filters.action) q = q.where('action', 'in', filters.action as Array<BranchChangesTable['action']>);
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: await presentAll(ctx, (await rows.execute()).map(parseChangeRow)) };
+}
+
+/** `changes/`: read-only, one row per object a branch touches. */
+export function registerChanges(host: Host): void {
+  registerResource<ChangeDiffOut>(host.routes, {
+    tag: 'branching',
+    objectType: CHANGEDIFF_TYPE,
+    path: CHANGES_PATH,
+    output: changeDiff,
+    filters: {
+      id: { type: 'int' },
+      branch_id: { type: 'int', description: 'Branch id.' },
+      object_type: { type: 'string', description: 'Object type, "app_label.model".' },
+      action: { type: 'choice', choices: CHANGE_ACTIONS },
+    },
+    ordering: Object.keys(ORDER_COLUMNS),
+    list: listChanges,
+    get: getChangeDiff,
+  });
+}

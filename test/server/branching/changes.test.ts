@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { startService, type TestService } from '../../support/service';
+import { createBranch, createUser } from './fixtures';
+
+const CHANGES = '/api/plugins/branching/changes/';
+
+describe('branching: the changes endpoint', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startService();
+  });
+  afterEach(async () => svc.close());
+
+  it('lists, retrieves and filters by branch_id, object_type and action; it is read-only', async () => {
+    const a = await createBranch(svc, 'a');
+    const b = await createBranch(svc, 'b');
+    const site = (await svc.admin.post('/api/dcim/sites/', { name: 's' })).body;
+    await svc.admin.inBranch(a.schema_id).post('/api/dcim/devices/', { name: 'd' });
+    await svc.admin.inBranch(a.schema_id).patch(`/api/dcim/sites/${site.id}/`, { name: 's2' });
+    await svc.admin.inBranch(b.schema_id).delete(`/api/dcim/sites/${site.id}/`);
+
+    const all = (await svc.admin.get(CHANGES)).body;
+    assert.equal(all.count, 3);
+    const q = async (query: string) => (await svc.admin.get(`${CHANGES}?${query}`)).body.results.map((c: any) => [c.branch, c.object_type, c.action]);
+    assert.deepEqual(await q(`branch_id=${a.id}`), [[a.id, 'dcim.device', 'create'], [a.id, 'dcim.site', 'update']]);
+    assert.deepEqual(await q('object_type=dcim.site'), [[a.id, 'dcim.site', 'update'], [b.id, 'dcim.site', 'delete']]);
+    assert.deepEqual(await q('action=delete&action=create'), [[a.id, 'dcim.device', 'create'], [b.id, 'dcim.site', 'delete']]);
+    assert.deepEqual(await q(`branch_id=${a.id}&object_type=dcim.site`), [[a.id, 'dcim.site', 'update']]);
+    assert.equal((await svc.admin.get(`${CHANGES}?action=move`)).status, 400);
+    assert.equal((await svc.admin.get(`${CHANGES}?branch_id=x`)).status, 400);
+
+    const one = all.results[1];
+    const detail = await svc.admin.get(`${CHANGES}${one.id}/`);
+    assert.deepEqual(detail.body, one);
+    assert.equal(one.url, `${svc.url}${CHANGES}${one.id}/`);
+    assert.equal(one.display, 's2 (update)');
+    assert.equal((await svc.admin.get(`${CHANGES}9999/`)).status, 404);
+    assert.equal((await svc.admin.post(CHANGES, {})).status, 405);
+    assert.equal((await svc.admin.delete(`${CHANGES}${one.id}/`)).status, 405);
+  });
+
+  it('needs view_changediff, and constraints hide changes', async () => {
+    const a = await createBranch(svc, 'a');
+    await svc.admin.inBranch(a.schema_id).post('/api/dcim/devices/', { name: 'd' });
+    await svc.admin.inBranch(a.schema_id).post('/api/ipam/vlans/', { name: 'v' });
+    const nobody = await createUser(svc, 'nobody');
+    assert.equal((await nobody.client.get(CHANGES)).status, 403);
+    const dcim = await createUser(svc, 'dcim', [{ object_types: ['branching.changediff'], actions: ['view'], constraints: { object_type: 'dcim.device' } }]);
+    const list = (await dcim.client.get(CHANGES)).body;
+    assert.deepEqual(list.results.map((c: any) => c.object_type), ['dcim.device']);
+    const vlan = (await svc.admin.get(`${CHANGES}?object_type=ipam.vlan`)).body.results[0];
+    assert.equal((await dcim.client.get(`${CHANGES}${vlan.id}/`)).status, 404);
+  });
+
+  it('needs the object permissions to write in a branch', async () => {
+    const a = await createBranch(svc, 'a');
+    const viewer = await createUser(svc, 'viewer', [{ object_types: ['dcim.device'], actions: ['view'] }]);
+    assert.equal((await viewer.client.inBranch(a.schema_id).post('/api/dcim/devices/', { name: 'd' })).status, 403);
+    assert.equal((await viewer.client.inBranch(a.schema_id).get('/api/dcim/devices/')).status, 200);
+  });
+});
