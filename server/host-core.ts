@@ -1,7 +1,21 @@
 import type { Host } from './core/host';
 import { DEFAULT_CATALOGUE } from './core/object-types';
+import { registerEventRules } from './extras/event-rules';
+import { registerNotifications } from './extras/notifications';
+import { registerObjectChanges } from './extras/object-changes';
+import { registerObjectTypes } from './extras/object-types';
+import { registerSchema } from './extras/schema';
+import { registerSearch } from './extras/search';
+import { registerWebhookDelivery } from './extras/webhook-delivery';
+import { registerWebhooks } from './extras/webhooks';
 import { registerStatus } from './extras/status';
 import { registerGroups } from './users/groups';
+import { registerMe } from './users/me';
+import { registerPermissions } from './users/permissions';
+import { registerTokenProvisioning } from './users/provision';
+import { registerTokens } from './users/tokens';
+import { registerUsers } from './users/users';
+import { registerObjects } from './objects/routes';
 
 /** The object types of the host's own models (contract 3.2). */
 const HOST_MODELS = [
@@ -11,6 +25,7 @@ const HOST_MODELS = [
   { appLabel: 'users', model: 'objectpermission', display: 'Permission' },
   { appLabel: 'extras', model: 'webhook', display: 'Webhook' },
   { appLabel: 'extras', model: 'eventrule', display: 'Event rule' },
+  { appLabel: 'core', model: 'objectchange', display: 'Object change' },
 ];
 
 /** Registers everything the host itself provides (everything that is not a plugin). */
@@ -18,5 +33,19 @@ export function registerHostCore(host: Host): void {
   for (const def of DEFAULT_CATALOGUE) host.objectTypes.register(def);
   for (const def of HOST_MODELS) host.objectTypes.register(def);
   registerStatus(host);
+  registerUsers(host);
+  registerMe(host);
   registerGroups(host);
+  registerTokenProvisioning(host);
+  registerTokens(host);
+  registerPermissions(host);
+  registerObjectTypes(host);
+  registerObjects(host);
+  registerObjectChanges(host);
+  registerWebhooks(host);
+  registerEventRules(host);
+  registerNotifications(host);
+  registerSearch(host);
+  registerSchema(host);
+  registerWebhookDelivery(host);
 }

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Ctx } from './context';
-import { evaluateConditions } from './conditions';
+import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from './conditions';
 
 /** Event types: the three object events plus whatever plugins register. */
 export const OBJECT_EVENTS = ['object_created', 'object_updated', 'object_deleted'] as const;
@@ -34,13 +34,43 @@ export interface EventRuleRow {
 /** An event-rule action other than `webhook`; runs after the triggering write commits. */
 export type EventAction = (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => Promise<void>;
 
+/** Checks an event rule's `action_data` for an action type; returns the problem, or null when it is acceptable. */
+export type ActionDataCheck = (data: Record<string, unknown> | null) => string | null;
+
+/** The action type whose target is a webhook (`action_object_id`). */
+export const WEBHOOK_ACTION = 'webhook';
+
 export function signBody(secret: string, body: string): string {
   return createHmac('sha512', secret).update(body).digest('hex');
+}
+
+/** `Name: value` lines (blank lines ignored) as a header map. */
+export function parseHeaderLines(text: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/**
+ * What an event rule's conditions read: plain attributes read the event's `data`,
+ * `snapshots.prechange.<attr>` / `snapshots.postchange.<attr>` read one side, and
+ * `changed`/`unchanged` compare the two sides.
+ */
+export function eventConditionSubject(event: Pick<EmittedEvent, 'data' | 'prechange' | 'postchange'>): ConditionSubject {
+  return {
+    values: (attr) => [readPath(event.data, attr)],
+    side: (side, attr) => readPath(side === 'prechange' ? event.prechange : event.postchange, attr),
+    changed: (attr) => !sameJson(readPath(event.prechange, attr), readPath(event.postchange, attr)),
+  };
 }
 
 export class EventBus {
   private readonly types = new Set<string>(OBJECT_EVENTS);
   private readonly actions = new Map<string, EventAction>();
+  private readonly dataChecks = new Map<string, ActionDataCheck>();
   private readonly listeners: Array<(ctx: Ctx, e: EmittedEvent) => Promise<void>> = [];
   /** Wakes the webhook delivery worker after a commit that queued deliveries. */
   onQueued: () => void = () => {};
@@ -53,13 +83,21 @@ export class EventBus {
     return [...this.types];
   }
 
-  registerAction(actionType: string, action: EventAction): void {
-    if (this.actions.has(actionType)) throw new Error(`event action ${actionType} is registered twice`);
+  /** Registers an action type; `checkData` (optional) vets a rule's `action_data` when the rule is written. */
+  registerAction(actionType: string, action: EventAction, checkData?: ActionDataCheck): void {
+    if (actionType === WEBHOOK_ACTION || this.actions.has(actionType)) throw new Error(`event action ${actionType} is registered twice`);
     this.actions.set(actionType, action);
+    if (checkData) this.dataChecks.set(actionType, checkData);
   }
 
   actionTypes(): string[] {
-    return ['webhook', ...this.actions.keys()];
+    return [WEBHOOK_ACTION, ...this.actions.keys()];
+  }
+
+  /** The problem with `action_data` for this action type, or null. */
+  actionDataProblem(actionType: string, data: Record<string, unknown> | null): string | null {
+    const check = this.dataChecks.get(actionType);
+    return check ? check(data) : null;
   }
 
   /** In-process subscribers (run inside the emitting transaction). */
@@ -91,14 +129,14 @@ export class EventBus {
       const eventTypes = JSON.parse(rule.event_types) as string[];
       if (objectTypes.length > 0 && !objectTypes.includes(event.objectType)) continue;
       if (!eventTypes.includes(event.event)) continue;
-      if (rule.conditions && !evaluateConditions(JSON.parse(rule.conditions), event.data)) continue;
+      if (rule.conditions && !evaluateConditionSet(JSON.parse(rule.conditions) as ConditionSet, eventConditionSubject(event))) continue;
       const ruleRow: EventRuleRow = {
         id: rule.id,
         name: rule.name,
         action_object_id: rule.action_object_id,
         action_data: rule.action_data ? (JSON.parse(rule.action_data) as Record<string, unknown>) : null,
       };
-      if (rule.action_type === 'webhook') {
+      if (rule.action_type === WEBHOOK_ACTION) {
         await this.queueWebhook(ctx, ruleRow, payload, now);
         continue;
       }
@@ -120,9 +158,9 @@ export class EventBus {
     }
     const body = hook.body_template ? renderTemplate(hook.body_template, payload) : JSON.stringify(payload);
     const headers: Record<string, string> = { 'Content-Type': hook.http_content_type };
-    for (const line of hook.additional_headers.split('\n')) {
-      const colon = line.indexOf(':');
-      if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    for (const [name, value] of Object.entries(parseHeaderLines(hook.additional_headers))) {
+      for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
+      headers[name] = value;
     }
     if (hook.secret) headers['X-Hook-Signature'] = signBody(hook.secret, body);
     await ctx.db

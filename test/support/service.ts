@@ -110,6 +110,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  for (const task of host.background) task.start();
   return {
     url,
     host,
