@@ -1,0 +1,746 @@
+// Drives a real VS Code (VS Code OSS served by code-server) in Debian's Chromium with
+// playwright-core. One VSCode instance = one code-server process with its own fresh user data and
+// extensions folders, and one browser page showing the workbench.
+//
+// Tools come from test/e2e/install-tools.sh (Node 24 + code-server in CC_E2E_TOOLS).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type FrameLocator, type Locator, type Page } from 'playwright-core';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const ARTIFACTS_DIR = path.resolve(process.env.CC_E2E_ARTIFACTS || path.join(REPO_ROOT, 'test-artifacts', 'e2e'));
+export const TOOLS_DIR = path.resolve(process.env.CC_E2E_TOOLS || path.join(os.homedir(), '.cache', 'change-control-e2e'));
+export const NODE24_BIN = path.join(TOOLS_DIR, 'node24', 'node_modules', 'node', 'bin', 'node');
+export const CODE_SERVER_ENTRY = path.join(TOOLS_DIR, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CHROMIUM_BIN = process.env.CC_E2E_CHROMIUM || '/usr/bin/chromium';
+
+/** Chromium flags: no sandbox (root), no GPU, and no calls home (this machine's network is closed). */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+  '--disable-breakpad',
+  '--disable-crash-reporter',
+  // Resolve no host name at all: the browser can reach 127.0.0.1 and nothing else.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
+];
+
+/** Timeouts (ms). Generous: two cores, a cold VS Code and its extension host. */
+export const TIMEOUTS = {
+  serverStart: 90_000,
+  workbench: 120_000,
+  ui: 20_000,
+  install: 180_000,
+};
+
+/** User settings written before start: no workspace trust, nothing that pops up on its own. */
+export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
+  'security.workspace.trust.enabled': false,
+  'security.workspace.trust.startupPrompt': 'never',
+  'security.workspace.trust.banner': 'never',
+  'workbench.startupEditor': 'none',
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'workbench.settings.enableNaturalLanguageSearch': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'chat.disableAIFeatures': true,
+  'chat.commandCenter.enabled': false,
+  'git.enabled': false,
+  'git.openRepositoryInParentFolders': 'never',
+  'npm.autoDetect': 'off',
+  'typescript.disableAutomaticTypeAcquisition': true,
+  'window.commandCenter': false,
+  'editor.accessibilitySupport': 'off',
+  'notebook.experimental.generate': false,
+};
+
+/** An extension to install: a packaged .vsix, or an unpacked extension folder (with package.json). */
+export type ExtensionSource = { vsix: string } | { folder: string };
+
+export interface StartOptions {
+  /** Folder to open; default: a new empty temp folder. */
+  workspace?: string;
+  extensions?: ExtensionSource[];
+  /** Merged over DEFAULT_USER_SETTINGS. */
+  userSettings?: Record<string, unknown>;
+  /** Extra environment for code-server and so for the extension host. */
+  env?: Record<string, string>;
+  /** Where screenshots and logs go (default ARTIFACTS_DIR). */
+  artifactsDir?: string;
+  viewport?: { width: number; height: number };
+  /** Keep the temp folder (user data, extensions) after stop, for debugging. Also CC_E2E_KEEP=1. */
+  keepTemp?: boolean;
+  log?: (line: string) => void;
+}
+
+export class E2EError extends Error {
+  constructor(message: string, readonly screenshot?: string) {
+    super(screenshot ? `${message}\n  screenshot: ${screenshot}` : message);
+    this.name = 'E2EError';
+  }
+}
+
+// ------------------------------------------------------------------ processes
+
+/** A free TCP port on 127.0.0.1 (asked from the kernel, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (addr && typeof addr === 'object' ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Every process below `pid` (read from /proc), deepest first. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of safeReaddir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try { stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
+    // pid (comm) state ppid ...; comm may hold spaces and parentheses.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(entry));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (p: number) => { for (const c of children.get(p) ?? []) { walk(c); out.push(c); } };
+  walk(pid);
+  return out;
+}
+
+function safeReaddir(dir: string): string[] {
+  try { return fs.readdirSync(dir); } catch { return []; }
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch { return false; }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Stops a process started detached (its own process group) and everything below it:
+ * SIGTERM to the group and to every descendant found in /proc, then SIGKILL after `graceMs`.
+ */
+export async function killTree(pid: number, graceMs = 5_000): Promise<void> {
+  const targets = new Set<number>([pid, ...descendants(pid)]);
+  const signalAll = (sig: NodeJS.Signals) => {
+    try { process.kill(-pid, sig); } catch { /* group gone */ }
+    for (const p of targets) { try { process.kill(p, sig); } catch { /* gone */ } }
+  };
+  signalAll('SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && [...targets].some(alive)) await sleep(100);
+  // Helpers may have been started in the meantime; collect them again before the hard stop.
+  for (const p of descendants(pid)) targets.add(p);
+  if ([...targets].some(alive)) {
+    signalAll('SIGKILL');
+    const hardDeadline = Date.now() + 3_000;
+    while (Date.now() < hardDeadline && [...targets].some(alive)) await sleep(50);
+  }
+}
+
+// ------------------------------------------------------------------ code-server
+
+function checkTools(): void {
+  const missing = [NODE24_BIN, CODE_SERVER_ENTRY, CHROMIUM_BIN].filter((f) => !fs.existsSync(f));
+  if (missing.length) {
+    throw new E2EError(`end-to-end tools missing: ${missing.join(', ')}\n  run: bash test/e2e/install-tools.sh`);
+  }
+}
+
+function codeServerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  // The project's Node (and tsx's loader flags) must not leak into VS Code's Node 24 processes.
+  delete env.NODE_OPTIONS;
+  for (const k of Object.keys(env)) {
+    if (k.startsWith('VSCODE_') || k.startsWith('ELECTRON_') || k.startsWith('npm_')) delete env[k];
+  }
+  env.PATH = `${path.dirname(NODE24_BIN)}:${env.PATH ?? ''}`;
+  return env;
+}
+
+/** Runs code-server's CLI (e.g. --install-extension) to completion. */
+function codeServerCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = TIMEOUTS.install): string {
+  const res = spawnSync(NODE24_BIN, [CODE_SERVER_ENTRY, ...args], { env, encoding: 'utf8', timeout: timeoutMs });
+  const out = `${res.stdout ?? ''}${res.stderr ?? ''}`;
+  if (res.error || res.status !== 0) {
+    throw new E2EError(`code-server ${args.join(' ')} failed (status ${res.status}${res.error ? `, ${res.error.message}` : ''}):\n${out}`);
+  }
+  return out;
+}
+
+function readManifest(folder: string): { publisher: string; name: string; version: string } {
+  const file = path.join(folder, 'package.json');
+  if (!fs.existsSync(file)) throw new E2EError(`not an extension folder (no package.json): ${folder}`);
+  const pkg = JSON.parse(fs.readFileSync(file, 'utf8'));
+  for (const k of ['publisher', 'name', 'version']) {
+    if (typeof pkg[k] !== 'string') throw new E2EError(`${file}: "${k}" missing`);
+  }
+  return pkg;
+}
+
+async function waitForHealthz(url: string, proc: ChildProcess, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr = '';
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new E2EError(`code-server exited (${proc.exitCode ?? proc.signalCode}) before answering; log ${logFile}:\n${tail(logFile)}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.ok) return;
+      lastErr = `HTTP ${res.status}`;
+    } catch (e) {
+      lastErr = (e as Error).message;
+    }
+    await sleep(250);
+  }
+  throw new E2EError(`code-server did not answer ${url} within ${timeoutMs} ms (${lastErr}); log ${logFile}:\n${tail(logFile)}`);
+}
+
+function tail(file: string, lines = 30): string {
+  try { return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n'); } catch { return '(no log)'; }
+}
+
+function safeName(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'shot';
+}
+
+/** Exact-or-pattern text matching used by the UI helpers. */
+function textMatcher(text: string | RegExp): RegExp {
+  if (text instanceof RegExp) return text;
+  return new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+}
+
+/** Waits until the locator's text matches (substring for a string); returns the text. */
+export async function expectText(locator: Locator, text: string | RegExp, timeout = TIMEOUTS.ui): Promise<string> {
+  const deadline = Date.now() + timeout;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = (await locator.first().innerText({ timeout: 1_000 }).catch(() => last)).trim();
+    if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
+    await sleep(200);
+  }
+  throw new Error(`expected ${locator} to show ${text}, it shows ${JSON.stringify(last)}`);
+}
+
+/** Throws with both values unless they are deeply equal (JSON). */
+export function assertEqual<T>(actual: T, expected: T, what: string): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+    throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  }
+}
+
+// ------------------------------------------------------------------ the instance
+
+export class VSCode {
+  /** Selectors checked against VS Code OSS 1.139 as served by code-server 4.139.1. */
+  static readonly sel = {
+    workbench: '.monaco-workbench',
+    quickInput: '.quick-input-widget',
+    quickInputBox: '.quick-input-widget .quick-input-box input',
+    quickInputRow: '.quick-input-widget .quick-input-list .monaco-list-row',
+    quickInputMessage: '.quick-input-widget .quick-input-message',
+    notificationToast: '.notifications-toasts .notification-toast',
+    notificationItem: '.notification-list-item',
+    notificationMessage: '.notification-list-item-message',
+    notificationButton: '.notification-list-item-buttons-container .monaco-button',
+    dialog: '.monaco-dialog-box',
+    dialogMessage: '.monaco-dialog-box .dialog-message-text',
+    dialogButton: '.monaco-dialog-box .dialog-buttons .monaco-button',
+    treeRow: '.monaco-list-row[role="treeitem"]',
+    activityBarItem: '.part.activitybar .action-item a.action-label',
+    paneHeader: '.pane-header',
+    webviewOuter: 'iframe.webview',
+    webviewInner: 'iframe#active-frame',
+    tab: '.tabs-container .tab',
+  } as const;
+
+  private constructor(
+    readonly page: Page,
+    readonly browser: Browser,
+    readonly context: BrowserContext,
+    readonly proc: ChildProcess,
+    readonly port: number,
+    readonly url: string,
+    readonly workspace: string,
+    readonly tempRoot: string,
+    readonly userDataDir: string,
+    readonly extensionsDir: string,
+    readonly artifactsDir: string,
+    private readonly keepTemp: boolean,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  private stopped = false;
+  private shotCounter = 0;
+  private readonly logStreams: fs.WriteStream[] = [];
+  /** Prefix of failure screenshots (the runner sets it to the current scenario's name). */
+  label = '';
+
+  /** Starts code-server with fresh folders, installs the extensions, opens the workbench. */
+  static async start(opts: StartOptions = {}): Promise<VSCode> {
+    checkTools();
+    const log = opts.log ?? ((l: string) => process.stdout.write(`[e2e] ${l}\n`));
+    const artifactsDir = path.resolve(opts.artifactsDir ?? ARTIFACTS_DIR);
+    fs.mkdirSync(artifactsDir, { recursive: true });
+
+    const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'cc-e2e-'));
+    const userDataDir = path.join(tempRoot, 'user-data');
+    const extensionsDir = path.join(tempRoot, 'extensions');
+    const workspace = path.resolve(opts.workspace ?? path.join(tempRoot, 'workspace'));
+    for (const d of [path.join(userDataDir, 'User'), extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
+    const settings = { ...DEFAULT_USER_SETTINGS, ...(opts.userSettings ?? {}) };
+    fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+
+    // code-server writes a config file, logs and a device id under XDG folders: keep them in the temp folder.
+    const env = codeServerEnv({
+      XDG_CONFIG_HOME: path.join(tempRoot, 'xdg-config'),
+      XDG_DATA_HOME: path.join(tempRoot, 'xdg-data'),
+      XDG_CACHE_HOME: path.join(tempRoot, 'xdg-cache'),
+      // No extension gallery (code-server defaults to open-vsx.org): nothing leaves 127.0.0.1.
+      EXTENSIONS_GALLERY: '{}',
+      ...(opts.env ?? {}),
+    });
+    const configFile = path.join(tempRoot, 'code-server.yaml');
+    fs.writeFileSync(configFile, 'auth: none\n');
+    const baseArgs = ['--config', configFile, '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+    try {
+      VSCode.installExtensions(opts.extensions ?? [], baseArgs, extensionsDir, env, log);
+    } catch (e) {
+      if (!(opts.keepTemp ?? process.env.CC_E2E_KEEP === '1')) fs.rmSync(tempRoot, { recursive: true, force: true });
+      throw e;
+    }
+
+    const port = await freePort();
+    const logFile = path.join(artifactsDir, 'code-server.log');
+    const logFd = fs.openSync(logFile, 'w');
+    const args = [
+      CODE_SERVER_ENTRY,
+      '--auth', 'none',
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      ...baseArgs,
+      workspace,
+    ];
+    log(`starting code-server on 127.0.0.1:${port} (log ${path.relative(process.cwd(), logFile)})`);
+    const proc = spawn(NODE24_BIN, args, { env, detached: true, stdio: ['ignore', logFd, logFd] });
+    fs.closeSync(logFd);
+    // Last resort if the test process dies without stop(): no stray code-server.
+    const onExit = () => { try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ } };
+    process.once('exit', onExit);
+
+    let browser: Browser | undefined;
+    let vscode: VSCode | undefined;
+    try {
+      await waitForHealthz(`http://127.0.0.1:${port}/healthz`, proc, logFile, TIMEOUTS.serverStart);
+      browser = await chromium.launch({
+        executablePath: CHROMIUM_BIN, headless: true, args: CHROMIUM_ARGS, timeout: 60_000,
+        // Chromium's crash handler and caches follow XDG: keep them out of $HOME too.
+        env: { ...process.env, XDG_CONFIG_HOME: path.join(tempRoot, 'xdg-config'), XDG_CACHE_HOME: path.join(tempRoot, 'xdg-cache') },
+      });
+      const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1440, height: 900 } });
+      context.setDefaultTimeout(TIMEOUTS.ui);
+      // Anything the page asks of another host is refused and logged (there should be none).
+      const offHost = fs.createWriteStream(path.join(artifactsDir, 'browser-blocked-requests.log'));
+      await context.route((u) => /^(https?|wss?):/.test(u.protocol) && !['127.0.0.1', 'localhost'].includes(u.hostname), (route) => {
+        offHost.write(`${route.request().url()}\n`);
+        return route.abort('blockedbyclient');
+      });
+      const page = await context.newPage();
+      const consoleLog = fs.createWriteStream(path.join(artifactsDir, 'browser-console.log'));
+      page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
+      page.on('pageerror', (e) => consoleLog.write(`[pageerror] ${e.message}\n`));
+      const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
+      const started = new VSCode(page, browser, context, proc, port, url, workspace, tempRoot, userDataDir,
+        extensionsDir, artifactsDir, opts.keepTemp ?? process.env.CC_E2E_KEEP === '1', log);
+      vscode = started;
+      started.logStreams.push(offHost, consoleLog);
+      process.removeListener('exit', onExit);
+      process.once('exit', () => started.killNow());
+      await started.openWorkbench();
+      return started;
+    } catch (e) {
+      if (vscode) {
+        await vscode.stop();
+      } else {
+        try { await browser?.close(); } catch { /* ignore */ }
+        await killTree(proc.pid!);
+        process.removeListener('exit', onExit);
+        if (!(opts.keepTemp ?? process.env.CC_E2E_KEEP === '1')) fs.rmSync(tempRoot, { recursive: true, force: true });
+      }
+      throw e;
+    }
+  }
+
+  /** Installs .vsix files with code-server's CLI, then copies unpacked folders in. */
+  private static installExtensions(extensions: ExtensionSource[], baseArgs: string[], extensionsDir: string,
+    env: NodeJS.ProcessEnv, log: (line: string) => void): void {
+    // Packaged extensions first, through code-server's CLI (which writes extensions.json)...
+    for (const ext of extensions) {
+      if (!('vsix' in ext)) continue;
+      const vsix = path.resolve(ext.vsix);
+      log(`installing ${vsix}`);
+      const out = codeServerCli([...baseArgs, '--install-extension', vsix, '--force'], env);
+      if (!/successfully installed/i.test(out)) throw new E2EError(`installing ${vsix} printed no success:\n${out}`);
+    }
+    // ...then unpacked folders: copied in and listed in extensions.json, since VS Code loads only
+    // the extensions listed there once that file exists.
+    for (const ext of extensions) {
+      if (!('folder' in ext)) continue;
+      const src = path.resolve(ext.folder);
+      const m = readManifest(src);
+      const id = `${m.publisher}.${m.name}`.toLowerCase();
+      const rel = `${id}-${m.version}`;
+      const dest = path.join(extensionsDir, rel);
+      log(`copying ${src} -> ${dest}`);
+      fs.cpSync(src, dest, { recursive: true, dereference: true });
+      const listFile = path.join(extensionsDir, 'extensions.json');
+      const list: { identifier: { id: string } }[] = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, 'utf8')) : [];
+      const entry = {
+        identifier: { id },
+        version: m.version,
+        location: { $mid: 1, fsPath: dest, external: `file://${dest}`, path: dest, scheme: 'file' },
+        relativeLocation: rel,
+        metadata: { installedTimestamp: Date.now(), pinned: true, source: 'vsix' },
+      };
+      fs.writeFileSync(listFile, JSON.stringify([...list.filter((e) => e.identifier.id !== id), entry]));
+    }
+  }
+
+  private async openWorkbench(): Promise<void> {
+    const t0 = Date.now();
+    await this.page.goto(this.url, { waitUntil: 'domcontentloaded', timeout: TIMEOUTS.workbench });
+    try {
+      await this.page.locator(VSCode.sel.workbench).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      // The status bar and activity bar come once the workbench has laid itself out.
+      await this.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      await this.page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+    } catch (e) {
+      throw await this.failure(`workbench did not appear at ${this.url}: ${(e as Error).message}`, 'workbench-missing');
+    }
+    // Restricted Mode would disable the extension under test: say so at once.
+    const status = await this.page.locator('.part.statusbar').innerText().catch(() => '');
+    if (/Restricted Mode/i.test(status)) {
+      throw await this.failure('the workspace opened in Restricted Mode (workspace trust is on)', 'restricted-mode');
+    }
+    this.log(`workbench up in ${Date.now() - t0} ms`);
+  }
+
+  // ---------------------------------------------------------------- screenshots and failures
+
+  /** Full-page screenshot into the artifacts folder; returns its path. */
+  async screenshot(name: string): Promise<string> {
+    this.shotCounter += 1;
+    const file = path.join(this.artifactsDir, `${String(this.shotCounter).padStart(2, '0')}-${safeName(name)}.png`);
+    await this.page.screenshot({ path: file, timeout: 15_000 });
+    return file;
+  }
+
+  /** An error that carries a screenshot of the moment it happened. */
+  async failure(message: string, shotName = 'failure'): Promise<E2EError> {
+    let shot: string | undefined;
+    try { shot = await this.screenshot(`FAIL-${this.label ? `${this.label}-` : ''}${shotName}`); } catch { /* page gone */ }
+    return new E2EError(message, shot);
+  }
+
+  /** Runs `fn`; on error rethrows with a screenshot and what was being done. */
+  async step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof E2EError) throw e;
+      throw await this.failure(`${what}: ${(e as Error).message.split('\n')[0]}`, what);
+    }
+  }
+
+  // ---------------------------------------------------------------- keyboard focus
+
+  /** Gives keyboard focus back to the workbench (out of a webview or an input), closing pickers. */
+  async focusWorkbench(): Promise<void> {
+    const qi = this.page.locator(VSCode.sel.quickInput);
+    if (await qi.isVisible()) await this.page.keyboard.press('Escape');
+    // Blurring the focused element of the main document takes focus out of a webview iframe
+    // (and out of inputs) without clicking anything; key presses then reach the workbench.
+    await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  }
+
+  // ---------------------------------------------------------------- command palette, quick input
+
+  /**
+   * Runs a command from the palette by its full title as shown there ("Category: Title"),
+   * matched exactly (or by a RegExp).
+   */
+  async runCommand(title: string | RegExp): Promise<void> {
+    await this.step(`run command ${title}`, async () => {
+      await this.focusWorkbench();
+      const input = this.page.locator(VSCode.sel.quickInputBox);
+      await this.page.keyboard.press('F1');
+      await input.waitFor({ state: 'visible' });
+      const query = typeof title === 'string' ? title : title.source.replace(/[\\^$]/g, '');
+      await input.fill(`>${query}`);
+      await this.pickRow(title);
+    });
+  }
+
+  /** Rows now shown by the quick input (their labels). */
+  async quickPickLabels(): Promise<string[]> {
+    const rows = this.page.locator(`${VSCode.sel.quickInputRow} .label-name`);
+    return (await rows.allInnerTexts()).map((s) => s.trim());
+  }
+
+  private async pickRow(label: string | RegExp): Promise<void> {
+    const want = textMatcher(label);
+    const row = this.page.locator(VSCode.sel.quickInputRow).filter({
+      has: this.page.locator('.label-name', { hasText: want }),
+    }).first();
+    try {
+      await row.waitFor({ state: 'visible' });
+    } catch {
+      const seen = await this.quickPickLabels().catch(() => []);
+      throw new Error(`no quick-pick row ${want} (shown: ${seen.length ? seen.map((s) => JSON.stringify(s)).join(', ') : 'none'})`);
+    }
+    await row.click();
+  }
+
+  /** Picks an item in an open QuickPick by its label, typing `filter` first when given. */
+  async quickPick(label: string | RegExp, opts: { filter?: string } = {}): Promise<void> {
+    await this.step(`quick pick ${label}`, async () => {
+      const input = this.page.locator(VSCode.sel.quickInputBox);
+      await input.waitFor({ state: 'visible' });
+      if (opts.filter !== undefined) await input.fill(opts.filter);
+      await this.pickRow(label);
+    });
+  }
+
+  /** Types into an open InputBox (or QuickPick filter) and presses Enter. */
+  async inputBox(text: string, opts: { expectPrompt?: string | RegExp } = {}): Promise<void> {
+    await this.step(`input box "${text}"`, async () => {
+      const input = this.page.locator(VSCode.sel.quickInputBox);
+      await input.waitFor({ state: 'visible' });
+      if (opts.expectPrompt) {
+        await this.page.locator(VSCode.sel.quickInputMessage, { hasText: opts.expectPrompt }).first().waitFor();
+      }
+      await input.fill(text);
+      await input.press('Enter');
+      await this.page.locator(VSCode.sel.quickInput).waitFor({ state: 'hidden' });
+    });
+  }
+
+  // ---------------------------------------------------------------- notifications and dialogs
+
+  /** The notification toast whose message matches (substring for a string). */
+  notification(text: string | RegExp): Locator {
+    return this.page.locator(VSCode.sel.notificationToast).filter({
+      has: this.page.locator(VSCode.sel.notificationMessage, { hasText: text }),
+    });
+  }
+
+  /** Waits for a notification toast with this message and returns it. */
+  async expectNotification(text: string | RegExp, timeout = TIMEOUTS.ui): Promise<Locator> {
+    const toast = this.notification(text).first();
+    try {
+      await toast.waitFor({ state: 'visible', timeout });
+    } catch {
+      const shown = await this.page.locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`).allInnerTexts().catch(() => []);
+      throw await this.failure(`no notification ${text} within ${timeout} ms (shown: ${shown.length ? shown.map((s) => JSON.stringify(s)).join(', ') : 'none'})`, 'notification');
+    }
+    return toast;
+  }
+
+  /** Clicks a button (action) of the notification with this message. */
+  async clickNotificationButton(text: string | RegExp, button: string | RegExp): Promise<void> {
+    const toast = await this.expectNotification(text);
+    await this.step(`notification button ${button}`, async () => {
+      await toast.locator(VSCode.sel.notificationButton, { hasText: textMatcher(button) }).first().click();
+    });
+  }
+
+  /** Closes every notification (toasts and the centre). */
+  async clearNotifications(): Promise<void> {
+    await this.runCommand('Notifications: Clear All Notifications');
+  }
+
+  /** Waits for a modal dialog (showWarningMessage({modal:true}) etc.) and returns its message. */
+  async expectDialog(text?: string | RegExp): Promise<string> {
+    return this.step('modal dialog', async () => {
+      const msg = this.page.locator(VSCode.sel.dialogMessage);
+      await msg.waitFor({ state: 'visible' });
+      const shown = (await msg.innerText()).trim();
+      if (text !== undefined && !(typeof text === 'string' ? shown.includes(text) : text.test(shown))) {
+        throw new Error(`dialog says ${JSON.stringify(shown)}, expected ${text}`);
+      }
+      return shown;
+    });
+  }
+
+  /** Clicks a button of the open modal dialog by its label. */
+  async dialogButton(label: string | RegExp): Promise<void> {
+    await this.step(`dialog button ${label}`, async () => {
+      await this.page.locator(VSCode.sel.dialogButton, { hasText: textMatcher(label) }).first().click();
+      await this.page.locator(VSCode.sel.dialog).waitFor({ state: 'hidden' });
+    });
+  }
+
+  // ---------------------------------------------------------------- views and trees
+
+  /** Opens a view container by its activity-bar title (e.g. "Change Control"). */
+  async openActivity(title: string): Promise<void> {
+    await this.step(`open activity ${title}`, async () => {
+      // The label is the container title, maybe followed by " (keybinding)" or " - badge".
+      const q = JSON.stringify(title);
+      const q2 = JSON.stringify(`${title} `);
+      const item = this.page.locator(`${VSCode.sel.activityBarItem}[aria-label=${q}], ${VSCode.sel.activityBarItem}[aria-label^=${q2}]`).first();
+      await item.waitFor({ state: 'visible' });
+      const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
+      if (!checked) await item.click();
+      await this.page.locator('.part.sidebar').waitFor({ state: 'visible' });
+    });
+  }
+
+  /** The view pane with this title (its header text), e.g. "Change Requests". */
+  view(title: string): Locator {
+    return this.page.locator('.pane').filter({
+      has: this.page.locator(`${VSCode.sel.paneHeader} h3.title`, { hasText: textMatcher(title) }),
+    }).first();
+  }
+
+  /** A tree item by its label (exact for a string), optionally inside one view. */
+  treeItem(label: string | RegExp, opts: { view?: string } = {}): Locator {
+    const scope = opts.view ? this.view(opts.view) : this.page.locator('.part.sidebar, .part.panel, .part.auxiliarybar');
+    return scope.locator(VSCode.sel.treeRow).filter({
+      has: this.page.locator('.label-name, .monaco-highlighted-label', { hasText: textMatcher(label) }),
+    }).first();
+  }
+
+  /** Clicks a tree item (expanding the view's pane first if it is collapsed). */
+  async clickTreeItem(label: string | RegExp, opts: { view?: string; double?: boolean } = {}): Promise<void> {
+    await this.step(`click tree item ${label}`, async () => {
+      if (opts.view) await this.expandView(opts.view);
+      const item = this.treeItem(label, opts);
+      await item.waitFor({ state: 'visible' });
+      if (opts.double) await item.dblclick(); else await item.click();
+    });
+  }
+
+  /** Labels of the visible rows of a view's tree. */
+  async treeLabels(viewTitle: string): Promise<string[]> {
+    const rows = this.view(viewTitle).locator(`${VSCode.sel.treeRow} .label-name`);
+    return (await rows.allInnerTexts()).map((s) => s.trim());
+  }
+
+  /** Makes sure a view's pane is expanded. */
+  async expandView(title: string): Promise<void> {
+    const pane = this.view(title);
+    await pane.waitFor({ state: 'attached' });
+    const header = pane.locator(VSCode.sel.paneHeader);
+    // A container with a single view hides the view's own header (the container title shows).
+    if (!(await header.isVisible())) return;
+    if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  }
+
+  // ---------------------------------------------------------------- editors and webviews
+
+  /** The editor tab with this title. */
+  tab(title: string | RegExp): Locator {
+    return this.page.locator(VSCode.sel.tab).filter({ has: this.page.locator('.label-name', { hasText: textMatcher(title) }) }).first();
+  }
+
+  /** Closes all editors (webview panels included). */
+  async closeAllEditors(): Promise<void> {
+    await this.runCommand('View: Close All Editors');
+  }
+
+  /**
+   * The content of a visible webview. VS Code shows a webview as an outer `iframe.webview`
+   * (its host page) holding `iframe#active-frame` with the extension's HTML. Hidden webviews stay
+   * in the DOM, so the one wanted is picked by a selector that must exist in its content
+   * (`has`), among the visible ones; without `has`, the only visible webview.
+   */
+  async webview(opts: { has?: string; timeout?: number } = {}): Promise<FrameLocator> {
+    const timeout = opts.timeout ?? TIMEOUTS.ui;
+    return this.step(`find webview${opts.has ? ` with ${opts.has}` : ''}`, async () => {
+      const deadline = Date.now() + timeout;
+      let seen = 0;
+      while (Date.now() < deadline) {
+        const outers = this.page.locator(VSCode.sel.webviewOuter);
+        const n = await outers.count();
+        const visible: number[] = [];
+        for (let i = 0; i < n; i++) if (await outers.nth(i).isVisible()) visible.push(i);
+        seen = visible.length;
+        for (const i of visible) {
+          const name = await outers.nth(i).getAttribute('name');
+          const outerSel = name ? `${VSCode.sel.webviewOuter}[name="${name}"]` : `${VSCode.sel.webviewOuter} >> nth=${i}`;
+          const inner = this.page.frameLocator(outerSel).frameLocator(VSCode.sel.webviewInner);
+          const probe = inner.locator(opts.has ?? 'body');
+          if (await probe.count().catch(() => 0) > 0) {
+            if (!opts.has && visible.length > 1) throw new Error(`${visible.length} webviews visible: pass { has: selector }`);
+            return inner;
+          }
+        }
+        await sleep(250);
+      }
+      throw new Error(`no visible webview${opts.has ? ` containing ${opts.has}` : ''} within ${timeout} ms (${seen} visible)`);
+    });
+  }
+
+  // ---------------------------------------------------------------- between scenarios and stop
+
+  /** Back to a plain workbench: no pickers, dialogs, notifications or editors. */
+  async resetUi(): Promise<void> {
+    for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
+    const dialog = this.page.locator(VSCode.sel.dialog);
+    if (await dialog.isVisible()) {
+      await this.page.locator(VSCode.sel.dialogButton).last().click().catch(() => {});
+    }
+    await this.clearNotifications().catch(() => {});
+    await this.closeAllEditors().catch(() => {});
+  }
+
+  /** Closes the browser and stops code-server with every helper process it started. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    try { await this.context.close(); } catch { /* ignore */ }
+    try { await this.browser.close(); } catch { /* ignore */ }
+    if (this.proc.pid) await killTree(this.proc.pid);
+    for (const st of this.logStreams) st.end();
+    const left = this.proc.pid ? [this.proc.pid, ...descendants(this.proc.pid)].filter(alive) : [];
+    if (left.length) this.log(`WARNING: processes still alive after stop: ${left.join(' ')}`);
+    if (!this.keepTemp) fs.rmSync(this.tempRoot, { recursive: true, force: true });
+    else this.log(`kept ${this.tempRoot}`);
+  }
+
+  /** Synchronous last-resort kill (process exit handler). */
+  private killNow(): void {
+    if (this.stopped || !this.proc.pid) return;
+    for (const p of [...descendants(this.proc.pid), this.proc.pid]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
+    try { process.kill(-this.proc.pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+}
