@@ -5,7 +5,7 @@ import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import { createCtx, inTransaction, type AuthUser, type BranchRef } from './core/context';
 import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType, ValidationError } from './core/errors';
-import { createHost, type Host, type HostPlugin } from './core/host';
+import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
 import { consoleLogger, type Logger } from './core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
 import { migrate, type HostDb } from './db/database';
@@ -32,7 +32,7 @@ export interface App {
   host: Host;
 }
 
-export class PluginError extends Error {}
+export { PluginError };
 
 /** Checks every plugin's host range and requirements; throws with the reason otherwise. */
 export function checkPlugins(plugins: HostPlugin[]): void {
@@ -76,7 +76,7 @@ function pathPattern(path: string): RegExp {
  */
 export async function createApp(deps: AppDeps): Promise<App> {
   const log = deps.log ?? consoleLogger;
-  const plugins = deps.plugins ?? defaultPlugins(deps.config);
+  const plugins = deps.plugins ?? defaultPlugins(deps.config, deps.configDir ?? process.cwd());
   checkPlugins(plugins);
 
   const migrations: Record<string, Migration> = { ...hostMigrations };

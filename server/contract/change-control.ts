@@ -226,6 +226,16 @@ export const mergeCheckReport = z.looseObject({
   details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
 });
 
+/** Declares a reported check on one change request by hand (it is advisory unless a policy or the configuration declares it). */
+export const mergeCheckCreate = z.looseObject({
+  change_request: z.number().int(),
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  label: z.string().trim().max(200).optional(),
+  status: z.enum(CHECK_STATUSES).optional(),
+  summary: text(4000).optional(),
+  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+});
+
 // ---- The approval panel as data -----------------------------------------------------------
 
 export const evaluationRule = z.object({

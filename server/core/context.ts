@@ -40,6 +40,11 @@ export interface Ctx {
    * more. Outside a transaction the task runs at once.
    */
   beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void>;
+  /**
+   * Runs the before-commit work queued so far, now (a route does this before presenting its
+   * answer, so the answer reflects it). Work queued later still runs before the commit.
+   */
+  flushBeforeCommit(): Promise<void>;
 }
 
 export interface CtxInit {
@@ -81,6 +86,19 @@ class RequestCtx implements Ctx {
     }
     if (!this.pending.has(key)) this.pending.set(key, task);
   }
+  async flushBeforeCommit(): Promise<void> {
+    await runPending(this);
+  }
+}
+
+/** Runs collapsed before-commit work until none is left (a task may queue more). */
+async function runPending(tx: RequestCtx): Promise<void> {
+  for (let round = 0; tx.pending.size > 0; round++) {
+    if (round > 20) throw new Error('before-commit work keeps queueing more work');
+    const batch = [...tx.pending.values()];
+    tx.pending.clear();
+    for (const task of batch) await task(tx);
+  }
 }
 
 export function createCtx(init: CtxInit): Ctx {
@@ -121,13 +139,7 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
     };
     const tx = new RequestCtx(init, trx, true, tasks);
     const value = await work(tx);
-    // Run collapsed before-commit work until none is left (a task may queue more).
-    for (let round = 0; tx.pending.size > 0; round++) {
-      if (round > 20) throw new Error('before-commit work keeps queueing more work');
-      const batch = [...tx.pending.values()];
-      tx.pending.clear();
-      for (const task of batch) await task(tx);
-    }
+    await runPending(tx);
     return value;
   });
   for (const task of tasks) {

@@ -13,6 +13,9 @@ import { PermissionService } from './permissions';
 import { SearchRegistry } from './search';
 import type { VersionRange } from './version';
 
+/** A plugin that cannot run on this host (range, requirements, loading): the service refuses to start. */
+export class PluginError extends Error {}
+
 /** Background work a plugin runs while the service is up (timers, sweeps). */
 export interface BackgroundTask {
   start(): void;

@@ -8,6 +8,10 @@ import { MemoryLogger } from '../../server/core/logger';
 import { openDatabase } from '../../server/db/database';
 import { bootstrapAdmin } from '../../server/users/bootstrap';
 import type { Config } from '../../server/core/config';
+import { branchingPlugin } from '../../server/branching/plugin';
+
+/** The host with its branching plugin and without change control (for tests of the host itself: no merge gate). */
+export const hostOnly = (): HostPlugin[] => [branchingPlugin()];
 
 export const ADMIN_TOKEN = '0123456789abcdef0123456789abcdef01234567';
 

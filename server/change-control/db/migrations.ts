@@ -125,7 +125,20 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   await sql`CREATE UNIQUE INDEX cc_merge_jobs_one_live ON cc_merge_jobs (branch_id) WHERE state IN ('pending', 'scheduled', 'running')`.execute(db);
 }
 
+async function addCachedApprovalCheckKindAndReviewerQueue(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_requests').addColumn('approved', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('kind', 'text', (c) => c.notNull().defaultTo('reported')).execute();
+  await db.schema
+    .createTable('cc_outstanding_reviewers')
+    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addPrimaryKeyConstraint('cc_outstanding_reviewers_pk', ['change_request_id', 'user_id'])
+    .execute();
+  await db.schema.createIndex('cc_outstanding_reviewers_user').on('cc_outstanding_reviewers').columns(['user_id', 'change_request_id']).execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
+  '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
 };

@@ -47,6 +47,8 @@ export interface ChangeRequestsTable {
   scheduled_end: string | null;
   auto_merge: Bool;
   comments: string;
+  /** Cached at the last refresh: whether the policies were satisfied. */
+  approved: Bool;
   /** Cached at the last refresh: policies and every required check satisfied (not the window). */
   gates_cleared: Bool;
   /** Cached at the last refresh: the branch conflicted with main. */
@@ -95,11 +97,19 @@ export interface MergeChecksTable {
   name: string;
   label: string;
   status: 'pending' | 'running' | 'success' | 'failure' | 'error' | 'skipped';
+  /** Who writes the result: a registered check (refreshes run it) or a reporter (refreshes never touch it). */
+  kind: 'registered' | 'reported';
   summary: string;
   details_url: string;
   completed: string | null;
   created: string;
   last_updated: string;
+}
+
+/** Eligible reviewers of unsatisfied rules who have not reviewed, as of the last refresh ("waiting for my review"). */
+export interface OutstandingReviewersTable {
+  change_request_id: number;
+  user_id: number;
 }
 
 /** Automatic merges: at most one pending, scheduled or running job per branch. */
@@ -122,6 +132,7 @@ export interface ChangeControlTables {
   cc_change_comments: ChangeCommentsTable;
   cc_merge_checks: MergeChecksTable;
   cc_merge_jobs: MergeJobsTable;
+  cc_outstanding_reviewers: OutstandingReviewersTable;
 }
 
 export type PolicyRow = Selectable<PoliciesTable>;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type ApiClient, type TestService } from '../../support/service';
+import { startService, type ApiClient, type TestService, hostOnly } from '../../support/service';
 import { changelogOf, createBranch } from './fixtures';
 
 const DEVICES = '/api/dcim/devices/';
@@ -12,7 +12,7 @@ describe('branching: writes and reads in a branch', () => {
   let inBranch: ApiClient;
   let moved: Array<{ objectTypes: string[]; newlyTouchedTypes: string[] }>;
   beforeEach(async () => {
-    svc = await startService();
+    svc = await startService({ plugins: hostOnly() });
     branch = await createBranch(svc, 'feature');
     inBranch = svc.admin.inBranch(branch.schema_id);
     moved = [];

@@ -3,7 +3,7 @@ import { branchHasConflicts, isBranchStale, listBranchChanges, touchedObjectType
 import { loadBranch } from '../../../server/branching/branches';
 import { createCtx } from '../../../server/core/context';
 import type { ConfigInput } from '../../../server/core/config';
-import { startService, type ApiClient, type TestService } from '../../support/service';
+import { startService, type ApiClient, type TestService, hostOnly } from '../../support/service';
 import { createBranch } from './fixtures';
 
 const DEVICES = '/api/dcim/devices/';
@@ -17,7 +17,7 @@ describe('branching: conflicts, sync and staleness', () => {
   let dev: any;
   let fired: string[];
   const start = async (config?: ConfigInput) => {
-    svc = await startService({ config });
+    svc = await startService({ config, plugins: hostOnly() });
     dev = (await svc.admin.post(DEVICES, { name: 'edge-1', status: 'active', rack: 1, serial: 'A' })).body;
     branch = await createBranch(svc, 'feature');
     inBranch = svc.admin.inBranch(branch.schema_id);

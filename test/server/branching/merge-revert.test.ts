@@ -3,7 +3,7 @@ import type { HostPlugin } from '../../../server/core/host';
 import { branchingPlugin } from '../../../server/branching/plugin';
 import { mergeBranch } from '../../../server/branching/merge';
 import { createCtx } from '../../../server/core/context';
-import { startService, type ApiClient, type TestService } from '../../support/service';
+import { startService, type ApiClient, type TestService, hostOnly } from '../../support/service';
 import { changelogOf, createBranch, createUser } from './fixtures';
 
 const DEVICES = '/api/dcim/devices/';
@@ -36,7 +36,7 @@ describe('branching: merge and revert', () => {
   let svc: TestService;
   let fired: string[];
   const start = async (plugins?: HostPlugin[]) => {
-    svc = await startService({ plugins });
+    svc = await startService({ plugins: plugins ?? hostOnly() });
     fired = [];
     for (const name of ['merged', 'reverted', 'synced'] as const) {
       svc.host.branchHooks.on(name, async (_ctx, p) => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../support/service';
+import { startService, type TestService, hostOnly } from '../../support/service';
 import { actor } from '../users/fixtures';
 
 const PATH = '/api/core/object-changes/';
@@ -7,7 +7,7 @@ const PATH = '/api/core/object-changes/';
 describe('extras: object changes (the changelog)', () => {
   let svc: TestService;
   beforeEach(async () => {
-    svc = await startService();
+    svc = await startService({ plugins: hostOnly() });
   });
   afterEach(async () => svc.close());
 

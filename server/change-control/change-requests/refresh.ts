@@ -1,0 +1,106 @@
+import { inTransaction, type Ctx } from '../../core/context';
+import { runChecks } from '../checks/run';
+import { fromBool } from '../db';
+import { evaluateChangeRequest } from '../evaluation/load';
+import { emitTransition } from '../lifecycle-events';
+import { computeGate } from '../merge-gate';
+import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
+import { runtime } from '../runtime';
+import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
+import { deriveStatus, isOpen } from './status';
+
+/**
+ * Refreshing a change request after anything that can move it: re-match its policies from the
+ * branch, re-derive its status (firing the event of a real transition), run its registered
+ * checks when a trigger asks for it, and refresh the cached `approved`, `gates_cleared` and
+ * `has_conflicts` and the queue of outstanding reviewers.
+ *
+ * Refreshes are collapsed per request and transaction: every trigger of one write adds its
+ * wishes to one pending refresh, which runs once, just before the transaction commits (so
+ * the answer of the write already reflects it).
+ */
+export interface RefreshWishes {
+  /** Re-match the governing policies from what the branch touches (default true). */
+  rematch?: boolean;
+  /** Run the registered checks (refresh triggers 1-8). */
+  checks?: boolean;
+}
+
+interface Pending {
+  rematch: boolean;
+  checks: boolean;
+}
+
+/** Pending refreshes by transaction (its database handle), then by change request. */
+const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
+
+export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
+  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false };
+  if (!ctx.inTransaction) {
+    await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
+    return;
+  }
+  let pending = pendingByTransaction.get(ctx.db);
+  if (!pending) {
+    pending = new Map();
+    pendingByTransaction.set(ctx.db, pending);
+  }
+  const existing = pending.get(changeRequestId);
+  if (existing) {
+    existing.rematch ||= want.rematch;
+    existing.checks ||= want.checks;
+    return;
+  }
+  pending.set(changeRequestId, want);
+  const queue = pending;
+  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, async (tx) => {
+    const wished = queue.get(changeRequestId) ?? want;
+    queue.delete(changeRequestId);
+    await refreshNow(tx, changeRequestId, wished);
+  });
+}
+
+/** Refreshes every open change request (after a policy, a rule or a group changes). */
+export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {}): Promise<void> {
+  for (const id of await listOpenChangeRequestIds(ctx)) await requestRefresh(ctx, id, wishes);
+}
+
+async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
+  let cr = await getChangeRequestRow(ctx, id);
+  if (!cr) return;
+  let runTheChecks = wishes.checks;
+
+  let governing = await attachedPolicies(ctx, cr.id);
+  if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
+    const branch = await ctx.db.selectFrom('branches').select(['id', 'status']).where('id', '=', cr.branch_id).executeTakeFirst();
+    if (branch && branch.status !== 'merged') {
+      const matched = await matchBranch(ctx, branch.id);
+      // Trigger 4: a policy attached or detached.
+      if (await saveAttachedPolicies(ctx, cr.id, matched)) runTheChecks = true;
+      governing = matched;
+    }
+  }
+
+  const evaluation = await evaluateChangeRequest(ctx, cr, governing);
+  const next = deriveStatus(cr.status, evaluation);
+  if (next !== cr.status) {
+    const before = cr;
+    cr = await writeStatus(ctx, cr, next);
+    await emitTransition(ctx, before, cr);
+    // Trigger 3: reaching approved re-runs the checks, so nothing merges on a stale result.
+    if (next === 'approved') runTheChecks = true;
+  }
+  await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
+
+  if (runTheChecks && isOpen(cr.status)) await runChecks(ctx, cr, governing);
+
+  const gate = await computeGate(ctx, cr, { governing, evaluation });
+  cr = await updateChangeRequest(
+    ctx,
+    cr,
+    { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
+    { changelog: false },
+  );
+  for (const hook of runtime(ctx.host).afterRefresh) await hook(ctx, cr, gate);
+}
+

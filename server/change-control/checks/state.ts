@@ -1,0 +1,53 @@
+import type { Ctx } from '../../core/context';
+import { ccDb } from '../db';
+import type { MergeCheckRow } from '../db/tables';
+import type { GoverningPolicy } from '../evaluation/load';
+import { runtime } from '../runtime';
+import { clearsGate, declaredChecks, type DeclaredCheck } from './declared';
+
+/** A declared check with its stored result (if any) and whether it blocks the merge. */
+export interface CheckState extends DeclaredCheck {
+  row: MergeCheckRow | undefined;
+  blocks: boolean;
+}
+
+export function policyCheckNames(governing: readonly GoverningPolicy[]): string[] {
+  return governing.flatMap((g) => g.policy.checks);
+}
+
+export function declaredFor(ctx: Ctx, governing: readonly GoverningPolicy[]): DeclaredCheck[] {
+  return declaredChecks(runtime(ctx.host).registry, ctx.host.config, policyCheckNames(governing));
+}
+
+export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<MergeCheckRow[]> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).orderBy('id').execute();
+}
+
+/**
+ * The checks a request carries under the given policies, each with its stored row. A required
+ * check blocks unless its row says success or skipped; one with no row is treated as not run
+ * and blocks; an advisory check never blocks.
+ */
+export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<CheckState[]> {
+  const rows = new Map((await checkRowsOf(ctx, changeRequestId)).map((r) => [r.name, r]));
+  return declaredFor(ctx, governing).map((d) => {
+    const row = rows.get(d.name);
+    return { ...d, row, blocks: d.required && !clearsGate(row?.status) };
+  });
+}
+
+/** The words for one blocking check. */
+const STATUS_WORDS: Record<MergeCheckRow['status'], string> = {
+  pending: 'is pending',
+  running: 'is still running',
+  failure: 'failed',
+  error: 'errored',
+  success: 'passed',
+  skipped: 'was skipped',
+};
+
+export function blockingReason(state: CheckState): string {
+  if (!state.row) return `Required check "${state.label}" has not run.`;
+  const summary = state.row.summary.trim().replace(/[.\s]+$/, '');
+  return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]}${summary ? ` (${summary})` : ''}.`;
+}

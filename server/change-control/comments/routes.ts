@@ -1,0 +1,213 @@
+import type { z } from 'zod';
+import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../contract/change-control';
+import { getChangeDiff } from '../../branching';
+import { recordChange } from '../../core/changelog';
+import type { Ctx } from '../../core/context';
+import { PermissionDenied, ValidationError } from '../../core/errors';
+import type { Host } from '../../core/host';
+import { grantAllows } from '../../core/permissions';
+import { getViewable, parseId, registerResource, requireObjectPermission, type ApiObject, type ListOptions } from '../../http/resource';
+import { Reply } from '../../http/routes';
+import { requestRefresh } from '../change-requests/refresh';
+import { getChangeRequestRow } from '../change-requests/repository';
+import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { ccDb, fromBool, nowIso } from '../db';
+import type { ChangeCommentRow } from '../db/tables';
+import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MODELS } from '../names';
+import { anchorRefusal, editRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
+import { getCommentRow, presentComments, snapshotComment } from './repository';
+
+type CommentOut = ChangeComment & ApiObject;
+type CreateInput = z.infer<typeof changeCommentCreate>;
+type UpdateInput = z.infer<typeof changeCommentUpdate>;
+
+const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated' } as const;
+
+async function listComments(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CommentOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_change_comments');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
+  if (filters.change_diff_id) q = q.where('change_diff_id', 'in', filters.change_diff_id as number[]);
+  if (filters.author_id) q = q.where('author_id', 'in', filters.author_id as number[]);
+  if (filters.parent_id) q = q.where('parent_id', 'in', filters.parent_id as number[]);
+  if (filters.is_root) q = q.where((eb) => eb.or(filters.is_root!.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))));
+  if (filters.resolved) q = q.where('parent_id', 'is', null).where('resolved', 'in', filters.resolved.map((v) => fromBool(v as boolean)));
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: (await presentComments(ctx, await rows.execute())) as CommentOut[] };
+}
+
+async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
+  const row = await getCommentRow(ctx, id);
+  return row ? ((await presentComments(ctx, [row]))[0] as CommentOut) : undefined;
+}
+
+async function commentedRequest(ctx: Ctx, id: number) {
+  const cr = await getChangeRequestRow(ctx, id);
+  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
+    throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
+  }
+  return cr;
+}
+
+/** Trigger 7: a thread opened, resolved, reopened or removed re-runs the checks. */
+async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
+  await requestRefresh(ctx, changeRequestId, { rematch: false, checks: true });
+  await ctx.flushBeforeCommit();
+}
+
+/**
+ * A comment anchored to one change of the request's own branch. The author is always the
+ * caller; a reply joins its parent's thread (flattened to one level) and must be on the same change.
+ */
+async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
+  const cr = await commentedRequest(ctx, input.change_request);
+  const change = await getChangeDiff(ctx, input.change_diff);
+  const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
+  if (anchor) throw ValidationError.field('change_diff', anchor);
+  let parentId: number | null = null;
+  if (input.parent !== undefined && input.parent !== null) {
+    const parent = await getCommentRow(ctx, input.parent);
+    const facts = parent ? { id: parent.id, changeRequestId: parent.change_request_id, changeDiffId: parent.change_diff_id, parentId: parent.parent_id } : undefined;
+    const root = facts ? await getCommentRow(ctx, threadRootOf(facts)) : undefined;
+    const refusal = replyRefusal(facts, input.parent, cr.id, input.change_diff, root?.change_diff_id ?? null);
+    if (refusal) throw ValidationError.field('parent', refusal);
+    parentId = root!.id;
+  }
+  const now = nowIso(ctx);
+  const row = await ccDb(ctx)
+    .insertInto('cc_change_comments')
+    .values({
+      change_request_id: cr.id,
+      change_diff_id: change!.id,
+      change_object_type: change!.object_type,
+      change_object_id: change!.object_id,
+      change_label: change!.object_repr,
+      text: input.text,
+      author_id: ctx.user!.id,
+      parent_id: parentId,
+      resolved: 0,
+      created: now,
+      last_updated: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const presented = (await presentComments(ctx, [row]))[0]!;
+  await requireObjectPermission(ctx, CHANGE_COMMENT_TYPE, 'add', presented);
+  await recordChange(ctx, { action: 'create', objectType: CHANGE_COMMENT_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotComment(ctx, row) });
+  if (parentId === null) await threadMoved(ctx, cr.id);
+  return row;
+}
+
+/** The author edits the text; a holder of change_changecomment resolves or reopens a thread (roots only). */
+async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ChangeCommentRow> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
+  const before = (await getCommentRow(ctx, existing.id))!;
+  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
+  const textChanges = input.text !== undefined && input.text !== before.text;
+  if (textChanges) {
+    const refusal = editRefusal(caller.id, before.author_id);
+    if (refusal) throw new PermissionDenied(refusal);
+    if (!perms.allows('change_control.change_changecomment', existing) && !perms.allows('change_control.add_changecomment', existing)) throw new PermissionDenied();
+  }
+  const resolvedChanges = input.resolved !== undefined && fromBool(input.resolved) !== before.resolved;
+  if (input.resolved !== undefined) {
+    const refusal = resolveRefusal(before.parent_id === null);
+    if (refusal) throw ValidationError.field('resolved', refusal);
+  }
+  if (resolvedChanges && !perms.allows('change_control.change_changecomment', existing)) {
+    throw new PermissionDenied('Resolving a thread needs change_control.change_changecomment.');
+  }
+  if (!textChanges && !resolvedChanges) return before;
+  const now = nowIso(ctx);
+  await ccDb(ctx)
+    .updateTable('cc_change_comments')
+    .set({ ...(textChanges ? { text: input.text } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
+    .where('id', '=', before.id)
+    .execute();
+  const after = (await getCommentRow(ctx, before.id))!;
+  await recordChange(ctx, { action: 'update', objectType: CHANGE_COMMENT_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotComment(ctx, before), postchange: snapshotComment(ctx, after) });
+  if (resolvedChanges) await threadMoved(ctx, before.change_request_id);
+  return after;
+}
+
+/** The author deletes their comment (a holder of delete_changecomment may delete any); a root takes its thread with it. */
+async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
+  const row = (await getCommentRow(ctx, existing.id))!;
+  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
+  const ownAndMayComment = row.author_id === caller.id && (perms.allows('change_control.add_changecomment', existing) || perms.allows('change_control.change_changecomment', existing));
+  if (!ownAndMayComment && !perms.allows('change_control.delete_changecomment', existing)) {
+    throw new PermissionDenied('Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
+  }
+  const replies = row.parent_id === null ? await ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', row.id).execute() : [];
+  await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', row.id).execute();
+  for (const gone of [...replies, row]) {
+    await recordChange(ctx, { action: 'delete', objectType: CHANGE_COMMENT_TYPE, objectId: gone.id, repr: `comment ${gone.id}`, prechange: snapshotComment(ctx, gone), postchange: null });
+  }
+  if (row.parent_id === null) await threadMoved(ctx, row.change_request_id);
+}
+
+export function registerCommentRoutes(host: Host): void {
+  const path = MODELS.changeComment.path;
+  registerResource<CommentOut>(host.routes, {
+    tag: 'change-control',
+    objectType: CHANGE_COMMENT_TYPE,
+    path,
+    output: commentOutput,
+    filters: {
+      id: { type: 'int' },
+      change_request_id: { type: 'int' },
+      change_diff_id: { type: 'int' },
+      author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
+      parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
+      is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).' },
+      resolved: { type: 'bool', description: 'Thread roots that are (not) resolved.' },
+    },
+    ordering: Object.keys(ORDER),
+    list: listComments,
+    get: getComment,
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path,
+    access: { permission: 'change_control.add_changecomment' },
+    summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
+    tag: 'change-control',
+    body: changeCommentCreate,
+    response: commentOutput,
+    status: 201,
+    handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body as CreateInput)]))[0]),
+  });
+  for (const method of ['PATCH', 'PUT'] as const) {
+    host.routes.add({
+      method,
+      path: `${path}:id/`,
+      // The author edits the text; resolving needs change_changecomment (both checked in the handler).
+      access: { authenticated: true },
+      summary: method === 'PATCH' ? 'Edit one\'s own comment, or resolve / reopen a thread' : 'Replace one\'s own comment text',
+      tag: 'change-control',
+      body: changeCommentUpdate,
+      response: commentOutput,
+      handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body as UpdateInput)]))[0],
+    });
+  }
+  host.routes.add({
+    method: 'DELETE',
+    path: `${path}:id/`,
+    access: { authenticated: true },
+    summary: 'Delete one\'s own comment (a root comment takes its thread with it)',
+    tag: 'change-control',
+    status: 204,
+    handler: async ({ ctx, params }) => {
+      await deleteComment(ctx, params.id);
+      return new Reply(204);
+    },
+  });
+}

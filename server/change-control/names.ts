@@ -1,0 +1,47 @@
+/** Names of the change-control plugin: object types, paths and permissions (contract 4.3). */
+export const PLUGIN_NAME = 'change-control';
+export const PLUGIN_VERSION = '0.5.0';
+export const APP_LABEL = 'change_control';
+export const API_ROOT = '/api/plugins/change-control/';
+
+export const MODELS = {
+  policy: { model: 'policy', display: 'Policy', path: `${API_ROOT}policies/` },
+  policyRule: { model: 'policyrule', display: 'Policy rule', path: `${API_ROOT}policy-rules/` },
+  changeRequest: { model: 'changerequest', display: 'Change request', path: `${API_ROOT}change-requests/` },
+  review: { model: 'review', display: 'Review', path: `${API_ROOT}reviews/` },
+  mergeCheck: { model: 'mergecheck', display: 'Merge check', path: `${API_ROOT}checks/` },
+  changeComment: { model: 'changecomment', display: 'Change comment', path: `${API_ROOT}change-comments/` },
+} as const;
+export type ModelKey = keyof typeof MODELS;
+
+/** `change_control.<model>` */
+export function objectType(key: ModelKey): string {
+  return `${APP_LABEL}.${MODELS[key].model}`;
+}
+
+export const POLICY_TYPE = objectType('policy');
+export const POLICY_RULE_TYPE = objectType('policyRule');
+export const CHANGE_REQUEST_TYPE = objectType('changeRequest');
+export const REVIEW_TYPE = objectType('review');
+export const MERGE_CHECK_TYPE = objectType('mergeCheck');
+export const CHANGE_COMMENT_TYPE = objectType('changeComment');
+
+/** Custom permissions beyond view/add/change/delete. */
+export const PERMISSIONS = {
+  submit: `${APP_LABEL}.change_changerequest`,
+  returnToDraft: `${APP_LABEL}.change_changerequest`,
+  abandon: `${APP_LABEL}.abandon_changerequest`,
+  reopen: `${APP_LABEL}.reopen_changerequest`,
+  overrideWindow: `${APP_LABEL}.override_window_changerequest`,
+  bypassPolicy: `${APP_LABEL}.bypass_policy`,
+  addReview: `${APP_LABEL}.add_review`,
+  reportCheck: `${APP_LABEL}.change_mergecheck`,
+  addComment: `${APP_LABEL}.add_changecomment`,
+  mergeBranch: 'branching.merge_branch',
+} as const;
+
+/** `abandon` of `change_control.abandon_changerequest`, for object-level checks. */
+export function actionOf(permission: string): string {
+  const rest = permission.slice(permission.indexOf('.') + 1);
+  return rest.slice(0, rest.lastIndexOf('_'));
+}

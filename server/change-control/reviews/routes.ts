@@ -1,0 +1,173 @@
+import type { z } from 'zod';
+import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review } from '../../contract/change-control';
+import { recordChange } from '../../core/changelog';
+import type { Ctx } from '../../core/context';
+import { PermissionDenied, ValidationError } from '../../core/errors';
+import type { Host } from '../../core/host';
+import { grantAllows } from '../../core/permissions';
+import { getViewable, parseId, registerResource, requireObjectPermission, type ApiObject, type ListOptions } from '../../http/resource';
+import { Reply } from '../../http/routes';
+import { requestRefresh } from '../change-requests/refresh';
+import { getChangeRequestRow } from '../change-requests/repository';
+import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { ccDb, fromBool, nowIso } from '../db';
+import type { ReviewRow } from '../db/tables';
+import { emitLifecycleEvent } from '../lifecycle-events';
+import { CHANGE_REQUEST_TYPE, MODELS, REVIEW_TYPE } from '../names';
+import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
+import { closedRequestRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
+
+type ReviewOut = Review & ApiObject;
+type CreateInput = z.infer<typeof reviewCreate>;
+type UpdateInput = z.infer<typeof reviewUpdate>;
+
+const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' } as const;
+
+async function listReviews(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ReviewOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_reviews');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
+  if (filters.reviewer_id) q = q.where('reviewer_id', 'in', filters.reviewer_id as number[]);
+  if (filters.decision) q = q.where('decision', 'in', filters.decision as ReviewRow['decision'][]);
+  if (filters.stale) q = q.where('stale', 'in', filters.stale.map((v) => fromBool(v as boolean)));
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: await presentReviewRows(ctx, await rows.execute()) };
+}
+
+async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
+  const row = await getReviewRow(ctx, id);
+  return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
+}
+
+/** The request a review names, when the caller may view it; otherwise a 400 on `change_request`. */
+async function reviewedRequest(ctx: Ctx, id: number) {
+  const cr = await getChangeRequestRow(ctx, id);
+  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
+    throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
+  }
+  return cr;
+}
+
+function refuse(field: string | null, message: string | null): void {
+  if (message === null) return;
+  throw field ? ValidationError.field(field, message) : new ValidationError(message);
+}
+
+async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
+  const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
+  await emitLifecycleEvent(ctx, 'review_submitted', null, cr);
+  await requestRefresh(ctx, cr.id, { rematch: false });
+  await ctx.flushBeforeCommit();
+}
+
+/**
+ * Creates the caller's review. The reviewer is always the caller (a `reviewer` in the body is
+ * ignored); self-review, a second review and `reject` without a comment are refused with 400.
+ */
+async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
+  const caller = ctx.user!;
+  const cr = await reviewedRequest(ctx, input.change_request);
+  refuse(null, closedRequestRefusal(cr.status));
+  refuse(null, selfReviewRefusal(caller.id, cr.requester_id));
+  const existing = await ccDb(ctx).selectFrom('cc_reviews').select('id').where('change_request_id', '=', cr.id).where('reviewer_id', '=', caller.id).executeTakeFirst();
+  refuse(null, secondReviewRefusal(existing?.id));
+  const comment = input.comment ?? '';
+  refuse('comment', rejectNeedsComment(input.decision, comment));
+  const now = nowIso(ctx);
+  let row: ReviewRow;
+  try {
+    row = await ccDb(ctx)
+      .insertInto('cc_reviews')
+      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, created: now, last_updated: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
+    throw err;
+  }
+  const presented = (await presentReviewRows(ctx, [row]))[0]!;
+  await requireObjectPermission(ctx, REVIEW_TYPE, 'add', presented);
+  await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
+  await afterReviewWrite(ctx, row);
+  return row;
+}
+
+/** Only the author edits a review; an edit is a fresh decision, so it is no longer stale. */
+async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ReviewRow> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
+  const before = (await getReviewRow(ctx, existing.id))!;
+  const editor = editorRefusal(caller.id, before.reviewer_id);
+  if (editor) throw new PermissionDenied(editor);
+  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
+  if (!perms.allows(`change_control.change_review`, existing) && !perms.allows(`change_control.add_review`, existing)) throw new PermissionDenied();
+  const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
+  refuse(null, closedRequestRefusal(cr.status));
+  const decision = input.decision ?? before.decision;
+  const comment = input.comment ?? before.comment;
+  refuse('comment', rejectNeedsComment(decision, comment));
+  if (decision === before.decision && comment === before.comment && before.stale === 0) return before;
+  const now = nowIso(ctx);
+  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, last_updated: now }).where('id', '=', before.id).execute();
+  const after = (await getReviewRow(ctx, before.id))!;
+  await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
+  await afterReviewWrite(ctx, after);
+  return after;
+}
+
+export function registerReviewRoutes(host: Host): void {
+  const path = MODELS.review.path;
+  registerResource<ReviewOut>(host.routes, {
+    tag: 'change-control',
+    objectType: REVIEW_TYPE,
+    path,
+    output: reviewOutput,
+    filters: {
+      id: { type: 'int' },
+      change_request_id: { type: 'int' },
+      reviewer_id: { type: 'int', allowMe: true, description: 'Reviewer user id, or "me".' },
+      decision: { type: 'choice', choices: REVIEW_DECISIONS },
+      stale: { type: 'bool' },
+    },
+    ordering: Object.keys(ORDER),
+    list: listReviews,
+    get: getReview,
+    ownChangelog: true,
+    remove: async (ctx, existing) => {
+      const row = (await getReviewRow(ctx, existing.id))!;
+      await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
+      await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
+      await requestRefresh(ctx, row.change_request_id, { rematch: false });
+    },
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path,
+    access: { permission: 'change_control.add_review' },
+    summary: 'Review a change request (the reviewer is always the caller)',
+    tag: 'change-control',
+    body: reviewCreate,
+    response: reviewOutput,
+    status: 201,
+    handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body as CreateInput)]))[0]),
+  });
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    host.routes.add({
+      method,
+      path: `${path}:id/`,
+      // Only the author edits a review, with add_review or change_review on it (checked in the handler).
+      access: { authenticated: true },
+      summary: method === 'PATCH' ? 'Edit one\'s own review (decision, comment)' : 'Replace one\'s own review (decision, comment)',
+      tag: 'change-control',
+      body: method === 'PATCH' ? reviewUpdate : reviewCreate.omit({ change_request: true }),
+      response: reviewOutput,
+      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body as UpdateInput)]))[0],
+    });
+  }
+}
