@@ -1,0 +1,318 @@
+// The REST client of the Change Control service: token authentication, JSON in and out, every
+// answer parsed with the zod schemas of server/contract (or host-schemas.ts for host endpoints
+// the contract does not cover), every failure an ApiError. No VS Code here.
+import { z } from 'zod';
+import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../server/contract/branching';
+import {
+  changeComment,
+  changeRequest,
+  evaluation,
+  mergeCheck,
+  review,
+  type ChangeComment,
+  type ChangeRequest,
+  type Evaluation,
+  type LifecycleAction,
+  type MergeCheck,
+  type Review,
+  type ReviewDecision,
+} from '../../server/contract/change-control';
+import { listOf } from '../../server/contract/common';
+import { ApiError, errorFromResponse } from './api-error';
+import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchResult } from './host-schemas';
+
+export const CC = '/api/plugins/change-control/';
+export const PATHS = {
+  status: '/api/status/',
+  me: '/api/users/me/',
+  provision: '/api/users/tokens/provision/',
+  branches: '/api/plugins/branching/branches/',
+  changes: '/api/plugins/branching/changes/',
+  notifications: '/api/extras/notifications/',
+  search: '/api/search/',
+  changeRequests: `${CC}change-requests/`,
+  checks: `${CC}checks/`,
+  reviews: `${CC}reviews/`,
+  comments: `${CC}change-comments/`,
+} as const;
+
+export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
+export type Query = Record<string, QueryValue | undefined>;
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  token: string | null;
+  /** Per request (default 20 s). */
+  timeoutMs?: number;
+  /** One line per request, without the token. */
+  log?: (line: string) => void;
+  fetch?: typeof fetch;
+}
+
+/** Filters of the change request list; `reviewer: 'me'` and `requester: 'me'` as the service offers them. */
+export interface ChangeRequestFilters {
+  status?: readonly ChangeRequest['status'][];
+  reviewer?: 'me';
+  requester?: 'me';
+  ordering?: string;
+  limit?: number;
+}
+
+const LIST_PAGE = 1000;
+const MAX_PAGES = 50;
+
+export function queryString(query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(key, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The service's base URL without a trailing slash, or an error message. */
+export function normalizeBaseUrl(raw: string): { url: string } | { error: string } {
+  const trimmed = raw.trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    return { error: `"${trimmed}" is not a URL (expected e.g. http://127.0.0.1:8000)` };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `"${trimmed}" is not an http or https URL` };
+  if (parsed.search || parsed.hash) return { error: `"${trimmed}" must not carry a query or fragment` };
+  return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = options.fetch ?? fetch;
+  }
+
+  get token(): string | null {
+    return this.options.token;
+  }
+
+  /** The same service with another token. */
+  withToken(token: string | null): ApiClient {
+    return new ApiClient({ ...this.options, token });
+  }
+
+  // ------------------------------------------------------------------ transport
+
+  /** One request; returns the parsed JSON body (undefined for 204), throws ApiError otherwise. */
+  async request(method: string, path: string, body?: unknown, opts: { auth?: boolean } = {}): Promise<unknown> {
+    const auth = opts.auth ?? true;
+    if (auth && !this.options.token) throw new ApiError('signedOut', 'Not signed in.');
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (auth && this.options.token) headers.Authorization = `Token ${this.options.token}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
+    const started = Date.now();
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.options.timeoutMs ?? 20_000) });
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      const reason = err.name === 'TimeoutError' ? 'no answer in time' : (err.cause?.code ?? err.cause?.message ?? err.message);
+      this.options.log?.(`${method} ${path} -> unreachable (${reason})`);
+      throw new ApiError('unreachable', `${this.baseUrl}: ${reason}`);
+    }
+    const text = await res.text().catch(() => '');
+    this.options.log?.(`${method} ${path} -> ${res.status} (${Date.now() - started} ms)`);
+    let parsed: unknown = undefined;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        if (res.ok) throw new ApiError('badResponse', `${method} ${path}: the answer is not JSON`, res.status);
+        parsed = text;
+      }
+    }
+    if (!res.ok) throw errorFromResponse(res.status, parsed);
+    return parsed;
+  }
+
+  private async call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, opts?: { auth?: boolean }): Promise<z.infer<T>> {
+    const raw = await this.request(method, path, body, opts);
+    const result = schema.safeParse(raw);
+    if (!result.success) throw new ApiError('badResponse', `${method} ${path}: ${describeIssues(result.error)}`);
+    return result.data;
+  }
+
+  /** Every item of a list endpoint, following `next` links. */
+  async listAll<T extends z.ZodType>(item: T, path: string, query: Query = {}): Promise<z.infer<T>[]> {
+    const page = listOf(item);
+    const out: z.infer<T>[] = [];
+    let next: string | null = `${path}${queryString({ limit: LIST_PAGE, ...query })}`;
+    for (let i = 0; next && i < MAX_PAGES; i += 1) {
+      const body: z.infer<typeof page> = await this.call(page, 'GET', next);
+      out.push(...body.results);
+      next = body.next ? this.relative(body.next) : null;
+    }
+    return out;
+  }
+
+  /** One page of a list endpoint (for bounded lists such as "recently closed"). */
+  async listPage<T extends z.ZodType>(item: T, path: string, query: Query = {}): Promise<{ count: number; results: z.infer<T>[] }> {
+    const body = await this.call(listOf(item), 'GET', `${path}${queryString(query)}`);
+    return { count: body.count, results: body.results };
+  }
+
+  /** A `next` link as a path on our own base URL (the service may name itself differently). */
+  private relative(link: string): string {
+    try {
+      const u = new URL(link);
+      const base = new URL(this.baseUrl);
+      const prefix = base.pathname.replace(/\/+$/, '');
+      const path = u.pathname.startsWith(prefix) ? u.pathname.slice(prefix.length) : u.pathname;
+      return `${path}${u.search}`;
+    } catch {
+      return link;
+    }
+  }
+
+  // ------------------------------------------------------------------ host
+
+  status() {
+    return this.call(serviceStatus, 'GET', PATHS.status, undefined, { auth: false });
+  }
+
+  me(): Promise<CurrentUser> {
+    return this.call(currentUser, 'GET', PATHS.me);
+  }
+
+  /** A new token for a username and password (no token needed); returns its key. */
+  async provisionToken(username: string, password: string, description: string): Promise<string> {
+    const token = await this.call(provisionedToken, 'POST', PATHS.provision, { username, password, description }, { auth: false });
+    return token.key;
+  }
+
+  listBranches(query: Query = {}): Promise<Branch[]> {
+    return this.listAll(branch, PATHS.branches, query);
+  }
+
+  getBranch(id: number): Promise<Branch> {
+    return this.call(branch, 'GET', `${PATHS.branches}${id}/`);
+  }
+
+  /** The net-effect changes of a branch. */
+  listChanges(branchId: number): Promise<ChangeDiff[]> {
+    return this.listAll(changeDiff, PATHS.changes, { branch_id: branchId });
+  }
+
+  /** Merges a branch (the merge gate is consulted; a refusal is a 409 with the reason). */
+  mergeBranch(branchId: number): Promise<BranchActionResult> {
+    return this.call(branchActionResult, 'POST', `${PATHS.branches}${branchId}/merge/`, { commit: true });
+  }
+
+  listNotifications(query: { unreadOnly?: boolean; limit?: number } = {}): Promise<{ count: number; results: Notification[] }> {
+    return this.listPage(notification, PATHS.notifications, { read: query.unreadOnly ? false : undefined, limit: query.limit ?? 50 });
+  }
+
+  markNotificationRead(id: number) {
+    return this.call(notification, 'PATCH', `${PATHS.notifications}${id}/`, { read: true });
+  }
+
+  /** The change request an API object belongs to (a review, comment or check), read from its `change_request` field. */
+  async changeRequestOf(objectUrl: string): Promise<number | null> {
+    const body = await this.call(z.looseObject({ change_request: z.number().int().nullable().optional() }), 'GET', this.relative(objectUrl));
+    return body.change_request ?? null;
+  }
+
+  async search(q: string): Promise<SearchResult[]> {
+    const body = await this.call(searchResults, 'GET', `${PATHS.search}${queryString({ q })}`);
+    return body.results;
+  }
+
+  // ------------------------------------------------------------------ change control
+
+  listChangeRequests(filters: ChangeRequestFilters = {}): Promise<ChangeRequest[]> {
+    const query: Query = { status: filters.status, reviewer: filters.reviewer, requester: filters.requester, ordering: filters.ordering };
+    return this.listAll(changeRequest, PATHS.changeRequests, query);
+  }
+
+  /** At most `limit` change requests (one page). */
+  async listSomeChangeRequests(filters: ChangeRequestFilters & { limit: number }): Promise<ChangeRequest[]> {
+    const query: Query = { status: filters.status, reviewer: filters.reviewer, requester: filters.requester, ordering: filters.ordering, limit: filters.limit };
+    return (await this.listPage(changeRequest, PATHS.changeRequests, query)).results;
+  }
+
+  getChangeRequest(id: number): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'GET', `${PATHS.changeRequests}${id}/`);
+  }
+
+  createChangeRequest(body: { branch: number; title?: string; ref?: string }): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'POST', PATHS.changeRequests, body);
+  }
+
+  getEvaluation(id: number): Promise<Evaluation> {
+    return this.call(evaluation, 'GET', `${PATHS.changeRequests}${id}/evaluation/`);
+  }
+
+  /** submit, return-to-draft, abandon or reopen; a move that does not apply is a 409. */
+  lifecycle(id: number, action: LifecycleAction): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'POST', `${PATHS.changeRequests}${id}/${action}/`);
+  }
+
+  runChecks(id: number): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'POST', `${PATHS.changeRequests}${id}/run-checks/`);
+  }
+
+  async listChecks(changeRequestId: number): Promise<MergeCheck[]> {
+    const all = await this.listAll(mergeCheck, PATHS.checks, { change_request_id: changeRequestId });
+    return all.filter((c) => c.change_request === changeRequestId);
+  }
+
+  async listReviews(changeRequestId: number): Promise<Review[]> {
+    const all = await this.listAll(review, PATHS.reviews, { change_request_id: changeRequestId });
+    return all.filter((r) => r.change_request === changeRequestId);
+  }
+
+  /** The caller's own reviews. */
+  async listMyReviews(meId: number): Promise<Review[]> {
+    const all = await this.listAll(review, PATHS.reviews, { reviewer_id: meId });
+    return all.filter((r) => r.reviewer.id === meId);
+  }
+
+  createReview(body: { change_request: number; decision: ReviewDecision; comment: string }): Promise<Review> {
+    return this.call(review, 'POST', PATHS.reviews, body);
+  }
+
+  updateReview(id: number, body: { decision: ReviewDecision; comment: string }): Promise<Review> {
+    return this.call(review, 'PATCH', `${PATHS.reviews}${id}/`, body);
+  }
+
+  async listComments(changeRequestId: number): Promise<ChangeComment[]> {
+    const all = await this.listAll(changeComment, PATHS.comments, { change_request_id: changeRequestId });
+    return all.filter((c) => c.change_request === changeRequestId);
+  }
+
+  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null }): Promise<ChangeComment> {
+    return this.call(changeComment, 'POST', PATHS.comments, body);
+  }
+
+  updateComment(id: number, body: { text?: string; resolved?: boolean }): Promise<ChangeComment> {
+    return this.call(changeComment, 'PATCH', `${PATHS.comments}${id}/`, body);
+  }
+
+  async deleteComment(id: number): Promise<void> {
+    await this.request('DELETE', `${PATHS.comments}${id}/`);
+  }
+}

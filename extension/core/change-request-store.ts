@@ -1,0 +1,96 @@
+// The lists behind the views: open requests, those waiting for my review, mine, recently closed,
+// and my own reviews. One refresh at a time; a refresh asked for meanwhile runs once afterwards.
+import type { ChangeRequest, ChangeRequestStatus, Review } from '../../server/contract/change-control';
+import { OPEN_STATUSES } from '../../server/contract/change-control';
+import type { ApiClient } from './api-client';
+import { asApiError, type ApiError } from './api-error';
+import { EMPTY_LISTS, RECENTLY_CLOSED_LIMIT, indexById, type ChangeRequestLists } from './grouping';
+
+export type ListsClient = Pick<ApiClient, 'listChangeRequests' | 'listSomeChangeRequests' | 'listMyReviews'>;
+
+/** Statuses in which a request can wait for a review. */
+export const REVIEWABLE_STATUSES = ['needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
+export const CLOSED_STATUSES = ['completed', 'abandoned'] as const satisfies readonly ChangeRequestStatus[];
+
+export async function loadLists(client: ListsClient): Promise<ChangeRequestLists> {
+  const [open, needsMyReview, mine, closed] = await Promise.all([
+    client.listChangeRequests({ status: OPEN_STATUSES }),
+    client.listChangeRequests({ reviewer: 'me', status: REVIEWABLE_STATUSES }),
+    client.listChangeRequests({ requester: 'me', status: OPEN_STATUSES }),
+    client.listSomeChangeRequests({ status: CLOSED_STATUSES, ordering: '-id', limit: RECENTLY_CLOSED_LIMIT }),
+  ]);
+  return { open, needsMyReview, mine, closed };
+}
+
+export interface StoreState {
+  lists: ChangeRequestLists;
+  myReviews: Review[];
+  /** The last refresh's failure (lists keep their previous content). */
+  error: ApiError | null;
+  /** My Reviews failed on its own. */
+  reviewsError: ApiError | null;
+  loading: boolean;
+  loaded: boolean;
+}
+
+export class ChangeRequestStore {
+  private current: StoreState = { lists: EMPTY_LISTS, myReviews: [], error: null, reviewsError: null, loading: false, loaded: false };
+  private readonly listeners = new Set<(state: StoreState) => void>();
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  get state(): StoreState {
+    return this.current;
+  }
+
+  onDidChange(listener: (state: StoreState) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  byId(id: number): ChangeRequest | undefined {
+    return indexById(this.current.lists).get(id);
+  }
+
+  /** Forgets everything (signed out). */
+  clear(): void {
+    this.set({ lists: EMPTY_LISTS, myReviews: [], error: null, reviewsError: null, loading: false, loaded: false });
+  }
+
+  /** Loads the lists with `client` for the user `meId`. */
+  refresh(client: ListsClient, meId: number): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load(client, meId);
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  private async load(client: ListsClient, meId: number): Promise<void> {
+    this.set({ ...this.current, loading: true });
+    const [lists, reviews] = await Promise.allSettled([loadLists(client), client.listMyReviews(meId)]);
+    this.set({
+      lists: lists.status === 'fulfilled' ? lists.value : this.current.lists,
+      error: lists.status === 'rejected' ? asApiError(lists.reason) : null,
+      myReviews: reviews.status === 'fulfilled' ? reviews.value : this.current.myReviews,
+      reviewsError: reviews.status === 'rejected' ? asApiError(reviews.reason) : null,
+      loading: false,
+      loaded: this.current.loaded || lists.status === 'fulfilled',
+    });
+  }
+
+  private set(state: StoreState): void {
+    this.current = state;
+    for (const l of this.listeners) l(state);
+  }
+}

@@ -1,0 +1,68 @@
+// The single table of the extension's commands and views. package.json declares exactly these
+// (checked by test/extension/manifest.test.ts) and extension/vscode/commands.ts registers exactly
+// these (its handler map is typed by CommandId, so a missing handler does not compile).
+import type { CallerAction } from '../../server/contract/change-control';
+
+export const CATEGORY = 'Change Control';
+
+export interface CommandSpec {
+  readonly id: string;
+  readonly title: string;
+  /** Codicon shown when the command sits in a view's title bar or inline on an item. */
+  readonly icon?: string;
+  /** The service action (`actions` of a change request) that must be allowed for the command to apply to a request. */
+  readonly action?: CallerAction;
+  /** Shown in the command palette (it prompts with a QuickPick when it needs a change request). */
+  readonly palette: boolean;
+}
+
+export const COMMANDS = [
+  { id: 'changeControl.openChangeRequest', title: 'Open Change Request', icon: 'go-to-file', palette: true },
+  { id: 'changeControl.openChangeRequestForBranch', title: 'Open Change Request for Branch', icon: 'git-branch', palette: true },
+  { id: 'changeControl.submit', title: 'Submit for Review', icon: 'send', action: 'submit', palette: true },
+  { id: 'changeControl.returnToDraft', title: 'Return to Draft', icon: 'discard', action: 'return_to_draft', palette: true },
+  { id: 'changeControl.abandon', title: 'Abandon', icon: 'circle-slash', action: 'abandon', palette: true },
+  { id: 'changeControl.reopen', title: 'Reopen', icon: 'history', action: 'reopen', palette: true },
+  { id: 'changeControl.review', title: 'Review', icon: 'feedback', action: 'review', palette: true },
+  { id: 'changeControl.runChecks', title: 'Re-run Checks', icon: 'debug-rerun', action: 'run_checks', palette: true },
+  { id: 'changeControl.merge', title: 'Merge Branch', icon: 'git-merge', action: 'merge', palette: true },
+  { id: 'changeControl.refresh', title: 'Refresh', icon: 'refresh', palette: true },
+  { id: 'changeControl.search', title: 'Search', icon: 'search', palette: true },
+  { id: 'changeControl.signIn', title: 'Sign In', icon: 'sign-in', palette: true },
+  { id: 'changeControl.signOut', title: 'Sign Out', icon: 'sign-out', palette: true },
+  { id: 'changeControl.showLogs', title: 'Show Logs', icon: 'output', palette: true },
+  { id: 'changeControl.openCheckDetails', title: 'Open Check Details', icon: 'link-external', palette: false },
+] as const satisfies readonly CommandSpec[];
+
+export type CommandId = (typeof COMMANDS)[number]['id'];
+
+export function commandSpec(id: CommandId): CommandSpec {
+  const spec = COMMANDS.find((c) => c.id === id);
+  if (!spec) throw new Error(`unknown command ${id}`);
+  return spec;
+}
+
+/** The palette title, "Change Control: Submit for Review". */
+export function fullTitle(id: CommandId): string {
+  return `${CATEGORY}: ${commandSpec(id).title}`;
+}
+
+export const VIEW_CONTAINER = 'changeControl';
+
+export const VIEWS = {
+  changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests' },
+  checks: { id: 'changeControl.checks', name: 'Checks' },
+  myReviews: { id: 'changeControl.myReviews', name: 'My Reviews' },
+} as const;
+export type ViewKey = keyof typeof VIEWS;
+
+/** The webview panel type of a change request (its serializer restores it). */
+export const CHANGE_REQUEST_PANEL = 'changeControl.changeRequest';
+
+/** Context keys the extension sets for `when` clauses. */
+export const CONTEXT_KEYS = {
+  /** The connection phase (connection-state.ts). */
+  connection: 'changeControl.connection',
+  /** True when connected and the service lists no change request at all. */
+  empty: 'changeControl.empty',
+} as const;

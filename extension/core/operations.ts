@@ -1,0 +1,56 @@
+// The writes the webview asks for (comments and reviews), checked and sent to the service.
+// Lifecycle buttons (panelAction) go through the commands instead, with their confirmations.
+import type { Operation } from '../../webview/protocol';
+import type { ApiClient } from './api-client';
+import { ApiError } from './api-error';
+
+export type WriteOperation = Exclude<Operation, { type: 'panelAction' }>;
+type WriteClient = Pick<ApiClient, 'createComment' | 'updateComment' | 'deleteComment' | 'createReview' | 'updateReview'>;
+
+export async function performWrite(client: WriteClient, changeRequestId: number, op: WriteOperation): Promise<void> {
+  switch (op.type) {
+    case 'addComment': {
+      const text = op.text.trim();
+      if (!text) throw new ApiError('invalid', 'Write a comment first.');
+      await client.createComment({ change_request: changeRequestId, change_diff: op.changeDiff, text, parent: op.parent });
+      return;
+    }
+    case 'editComment': {
+      const text = op.text.trim();
+      if (!text) throw new ApiError('invalid', 'A comment cannot be empty; delete it instead.');
+      await client.updateComment(op.commentId, { text });
+      return;
+    }
+    case 'deleteComment':
+      await client.deleteComment(op.commentId);
+      return;
+    case 'setResolved':
+      await client.updateComment(op.commentId, { resolved: op.resolved });
+      return;
+    case 'submitReview': {
+      const comment = op.comment.trim();
+      if (op.decision === 'reject' && !comment) throw new ApiError('invalid', 'Requesting changes needs a comment saying what to change.');
+      if (op.reviewId !== null) await client.updateReview(op.reviewId, { decision: op.decision, comment });
+      else await client.createReview({ change_request: changeRequestId, decision: op.decision, comment });
+      return;
+    }
+  }
+}
+
+/** What the operation did, for the log and a status message. */
+export function describeOperation(op: Operation): string {
+  switch (op.type) {
+    case 'addComment':
+      return op.parent === null ? 'Adding a comment' : 'Replying';
+    case 'editComment':
+      return 'Editing a comment';
+    case 'deleteComment':
+      return 'Deleting a comment';
+    case 'setResolved':
+      return op.resolved ? 'Resolving a thread' : 'Reopening a thread';
+    case 'submitReview':
+      return 'Submitting your review';
+    case 'panelAction':
+      return `Running ${op.action}`;
+  }
+}

@@ -1,0 +1,62 @@
+// QuickPick rows for commands run from the palette: which change requests are relevant to an
+// action, as the service's `actions` say.
+import type { Branch } from '../../server/contract/branching';
+import type { CallerAction, ChangeRequest, ReviewDecision } from '../../server/contract/change-control';
+import { availability, mergeBlockedReason } from './availability';
+import { byUrgency } from './grouping';
+import { DECISION_LABEL, STATUS_ICON, STATUS_LABEL } from './labels';
+
+export interface PickItem<T> {
+  label: string;
+  description?: string;
+  detail?: string;
+  value: T;
+}
+
+export function changeRequestPick(cr: ChangeRequest, detail?: string): PickItem<ChangeRequest> {
+  return {
+    label: `$(${STATUS_ICON[cr.status].id}) ${cr.title || cr.branch_name}`,
+    description: [cr.ref, STATUS_LABEL[cr.status]].filter((p) => p).join(' · '),
+    detail: detail ?? `Branch ${cr.branch_name}${cr.branch_deleted ? ' (deleted)' : ''}`,
+    value: cr,
+  };
+}
+
+/**
+ * Rows for a command on a change request. Without `action` (Open): every request. With one: the
+ * requests that allow it; for `merge`, also the open submitted ones that are blocked, each with
+ * its reason (choosing one shows the reason instead of merging).
+ */
+export function changeRequestPicks(crs: readonly ChangeRequest[], action?: CallerAction): PickItem<ChangeRequest>[] {
+  const sorted = [...crs].sort(byUrgency);
+  if (!action) return sorted.map((cr) => changeRequestPick(cr));
+  const allowed = sorted.filter((cr) => availability(cr, action).allowed);
+  const rows = allowed.map((cr) => changeRequestPick(cr));
+  if (action === 'merge') {
+    const blocked = sorted.filter((cr) => !availability(cr, 'merge').allowed && cr.status !== 'draft' && cr.status !== 'completed' && cr.status !== 'abandoned');
+    rows.push(...blocked.map((cr) => changeRequestPick(cr, `$(circle-slash) Blocked: ${mergeBlockedReason(cr)}`)));
+  }
+  return rows;
+}
+
+export function branchPicks(branches: readonly Branch[], requests: readonly ChangeRequest[]): PickItem<Branch>[] {
+  const byBranch = new Map<number, ChangeRequest>();
+  for (const cr of requests) if (cr.branch !== null) byBranch.set(cr.branch, cr);
+  return [...branches]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((b) => {
+      const cr = byBranch.get(b.id);
+      return {
+        label: `$(git-branch) ${b.name}`,
+        description: b.status,
+        detail: cr ? `Change request: ${cr.title} (${STATUS_LABEL[cr.status]})` : 'No change request yet: one is opened for it',
+        value: b,
+      };
+    });
+}
+
+export const DECISION_PICKS: PickItem<ReviewDecision>[] = [
+  { label: `$(pass) ${DECISION_LABEL.approve}`, description: 'The change can go ahead', value: 'approve' },
+  { label: `$(request-changes) ${DECISION_LABEL.reject}`, description: 'Say what must change (a comment is required)', value: 'reject' },
+  { label: `$(comment) ${DECISION_LABEL.comment}`, description: 'Feedback without a decision', value: 'comment' },
+];

@@ -1,0 +1,35 @@
+// Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
+// requests that now wait for the caller's review. Ids only grow, so "new" is "above the last seen".
+import type { Notification } from './host-schemas';
+
+export const CHANGE_REQUEST_TYPE = 'change_control.changerequest';
+
+/** Event types that mean "your review is wanted". */
+export const REVIEW_WANTED_EVENTS = ['change_request_review_requested', 'change_request_submitted'] as const;
+
+export const MAX_SHOWN_AT_ONCE = 3;
+
+export interface NotificationDecision {
+  /** Shown one by one, newest first. */
+  show: Notification[];
+  /** Left out of `show` (told as "and N more"). */
+  more: number;
+  /** The new high-water mark. */
+  lastSeenId: number;
+}
+
+export function reviewNotificationsToShow(unread: readonly Notification[], lastSeenId: number): NotificationDecision {
+  const fresh = unread
+    .filter((n) => !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && (REVIEW_WANTED_EVENTS as readonly string[]).includes(n.event_type))
+    .sort((a, b) => b.id - a.id);
+  // One notification per change request, the newest.
+  const perRequest = new Map<number, Notification>();
+  for (const n of fresh) if (!perRequest.has(n.object_id)) perRequest.set(n.object_id, n);
+  const unique = [...perRequest.values()];
+  const highest = unread.reduce((m, n) => Math.max(m, n.id), lastSeenId);
+  return { show: unique.slice(0, MAX_SHOWN_AT_ONCE), more: Math.max(0, unique.length - MAX_SHOWN_AT_ONCE), lastSeenId: highest };
+}
+
+export function notificationMessage(n: Notification): string {
+  return `Change request waiting for your review: ${n.object_repr}`;
+}

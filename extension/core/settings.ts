@@ -1,0 +1,79 @@
+// The extension's settings: their keys (package.json declares exactly these) and how raw
+// configuration values become a checked Settings object.
+import { normalizeBaseUrl } from './api-client';
+
+export const SETTING_KEYS = {
+  serverUrl: 'changeControl.serverUrl',
+  nodePath: 'changeControl.nodePath',
+  notificationsEnabled: 'changeControl.notifications.enabled',
+  pollIntervalSeconds: 'changeControl.notifications.pollIntervalSeconds',
+} as const;
+
+export const SETTING_DEFAULTS = {
+  serverUrl: '',
+  nodePath: 'node',
+  notificationsEnabled: true,
+  pollIntervalSeconds: 60,
+} as const;
+
+export const MIN_POLL_SECONDS = 10;
+
+export type ConnectionTarget =
+  | { mode: 'bundled' }
+  | { mode: 'remote'; url: string }
+  | { mode: 'invalid'; error: string };
+
+export interface Settings {
+  connection: ConnectionTarget;
+  nodePath: string;
+  notifications: { enabled: boolean; pollIntervalMs: number };
+  /** Values that were wrong and replaced by their defaults, for the log. */
+  problems: string[];
+}
+
+/** Reads settings through `get` (configuration lookups by full key). */
+export function parseSettings(get: (key: string) => unknown): Settings {
+  const problems: string[] = [];
+
+  const rawUrl = get(SETTING_KEYS.serverUrl);
+  let connection: ConnectionTarget;
+  if (rawUrl === undefined || rawUrl === null || (typeof rawUrl === 'string' && rawUrl.trim() === '')) {
+    connection = { mode: 'bundled' };
+  } else if (typeof rawUrl !== 'string') {
+    connection = { mode: 'invalid', error: `${SETTING_KEYS.serverUrl} must be a string` };
+  } else {
+    const normalized = normalizeBaseUrl(rawUrl);
+    connection = 'url' in normalized ? { mode: 'remote', url: normalized.url } : { mode: 'invalid', error: `${SETTING_KEYS.serverUrl}: ${normalized.error}` };
+  }
+
+  const rawNode = get(SETTING_KEYS.nodePath);
+  let nodePath: string = SETTING_DEFAULTS.nodePath;
+  if (typeof rawNode === 'string' && rawNode.trim() !== '') nodePath = rawNode.trim();
+  else if (rawNode !== undefined && rawNode !== null && rawNode !== '') problems.push(`${SETTING_KEYS.nodePath} must be a path; using "node"`);
+
+  const rawEnabled = get(SETTING_KEYS.notificationsEnabled);
+  let enabled: boolean = SETTING_DEFAULTS.notificationsEnabled;
+  if (typeof rawEnabled === 'boolean') enabled = rawEnabled;
+  else if (rawEnabled !== undefined && rawEnabled !== null) problems.push(`${SETTING_KEYS.notificationsEnabled} must be true or false`);
+
+  const rawPoll = get(SETTING_KEYS.pollIntervalSeconds);
+  let seconds: number = SETTING_DEFAULTS.pollIntervalSeconds;
+  if (typeof rawPoll === 'number' && Number.isFinite(rawPoll)) {
+    seconds = Math.max(MIN_POLL_SECONDS, Math.round(rawPoll));
+    if (rawPoll < MIN_POLL_SECONDS) problems.push(`${SETTING_KEYS.pollIntervalSeconds} is at least ${MIN_POLL_SECONDS}`);
+  } else if (rawPoll !== undefined && rawPoll !== null) {
+    problems.push(`${SETTING_KEYS.pollIntervalSeconds} must be a number of seconds`);
+  }
+
+  return { connection, nodePath, notifications: { enabled, pollIntervalMs: seconds * 1000 }, problems };
+}
+
+/** Where the token of a connection is kept in SecretStorage. */
+export function tokenSecretKey(target: ConnectionTarget): string | null {
+  if (target.mode === 'bundled') return 'changeControl.token.bundled';
+  if (target.mode === 'remote') return `changeControl.token.${target.url}`;
+  return null;
+}
+
+/** The bundled service's admin token (it is started with this token). */
+export const BUNDLED_ADMIN_SECRET = 'changeControl.bundledAdminToken';

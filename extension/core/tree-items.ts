@@ -1,0 +1,169 @@
+// Tree items as plain data: what each row of the Change Requests, Checks and My Reviews views
+// shows. extension/vscode/tree-view.ts turns these into vscode.TreeItems.
+import type { ChangeRequest, MergeCheck, Review } from '../../server/contract/change-control';
+import { changeRequestContextValue, mergeBlockedReason } from './availability';
+import type { CommandId } from './commands';
+import type { Group } from './grouping';
+import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from './labels';
+
+export interface TreeItemData {
+  /** Unique in its view and stable across refreshes (keeps expansion and selection). */
+  id: string;
+  label: string;
+  description?: string;
+  /** Markdown; user text in it is escaped. */
+  tooltip?: string;
+  icon?: IconRef;
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: { id: CommandId; title: string; args: unknown[] };
+}
+
+/** Escapes Markdown so that user text shows literally in a tooltip. */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&').replace(/\r?\n/g, ' ');
+}
+
+export function changeWindow(cr: Pick<ChangeRequest, 'scheduled_start' | 'scheduled_end'>): string | null {
+  if (!cr.scheduled_start && !cr.scheduled_end) return null;
+  return `${cr.scheduled_start ?? '…'} – ${cr.scheduled_end ?? '…'}`;
+}
+
+export function groupItem(group: Group): TreeItemData {
+  return {
+    id: `group:${group.id}`,
+    label: group.label,
+    description: String(group.items.length),
+    contextValue: `group;${group.id};`,
+    collapsible: group.items.length === 0 ? 'none' : group.id === 'recentlyClosed' ? 'collapsed' : 'expanded',
+  };
+}
+
+function mergeLine(cr: ChangeRequest): string {
+  if (cr.status === 'completed') return 'Merged';
+  if (cr.status === 'abandoned') return 'Abandoned';
+  if (cr.ready_to_merge) return 'Ready to merge';
+  return `Merge blocked: ${escapeMarkdown(mergeBlockedReason(cr) || 'not ready')}`;
+}
+
+export function changeRequestTooltip(cr: ChangeRequest): string {
+  const lines = [
+    `**${escapeMarkdown(cr.title)}**${cr.ref ? ` (${escapeMarkdown(cr.ref)})` : ''}`,
+    '',
+    `Status: ${STATUS_LABEL[cr.status]} · Priority: ${PRIORITY_LABEL[cr.priority]}`,
+    '',
+    `Branch: ${escapeMarkdown(cr.branch_name)}${cr.branch_deleted ? ' (deleted)' : ''}`,
+  ];
+  if (cr.requester) lines.push('', `Requested by ${escapeMarkdown(cr.requester.display)}`);
+  const window = changeWindow(cr);
+  if (window) lines.push('', `Change window: ${escapeMarkdown(window)}`);
+  if (cr.has_conflicts) lines.push('', 'Conflicts with main');
+  lines.push('', mergeLine(cr));
+  return lines.join('\n');
+}
+
+export function changeRequestDescription(cr: ChangeRequest): string {
+  const parts = [cr.ref, STATUS_LABEL[cr.status]].filter((p) => p);
+  if (cr.priority === 'high' || cr.priority === 'critical') parts.push(PRIORITY_LABEL[cr.priority]);
+  if (cr.has_conflicts) parts.push('conflicts');
+  return parts.join(' · ');
+}
+
+export function openCommand(cr: Pick<ChangeRequest, 'id'>): TreeItemData['command'] {
+  return { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [cr.id] };
+}
+
+/** A change request row; `scope` keeps ids unique when the request sits in several groups. */
+export function changeRequestItem(cr: ChangeRequest, scope: string): TreeItemData {
+  return {
+    id: `${scope}/cr:${cr.id}`,
+    label: cr.title || cr.branch_name,
+    description: changeRequestDescription(cr),
+    tooltip: changeRequestTooltip(cr),
+    icon: STATUS_ICON[cr.status],
+    contextValue: changeRequestContextValue(cr),
+    collapsible: 'none',
+    command: openCommand(cr),
+  };
+}
+
+export function checkItem(check: MergeCheck): TreeItemData {
+  const kind = check.required ? 'required' : 'advisory';
+  const description = [CHECK_STATUS_LABEL[check.status], kind, check.summary].filter((p) => p).join(' · ');
+  const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_LABEL[check.status]}`];
+  if (check.blocks_merge) lines.push('', 'Blocks the merge');
+  if (check.summary) lines.push('', escapeMarkdown(check.summary));
+  if (check.completed) lines.push('', `Result from ${escapeMarkdown(check.completed)}`);
+  const hasDetails = /^https?:\/\//i.test(check.details_url);
+  return {
+    id: `check:${check.id}`,
+    label: check.label || check.name,
+    description,
+    tooltip: lines.join('\n'),
+    icon: CHECK_ICON[check.status],
+    contextValue: `check;${check.required ? 'required' : 'advisory'};${hasDetails ? 'details;' : ''}`,
+    collapsible: 'none',
+    command: hasDetails ? { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: [check.details_url] } : undefined,
+  };
+}
+
+/** One of my reviews; `cr` when the request is known, for its title and menus. */
+export function reviewItem(review: Review, cr: ChangeRequest | undefined): TreeItemData {
+  const title = cr ? cr.title || cr.branch_name : `Change request #${review.change_request}`;
+  const parts: string[] = [DECISION_LABEL[review.decision]];
+  if (review.stale) parts.push('stale');
+  if (cr) parts.push(STATUS_LABEL[cr.status]);
+  return {
+    id: `review:${review.id}`,
+    label: title,
+    description: parts.join(' · '),
+    tooltip: [`**${escapeMarkdown(title)}**`, '', `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch changed since)' : ''}`].join('\n'),
+    icon: DECISION_ICON[review.decision],
+    contextValue: cr ? changeRequestContextValue(cr) : 'review;',
+    collapsible: 'none',
+    command: openCommand({ id: review.change_request }),
+  };
+}
+
+/** A row that only says something ("Select a change request…"). */
+export function messageItem(id: string, label: string, icon?: IconRef): TreeItemData {
+  return { id: `message:${id}`, label, icon, contextValue: 'message;', collapsible: 'none' };
+}
+
+// ---- nodes: what the tree providers hold (and what menu commands receive) ---------------
+
+export type TreeNode =
+  | { kind: 'group'; group: Group }
+  | { kind: 'changeRequest'; cr: ChangeRequest; scope: string }
+  | { kind: 'check'; check: MergeCheck }
+  | { kind: 'review'; review: Review; cr: ChangeRequest | undefined }
+  | { kind: 'reviewSection'; id: string; label: string; children: TreeNode[] }
+  | { kind: 'message'; id: string; label: string; icon?: IconRef; command?: TreeItemData['command'] };
+
+export function nodeItem(node: TreeNode): TreeItemData {
+  switch (node.kind) {
+    case 'group':
+      return groupItem(node.group);
+    case 'changeRequest':
+      return changeRequestItem(node.cr, node.scope);
+    case 'check':
+      return checkItem(node.check);
+    case 'review':
+      return reviewItem(node.review, node.cr);
+    case 'reviewSection':
+      return { id: `section:${node.id}`, label: node.label, description: String(node.children.length), contextValue: 'section;', collapsible: node.children.length ? 'expanded' : 'none' };
+    case 'message':
+      return { ...messageItem(node.id, node.label, node.icon), command: node.command };
+  }
+}
+
+/** The change request id a command argument stands for: a tree node, an id, or nothing. */
+export function changeRequestIdOf(arg: unknown): number | undefined {
+  if (typeof arg === 'number' && Number.isInteger(arg) && arg > 0) return arg;
+  if (arg && typeof arg === 'object') {
+    const node = arg as Partial<TreeNode>;
+    if (node.kind === 'changeRequest' && node.cr) return node.cr.id;
+    if (node.kind === 'review' && node.review) return node.review.change_request;
+  }
+  return undefined;
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { CALLER_ACTIONS } from '../../server/contract/change-control';
+import { allowedActions, availability, changeRequestContextValue, mergeBlockedReason, whenActionAllowed } from '../../extension/core/availability';
+import { branchPicks, changeRequestPicks } from '../../extension/core/pick-items';
+import { actions, makeChangeRequest } from './fixtures';
+
+describe('extension: command availability from the service\'s actions', () => {
+  it('reads allowed and the reason from `actions`, never from the status', () => {
+    const cr = makeChangeRequest({ id: 1, status: 'draft', actions: actions(['abandon'], { submit: 'You may not submit this request.' }) });
+    assert.deepEqual(availability(cr, 'abandon'), { allowed: true, reason: '' });
+    assert.deepEqual(availability(cr, 'submit'), { allowed: false, reason: 'You may not submit this request.' });
+    assert.deepEqual(allowedActions(cr), ['abandon']);
+  });
+
+  it('treats an action the service did not mention as not allowed, with a reason', () => {
+    const cr = makeChangeRequest({ id: 1 });
+    const partial = { ...cr, actions: { submit: { allowed: true, reason: null } } as typeof cr.actions };
+    assert.equal(availability(partial, 'merge').allowed, false);
+    assert.match(availability(partial, 'merge').reason, /does not offer/);
+    assert.equal(availability({ ...cr, actions: { ...cr.actions, merge: { allowed: false, reason: null } } }, 'merge').reason.length > 0, true);
+  });
+
+  it('encodes allowed actions in the context value that the menus\' when clauses match', () => {
+    const cr = makeChangeRequest({ id: 1, actions: actions(['submit', 'return_to_draft', 'merge']) });
+    const value = changeRequestContextValue(cr);
+    assert.equal(value, 'changeRequest;submit;return_to_draft;merge;');
+    for (const action of CALLER_ACTIONS) {
+      const pattern = /viewItem =~ \/(.*)\/$/.exec(whenActionAllowed(action))![1];
+      assert.equal(new RegExp(pattern).test(value), allowedActions(cr).includes(action), action);
+    }
+    assert.equal(changeRequestContextValue(makeChangeRequest({ id: 2 })), 'changeRequest;');
+  });
+
+  it('explains a refused merge with the action\'s reason, else merge_blocked_reason', () => {
+    const withReason = makeChangeRequest({ id: 1, actions: actions([], { merge: 'Required check "ci" is pending.' }), merge_blocked_reason: 'other words' });
+    assert.equal(mergeBlockedReason(withReason), 'Required check "ci" is pending.');
+    const cr = makeChangeRequest({ id: 2, merge_blocked_reason: 'Outside the change window.' });
+    const noReason = { ...cr, actions: { ...cr.actions, merge: { allowed: false, reason: null } } };
+    assert.equal(mergeBlockedReason(noReason), 'Outside the change window.');
+  });
+
+  it('offers in a QuickPick only the requests that allow the action; Merge also lists blocked ones with the reason', () => {
+    const a = makeChangeRequest({ id: 1, title: 'A', actions: actions(['submit']), status: 'draft' });
+    const b = makeChangeRequest({ id: 2, title: 'B', actions: actions(['merge']), ready_to_merge: true, status: 'approved' });
+    const c = makeChangeRequest({ id: 3, title: 'C', actions: actions([], { merge: 'Check "ci" is pending.' }), status: 'needs-review' });
+    const d = makeChangeRequest({ id: 4, title: 'D', status: 'completed' });
+    assert.deepEqual(changeRequestPicks([a, b, c, d], 'submit').map((p) => p.value.id), [1]);
+    const merge = changeRequestPicks([a, b, c, d], 'merge');
+    assert.deepEqual(merge.map((p) => p.value.id), [2, 3]);
+    assert.equal(merge[1].detail, '$(circle-slash) Blocked: Check "ci" is pending.');
+    assert.equal(changeRequestPicks([a, b, c, d]).length, 4);
+    assert.equal(merge[0].label, '$(pass) B');
+  });
+
+  it('names the change request of each branch in the branch QuickPick', () => {
+    const branches = [
+      { id: 101, url: '', display: 'b', created: '', last_updated: '', name: 'zeta', description: '', status: 'ready' as const, schema_id: 'abcdefgh', owner: 1, last_sync: null, merged_time: null, merged_by: null },
+      { id: 102, url: '', display: 'a', created: '', last_updated: '', name: 'alpha', description: '', status: 'ready' as const, schema_id: 'abcdefgi', owner: 1, last_sync: null, merged_time: null, merged_by: null },
+    ];
+    const picks = branchPicks(branches, [makeChangeRequest({ id: 1, branch: 101, title: 'Zeta work', status: 'draft' })]);
+    assert.deepEqual(picks.map((p) => p.label), ['$(git-branch) alpha', '$(git-branch) zeta']);
+    assert.match(picks[0].detail!, /No change request yet/);
+    assert.equal(picks[1].detail, 'Change request: Zeta work (Draft)');
+  });
+});

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { Backoff } from '../../extension/core/backoff';
+import type { Notification } from '../../extension/core/host-schemas';
+import { MAX_SHOWN_AT_ONCE, notificationMessage, reviewNotificationsToShow } from '../../extension/core/review-notifications';
+
+function note(id: number, over: Partial<Notification> = {}): Notification {
+  return { id, object_type: 'change_control.changerequest', object_id: id, object_repr: `CR ${id}`, event_type: 'change_request_review_requested', created: '2026-11-01T09:00:00Z', read: false, ...over };
+}
+
+describe('extension: polling for review requests', () => {
+  it('backs off by doubling on failures up to a ceiling, and returns to the base on success', () => {
+    const b = new Backoff(1000, 10_000);
+    assert.equal(b.next(true), 1000);
+    assert.equal(b.next(false), 2000);
+    assert.equal(b.next(false), 4000);
+    assert.equal(b.next(false), 8000);
+    assert.equal(b.next(false), 10_000);
+    assert.equal(b.consecutiveFailures, 4);
+    assert.equal(b.next(true), 1000);
+  });
+
+  it('shows only new review requests on change requests, once per request, newest first', () => {
+    const d = reviewNotificationsToShow(
+      [note(5), note(4, { event_type: 'change_request_approved' }), note(3, { object_type: 'dcim.device' }), note(2), note(6, { object_id: 2 }), note(1)],
+      1,
+    );
+    assert.deepEqual(d.show.map((n) => n.id), [6, 5]);
+    assert.equal(d.more, 0);
+    assert.equal(d.lastSeenId, 6);
+  });
+
+  it('shows a few at once and counts the rest', () => {
+    const many = Array.from({ length: MAX_SHOWN_AT_ONCE + 4 }, (_, i) => note(i + 1));
+    const d = reviewNotificationsToShow(many, 0);
+    assert.equal(d.show.length, MAX_SHOWN_AT_ONCE);
+    assert.equal(d.more, 4);
+    assert.deepEqual(reviewNotificationsToShow(many, d.lastSeenId).show, []);
+  });
+
+  it('keeps the high-water mark when nothing is unread', () => {
+    assert.deepEqual(reviewNotificationsToShow([], 12), { show: [], more: 0, lastSeenId: 12 });
+    assert.equal(notificationMessage(note(1)), 'Change request waiting for your review: CR 1');
+  });
+});

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { parseSettings, SETTING_KEYS, tokenSecretKey } from '../../extension/core/settings';
+
+const read = (values: Record<string, unknown>) => (key: string) => values[key];
+
+describe('extension: settings', () => {
+  it('uses the bundled service when no URL is set, with the defaults', () => {
+    const s = parseSettings(read({}));
+    assert.deepEqual(s.connection, { mode: 'bundled' });
+    assert.equal(s.nodePath, 'node');
+    assert.deepEqual(s.notifications, { enabled: true, pollIntervalMs: 60_000 });
+    assert.deepEqual(s.problems, []);
+    assert.deepEqual(parseSettings(read({ [SETTING_KEYS.serverUrl]: '   ' })).connection, { mode: 'bundled' });
+  });
+
+  it('normalises the service URL (no trailing slash) and refuses what is not http(s)', () => {
+    assert.deepEqual(parseSettings(read({ [SETTING_KEYS.serverUrl]: ' http://127.0.0.1:8000/ ' })).connection, { mode: 'remote', url: 'http://127.0.0.1:8000' });
+    assert.deepEqual(parseSettings(read({ [SETTING_KEYS.serverUrl]: 'https://cc.example/base//' })).connection, { mode: 'remote', url: 'https://cc.example/base' });
+    for (const bad of ['ftp://x', 'not a url', 'http://x/?a=1']) {
+      const c = parseSettings(read({ [SETTING_KEYS.serverUrl]: bad })).connection;
+      assert.equal(c.mode, 'invalid', bad);
+      assert.match((c as { error: string }).error, /changeControl\.serverUrl/);
+    }
+    assert.equal(parseSettings(read({ [SETTING_KEYS.serverUrl]: 42 })).connection.mode, 'invalid');
+  });
+
+  it('reads the Node path, notification switch and poll interval, replacing bad values with defaults', () => {
+    const s = parseSettings(read({ [SETTING_KEYS.nodePath]: ' /opt/node20/bin/node ', [SETTING_KEYS.notificationsEnabled]: false, [SETTING_KEYS.pollIntervalSeconds]: 90.4 }));
+    assert.equal(s.nodePath, '/opt/node20/bin/node');
+    assert.deepEqual(s.notifications, { enabled: false, pollIntervalMs: 90_000 });
+    const bad = parseSettings(read({ [SETTING_KEYS.nodePath]: 5, [SETTING_KEYS.notificationsEnabled]: 'yes', [SETTING_KEYS.pollIntervalSeconds]: 2 }));
+    assert.equal(bad.nodePath, 'node');
+    assert.deepEqual(bad.notifications, { enabled: true, pollIntervalMs: 10_000 });
+    assert.equal(bad.problems.length, 3);
+  });
+
+  it('keeps one token per service', () => {
+    assert.equal(tokenSecretKey({ mode: 'bundled' }), 'changeControl.token.bundled');
+    assert.equal(tokenSecretKey({ mode: 'remote', url: 'http://a:1' }), 'changeControl.token.http://a:1');
+    assert.equal(tokenSecretKey({ mode: 'invalid', error: 'x' }), null);
+  });
+});

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { groupChangeRequests, EMPTY_LISTS } from '../../extension/core/grouping';
+import { changeRequestIdOf, changeRequestItem, checkItem, escapeMarkdown, groupItem, nodeItem, reviewItem } from '../../extension/core/tree-items';
+import { actions, makeChangeRequest, makeCheck, makeReview } from './fixtures';
+
+describe('extension: tree items', () => {
+  it('labels a group with its count and collapses empty and closed groups', () => {
+    const groups = groupChangeRequests({ ...EMPTY_LISTS, open: [makeChangeRequest({ id: 1, status: 'draft' })], closed: [makeChangeRequest({ id: 2, status: 'completed' })] });
+    const drafts = groupItem(groups.find((g) => g.id === 'drafts')!);
+    assert.equal(drafts.label, 'Drafts');
+    assert.equal(drafts.description, '1');
+    assert.equal(drafts.collapsible, 'expanded');
+    assert.equal(groupItem(groups.find((g) => g.id === 'mine')!).collapsible, 'none');
+    assert.equal(groupItem(groups.find((g) => g.id === 'recentlyClosed')!).collapsible, 'collapsed');
+  });
+
+  it('shows a change request with its ref, status, urgency and conflicts, and opens it on click', () => {
+    const cr = makeChangeRequest({ id: 7, title: 'Move sw1', ref: 'CHG-7', status: 'rejected', priority: 'critical', has_conflicts: true, actions: actions(['submit', 'abandon']) });
+    const item = changeRequestItem(cr, 'mine');
+    assert.equal(item.id, 'mine/cr:7');
+    assert.equal(item.label, 'Move sw1');
+    assert.equal(item.description, 'CHG-7 · Changes requested · Critical · conflicts');
+    assert.deepEqual(item.icon, { id: 'request-changes', color: 'testing.iconFailed' });
+    assert.equal(item.contextValue, 'changeRequest;submit;abandon;');
+    assert.deepEqual(item.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
+  });
+
+  it('says in the tooltip why a request cannot merge, with the user\'s words escaped', () => {
+    const cr = makeChangeRequest({ id: 1, title: 'Fix *all* [the](javascript:x) things', merge_blocked_reason: 'Check "ci" is pending.', actions: actions([], { merge: 'Check "ci" is pending.' }) });
+    const tooltip = changeRequestItem(cr, 'blocked').tooltip!;
+    assert.match(tooltip, /Merge blocked: Check "ci" is pending\\\./);
+    assert.ok(tooltip.includes('Fix \\*all\\* \\[the\\]\\(javascript:x\\) things'));
+    const ready = changeRequestItem(makeChangeRequest({ id: 2, ready_to_merge: true, actions: actions(['merge']) }), 'readyToMerge').tooltip!;
+    assert.match(ready, /Ready to merge/);
+  });
+
+  it('keeps ids unique when one request sits in several groups', () => {
+    const cr = makeChangeRequest({ id: 3 });
+    assert.notEqual(changeRequestItem(cr, 'mine').id, changeRequestItem(cr, 'blocked').id);
+  });
+
+  it('shows a check\'s status, kind and summary, and links its details only for http(s)', () => {
+    const failing = checkItem(makeCheck({ id: 1, label: 'CI', status: 'failure', summary: '3 tests failed', details_url: 'https://ci.example/1' }));
+    assert.equal(failing.label, 'CI');
+    assert.equal(failing.description, 'Failed · required · 3 tests failed');
+    assert.equal(failing.icon!.id, 'error');
+    assert.equal(failing.contextValue, 'check;required;details;');
+    assert.deepEqual(failing.command, { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: ['https://ci.example/1'] });
+    const advisory = checkItem(makeCheck({ id: 2, status: 'skipped', required: false, blocks_merge: false }));
+    assert.equal(advisory.contextValue, 'check;advisory;');
+    assert.equal(advisory.command, undefined);
+  });
+
+  it('shows one of my reviews with its decision, staleness and the request\'s menus', () => {
+    const cr = makeChangeRequest({ id: 1, title: 'Move sw1', actions: actions(['review']) });
+    const item = reviewItem(makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }), cr);
+    assert.equal(item.label, 'Move sw1');
+    assert.equal(item.description, 'Request changes · stale · Needs review');
+    assert.equal(item.contextValue, 'changeRequest;review;');
+    const unknown = reviewItem(makeReview({ id: 6, change_request: 42 }), undefined);
+    assert.equal(unknown.label, 'Change request #42');
+    assert.deepEqual(unknown.command!.args, [42]);
+  });
+
+  it('finds the change request a command argument stands for', () => {
+    const cr = makeChangeRequest({ id: 9 });
+    assert.equal(changeRequestIdOf(9), 9);
+    assert.equal(changeRequestIdOf({ kind: 'changeRequest', cr, scope: 'x' }), 9);
+    assert.equal(changeRequestIdOf({ kind: 'review', review: makeReview({ id: 1, change_request: 4 }), cr: undefined }), 4);
+    assert.equal(changeRequestIdOf(undefined), undefined);
+    assert.equal(changeRequestIdOf('9'), undefined);
+    assert.equal(changeRequestIdOf(-1), undefined);
+    assert.equal(changeRequestIdOf({ kind: 'check', check: makeCheck({ id: 1 }) }), undefined);
+  });
+
+  it('turns every node kind into an item', () => {
+    const node = nodeItem({ kind: 'reviewSection', id: 'waiting', label: 'Waiting for my review', children: [] });
+    assert.equal(node.description, '0');
+    const message = nodeItem({ kind: 'message', id: 'x', label: 'Loading…' });
+    assert.equal(message.contextValue, 'message;');
+  });
+
+  it('escapes Markdown so that it shows literally', () => {
+    assert.equal(escapeMarkdown('a_b *c* <d> [e](f)\nnext'), 'a\\_b \\*c\\* \\<d\\> \\[e\\]\\(f\\) next');
+  });
+});

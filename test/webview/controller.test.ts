@@ -1,0 +1,149 @@
+// The panel wired to a fake webview API under jsdom: the handshake, user events becoming typed
+// messages, host answers updating the panel, state kept with setState.
+import assert from 'node:assert/strict';
+import { JSDOM } from 'jsdom';
+import { PanelController, isPersistedState, type WebviewApi } from '../../webview/controller';
+import type { PersistedState, WebviewToHost } from '../../webview/protocol';
+import { actions, makeChangeRequest, makeComment, makeSnapshot } from '../extension/fixtures';
+
+function setup(saved?: unknown) {
+  const dom = new JSDOM('<!DOCTYPE html><body><div id="root"></div></body>');
+  const doc = dom.window.document;
+  const posted: WebviewToHost[] = [];
+  const states: PersistedState[] = [];
+  const api: WebviewApi = { postMessage: (m) => posted.push(m), getState: () => saved, setState: (s) => states.push(s) };
+  const root = doc.getElementById('root')!;
+  const controller = new PanelController(doc, root, api);
+  const $ = <T extends Element = HTMLElement>(sel: string) => {
+    const el = root.querySelector<T>(sel as never);
+    assert.ok(el, `no ${sel}`);
+    return el as unknown as T;
+  };
+  const type = (sel: string, value: string) => {
+    const ta = $<HTMLTextAreaElement>(sel);
+    ta.value = value;
+    ta.dispatchEvent(new dom.window.Event('input', { bubbles: true }));
+  };
+  const key = (sel: string, init: KeyboardEventInit) => $(sel).dispatchEvent(new dom.window.KeyboardEvent('keydown', { bubbles: true, ...init }));
+  return { dom, doc, root, posted, states, controller, $, type, key };
+}
+
+describe('webview: the panel controller', () => {
+  it('says ready, shows loading, then renders the snapshot the host sends', () => {
+    const t = setup();
+    t.controller.start();
+    assert.deepEqual(t.posted, [{ type: 'ready' }]);
+    t.controller.receive({ type: 'loading', changeRequestId: 1 });
+    assert.ok(t.$('#loading'));
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    assert.equal(t.$('#cr-title').textContent, 'Change 1');
+    t.controller.receive('garbage');
+    t.controller.receive(null);
+    assert.equal(t.$('#cr-title').textContent, 'Change 1');
+  });
+
+  it('posts a new comment anchored to its change, then clears the composer when the host says done', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#comment-on-11').click();
+    assert.equal(t.doc.activeElement, t.$('#ta-comment-11'), 'focus moves into the new text box');
+    t.type('#ta-comment-11', 'Why is VLAN 20 gone?');
+    t.$('#send-comment-11').click();
+    assert.deepEqual(t.posted, [{ type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why is VLAN 20 gone?', parent: null }]);
+    assert.equal(t.$('#send-comment-11').textContent, 'Sending…');
+    assert.equal(t.$('#send-comment-11').hasAttribute('disabled'), true);
+    t.$('#send-comment-11').click();
+    assert.equal(t.posted.length, 1, 'no second send while one is pending');
+    t.controller.receive({ type: 'operationDone', opId: 'op-1' });
+    assert.equal(t.root.querySelector('#ta-comment-11'), null);
+    assert.ok(t.$('#comment-on-11'));
+  });
+
+  it('shows the host\'s refusal next to the composer and keeps the text', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#comment-on-12').click();
+    t.type('#ta-comment-12', 'x');
+    t.$('#send-comment-12').click();
+    t.controller.receive({ type: 'operationFailed', opId: 'op-1', message: 'Adding a comment was refused: change_diff: not in this branch' });
+    assert.equal(t.$('#ta-comment-12-error').textContent, 'Adding a comment was refused: change_diff: not in this branch');
+    assert.equal(t.$<HTMLTextAreaElement>('#ta-comment-12').value, 'x');
+    assert.equal(t.$('#ta-comment-12').getAttribute('aria-invalid'), 'true');
+  });
+
+  it('works from the keyboard: Ctrl+Enter sends, Escape cancels', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    const reply = t.root.querySelector<HTMLButtonElement>('[data-act=open-composer][data-key="reply:5"]')!;
+    reply.click();
+    t.type('#ta-reply-5', 'Agreed');
+    t.key('#ta-reply-5', { key: 'Enter', ctrlKey: true });
+    assert.deepEqual(t.posted.at(-1), { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Agreed', parent: 5 });
+    t.$('#comment-on-11').click();
+    t.key('#ta-comment-11', { key: 'Escape' });
+    assert.equal(t.root.querySelector('#ta-comment-11'), null);
+  });
+
+  it('submits a review with the chosen decision', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    const reject = t.$<HTMLInputElement>('#decision-reject');
+    reject.checked = true;
+    reject.dispatchEvent(new t.dom.window.Event('change', { bubbles: true }));
+    assert.equal(t.$('label[for=ta-review]').textContent, 'What must change (required)');
+    t.type('#ta-review', 'Keep VLAN 20.');
+    t.$('#send-review').click();
+    assert.deepEqual(t.posted.at(-1), { type: 'submitReview', opId: 'op-1', decision: 'reject', comment: 'Keep VLAN 20.', reviewId: null });
+  });
+
+  it('asks the host for lifecycle actions, ignores disabled ones, and opens links through the host', () => {
+    const cr = makeChangeRequest({ id: 1, status: 'needs-review', actions: actions(['return_to_draft'], { merge: 'Check "ci" is pending.' }) });
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ changeRequest: cr, comments: [makeComment({ id: 5, text: 'see [log](https://ci.example/5)' })] }) });
+    t.$('#action-merge').click();
+    assert.deepEqual(t.posted, []);
+    t.$('#action-return_to_draft').click();
+    assert.deepEqual(t.posted, [{ type: 'panelAction', opId: 'op-1', action: 'return_to_draft' }]);
+    t.$('#comment-5 a').click();
+    assert.deepEqual(t.posted.at(-1), { type: 'openLink', url: 'https://ci.example/5' });
+    t.root.querySelector<HTMLElement>('[data-act=open-link]')!.click();
+    assert.deepEqual(t.posted.at(-1), { type: 'openLink', url: 'https://ci.example/run/1' });
+    t.$('#action-refresh').click();
+    assert.deepEqual(t.posted.at(-1), { type: 'refresh' });
+  });
+
+  it('asks the host to delete and to resolve', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    t.root.querySelector<HTMLElement>('#comment-5 [data-act=delete-comment]')!.click();
+    t.root.querySelector<HTMLElement>('[data-act=resolve]')!.click();
+    assert.deepEqual(t.posted, [
+      { type: 'deleteComment', opId: 'op-1', commentId: 5 },
+      { type: 'setResolved', opId: 'op-2', commentId: 5, resolved: true },
+    ]);
+  });
+
+  it('keeps drafts with setState and restores them in a new panel', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.type('#ta-review', 'half a thought');
+    const saved = t.states.at(-1)!;
+    assert.equal(saved.changeRequestId, 1);
+    assert.equal(saved.drafts.review, 'half a thought');
+    assert.equal(isPersistedState(saved), true);
+    assert.equal(isPersistedState({ changeRequestId: 'x' }), false);
+
+    const again = setup(saved);
+    assert.equal(again.controller.current.changeRequestId, 1);
+    again.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    assert.equal(again.$<HTMLTextAreaElement>('#ta-review').value, 'half a thought');
+  });
+
+  it('keeps keyboard focus on the same control across a re-render', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#ta-review').focus();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    assert.equal(t.doc.activeElement?.id, 'ta-review');
+  });
+});

@@ -1,0 +1,68 @@
+// The approval panel: per policy and rule, counted approvals of the minimum, who may approve
+// (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
+import type { Evaluation, EvaluationRule } from '../../server/contract/change-control';
+import { DECISION_LABEL } from '../../extension/core/labels';
+import { renderMarkdown } from '../markdown';
+import { h } from './dom';
+
+function names(list: { display: string }[]): string {
+  return list.map((u) => u.display).join(', ');
+}
+
+function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
+  const groups = rule.eligible_groups.map((g) => (g.empty ? `${g.name} (empty group)` : g.name));
+  const mayApprove = [...rule.eligible_users.map((u) => u.display), ...groups];
+  return h(doc, 'li', { class: `rule ${rule.satisfied ? 'satisfied' : 'short'}`, 'data-rule-id': rule.id },
+    h(doc, 'div', { class: 'rule-head' },
+      h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓' : '○'),
+      h(doc, 'strong', {}, rule.name),
+      h(doc, 'span', { class: 'count' }, ` ${rule.approvals} of ${rule.min_reviews} approval${rule.min_reviews === 1 ? '' : 's'}`),
+      h(doc, 'span', { class: 'visually-hidden' }, rule.satisfied ? ' (satisfied)' : ' (not satisfied)'),
+    ),
+    rule.approvers.length ? h(doc, 'p', {}, 'Approved by: ', names(rule.approvers)) : null,
+    h(doc, 'p', {}, 'May approve: ', mayApprove.length ? mayApprove.join(', ') : 'nobody'),
+    rule.outstanding_reviewers.length ? h(doc, 'p', {}, 'Waiting for: ', names(rule.outstanding_reviewers)) : null,
+    ...rule.empty_groups.map((g) => h(doc, 'p', { class: 'warning' }, `Group ${g} has no members and can never approve.`)),
+  );
+}
+
+export function renderApproval(doc: Document, evaluation: Evaluation | null): HTMLElement {
+  const section = h(doc, 'section', { id: 'approval', 'aria-labelledby': 'approval-title' }, h(doc, 'h2', { id: 'approval-title' }, 'Approval'));
+  if (!evaluation) {
+    section.append(h(doc, 'p', { class: 'muted' }, 'The approval panel could not be loaded.'));
+    return section;
+  }
+  section.append(
+    h(doc, 'p', { class: evaluation.approved ? 'state ok' : 'state blocked', id: 'approval-state' }, evaluation.approved ? '✓ The policies are satisfied.' : 'The policies are not satisfied yet.'),
+  );
+  if (evaluation.reasons.length) {
+    section.append(h(doc, 'ul', { class: 'reasons', id: 'approval-reasons' }, evaluation.reasons.map((r) => h(doc, 'li', {}, r))));
+  }
+  for (const policy of evaluation.policies) {
+    section.append(
+      h(doc, 'div', { class: 'policy', 'data-policy-id': policy.id },
+        h(doc, 'h3', {}, policy.name, policy.matched_object_types.length ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`) : null),
+        policy.rules.length ? h(doc, 'ul', { class: 'rules' }, policy.rules.map((r) => renderRule(doc, r))) : h(doc, 'p', { class: 'muted' }, 'No approval rules.'),
+        policy.checks.length ? h(doc, 'p', { class: 'muted' }, 'Requires checks: ', policy.checks.join(', ')) : null,
+      ),
+    );
+  }
+  if (evaluation.stale_reviews.length) {
+    section.append(
+      h(doc, 'div', { class: 'stale' },
+        h(doc, 'h3', {}, 'Stale reviews'),
+        h(doc, 'p', { class: 'muted' }, 'Given before the branch changed; they no longer count.'),
+        h(doc, 'ul', {}, evaluation.stale_reviews.map((s) => h(doc, 'li', {}, `${s.reviewer.display}: ${DECISION_LABEL[s.decision]}`))),
+      ),
+    );
+  }
+  if (evaluation.rejections.length) {
+    section.append(
+      h(doc, 'div', { class: 'rejections' },
+        h(doc, 'h3', {}, 'Changes requested'),
+        evaluation.rejections.map((r) => h(doc, 'div', { class: 'rejection' }, h(doc, 'strong', {}, r.reviewer.display), renderMarkdown(doc, r.comment))),
+      ),
+    );
+  }
+  return section;
+}

@@ -1,0 +1,48 @@
+// Merge checks and the merge state (ready, or why not).
+import type { ChangeRequest, MergeCheck } from '../../server/contract/change-control';
+import { mergeBlockedReason } from '../../extension/core/merge-reason';
+import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL } from '../../extension/core/labels';
+import { isSafeLink } from '../markdown';
+import { formatTime, h } from './dom';
+
+export function renderChecks(doc: Document, checks: readonly MergeCheck[]): HTMLElement {
+  const section = h(doc, 'section', { id: 'checks', 'aria-labelledby': 'checks-title' }, h(doc, 'h2', { id: 'checks-title' }, `Checks (${checks.length})`));
+  if (checks.length === 0) {
+    section.append(h(doc, 'p', { class: 'muted' }, 'No checks on this change request.'));
+    return section;
+  }
+  section.append(
+    h(doc, 'table', { class: 'checks' },
+      h(doc, 'thead', {}, h(doc, 'tr', {}, ['Status', 'Check', 'Kind', 'Summary', ''].map((t) => h(doc, 'th', { scope: 'col' }, t)))),
+      h(doc, 'tbody', {},
+        checks.map((c) =>
+          h(doc, 'tr', { class: `check check-${c.status}${c.blocks_merge ? ' blocking' : ''}`, 'data-check': c.name },
+            h(doc, 'td', { class: 'check-status' }, h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, CHECK_STATUS_SYMBOL[c.status]), ` ${CHECK_STATUS_LABEL[c.status]}`),
+            h(doc, 'td', {}, c.label || c.name, c.label && c.label !== c.name ? h(doc, 'span', { class: 'muted' }, ` (${c.name})`) : null),
+            h(doc, 'td', {}, c.required ? 'required' : 'advisory', c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null),
+            h(doc, 'td', {}, c.summary, c.completed ? h(doc, 'span', { class: 'muted' }, ` ${formatTime(c.completed)}`) : null),
+            h(doc, 'td', {}, isSafeLink(c.details_url) ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-link', 'data-url': c.details_url }, 'Details') : null),
+          ),
+        ),
+      ),
+    ),
+  );
+  return section;
+}
+
+export function renderMergeState(doc: Document, cr: ChangeRequest): HTMLElement {
+  const section = h(doc, 'section', { id: 'merge', 'aria-labelledby': 'merge-title' }, h(doc, 'h2', { id: 'merge-title' }, 'Merge'));
+  if (cr.status === 'completed') section.append(h(doc, 'p', { class: 'state ok', id: 'merge-state' }, 'Merged.'));
+  else if (cr.status === 'abandoned') section.append(h(doc, 'p', { class: 'state muted', id: 'merge-state' }, 'Abandoned.'));
+  else if (cr.ready_to_merge) section.append(h(doc, 'p', { class: 'state ok', id: 'merge-state' }, '✓ Ready to merge.'));
+  else {
+    section.append(
+      h(doc, 'p', { class: 'state blocked', id: 'merge-state' }, 'Merge blocked: ', h(doc, 'span', { id: 'merge-reason' }, mergeBlockedReason(cr) || 'not ready.')),
+    );
+  }
+  if (cr.has_conflicts) section.append(h(doc, 'p', { class: 'warning', id: 'merge-conflicts' }, 'The branch conflicts with main.'));
+  if (cr.approved && !cr.ready_to_merge && cr.status !== 'completed' && cr.status !== 'abandoned') {
+    section.append(h(doc, 'p', { class: 'muted' }, 'Approved, but a check, the change window or the branch still blocks the merge.'));
+  }
+  return section;
+}

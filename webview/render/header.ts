@@ -1,0 +1,81 @@
+// The header: title, facts of the request, and the action buttons the service allows.
+import type { CallerAction } from '../../server/contract/change-control';
+import { PRIORITY_LABEL, STATUS_LABEL } from '../../extension/core/labels';
+import { PANEL_ACTIONS, type ChangeRequestSnapshot, type PanelAction } from '../protocol';
+import { actionKey, isPending, type ViewState } from '../state';
+import { formatTime, h } from './dom';
+
+export const PANEL_ACTION_LABEL = {
+  submit: 'Submit for Review',
+  return_to_draft: 'Return to Draft',
+  abandon: 'Abandon',
+  reopen: 'Reopen',
+  run_checks: 'Re-run Checks',
+  merge: 'Merge Branch',
+} as const satisfies Record<PanelAction, string>;
+
+const CALLER_ACTION_OF = {
+  submit: 'submit',
+  return_to_draft: 'return_to_draft',
+  abandon: 'abandon',
+  reopen: 'reopen',
+  run_checks: 'run_checks',
+  merge: 'merge',
+} as const satisfies Record<PanelAction, CallerAction>;
+
+function fact(doc: Document, term: string, value: Node | string | null): Node[] {
+  if (value === null || value === '') return [];
+  return [h(doc, 'dt', {}, term), h(doc, 'dd', {}, value)];
+}
+
+export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: ViewState): HTMLElement {
+  const cr = snap.changeRequest;
+  const window = cr.scheduled_start || cr.scheduled_end ? `${formatTime(cr.scheduled_start) || '…'} – ${formatTime(cr.scheduled_end) || '…'}` : null;
+  const branch = cr.branch_deleted ? `${cr.branch_name} (deleted)` : cr.branch_name;
+
+  const buttons = PANEL_ACTIONS.flatMap((action) => {
+    const a = cr.actions[CALLER_ACTION_OF[action]];
+    const allowed = a?.allowed === true;
+    // Merge stays visible on a submitted open request, disabled with its reason; the others show only when allowed.
+    const showBlocked = action === 'merge' && !['draft', 'completed', 'abandoned'].includes(cr.status);
+    if (!allowed && !showBlocked) return [];
+    const pending = isPending(state, actionKey(action));
+    return [
+      h(doc, 'button', {
+        type: 'button',
+        id: `action-${action}`,
+        class: action === 'merge' || action === 'submit' ? 'primary' : 'secondary',
+        'data-act': 'panel-action',
+        'data-action': action,
+        'aria-disabled': allowed && !pending ? undefined : 'true',
+        'aria-describedby': !allowed && action === 'merge' ? 'merge-reason' : undefined,
+        title: !allowed ? a?.reason ?? undefined : undefined,
+      }, pending ? `${PANEL_ACTION_LABEL[action]}…` : PANEL_ACTION_LABEL[action]),
+    ];
+  });
+
+  const notices = [
+    ...snap.problems,
+    ...(state.loadError ? [`Refreshing failed: ${state.loadError}`] : []),
+    ...PANEL_ACTIONS.flatMap((a) => (state.errors[actionKey(a)] ? [state.errors[actionKey(a)]] : [])),
+  ];
+
+  return h(doc, 'header', { class: 'cr-header' },
+    h(doc, 'h1', { id: 'cr-title' }, cr.title || cr.branch_name),
+    h(doc, 'dl', { class: 'facts' },
+      fact(doc, 'Reference', cr.ref || null),
+      fact(doc, 'Status', h(doc, 'span', { class: `badge status-${cr.status}`, id: 'cr-status' }, STATUS_LABEL[cr.status])),
+      fact(doc, 'Priority', PRIORITY_LABEL[cr.priority]),
+      fact(doc, 'Branch', h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch)),
+      fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
+      fact(doc, 'Change window', window),
+      fact(doc, 'Updated', formatTime(cr.last_updated)),
+    ),
+    cr.description ? h(doc, 'p', { class: 'description' }, cr.description) : null,
+    h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },
+      buttons,
+      h(doc, 'button', { type: 'button', id: 'action-refresh', class: 'secondary', 'data-act': 'refresh', 'aria-busy': state.refreshing ? 'true' : undefined }, state.refreshing ? 'Refreshing…' : 'Refresh'),
+    ),
+    notices.length ? h(doc, 'div', { class: 'notice', role: 'status' }, h(doc, 'ul', {}, notices.map((n) => h(doc, 'li', {}, n)))) : null,
+  );
+}
