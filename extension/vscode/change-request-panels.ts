@@ -1,0 +1,202 @@
+// Webview panels of change requests: one per request, restored after a reload by a serializer
+// from the state the webview saved. The host loads the data and performs the writes; the webview
+// only renders and asks.
+import * as vscode from 'vscode';
+import type { ChangeRequest } from '../../server/contract/change-control';
+import { presentError } from '../core/api-error';
+import { CHANGE_REQUEST_PANEL, type CommandId } from '../core/commands';
+import { describeOperation, performWrite } from '../core/operations';
+import { loadSnapshot } from '../core/snapshot';
+import { isOpenableLink, parseWebviewMessage, restoredChangeRequestId } from '../core/webview-messages';
+import { makeNonce, panelHtml } from '../core/webview-html';
+import type { HostToWebview, Operation, PanelAction } from '../../webview/protocol';
+import type { Connection } from './connection';
+import { DisposableBase } from './disposable';
+
+const COMMAND_OF_ACTION = {
+  submit: 'changeControl.submit',
+  return_to_draft: 'changeControl.returnToDraft',
+  abandon: 'changeControl.abandon',
+  reopen: 'changeControl.reopen',
+  run_checks: 'changeControl.runChecks',
+  merge: 'changeControl.merge',
+} as const satisfies Record<PanelAction, CommandId>;
+
+export interface PanelDeps {
+  extensionUri: vscode.Uri;
+  connection: Connection;
+  log: vscode.LogOutputChannel;
+  /** A panel came to the front: its request becomes the selected one (Checks view). */
+  onFocus(cr: ChangeRequest): void;
+  /** Something changed on the service: refresh the lists. */
+  onChanged(): void;
+}
+
+class ChangeRequestPanel extends DisposableBase {
+  private ready = false;
+  private queue: HostToWebview[] = [];
+  private loading: Promise<void> | undefined;
+  private last: ChangeRequest | undefined;
+
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly changeRequestId: number,
+    private readonly deps: PanelDeps,
+    private readonly onDispose: () => void,
+  ) {
+    super();
+    const dist = vscode.Uri.joinPath(deps.extensionUri, 'dist');
+    panel.webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    panel.webview.html = panelHtml({
+      cspSource: panel.webview.cspSource,
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
+      styleUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.css')).toString(),
+      nonce: makeNonce(),
+      title: panel.title,
+    });
+    this._register(panel.webview.onDidReceiveMessage((raw) => void this.onMessage(raw)));
+    this._register(panel.onDidChangeViewState((e) => {
+      if (e.webviewPanel.active && this.last) this.deps.onFocus(this.last);
+    }));
+    this._register(panel.onDidDispose(() => {
+      this.onDispose();
+      this.dispose();
+    }));
+  }
+
+  private post(message: HostToWebview): void {
+    if (!this.ready) {
+      this.queue.push(message);
+      return;
+    }
+    void this.panel.webview.postMessage(message);
+  }
+
+  /** Loads the snapshot and sends it (one load at a time; a refresh meanwhile reuses it). */
+  refresh(): Promise<void> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    const client = this.deps.connection.client;
+    const me = this.deps.connection.user;
+    if (!client || !me) {
+      this.post({ type: 'loadFailed', changeRequestId: this.changeRequestId, message: 'Not connected to the Change Control service. Sign in, then refresh.' });
+      return;
+    }
+    this.post({ type: 'loading', changeRequestId: this.changeRequestId });
+    try {
+      const snapshot = await loadSnapshot(client, this.changeRequestId, me);
+      this.last = snapshot.changeRequest;
+      this.panel.title = snapshot.changeRequest.title || snapshot.changeRequest.branch_name;
+      if (this.panel.active) this.deps.onFocus(snapshot.changeRequest);
+      this.post({ type: 'snapshot', snapshot });
+    } catch (e) {
+      const message = presentError('Loading the change request', e).message;
+      this.deps.log.error(message);
+      this.post({ type: 'loadFailed', changeRequestId: this.changeRequestId, message });
+    }
+  }
+
+  private async onMessage(raw: unknown): Promise<void> {
+    const message = parseWebviewMessage(raw);
+    if (!message) {
+      this.deps.log.warn('ignored a malformed message from the change request webview');
+      return;
+    }
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        for (const m of this.queue.splice(0)) void this.panel.webview.postMessage(m);
+        await this.refresh();
+        return;
+      case 'refresh':
+        await this.refresh();
+        return;
+      case 'openLink':
+        if (isOpenableLink(message.url)) await vscode.env.openExternal(vscode.Uri.parse(message.url, true));
+        else this.deps.log.warn(`refused to open a link from the webview: ${message.url.slice(0, 200)}`);
+        return;
+      default:
+        await this.operate(message);
+    }
+  }
+
+  private async operate(op: Operation): Promise<void> {
+    if (op.type === 'panelAction') {
+      await vscode.commands.executeCommand(COMMAND_OF_ACTION[op.action], this.changeRequestId);
+      this.post({ type: 'operationDone', opId: op.opId });
+      await this.refresh();
+      return;
+    }
+    const client = this.deps.connection.client;
+    if (!client) {
+      this.post({ type: 'operationFailed', opId: op.opId, message: 'Not connected to the Change Control service.' });
+      return;
+    }
+    if (op.type === 'deleteComment') {
+      const ok = await vscode.window.showWarningMessage('Delete this comment?', { modal: true, detail: 'It is removed for everyone.' }, 'Delete');
+      if (ok !== 'Delete') {
+        this.post({ type: 'operationFailed', opId: op.opId, message: 'Not deleted.' });
+        return;
+      }
+    }
+    try {
+      await performWrite(client, this.changeRequestId, op);
+      this.post({ type: 'operationDone', opId: op.opId });
+      this.deps.onChanged();
+    } catch (e) {
+      const presented = presentError(describeOperation(op), e, { retryable: false });
+      this.deps.log.warn(presented.message);
+      this.post({ type: 'operationFailed', opId: op.opId, message: presented.message });
+    }
+    await this.refresh();
+  }
+}
+
+export class ChangeRequestPanels extends DisposableBase implements vscode.WebviewPanelSerializer {
+  private readonly panels = new Map<number, ChangeRequestPanel>();
+
+  constructor(private readonly deps: PanelDeps) {
+    super();
+    this._register(vscode.window.registerWebviewPanelSerializer(CHANGE_REQUEST_PANEL, this));
+    this._register({ dispose: () => [...this.panels.values()].forEach((p) => p.panel.dispose()) });
+  }
+
+  /** Opens (or reveals) the panel of a change request. */
+  open(changeRequestId: number, title?: string): void {
+    const existing = this.panels.get(changeRequestId);
+    if (existing) {
+      existing.panel.reveal();
+      void existing.refresh();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(CHANGE_REQUEST_PANEL, title ?? `Change request #${changeRequestId}`, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableFindWidget: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist')],
+    });
+    this.track(panel, changeRequestId);
+  }
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const id = restoredChangeRequestId(state);
+    if (id === null || this.panels.has(id)) {
+      panel.dispose();
+      return;
+    }
+    this.track(panel, id);
+  }
+
+  private track(panel: vscode.WebviewPanel, id: number): void {
+    const wrapper = new ChangeRequestPanel(panel, id, this.deps, () => this.panels.delete(id));
+    this.panels.set(id, wrapper);
+  }
+
+  /** Reloads the panel of this request (or every panel). */
+  async refresh(changeRequestId?: number): Promise<void> {
+    const targets = changeRequestId === undefined ? [...this.panels.values()] : [this.panels.get(changeRequestId)].filter((p) => p !== undefined);
+    await Promise.all(targets.map((p) => p.refresh()));
+  }
+}

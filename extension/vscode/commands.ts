@@ -1,0 +1,293 @@
+// Every command of the table in core/commands.ts, registered from one handler map typed by
+// CommandId. From the palette a command asks for its change request with a QuickPick of the
+// requests the service allows it on; from a tree or the webview it receives the request.
+import * as vscode from 'vscode';
+import type { CallerAction, ChangeRequest } from '../../server/contract/change-control';
+import type { ApiClient } from '../core/api-client';
+import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availability';
+import type { ChangeRequestStore } from '../core/change-request-store';
+import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
+import { indexById } from '../core/grouping';
+import { DECISION_LABEL, STATUS_LABEL } from '../core/labels';
+import { performWrite } from '../core/operations';
+import { branchPicks, changeRequestPicks, DECISION_PICKS } from '../core/pick-items';
+import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
+import { changeRequestIdOf, type TreeNode } from '../core/tree-items';
+import { isOpenableLink } from '../core/webview-messages';
+import type { ChangeRequestPanels } from './change-request-panels';
+import type { Connection } from './connection';
+import type { ErrorReporter } from './errors';
+import type { ChangeControlViews } from './views';
+
+export interface CommandDeps {
+  connection: Connection;
+  store: ChangeRequestStore;
+  views: ChangeControlViews;
+  panels: ChangeRequestPanels;
+  reporter: ErrorReporter;
+  log: vscode.LogOutputChannel;
+  /** Reloads the lists, the checks and the open panels. */
+  refreshAll(): Promise<void>;
+}
+
+type Handler = (...args: unknown[]) => unknown;
+
+type Move = 'submit' | 'return_to_draft' | 'abandon' | 'reopen';
+
+const MOVE_WORDS = {
+  submit: { doing: 'Submitting', done: 'submitted for review', verb: 'submit' },
+  return_to_draft: { doing: 'Returning to draft', done: 'returned to draft', verb: 'return to draft' },
+  abandon: { doing: 'Abandoning', done: 'abandoned', verb: 'abandon' },
+  reopen: { doing: 'Reopening', done: 'reopened as a draft', verb: 'reopen' },
+} as const satisfies Record<Move, { doing: string; done: string; verb: string }>;
+
+const title = (cr: ChangeRequest) => cr.title || cr.branch_name;
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { connection, store, views, panels, reporter, log } = deps;
+
+  function client(): ApiClient | null {
+    const c = connection.client;
+    if (!c) {
+      void vscode.window.showInformationMessage('Sign in to the Change Control service first.', 'Sign In').then((choice) => {
+        if (choice) void vscode.commands.executeCommand('changeControl.signIn');
+      });
+    }
+    return c;
+  }
+
+  function inView<T>(work: () => Promise<T>): Thenable<T> {
+    return vscode.window.withProgress({ location: { viewId: VIEWS.changeRequests.id } }, work);
+  }
+
+  async function afterChange(changeRequestId: number): Promise<void> {
+    await Promise.all([deps.refreshAll(), panels.refresh(changeRequestId)]);
+  }
+
+  /** A change request chosen in a QuickPick among those the service allows `action` on. */
+  async function pick(action: CallerAction | undefined, placeHolder: string): Promise<number | undefined> {
+    const c = client();
+    if (!c) return undefined;
+    const user = connection.user;
+    if (!store.state.loaded && user) await inView(() => store.refresh(c, user.id));
+    if (store.state.error && !store.state.loaded) {
+      reporter.report('Loading change requests', store.state.error);
+      return undefined;
+    }
+    const all = [...indexById(store.state.lists).values()];
+    const items = changeRequestPicks(all, action);
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(action ? `No change request allows this for you now.` : 'There are no change requests.');
+      return undefined;
+    }
+    const chosen = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
+    return chosen?.value.id;
+  }
+
+  /** The fresh change request a command acts on, when the service allows `action` on it. */
+  async function target(arg: unknown, action: CallerAction | undefined, placeHolder: string): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined> {
+    const c = client();
+    if (!c) return undefined;
+    const id = changeRequestIdOf(arg) ?? (await pick(action, placeHolder));
+    if (id === undefined) return undefined;
+    let cr: ChangeRequest;
+    try {
+      cr = await inView(() => c.getChangeRequest(id));
+    } catch (e) {
+      reporter.report(`Loading change request #${id}`, e);
+      return undefined;
+    }
+    if (action && action !== 'merge') {
+      const a = availability(cr, action);
+      if (!a.allowed) {
+        void vscode.window.showWarningMessage(`Cannot ${action.replace(/_/g, ' ')} "${title(cr)}": ${a.reason}`);
+        return undefined;
+      }
+    }
+    return { c, cr };
+  }
+
+  async function move(arg: unknown, action: Move): Promise<void> {
+    const words = MOVE_WORDS[action];
+    const t = await target(arg, action, `Change request to ${words.verb}`);
+    if (!t) return;
+    const { c, cr } = t;
+    if (action === 'abandon') {
+      const ok = await vscode.window.showWarningMessage(`Abandon "${title(cr)}"?`, { modal: true, detail: 'The change request closes. Someone allowed to may reopen it later, as a draft.' }, 'Abandon');
+      if (ok !== 'Abandon') return;
+    } else if (action === 'return_to_draft') {
+      const detail = cr.status === 'approved'
+        ? 'It is approved: returning it to draft closes the merge gate. Reviews are kept; resubmitting picks up where it left off.'
+        : 'Reviewers are no longer asked. Reviews are kept; resubmitting picks up where it left off.';
+      const ok = await vscode.window.showWarningMessage(`Return "${title(cr)}" to draft?`, { modal: true, detail }, 'Return to Draft');
+      if (ok !== 'Return to Draft') return;
+    }
+    await reporter.guarded(`${words.doing} "${title(cr)}"`, async () => {
+      const updated = await inView(() => c.lifecycle(cr.id, LIFECYCLE_OF[action]!));
+      void vscode.window.showInformationMessage(`"${title(updated)}" ${words.done} (now ${STATUS_LABEL[updated.status]}).`);
+      await afterChange(cr.id);
+    });
+  }
+
+  const handlers: Record<CommandId, Handler> = {
+    'changeControl.openChangeRequest': async (arg) => {
+      const id = changeRequestIdOf(arg) ?? (await pick(undefined, 'Change request to open'));
+      if (id === undefined) return;
+      const known = store.byId(id);
+      panels.open(id, known ? title(known) : undefined);
+      if (known) views.select(known);
+    },
+
+    'changeControl.openChangeRequestForBranch': async () => {
+      const c = client();
+      if (!c) return;
+      await reporter.guarded('Opening a change request for a branch', async () => {
+        const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
+        const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
+        if (open.length === 0) {
+          void vscode.window.showInformationMessage('There are no open branches.');
+          return;
+        }
+        const chosen = await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch', matchOnDetail: true });
+        if (!chosen) return;
+        const existing = requests.find((r) => r.branch === chosen.value.id);
+        if (existing) {
+          panels.open(existing.id, title(existing));
+          return;
+        }
+        const newTitle = await vscode.window.showInputBox({ title: `Open a change request for ${chosen.value.name}`, prompt: 'Title', value: chosen.value.name, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A title, please') });
+        if (newTitle === undefined) return;
+        const ref = await vscode.window.showInputBox({ title: `Open a change request for ${chosen.value.name}`, prompt: 'External reference (ticket or change number), optional', ignoreFocusOut: true });
+        if (ref === undefined) return;
+        const created = await inView(() => c.createChangeRequest({ branch: chosen.value.id, title: newTitle.trim(), ref: ref.trim() || undefined }));
+        void vscode.window.showInformationMessage(`Change request "${title(created)}" opened as a draft.`);
+        panels.open(created.id, title(created));
+        await deps.refreshAll();
+      });
+    },
+
+    'changeControl.submit': (arg) => move(arg, 'submit'),
+    'changeControl.returnToDraft': (arg) => move(arg, 'return_to_draft'),
+    'changeControl.abandon': (arg) => move(arg, 'abandon'),
+    'changeControl.reopen': (arg) => move(arg, 'reopen'),
+
+    'changeControl.review': async (arg) => {
+      const t = await target(arg, 'review', 'Change request to review');
+      if (!t) return;
+      const { c, cr } = t;
+      const decision = await vscode.window.showQuickPick(DECISION_PICKS, { title: `Review "${title(cr)}"`, placeHolder: 'Your decision' });
+      if (!decision) return;
+      const comment = await vscode.window.showInputBox({
+        title: `${DECISION_LABEL[decision.value]}: "${title(cr)}"`,
+        prompt: decision.value === 'reject' ? 'What must change (Markdown, required)' : 'Comment (Markdown, optional)',
+        ignoreFocusOut: true,
+        validateInput: (v) => (decision.value === 'reject' && !v.trim() ? 'Requesting changes needs a comment' : undefined),
+      });
+      if (comment === undefined) return;
+      await reporter.guarded(`Reviewing "${title(cr)}"`, async () => {
+        const me = connection.user;
+        const mine = me ? (await c.listReviews(cr.id)).find((r) => r.reviewer.id === me.id) : undefined;
+        await inView(() => performWrite(c, cr.id, { type: 'submitReview', opId: 'palette', decision: decision.value, comment, reviewId: mine?.id ?? null }));
+        void vscode.window.showInformationMessage(`Your review (${DECISION_LABEL[decision.value]}) is recorded on "${title(cr)}".`);
+        await afterChange(cr.id);
+      });
+    },
+
+    'changeControl.runChecks': async (arg) => {
+      const t = await target(arg, 'run_checks', 'Change request whose checks to re-run');
+      if (!t) return;
+      await reporter.guarded(`Re-running the checks of "${title(t.cr)}"`, async () => {
+        await inView(() => t.c.runChecks(t.cr.id));
+        void vscode.window.showInformationMessage(`Checks re-run on "${title(t.cr)}".`);
+        views.select(t.cr);
+        await afterChange(t.cr.id);
+      });
+    },
+
+    'changeControl.merge': async (arg) => {
+      const t = await target(arg, 'merge', 'Change request to merge');
+      if (!t) return;
+      const { c, cr } = t;
+      if (!availability(cr, 'merge').allowed) {
+        void vscode.window.showWarningMessage(`Cannot merge "${title(cr)}": ${mergeBlockedReason(cr)}`);
+        return;
+      }
+      if (cr.branch === null || cr.branch_deleted) {
+        void vscode.window.showWarningMessage(`Cannot merge "${title(cr)}": its branch is deleted.`);
+        return;
+      }
+      const branchId = cr.branch;
+      await reporter.guarded(`Merging "${title(cr)}"`, async () => {
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` }, () => c.mergeBranch(branchId));
+        void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
+        await afterChange(cr.id);
+      });
+    },
+
+    'changeControl.refresh': async () => {
+      if (connection.state.phase !== 'connected') {
+        await connection.connect();
+        return;
+      }
+      await inView(() => deps.refreshAll());
+      if (store.state.error) reporter.report('Loading change requests', store.state.error, () => vscode.commands.executeCommand('changeControl.refresh'));
+    },
+
+    'changeControl.search': async () => {
+      const c = client();
+      if (!c) return;
+      const q = await vscode.window.showInputBox({ title: 'Change Control: Search', prompt: 'Search change requests, reviews, comments, checks and policies', ignoreFocusOut: true });
+      if (!q?.trim()) return;
+      await reporter.guarded('Searching', async () => {
+        const results = await inView(() => c.search(q.trim()));
+        if (results.length === 0) {
+          void vscode.window.showInformationMessage(`Nothing found for "${q.trim()}".`);
+          return;
+        }
+        const chosen = await vscode.window.showQuickPick(
+          results.map((r) => ({ label: r.display, description: r.object_type.replace(/^change_control\./, ''), detail: `${r.field}: ${r.value}`, value: r })),
+          { placeHolder: `${results.length} result${results.length === 1 ? '' : 's'} for "${q.trim()}"`, matchOnDetail: true },
+        );
+        if (!chosen) return;
+        const r = chosen.value;
+        const id = r.object_type === CHANGE_REQUEST_TYPE ? r.id : await c.changeRequestOf(r.url).catch(() => null);
+        if (id === null) {
+          void vscode.window.showInformationMessage(`"${r.display}" is not part of a change request.`);
+          return;
+        }
+        panels.open(id);
+      });
+    },
+
+    'changeControl.signIn': async () => {
+      if (await connection.signIn()) await deps.refreshAll();
+    },
+
+    'changeControl.signOut': async () => {
+      await connection.signOut();
+      store.clear();
+    },
+
+    'changeControl.showLogs': () => log.show(),
+
+    'changeControl.openCheckDetails': async (arg) => {
+      const node = arg as Partial<TreeNode> | undefined;
+      const url = typeof arg === 'string' ? arg : node?.kind === 'check' && node.check ? node.check.details_url : undefined;
+      if (!url || !isOpenableLink(url)) {
+        void vscode.window.showWarningMessage('This check has no details link.');
+        return;
+      }
+      await vscode.env.openExternal(vscode.Uri.parse(url, true));
+    },
+  };
+
+  return COMMANDS.map((spec) =>
+    vscode.commands.registerCommand(spec.id, async (...args: unknown[]) => {
+      try {
+        await handlers[spec.id](...args);
+      } catch (e) {
+        reporter.report(spec.title, e);
+      }
+    }),
+  );
+}

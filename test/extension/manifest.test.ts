@@ -1,0 +1,111 @@
+// package.json declares exactly the commands, views and settings the code registers: the command
+// table (extension/core/commands.ts) is what extension/vscode/commands.ts registers, one handler
+// per CommandId.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { whenActionAllowed } from '../../extension/core/availability';
+import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
+import { SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
+
+const ROOT = resolve(__dirname, '../..');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const contributes = pkg.contributes;
+
+interface MenuEntry {
+  command: string;
+  when?: string;
+  group?: string;
+}
+const allMenus: [string, MenuEntry][] = Object.entries(contributes.menus as Record<string, MenuEntry[]>).flatMap(([menu, entries]) => entries.map((e) => [menu, e] as [string, MenuEntry]));
+const commandIds = new Set<string>(COMMANDS.map((c) => c.id));
+const viewIds = new Set<string>(Object.values(VIEWS).map((v) => v.id));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+describe('extension: manifest', () => {
+  it('declares every command of the table, and only those, under the category', () => {
+    assert.deepEqual(contributes.commands.map((c: { command: string }) => c.command), COMMANDS.map((c) => c.id));
+    for (const spec of COMMANDS) {
+      const declared = contributes.commands.find((c: { command: string }) => c.command === spec.id);
+      assert.equal(declared.title, spec.title, spec.id);
+      assert.equal(declared.category, CATEGORY, spec.id);
+      assert.equal(declared.icon, `$(${spec.icon})`, spec.id);
+    }
+  });
+
+  it('registers commands only through the table', () => {
+    const registrations = sourceFiles(join(ROOT, 'extension')).flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      return (text.match(/registerCommand\(/g) ?? []).map(() => file.slice(ROOT.length + 1));
+    });
+    assert.deepEqual(registrations, ['extension/vscode/commands.ts']);
+    const commandsTs = readFileSync(join(ROOT, 'extension/vscode/commands.ts'), 'utf8');
+    assert.match(commandsTs, /return COMMANDS\.map\(\(spec\) =>\s*vscode\.commands\.registerCommand\(spec\.id/);
+    assert.match(commandsTs, /const handlers: Record<CommandId, Handler> = \{/);
+  });
+
+  it('puts in menus only commands of the table, hides from the palette exactly those that are not for it', () => {
+    for (const [menu, entry] of allMenus) assert.ok(commandIds.has(entry.command), `${menu}: unknown command ${entry.command}`);
+    const hidden = new Set(contributes.menus.commandPalette.filter((e: MenuEntry) => e.when === 'false').map((e: MenuEntry) => e.command));
+    assert.deepEqual([...hidden].sort(), COMMANDS.filter((c) => !c.palette).map((c) => c.id).sort());
+  });
+
+  it('shows a change request command on a tree item only when the service allows its action', () => {
+    const itemMenus = contributes.menus['view/item/context'] as MenuEntry[];
+    for (const spec of COMMANDS) {
+      if (!('action' in spec)) continue;
+      const entries = itemMenus.filter((e) => e.command === spec.id);
+      assert.ok(entries.length > 0, `${spec.id} is in no item menu`);
+      for (const e of entries) assert.ok(e.when?.includes(whenActionAllowed(spec.action)), `${spec.id}: when "${e.when}" lacks ${whenActionAllowed(spec.action)}`);
+    }
+  });
+
+  it('declares the container and exactly the views the code creates, each with a welcome text', () => {
+    assert.deepEqual(contributes.viewsContainers.activitybar.map((c: { id: string; title: string }) => [c.id, c.title]), [[VIEW_CONTAINER, 'Change Control']]);
+    assert.deepEqual(Object.keys(contributes.views), [VIEW_CONTAINER]);
+    assert.deepEqual(contributes.views[VIEW_CONTAINER].map((v: { id: string; name: string }) => [v.id, v.name]), Object.values(VIEWS).map((v) => [v.id, v.name]));
+    const welcomed = new Set(contributes.viewsWelcome.map((w: { view: string }) => w.view));
+    for (const w of contributes.viewsWelcome) assert.ok(viewIds.has(w.view), `welcome for unknown view ${w.view}`);
+    for (const id of viewIds) assert.ok(welcomed.has(id), `no welcome text for ${id}`);
+    const icon = contributes.viewsContainers.activitybar[0].icon;
+    assert.ok(statSync(join(ROOT, icon)).isFile(), icon);
+  });
+
+  it('has a "not connected" welcome with Sign In and a "no change requests" welcome', () => {
+    const crWelcome = contributes.viewsWelcome.filter((w: { view: string }) => w.view === VIEWS.changeRequests.id);
+    const signedOut = crWelcome.find((w: { when: string }) => w.when === `${CONTEXT_KEYS.connection} == signedOut`);
+    assert.match(signedOut.contents, /\[Sign In\]\(command:changeControl\.signIn\)/);
+    assert.ok(crWelcome.some((w: { when: string }) => w.when.includes(CONTEXT_KEYS.empty)));
+  });
+
+  it('refers in when clauses and welcome links only to known views, context keys and commands', () => {
+    const known = new Set<string>([...viewIds, ...Object.values(CONTEXT_KEYS)]);
+    const whens = [...allMenus.map(([, e]) => e.when ?? ''), ...contributes.viewsWelcome.map((w: { when: string }) => w.when)];
+    for (const when of whens) {
+      for (const name of when.replace(/\/[^/]*\//g, '').match(/changeControl\.[A-Za-z.]+/g) ?? []) assert.ok(known.has(name), `"${when}" names unknown ${name}`);
+    }
+    for (const w of contributes.viewsWelcome) {
+      for (const m of (w.contents as string).matchAll(/\(command:([^)?]+)/g)) assert.ok(commandIds.has(m[1]), `welcome links unknown command ${m[1]}`);
+    }
+  });
+
+  it('declares exactly the settings the code reads, with the same defaults', () => {
+    const props = contributes.configuration.properties;
+    assert.deepEqual(Object.keys(props).sort(), Object.values(SETTING_KEYS).sort());
+    for (const [name, key] of Object.entries(SETTING_KEYS)) {
+      assert.deepEqual(props[key].default, SETTING_DEFAULTS[name as keyof typeof SETTING_DEFAULTS], key);
+    }
+    assert.equal(props[SETTING_KEYS.nodePath].scope, 'machine', 'a workspace must not choose the program the extension runs');
+  });
+
+  it('activates where needed: at startup (status bar, notifications) and to restore panels', () => {
+    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`]);
+    assert.equal(pkg.main, './dist/extension.js');
+  });
+});
