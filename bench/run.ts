@@ -1,0 +1,142 @@
+// The performance benchmark: seeds data, drives the built service over HTTP with concurrent
+// connections (autocannon), and prints requests/s, p50 and p99 per scenario next to the same
+// figures for a trivial Express JSON route measured in the same run (the ceiling).
+//   npm run bench            (BENCH_DURATION=seconds per scenario, default 10)
+import autocannon from 'autocannon';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Api, CC } from './api';
+import { seedBranchChanges, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
+import { startCeiling, startService } from './service';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const TOKEN = 'bench0000000000000000000000000000000000';
+
+interface Row {
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  target: string;
+  met: boolean | null;
+}
+
+const rows: Row[] = [];
+const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+async function load(url: string, options: Partial<autocannon.Options>): Promise<autocannon.Result> {
+  const result = await autocannon({ url, connections: 16, duration: DURATION, headers: { Authorization: `Token ${TOKEN}` }, ...options });
+  if (result.non2xx > 0 || result.errors > 0) log(`  ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return result;
+}
+
+async function warm(url: string, options: Partial<autocannon.Options> = {}): Promise<void> {
+  await autocannon({ url, connections: 4, duration: 2, headers: { Authorization: `Token ${TOKEN}` }, ...options });
+}
+
+function record(scenario: string, r: autocannon.Result, target: string, met: boolean | null): void {
+  rows.push({ scenario, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, target, met });
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function timeSubmits(api: Api, crId: number, times: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await api.post(`${CC}change-requests/${crId}/submit/`);
+    ms.push(performance.now() - t0);
+    await api.post(`${CC}change-requests/${crId}/return-to-draft/`);
+  }
+  return ms;
+}
+
+async function submitScenario(admin: Api, dbFile: string, changes: number, firstObjectId: number): Promise<number[]> {
+  const branch = await admin.post('/api/plugins/branching/branches/', { name: `bench-submit-${changes}` });
+  seedBranchChanges(dbFile, branch.id, changes, firstObjectId);
+  const cr = await admin.post(`${CC}change-requests/`, { branch: branch.id, title: `Submit ${changes}` });
+  return timeSubmits(admin, cr.id, 5);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
+  const dbFile = join(dir, 'bench.sqlite3');
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  const ceiling = await startCeiling();
+  const svc = await startService(dbFile, config, TOKEN);
+  const admin = new Api(svc.url, TOKEN);
+  try {
+    log(`service ${svc.url}, ceiling ${ceiling.url}, ${DURATION} s per scenario`);
+
+    log('seeding scenario 1 (3 policies x 2 rules, 200 changes, 10 reviews, 8 checks)');
+    const { crId } = await seedDetailScenario(admin);
+    const detailCr = await admin.get(`${CC}change-requests/${crId}/`);
+    const checks = await admin.get(`${CC}checks/?change_request_id=${crId}`);
+    log(`  request ${crId}: status ${detailCr.status}, ${detailCr.policies.length} policies, ${checks.count} checks`);
+    log('seeding scenario 3 (64 reported checks)');
+    const reportChecks = await seedReportScenario(admin);
+    log('seeding scenario 4 (50 policies with conditions)');
+    await seedConditionPolicies(admin);
+
+    await warm(`${ceiling.url}/ping/`);
+    const ceil = await load(`${ceiling.url}/ping/`, {});
+    record('ceiling: trivial Express JSON route', ceil, '-', null);
+
+    const detailUrl = `${svc.url}${CC}change-requests/${crId}/`;
+    await warm(detailUrl);
+    const detail = await load(detailUrl, {});
+    record('1. change-request detail, live evaluation', detail, '>= 1500 req/s, p99 < 20 ms', detail.requests.average >= 1500 && detail.latency.p99 < 20);
+
+    let turn = 0;
+    const flip = new Map<number, boolean>();
+    const reportRequest = {
+      method: 'PATCH' as const,
+      setupRequest: (req: autocannon.Request) => {
+        const id = reportChecks[turn++ % reportChecks.length]!;
+        const pass = !flip.get(id);
+        flip.set(id, pass);
+        return { ...req, path: `${CC}checks/${id}/`, headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: pass ? 'success' : 'failure', summary: pass ? 'green' : 'red' }) };
+      },
+    };
+    await warm(svc.url, { requests: [reportRequest] });
+    const report = await load(svc.url, { requests: [reportRequest] });
+    record('3. pipeline check report (PATCH checks/{id}/ with its refresh)', report, '>= 1000 req/s', report.requests.average >= 1000);
+
+    log('seeding scenario 2 (20,000 change requests)');
+    seedManyRequests(dbFile, 20_000, 1);
+    const listUrl = `${svc.url}${CC}change-requests/?gates_cleared=true&limit=50&offset=500`;
+    await warm(listUrl);
+    const list = await load(listUrl, {});
+    record('2. page of 50 of 20,000 requests, gates_cleared filter', list, 'p50 < 15 ms', list.latency.p50 < 15);
+
+    log('scenario 4: submit with 10,000 changes and 50 policies with conditions');
+    const small = await submitScenario(admin, dbFile, 10_000, 1_000_000);
+    log('scenario 4: submit with 100,000 changes');
+    const large = await submitScenario(admin, dbFile, 100_000, 2_000_000);
+
+    const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
+    console.log('\nscenario'.padEnd(70) + 'req/s'.padStart(9) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + '  target');
+    for (const r of rows) {
+      const verdict = r.met === null ? '' : r.met ? '  (met)' : '  (MISSED)';
+      console.log(r.scenario.padEnd(69) + fmt(r.rps, 0) + fmt(r.p50) + fmt(r.p99) + `  ${r.target}${verdict}`);
+    }
+    const m10 = median(small);
+    const m100 = median(large);
+    console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target < 500 ms${m10 < 500 ? ' (met)' : ' (MISSED)'}`);
+    console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) target < ${(m10 * 10).toFixed(0)} ms (10x the 10,000 figure)${m100 < m10 * 10 ? ' (met)' : ' (MISSED)'}`);
+  } finally {
+    await svc.stop();
+    await ceiling.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

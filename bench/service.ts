@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+export const REPO = join(__dirname, '..');
+
+export interface RunningService {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a Node script that prints `listening on http://HOST:PORT` once it accepts connections. */
+export async function startProcess(script: string, args: string[], env: Record<string, string> = {}): Promise<RunningService> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/** The built service (dist/server.js) on a free port with its own database and configuration. */
+export function startService(db: string, config: string, adminToken: string): Promise<RunningService> {
+  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { CHANGE_CONTROL_ADMIN_TOKEN: adminToken });
+}
+
+/** A trivial Express JSON route in its own process: the ceiling every scenario is measured against. */
+export function startCeiling(): Promise<RunningService> {
+  return startProcess(join(REPO, 'bench', 'ceiling-server.cjs'), []);
+}
