@@ -45,10 +45,30 @@ export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 export type ConditionLeaf = { attr: string; op?: ConditionOp; value?: unknown; negate?: boolean };
 export type ConditionSet = ConditionLeaf | { and: ConditionSet[] } | { or: ConditionSet[] };
 
-export const conditionSet: z.ZodType<ConditionSet> = z.lazy(() =>
+/** How many levels of `and`/`or` a condition set may nest; deeper sets are refused before parsing. */
+export const MAX_CONDITION_DEPTH = 32;
+
+/** The nesting depth of `and`/`or` lists in a value, counted without recursion (stops past the limit). */
+export function conditionDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    max = Math.max(max, depth);
+    if (max > MAX_CONDITION_DEPTH) return max;
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) continue;
+    for (const key of ['and', 'or']) {
+      const list = (v as Record<string, unknown>)[key];
+      if (Array.isArray(list)) for (const item of list) stack.push([item, depth + 1]);
+    }
+  }
+  return max;
+}
+
+const conditionSetShape: z.ZodType<ConditionSet> = z.lazy(() =>
   z.union([
-    z.strictObject({ and: z.array(conditionSet).min(1, { error: '"and" needs at least one condition' }) }),
-    z.strictObject({ or: z.array(conditionSet).min(1, { error: '"or" needs at least one condition' }) }),
+    z.strictObject({ and: z.array(conditionSetShape).min(1, { error: '"and" needs at least one condition' }) }),
+    z.strictObject({ or: z.array(conditionSetShape).min(1, { error: '"or" needs at least one condition' }) }),
     z.strictObject({
       attr: z.string().min(1, { error: 'attr may not be blank' }),
       op: z.enum(CONDITION_OPS).optional(),
@@ -57,6 +77,13 @@ export const conditionSet: z.ZodType<ConditionSet> = z.lazy(() =>
     }),
   ]),
 );
+
+/** A condition set (contract 4.2); one nested deeper than MAX_CONDITION_DEPTH is refused. */
+export const conditionSet: z.ZodType<ConditionSet> = z
+  .unknown()
+  .refine((v) => conditionDepth(v) <= MAX_CONDITION_DEPTH, { error: `Condition sets may nest "and"/"or" at most ${MAX_CONDITION_DEPTH} levels deep.` })
+  .pipe(conditionSetShape)
+  .meta({ description: 'A condition set: a leaf {attr, op, value, negate} or {and: [...]} / {or: [...]}, nested freely.' });
 
 // ---- Policies and rules ------------------------------------------------------------------
 

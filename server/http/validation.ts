@@ -8,7 +8,9 @@ export function zodFieldErrors(error: z.ZodError): FieldErrors {
     let key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
     let message = issue.message;
     if (issue.code === 'unrecognized_keys') {
-      for (const k of issue.keys) (fields[k] ??= []).push('Unknown field.');
+      // A key nested in an object is named by its full path (`conditions.extra`).
+      const prefix = issue.path.length > 0 ? `${issue.path.map(String).join('.')}.` : '';
+      for (const k of issue.keys) (fields[`${prefix}${k}`] ??= []).push('Unknown field.');
       continue;
     }
     if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) message = 'This field is required.';
