@@ -1,10 +1,12 @@
-import { mergeBranch } from '../branching';
+import { mergeBranch, presentBranch } from '../branching';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from '../core/context';
 import type { BackgroundTask, Host } from '../core/host';
+import type { BranchRow } from '../db/tables';
 import { requestRefresh } from './change-requests/refresh';
 import { ccDb, nowIso } from './db';
 import type { ChangeRequestRow } from './db/tables';
 import type { GateState } from './merge-gate';
+import { PERMISSIONS } from './names';
 
 /**
  * Automatic merge: a request with `auto_merge` whose gates are all clear (change window
@@ -12,10 +14,13 @@ import type { GateState } from './merge-gate';
  * A branch never has a second merge job while one is pending, scheduled or running (the
  * database refuses it), and the merge gate decides again when the job runs. A periodic sweep
  * (`auto_merge_interval` minutes) catches requests that became ready with time (a window opening).
+ * Automatic merge grants no permission of its own: the requester must be allowed to merge the
+ * branch (`branching.merge_branch`), and it never overrides the change window.
  */
 export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateState): Promise<void> {
   const settings = ctx.host.config.change_control;
-  if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null) return;
+  if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null || !gate.branch) return;
+  if (!(await mayMerge(ctx, await actingUser(ctx, cr.requester_id), gate.branch))) return;
   const now = nowIso(ctx);
   const inserted = await ccDb(ctx)
     .insertInto('cc_merge_jobs')
@@ -38,6 +43,14 @@ async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | n
   return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true };
 }
 
+/** Whether this user may merge the branch by hand (view and `branching.merge_branch`, constraints included). */
+async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Promise<boolean> {
+  if (!user) return false;
+  const perms = await ctx.host.permissions.forUser(user, ctx.db);
+  const object = presentBranch(ctx, branch);
+  return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object);
+}
+
 async function setJob(host: Host, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
   await ccDb(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }))
     .updateTable('cc_merge_jobs')
@@ -55,6 +68,9 @@ export async function runMergeJob(host: Host, jobId: number, requestId: string, 
   try {
     const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
     const user = await actingUser(base, cr?.requester_id ?? null);
+    const branch = await base.db.selectFrom('branches').selectAll().where('id', '=', job.branch_id).executeTakeFirst();
+    if (!branch) throw new Error('the branch no longer exists');
+    if (!(await mayMerge(base, user, branch))) throw new Error('the requester may not merge this branch');
     await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
     await setJob(host, jobId, 'completed');
     host.log.info(`auto-merge: merged branch ${job.branch_id} of change request ${job.change_request_id}`);
