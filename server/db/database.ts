@@ -14,6 +14,29 @@ export interface OpenDatabase {
   close(): Promise<void>;
 }
 
+/** Prepared statements kept per SQL text (a query compiled again reuses its statement); the cache is bounded. */
+const STATEMENT_CACHE_SIZE = 2000;
+
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = (source: string): SQLite.Statement => {
+    let statement = cache.get(source);
+    if (!statement) {
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+      statement = sqlite.prepare(source);
+      cache.set(source, statement);
+    }
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property === 'prepare') return prepare;
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** Opens (creating the folder when needed) a SQLite database with WAL and foreign keys. */
 export function openDatabase(path: string): OpenDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -22,7 +45,7 @@ export function openDatabase(path: string): OpenDatabase {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     sqlite,
