@@ -1,5 +1,6 @@
 import { inTransaction, type Ctx } from '../../core/context';
 import { runChecks } from '../checks/run';
+import { checkRowsOutOfDate } from '../checks/state';
 import { fromBool } from '../db';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { emitTransition } from '../lifecycle-events';
@@ -92,7 +93,8 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   }
   await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
 
-  if (runTheChecks && isOpen(cr.status)) await runChecks(ctx, cr, governing);
+  // A declaration without its row (a policy newly naming a check) runs the checks too.
+  if (isOpen(cr.status) && (runTheChecks || (await checkRowsOutOfDate(ctx, cr.id, governing)))) await runChecks(ctx, cr, governing);
 
   const gate = await computeGate(ctx, cr, { governing, evaluation });
   cr = await updateChangeRequest(

@@ -22,6 +22,7 @@ import type { ChangeRequestRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
 import { computeGate } from '../merge-gate';
 import { actionOf, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS } from '../names';
+import { requireRunChecks } from '../checks/access';
 import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
 import { presentChangeRequest, presentChangeRequestList, type ChangeRequestOut } from './present';
@@ -243,6 +244,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     response: changeRequestOutput,
     handler: async ({ ctx, params }) => {
       const row = await viewableRow(ctx, params.id);
+      await requireRunChecks(ctx, row);
       if (!isOpen(row.status)) throw new Conflict(`Cannot re-run checks of a change request that is ${row.status}.`);
       await requestRefresh(ctx, row.id, { rematch: true, checks: true });
       await ctx.flushBeforeCommit();

@@ -51,3 +51,20 @@ export function blockingReason(state: CheckState): string {
   const summary = state.row.summary.trim().replace(/[.\s]+$/, '');
   return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]}${summary ? ` (${summary})` : ''}.`;
 }
+
+/**
+ * Whether the stored rows lag what the request is declared to carry: a declared check without
+ * a row (a policy newly naming a check, a configuration declaring one), a registered check
+ * stored as reported, or the row of a registered check the request no longer carries. A
+ * refresh then runs the checks, so a pipeline always finds the row of a check it must report.
+ */
+export async function checkRowsOutOfDate(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
+  const rows = new Map((await checkRowsOf(ctx, changeRequestId)).map((r) => [r.name, r]));
+  const declared = declaredFor(ctx, governing);
+  for (const d of declared) {
+    const row = rows.get(d.name);
+    if (!row || (d.registered && row.kind !== 'registered')) return true;
+  }
+  const names = new Set(declared.map((d) => d.name));
+  return [...rows.values()].some((r) => r.kind === 'registered' && !names.has(r.name));
+}
