@@ -5,7 +5,7 @@ import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
 import type { Host } from '../../core/host';
 import { grantAllows } from '../../core/permissions';
-import { getViewable, parseId, registerResource, requireObjectPermission, type ApiObject, type ListOptions } from '../../http/resource';
+import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../http/resource';
 import { Reply } from '../../http/routes';
 import { requestRefresh } from '../change-requests/refresh';
 import { getChangeRequestRow } from '../change-requests/repository';
@@ -13,7 +13,8 @@ import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { ccDb, fromBool, nowIso } from '../db';
 import type { ReviewRow } from '../db/tables';
 import { emitLifecycleEvent } from '../lifecycle-events';
-import { CHANGE_REQUEST_TYPE, MODELS, REVIEW_TYPE } from '../names';
+import { APP_LABEL, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
+import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
 import { closedRequestRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
 
@@ -90,33 +91,61 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
     throw err;
   }
   const presented = (await presentReviewRows(ctx, [row]))[0]!;
-  await requireObjectPermission(ctx, REVIEW_TYPE, 'add', presented);
+  // The add permission's constraints decide which reviews the caller may create (404 when they exclude this one).
+  await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
   await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
   await afterReviewWrite(ctx, row);
   return row;
 }
 
-/** Only the author edits a review; an edit is a fresh decision, so it is no longer stale. */
-async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ReviewRow> {
+/** Who may edit a review: its author, holding add_review or change_review on it. */
+const EDIT_PERMISSIONS = [PERMISSIONS.addReview, `${APP_LABEL}.change_review`] as const;
+/** Who may delete a review: its author (withdrawing it) with add_review or change_review on it, or any holder of delete_review. */
+const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
+
+/**
+ * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
+ * author re-affirming a stale review makes it count again). PUT replaces decision and comment
+ * (an omitted comment is cleared); PATCH changes what it names.
+ */
+async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewRow> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
   const before = (await getReviewRow(ctx, existing.id))!;
+  await requireWriteAccess(ctx, EDIT_PERMISSIONS, existing, 'Editing a review needs change_control.change_review (or add_review).');
   const editor = editorRefusal(caller.id, before.reviewer_id);
   if (editor) throw new PermissionDenied(editor);
-  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
-  if (!perms.allows(`change_control.change_review`, existing) && !perms.allows(`change_control.add_review`, existing)) throw new PermissionDenied();
   const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
   const decision = input.decision ?? before.decision;
-  const comment = input.comment ?? before.comment;
+  const comment = input.comment ?? (replace ? '' : before.comment);
   refuse('comment', rejectNeedsComment(decision, comment));
   if (decision === before.decision && comment === before.comment && before.stale === 0) return before;
   const now = nowIso(ctx);
   await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, last_updated: now }).where('id', '=', before.id).execute();
   const after = (await getReviewRow(ctx, before.id))!;
-  await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
+  const presented = (await presentReviewRows(ctx, [after]))[0]!;
+  await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
+  await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: presented.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
   await afterReviewWrite(ctx, after);
   return after;
+}
+
+/**
+ * Deleting a review: its author withdraws it (with add_review or change_review on it), or a
+ * holder of delete_review removes anyone's. A completed or abandoned request keeps its reviews.
+ */
+async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
+  const row = (await getReviewRow(ctx, existing.id))!;
+  const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
+  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
+  const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
+  refuse(null, closedRequestRefusal(cr.status));
+  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
+  await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
+  await requestRefresh(ctx, row.change_request_id, { rematch: false });
 }
 
 export function registerReviewRoutes(host: Host): void {
@@ -137,12 +166,6 @@ export function registerReviewRoutes(host: Host): void {
     list: listReviews,
     get: getReview,
     ownChangelog: true,
-    remove: async (ctx, existing) => {
-      const row = (await getReviewRow(ctx, existing.id))!;
-      await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
-      await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
-      await requestRefresh(ctx, row.change_request_id, { rematch: false });
-    },
   });
 
   host.routes.add({
@@ -161,13 +184,27 @@ export function registerReviewRoutes(host: Host): void {
     host.routes.add({
       method,
       path: `${path}:id/`,
-      // Only the author edits a review, with add_review or change_review on it (checked in the handler).
+      // Only the author edits a review, with add_review or change_review on it (checked in the handler: 403 without, 404 when constraints exclude it).
       access: { authenticated: true },
       summary: method === 'PATCH' ? 'Edit one\'s own review (decision, comment)' : 'Replace one\'s own review (decision, comment)',
       tag: 'change-control',
       body: method === 'PATCH' ? reviewUpdate : reviewCreate.omit({ change_request: true }),
       response: reviewOutput,
-      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body as UpdateInput)]))[0],
+      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body as UpdateInput, method === 'PUT')]))[0],
     });
   }
+
+  host.routes.add({
+    method: 'DELETE',
+    path: `${path}:id/`,
+    // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+    access: { authenticated: true },
+    summary: 'Withdraw one\'s own review, or delete any with delete_review',
+    tag: 'change-control',
+    status: 204,
+    handler: async ({ ctx, params }) => {
+      await deleteReview(ctx, params.id);
+      return new Reply(204);
+    },
+  });
 }
