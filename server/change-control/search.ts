@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Ctx } from '../core/context';
 import { grantAllows } from '../core/permissions';
 import type { SearchHit } from '../core/search';
@@ -57,34 +58,47 @@ const PATHS: Record<string, string> = {
   [MERGE_CHECK_TYPE]: MODELS.mergeCheck.path,
 };
 
+/** Rows looked at per query when permission constraints are checked in code. */
+const BATCH = 200;
+
 export async function searchChangeControl(ctx: Ctx, q: string, limit: number): Promise<SearchHit[]> {
   if (!ctx.user) return [];
   const user = ctx.user;
   const perms = await ctx.host.permissions.forUser(user, ctx.db);
+  const needle = q.toLowerCase();
+  // `%` and `_` in the query are plain characters: they are escaped, and LIKE is told the escape.
+  const like = pattern(q);
   const hits: SearchHit[] = [];
   for (const source of SOURCES) {
     const grant = perms.grant(source.objectType, 'view');
     if (grant === false) continue;
-    const like = pattern(q);
-    const rows = (await ccDb(ctx)
-      .selectFrom(source.table)
-      .selectAll()
-      .where((eb) => eb.or(source.fields.map((f) => eb(eb.fn('lower', [f as never]), 'like', like))))
-      .orderBy('id', 'desc')
-      .limit(grant === true ? limit : limit * 20)
-      .execute()) as Array<Record<string, unknown>>;
-    for (const row of rows) {
-      if (grant !== true && !grantAllows(grant, source.object(ctx, row), user)) continue;
-      const field = source.fields.find((f) => String(row[f] ?? '').toLowerCase().includes(q.toLowerCase()))!;
-      hits.push({
-        object_type: source.objectType,
-        id: row.id as number,
-        display: source.display(row),
-        url: `${ctx.baseUrl}${PATHS[source.objectType]}${row.id}/`,
-        field,
-        value: excerpt(String(row[field]), q),
-      });
-      if (hits.length >= limit) return hits;
+    const matching = (offset: number, count: number) =>
+      ccDb(ctx)
+        .selectFrom(source.table)
+        .selectAll()
+        .where((eb) => eb.or(source.fields.map((f) => sql<boolean>`lower(${sql.ref(f)}) like ${like} escape '\\'`)))
+        .orderBy('id', 'desc')
+        .limit(count)
+        .offset(offset)
+        .execute() as Promise<Array<Record<string, unknown>>>;
+    // Unconstrained: one query. Constrained: page on until enough visible hits or no more rows.
+    for (let offset = 0; ; offset += BATCH) {
+      const size = grant === true ? limit - hits.length : BATCH;
+      const rows = await matching(offset, size);
+      for (const row of rows) {
+        if (grant !== true && !grantAllows(grant, source.object(ctx, row), user)) continue;
+        const field = source.fields.find((f) => String(row[f] ?? '').toLowerCase().includes(needle)) ?? source.fields[0]!;
+        hits.push({
+          object_type: source.objectType,
+          id: row.id as number,
+          display: source.display(row),
+          url: `${ctx.baseUrl}${PATHS[source.objectType]}${row.id}/`,
+          field,
+          value: excerpt(String(row[field] ?? ''), q),
+        });
+        if (hits.length >= limit) return hits;
+      }
+      if (grant === true || rows.length < size) break;
     }
   }
   return hits;
