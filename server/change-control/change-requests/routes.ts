@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
@@ -91,7 +92,8 @@ async function listChangeRequests(ctx: Ctx, { filters, ordering, page }: ListOpt
   if (filters.requester) q = q.where('requester_id', 'in', filters.requester as number[]);
   if (filters.ref) {
     const refs = filters.ref as string[];
-    q = q.where((eb) => eb.or(refs.map((r) => eb(eb.fn('lower', ['ref']), 'like', likePattern(r)))));
+    // `\` escapes % and _ in the pattern, so they match literally.
+    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
   }
   if (filters.check_status) {
     const statuses = filters.check_status as ChangeRequestRow['status'][];

@@ -39,11 +39,11 @@ export async function patchObject(client: ApiClient, path: string, id: number, a
 }
 
 /** A branch of `owner` touching one new device, and a draft change request for it. */
-export async function draftRequest(owner: Actor, name: string, fields: Record<string, unknown> = {}, attrs: Record<string, unknown> = { name: `${name}-dev` }): Promise<{ cr: any; branchId: number; inBranch: ApiClient }> {
+export async function draftRequest(owner: Actor, name: string, fields: Record<string, unknown> = {}, attrs: Record<string, unknown> = { name: `${name}-dev` }): Promise<{ cr: any; branchId: number; inBranch: ApiClient; device: any }> {
   const { branch: b, inBranch } = await branch(owner.client, name);
-  await device(inBranch, attrs);
+  const dev = await device(inBranch, attrs);
   const cr = await openRequest(owner.client, b.id, fields);
-  return { cr, branchId: b.id, inBranch };
+  return { cr, branchId: b.id, inBranch, device: dev };
 }
 
 /** The author and reviewer most tests need. */
