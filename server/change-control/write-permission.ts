@@ -1,13 +1,12 @@
 import type { Ctx } from '../core/context';
-import { NotFound, PermissionDenied } from '../core/errors';
-import { grantAllows } from '../core/permissions';
-import { parsePermissionName } from '../core/permissions';
+import { PermissionDenied } from '../core/errors';
+import { grantAllows, parsePermissionName } from '../core/permissions';
 
 /**
- * Object permissions for a write on one object, as the host application applies them: a write
- * acts only on the objects its permission admits. Holding none of the permissions that allow
- * the write is a 403; holding one whose constraints exclude this object is a 404 (the object
- * is outside what the caller may act on).
+ * Object permissions for a write on one object, as the host applies them everywhere: an object
+ * the caller may not view is a 404 (callers load it with `getViewable` first); on a visible
+ * object, holding none of the permissions that allow the write, or holding them only under
+ * constraints that exclude this object, is a 403 naming what is missing.
  */
 export type WriteAccess = 'allowed' | 'excluded' | 'not-held';
 
@@ -25,11 +24,11 @@ export async function writeAccess(ctx: Ctx, permissions: readonly string[], obj:
   return held ? 'excluded' : 'not-held';
 }
 
-/** Throws 403 (none of `permissions` held, with `denied` as the reason) or 404 (their constraints exclude `obj`). */
+/** Throws 403 unless one of `permissions` admits `obj` (`denied` is the reason when none is held at all). */
 export async function requireWriteAccess(ctx: Ctx, permissions: readonly string[], obj: Record<string, unknown>, denied?: string): Promise<void> {
   const access = await writeAccess(ctx, permissions, obj);
   if (access === 'not-held') throw new PermissionDenied(denied ?? `This needs the permission ${permissions.join(' or ')}.`);
-  if (access === 'excluded') throw new NotFound();
+  if (access === 'excluded') throw new PermissionDenied(`Your ${permissions.join(' / ')} permission does not extend to this object.`);
 }
 
 /** After a write: the object must still be one the caller's permission admits (403 otherwise; the transaction rolls back). */

@@ -6,14 +6,15 @@ import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
 import type { Host } from '../../core/host';
 import { grantAllows } from '../../core/permissions';
-import { getViewable, parseId, registerResource, requireObjectPermission, type ApiObject, type ListOptions } from '../../http/resource';
+import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../http/resource';
 import { Reply } from '../../http/routes';
 import { requestRefresh } from '../change-requests/refresh';
 import { getChangeRequestRow } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { ccDb, fromBool, nowIso } from '../db';
 import type { ChangeCommentRow } from '../db/tables';
-import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MODELS } from '../names';
+import { APP_LABEL, CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MODELS } from '../names';
+import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, editRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
 import { getCommentRow, presentComments, snapshotComment } from './repository';
 
@@ -96,31 +97,51 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
     .returningAll()
     .executeTakeFirstOrThrow();
   const presented = (await presentComments(ctx, [row]))[0]!;
-  await requireObjectPermission(ctx, CHANGE_COMMENT_TYPE, 'add', presented);
+  // The add permission's constraints decide which comments the caller may create (403 when they exclude this one).
+  await requireWriteAccess(ctx, [ADD], presented);
   await recordChange(ctx, { action: 'create', objectType: CHANGE_COMMENT_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotComment(ctx, row) });
   if (parentId === null) await threadMoved(ctx, cr.id);
   return row;
 }
 
-/** The author edits the text; a holder of change_changecomment resolves or reopens a thread (roots only). */
+const ADD = `${APP_LABEL}.add_changecomment`;
+const CHANGE = `${APP_LABEL}.change_changecomment`;
+const DELETE = `${APP_LABEL}.delete_changecomment`;
+/** The author edits their text with add_changecomment or change_changecomment on the comment. */
+const AUTHOR_EDIT = [ADD, CHANGE] as const;
+/** Resolving or reopening a thread (anyone's) needs change_changecomment (contract 4.1). */
+const RESOLVE = [CHANGE] as const;
+
+/**
+ * The author edits the text; a holder of change_changecomment resolves or reopens a thread
+ * (roots only). A comment the caller may not view is a 404; without the permission a write
+ * needs (or with it only under constraints that exclude the comment), a 403.
+ */
 async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ChangeCommentRow> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
   const before = (await getCommentRow(ctx, existing.id))!;
-  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
+  const isAuthor = before.author_id === caller.id;
   const textChanges = input.text !== undefined && input.text !== before.text;
-  if (textChanges) {
-    const refusal = editRefusal(caller.id, before.author_id);
-    if (refusal) throw new PermissionDenied(refusal);
-    if (!perms.allows('change_control.change_changecomment', existing) && !perms.allows('change_control.add_changecomment', existing)) throw new PermissionDenied();
-  }
-  const resolvedChanges = input.resolved !== undefined && fromBool(input.resolved) !== before.resolved;
   if (input.resolved !== undefined) {
     const refusal = resolveRefusal(before.parent_id === null);
     if (refusal) throw ValidationError.field('resolved', refusal);
   }
-  if (resolvedChanges && !perms.allows('change_control.change_changecomment', existing)) {
-    throw new PermissionDenied('Resolving a thread needs change_control.change_changecomment.');
+  const resolvedChanges = input.resolved !== undefined && fromBool(input.resolved) !== before.resolved;
+  const needed: string[] = [];
+  if (textChanges) {
+    await requireWriteAccess(ctx, AUTHOR_EDIT, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment).');
+    const refusal = editRefusal(caller.id, before.author_id);
+    if (refusal) throw new PermissionDenied(refusal);
+    needed.push(...AUTHOR_EDIT);
+  }
+  if (input.resolved !== undefined) {
+    await requireWriteAccess(ctx, RESOLVE, existing, 'Resolving or reopening a thread needs change_control.change_changecomment.');
+    needed.push(...RESOLVE);
+  }
+  if (needed.length === 0) {
+    // Nothing named that changes: still only for someone who may edit this comment.
+    await requireWriteAccess(ctx, isAuthor ? AUTHOR_EDIT : RESOLVE, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment, for its author).');
   }
   if (!textChanges && !resolvedChanges) return before;
   const now = nowIso(ctx);
@@ -130,21 +151,21 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
     .where('id', '=', before.id)
     .execute();
   const after = (await getCommentRow(ctx, before.id))!;
+  const presented = (await presentComments(ctx, [after]))[0]!;
+  if (textChanges) await requireStillAdmitted(ctx, AUTHOR_EDIT, presented);
+  if (input.resolved !== undefined) await requireStillAdmitted(ctx, RESOLVE, presented);
   await recordChange(ctx, { action: 'update', objectType: CHANGE_COMMENT_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotComment(ctx, before), postchange: snapshotComment(ctx, after) });
   if (resolvedChanges) await threadMoved(ctx, before.change_request_id);
   return after;
 }
 
-/** The author deletes their comment (a holder of delete_changecomment may delete any); a root takes its thread with it. */
+/** The author deletes their comment (with add_ or change_changecomment on it); a holder of delete_changecomment may delete any. A root takes its thread with it. */
 async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
   const row = (await getCommentRow(ctx, existing.id))!;
-  const perms = await ctx.host.permissions.forUser(caller, ctx.db);
-  const ownAndMayComment = row.author_id === caller.id && (perms.allows('change_control.add_changecomment', existing) || perms.allows('change_control.change_changecomment', existing));
-  if (!ownAndMayComment && !perms.allows('change_control.delete_changecomment', existing)) {
-    throw new PermissionDenied('Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
-  }
+  const allowedBy = row.author_id === caller.id ? [DELETE, ...AUTHOR_EDIT] : [DELETE];
+  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
   const replies = row.parent_id === null ? await ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', row.id).execute() : [];
   await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', row.id).execute();
   for (const gone of [...replies, row]) {

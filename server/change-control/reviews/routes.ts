@@ -91,7 +91,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
     throw err;
   }
   const presented = (await presentReviewRows(ctx, [row]))[0]!;
-  // The add permission's constraints decide which reviews the caller may create (404 when they exclude this one).
+  // The add permission's constraints decide which reviews the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
   await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
   await afterReviewWrite(ctx, row);
@@ -184,7 +184,7 @@ export function registerReviewRoutes(host: Host): void {
     host.routes.add({
       method,
       path: `${path}:id/`,
-      // Only the author edits a review, with add_review or change_review on it (checked in the handler: 403 without, 404 when constraints exclude it).
+      // Only the author edits a review, with add_review or change_review on it (checked in the handler).
       access: { authenticated: true },
       summary: method === 'PATCH' ? 'Edit one\'s own review (decision, comment)' : 'Replace one\'s own review (decision, comment)',
       tag: 'change-control',
