@@ -6,8 +6,33 @@ import MarkdownIt from 'markdown-it';
  */
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
-const SAFE_LINK = /^(https?:|mailto:|#|\/(?!\/)|\.{0,2}\/)/i;
-md.validateLink = (url: string): boolean => SAFE_LINK.test(url.trim()) || !/^[a-z][a-z0-9+.-]*:/i.test(url.trim());
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+/** Characters a browser's URL parser strips or ignores inside a scheme (controls, spaces). */
+const IGNORED = /[\u0000-\u0020\u007f-\u009f]/g;
+
+function schemeOf(url: string): string | null {
+  const m = /^([a-z][a-z0-9+.-]*):/i.exec(url);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+function percentDecoded(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * A link or image target is allowed when it has no scheme (relative, fragment) or a safe one;
+ * the target is also judged percent-decoded and without the characters URL parsing ignores,
+ * so `java%0Ascript:` or ` javascript:` cannot slip through as a relative link.
+ */
+md.validateLink = (url: string): boolean =>
+  [url, percentDecoded(url)].every((candidate) => {
+    const scheme = schemeOf(candidate.replace(IGNORED, ''));
+    return scheme === null || SAFE_SCHEMES.has(scheme);
+  });
 
 const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
