@@ -17,6 +17,8 @@ export interface ActionFacts {
   mergeBlockedReason: string;
   /** Only the change window blocks the merge. */
   onlyWindowBlocks: boolean;
+  /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
+  gateEnforced?: boolean;
 }
 
 const ok: ActionAvailability = { allowed: true, reason: null };
@@ -53,6 +55,7 @@ export function callerActions(user: AuthUser | null, perms: UserPermissions | nu
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
   else if (facts.readyToMerge) out.merge = ok;
   else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow)) out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
+  else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status)) out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };
   else out.merge = no(facts.mergeBlockedReason);
 
   if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION('comment on change requests');

@@ -85,6 +85,7 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
     readyToMerge: state.readyToMerge,
     mergeBlockedReason: state.mergeBlockedReason,
     onlyWindowBlocks: state.onlyWindowBlocks,
+    gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
   });
   return build(
     ctx,
@@ -136,6 +137,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
       readyToMerge: ready,
       mergeBlockedReason,
       onlyWindowBlocks,
+      gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
     });
     return build(
       ctx,

@@ -328,6 +328,8 @@ describe('change control: the merge gate', () => {
       const s = await scenario(cast, 'unenforced', { upTo: 'draft' });
       const cr = await detail(cast.author.client, s.cr.id);
       assert.equal(cr.ready_to_merge, false, 'the request still reports itself blocked');
+      assert.equal(cr.actions.merge.allowed, true, 'the merge is offered: the gate does not hold it back');
+      assert.match(cr.actions.merge.reason, /^The merge gate is not enforced\. The change request is a draft/);
       await ok(mergeBranch(cast.author.client, s.branch.id));
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');
       assert.deepEqual(await mainDeviceNames(svc), ['unenforced-dev']);
@@ -412,6 +414,18 @@ describe('change control: the merge gate', () => {
       assert.equal((await detail(cast.author.client, s.cr.id)).status, 'completed');
       // Merging again is refused: the branch is merged.
       expectStatus(await mergeBranch(cast.author.client, s.branch.id), 409);
+    });
+
+    it('States: a reverted branch whose request is completed stays completed and cannot merge again through the gate (409)', async () => {
+      const s = await scenario(cast, 'reverted');
+      await ok(mergeBranch(cast.author.client, s.branch.id));
+      await grant(svc, { users: [cast.author.id] }, { object_types: ['branching.branch'], actions: ['revert'] });
+      await ok(cast.author.client.post(`/api/plugins/branching/branches/${s.branch.id}/revert/`, { commit: true }));
+      assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
+      const cr = await detail(cast.author.client, s.cr.id);
+      assert.equal(cr.status, 'completed');
+      assert.equal(cr.merge_blocked_reason, 'The change request is completed.');
+      await assertRefusedMerge(svc, cast.author.client, { ...s, cr }, /The change request is completed\./);
     });
   });
 });
