@@ -352,3 +352,43 @@ describe('change control: comments and the change request', () => {
     expectStatus(await s.bob.client.get(`${COMMENTS}?change_diff_id=x`), 400);
   });
 });
+
+describe('change control: comments never answer client input with a server error', () => {
+  let svc: TestService;
+  let w: World;
+  before(async () => {
+    svc = await startService();
+    w = await world(svc);
+  });
+  after(async () => svc.close());
+
+  it('malformed bodies, ids and values on change-comments/ are 4xx naming the problem', async () => {
+    const s = await scene(w);
+    const c = await rootComment(s, s.bob.client);
+    const change = s.changes[0]!.id;
+    const bodies: unknown[] = [
+      null,
+      [],
+      'text',
+      { change_request: s.cr.id, change_diff: change, text: { md: 'x' } },
+      { change_request: s.cr.id, change_diff: change, text: 'x', parent: { id: c.id } },
+      { change_request: s.cr.id, change_diff: change, text: 'x', parent: -1 },
+      { change_request: s.cr.id, change_diff: change, text: 'x', parent: 1e300 },
+      { change_request: [s.cr.id], change_diff: change, text: 'x' },
+      { change_request: s.cr.id, change_diff: '1 OR 1=1', text: 'x' },
+    ];
+    for (const body of bodies) {
+      const res = await s.bob.client.post(COMMENTS, body);
+      assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(body)} → ${res.status}`);
+      assert.ok(res.body && typeof res.body === 'object', `${JSON.stringify(body)} names the problem`);
+    }
+    for (const id of ['abc', '0', '99999999999999999999']) {
+      expectStatus(await s.bob.client.patch(`${COMMENTS}${id}/`, { text: 'x' }), 404, id);
+      expectStatus(await s.bob.client.delete(`${COMMENTS}${id}/`), 404, id);
+    }
+    for (const body of [{ resolved: 'yes' }, { text: 5 }, { text: null }, { resolved: null }]) {
+      expectStatus(await s.bob.client.patch(`${COMMENTS}${c.id}/`, body), 400, JSON.stringify(body));
+    }
+    assert.equal((await commentsOf(svc, s.cr.id)).length, 1);
+  });
+});

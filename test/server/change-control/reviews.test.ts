@@ -514,3 +514,45 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     expectStatus(await s.bob.client.get(`${REVIEWS}?change_request_id=x`), 400);
   });
 });
+
+describe('change control: reviews never answer client input with a server error', () => {
+  let svc: TestService;
+  let w: World;
+  before(async () => {
+    svc = await startService();
+    w = await world(svc);
+  });
+  after(async () => svc.close());
+
+  it('malformed bodies, ids and values on reviews/ are 4xx naming the problem', async () => {
+    const s = await scene(w);
+    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }));
+    const bodies: unknown[] = [
+      null,
+      [],
+      'approve',
+      42,
+      { change_request: s.cr.id, decision: 'approve', comment: { text: 'x' } },
+      { change_request: s.cr.id, decision: ['approve'] },
+      { change_request: 1.5, decision: 'approve' },
+      { change_request: '1; DROP TABLE cc_reviews', decision: 'approve' },
+      { change_request: 1e308, decision: 'approve' },
+    ];
+    for (const body of bodies) {
+      const res = await s.carol.client.post(REVIEWS, body);
+      assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(body)} → ${res.status}`);
+      assert.ok(res.body && typeof res.body === 'object', `${JSON.stringify(body)} names the problem`);
+    }
+    const raw = await s.carol.client.post(REVIEWS, undefined, { raw: '{"change_request": ', headers: { 'Content-Type': 'application/json' } });
+    expectStatus(raw, 400);
+    for (const id of ['abc', '0', '-1', '99999999999999999999', '1.5']) {
+      const res = await s.bob.client.patch(`${REVIEWS}${id}/`, { decision: 'approve' });
+      expectStatus(res, 404, id);
+    }
+    for (const body of [{ decision: 'maybe' }, { comment: 7 }, { decision: null }]) {
+      const res = await s.bob.client.patch(`${REVIEWS}${r.id}/`, body);
+      expectStatus(res, 400, JSON.stringify(body));
+    }
+    assert.equal((await reviewsOf(svc, s.cr.id)).length, 1);
+  });
+});
