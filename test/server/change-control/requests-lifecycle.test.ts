@@ -327,6 +327,9 @@ describe('change requests: status is never writable (General rule 4)', () => {
     expectStatus(put, 200);
     assert.equal(put.body.status, 'draft');
     assert.equal((await detail(author.client, id)).status, 'draft');
+    // Nor on create: a new request is a draft whatever the body says.
+    const other = await draftRequest(author, 'rule4-create', { status: 'approved' });
+    assert.equal(other.cr.status, 'draft');
     // An admin cannot write it either.
     assert.equal((await svc.admin.patch(`${REQUESTS}${id}/`, { status: 'completed' })).body.status, 'draft');
     // The changelog never shows a status moved by these writes.

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import type { ChangeControlTables } from '../../../server/change-control/db/tables';
+import { withTables } from '../../../server/db/database';
 import { startService, type ApiClient, type TestService } from '../../support/service';
 import { actor, AUTHOR, branch, created, detail, DEVICES, device, expectStatus, openRequest, policy, POLICIES, type Actor, type PolicySpec } from './fixtures';
 import { evaluation, mainDevice, patchObject } from './requests-support';
@@ -286,6 +288,31 @@ describe('policies: re-matched whenever the branch touches something new (Genera
     assert.deepEqual(await names(author.client, cr.id), ['Planned prefixes']);
     await patchObject(inBranch, PREFIXES, prefix.id, { status: 'reserved' });
     assert.deepEqual(await names(author.client, cr.id), []);
+  });
+
+  it('General rule 3: the merge gate re-matches policies for itself — a policy the attached set does not know yet still blocks the merge', async () => {
+    const reviewer = await actor(svc, 'erin', [{ object_types: ['change_control.changerequest', 'change_control.review'], actions: ['view', 'add'] }]);
+    const { branch: b, inBranch } = await branch(author.client, 'gate-rematch');
+    await created(inBranch.post(PREFIXES, { prefix: '10.7.0.0/24', status: 'active' }));
+    const cr = await openRequest(author.client, b.id);
+    await policy(svc, { name: 'Active prefixes', object_types: ['ipam.prefix'], conditions: { attr: 'status', value: 'active' }, rules: [{ name: 'none', min_reviews: 0 }] });
+    expectStatus(await author.client.post(`/api/plugins/change-control/change-requests/${cr.id}/submit/`, {}), 200);
+    assert.equal((await detail(author.client, cr.id)).ready_to_merge, true);
+    // A policy and rule written behind every refresh: the stored attached set does not have them.
+    const db = withTables<ChangeControlTables>(svc.host.db);
+    const now = svc.clock.now().toISOString();
+    const late = await db
+      .insertInto('cc_policies')
+      .values({ name: 'Late prefixes', description: '', enabled: 1, weight: 10, object_types: '["ipam.prefix"]', conditions: null, condition_state: 'either', checks: '[]', comments: '', created: now, last_updated: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('cc_policy_rules').values({ policy_id: late.id, name: 'erin', min_reviews: 1, users: JSON.stringify([reviewer.id]), groups: '[]', created: now, last_updated: now }).execute();
+    const refused = await svc.admin.post(`/api/plugins/branching/branches/${b.id}/merge/`, { commit: true });
+    expectStatus(refused, 409);
+    assert.match(refused.body.detail, /erin/);
+    const live = await detail(author.client, cr.id);
+    assert.equal(live.ready_to_merge, false);
+    assert.match(live.merge_blocked_reason, /Late prefixes/);
   });
 
   it('General rule 3: a request already under review picks up a newly matching policy and its rules govern the status', async () => {

@@ -88,6 +88,11 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
     }
   });
 
+  it('Endpoints: a lifecycle action on a request that does not exist is 404', async () => {
+    for (const path of ['999999', 'abc', '-1']) expectStatus(await author.client.post(`${REQUESTS}${path}/submit/`, {}), 404, path);
+    expectStatus(await author.client.get(`${REQUESTS}abc/`), 404);
+  });
+
   it('Authentication 1: a lifecycle action without a token, or with a read-only token, is 403', async () => {
     const id = await requestIn('draft');
     expectStatus(await act(svc.anonymous, id, 'submit'), 403);
