@@ -25,13 +25,14 @@ export function registerBranchHooks(host: Host): void {
     await requestRefresh(ctx, cr.id, { rematch: true, checks: true });
   });
 
-  const refreshChecks = async (ctx: Ctx, branchId: number): Promise<void> => {
+  const refreshChecks = async (ctx: Ctx, branchId: number, completedToo: boolean): Promise<void> => {
     const cr = await findChangeRequestForBranch(ctx, branchId);
-    // Trigger 5: synced or reverted.
-    if (cr) await requestRefresh(ctx, cr.id, { rematch: true, checks: true });
+    // Trigger 5: synced or reverted. A revert undoes the merge that completed the request: its
+    // branch is live again, so its checks run even though the request stays completed.
+    if (cr) await requestRefresh(ctx, cr.id, { rematch: true, checks: true, completedToo });
   };
-  host.branchHooks.on('synced', async (ctx, { branch }) => refreshChecks(ctx, branch.id));
-  host.branchHooks.on('reverted', async (ctx, { branch }) => refreshChecks(ctx, branch.id));
+  host.branchHooks.on('synced', async (ctx, { branch }) => refreshChecks(ctx, branch.id, false));
+  host.branchHooks.on('reverted', async (ctx, { branch }) => refreshChecks(ctx, branch.id, true));
 
   host.branchHooks.on('merged', async (ctx, { branch }) => {
     const cr = await findChangeRequestForBranch(ctx, branch.id);

@@ -5,6 +5,7 @@ import { registerBuiltins } from './checks/builtins';
 import { loadCheckPlugins } from './checks/plugin-loader';
 import { registerReportCheckAction } from './checks/report-check-action';
 import { registerCheckRoutes } from './checks/routes';
+import { registerCheckTriggers } from './checks/triggers';
 import { registerCommentRoutes } from './comments/routes';
 import { changeControlMigrations } from './db/migrations';
 import { registerBranchHooks } from './hooks';
@@ -50,6 +51,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerReviewRoutes(host);
       registerCommentRoutes(host);
       registerCheckRoutes(host);
+      registerCheckTriggers(host);
       registerBranchHooks(host);
       host.mainWriteGuards.push(protectMainGuard);
       host.search.register(searchChangeControl);

@@ -25,18 +25,21 @@ export interface RefreshWishes {
   rematch?: boolean;
   /** Run the registered checks (refresh triggers 1-8). */
   checks?: boolean;
+  /** Run them on a completed request too (its branch was reverted and is live again). */
+  completedToo?: boolean;
 }
 
 interface Pending {
   rematch: boolean;
   checks: boolean;
+  completedToo: boolean;
 }
 
 /** Pending refreshes by transaction (its database handle), then by change request. */
 const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
-  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false };
+  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false };
   if (!ctx.inTransaction) {
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
@@ -50,6 +53,7 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
   if (existing) {
     existing.rematch ||= want.rematch;
     existing.checks ||= want.checks;
+    existing.completedToo ||= want.completedToo;
     return;
   }
   pending.set(changeRequestId, want);
@@ -94,7 +98,8 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
-  if (isOpen(cr.status) && (runTheChecks || (await checkRowsOutOfDate(ctx, cr.id, governing)))) await runChecks(ctx, cr, governing);
+  const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
+  if (checksLive && (runTheChecks || (await checkRowsOutOfDate(ctx, cr.id, governing)))) await runChecks(ctx, cr, governing);
 
   const gate = await computeGate(ctx, cr, { governing, evaluation });
   cr = await updateChangeRequest(

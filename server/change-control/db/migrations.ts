@@ -137,8 +137,14 @@ async function addCachedApprovalCheckKindAndReviewerQueue(db: Kysely<unknown>): 
   await db.schema.createIndex('cc_outstanding_reviewers_user').on('cc_outstanding_reviewers').columns(['user_id', 'change_request_id']).execute();
 }
 
+/** Finding the branch diffs a write on main moves (refresh trigger 6) by object, not by branch. */
+async function indexBranchChangesByObject(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createIndex('cc_branch_changes_by_object').ifNotExists().on('branch_changes').columns(['object_type', 'object_id']).execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
+  '20-change-control-0003-branch-changes-by-object': { up: indexBranchChangesByObject },
 };

@@ -36,6 +36,9 @@ export interface StartWithChecks {
   /** Registers checks at start, as a check plugin's ready hook would. */
   ready?: (registry: CheckPluginApi) => void;
   configDir?: string;
+  /** Database path (default: a fresh in-memory database). */
+  db?: string;
+  clockStart?: string;
 }
 
 /** The real service with branching, the registering plugin and change control. */
@@ -43,7 +46,7 @@ export async function startWithChecks(options: StartWithChecks = {}): Promise<Te
   const plugins = [branchingPlugin()];
   if (options.ready) plugins.push(registeringPlugin(options.ready));
   plugins.push(changeControlPlugin({ configDir: options.configDir ?? process.cwd() }));
-  return startService({ config: options.config, plugins, configDir: options.configDir });
+  return startService({ config: options.config, plugins, configDir: options.configDir, db: options.db, clockStart: options.clockStart });
 }
 
 /** A registered check function that counts its invocations and keeps every view it received. */
