@@ -65,7 +65,7 @@ describe('change control: comment fields', () => {
     assert.deepEqual((await commentsOf(svc, s.cr.id)).map((x) => x.author.username), ['bob', 'carol']);
   });
 
-  it('ChangeComment field change_diff: a change of another branch is refused (400 naming change_diff)', async () => {
+  it('ChangeComment field change_diff / Errors: a change of another branch is refused (400 naming change_diff)', async () => {
     const other = await otherBranchChange(s);
     const res = await postComment(s.bob.client, { change_request: s.cr.id, change_diff: other.changeId, text: 'wrong branch' });
     assertRefused(res, 'change_diff', /not a change in this change request's branch/);
@@ -122,7 +122,7 @@ describe('change control: comment rules', () => {
   });
   after(async () => svc.close());
 
-  it('ChangeComment rule 1: a reply must be on the same change as its parent (400 otherwise)', async () => {
+  it('ChangeComment rule 1 / Errors: a reply must be on the same change as its parent (400 otherwise)', async () => {
     const s = await scene(w);
     const root = await rootComment(s, s.bob.client, 'On router a', 0);
     const res = await postComment(s.alice.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'on b', parent: root.id });

@@ -120,7 +120,7 @@ describe('change control: review rules', () => {
     assert.deepEqual(evaluation.policies[0].rules[0].approvers.map((u: any) => u.username), ['bob']);
   });
 
-  it('Review rule 2: a user cannot review their own change request (400)', async () => {
+  it('Review rule 2 / Errors: a user cannot review their own change request (400)', async () => {
     const s = await scene(w);
     await grant(svc, { users: [s.alice.id] }, { object_types: ['change_control.review'], actions: ['add', 'change'] });
     for (const decision of ['approve', 'comment', 'reject'] as const) {
@@ -134,7 +134,7 @@ describe('change control: review rules', () => {
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'needs-review');
   });
 
-  it('Review rule 3: a second review by the same user is refused (400) and the existing one is edited instead', async () => {
+  it('Review rule 3 / Errors: a second review by the same user is refused (400) and the existing one is edited instead', async () => {
     const s = await scene(w);
     const first = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'one question' }));
     const second = await postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' });
@@ -304,7 +304,7 @@ describe('change control: reject (Request changes) needs a comment', () => {
     s = await scene(w);
   });
 
-  it('Errors: a review with decision reject and no comment is refused (400 naming comment)', async () => {
+  it('Review field comment / Errors: a review with decision reject (Request changes) and no comment is refused (400 naming comment)', async () => {
     for (const body of [{}, { comment: '' }, { comment: '   \n\t' }]) {
       const res = await postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', ...body });
       assertRefused(res, 'comment', /request changes/i);
