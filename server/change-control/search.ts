@@ -76,7 +76,7 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
       ccDb(ctx)
         .selectFrom(source.table)
         .selectAll()
-        .where((eb) => eb.or(source.fields.map((f) => sql<boolean>`lower(${sql.ref(f)}) like ${like} escape '\\'`)))
+        .where((eb) => eb.or(source.fields.map((f) => sql<boolean>`unicode_lower(${sql.ref(f)}) like ${like} escape '\\'`)))
         .orderBy('id', 'desc')
         .limit(count)
         .offset(offset)

@@ -45,6 +45,8 @@ export function openDatabase(path: string): OpenDatabase {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
+  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
   const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,

@@ -177,6 +177,18 @@ describe('change control: the merge gate', () => {
       assert.equal(completed.merge_blocked_reason, 'The change request is completed.');
     });
 
+    it('ChangeRequest merge_blocked_reason: a branch that is not ready (e.g. archived) is named with its status', async () => {
+      const s = await scenario(cast, 'words-archived', { upTo: 'approved' });
+      await passCi(s.cr.id);
+      await svc.host.db.updateTable('branches').set({ status: 'archived' }).where('id', '=', s.branch.id).execute();
+      const cr = await detail(cast.author.client, s.cr.id);
+      assert.equal(cr.ready_to_merge, false);
+      assert.equal(cr.merge_blocked_reason, 'Branch "words-archived" is archived.');
+      expectStatus(await mergeBranch(cast.author.client, s.branch.id), 409);
+      await svc.host.db.updateTable('branches').set({ status: 'ready' }).where('id', '=', s.branch.id).execute();
+      assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
+    });
+
     it('ChangeRequest merge_blocked_reason: a deleted branch says the branch is gone', async () => {
       const s = await scenario(cast, 'words-deleted', { upTo: 'approved' });
       await passCi(s.cr.id);

@@ -108,6 +108,15 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     assert.equal(bySummary.url, `${svc.url}/api/plugins/change-control/checks/${checkId}/`);
   });
 
+  it('Search: case-insensitive beyond ASCII (ÉCOLE is found by école and the other way round)', async () => {
+    const { branch: b, inBranch } = await branch(author.client, 'unicode');
+    await device(inBranch, { name: 'u1' });
+    const upper = await openRequest(author.client, b.id, { title: 'Câblage ÉCOLE Zürich' });
+    for (const q of ['école', 'ÉCOLE', 'ZÜRICH', 'câblage']) {
+      assert.ok((await search(author, q)).some((h) => h.id === upper.id && h.object_type === 'change_control.changerequest' && h.field === 'title'), q);
+    }
+  });
+
   it('Search: honours view permissions: a model the caller may not view yields nothing', async () => {
     const policiesOnly = await actor(svc, 'policies-only', [{ object_types: ['change_control.policy'], actions: ['view'] }]);
     assert.deepEqual(await search(policiesOnly, 'CHG-4711'), []);
@@ -161,6 +170,16 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     assert.ok((await search(author, 'net_ops')).some((h) => h.id === pct.id && h.field === 'ref'));
     assert.deepEqual((await search(author, 'netxops')).filter((h) => h.object_type === 'change_control.changerequest'), []);
     assert.deepEqual((await search(author, 'cu_ 50')).filter((h) => h.id === pct.id), [], '_ matches only itself');
+  });
+
+  it('Search: any text is safe to look for: quotes, backslashes, lone wildcards and non-ASCII never yield a 5xx', async () => {
+    for (const q of ["'", '"', '\\', '%', '_', '\\%', "'; drop table cc_change_requests; --", 'Zürich', '🙂', 'x'.repeat(200)]) {
+      const res = await author.client.get(`${SEARCH}?q=${encodeURIComponent(q)}`);
+      expectStatus(res, 200, JSON.stringify(q));
+      assert.ok(Array.isArray(res.body.results));
+    }
+    assert.deepEqual((await search(author, '%')).filter((h) => h.object_type === 'change_control.changerequest' && h.id === cr.id), [], 'a lone % is not "everything"');
+    expectStatus(await author.client.get(`${SEARCH}?q=${'x'.repeat(201)}`), 400);
   });
 
   it('Search: q is required (400 naming q)', async () => {
