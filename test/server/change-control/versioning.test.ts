@@ -76,4 +76,17 @@ describe('change control: versioning', () => {
       return true;
     });
   });
+
+  it('Versioning 6 (contract 2): no version segment in URLs: the plugin answers under /api/plugins/change-control/, a versioned path is 404', async () => {
+    const svc = await startService();
+    try {
+      const res = await svc.admin.get('/api/plugins/change-control/change-requests/');
+      assert.equal(res.status, 200);
+      assert.ok(Array.isArray(res.body.results));
+      assert.equal((await svc.admin.get('/api/v1/plugins/change-control/change-requests/')).status, 404);
+      assert.equal((await svc.admin.get('/api/plugins/change-control/v0.5/change-requests/')).status, 404);
+    } finally {
+      await svc.close();
+    }
+  });
 });
