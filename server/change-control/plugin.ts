@@ -16,6 +16,7 @@ import { protectMainGuard } from './protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
+import { registerSettingsRoute } from './settings';
 
 export interface ChangeControlOptions {
   /** Where relative `check_plugins` paths are resolved from (the configuration file's folder). */
@@ -52,6 +53,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerCommentRoutes(host);
       registerCheckRoutes(host);
       registerCheckTriggers(host);
+      registerSettingsRoute(host);
       registerBranchHooks(host);
       host.mainWriteGuards.push(protectMainGuard);
       host.search.register(searchChangeControl);

@@ -297,3 +297,28 @@ export const evaluation = z.object({
   reasons: z.array(z.string()),
 });
 export type Evaluation = z.infer<typeof evaluation>;
+
+// ---- Plugin settings ----------------------------------------------------------------------
+
+export const BRANCH_PAGE_PLACEMENTS = ['right_page', 'alerts', 'both'] as const;
+export type BranchPagePlacement = (typeof BRANCH_PAGE_PLACEMENTS)[number];
+
+/**
+ * The effective plugin settings (GET `settings/`, any signed-in user): the configuration as the
+ * service applies it. `enable_builtin_checks` lists the built-ins available (unknown names
+ * dropped), `required_external_checks` is `{name, label}` pairs, and `branch_page_placement`
+ * is always a list (a single string in the configuration becomes a list of one; empty: the
+ * panel shows nowhere on the branch page).
+ */
+export const pluginSettings = z.object({
+  enable_builtin_checks: z.array(z.enum(BUILTIN_CHECKS)),
+  required_external_checks: z.array(z.object({ name: z.string(), label: z.string() })),
+  branch_page_placement: z.array(z.enum(BRANCH_PAGE_PLACEMENTS)),
+  protect_main: z.boolean(),
+  protect_main_scope: z.array(z.string()),
+  enforce_merge_gate: z.boolean(),
+  notify_reviewers: z.boolean(),
+  enable_auto_merge: z.boolean(),
+  auto_merge_interval: z.number().int(),
+});
+export type PluginSettings = z.infer<typeof pluginSettings>;
