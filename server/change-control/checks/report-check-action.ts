@@ -10,14 +10,14 @@ import { ccDb, nowIso } from '../db';
 import { BRANCH_TYPE } from '../../branching';
 import { CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE } from '../names';
 import { attachedPolicies } from '../policies/governing';
-import { configuredExternalChecks } from './declared';
 import { snapshotCheck } from './present';
+import { declaredFor } from './state';
 
 /**
  * The event-rule action `change_control.report_check` (contract 4.6, provisional): writes a
  * result onto a check of the open change request of the branch the event came from, only
- * when that check is declared (a governing policy's `checks` or `required_external_checks`);
- * otherwise it does nothing and logs why.
+ * when that check is declared as a reported check (a governing policy's `checks` or
+ * `required_external_checks`, not a registered check); otherwise it does nothing and logs why.
  */
 export const REPORT_CHECK_ACTION = 'change_control.report_check';
 
@@ -53,9 +53,10 @@ async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: Repo
   const log = (why: string) => ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): ${why}; nothing reported`);
   const cr = await findChangeRequestForBranch(ctx, branchId);
   if (!cr || !isOpen(cr.status)) return log(`branch ${branchId} has no open change request`);
-  const declaredByPolicy = (await attachedPolicies(ctx, cr.id)).some((g) => g.policy.checks.includes(data.check));
-  const declaredByConfig = configuredExternalChecks(ctx.host.config).some((c) => c.name === data.check);
-  if (!declaredByPolicy && !declaredByConfig) return log(`check "${data.check}" is not declared for change request ${cr.id}`);
+  const declared = declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === data.check);
+  if (!declared) return log(`check "${data.check}" is not declared for change request ${cr.id}`);
+  // A registered check computes its own result; a report would only be overwritten by the next refresh.
+  if (declared.registered) return log(`check "${data.check}" is a registered check, whose result the service computes`);
   const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', cr.id).where('name', '=', data.check).executeTakeFirst();
   if (!row) return log(`check "${data.check}" has no row on change request ${cr.id} yet`);
   const next = { status: data.status, summary: data.summary ?? row.summary, details_url: data.details_url ?? row.details_url };
