@@ -113,8 +113,8 @@ export class ChangeControlViews extends DisposableBase {
     if (this.connection.state.phase !== 'connected') return [];
     const s = this.store.state;
     if (!s.loaded) {
-      if (s.error) return [{ kind: 'message', id: 'load-failed', label: 'Could not load change requests: select to retry', icon: { id: 'warning' }, command: { id: 'changeControl.refresh', title: 'Refresh', args: [] } }];
-      return s.loading ? [{ kind: 'message', id: 'loading', label: 'Loading…', icon: { id: 'loading~spin' } }] : [];
+      if (s.error) return [{ kind: 'message', id: 'load-failed', label: 'Retry loading change requests', icon: { id: 'refresh' }, command: { id: 'changeControl.refresh', title: 'Refresh', args: [] } }];
+      return [{ kind: 'message', id: 'loading', label: 'Loading change requests…', icon: { id: 'loading~spin' } }];
     }
     if (isEmpty(s.lists)) return [];
     return groupChangeRequests(s.lists).map((group) => ({ kind: 'group', group }));
