@@ -58,6 +58,14 @@ export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   'extensions.autoUpdate': false,
   'extensions.ignoreRecommendations': true,
   'chat.disableAIFeatures': true,
+  // code-server announces every port a process listens on (e.g. a service under test).
+  'remote.autoForwardPorts': false,
+  // Text typed into editors stays as typed (updateUserSettings() writes settings.json in an editor).
+  'editor.autoClosingBrackets': 'never',
+  'editor.autoClosingQuotes': 'never',
+  'editor.autoSurround': 'never',
+  'editor.autoIndent': 'none',
+  'editor.formatOnType': false,
   'chat.commandCenter.enabled': false,
   'git.enabled': false,
   'git.openRepositoryInParentFolders': 'never',
@@ -77,6 +85,11 @@ export interface StartOptions {
   extensions?: ExtensionSource[];
   /** Merged over DEFAULT_USER_SETTINGS. */
   userSettings?: Record<string, unknown>;
+  /**
+   * Settings of the machine the extension host runs on (`<user-data>/Machine/settings.json`):
+   * in code-server's remote window, settings with `"scope": "machine"` are read only from here.
+   */
+  machineSettings?: Record<string, unknown>;
   /** Extra environment for code-server and so for the extension host. */
   env?: Record<string, string>;
   /** Where screenshots and logs go (default ARTIFACTS_DIR). */
@@ -315,6 +328,10 @@ export class VSCode {
     for (const d of [path.join(userDataDir, 'User'), extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
     const settings = { ...DEFAULT_USER_SETTINGS, ...(opts.userSettings ?? {}) };
     fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+    if (opts.machineSettings && Object.keys(opts.machineSettings).length) {
+      fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
+      fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(opts.machineSettings, null, 2));
+    }
 
     // code-server writes a config file, logs and a device id under XDG folders: keep them in the temp folder.
     const env = codeServerEnv({
@@ -663,6 +680,38 @@ export class VSCode {
     // A container with a single view hides the view's own header (the container title shows).
     if (!(await header.isVisible())) return;
     if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+  }
+
+  // ---------------------------------------------------------------- settings
+
+  /**
+   * Changes user settings while VS Code runs, the way a user does: in the settings.json editor,
+   * saved with Ctrl+S (code-server does not pick up a settings file written behind its back).
+   * Waits until the file holds the new values.
+   */
+  async updateUserSettings(changes: Record<string, unknown>): Promise<void> {
+    const file = path.join(this.userDataDir, 'User', 'settings.json');
+    const wanted = { ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>), ...changes };
+    const text = JSON.stringify(wanted, null, 2);
+    await this.step('update user settings', async () => {
+      await this.runCommand('Preferences: Open User Settings (JSON)');
+      const editor = this.page.locator('.editor-instance .monaco-editor').first();
+      await editor.waitFor();
+      await editor.click();
+      await this.page.keyboard.press('ControlOrMeta+A');
+      await this.page.keyboard.press('Delete');
+      await this.page.keyboard.insertText(text);
+      await this.page.keyboard.press('ControlOrMeta+S');
+      const deadline = Date.now() + TIMEOUTS.ui;
+      const saved = () => {
+        try { return JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(wanted); } catch { return false; }
+      };
+      while (!saved()) {
+        if (Date.now() > deadline) throw new Error(`settings.json does not hold the new settings after ${TIMEOUTS.ui} ms`);
+        await sleep(200);
+      }
+      await this.closeAllEditors();
+    });
   }
 
   // ---------------------------------------------------------------- editors and webviews

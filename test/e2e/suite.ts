@@ -16,6 +16,8 @@ export interface Prep {
   readonly tempDir: string;
   addExtension(src: ExtensionSource): void;
   setting(key: string, value: unknown): void;
+  /** A setting of the machine the extension host runs on (needed for `"scope": "machine"` settings). */
+  machineSetting(key: string, value: unknown): void;
   env(key: string, value: string): void;
   /** Called after the whole run, even on failure (stop services the scenario started). */
   onCleanup(fn: () => Promise<void> | void): void;
@@ -88,12 +90,14 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
   fs.mkdirSync(workspace, { recursive: true });
   const extensions: ExtensionSource[] = [];
   const userSettings: Record<string, unknown> = {};
+  const machineSettings: Record<string, unknown> = {};
   const env: Record<string, string> = {};
   const cleanups: (() => Promise<void> | void)[] = [];
   const prep: Prep = {
     workspace, tempDir,
     addExtension: (src) => extensions.push(src),
     setting: (k, v) => { userSettings[k] = v; },
+    machineSetting: (k, v) => { machineSettings[k] = v; },
     env: (k, v) => { env[k] = v; },
     onCleanup: (fn) => cleanups.push(fn),
   };
@@ -129,7 +133,7 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
 
     const t0 = Date.now();
     try {
-      vscode = await VSCode.start({ workspace, extensions, userSettings, env, artifactsDir });
+      vscode = await VSCode.start({ workspace, extensions, userSettings, machineSettings, env, artifactsDir });
     } catch (e) {
       for (const s of runnable) fail(s.name, new Error(`VS Code did not start: ${(e as Error).message}`));
       return result;
