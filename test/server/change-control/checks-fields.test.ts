@@ -262,7 +262,7 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.deepEqual(byName.results.map((c: any) => c.change_request).sort(), [a.cr.id, b.cr.id].sort());
       const both = await ok(a.pipeline.client.get(`${CHECKS}?change_request_id=${b.cr.id}&name=lint`));
       assert.equal(both.count, 1);
-      assertCheck(both.results[0], { name: 'lint', label: 'lint', change_request: b.cr.id } as any);
+      assertCheck(both.results[0], { name: 'lint', label: 'lint', change_request: b.cr.id });
       const none = await ok(a.pipeline.client.get(`${CHECKS}?change_request_id=${b.cr.id}&name=nope`));
       assert.equal(none.count, 0);
       const bad = await a.pipeline.client.get(`${CHECKS}?change_request_id=abc`);
@@ -347,6 +347,42 @@ describe('change control checks: the MergeCheck resource', () => {
       const ci = (await checksByName(reporter.client, s.cr.id))['ci/build'];
       const res = await ok(reporter.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
       assert.equal(res.status, 'success');
+    });
+
+    it('POST checks/ (declaring a check by hand) without add_mergecheck: 403; with it: 201; an add constraint excluding the new check: 403 and nothing written', async () => {
+      const s = await setup(svc);
+      const body = { change_request: s.cr.id, name: 'manual/review-board', label: 'Review board' };
+      expectStatus(await s.pipeline.client.post(CHECKS, body), 403);
+      const narrow = await actor(svc, `add-narrow-${s.cr.id}`, [...PIPELINE, { object_types: ['change_control.mergecheck'], actions: ['add'], constraints: { name: 'manual/other' } }]);
+      expectStatus(await narrow.client.post(CHECKS, body), 403);
+      assert.equal((await checksByName(svc.admin, s.cr.id))['manual/review-board'], undefined);
+      const adder = await actor(svc, `adder-${s.cr.id}`, [...PIPELINE, { object_types: ['change_control.mergecheck'], actions: ['add'] }]);
+      const made = await adder.client.post(CHECKS, body);
+      expectStatus(made, 201);
+      assertCheck(made.body, { name: 'manual/review-board', label: 'Review board', status: 'pending', required: false });
+      expectStatus(await adder.client.post(CHECKS, body), 400, 'a second check of that name on the request');
+    });
+
+    it('POST checks/ onto a change request the caller cannot see: 400 naming change_request (as if it did not exist)', async () => {
+      const s = await setup(svc);
+      const blind = await actor(svc, `blind-${s.cr.id}`, [
+        { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { ref: 'OTHER' } },
+        { object_types: ['change_control.mergecheck'], actions: ['view', 'add'] },
+      ]);
+      const res = await blind.client.post(CHECKS, { change_request: s.cr.id, name: 'manual/x' });
+      expectStatus(res, 400);
+      assert.ok(res.body.change_request, JSON.stringify(res.body));
+    });
+
+    it('DELETE checks/{id}/ without delete_mergecheck: 403; with a constraint that excludes the check: 404; with it: 204', async () => {
+      const s = await setup(svc);
+      const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
+      expectStatus(await s.pipeline.client.delete(`${CHECKS}${ci.id}/`), 403);
+      const narrow = await actor(svc, `del-narrow-${s.cr.id}`, [{ object_types: ['change_control.mergecheck'], actions: ['view', 'delete'], constraints: { name: 'lint' } }]);
+      expectStatus(await narrow.client.delete(`${CHECKS}${ci.id}/`), 404);
+      const deleter = await actor(svc, `deleter-${s.cr.id}`, [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'delete'] }]);
+      expectStatus(await deleter.client.delete(`${CHECKS}${ci.id}/`), 204);
+      expectStatus(await deleter.client.get(`${CHECKS}${ci.id}/`), 404);
     });
 
     it('POST run-checks/ without change_mergecheck: 403; with it: 200 and the change request', async () => {

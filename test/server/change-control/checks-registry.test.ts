@@ -160,6 +160,22 @@ describe('change control checks: registering checks in process', () => {
     });
   });
 
+  describe('a check answering with the full constructor', () => {
+    it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
+      const svc = await startWithChecks({
+        ready: (r) => r.registerCheck({ name: 'report/linked', label: 'Linked report', fn: () => new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4') }),
+      });
+      try {
+        const s = await setup(svc);
+        const row = (await checksByName(svc.admin, s.cr.id))['report/linked'];
+        assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
+        assert.equal(row.details_url, 'https://reports.example.com/r/4');
+      } finally {
+        await svc.close();
+      }
+    });
+  });
+
   describe('a check reading request fields', () => {
     let svc: TestService;
     before(async () => {

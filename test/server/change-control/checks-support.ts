@@ -148,7 +148,10 @@ export async function approve(reviewer: Actor, crId: number): Promise<void> {
   await created(reviewer.client.post('/api/plugins/change-control/reviews/', { change_request: crId, decision: 'approve', comment: '' }), 'approval');
 }
 
-export function assertCheck(check: any, expected: Partial<{ status: string; required: boolean; blocks_merge: boolean; label: string; summary: string | RegExp }>): void {
+export function assertCheck(
+  check: any,
+  expected: Partial<{ name: string; change_request: number; status: string; required: boolean; blocks_merge: boolean; label: string; summary: string | RegExp }>,
+): void {
   assert.ok(check, 'check missing');
   for (const [key, value] of Object.entries(expected)) {
     if (value instanceof RegExp) assert.match(check[key], value, `${check.name}.${key}`);
