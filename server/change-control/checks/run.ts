@@ -54,11 +54,12 @@ async function insertCheck(ctx: Ctx, cr: ChangeRequestRow, name: string, wanted:
   await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
 }
 
-async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted): Promise<void> {
+async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted, options: { neverReported?: boolean } = {}): Promise<void> {
   const resultMoved = row.status !== wanted.status || row.summary !== wanted.summary || row.details_url !== wanted.details_url;
   if (!resultMoved && row.label === wanted.label && row.kind === wanted.kind) return;
   const now = nowIso(ctx);
-  const after: MergeCheckRow = { ...row, ...wanted, completed: resultMoved ? now : row.completed, last_updated: now };
+  const completed = options.neverReported ? null : resultMoved ? now : row.completed;
+  const after: MergeCheckRow = { ...row, ...wanted, completed, last_updated: now };
   await ccDb(ctx)
     .updateTable('cc_merge_checks')
     .set({ kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, completed: after.completed, last_updated: now })
@@ -94,7 +95,11 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
       else await insertCheck(ctx, cr, d.name, wanted, nowIso(ctx));
     } else if (!row) {
       await insertCheck(ctx, cr, d.name, { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' }, null);
-    } else if (row.label !== d.label || row.kind !== 'reported') {
+    } else if (row.kind !== 'reported') {
+      // Once computed, now nothing computes it (its check is no longer registered): a result
+      // the service computed is no report, so it waits for one.
+      await updateCheck(ctx, row, { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' }, { neverReported: true });
+    } else if (row.label !== d.label) {
       await updateCheck(ctx, row, { kind: 'reported', label: d.label, status: row.status, summary: row.summary, details_url: row.details_url });
     }
   }

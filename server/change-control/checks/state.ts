@@ -54,8 +54,8 @@ export function blockingReason(state: CheckState): string {
 
 /**
  * Whether the stored rows lag what the request is declared to carry: a declared check without
- * a row (a policy newly naming a check, a configuration declaring one), a registered check
- * stored as reported, or the row of a registered check the request no longer carries. A
+ * a row (a policy newly naming a check, a configuration declaring one), a row of the other kind
+ * (a check registered or unregistered since), or the row of a registered check the request no longer carries. A
  * refresh then runs the checks, so a pipeline always finds the row of a check it must report.
  */
 export async function checkRowsOutOfDate(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
@@ -63,7 +63,7 @@ export async function checkRowsOutOfDate(ctx: Ctx, changeRequestId: number, gove
   const declared = declaredFor(ctx, governing);
   for (const d of declared) {
     const row = rows.get(d.name);
-    if (!row || (d.registered && row.kind !== 'registered')) return true;
+    if (!row || (d.registered ? row.kind !== 'registered' : row.kind !== 'reported')) return true;
   }
   const names = new Set(declared.map((d) => d.name));
   return [...rows.values()].some((r) => r.kind === 'registered' && !names.has(r.name));

@@ -298,5 +298,23 @@ describe('change control checks: registering checks in process', () => {
       const newLog = await checkChangelog(svc.admin, checks['org/style'].id);
       assert.deepEqual(newLog.map((e) => e.action), ['create'], 'the new check starts without the old one\'s history');
     });
+
+    it('a check a policy names that is no longer registered becomes a reported check: pending, never reported, blocking', async () => {
+      const db = join(dir, 'db.sqlite3');
+      svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) });
+      const s = await setup(svc, { policy: { checks: ['org/scan'] } });
+      assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
+      await svc.close();
+
+      svc = await startWithChecks({ db });
+      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+      const now = (await checksByName(svc.admin, s.cr.id))['org/scan'];
+      assertCheck(now, { status: 'pending', summary: '', required: true, blocks_merge: true });
+      assert.equal(now.completed, null);
+      // From now on it is reported: a refresh never overwrites what a pipeline reports.
+      await ok(svc.admin.patch(`${CHECKS}${now.id}/`, { status: 'success', summary: 'reported' }));
+      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+      assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'reported' });
+    });
   });
 });
