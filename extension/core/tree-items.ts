@@ -31,7 +31,8 @@ export function changeWindow(cr: Pick<ChangeRequest, 'scheduled_start' | 'schedu
 
 export function groupItem(group: Group): TreeItemData {
   return {
-    id: `group:${group.id}`,
+    // A group that was empty had no twistie; a new id lets it open once it has items.
+    id: `group:${group.id}${group.items.length ? '' : ':empty'}`,
     label: group.label,
     description: String(group.items.length),
     contextValue: `group;${group.id};`,
@@ -151,7 +152,7 @@ export function nodeItem(node: TreeNode): TreeItemData {
     case 'review':
       return reviewItem(node.review, node.cr);
     case 'reviewSection':
-      return { id: `section:${node.id}`, label: node.label, description: String(node.children.length), contextValue: 'section;', collapsible: node.children.length ? 'expanded' : 'none' };
+      return { id: `section:${node.id}${node.children.length ? '' : ':empty'}`, label: node.label, description: String(node.children.length), contextValue: 'section;', collapsible: node.children.length ? 'expanded' : 'none' };
     case 'message':
       return { ...messageItem(node.id, node.label, node.icon), command: node.command };
   }

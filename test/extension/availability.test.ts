@@ -31,18 +31,24 @@ describe('extension: command availability from the service\'s actions', () => {
     assert.equal(changeRequestContextValue(makeChangeRequest({ id: 2 })), 'changeRequest;');
   });
 
-  it('explains a refused merge with the action\'s reason, else merge_blocked_reason', () => {
-    const withReason = makeChangeRequest({ id: 1, actions: actions([], { merge: 'Required check "ci" is pending.' }), merge_blocked_reason: 'other words' });
-    assert.equal(mergeBlockedReason(withReason), 'Required check "ci" is pending.');
-    const cr = makeChangeRequest({ id: 2, merge_blocked_reason: 'Outside the change window.' });
-    const noReason = { ...cr, actions: { ...cr.actions, merge: { allowed: false, reason: null } } };
-    assert.equal(mergeBlockedReason(noReason), 'Outside the change window.');
+  it('explains a refused merge: the gate\'s reason, and the caller\'s own when it differs', () => {
+    const pending = 'Required check "ci" is pending.';
+    const gateOnly = makeChangeRequest({ id: 1, merge_blocked_reason: pending, actions: actions([], { merge: pending }) });
+    assert.equal(mergeBlockedReason(gateOnly), pending);
+    const both = makeChangeRequest({ id: 2, merge_blocked_reason: pending, actions: actions([], { merge: 'You do not have permission to merge branches.' }) });
+    assert.equal(mergeBlockedReason(both), `${pending} You do not have permission to merge branches.`);
+    const readyButNotMine = makeChangeRequest({ id: 3, ready_to_merge: true, merge_blocked_reason: '', actions: actions([], { merge: 'You do not have permission to merge branches.' }) });
+    assert.equal(mergeBlockedReason(readyButNotMine), 'You do not have permission to merge branches.');
+    const cr = makeChangeRequest({ id: 4, merge_blocked_reason: 'Outside the change window.' });
+    assert.equal(mergeBlockedReason({ ...cr, actions: { ...cr.actions, merge: { allowed: false, reason: null } } }), 'Outside the change window.');
+    const silent = makeChangeRequest({ id: 5, ready_to_merge: true, merge_blocked_reason: '' });
+    assert.match(mergeBlockedReason({ ...silent, actions: { ...silent.actions, merge: { allowed: false, reason: null } } }), /does not offer/);
   });
 
   it('offers in a QuickPick only the requests that allow the action; Merge also lists blocked ones with the reason', () => {
     const a = makeChangeRequest({ id: 1, title: 'A', actions: actions(['submit']), status: 'draft' });
     const b = makeChangeRequest({ id: 2, title: 'B', actions: actions(['merge']), ready_to_merge: true, status: 'approved' });
-    const c = makeChangeRequest({ id: 3, title: 'C', actions: actions([], { merge: 'Check "ci" is pending.' }), status: 'needs-review' });
+    const c = makeChangeRequest({ id: 3, title: 'C', actions: actions([], { merge: 'Check "ci" is pending.' }), merge_blocked_reason: 'Check "ci" is pending.', status: 'needs-review' });
     const d = makeChangeRequest({ id: 4, title: 'D', status: 'completed' });
     assert.deepEqual(changeRequestPicks([a, b, c, d], 'submit').map((p) => p.value.id), [1]);
     const merge = changeRequestPicks([a, b, c, d], 'merge');

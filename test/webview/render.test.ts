@@ -38,7 +38,7 @@ describe('webview: rendering the change request', () => {
   });
 
   it('offers the actions the service allows; Merge stays visible but disabled with its reason', () => {
-    const cr = makeChangeRequest({ id: 1, status: 'needs-review', actions: actions(['return_to_draft', 'abandon', 'run_checks'], { merge: 'Required check "ci" is pending.' }) });
+    const cr = makeChangeRequest({ id: 1, status: 'needs-review', merge_blocked_reason: 'Required check "ci" is pending.', actions: actions(['return_to_draft', 'abandon', 'run_checks'], { merge: 'Required check "ci" is pending.' }) });
     const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));
     const buttons = [...root.querySelectorAll('[data-act=panel-action]')].map((b) => [b.textContent, b.getAttribute('aria-disabled')]);
     assert.deepEqual(buttons, [['Return to Draft', null], ['Abandon', null], ['Re-run Checks', null], ['Merge Branch', 'true']]);
@@ -54,7 +54,7 @@ describe('webview: rendering the change request', () => {
     assert.equal(text(panel.querySelector('#approval-state')), 'The policies are not satisfied yet.');
     assert.deepEqual([...panel.querySelectorAll('#approval-reasons li')].map(text), ['Rule "Network team" needs 1 more approval.']);
     const rule = text(panel.querySelector('.rule'));
-    for (const part of ['Network team 1 of 2 approvals', 'Approved by: Alice', 'May approve: Alice, netops, ghosts (empty group)', 'Waiting for: Carol', 'Group ghosts has no members and can never approve.']) {
+    for (const part of ['○ Network team 1 of 2 approvals', 'Approved by: Alice', 'May approve: Alice, netops, ghosts (empty group)', 'Waiting for: Carol', 'Group ghosts has no members and can never approve.']) {
       assert.ok(rule.includes(part), `${part} in ${rule}`);
     }
     assert.match(text(panel.querySelector('.stale')), /Carol: Approve/);
@@ -69,11 +69,11 @@ describe('webview: rendering the change request', () => {
 
   it('shows checks with status, required or advisory, blocking, summary and a details button', () => {
     const root = renderApp(doc(), ready(makeSnapshot({ checks: [makeCheck({ id: 1, name: 'ci', label: 'CI', status: 'pending', details_url: 'https://ci.example/1', summary: 'queued' }), makeCheck({ id: 2, name: 'lint', label: 'lint', status: 'failure', required: false, blocks_merge: false, details_url: 'javascript:alert(1)' })] })));
-    const rows = [...root.querySelectorAll('#checks tbody tr')];
+    const rows = [...root.querySelectorAll('#checks li.check')];
     assert.deepEqual(rows.map((r) => r.getAttribute('data-check')), ['ci', 'lint']);
-    assert.match(text(rows[0]), /Pending CI \(ci\) required · blocks merge queued Details/);
+    assert.equal(text(rows[0]), '○ CI (ci) Pending · required · blocks merge queued Details');
     assert.equal(rows[0].querySelector('[data-act=open-link]')!.getAttribute('data-url'), 'https://ci.example/1');
-    assert.match(text(rows[1]), /Failed lint advisory/);
+    assert.equal(text(rows[1]), '✗ lint Failed · advisory');
     assert.equal(rows[1].querySelector('[data-act=open-link]'), null, 'no button for an unsafe link');
     assert.match(text(renderApp(doc(), ready(makeSnapshot({ checks: [] }))).querySelector('#checks')), /No checks/);
   });
@@ -96,6 +96,9 @@ describe('webview: rendering the change request', () => {
     assert.match(text(article.querySelector('.warning')), /Conflicts with main: vlan/);
     const rows = [...article.querySelectorAll('table.diff tbody tr')].map((r) => [...r.children].map(text));
     assert.deepEqual(rows, [['status', 'planned', 'active', 'planned'], ['vlan ⚠ conflict', '10', '30', '20']]);
+    const created = renderApp(doc(), ready()).querySelector('#change-12 tr[data-attr=name] td.original')!;
+    assert.equal(created.className, 'original absent');
+    assert.equal(created.textContent, '—');
     assert.equal(article.querySelector('tr[data-attr=vlan]')!.className, 'changed conflict');
     assert.equal(article.querySelector('tr[data-attr=vlan] td.current')!.className, 'current moved');
     state = reduce(state, { type: 'toggleAllAttributes', changeId: 11 });

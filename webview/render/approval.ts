@@ -14,7 +14,7 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
   const mayApprove = [...rule.eligible_users.map((u) => u.display), ...groups];
   return h(doc, 'li', { class: `rule ${rule.satisfied ? 'satisfied' : 'short'}`, 'data-rule-id': rule.id },
     h(doc, 'div', { class: 'rule-head' },
-      h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓' : '○'),
+      h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓ ' : '○ '),
       h(doc, 'strong', {}, rule.name),
       h(doc, 'span', { class: 'count' }, ` ${rule.approvals} of ${rule.min_reviews} approval${rule.min_reviews === 1 ? '' : 's'}`),
       h(doc, 'span', { class: 'visually-hidden' }, rule.satisfied ? ' (satisfied)' : ' (not satisfied)'),

@@ -66,8 +66,8 @@ function renderDiffTable(doc: Document, change: ChangeDiff, all: boolean): HTMLE
       rows.map((r) =>
         h(doc, 'tr', { class: [r.changed ? 'changed' : '', r.conflict ? 'conflict' : ''].filter(Boolean).join(' ') || undefined, 'data-attr': r.name },
           h(doc, 'th', { scope: 'row' }, r.name, r.conflict ? h(doc, 'span', { class: 'conflict-mark' }, ' ⚠ conflict') : null),
-          h(doc, 'td', { class: 'original' }, formatValue(r.original)),
-          h(doc, 'td', { class: 'modified' }, formatValue(r.modified)),
+          h(doc, 'td', { class: r.original === undefined ? 'original absent' : 'original' }, formatValue(r.original)),
+          h(doc, 'td', { class: r.modified === undefined ? 'modified absent' : 'modified' }, formatValue(r.modified)),
           h(doc, 'td', { class: r.mainMoved ? 'current moved' : 'current' }, formatValue(r.current)),
         ),
       ),

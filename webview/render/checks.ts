@@ -12,17 +12,21 @@ export function renderChecks(doc: Document, checks: readonly MergeCheck[]): HTML
     return section;
   }
   section.append(
-    h(doc, 'table', { class: 'checks' },
-      h(doc, 'thead', {}, h(doc, 'tr', {}, ['Status', 'Check', 'Kind', 'Summary', ''].map((t) => h(doc, 'th', { scope: 'col' }, t)))),
-      h(doc, 'tbody', {},
-        checks.map((c) =>
-          h(doc, 'tr', { class: `check check-${c.status}${c.blocks_merge ? ' blocking' : ''}`, 'data-check': c.name },
-            h(doc, 'td', { class: 'check-status' }, h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, CHECK_STATUS_SYMBOL[c.status]), ` ${CHECK_STATUS_LABEL[c.status]}`),
-            h(doc, 'td', {}, c.label || c.name, c.label && c.label !== c.name ? h(doc, 'span', { class: 'muted' }, ` (${c.name})`) : null),
-            h(doc, 'td', {}, c.required ? 'required' : 'advisory', c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null),
-            h(doc, 'td', {}, c.summary, c.completed ? h(doc, 'span', { class: 'muted' }, ` ${formatTime(c.completed)}`) : null),
-            h(doc, 'td', {}, isSafeLink(c.details_url) ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-link', 'data-url': c.details_url }, 'Details') : null),
+    h(doc, 'ul', { class: 'checks' },
+      checks.map((c) =>
+        h(doc, 'li', { class: `check check-${c.status}${c.blocks_merge ? ' blocking' : ''}`, 'data-check': c.name },
+          h(doc, 'div', { class: 'check-head' },
+            h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, `${CHECK_STATUS_SYMBOL[c.status]} `),
+            h(doc, 'strong', {}, c.label || c.name),
+            c.label && c.label !== c.name ? h(doc, 'span', { class: 'muted' }, ` (${c.name})`) : null,
           ),
+          h(doc, 'div', { class: 'check-meta' },
+            `${CHECK_STATUS_LABEL[c.status]} · ${c.required ? 'required' : 'advisory'}`,
+            c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,
+            c.completed ? h(doc, 'span', { class: 'muted' }, ` · ${formatTime(c.completed)}`) : null,
+          ),
+          c.summary ? h(doc, 'p', { class: 'check-summary' }, c.summary) : null,
+          isSafeLink(c.details_url) ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-link', 'data-url': c.details_url, 'aria-label': `Details of ${c.label || c.name}` }, 'Details') : null,
         ),
       ),
     ),
