@@ -328,6 +328,26 @@ describe('change request list: the cached gates_cleared and has_conflicts filter
     assert.ok(!(await listed(author.client, 'has_conflicts=true')).includes(cr.id));
   });
 
+  it('has_conflicts: a write on main moving the branch diff (trigger 6), and another branch merging over it, refresh the cached value', async () => {
+    const dev = await mainDevice(svc, { name: `main-${++n}`, status: 'active', role: 'core' });
+    const { branch: b, inBranch } = await branch(author.client, `main-write-${n}`);
+    await patchObject(inBranch, DEVICES, dev.id, { status: 'planned', role: 'edge' });
+    const cr = await openRequest(author.client, b.id);
+    await patchObject(svc.admin, DEVICES, dev.id, { status: 'offline' });
+    assert.ok((await listed(author.client, 'has_conflicts=true')).includes(cr.id));
+    // A sync clears it; then another branch changes the same attribute and merges.
+    expectStatus(await author.client.post(`${BRANCHES}${b.id}/sync/`, { commit: true }), 200);
+    assert.ok((await listed(author.client, 'has_conflicts=false')).includes(cr.id));
+    const other = await branch(svc.admin, `other-${n}`);
+    await patchObject(other.inBranch, DEVICES, dev.id, { role: 'access' });
+    const otherCr = await openRequest(svc.admin, other.branch.id);
+    await policy(svc, { name: `none-${n}`, object_types: ['dcim.device'], conditions: { attr: 'role', value: 'access' }, rules: [{ name: 'none', min_reviews: 0 }] });
+    await ok(act(svc.admin, otherCr.id, 'submit'));
+    expectStatus(await merge(svc, other.branch.id), 200);
+    assert.equal((await detail(author.client, cr.id)).has_conflicts, true);
+    assert.ok((await listed(author.client, 'has_conflicts=true')).includes(cr.id));
+  });
+
   it('has_conflicts is never used for a decision: conflicts alone do not block the merge when no policy names no-conflicts', async () => {
     const { id, branchId } = await approvedRequest();
     assert.equal((await detail(author.client, id)).ready_to_merge, true);
