@@ -92,8 +92,8 @@ async function listChangeRequests(ctx: Ctx, { filters, ordering, page }: ListOpt
   if (filters.requester) q = q.where('requester_id', 'in', filters.requester as number[]);
   if (filters.ref) {
     const refs = filters.ref as string[];
-    // `\` escapes % and _ in the pattern, so they match literally.
-    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
+    // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
+    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
   }
   if (filters.check_status) {
     const statuses = filters.check_status as ChangeRequestRow['status'][];

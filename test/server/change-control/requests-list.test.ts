@@ -25,6 +25,7 @@ describe('change request list: status, check_status and ref filters', () => {
       ['rejected', 'INC-77', 'reject'],
       ['abandoned', '50% done', 'abandon'],
       ['noref', '', ''],
+      ['unicode', 'ÄNDERUNG-Ø7', ''],
     ];
     for (const [key, ref, what] of specs) {
       const { cr } = await draftRequest(author, `list-${key}`, { ref });
@@ -45,7 +46,7 @@ describe('change request list: status, check_status and ref filters', () => {
   after(async () => svc.close());
 
   it('List filter status: matches the status value', async () => {
-    assert.deepEqual(await listed(author.client, 'status=draft'), [req.draft, req.noref]);
+    assert.deepEqual(await listed(author.client, 'status=draft'), [req.draft, req.noref, req.unicode]);
     assert.deepEqual(await listed(author.client, 'status=needs-review'), [req.review]);
     assert.deepEqual(await listed(author.client, 'status=approved'), [req.approved]);
     assert.deepEqual(await listed(author.client, 'status=rejected'), [req.rejected]);
@@ -67,7 +68,7 @@ describe('change request list: status, check_status and ref filters', () => {
     assert.deepEqual(await listed(author.client, 'check_status=success'), [req.approved]);
     assert.deepEqual(await listed(author.client, 'check_status=failure'), [req.rejected]);
     assert.deepEqual(await listed(author.client, 'check_status=running'), [req.review]);
-    assert.deepEqual(await listed(author.client, 'check_status=pending'), [req.draft, req.abandoned, req.noref]);
+    assert.deepEqual(await listed(author.client, 'check_status=pending'), [req.draft, req.abandoned, req.noref, req.unicode]);
     assert.deepEqual(await listed(author.client, 'check_status=success&check_status=failure'), [req.approved, req.rejected]);
     assert.deepEqual(await listed(author.client, 'check_status=error'), []);
     expectStatus(await author.client.get(`${REQUESTS}?check_status=green`), 400);
@@ -79,6 +80,11 @@ describe('change request list: status, check_status and ref filters', () => {
     assert.deepEqual(await listed(author.client, 'ref=1002'), [req.review]);
     assert.deepEqual(await listed(author.client, 'ref=inc'), [req.approved, req.rejected]);
     assert.deepEqual(await listed(author.client, 'ref=nothing-like-it'), []);
+  });
+
+  it('List filter ref: case-insensitive beyond ASCII letters', async () => {
+    assert.deepEqual(await listed(author.client, `ref=${encodeURIComponent('änderung-ø')}`), [req.unicode]);
+    assert.deepEqual(await listed(author.client, `ref=${encodeURIComponent('ÄNDERUNG')}`), [req.unicode]);
   });
 
   it('List filter ref: several values combine as OR', async () => {
