@@ -12,6 +12,7 @@ import { evaluateChangeRequest, type GoverningPolicy } from './evaluation/load';
 import { PERMISSIONS } from './names';
 import { snapshotChangeRequest } from './change-requests/snapshot';
 import { attachedPolicies, matchBranch } from './policies/governing';
+import { runChecks } from './checks/run';
 
 /**
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
@@ -117,7 +118,11 @@ export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<s
   if (!ctx.host.config.change_control.enforce_merge_gate) return null;
   const cr = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branch.id).executeTakeFirst();
   if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
-  const gate = await computeGate(ctx, cr, { rematch: true, overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)) });
+  const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
+  // The registered checks run again first: a result that time has overtaken since the last
+  // refresh (the branch went stale) must not let the branch merge.
+  if (governing) await runChecks(ctx, cr, governing, { registeredOnly: true });
+  const gate = await computeGate(ctx, cr, { rematch: true, governing, overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)) });
   return gate.readyToMerge ? null : gate.mergeBlockedReason;
 }
 

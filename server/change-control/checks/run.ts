@@ -80,8 +80,8 @@ async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
  * longer carries are removed (a renamed check starts afresh, without the old one's history).
  * Only a changed result is written, and recorded in the changelog.
  */
-export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): Promise<void> {
-  const declared: DeclaredCheck[] = declaredFor(ctx, governing);
+export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[], options: { registeredOnly?: boolean } = {}): Promise<void> {
+  const declared: DeclaredCheck[] = declaredFor(ctx, governing).filter((d) => !options.registeredOnly || d.registered);
   const rows = new Map((await checkRowsOf(ctx, cr.id)).map((r) => [r.name, r]));
   const needsView = declared.some((d) => d.registered);
   const view = needsView ? await buildCheckView(ctx, cr) : null;
@@ -103,5 +103,6 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
       await updateCheck(ctx, row, { kind: 'reported', label: d.label, status: row.status, summary: row.summary, details_url: row.details_url });
     }
   }
+  if (options.registeredOnly) return;
   for (const leftover of rows.values()) if (leftover.kind === 'registered') await deleteCheck(ctx, leftover);
 }
