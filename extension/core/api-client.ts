@@ -1,6 +1,6 @@
 // The REST client of the Change Control service: token authentication, JSON in and out, every
-// answer parsed with the zod schemas of server/contract (or host-schemas.ts for host endpoints
-// the contract does not cover), every failure an ApiError. No VS Code here.
+// answer parsed with the zod schemas of server/contract (the ones the service documents its
+// routes with), every failure an ApiError. No VS Code here.
 import { z } from 'zod';
 import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../server/contract/branching';
 import {
@@ -19,7 +19,7 @@ import {
 } from '../../server/contract/change-control';
 import { listOf } from '../../server/contract/common';
 import { ApiError, errorFromResponse } from './api-error';
-import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchResult } from './host-schemas';
+import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchHit } from '../../server/contract/host';
 
 export const CC = '/api/plugins/change-control/';
 export const PATHS = {
@@ -236,7 +236,7 @@ export class ApiClient {
     return body.change_request ?? null;
   }
 
-  async search(q: string): Promise<SearchResult[]> {
+  async search(q: string): Promise<SearchHit[]> {
     const body = await this.call(searchResults, 'GET', `${PATHS.search}${queryString({ q })}`);
     return body.results;
   }

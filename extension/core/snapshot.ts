@@ -3,11 +3,11 @@
 import type { ChangeRequestSnapshot } from '../../webview/protocol';
 import type { ApiClient } from './api-client';
 import { asApiError } from './api-error';
-import type { CurrentUser } from './host-schemas';
+import type { CurrentUser } from '../../server/contract/host';
 
 type SnapshotClient = Pick<ApiClient, 'getChangeRequest' | 'getEvaluation' | 'listChecks' | 'listReviews' | 'listComments' | 'listChanges'>;
 
-export async function loadSnapshot(client: SnapshotClient, changeRequestId: number, me: CurrentUser, now: () => Date = () => new Date()): Promise<ChangeRequestSnapshot> {
+export async function loadSnapshot(client: SnapshotClient, changeRequestId: number, me: Pick<CurrentUser, 'id' | 'username' | 'display'>, now: () => Date = () => new Date()): Promise<ChangeRequestSnapshot> {
   const cr = await client.getChangeRequest(changeRequestId);
   const problems: string[] = [];
   const part = async <T>(what: string, load: () => Promise<T>, fallback: T): Promise<T> => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
+import { notification, type Notification } from '../contract/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../core/host';
@@ -9,19 +10,6 @@ import { parseId } from '../http/resource';
 import { Reply, type QueryParamDoc } from '../http/routes';
 
 const PATH = '/api/extras/notifications/';
-
-export const notificationOutput = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
-  object_type: z.string(),
-  object_id: z.number().int(),
-  object_repr: z.string(),
-  event_type: z.string(),
-  created: z.string(),
-  read: z.boolean(),
-});
-export type NotificationOut = z.infer<typeof notificationOutput>;
 
 const notificationUpdate = z.strictObject({ read: z.boolean() });
 
@@ -69,7 +57,7 @@ export async function notify(ctx: Ctx, userIds: readonly number[], what: Notific
   return users.length;
 }
 
-function present(ctx: Ctx, row: Selectable<NotificationsTable>): NotificationOut {
+function present(ctx: Ctx, row: Selectable<NotificationsTable>): Notification {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -126,7 +114,7 @@ export function registerNotifications(host: Host): void {
     summary: 'List the caller\'s notifications (newest first)',
     tag: 'extras',
     query: LIST_QUERY,
-    response: notificationOutput,
+    response: notification,
     handler: async ({ ctx, query, url }) => {
       const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
       const ordering = parseOrdering(query, Object.keys(ORDER_COLUMNS), [{ field: 'id', desc: true }]);
@@ -146,7 +134,7 @@ export function registerNotifications(host: Host): void {
     access: { authenticated: true },
     summary: 'Retrieve one of the caller\'s notifications',
     tag: 'extras',
-    response: notificationOutput,
+    response: notification,
     handler: async ({ ctx, params }) => present(ctx, await getOwn(ctx, params.id)),
   });
 
@@ -157,7 +145,7 @@ export function registerNotifications(host: Host): void {
     summary: 'Mark one of the caller\'s notifications read (or unread)',
     tag: 'extras',
     body: notificationUpdate,
-    response: notificationOutput,
+    response: notification,
     handler: async ({ ctx, params, body }) => {
       const row = await getOwn(ctx, params.id);
       const { read } = body as z.infer<typeof notificationUpdate>;

@@ -1,19 +1,9 @@
-import { z } from 'zod';
+import { searchResults } from '../contract/host';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../core/host';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/query';
 
 const MAX_QUERY = 200;
-
-export const searchHitOutput = z.object({
-  object_type: z.string(),
-  id: z.number().int(),
-  display: z.string(),
-  url: z.string(),
-  field: z.string().describe('The field that matched.'),
-  value: z.string().describe('Its value.'),
-});
-export const searchOutput = z.object({ results: z.array(searchHitOutput) });
 
 function readQuery(raw: string[] | undefined): string {
   const q = (raw?.[0] ?? '').trim();
@@ -41,7 +31,7 @@ export function registerSearch(host: Host): void {
       { name: 'q', description: 'Text to look for (required, case-insensitive).' },
       { name: 'limit', description: `Most results to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` },
     ],
-    response: searchOutput,
+    response: searchResults,
     handler: async ({ ctx, query }) => {
       const q = readQuery(query.q);
       const limit = readLimit(query.limit);

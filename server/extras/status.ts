@@ -1,11 +1,6 @@
-import { z } from 'zod';
+import { serviceStatus } from '../contract/host';
 import type { Host } from '../core/host';
 import { HOST_VERSION } from '../core/version';
-
-export const statusOutput = z.object({
-  'host-version': z.string(),
-  plugins: z.record(z.string(), z.string()),
-});
 
 export function registerStatus(host: Host): void {
   host.routes.add({
@@ -14,7 +9,7 @@ export function registerStatus(host: Host): void {
     access: { public: true },
     summary: 'Host and plugin versions',
     tag: 'status',
-    response: statusOutput,
+    response: serviceStatus,
     handler: async () => ({ 'host-version': HOST_VERSION, plugins: Object.fromEntries(host.plugins) }),
   });
 }

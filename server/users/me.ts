@@ -1,6 +1,7 @@
 import type { Host } from '../core/host';
 import { AuthenticationFailed } from '../core/errors';
-import { getUser, userOutput } from './users';
+import { currentUser } from '../contract/host';
+import { getUser } from './users';
 
 /** `GET /api/users/me/`: the caller as a user object. */
 export function registerMe(host: Host): void {
@@ -10,7 +11,7 @@ export function registerMe(host: Host): void {
     access: { authenticated: true },
     summary: 'The calling user',
     tag: 'users',
-    response: userOutput,
+    response: currentUser,
     handler: async ({ ctx }) => {
       const me = ctx.user ? await getUser(ctx, ctx.user.id) : undefined;
       if (!me) throw new AuthenticationFailed('Authentication credentials were not provided.');

@@ -4,7 +4,8 @@ import { AuthenticationFailed } from '../core/errors';
 import type { Host } from '../core/host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
-import { createToken, tokenOutput, tokenSettings } from './tokens';
+import { provisionedToken } from '../contract/host';
+import { createToken, tokenSettings } from './tokens';
 
 const provisionBody = z.strictObject({
   username: z.string().max(150, { error: 'at most 150 characters' }),
@@ -24,7 +25,7 @@ export function registerTokenProvisioning(host: Host): void {
     summary: 'Provision a token with a username and password; the answer holds its key, shown this once',
     tag: 'users',
     body: provisionBody,
-    response: tokenOutput,
+    response: provisionedToken,
     status: 201,
     handler: async ({ ctx, body }) => {
       const { username, password, ...settings } = body as z.infer<typeof provisionBody>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectBase } from '../contract/common';
+import { token as tokenOutput, type Token } from '../contract/host';
 import { recordChange } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
@@ -16,17 +16,8 @@ import { requireExistingIds } from './references';
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
 
-export const tokenOutput = z.object({
-  ...objectBase,
-  user: z.number().int(),
-  /** Present only in the answer that created the token. */
-  key: z.string().optional(),
-  write_enabled: z.boolean(),
-  expires: z.string().nullable(),
-  description: z.string(),
-  last_used: z.string().nullable(),
-});
-export type TokenOut = z.infer<typeof tokenOutput> & { id: number; display: string };
+/** A token as presented (its schema, `token`, is in the shared contract: server/contract/host.ts). */
+export type TokenOut = Token & { id: number; display: string };
 
 const tokenKey = z.string().regex(/^[\x21-\x7e]{40,256}$/, { error: 'A key is 40 to 256 printable characters without spaces.' });
 const expires = z.iso.datetime({ offset: true, error: 'Enter a date-time with a time zone, e.g. 2026-12-31T23:59:00Z.' }).nullable();

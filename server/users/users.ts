@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectBase } from '../contract/common';
+import { user as userOutput, type User } from '../contract/host';
 import { recordChange } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
@@ -9,17 +9,8 @@ import type { UserRow } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import { dropFromPermissions, requireExistingIds } from './references';
 
-export const userOutput = z.object({
-  ...objectBase,
-  username: z.string(),
-  first_name: z.string(),
-  last_name: z.string(),
-  email: z.string(),
-  is_superuser: z.boolean(),
-  is_active: z.boolean(),
-  groups: z.array(z.number().int()),
-});
-export type UserOut = z.infer<typeof userOutput> & ApiObject;
+/** A user as presented (its schema, `user`, is in the shared contract: server/contract/host.ts). */
+export type UserOut = User & ApiObject;
 
 const name = (max: number) => z.string().max(max, { error: `at most ${max} characters` });
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { Backoff } from '../../extension/core/backoff';
-import type { Notification } from '../../extension/core/host-schemas';
+import type { Notification } from '../../server/contract/host';
 import { MAX_SHOWN_AT_ONCE, notificationMessage, reviewNotificationsToShow } from '../../extension/core/review-notifications';
 
 function note(id: number, over: Partial<Notification> = {}): Notification {
-  return { id, object_type: 'change_control.changerequest', object_id: id, object_repr: `CR ${id}`, event_type: 'change_request_review_requested', created: '2026-11-01T09:00:00Z', read: false, ...over };
+  return { id, url: `http://127.0.0.1:8000/api/extras/notifications/${id}/`, display: `n ${id}`, object_type: 'change_control.changerequest', object_id: id, object_repr: `CR ${id}`, event_type: 'change_request_review_requested', created: '2026-11-01T09:00:00Z', read: false, ...over };
 }
 
 describe('extension: polling for review requests', () => {

@@ -1,0 +1,83 @@
+// Responses of the host endpoints that clients read besides change control: the calling user,
+// tokens (the provisioning answer among them), notifications, search and the service status.
+// The service documents its routes with these schemas (the OpenAPI document at /api/schema/ is
+// generated from them) and the extension parses the answers with the same ones.
+import { z } from 'zod';
+import { objectBase } from './common';
+
+// ---- Users and tokens (`/api/users/`) ------------------------------------------------------
+
+/** A user as `users/` and `users/me/` show it (the password is write-only and never shown). */
+export const user = z.object({
+  ...objectBase,
+  username: z.string(),
+  first_name: z.string(),
+  last_name: z.string(),
+  email: z.string(),
+  is_superuser: z.boolean(),
+  is_active: z.boolean(),
+  groups: z.array(z.number().int()),
+});
+export type User = z.infer<typeof user>;
+
+/** `GET /api/users/me/`: the calling user. */
+export const currentUser = user;
+export type CurrentUser = User;
+
+/** A token as `tokens/` shows it; `key` only in the answer that created it. */
+export const token = z.object({
+  ...objectBase,
+  user: z.number().int(),
+  /** Present only in the answer that created the token. */
+  key: z.string().optional(),
+  write_enabled: z.boolean(),
+  expires: z.string().nullable(),
+  description: z.string(),
+  last_used: z.string().nullable(),
+});
+export type Token = z.infer<typeof token>;
+
+/** `POST /api/users/tokens/provision/`: a new token whose key is in the answer, this once. */
+export const provisionedToken = token.extend({
+  key: z.string().min(1).describe('The new key, shown only in this answer.'),
+});
+export type ProvisionedToken = z.infer<typeof provisionedToken>;
+
+// ---- Notifications (`/api/extras/notifications/`) -----------------------------------------
+
+/** One of the caller's own notifications. */
+export const notification = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  object_type: z.string(),
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  event_type: z.string(),
+  created: z.string(),
+  read: z.boolean(),
+});
+export type Notification = z.infer<typeof notification>;
+
+// ---- Search (`/api/search/?q=`) -----------------------------------------------------------
+
+export const searchHit = z.object({
+  object_type: z.string(),
+  id: z.number().int(),
+  display: z.string(),
+  url: z.string(),
+  field: z.string().describe('The field that matched.'),
+  value: z.string().describe('Its value.'),
+});
+export type SearchHit = z.infer<typeof searchHit>;
+
+export const searchResults = z.object({ results: z.array(searchHit) });
+export type SearchResults = z.infer<typeof searchResults>;
+
+// ---- Status (`/api/status/`, no token needed) ----------------------------------------------
+
+export const serviceStatus = z.object({
+  'host-version': z.string(),
+  plugins: z.record(z.string(), z.string()),
+});
+export type ServiceStatus = z.infer<typeof serviceStatus>;
