@@ -6,6 +6,7 @@ import type { Host } from '../core/host';
 import type { BranchRow } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import { randomSchemaId } from './schema-id';
+import { branchDataMemo } from '../objects/branch-data-memo';
 
 export const BRANCH_TYPE = 'branching.branch';
 export const BRANCHES_PATH = '/api/plugins/branching/branches/';
@@ -42,6 +43,7 @@ export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {
 }
 
 export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
+  branchDataMemo.forget(ctx);
   await ctx.db
     .updateTable('branches')
     .set({ ...fields, last_updated: ctx.host.clock.now().toISOString() })
@@ -98,6 +100,7 @@ export async function updateBranch(ctx: Ctx, id: number, input: z.infer<typeof b
 
 /** Runs the `deleting` hooks, then removes the branch and its changes. */
 export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
+  branchDataMemo.forget(ctx);
   const branch = await loadBranch(ctx, id);
   await ctx.host.branchHooks.run('deleting', ctx, { branch });
   await ctx.db.deleteFrom('branch_changes').where('branch_id', '=', id).execute();

@@ -6,6 +6,7 @@ import { registerResource, type ApiObject, type ListOptions } from '../http/reso
 import { displayOf, type Attributes } from '../objects/attributes';
 import { branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange } from '../objects/branch-changes';
 import { getMainObjects, type ObjectState } from '../objects/main-store';
+import { branchDataMemo } from '../objects/branch-data-memo';
 import { catalogueType } from './catalogue';
 import { computeConflicts } from './conflicts';
 
@@ -72,9 +73,17 @@ export async function getChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut
   return (await presentAll(ctx, [parseChangeRow(row)]))[0];
 }
 
+/**
+ * `listBranchChanges`, reused within a transaction until branch data is written, and between
+ * writes outside one. The answer is shared: treat it as read-only.
+ */
+export function branchChangesView(ctx: Ctx, branchId: number): Promise<readonly ChangeDiffOut[]> {
+  return branchDataMemo.get(ctx, `${ctx.baseUrl}|${branchId}`, () => listBranchChanges(ctx, branchId));
+}
+
 /** Whether any change of the branch conflicts with main now. */
 export async function branchHasConflicts(ctx: Ctx, branchId: number): Promise<boolean> {
-  return (await listBranchChanges(ctx, branchId)).some((c) => c.conflicts !== null);
+  return (await branchChangesView(ctx, branchId)).some((c) => c.conflicts !== null);
 }
 
 const ORDER_COLUMNS = { id: 'id', object_type: 'object_type', object_id: 'object_id', action: 'action', last_updated: 'last_updated' } as const;

@@ -1,7 +1,7 @@
 import type { ChangeRequestStatus } from '../contract/change-control';
 import type { Ctx } from '../core/context';
 import type { BranchRow } from '../db/tables';
-import { listBranchChanges } from '../branching';
+import { branchChangesView } from '../branching';
 import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from './change-requests/status';
 import { blockingReason, checkStates, type CheckState } from './checks/state';
@@ -59,10 +59,13 @@ export async function loadBranchRow(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch
 /** Whether the branch conflicts with main now. */
 export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Promise<boolean> {
   if (!branch || branch.status !== 'ready') return false;
-  return (await listBranchChanges(ctx, branch.id)).some((c) => c.conflicts !== null);
+  return (await branchChangesView(ctx, branch.id)).some((c) => c.conflicts !== null);
 }
 
-export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<GateState> {
+/** What the gate finds apart from the change window (which depends on the time of asking). */
+type GateFacts = Omit<GateState, 'window' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[] };
+
+async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
   const branch = await loadBranchRow(ctx, cr);
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
@@ -70,7 +73,6 @@ export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateO
   const status = deriveStatus(cr.status, evaluation);
   const checks = await checkStates(ctx, cr.id, governing);
   const blocking = checks.filter((c) => c.blocks);
-  const window = windowState(cr.scheduled_start, cr.scheduled_end, ctx.host.clock.now());
   const hasConflicts = await branchConflictsNow(ctx, branch);
 
   const reasons: string[] = [];
@@ -83,24 +85,30 @@ export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateO
     else if (status !== 'approved') reasons.push(...evaluation.reasons);
     for (const check of blocking) reasons.push(blockingReason(check));
   }
-  const onlyWindowBlocks = reasons.length === 0 && !window.open && status === 'approved';
-  if (!window.open && !options.overrideWindow && status !== 'completed' && status !== 'abandoned') reasons.push(window.reason!);
   const checksCleared = blocking.length === 0;
-  return {
-    status,
-    evaluation,
-    governing,
-    checks,
-    checksCleared,
-    window,
-    branch,
-    hasConflicts,
-    gatesCleared: status === 'approved' && checksCleared,
-    readyToMerge: reasons.length === 0,
-    onlyWindowBlocks,
-    reasons,
-    mergeBlockedReason: reasons.join(' '),
-  };
+  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, gatesCleared: status === 'approved' && checksCleared, reasons };
+}
+
+/** The facts with the change window as it stands at `now`. */
+function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideWindow: boolean): GateState {
+  const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
+  const reasons = [...facts.reasons];
+  const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved';
+  if (!window.open && !overrideWindow && facts.status !== 'completed' && facts.status !== 'abandoned') reasons.push(window.reason!);
+  return { ...facts, window, readyToMerge: reasons.length === 0, onlyWindowBlocks, reasons, mergeBlockedReason: reasons.join(' ') };
+}
+
+export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<GateState> {
+  return withWindow(await gateFacts(ctx, cr, options), cr, ctx.host.clock.now(), options.overrideWindow ?? false);
+}
+
+/**
+ * The gate as a reader sees it now (policies re-matched, no window override): what the detail
+ * endpoint shows. Between writes the facts are reused; the window is read at every call.
+ */
+export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
+  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true }));
+  return withWindow(facts, cr, ctx.host.clock.now(), false);
 }
 
 /** Whether the caller may merge this request outside its change window. */

@@ -10,6 +10,7 @@ import { BranchHooks, MergeValidators } from './hooks';
 import type { Logger } from './logger';
 import { ObjectTypeRegistry } from './object-types';
 import { PermissionService } from './permissions';
+import { ReadMemo } from './read-memo';
 import { SearchRegistry } from './search';
 import type { VersionRange } from './version';
 
@@ -61,6 +62,8 @@ export interface Host {
   readonly plugins: Map<string, string>;
   readonly background: BackgroundTask[];
   readonly auth: TokenAuthenticator;
+  /** Expensive reads reused while the database has not changed. */
+  readonly readMemo: ReadMemo;
   /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
   invalidateIdentity(): void;
 }
@@ -85,6 +88,7 @@ export function createHost(deps: HostDeps): Host {
     search: new SearchRegistry(),
     plugins: new Map(),
     background: [],
+    readMemo: new ReadMemo(),
     get auth(): TokenAuthenticator {
       return auth;
     },

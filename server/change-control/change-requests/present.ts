@@ -5,7 +5,7 @@ import { windowState } from '../change-window';
 import { ccDb, parseJson, toBool } from '../db';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
-import { computeGate, type GateState } from '../merge-gate';
+import { liveGate, type GateState } from '../merge-gate';
 import { callerActions } from './actions';
 import { snapshotChangeRequest } from './snapshot';
 
@@ -76,8 +76,8 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
  * `merge_blocked_reason` and `has_conflicts` computed now (the merge gate's own answer).
  */
 export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
-  const state = gate ?? (await computeGate(ctx, row, { rematch: true }));
-  const related = (await relatedOf(ctx, [row])).get(row.id)!;
+  const state = gate ?? (await liveGate(ctx, row));
+  const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
   const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {
     status: row.status,
     requesterId: row.requester_id,

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../core/context';
-import { isBranchStale, listBranchChanges } from '../../branching';
+import { branchChangesView, isBranchStale } from '../../branching';
 import { ccDb, toBool } from '../db';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadBranchRow } from '../merge-gate';
@@ -17,7 +17,7 @@ function deepFreeze<T>(value: T): T {
 export async function buildCheckView(ctx: Ctx, cr: ChangeRequestRow): Promise<CheckView> {
   const branch = await loadBranchRow(ctx, cr);
   const live = branch !== null && branch.status === 'ready';
-  const changes = branch ? await listBranchChanges(ctx, branch.id) : [];
+  const changes = branch ? await branchChangesView(ctx, branch.id) : [];
   const reviews = await ccDb(ctx)
     .selectFrom('cc_reviews')
     .select(['id', 'reviewer_id', 'decision', 'stale'])

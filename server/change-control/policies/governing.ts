@@ -1,5 +1,5 @@
 import type { Ctx } from '../../core/context';
-import { branchChanges } from '../../objects/branch-changes';
+import { branchChangesView } from '../../branching';
 import { ccDb, parseJson } from '../db';
 import type { GoverningPolicy } from '../evaluation/load';
 import { matchPolicies, type MatchableChange } from './matching';
@@ -7,7 +7,7 @@ import { loadPolicies } from './repository';
 
 /** The changed objects of a branch, as matching reads them. */
 export async function branchMatchables(ctx: Ctx, branchId: number): Promise<MatchableChange[]> {
-  return (await branchChanges(ctx, branchId)).map((c) => ({ objectType: c.objectType, action: c.action, original: c.original, modified: c.modified }));
+  return (await branchChangesView(ctx, branchId)).map((c) => ({ objectType: c.object_type, action: c.action, original: c.original, modified: c.modified }));
 }
 
 /** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
