@@ -8,12 +8,14 @@ import {
   changeRequest,
   evaluation,
   mergeCheck,
+  pluginSettings,
   review,
   type ChangeComment,
   type ChangeRequest,
   type Evaluation,
   type LifecycleAction,
   type MergeCheck,
+  type PluginSettings,
   type Review,
   type ReviewDecision,
 } from '../../server/contract/change-control';
@@ -34,6 +36,7 @@ export const PATHS = {
   checks: `${CC}checks/`,
   reviews: `${CC}reviews/`,
   comments: `${CC}change-comments/`,
+  settings: `${CC}settings/`,
 } as const;
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
@@ -242,6 +245,11 @@ export class ApiClient {
   }
 
   // ------------------------------------------------------------------ change control
+
+  /** The plugin settings the service applies (e.g. where the change request panel goes). */
+  getSettings(): Promise<PluginSettings> {
+    return this.call(pluginSettings, 'GET', PATHS.settings);
+  }
 
   listChangeRequests(filters: ChangeRequestFilters = {}): Promise<ChangeRequest[]> {
     const query: Query = { status: filters.status, reviewer: filters.reviewer, requester: filters.requester, ordering: filters.ordering };

@@ -11,13 +11,15 @@ export type ListsClient = Pick<ApiClient, 'listChangeRequests' | 'listSomeChange
 /** Statuses in which a request can wait for a review. */
 export const REVIEWABLE_STATUSES = ['needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
 export const CLOSED_STATUSES = ['completed', 'abandoned'] as const satisfies readonly ChangeRequestStatus[];
+/** Recently closed: the requests closed (or otherwise touched) last come first. */
+export const RECENTLY_CLOSED_ORDERING = '-last_updated';
 
 export async function loadLists(client: ListsClient): Promise<ChangeRequestLists> {
   const [open, needsMyReview, mine, closed] = await Promise.all([
     client.listChangeRequests({ status: OPEN_STATUSES }),
     client.listChangeRequests({ reviewer: 'me', status: REVIEWABLE_STATUSES }),
     client.listChangeRequests({ requester: 'me', status: OPEN_STATUSES }),
-    client.listSomeChangeRequests({ status: CLOSED_STATUSES, ordering: '-id', limit: RECENTLY_CLOSED_LIMIT }),
+    client.listSomeChangeRequests({ status: CLOSED_STATUSES, ordering: RECENTLY_CLOSED_ORDERING, limit: RECENTLY_CLOSED_LIMIT }),
   ]);
   return { open, needsMyReview, mine, closed };
 }

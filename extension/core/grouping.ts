@@ -21,7 +21,7 @@ export interface ChangeRequestLists {
   needsMyReview: ChangeRequest[];
   /** `requester=me`: the caller's own requests. */
   mine: ChangeRequest[];
-  /** Completed and abandoned requests, newest first. */
+  /** Completed and abandoned requests, the last updated first (`ordering=-last_updated`). */
   closed: ChangeRequest[];
 }
 

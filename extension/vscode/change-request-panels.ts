@@ -164,15 +164,16 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
     this._register({ dispose: () => [...this.panels.values()].forEach((p) => p.panel.dispose()) });
   }
 
-  /** Opens (or reveals) the panel of a change request. */
-  open(changeRequestId: number, title?: string): void {
+  /** Opens (or reveals) the panel of a change request, in the active editor group or beside it. */
+  open(changeRequestId: number, title?: string, opts: { beside?: boolean } = {}): void {
+    const column = opts.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
     const existing = this.panels.get(changeRequestId);
     if (existing) {
-      existing.panel.reveal();
+      existing.panel.reveal(opts.beside ? column : undefined);
       void existing.refresh();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(CHANGE_REQUEST_PANEL, title ?? `Change request #${changeRequestId}`, vscode.ViewColumn.Active, {
+    const panel = vscode.window.createWebviewPanel(CHANGE_REQUEST_PANEL, title ?? `Change request #${changeRequestId}`, column, {
       enableScripts: true,
       enableFindWidget: true,
       localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist')],

@@ -10,6 +10,7 @@ import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
 import { indexById } from '../core/grouping';
 import { DECISION_LABEL, STATUS_LABEL } from '../core/labels';
 import { performWrite } from '../core/operations';
+import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { branchPicks, changeRequestPicks, DECISION_PICKS } from '../core/pick-items';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
 import { changeRequestIdOf, type TreeNode } from '../core/tree-items';
@@ -68,8 +69,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   async function pick(action: CallerAction | undefined, placeHolder: string): Promise<number | undefined> {
     const c = client();
     if (!c) return undefined;
+    // Fresh lists: a pipeline or another person may have moved a request since the last refresh.
     const user = connection.user;
-    if (!store.state.loaded && user) await inView(() => store.refresh(c, user.id));
+    if (user) await inView(() => store.refresh(c, user.id));
     if (store.state.error && !store.state.loaded) {
       reporter.report('Loading change requests', store.state.error);
       return undefined;
@@ -142,6 +144,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const c = client();
       if (!c) return;
       await reporter.guarded('Opening a change request for a branch', async () => {
+        // The service's branch_page_placement says where the request shows (panel-placement.ts).
+        const settings = c.getSettings().catch((e) => {
+          log.warn(`reading the plugin settings (the panel opens beside): ${(e as Error).message}`);
+          return null;
+        });
         const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
         const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
         if (open.length === 0) {
@@ -150,9 +157,17 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         }
         const chosen = await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch', matchOnDetail: true });
         if (!chosen) return;
+        const placement = branchPanelPlacement((await settings)?.branch_page_placement);
+        const show = (cr: ChangeRequest) => {
+          panels.open(cr.id, title(cr), { beside: placement.beside });
+          if (!placement.alert) return;
+          const alert = branchAlert(chosen.value.name, cr);
+          if (alert.severity === 'warning') void vscode.window.showWarningMessage(alert.message);
+          else void vscode.window.showInformationMessage(alert.message);
+        };
         const existing = requests.find((r) => r.branch === chosen.value.id);
         if (existing) {
-          panels.open(existing.id, title(existing));
+          show(await c.getChangeRequest(existing.id));
           return;
         }
         const newTitle = await vscode.window.showInputBox({ title: `Open a change request for ${chosen.value.name}`, prompt: 'Title', value: chosen.value.name, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A title, please') });
@@ -161,7 +176,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         if (ref === undefined) return;
         const created = await inView(() => c.createChangeRequest({ branch: chosen.value.id, title: newTitle.trim(), ref: ref.trim() || undefined }));
         void vscode.window.showInformationMessage(`Change request "${title(created)}" opened as a draft.`);
-        panels.open(created.id, title(created));
+        show(created);
         await deps.refreshAll();
       });
     },

@@ -32,7 +32,7 @@ describe('extension: the change request lists', () => {
       { status: ['draft', 'needs-review', 'approved', 'rejected'] },
       { reviewer: 'me', status: ['needs-review', 'approved', 'rejected'] },
       { requester: 'me', status: ['draft', 'needs-review', 'approved', 'rejected'] },
-      { status: ['completed', 'abandoned'], ordering: '-id', limit: 20 },
+      { status: ['completed', 'abandoned'], ordering: '-last_updated', limit: 20 },
     ]);
   });
 
