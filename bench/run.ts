@@ -128,7 +128,7 @@ async function main(): Promise<void> {
     const m10 = median(small);
     const m100 = median(large);
     console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target < 500 ms${m10 < 500 ? ' (met)' : ' (MISSED)'}`);
-    console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) target < ${(m10 * 10).toFixed(0)} ms (10x the 10,000 figure)${m100 < m10 * 10 ? ' (met)' : ' (MISSED)'}`);
+    console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) target < 5000 ms (ten times 500 ms)${m100 < 5000 ? ' (met)' : ' (MISSED)'}; ${(m100 / m10).toFixed(1)}x the 10,000 figure`);
   } finally {
     await svc.stop();
     await ceiling.stop();

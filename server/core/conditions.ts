@@ -30,7 +30,11 @@ export function readPath(obj: unknown, path: string): unknown {
 }
 
 export function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const x = a ?? null;
+  const y = b ?? null;
+  // Plain values compare directly; objects and lists as JSON.
+  if ((x === null || typeof x !== 'object') && (y === null || typeof y !== 'object')) return x === y;
+  return JSON.stringify(x) === JSON.stringify(y);
 }
 
 function compare(actual: unknown, expected: unknown): number | null {

@@ -1,5 +1,6 @@
 import type { Ctx } from '../../core/context';
 import { branchChangesView } from '../../branching';
+import { branchDataMemo } from '../../objects/branch-data-memo';
 import { ccDb, parseJson } from '../db';
 import type { GoverningPolicy } from '../evaluation/load';
 import { matchPolicies, type MatchableChange } from './matching';
@@ -11,7 +12,11 @@ export async function branchMatchables(ctx: Ctx, branchId: number): Promise<Matc
 }
 
 /** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
-export async function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
+export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
+  return branchDataMemo.get(ctx, `match|${branchId}`, () => matchBranchNow(ctx, branchId));
+}
+
+async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
   const policies = await loadPolicies(ctx, { enabledOnly: true });
   if (policies.length === 0) return [];
   const matches = matchPolicies(policies, await branchMatchables(ctx, branchId));

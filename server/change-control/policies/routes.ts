@@ -7,6 +7,7 @@ import type { Host } from '../../core/host';
 import { registerResource, type ListOptions } from '../../http/resource';
 import { requireExistingIds } from '../../users/references';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
+import { branchDataMemo } from '../../objects/branch-data-memo';
 import { ccDb, fromBool, jsonArrayHasAny, nowIso } from '../db';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule, type PolicyOut, type PolicyRuleOut } from './repository';
@@ -149,6 +150,8 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
@@ -178,6 +181,8 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyWrite.partial(),
       put: policyWrite,
       run: async (ctx, existing, input: Partial<PolicyWrite>) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
@@ -185,6 +190,8 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
+      // Matches and rules read earlier in this transaction no longer hold.
+      branchDataMemo.forget(ctx);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
@@ -214,6 +221,8 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyRuleWrite,
       run: async (ctx, input: RuleWrite) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
         const row = await ccDb(ctx)
@@ -229,6 +238,8 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyRuleWrite.partial(),
       put: policyRuleWrite,
       run: async (ctx, existing, input: Partial<RuleWrite>) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
@@ -238,6 +249,8 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
+      // Matches and rules read earlier in this transaction no longer hold.
+      branchDataMemo.forget(ctx);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
       await refreshGovernedBy(ctx, existing.policy);
     },
