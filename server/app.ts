@@ -92,6 +92,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const app = express();
   app.disable('x-powered-by');
+  // Answers are computed per request; no ETag hashing of every body.
+  app.set('etag', false);
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {

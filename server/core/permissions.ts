@@ -18,13 +18,21 @@ interface PermissionRow {
   groups: number[];
 }
 
+const parsedNames = new Map<string, { objectType: string; action: string }>();
+
 /** Splits `change_control.abandon_changerequest` into object type and action. */
 export function parsePermissionName(name: string): { objectType: string; action: string } {
-  const dot = name.indexOf('.');
-  const appLabel = name.slice(0, dot);
-  const rest = name.slice(dot + 1);
-  const underscore = rest.lastIndexOf('_');
-  return { objectType: `${appLabel}.${rest.slice(underscore + 1)}`, action: rest.slice(0, underscore) };
+  let parsed = parsedNames.get(name);
+  if (!parsed) {
+    const dot = name.indexOf('.');
+    const appLabel = name.slice(0, dot);
+    const rest = name.slice(dot + 1);
+    const underscore = rest.lastIndexOf('_');
+    parsed = { objectType: `${appLabel}.${rest.slice(underscore + 1)}`, action: rest.slice(0, underscore) };
+    // Permission names come from code and stored permissions: a bounded set.
+    if (parsedNames.size < 10_000) parsedNames.set(name, parsed);
+  }
+  return parsed;
 }
 
 function fieldValue(obj: Record<string, unknown>, field: string): unknown {

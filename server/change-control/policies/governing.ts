@@ -25,7 +25,11 @@ async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPoli
 }
 
 /** The policies attached to a change request at its last refresh, by weight. */
-export async function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
+export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
+  return branchDataMemo.get(ctx, `attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId));
+}
+
+async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
   const rows = await ccDb(ctx)
     .selectFrom('cc_change_request_policies')
     .select(['policy_id', 'matched_object_types'])
@@ -51,6 +55,7 @@ export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, go
   const typesBefore = new Map(before.map((r) => [r.policy_id, r.matched_object_types]));
   const typesChanged = governing.some((g) => typesBefore.get(g.policy.id) !== JSON.stringify(g.matchedObjectTypes));
   if (!moved && !typesChanged) return false;
+  branchDataMemo.forget(ctx);
   await db.deleteFrom('cc_change_request_policies').where('change_request_id', '=', changeRequestId).execute();
   if (governing.length > 0) {
     await db
