@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 /**
  * Condition sets (contract 4.2), shared by event rules and change-control policies:
  * a leaf `{attr, op, value, negate}` or `{and: [...]}` / `{or: [...]}`, nested freely.
@@ -69,13 +70,11 @@ export function testOp(op: string, actual: unknown, expected: unknown): boolean 
       if (typeof actual === 'string') return typeof expected === 'string' && actual.includes(expected);
       if (Array.isArray(actual)) return actual.some((a) => sameJson(a, expected));
       return false;
-    case 'regex':
+    case 'regex': {
       if (typeof expected !== 'string' || actual === undefined || actual === null) return false;
-      try {
-        return new RegExp(expected).test(String(actual));
-      } catch {
-        return false;
-      }
+      const re = conditionRegExp(expected);
+      return re !== null && re.test(String(actual));
+    }
     default:
       return false;
   }
@@ -116,6 +115,43 @@ export function evaluateConditions(set: ConditionSet, data: Record<string, unkno
   });
 }
 
+export const MAX_REGEX_LENGTH = 500;
+
+// Conditions run on every write and read of a request: their expressions go to V8's
+// linear-time engine (the `l` flag), so no input can make one backtrack for exponential time.
+setFlagsFromString('--enable-experimental-regexp-engine');
+
+const compiledExpressions = new Map<string, RegExp | null>();
+
+/** A condition's expression compiled for the linear-time engine, or null when it cannot be. */
+export function conditionRegExp(expression: string): RegExp | null {
+  let re = compiledExpressions.get(expression);
+  if (re === undefined) {
+    try {
+      re = expression.length > MAX_REGEX_LENGTH ? null : new RegExp(expression, 'l');
+    } catch {
+      re = null;
+    }
+    if (compiledExpressions.size >= 1000) compiledExpressions.clear();
+    compiledExpressions.set(expression, re);
+  }
+  return re;
+}
+
+/** Why a `regex` condition's expression is refused, or null. */
+export function regexProblem(expression: string): string | null {
+  if (expression.length > MAX_REGEX_LENGTH) return `is too long (at most ${MAX_REGEX_LENGTH} characters)`;
+  try {
+    new RegExp(expression);
+  } catch {
+    return 'is not a valid regular expression';
+  }
+  if (!conditionRegExp(expression)) {
+    return 'cannot be matched in linear time: backreferences and lookaround (\\1, (?=...), (?<=...)) are not supported';
+  }
+  return null;
+}
+
 /** Checks the shape and operators of a condition set; returns the first problem or null. */
 export function conditionSetProblem(set: unknown, ops: readonly string[], path = 'conditions'): string | null {
   if (set === null || typeof set !== 'object' || Array.isArray(set)) return `${path} must be an object`;
@@ -138,11 +174,8 @@ export function conditionSetProblem(set: unknown, ops: readonly string[], path =
   if (op === 'in' && !Array.isArray(obj.value)) return `${path}.value must be a list for "in"`;
   if (op === 'regex') {
     if (typeof obj.value !== 'string') return `${path}.value must be a string for "regex"`;
-    try {
-      new RegExp(obj.value);
-    } catch {
-      return `${path}.value is not a valid regular expression`;
-    }
+    const problem = regexProblem(obj.value);
+    if (problem) return `${path}.value ${problem}`;
   }
   if (obj.negate !== undefined && typeof obj.negate !== 'boolean') return `${path}.negate must be true or false`;
   const unknown = Object.keys(obj).filter((k) => !['attr', 'op', 'value', 'negate'].includes(k));

@@ -1,4 +1,4 @@
-import { sameJson, testOp, type ConditionSet } from '../../core/conditions';
+import { conditionRegExp, sameJson, testOp, type ConditionSet } from '../../core/conditions';
 import type { ConditionState } from '../../contract/change-control';
 
 /**
@@ -54,13 +54,8 @@ function reader(path: string): (obj: unknown) => unknown {
 /** `testOp` with the expected value prepared once (a regular expression compiled once). */
 function comparer(op: string, expected: unknown): (actual: unknown) => boolean {
   if (op === 'regex') {
-    if (typeof expected !== 'string') return () => false;
-    let re: RegExp;
-    try {
-      re = new RegExp(expected);
-    } catch {
-      return () => false;
-    }
+    const re = typeof expected === 'string' ? conditionRegExp(expected) : null;
+    if (re === null) return () => false;
     return (actual) => actual !== undefined && actual !== null && re.test(String(actual));
   }
   return (actual) => testOp(op, actual, expected);
