@@ -166,7 +166,12 @@ export const changeRequest = z.object({
 });
 export type ChangeRequest = z.infer<typeof changeRequest>;
 
-const isoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
+const isoDateTime = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time' })
+  .refine((v) => {
+    const year = new Date(v).getUTCFullYear();
+    return year >= 1 && year <= 9999;
+  }, { error: 'must fall between the years 1 and 9999 (UTC)' });
 
 export const changeRequestCreate = z.strictObject({
   branch: z.number().int(),
@@ -180,6 +185,17 @@ export const changeRequestCreate = z.strictObject({
   comments: text().optional(),
 });
 export const changeRequestUpdate = changeRequestCreate.omit({ branch: true }).partial();
+/** PUT: a full write; a field left out takes its default (the title: the branch name). */
+export const changeRequestReplace = changeRequestCreate.omit({ branch: true }).extend({
+  title: z.string().trim().max(200).default(''),
+  description: text().default(''),
+  ref: z.string().max(100).default(''),
+  priority: z.enum(PRIORITIES).default('medium'),
+  scheduled_start: isoDateTime.nullable().default(null),
+  scheduled_end: isoDateTime.nullable().default(null),
+  auto_merge: z.boolean().default(false),
+  comments: text().default(''),
+});
 
 // ---- Reviews -----------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../contract/change-control';
 import type { AuthUser } from '../../core/context';
-import type { UserPermissions } from '../../core/permissions';
-import { PERMISSIONS } from '../names';
+import { grantAllows, type UserPermissions } from '../../core/permissions';
+import { MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
 import { LIFECYCLE, lifecycleRefusal } from './lifecycle';
 import { isOpen } from './status';
 
@@ -32,6 +32,16 @@ const LIFECYCLE_FIELDS: Record<LifecycleAction, CallerAction> = {
   reopen: 'reopen',
 };
 
+/**
+ * Whether a constraint on `change_mergecheck` admits the checks of this request (the route
+ * also admits a constraint naming one of its checks; this answers from the request alone).
+ */
+function checksOfRequestAllowed(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>): boolean {
+  if (!user || !perms) return false;
+  const grant = perms.grant(MERGE_CHECK_TYPE, 'change');
+  return grant === true || (grant !== false && grantAllows(grant, { change_request: object.id }, user));
+}
+
 export function callerActions(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>, facts: ActionFacts): Record<CallerAction, ActionAvailability> {
   const allows = (permission: string): boolean => perms !== null && perms.allows(permission, object);
   const has = (permission: string): boolean => perms !== null && perms.has(permission);
@@ -49,6 +59,7 @@ export function callerActions(user: AuthUser | null, perms: UserPermissions | nu
   else out.review = ok;
 
   if (!has(PERMISSIONS.reportCheck)) out.run_checks = NO_PERMISSION('re-run checks');
+  else if (!checksOfRequestAllowed(user, perms, object)) out.run_checks = no('Your permission to re-run checks does not cover the checks of this change request.');
   else if (!isOpen(facts.status)) out.run_checks = no(`The change request is ${facts.status}.`);
   else out.run_checks = ok;
 

@@ -10,7 +10,8 @@ import { matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { lifecycleRefusal, LIFECYCLE } from './lifecycle';
 import { requestRefresh } from './refresh';
 import { writeStatus } from './repository';
-import { displayOfChangeRequest } from './snapshot';
+import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { usersHolding } from '../../users/holders';
 import { statusAfterSubmit } from './status';
 
 /**
@@ -48,7 +49,9 @@ async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow>
   await emitLifecycleEvent(ctx, 'change_request_submitted', cr, after);
   await emitTransition(ctx, cr, after);
   if (ctx.host.config.change_control.notify_reviewers && evaluation.outstandingReviewerIds.length > 0) {
-    await notify(ctx, evaluation.outstandingReviewerIds, {
+    // Only reviewers who may open the request hear of it.
+    const recipients = await usersHolding(ctx, evaluation.outstandingReviewerIds, `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
+    await notify(ctx, recipients, {
       objectType: CHANGE_REQUEST_TYPE,
       objectId: cr.id,
       objectRepr: displayOfChangeRequest(after),

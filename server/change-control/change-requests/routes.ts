@@ -4,6 +4,7 @@ import {
   changeRequest as changeRequestOutput,
   changeRequestCreate,
   changeRequestUpdate,
+  changeRequestReplace,
   CHANGE_REQUEST_STATUSES,
   CHECK_STATUSES,
   evaluation as evaluationOutput,
@@ -57,7 +58,7 @@ const createBody = z.preprocess((body) => {
   return copy;
 }, changeRequestCreate);
 const updateBody = withoutReadOnly(changeRequestUpdate);
-const putBody = withoutReadOnly(changeRequestCreate.omit({ branch: true }));
+const putBody = withoutReadOnly(changeRequestReplace);
 
 const FILTERS: Record<string, FilterDef> = {
   id: { type: 'int' },
@@ -74,6 +75,8 @@ const FILTERS: Record<string, FilterDef> = {
 };
 
 const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: 'priority', scheduled_start: 'scheduled_start', ref: 'ref' } as const;
+
+const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
 
 function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -105,7 +108,11 @@ async function listChangeRequests(ctx: Ctx, { filters, ordering, page }: ListOpt
   }
   const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  for (const o of ordering) {
+    const direction = o.desc ? 'desc' : 'asc';
+    // Priority orders by severity, not alphabetically.
+    rows = o.field === 'priority' ? rows.orderBy(PRIORITY_RANK, direction) : rows.orderBy(ORDER[o.field as keyof typeof ORDER], direction);
+  }
   if (page) rows = rows.limit(page.limit).offset(page.offset);
   return { count: Number(count), items: await presentChangeRequestList(ctx, await rows.execute()) };
 }

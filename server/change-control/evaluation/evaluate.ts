@@ -76,7 +76,7 @@ export interface EvaluationResult {
   policies: PolicyEvaluation[];
   staleReviews: EvalReview[];
   rejections: EvalReview[];
-  /** Eligible reviewers of unsatisfied rules who have not reviewed (or whose review is stale). */
+  /** Eligible reviewers of unsatisfied rules who owe a decision: no live approval or rejection (a comment is no decision). */
   outstandingReviewerIds: number[];
   /** Every user eligible for some governing rule (the requester excluded). */
   eligibleReviewerIds: number[];
@@ -114,7 +114,8 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
     eligibleUserIds,
     groups,
     emptyGroups: groups.filter((g) => g.empty).map((g) => g.name),
-    outstandingReviewerIds: satisfied ? [] : eligibleUserIds.filter((id) => !liveByReviewer.has(id)),
+    // A comment is not a decision: who only commented still owes one.
+    outstandingReviewerIds: satisfied ? [] : eligibleUserIds.filter((id) => { const d = liveByReviewer.get(id)?.decision; return d !== 'approve' && d !== 'reject'; }),
   };
 }
 
