@@ -12,7 +12,7 @@ import { registerBranchHooks } from './hooks';
 import { registerLifecycleEventTypes } from './lifecycle-events';
 import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
 import { registerPolicyRoutes } from './policies/routes';
-import { protectMainGuard } from './protect-main';
+import { protectMainGuard, protectScopeProblems } from './protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
@@ -56,6 +56,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerSettingsRoute(host);
       registerBranchHooks(host);
       host.mainWriteGuards.push(protectMainGuard);
+      for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);
       host.search.register(searchChangeControl);
 
       afterRefresh.push(queueAutoMerge);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { pluginSettings } from '../../../server/contract/change-control';
 import { ConfigError, parseConfig } from '../../../server/core/config';
-import type { TestService } from '../../support/service';
+import { startService, type TestService } from '../../support/service';
 import { actor, branch, BRANCHES, created, detail, DEVICES, expectStatus, ok, policy, REQUESTS, SITES } from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 
@@ -297,5 +297,19 @@ describe('change control checks: plugin settings', () => {
         await svc.close();
       }
     });
+  });
+});
+
+describe('change control: protect_main_scope entries that name nothing', () => {
+  it('logs a warning at start for an entry naming no source-of-truth type, and none for valid entries', async () => {
+    const svc = await startService({ config: { change_control: { protect_main: true, protect_main_scope: ['dcim.device', 'ipam.*', 'dcim.gadget', 'nosuch.*'] } } });
+    try {
+      const warnings = svc.log.lines.filter((l) => l.includes('protect_main_scope'));
+      assert.equal(warnings.length, 2, warnings.join('\n'));
+      assert.ok(warnings.some((w) => w.includes('"dcim.gadget"')));
+      assert.ok(warnings.some((w) => w.includes('"nosuch.*"')));
+    } finally {
+      await svc.close();
+    }
   });
 });
