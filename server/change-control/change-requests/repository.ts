@@ -1,5 +1,7 @@
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
+import { ValidationError } from '../../core/errors';
+import { grantAllows } from '../../core/permissions';
 import type { ChangeRequestStatus } from '../../contract/change-control';
 import { ccDb, nowIso } from '../db';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -9,6 +11,19 @@ import type { Updateable } from 'kysely';
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The change request a request body names (a review, comment or check points at it), when the
+ * caller may view it; otherwise a 400 on `change_request` (a hidden request does not exist).
+ */
+export async function changeRequestNamedInBody(ctx: Ctx, id: number): Promise<ChangeRequestRow> {
+  const cr = await getChangeRequestRow(ctx, id);
+  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
+    throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
+  }
+  return cr;
 }
 
 export async function findChangeRequestForBranch(ctx: Ctx, branchId: number): Promise<ChangeRequestRow | undefined> {

@@ -5,7 +5,7 @@ import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
 /** What the changelog keeps of a check: its stored fields. */
-export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Record<string, unknown> {
+export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge'> {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
@@ -29,20 +29,5 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Record<string, unkn
  */
 export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined): MergeCheck {
   const required = declared?.required ?? false;
-  return {
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
-    display: row.label || row.name,
-    change_request: row.change_request_id,
-    name: row.name,
-    label: row.label,
-    status: row.status,
-    summary: row.summary,
-    details_url: row.details_url,
-    required,
-    blocks_merge: required && !clearsGate(row.status),
-    completed: row.completed,
-    created: row.created,
-    last_updated: row.last_updated,
-  };
+  return { ...snapshotCheck(ctx, row), required, blocks_merge: required && !clearsGate(row.status) };
 }

@@ -4,15 +4,13 @@ import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { ValidationError } from '../../core/errors';
 import type { Host } from '../../core/host';
-import { grantAllows } from '../../core/permissions';
 import { registerResource, type ApiObject, type ListOptions } from '../../http/resource';
 import { requestRefresh } from '../change-requests/refresh';
-import { getChangeRequestRow } from '../change-requests/repository';
-import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { changeRequestNamedInBody } from '../change-requests/repository';
 import { ccDb, nowIso } from '../db';
 import type { MergeCheckRow } from '../db/tables';
 import { attachedPolicies } from '../policies/governing';
-import { CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, MODELS } from '../names';
+import { MERGE_CHECK_TYPE, MODELS } from '../names';
 import { presentCheck, snapshotCheck } from './present';
 import { declaredFor } from './state';
 
@@ -71,11 +69,7 @@ async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): P
 }
 
 async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
-  const cr = await getChangeRequestRow(ctx, input.change_request);
-  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
-  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
-    throw ValidationError.field('change_request', `Change request ${input.change_request} does not exist.`);
-  }
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
   const clash = await ccDb(ctx).selectFrom('cc_merge_checks').select('id').where('change_request_id', '=', cr.id).where('name', '=', input.name).executeTakeFirst();
   if (clash) throw ValidationError.field('name', `This change request already has a check named "${input.name}" (check ${clash.id}).`);
   const now = nowIso(ctx);

@@ -5,15 +5,13 @@ import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
 import type { Host } from '../../core/host';
-import { grantAllows } from '../../core/permissions';
 import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../http/resource';
 import { Reply } from '../../http/routes';
 import { requestRefresh } from '../change-requests/refresh';
-import { getChangeRequestRow } from '../change-requests/repository';
-import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { changeRequestNamedInBody } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db';
 import type { ChangeCommentRow } from '../db/tables';
-import { APP_LABEL, CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MODELS } from '../names';
+import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, editRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
 import { getCommentRow, presentComments, snapshotComment } from './repository';
@@ -45,15 +43,6 @@ async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined>
   return row ? ((await presentComments(ctx, [row]))[0] as CommentOut) : undefined;
 }
 
-async function commentedRequest(ctx: Ctx, id: number) {
-  const cr = await getChangeRequestRow(ctx, id);
-  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
-  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
-    throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
-  }
-  return cr;
-}
-
 /** Trigger 7: a thread opened, resolved, reopened or removed re-runs the checks. */
 async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
   await requestRefresh(ctx, changeRequestId, { rematch: false, checks: true });
@@ -65,7 +54,7 @@ async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
  * caller; a reply joins its parent's thread (flattened to one level) and must be on the same change.
  */
 async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
-  const cr = await commentedRequest(ctx, input.change_request);
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
   const change = await getChangeDiff(ctx, input.change_diff);
   const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
   if (anchor) throw ValidationError.field('change_diff', anchor);

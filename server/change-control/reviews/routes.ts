@@ -4,16 +4,14 @@ import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
 import type { Host } from '../../core/host';
-import { grantAllows } from '../../core/permissions';
 import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../http/resource';
 import { Reply } from '../../http/routes';
 import { requestRefresh } from '../change-requests/refresh';
-import { getChangeRequestRow } from '../change-requests/repository';
-import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db';
 import type { ReviewRow } from '../db/tables';
 import { emitLifecycleEvent } from '../lifecycle-events';
-import { APP_LABEL, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
+import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
 import { closedRequestRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
@@ -43,16 +41,6 @@ async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
   return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
 }
 
-/** The request a review names, when the caller may view it; otherwise a 400 on `change_request`. */
-async function reviewedRequest(ctx: Ctx, id: number) {
-  const cr = await getChangeRequestRow(ctx, id);
-  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
-  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
-    throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
-  }
-  return cr;
-}
-
 function refuse(field: string | null, message: string | null): void {
   if (message === null) return;
   throw field ? ValidationError.field(field, message) : new ValidationError(message);
@@ -71,7 +59,7 @@ async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
  */
 async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   const caller = ctx.user!;
-  const cr = await reviewedRequest(ctx, input.change_request);
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
   refuse(null, closedRequestRefusal(cr.status));
   refuse(null, selfReviewRefusal(caller.id, cr.requester_id));
   const existing = await ccDb(ctx).selectFrom('cc_reviews').select('id').where('change_request_id', '=', cr.id).where('reviewer_id', '=', caller.id).executeTakeFirst();
