@@ -33,10 +33,28 @@ export function changeRequestPicks(crs: readonly ChangeRequest[], action?: Calle
   const allowed = sorted.filter((cr) => availability(cr, action).allowed);
   const rows = allowed.map((cr) => changeRequestPick(cr));
   if (action === 'merge') {
-    const blocked = sorted.filter((cr) => !availability(cr, 'merge').allowed && cr.status !== 'draft' && cr.status !== 'completed' && cr.status !== 'abandoned');
+    const blocked = sorted.filter(blockedFromMerging);
     rows.push(...blocked.map((cr) => changeRequestPick(cr, `$(circle-slash) Blocked: ${mergeBlockedReason(cr)}`)));
   }
   return rows;
+}
+
+/** How many blocked requests the Merge QuickPick reads live (the rest keep the list's words). */
+export const LIVE_MERGE_REASONS = 10;
+
+function blockedFromMerging(cr: ChangeRequest): boolean {
+  return !availability(cr, 'merge').allowed && cr.status !== 'draft' && cr.status !== 'completed' && cr.status !== 'abandoned';
+}
+
+/**
+ * The candidates of the Merge QuickPick with the live merge state of the blocked ones. Lists
+ * carry the gate as of the last refresh, in general words ("…outstanding at the last refresh");
+ * the detail endpoint says which rule or check blocks now. At most `limit` are read; one that
+ * fails to load keeps its list copy.
+ */
+export async function withLiveMergeState(client: { getChangeRequest(id: number): Promise<ChangeRequest> }, crs: readonly ChangeRequest[], limit = LIVE_MERGE_REASONS): Promise<ChangeRequest[]> {
+  const toRead = new Set(crs.filter(blockedFromMerging).sort(byUrgency).slice(0, limit).map((cr) => cr.id));
+  return Promise.all(crs.map((cr) => (toRead.has(cr.id) ? client.getChangeRequest(cr.id).catch(() => cr) : cr)));
 }
 
 export function branchPicks(branches: readonly Branch[], requests: readonly ChangeRequest[]): PickItem<Branch>[] {

@@ -11,7 +11,7 @@ import { indexById } from '../core/grouping';
 import { DECISION_LABEL, STATUS_LABEL } from '../core/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
-import { branchPicks, changeRequestPicks, DECISION_PICKS } from '../core/pick-items';
+import { branchPicks, changeRequestPicks, DECISION_PICKS, withLiveMergeState } from '../core/pick-items';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
 import { changeRequestIdOf, type TreeNode } from '../core/tree-items';
 import { isOpenableLink } from '../core/webview-messages';
@@ -76,7 +76,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       reporter.report('Loading change requests', store.state.error);
       return undefined;
     }
-    const all = [...indexById(store.state.lists).values()];
+    let all = [...indexById(store.state.lists).values()];
+    // Merge says why each blocked request cannot merge: the live reason, not the list's.
+    if (action === 'merge') all = await inView(() => withLiveMergeState(c, all));
     const items = changeRequestPicks(all, action);
     if (items.length === 0) {
       void vscode.window.showInformationMessage(action ? `No change request allows this for you now.` : 'There are no change requests.');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { CALLER_ACTIONS } from '../../server/contract/change-control';
 import { allowedActions, availability, changeRequestContextValue, mergeBlockedReason, whenActionAllowed } from '../../extension/core/availability';
-import { branchPicks, changeRequestPicks } from '../../extension/core/pick-items';
+import { branchPicks, changeRequestPicks, withLiveMergeState } from '../../extension/core/pick-items';
 import { actions, makeChangeRequest } from './fixtures';
 
 describe('extension: command availability from the service\'s actions', () => {
@@ -56,6 +56,28 @@ describe('extension: command availability from the service\'s actions', () => {
     assert.equal(merge[1].detail, '$(circle-slash) Blocked: Check "ci" is pending.');
     assert.equal(changeRequestPicks([a, b, c, d]).length, 4);
     assert.equal(merge[0].label, '$(pass) B');
+  });
+
+  it('reads the live merge state of the blocked candidates of Merge (bounded), keeping the list copy on failure', async () => {
+    const cached = 'Approvals or required checks were outstanding at the last refresh.';
+    const blocked = (id: number, priority: 'high' | 'low' = 'low') => makeChangeRequest({ id, priority, status: 'approved', merge_blocked_reason: cached, actions: actions([], { merge: cached }) });
+    const crs = [makeChangeRequest({ id: 1, status: 'draft' }), makeChangeRequest({ id: 2, status: 'approved', ready_to_merge: true, actions: actions(['merge']) }), blocked(3), blocked(4, 'high'), blocked(5)];
+    const asked: number[] = [];
+    const client = {
+      getChangeRequest: async (id: number) => {
+        asked.push(id);
+        if (id === 5) throw new Error('gone');
+        const live = 'Required check "ci/build" is pending.';
+        return { ...crs.find((cr) => cr.id === id)!, merge_blocked_reason: live, actions: actions([], { merge: live }) };
+      },
+    };
+    const live = await withLiveMergeState(client, crs, 2);
+    assert.deepEqual(asked.sort(), [4, 5], 'the two most urgent blocked ones (priority, then the newest)');
+    assert.deepEqual(live.map((cr) => cr.id), [1, 2, 3, 4, 5]);
+    assert.deepEqual(live.map((cr) => cr.merge_blocked_reason.startsWith('Required') ? 'live' : 'list'), ['list', 'list', 'list', 'live', 'list']);
+    const all = await withLiveMergeState(client, crs);
+    assert.equal(all.find((cr) => cr.id === 5)!.merge_blocked_reason, cached, 'a failed read keeps the list copy');
+    assert.equal(changeRequestPicks(all, 'merge').find((p) => p.value.id === 3)!.detail, '$(circle-slash) Blocked: Required check "ci/build" is pending.');
   });
 
   it('names the change request of each branch in the branch QuickPick', () => {

@@ -86,6 +86,12 @@ describe('webview: rendering the change request', () => {
     assert.equal(text(root.querySelector('#merge-state')), 'Merge blocked: Outside the change window.');
     assert.match(text(root.querySelector('#merge')), /Approved, but a check, the change window or the branch still blocks the merge\./);
     assert.equal(text(root.querySelector('#merge-conflicts')), 'The branch conflicts with main.');
+    // A draft whose reviews still satisfy the policies waits for a submit, not for a check.
+    const reason = 'The change request is a draft; submit it for review.';
+    const draft = makeChangeRequest({ id: 1, status: 'draft', approved: true, merge_blocked_reason: reason, actions: actions([], { merge: reason }) });
+    const draftRoot = renderApp(doc(), ready(makeSnapshot({ changeRequest: draft })));
+    assert.equal(text(draftRoot.querySelector('#merge-state')), 'Merge blocked: The change request is a draft; submit it for review.');
+    assert.doesNotMatch(text(draftRoot.querySelector('#merge')), /Approved, but/);
   });
 
   it('shows each changed object\'s attribute diff with conflicts, and all attributes on demand', () => {

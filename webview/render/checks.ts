@@ -45,7 +45,8 @@ export function renderMergeState(doc: Document, cr: ChangeRequest): HTMLElement 
     );
   }
   if (cr.has_conflicts) section.append(h(doc, 'p', { class: 'warning', id: 'merge-conflicts' }, 'The branch conflicts with main.'));
-  if (cr.approved && !cr.ready_to_merge && cr.status !== 'completed' && cr.status !== 'abandoned') {
+  // Only while it is approved: a draft keeps `approved` from its reviews but waits for a submit first.
+  if (cr.status === 'approved' && !cr.ready_to_merge) {
     section.append(h(doc, 'p', { class: 'muted' }, 'Approved, but a check, the change window or the branch still blocks the merge.'));
   }
   return section;
