@@ -79,6 +79,14 @@ export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
 /** An extension to install: a packaged .vsix, or an unpacked extension folder (with package.json). */
 export type ExtensionSource = { vsix: string } | { folder: string };
 
+/** A rendered row of a tree view (see VSCode.treeRows). */
+export interface TreeRow {
+  label: string;
+  description: string;
+  level: number;
+  expanded: boolean | null;
+}
+
 export interface StartOptions {
   /** Folder to open; default: a new empty temp folder. */
   workspace?: string;
@@ -526,10 +534,10 @@ export class VSCode {
     });
   }
 
-  /** Rows now shown by the quick input (their labels). */
+  /** Rows now shown by the quick input (their labels; a row's detail line is not its label). */
   async quickPickLabels(): Promise<string[]> {
-    const rows = this.page.locator(`${VSCode.sel.quickInputRow} .label-name`);
-    return (await rows.allInnerTexts()).map((s) => s.trim());
+    const rows = this.page.locator(VSCode.sel.quickInputRow);
+    return rows.evaluateAll((els) => els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()));
   }
 
   private async pickRow(label: string | RegExp): Promise<void> {
@@ -588,6 +596,8 @@ export class VSCode {
       const shown = await this.page.locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`).allInnerTexts().catch(() => []);
       throw await this.failure(`no notification ${text} within ${timeout} ms (shown: ${shown.length ? shown.map((s) => JSON.stringify(s)).join(', ') : 'none'})`, 'notification');
     }
+    // Toasts fade in; a screenshot taken meanwhile shows them half transparent.
+    await toast.and(this.page.locator('.notification-fade-in-done')).waitFor({ timeout: 2_000 }).catch(() => {});
     return toast;
   }
 
@@ -672,6 +682,48 @@ export class VSCode {
     return (await rows.allInnerTexts()).map((s) => s.trim());
   }
 
+  /**
+   * The rendered rows of a view's tree in order, with their nesting level (1 = root), the
+   * description shown after the label, and whether the row is expanded (null: no children).
+   * Only rows scrolled into view are rendered.
+   */
+  async treeRows(viewTitle: string): Promise<TreeRow[]> {
+    const rows = this.view(viewTitle).locator(VSCode.sel.treeRow);
+    return rows.evaluateAll((els) =>
+      els
+        .map((el) => ({
+          top: Number.parseFloat((el as HTMLElement).style.top || '0'),
+          label: (el.querySelector('.label-name')?.textContent ?? '').trim(),
+          description: (el.querySelector('.label-description')?.textContent ?? '').trim(),
+          level: Number(el.getAttribute('aria-level') ?? '1'),
+          expanded: el.hasAttribute('aria-expanded') ? el.getAttribute('aria-expanded') === 'true' : null,
+        }))
+        // The list recycles row elements: their DOM order need not be the visual order.
+        .sort((a, b) => a.top - b.top)
+        .map(({ top: _top, ...row }) => row),
+    );
+  }
+
+  /**
+   * The children of a root row of a view's tree (a group), as rendered: the rows after it up to
+   * the next root row. Waits until `until` holds for them (default: returns at once).
+   */
+  async treeChildren(viewTitle: string, parent: string, until?: (children: TreeRow[]) => boolean, timeout = TIMEOUTS.ui): Promise<TreeRow[]> {
+    const deadline = Date.now() + timeout;
+    let last: TreeRow[] = [];
+    for (;;) {
+      const rows = await this.treeRows(viewTitle);
+      const start = rows.findIndex((r) => r.level === 1 && r.label === parent);
+      last = [];
+      if (start >= 0) for (const r of rows.slice(start + 1)) { if (r.level === 1) break; last.push(r); }
+      if (!until || (start >= 0 && until(last))) return last;
+      if (Date.now() > deadline) {
+        throw await this.failure(`tree ${viewTitle} > ${parent}: children ${JSON.stringify(last)} (rows: ${JSON.stringify(rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label} [${r.description}]`))})`, 'tree');
+      }
+      await sleep(200);
+    }
+  }
+
   /** Makes sure a view's pane is expanded. */
   async expandView(title: string): Promise<void> {
     const pane = this.view(title);
@@ -709,6 +761,14 @@ export class VSCode {
       while (!saved()) {
         if (Date.now() > deadline) throw new Error(`settings.json does not hold the new settings after ${TIMEOUTS.ui} ms`);
         await sleep(200);
+      }
+      // VS Code itself may write user settings shortly after start; a write that met the editor
+      // with unsaved changes is refused with a toast offering "Save and Retry". Let it finish.
+      const refused = this.notification('Unable to write into user settings because the file has unsaved changes');
+      for (let i = 0; i < 5 && (await refused.count()) > 0; i++) {
+        const toast = refused.first();
+        await toast.locator(VSCode.sel.notificationButton, { hasText: textMatcher('Save and Retry') }).first().click();
+        await toast.waitFor({ state: 'detached', timeout: 5_000 }).catch(() => {});
       }
       await this.closeAllEditors();
     });
@@ -759,9 +819,24 @@ export class VSCode {
     });
   }
 
+  /**
+   * Reloads the window the way a user does (Developer: Reload Window) and waits for the
+   * workbench to come back. Editors, webview panels with a serializer among them, are restored.
+   */
+  async reloadWindow(): Promise<void> {
+    await this.step('reload window', async () => {
+      const loaded = this.page.waitForEvent('load', { timeout: TIMEOUTS.workbench });
+      await this.runCommand('Developer: Reload Window');
+      await loaded;
+      await this.page.locator(VSCode.sel.workbench).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      await this.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      await this.page.locator('.part.activitybar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+    });
+  }
+
   // ---------------------------------------------------------------- between scenarios and stop
 
-  /** Back to a plain workbench: no pickers, dialogs, notifications or editors. */
+  /** Back to a plain workbench: no pickers, dialogs, notifications, editors or panel. */
   async resetUi(): Promise<void> {
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
     const dialog = this.page.locator(VSCode.sel.dialog);
@@ -770,6 +845,8 @@ export class VSCode {
     }
     await this.clearNotifications().catch(() => {});
     await this.closeAllEditors().catch(() => {});
+    // A panel a scenario opened (e.g. an output channel) would halve the editor area of the next.
+    if (await this.page.locator('.part.panel').isVisible()) await this.runCommand('View: Hide Panel').catch(() => {});
   }
 
   /** Closes the browser and stops code-server with every helper process it started. */

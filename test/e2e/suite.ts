@@ -95,7 +95,11 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
   const cleanups: (() => Promise<void> | void)[] = [];
   const prep: Prep = {
     workspace, tempDir,
-    addExtension: (src) => extensions.push(src),
+    // Several scenarios may add the same extension (each must work when run alone): install it once.
+    addExtension: (src) => {
+      const same = (e: ExtensionSource) => JSON.stringify(e) === JSON.stringify(src);
+      if (!extensions.some(same)) extensions.push(src);
+    },
     setting: (k, v) => { userSettings[k] = v; },
     machineSetting: (k, v) => { machineSettings[k] = v; },
     env: (k, v) => { env[k] = v; },
