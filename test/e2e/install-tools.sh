@@ -17,6 +17,15 @@ CODE_SERVER_VERSION="${CC_E2E_CODE_SERVER_VERSION:-4.139.1}"
 NODE_MAJOR=24
 APT_PACKAGES=(chromium libkrb5-dev)
 
+# Run from `npm run test:e2e`, this script inherits the calling npm's environment: its
+# npm_config_* settings (npm_config_user_agent names the project's Node 20, and code-server's
+# postinstall reads the Node version from it and refuses to install), npm_node_execpath and NODE.
+# The npm installs below must see their own Node 24 instead: drop all of it.
+while IFS='=' read -r name _; do
+  case "$name" in npm_*) unset "$name" 2>/dev/null || true ;; esac
+done < <(env)
+unset NODE
+
 started=$(date +%s)
 say() { printf '[install-tools %3ss] %s\n' "$(( $(date +%s) - started ))" "$*"; }
 die() { printf '[install-tools] ERROR: %s\n' "$*" >&2; exit 1; }
