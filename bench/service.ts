@@ -12,7 +12,9 @@ export interface RunningService {
 
 /** Starts a Node script that prints `listening on http://HOST:PORT` once it accepts connections. */
 export async function startProcess(script: string, args: string[], env: Record<string, string> = {}): Promise<RunningService> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the processes under load.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
