@@ -6,7 +6,7 @@ import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from './change-requests/status';
 import { blockingReason, checkStates, type CheckState } from './checks/state';
 import { ccDb } from './db';
-import type { ChangeRequestRow } from './db/tables';
+import type { ChangeRequestRow, MergeCheckRow } from './db/tables';
 import type { EvaluationResult } from './evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from './evaluation/load';
 import { PERMISSIONS } from './names';
@@ -49,6 +49,8 @@ export interface GateOptions {
   governing?: GoverningPolicy[];
   /** Their evaluation, when the caller has just made it. */
   evaluation?: EvaluationResult;
+  /** The request's stored check rows, when the caller has just read them. */
+  checkRows?: readonly MergeCheckRow[];
 }
 
 export async function loadBranchRow(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch_id'>): Promise<BranchRow | null> {
@@ -71,7 +73,7 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
   const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
   const status = deriveStatus(cr.status, evaluation);
-  const checks = await checkStates(ctx, cr.id, governing);
+  const checks = await checkStates(ctx, cr.id, governing, options.checkRows);
   const blocking = checks.filter((c) => c.blocks);
   const hasConflicts = await branchConflictsNow(ctx, branch);
 

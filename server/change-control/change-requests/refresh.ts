@@ -1,6 +1,7 @@
 import { inTransaction, type Ctx } from '../../core/context';
 import { runChecks } from '../checks/run';
-import { checkRowsOutOfDate } from '../checks/state';
+import { checkRowsOf, checkRowsOutOfDate } from '../checks/state';
+import type { MergeCheckRow } from '../db/tables';
 import { fromBool } from '../db';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { emitTransition } from '../lifecycle-events';
@@ -99,9 +100,13 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
   const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
-  if (checksLive && (runTheChecks || (await checkRowsOutOfDate(ctx, cr.id, governing)))) await runChecks(ctx, cr, governing);
+  let checkRows: MergeCheckRow[] | undefined = await checkRowsOf(ctx, cr.id);
+  if (checksLive && (runTheChecks || checkRowsOutOfDate(ctx, checkRows, governing))) {
+    await runChecks(ctx, cr, governing);
+    checkRows = undefined;
+  }
 
-  const gate = await computeGate(ctx, cr, { governing, evaluation });
+  const gate = await computeGate(ctx, cr, { governing, evaluation, checkRows });
   cr = await updateChangeRequest(
     ctx,
     cr,

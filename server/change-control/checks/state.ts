@@ -28,8 +28,8 @@ export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<Me
  * check blocks unless its row says success or skipped; one with no row is treated as not run
  * and blocks; an advisory check never blocks.
  */
-export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<CheckState[]> {
-  const rows = new Map((await checkRowsOf(ctx, changeRequestId)).map((r) => [r.name, r]));
+export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[], stored?: readonly MergeCheckRow[]): Promise<CheckState[]> {
+  const rows = new Map((stored ?? (await checkRowsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
   return declaredFor(ctx, governing).map((d) => {
     const row = rows.get(d.name);
     return { ...d, row, blocks: d.required && !clearsGate(row?.status) };
@@ -58,8 +58,7 @@ export function blockingReason(state: CheckState): string {
  * (a check registered or unregistered since), or the row of a registered check the request no longer carries. A
  * refresh then runs the checks, so a pipeline always finds the row of a check it must report.
  */
-export async function checkRowsOutOfDate(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
-  const stored = await ccDb(ctx).selectFrom('cc_merge_checks').select(['name', 'kind']).where('change_request_id', '=', changeRequestId).execute();
+export function checkRowsOutOfDate(ctx: Ctx, stored: readonly Pick<MergeCheckRow, 'name' | 'kind'>[], governing: readonly GoverningPolicy[]): boolean {
   const rows = new Map(stored.map((r) => [r.name, r]));
   const declared = declaredFor(ctx, governing);
   for (const d of declared) {

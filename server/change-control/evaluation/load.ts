@@ -59,11 +59,10 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
     ...[...groupMembers.values()].flat(),
     ...reviews.map((r) => r.reviewerId),
   ]);
-  const users = await loadUsers(ctx, userIds);
+  const userRows = userIds.size ? await ctx.db.selectFrom('users').select(['id', 'username', 'is_active']).where('id', 'in', [...userIds]).execute() : [];
+  const users = new Map(userRows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
   // Inactive users named directly by a rule cannot approve either.
-  const inactive = new Set(
-    (await ctx.db.selectFrom('users').select('id').where('id', 'in', [...userIds, -1]).where('is_active', '=', 0).execute()).map((r) => r.id),
-  );
+  const inactive = new Set(userRows.filter((r) => r.is_active !== 1).map((r) => r.id));
   const policies: EvalPolicy[] = governing.map((g) => ({
     id: g.policy.id,
     name: g.policy.name,

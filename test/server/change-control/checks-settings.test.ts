@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { pluginSettings } from '../../../server/contract/change-control';
 import { ConfigError, parseConfig } from '../../../server/core/config';
 import { startService, type TestService } from '../../support/service';
-import { actor, branch, BRANCHES, created, detail, DEVICES, expectStatus, ok, policy, REQUESTS, SITES } from './fixtures';
+import { actor, BRANCHES, created, detail, DEVICES, expectStatus, ok, policy, REQUESTS, SITES } from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 
 const SETTINGS = '/api/plugins/change-control/settings/';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { withTables } from '../../../server/db/database';
 import type { ChangeControlTables } from '../../../server/change-control/db/tables';
 import { startService, type TestService } from '../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 import { draftRequest, listed, mainDevice, merge, patchObject, VIEW_ONLY } from './requests-support';
 
 describe('change request list: status, check_status and ref filters', () => {
