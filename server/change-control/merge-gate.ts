@@ -4,9 +4,9 @@ import type { BranchRow } from '../db/tables';
 import { branchChangesView } from '../branching';
 import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from './change-requests/status';
-import { blockingReason, checkStates, type CheckState } from './checks/state';
+import { blockingReason, checkStates, type CheckFacts, type CheckState } from './checks/state';
 import { ccDb } from './db';
-import type { ChangeRequestRow, MergeCheckRow } from './db/tables';
+import type { ChangeRequestRow } from './db/tables';
 import type { EvaluationResult } from './evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from './evaluation/load';
 import { PERMISSIONS } from './names';
@@ -49,8 +49,8 @@ export interface GateOptions {
   governing?: GoverningPolicy[];
   /** Their evaluation, when the caller has just made it. */
   evaluation?: EvaluationResult;
-  /** The request's stored check rows, when the caller has just read them. */
-  checkRows?: readonly MergeCheckRow[];
+  /** The request's stored checks, when the caller has just read them. */
+  checkRows?: readonly CheckFacts[];
 }
 
 export async function loadBranchRow(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch_id'>): Promise<BranchRow | null> {

@@ -1,7 +1,6 @@
 import { inTransaction, type Ctx } from '../../core/context';
 import { runChecks } from '../checks/run';
-import { checkRowsOf, checkRowsOutOfDate } from '../checks/state';
-import type { MergeCheckRow } from '../db/tables';
+import { checkFactsOf, checkRowsOutOfDate, type CheckFacts } from '../checks/state';
 import { fromBool } from '../db';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { emitTransition } from '../lifecycle-events';
@@ -100,7 +99,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
   const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
-  let checkRows: MergeCheckRow[] | undefined = await checkRowsOf(ctx, cr.id);
+  let checkRows: CheckFacts[] | undefined = await checkFactsOf(ctx, cr.id);
   if (checksLive && (runTheChecks || checkRowsOutOfDate(ctx, checkRows, governing))) {
     await runChecks(ctx, cr, governing);
     checkRows = undefined;

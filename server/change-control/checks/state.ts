@@ -5,9 +5,12 @@ import type { GoverningPolicy } from '../evaluation/load';
 import { runtime } from '../runtime';
 import { clearsGate, declaredChecks, type DeclaredCheck } from './declared';
 
+/** What the gate reads of a stored check: its key, how it is written, and its result. */
+export type CheckFacts = Pick<MergeCheckRow, 'name' | 'label' | 'kind' | 'status' | 'summary'>;
+
 /** A declared check with its stored result (if any) and whether it blocks the merge. */
 export interface CheckState extends DeclaredCheck {
-  row: MergeCheckRow | undefined;
+  row: CheckFacts | undefined;
   blocks: boolean;
 }
 
@@ -15,8 +18,16 @@ export function policyCheckNames(governing: readonly GoverningPolicy[]): string[
   return governing.flatMap((g) => g.policy.checks);
 }
 
+const declaredByGoverning = new WeakMap<readonly GoverningPolicy[], DeclaredCheck[]>();
+
+/** The checks a request carries under these governing policies (reused for the same list). */
 export function declaredFor(ctx: Ctx, governing: readonly GoverningPolicy[]): DeclaredCheck[] {
-  return declaredChecks(runtime(ctx.host).registry, ctx.host.config, policyCheckNames(governing));
+  let declared = declaredByGoverning.get(governing);
+  if (!declared) {
+    declared = declaredChecks(runtime(ctx.host).registry, ctx.host.config, policyCheckNames(governing));
+    declaredByGoverning.set(governing, declared);
+  }
+  return declared;
 }
 
 export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<MergeCheckRow[]> {
@@ -28,8 +39,13 @@ export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<Me
  * check blocks unless its row says success or skipped; one with no row is treated as not run
  * and blocks; an advisory check never blocks.
  */
-export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[], stored?: readonly MergeCheckRow[]): Promise<CheckState[]> {
-  const rows = new Map((stored ?? (await checkRowsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
+/** The gate's view of a request's stored checks (only the columns it reads). */
+export async function checkFactsOf(ctx: Ctx, changeRequestId: number): Promise<CheckFacts[]> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary']).where('change_request_id', '=', changeRequestId).execute();
+}
+
+export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[], stored?: readonly CheckFacts[]): Promise<CheckState[]> {
+  const rows = new Map((stored ?? (await checkFactsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
   return declaredFor(ctx, governing).map((d) => {
     const row = rows.get(d.name);
     return { ...d, row, blocks: d.required && !clearsGate(row?.status) };
