@@ -82,7 +82,24 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-async function listChangeRequests(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ChangeRequestOut[] }> {
+interface ListAnswer {
+  count: number;
+  items: ChangeRequestOut[];
+  /** No request on the page has a change window: nothing on it depends on the time of asking. */
+  timeless: boolean;
+}
+
+/**
+ * A page of change requests for the caller. Pages read again while the database is unchanged
+ * are reused, unless a request on the page has a change window (its readiness moves with time).
+ */
+async function listChangeRequests(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: ChangeRequestOut[] }> {
+  const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
+  const answer = await ctx.host.readMemo.get(ctx, key, () => listChangeRequestsNow(ctx, options));
+  return answer.timeless ? answer : listChangeRequestsNow(ctx, options);
+}
+
+async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<ListAnswer> {
   const db = ccDb(ctx);
   let q = db.selectFrom('cc_change_requests');
   if (filters.id) q = q.where('id', 'in', filters.id as number[]);
@@ -114,7 +131,8 @@ async function listChangeRequests(ctx: Ctx, { filters, ordering, page }: ListOpt
     rows = o.field === 'priority' ? rows.orderBy(PRIORITY_RANK, direction) : rows.orderBy(ORDER[o.field as keyof typeof ORDER], direction);
   }
   if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: await presentChangeRequestList(ctx, await rows.execute()) };
+  const found = await rows.execute();
+  return { count: Number(count), items: await presentChangeRequestList(ctx, found), timeless: found.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
 }
 
 /** Loads a request the caller may view (404 otherwise), checked against its stored fields. */
