@@ -1,6 +1,7 @@
 import { inTransaction, type Ctx } from '../../core/context';
 import { runChecks } from '../checks/run';
-import { checkFactsOf, checkRowsOutOfDate, type CheckFacts } from '../checks/state';
+import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
+import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { emitTransition } from '../lifecycle-events';
@@ -27,19 +28,26 @@ export interface RefreshWishes {
   checks?: boolean;
   /** Run them on a completed request too (its branch was reverted and is live again). */
   completedToo?: boolean;
+  /**
+   * Re-evaluate the people gate (default true). False when only check results moved (a
+   * pipeline report): the status, the policies and the conflicts cannot have moved, so only
+   * `gates_cleared` (and an automatic merge) follow.
+   */
+  evaluate?: boolean;
 }
 
 interface Pending {
   rematch: boolean;
   checks: boolean;
   completedToo: boolean;
+  evaluate: boolean;
 }
 
 /** Pending refreshes by transaction (its database handle), then by change request. */
 const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
-  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false };
+  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false, evaluate: wishes.evaluate ?? true };
   if (!ctx.inTransaction) {
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
@@ -54,6 +62,7 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
     existing.rematch ||= want.rematch;
     existing.checks ||= want.checks;
     existing.completedToo ||= want.completedToo;
+    existing.evaluate ||= want.evaluate;
     return;
   }
   pending.set(changeRequestId, want);
@@ -70,9 +79,22 @@ export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {})
   for (const id of await listOpenChangeRequestIds(ctx)) await requestRefresh(ctx, id, wishes);
 }
 
+/**
+ * The refresh after check results alone moved: `gates_cleared` follows the request's (already
+ * derived) status and its required checks. Returns true when the full refresh must still run
+ * (the request asks for automatic merge and its gates may now be clear).
+ */
+async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow): Promise<boolean> {
+  const checks = await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id));
+  const gatesCleared = cr.status === 'approved' && checks.every((c) => !c.blocks);
+  await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
+  return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
+}
+
 async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
   let cr = await getChangeRequestRow(ctx, id);
   if (!cr) return;
+  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) return;
   let runTheChecks = wishes.checks;
 
   let governing = await attachedPolicies(ctx, cr.id);

@@ -64,7 +64,7 @@ async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: Repo
   const now = nowIso(ctx);
   await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', row.id).execute();
   await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...next, completed: now, last_updated: now }) });
-  await requestRefresh(ctx, cr.id, { rematch: false });
+  await requestRefresh(ctx, cr.id, { rematch: false, evaluate: false });
 }
 
 export function registerReportCheckAction(host: Host): void {

@@ -64,7 +64,7 @@ async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): P
   await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', before.id).execute();
   const after = { ...before, ...next, completed: now, last_updated: now };
   await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: before.id, repr: before.name, prechange: snapshotCheck(ctx, before), postchange: snapshotCheck(ctx, after) });
-  await requestRefresh(ctx, before.change_request_id, { rematch: false });
+  await requestRefresh(ctx, before.change_request_id, { rematch: false, evaluate: false });
   await ctx.flushBeforeCommit();
 }
 
