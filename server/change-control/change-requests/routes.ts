@@ -123,7 +123,9 @@ async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: List
     const users = filters.reviewer as number[];
     q = q.where('status', '=', 'needs-review').where('id', 'in', db.selectFrom('cc_outstanding_reviewers').select('change_request_id').where('user_id', 'in', users));
   }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  // Every page of one query shares its count.
+  const countQuery = q.select((eb) => eb.fn.countAll<number>().as('count'));
+  const { count } = await ctx.host.readMemo.get(ctx, `change-request-count|${JSON.stringify(filters)}`, () => countQuery.executeTakeFirstOrThrow());
   let rows = q.selectAll();
   for (const o of ordering) {
     const direction = o.desc ? 'desc' : 'asc';
