@@ -3,7 +3,7 @@ import { runChecks } from '../checks/run';
 import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db';
-import { evaluateChangeRequest } from '../evaluation/load';
+import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { emitTransition } from '../lifecycle-events';
 import { computeGate } from '../merge-gate';
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
@@ -97,16 +97,17 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) return;
   let runTheChecks = wishes.checks;
 
-  let governing = await attachedPolicies(ctx, cr.id);
+  let matched: GoverningPolicy[] | undefined;
   if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
     const branch = await ctx.db.selectFrom('branches').select(['id', 'status']).where('id', '=', cr.branch_id).executeTakeFirst();
     if (branch && branch.status !== 'merged') {
-      const matched = await matchBranch(ctx, branch.id);
+      matched = await matchBranch(ctx, branch.id);
       // Trigger 4: a policy attached or detached.
       if (await saveAttachedPolicies(ctx, cr.id, matched)) runTheChecks = true;
-      governing = matched;
     }
   }
+  // Without a branch to match (gone, merged) or a wish to, the attached set governs.
+  const governing = matched ?? (await attachedPolicies(ctx, cr.id));
 
   const evaluation = await evaluateChangeRequest(ctx, cr, governing);
   const next = deriveStatus(cr.status, evaluation);

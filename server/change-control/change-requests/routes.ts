@@ -42,21 +42,18 @@ const READ_ONLY = [
   'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'actions', 'created', 'last_updated',
 ] as const;
 
-function withoutReadOnly<T extends z.ZodType>(schema: T): z.ZodType<z.infer<T>> {
+/** `schema` applied to the body without the read-only fields (but those in `writable`). */
+function withoutReadOnly<T extends z.ZodType>(schema: T, writable: readonly string[] = []): z.ZodType<z.infer<T>> {
   return z.preprocess((body) => {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
     const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-    for (const key of READ_ONLY) delete copy[key];
+    for (const key of READ_ONLY) if (!writable.includes(key)) delete copy[key];
     return copy;
   }, schema) as unknown as z.ZodType<z.infer<T>>;
 }
 
-const createBody = z.preprocess((body) => {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const key of READ_ONLY) if (key !== 'branch') delete copy[key];
-  return copy;
-}, changeRequestCreate);
+/** On create, `branch` names the request's branch; afterwards it is read-only. */
+const createBody = withoutReadOnly(changeRequestCreate, ['branch']);
 const updateBody = withoutReadOnly(changeRequestUpdate);
 const putBody = withoutReadOnly(changeRequestReplace);
 

@@ -72,7 +72,7 @@ async function listPolicies(ctx: Ctx, { filters, ordering, page }: ListOptions):
   return { count: Number(count), items: (await rows.execute()).map((r) => presentPolicy(ctx, r)) };
 }
 
-/** Open change requests governed by a policy now. */
+/** The change requests a policy governs now (the attached set). */
 async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
   const rows = await ccDb(ctx).selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', '=', policyId).execute();
   return rows.map((r) => r.change_request_id);
