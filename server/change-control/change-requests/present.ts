@@ -7,7 +7,7 @@ import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { liveGate, type GateState } from '../merge-gate';
 import { callerActions } from './actions';
-import { snapshotChangeRequest } from './snapshot';
+import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
 export type ChangeRequestOut = ChangeRequest;
 
@@ -21,11 +21,10 @@ interface Related {
 }
 
 function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts'>, actions: ChangeRequest['actions']): ChangeRequestOut {
-  const snap = snapshotChangeRequest(ctx, row);
   return {
     id: row.id,
-    url: snap.url as string,
-    display: snap.display,
+    url: changeRequestUrl(ctx, row.id),
+    display: displayOfChangeRequest(row),
     title: row.title,
     description: row.description,
     ref: row.ref,

@@ -10,7 +10,7 @@ import { MODELS } from '../names';
 export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
   return {
     id: row.id,
-    url: `${ctx.baseUrl}${MODELS.changeRequest.path}${row.id}/`,
+    url: changeRequestUrl(ctx, row.id),
     display: displayOfChangeRequest(row),
     title: row.title,
     description: row.description,
@@ -30,6 +30,10 @@ export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<s
     created: row.created,
     last_updated: row.last_updated,
   };
+}
+
+export function changeRequestUrl(ctx: Ctx, id: number): string {
+  return `${ctx.baseUrl}${MODELS.changeRequest.path}${id}/`;
 }
 
 /** "CHG-42: Title" when a ref is set, else the title. */
