@@ -37,6 +37,32 @@ export const LIFECYCLE_EVENTS = [
 ] as const;
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
+/** Why an approval does not count: its reviewer changed the branch, or the branch moved on since. */
+export const UNCOUNTED_APPROVAL_REASONS = ['contributor', 'stale'] as const;
+export type UncountedApprovalReason = (typeof UNCOUNTED_APPROVAL_REASONS)[number];
+
+/**
+ * What the event stream (`GET /api/plugins/change-control/stream/`, Server-Sent Events) says
+ * changed. The SSE `event:` field is the type, `id:` the event's id (resume with
+ * `Last-Event-ID`), `data:` one `StreamEvent` as JSON. A `reset` event (data `{}`) says that
+ * events were missed (the id asked for is no longer kept): the client reloads what it shows.
+ */
+export const STREAM_EVENTS = [
+  ...LIFECYCLE_EVENTS,
+  'change_request_created',
+  'change_request_updated',
+  'change_request_deleted',
+  'changes_updated',
+  'review_deleted',
+  'comment_created',
+  'comment_updated',
+  'comment_deleted',
+  'check_updated',
+  'check_deleted',
+] as const;
+export type StreamEventType = (typeof STREAM_EVENTS)[number];
+export const STREAM_RESET = 'reset';
+
 export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] as const;
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
@@ -232,6 +258,10 @@ export const changeComment = z.object({
   author: userRef,
   parent: z.number().int().nullable(),
   resolved: z.boolean(),
+  /** The attribute of the anchored change the thread is about (a dot path), or null for the whole object. Replies carry their root's. */
+  attribute: z.string().nullable().default(null),
+  /** True when the thread names an attribute that no longer differs between its change's original and modified state, or its change is gone. */
+  outdated: z.boolean().default(false),
 });
 export type ChangeComment = z.infer<typeof changeComment>;
 
@@ -240,6 +270,8 @@ export const changeCommentCreate = z.looseObject({
   change_diff: z.number().int(),
   text: text().trim().min(1, { error: 'This field may not be blank.' }),
   parent: z.number().int().nullable().optional(),
+  /** A dot path that exists in the anchored change's original or modified state. A reply takes its root's. */
+  attribute: z.string().trim().min(1).max(200).nullable().optional(),
 });
 export const changeCommentUpdate = z.looseObject({
   text: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
@@ -292,6 +324,10 @@ export const evaluationRule = z.object({
   eligible_groups: z.array(z.object({ id: z.number().int(), name: z.string(), empty: z.boolean() })),
   empty_groups: z.array(z.string()),
   outstanding_reviewers: z.array(userRef),
+  /** Approvals from eligible reviewers that do not count towards this rule, and why. */
+  uncounted_approvals: z
+    .array(z.object({ review: z.number().int(), reviewer: userRef, reason: z.enum(UNCOUNTED_APPROVAL_REASONS), detail: z.string() }))
+    .default([]),
 });
 export type EvaluationRule = z.infer<typeof evaluationRule>;
 
@@ -338,3 +374,16 @@ export const pluginSettings = z.object({
   auto_merge_interval: z.number().int(),
 });
 export type PluginSettings = z.infer<typeof pluginSettings>;
+
+// ---- The event stream (`stream/`) ---------------------------------------------------------
+
+/** One event of the stream: what changed, on which change request. Clients reload what it names. */
+export const streamEvent = z.object({
+  id: z.number().int(),
+  event: z.enum(STREAM_EVENTS),
+  time: z.string(),
+  change_request: z.number().int(),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+});
+export type StreamEvent = z.infer<typeof streamEvent>;

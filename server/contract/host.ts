@@ -71,7 +71,11 @@ export const searchHit = z.object({
 });
 export type SearchHit = z.infer<typeof searchHit>;
 
-export const searchResults = z.object({ results: z.array(searchHit) });
+export const searchResults = z.object({
+  results: z.array(searchHit),
+  /** True when more results matched than the answer holds (raise `limit` or narrow `q`). */
+  truncated: z.boolean().default(false),
+});
 export type SearchResults = z.infer<typeof searchResults>;
 
 // ---- Status (`/api/status/`, no token needed) ----------------------------------------------

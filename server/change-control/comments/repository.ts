@@ -26,6 +26,8 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
       author,
       parent: row.parent_id,
       resolved: row.parent_id === null ? toBool(row.resolved) : false,
+      attribute: null,
+      outdated: false,
       created: row.created,
       last_updated: row.last_updated,
     };

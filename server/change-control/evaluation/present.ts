@@ -35,6 +35,7 @@ export async function presentEvaluation(ctx: Ctx, cr: ChangeRequestRow, gate: Ga
         eligible_groups: r.groups,
         empty_groups: r.emptyGroups,
         outstanding_reviewers: r.outstandingReviewerIds.map(ref),
+        uncounted_approvals: [],
       })),
     })),
     stale_reviews: ev.staleReviews.map((r) => ({ id: r.id, reviewer: ref(r.reviewerId), decision: r.decision })),
