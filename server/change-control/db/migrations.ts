@@ -142,9 +142,15 @@ async function indexBranchChangesByObject(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('cc_branch_changes_by_object').ifNotExists().on('branch_changes').columns(['object_type', 'object_id']).execute();
 }
 
+/** A comment thread may name the attribute of its change it is about (replies carry their root's). */
+async function addCommentAttribute(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('attribute', 'text').execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
   '20-change-control-0003-branch-changes-by-object': { up: indexBranchChangesByObject },
+  '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
 };

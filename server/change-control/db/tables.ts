@@ -86,6 +86,8 @@ export interface ChangeCommentsTable {
   text: string;
   author_id: number;
   parent_id: number | null;
+  /** The attribute (a dot path into the change's original or modified state) the thread is about; null: the whole object. */
+  attribute: string | null;
   resolved: Bool;
   created: string;
   last_updated: string;
