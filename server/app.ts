@@ -224,7 +224,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
         const branch = await resolveBranch(host, branchHeader);
         const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
         const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
-        const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url };
+        const header = (name: string): string | undefined => {
+          const value = req.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value.join(', ') : value;
+        };
+        const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url, header };
         const respond = async (tx: Ctx): Promise<Answer | StreamReply> => {
           const result = await route.handler({ ...input, ctx: tx });
           if (result instanceof StreamReply) return result;

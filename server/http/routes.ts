@@ -22,6 +22,8 @@ export interface RouteInput {
   body: unknown;
   /** The full request URL (for list links). */
   url: URL;
+  /** A request header by (case-insensitive) name; several of one name are joined with ", ". */
+  header(name: string): string | undefined;
 }
 
 /** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */

@@ -6,6 +6,7 @@ import type { ChangeRequestStatus } from '../../contract/change-control';
 import { ccDb, nowIso } from '../db';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
 import { CHANGE_REQUEST_TYPE } from '../names';
+import { announceRequestCacheWritten } from '../stream/announce';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Updateable } from 'kysely';
 
@@ -57,6 +58,9 @@ export async function updateChangeRequest(ctx: Ctx, before: ChangeRequestRow, fi
       prechange: snapshotChangeRequest(ctx, before),
       postchange: snapshotChangeRequest(ctx, after),
     });
+  } else {
+    // No changelog entry, so no object event: the stream still hears that the request moved.
+    await announceRequestCacheWritten(ctx, before.id);
   }
   return after;
 }

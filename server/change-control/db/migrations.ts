@@ -147,10 +147,36 @@ async function addCommentAttribute(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_comments').addColumn('attribute', 'text').execute();
 }
 
+/**
+ * The event stream (`stream/`): what changed, kept in a bounded window so a client resumes
+ * after a disconnect or a restart; `cc_stream_state` remembers how far the window was pruned.
+ */
+async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_stream_events')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('time', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull())
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .addColumn('subject', 'text')
+    .execute();
+  await db.schema.createIndex('cc_stream_events_request').on('cc_stream_events').columns(['change_request_id', 'id']).execute();
+  await db.schema.createIndex('cc_stream_events_time').on('cc_stream_events').column('time').execute();
+  await db.schema
+    .createTable('cc_stream_state')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('pruned_through', 'integer', (c) => c.notNull())
+    .execute();
+  await sql`INSERT INTO cc_stream_state (id, pruned_through) VALUES (1, 0)`.execute(db);
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
   '20-change-control-0003-branch-changes-by-object': { up: indexBranchChangesByObject },
   '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
+  '20-change-control-0005-stream-events': { up: createStreamEvents },
 };
