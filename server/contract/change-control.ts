@@ -294,6 +294,25 @@ export const mergeCheck = z.object({
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 
+/** What Re-run Checks did with one check: it ran (a registered check, computed now), or why it did not. */
+export const checkRunEntry = z.object({
+  name: z.string(),
+  label: z.string(),
+  ran: z.boolean(),
+  /** The check's result after the run; null when the request carries no row of it. */
+  status: z.enum(CHECK_STATUSES).nullable(),
+  /** Why the service did not run it, in the service's words; null when it ran. */
+  reason: z.string().nullable(),
+});
+export type CheckRunEntry = z.infer<typeof checkRunEntry>;
+
+/**
+ * The answer of `change-requests/{id}/run-checks/`: the change request, and `check_run`, one
+ * entry per check the request carries (and per registered check that only a policy could apply).
+ */
+export const runChecksResult = changeRequest.extend({ check_run: z.array(checkRunEntry).default([]) });
+export type RunChecksResult = z.infer<typeof runChecksResult>;
+
 /** A reporter's write. `required` and `change_request` are read-only and ignored when sent. */
 export const mergeCheckReport = z.looseObject({
   status: z.enum(CHECK_STATUSES).optional(),
