@@ -262,6 +262,8 @@ export const changeComment = z.object({
   attribute: z.string().nullable().default(null),
   /** True when the thread names an attribute that no longer differs between its change's original and modified state, or its change is gone. */
   outdated: z.boolean().default(false),
+  /** True once its author changed the text after posting it (resolving or reopening a thread is no edit, though it moves last_updated). */
+  edited: z.boolean().default(false),
 });
 export type ChangeComment = z.infer<typeof changeComment>;
 

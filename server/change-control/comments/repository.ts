@@ -70,6 +70,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
       parent: row.parent_id,
       resolved: row.parent_id === null ? toBool(row.resolved) : false,
       attribute: row.attribute,
+      edited: toBool(row.edited),
       outdated: isOutdated(row.attribute, row.change_diff_id === null ? undefined : changes.get(row.change_diff_id)),
       created: row.created,
       last_updated: row.last_updated,

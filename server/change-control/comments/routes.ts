@@ -96,6 +96,7 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
       parent_id: parentId,
       attribute,
       resolved: 0,
+      edited: 0,
       created: now,
       last_updated: now,
     })
@@ -152,7 +153,7 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   const now = nowIso(ctx);
   await ccDb(ctx)
     .updateTable('cc_change_comments')
-    .set({ ...(textChanges ? { text: input.text } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
+    .set({ ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
     .where('id', '=', before.id)
     .execute();
   const after = (await getCommentRow(ctx, before.id))!;

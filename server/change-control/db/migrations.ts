@@ -172,6 +172,18 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
   await sql`INSERT INTO cc_stream_state (id, pruned_through) VALUES (1, 0)`.execute(db);
 }
 
+/**
+ * Whether a comment's text was edited (resolving a thread moves last_updated, so last_updated
+ * cannot tell). Comments edited before are found in the changelog.
+ */
+async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await sql`UPDATE cc_change_comments SET edited = 1 WHERE id IN (
+    SELECT changed_object_id FROM object_changes
+    WHERE changed_object_type = 'change_control.changecomment' AND action = 'update'
+      AND json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text'))`.execute(db);
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -179,4 +191,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0003-branch-changes-by-object': { up: indexBranchChangesByObject },
   '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
   '20-change-control-0005-stream-events': { up: createStreamEvents },
+  '20-change-control-0006-comment-edited': { up: addCommentEdited },
 };

@@ -89,6 +89,8 @@ export interface ChangeCommentsTable {
   /** The attribute (a dot path into the change's original or modified state) the thread is about; null: the whole object. */
   attribute: string | null;
   resolved: Bool;
+  /** 1 once the author changed the text after posting it. */
+  edited: Bool;
   created: string;
   last_updated: string;
 }

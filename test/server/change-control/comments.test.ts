@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { changeControlMigrations } from '../../../server/change-control/db/migrations';
+import { migrate, openDatabase } from '../../../server/db/database';
+import { hostMigrations } from '../../../server/db/migrations/host';
 import { startService, type TestService } from '../../support/service';
 import { act, branch, BRANCHES, changesOf, checkNamed, COMMENTS, created, detail, device, DEVICES, expectStatus, ok, openRequest, review } from './fixtures';
 import {
@@ -110,6 +114,43 @@ describe('change control: comment fields', () => {
     assert.deepEqual((await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=false`))).results.map((x: any) => x.id), [root.id]);
     const log = await changelogOf(svc, root.id);
     assert.equal(log.count, 3, 'created, resolved, reopened');
+  });
+
+  it('ChangeComment field edited: true once the author changes the text; resolving or reopening a thread is no edit', async () => {
+    const root = await rootComment(s, s.alice.client, 'Please check the status.');
+    assert.equal(root.edited, false);
+    const resolved = await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
+    assert.equal(resolved.edited, false);
+    assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: false }))).edited, false);
+    assert.equal((await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status.' }))).edited, false, 'the same text is no edit');
+    const edited = await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' }));
+    assert.equal(edited.edited, true);
+    assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }))).edited, true);
+  });
+
+  it('ChangeComment field edited: comments written before the field existed are marked from the changelog', async () => {
+    const { db, close } = openDatabase(':memory:');
+    try {
+      const { '20-change-control-0006-comment-edited': edited, ...earlier } = changeControlMigrations;
+      assert.ok(edited);
+      await migrate(db, { ...hostMigrations, ...earlier });
+      const now = '2026-11-01T09:00:00.000Z';
+      await sql`INSERT INTO users (id, username) VALUES (1, 'u')`.execute(db);
+      await sql`INSERT INTO cc_change_requests (id, branch_name, title, created, last_updated) VALUES (1, 'b', 't', ${now}, ${now})`.execute(db);
+      for (const id of [1, 2, 3]) {
+        await sql`INSERT INTO cc_change_comments (id, change_request_id, change_object_type, change_object_id, change_label, text, author_id, created, last_updated)
+          VALUES (${id}, 1, 'dcim.device', 1, 'd', 'text', 1, ${now}, ${now})`.execute(db);
+      }
+      const change = (id: number, pre: object, post: object) => sql`INSERT INTO object_changes (time, user_name, request_id, action, changed_object_type, changed_object_id, object_repr, prechange_data, postchange_data)
+        VALUES (${now}, 'u', 'r', 'update', 'change_control.changecomment', ${id}, 'c', ${JSON.stringify(pre)}, ${JSON.stringify(post)})`.execute(db);
+      await change(1, { text: 'a', resolved: false }, { text: 'b', resolved: false });
+      await change(2, { text: 'a', resolved: false }, { text: 'a', resolved: true });
+      await migrate(db, { ...hostMigrations, ...changeControlMigrations });
+      const rows = await sql<{ id: number; edited: number }>`SELECT id, edited FROM cc_change_comments ORDER BY id`.execute(db);
+      assert.deepEqual(rows.rows, [{ id: 1, edited: 1 }, { id: 2, edited: 0 }, { id: 3, edited: 0 }]);
+    } finally {
+      await close();
+    }
   });
 });
 
