@@ -78,6 +78,8 @@ export async function saveOutstandingReviewers(ctx: Ctx, changeRequestId: number
   const want = new Set(userIds);
   if (had.size === want.size && [...want].every((id) => had.has(id))) return;
   await db.deleteFrom('cc_outstanding_reviewers').where('change_request_id', '=', changeRequestId).execute();
+  // Who waits to review shows with the request ("waiting for my review").
+  await announceRequestCacheWritten(ctx, changeRequestId);
   if (want.size > 0) {
     await db
       .insertInto('cc_outstanding_reviewers')

@@ -11,8 +11,8 @@ import { announce, type Announcement } from './store';
  * Which writes the stream announces. Every write of the plugin's models goes through the
  * changelog and emits an object event; the lifecycle events go through the same pipeline. So
  * the stream follows the event pipeline (inside the writing transaction), plus two sources that
- * emit no object event: cached fields of a change request written by a refresh, and writes in a
- * request's branch.
+ * emit no object event: what a refresh writes of a change request without a changelog entry
+ * (cached fields, attached policies, outstanding reviewers), and writes in a request's branch.
  *
  * - the six lifecycle events, as they fire (naming the change request);
  * - `change_request_created` / `_updated` / `_deleted` (updated at most once per transaction);
@@ -50,7 +50,10 @@ export function announcementOf(e: Pick<EmittedEvent, 'event' | 'objectType' | 'o
   return { event, changeRequestId, objectType: e.objectType, objectId: e.objectId, subject: action === 'delete' ? e.prechange : null };
 }
 
-/** A refresh wrote cached fields of a request (approved, gates, conflicts) without a changelog entry. */
+/**
+ * A refresh wrote what shows with a request but has no changelog entry: its cached fields
+ * (approved, gates, conflicts), its attached policies, or who waits to review it.
+ */
 export async function announceRequestCacheWritten(ctx: Ctx, changeRequestId: number): Promise<void> {
   await announce(ctx, { event: 'change_request_updated', changeRequestId, objectType: CHANGE_REQUEST_TYPE, objectId: changeRequestId, oncePerTransaction: true });
 }

@@ -291,6 +291,25 @@ describe('change control: the event stream (stream/)', () => {
     assert.equal(s.ended, true);
   });
 
+  it('says change_request_updated when what shows with a request moves without a change of its row (who waits to review it)', async () => {
+    const sc = await scene(w);
+    const hank = await withPermissions(svc, 'hank', [{ object_types: ['change_control.review'], actions: ['add'] }]);
+    const rule = (await ok(svc.admin.get(`${CC}policy-rules/?policy_id=${w.policyId}`))).results[0];
+    const s = await watch(w.dave.key, { query: `?change_request=${sc.cr.id}` });
+    const before = (await ok(svc.admin.get(`${REQUESTS}${sc.cr.id}/`))).last_updated;
+    try {
+      // One more eligible reviewer: the request now waits for hank too; its own fields stay as they were.
+      await ok(svc.admin.patch(`${CC}policy-rules/${rule.id}/`, { users: [...rule.users, hank.id] }));
+      const waiting = (await ok(hank.client.get(`${REQUESTS}?reviewer=me`))).results.map((r: { id: number }) => r.id);
+      assert.ok(waiting.includes(sc.cr.id));
+      const e = await s.next();
+      assert.deepEqual([e.event, e.json.change_request], ['change_request_updated', sc.cr.id]);
+      assert.equal((await ok(svc.admin.get(`${REQUESTS}${sc.cr.id}/`))).last_updated, before);
+    } finally {
+      await ok(svc.admin.patch(`${CC}policy-rules/${rule.id}/`, { users: rule.users }));
+    }
+  });
+
   it('is described in the OpenAPI document as text/event-stream', async () => {
     const doc = (await svc.anonymous.get('/api/schema/')).body;
     const op = doc.paths[STREAM].get;
