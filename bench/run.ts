@@ -3,11 +3,12 @@
 // figures for a trivial Express JSON route measured in the same run (the ceiling).
 //   npm run bench            (BENCH_DURATION=seconds per scenario, default 10)
 import autocannon from 'autocannon';
+import { request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, CC } from './api';
-import { seedBranchChanges, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
+import { seedBranchChanges, seedCommentThreads, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
 import { startCeiling, startService } from './service';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -62,6 +63,61 @@ async function submitScenario(admin: Api, dbFile: string, changes: number, first
   return timeSubmits(admin, cr.id, 5);
 }
 
+/** An open event stream that counts the check_updated events it received. */
+interface CountingStream {
+  checkUpdates: number;
+  /** Called after each chunk. */
+  onData: () => void;
+  close(): void;
+}
+
+function openCountingStream(url: string): Promise<CountingStream> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}${CC}stream/`, { headers: { Authorization: `Token ${TOKEN}`, Accept: 'text/event-stream' } }, (res) => {
+      const stream: CountingStream = { checkUpdates: 0, onData: () => undefined, close: () => res.destroy() };
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const text = tail + chunk;
+        stream.checkUpdates += text.split('event: check_updated\n').length - 1;
+        // Keep a partial line for the next chunk.
+        tail = text.slice(Math.max(0, text.lastIndexOf('\n') + 1));
+        if (text.includes(': connected')) resolve(stream);
+        stream.onData();
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Scenario 6: `streams` open event streams; each pipeline report (PATCH of a check, sequential)
+ * is timed from sending it until every stream has received its check_updated event.
+ */
+async function streamScenario(url: string, admin: Api, checkId: number, streams: number, reports: number): Promise<number[]> {
+  const open = await Promise.all(Array.from({ length: streams }, () => openCountingStream(url)));
+  const ms: number[] = [];
+  try {
+    for (let i = 1; i <= reports; i++) {
+      const t0 = performance.now();
+      await admin.patch(`${CC}checks/${checkId}/`, { status: i % 2 ? 'failure' : 'success', summary: `report ${i}` });
+      await new Promise<void>((done) => {
+        const check = (): void => {
+          if (open.every((s) => s.checkUpdates >= i)) done();
+        };
+        for (const s of open) s.onData = check;
+        check();
+      });
+      ms.push(performance.now() - t0);
+    }
+  } finally {
+    for (const s of open) s.close();
+  }
+  return ms;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
   const dbFile = join(dir, 'bench.sqlite3');
@@ -107,6 +163,16 @@ async function main(): Promise<void> {
     const report = await load(svc.url, { requests: [reportRequest] });
     record('3. pipeline check report (PATCH checks/{id}/ with its refresh)', report, '>= 1000 req/s', report.requests.average >= 1000);
 
+    log('seeding scenario 5 (2,000 comment threads naming attributes on one request)');
+    seedCommentThreads(dbFile, crId, 2000, 1);
+    const threadsUrl = `${svc.url}${CC}change-comments/?change_request_id=${crId}&limit=1000`;
+    await warm(threadsUrl);
+    const threads = await load(threadsUrl, {});
+    record('5. 1,000 of 2,000 threads with attribute and outdated', threads, '-', null);
+
+    log('scenario 6: 100 open event streams, 50 check reports');
+    const streamed = await streamScenario(svc.url, admin, reportChecks[0]!, 100, 50);
+
     log('seeding scenario 2 (20,000 change requests)');
     seedManyRequests(dbFile, 20_000, 1);
     const listUrl = `${svc.url}${CC}change-requests/?gates_cleared=true&limit=50&offset=500`;
@@ -131,6 +197,8 @@ async function main(): Promise<void> {
       const verdict = r.met === null ? '' : r.met ? '  (met)' : '  (MISSED)';
       console.log(r.scenario.padEnd(69) + fmt(r.rps, 0) + fmt(r.p50) + fmt(r.p99) + `  ${r.target}${verdict}`);
     }
+    const sorted = [...streamed].sort((a, b) => a - b);
+    console.log(`\n6. check report to 100 open event streams (answer, commit, and every stream received it): median ${median(streamed).toFixed(1)} ms, slowest ${sorted[sorted.length - 1]!.toFixed(1)} ms over ${streamed.length} reports; target: within 1 s`);
     const m10 = median(small);
     const m100 = median(large);
     console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target < 500 ms${m10 < 500 ? ' (met)' : ' (MISSED)'}`);

@@ -131,3 +131,26 @@ export async function seedConditionPolicies(admin: Api): Promise<void> {
     await admin.post(`${CC}policy-rules/`, { policy: p.id, name: 'one', min_reviews: 1, users: [1] });
   }
 }
+
+/**
+ * Scenario 5's threads: `threads` root comments on the request's changes, each naming an
+ * attribute (half still differ, half no longer do), written in bulk.
+ */
+export function seedCommentThreads(dbFile: string, crId: number, threads: number, authorId: number): void {
+  const db = new SQLite(dbFile);
+  db.pragma('busy_timeout = 10000');
+  const now = new Date().toISOString();
+  const branch = db.prepare('SELECT branch_id FROM cc_change_requests WHERE id = ?').get(crId) as { branch_id: number };
+  const changes = db.prepare('SELECT id, object_type, object_id FROM branch_changes WHERE branch_id = ? ORDER BY id').all(branch.branch_id) as Array<{ id: number; object_type: string; object_id: number }>;
+  const insert = db.prepare(
+    `INSERT INTO cc_change_comments (change_request_id, change_diff_id, change_object_type, change_object_id, change_label, text, author_id, parent_id, attribute, resolved, edited, created, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, 0, ?, ?)`,
+  );
+  db.transaction(() => {
+    for (let i = 0; i < threads; i++) {
+      const c = changes[i % changes.length]!;
+      insert.run(crId, c.id, c.object_type, c.object_id, `dev-${i}`, `Why is **${i % 2 ? 'role' : 'name'}** set this way?`, authorId, i % 2 ? 'role' : 'name', now, now);
+    }
+  })();
+  db.close();
+}

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Migration } from 'kysely';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
-import { createCtx, inTransaction, type AuthUser, type BranchRef } from './core/context';
+import { createCtx, inTransaction, type AuthUser, type BranchRef, type Ctx } from './core/context';
 import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType, ValidationError } from './core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
 import { consoleLogger, type Logger } from './core/logger';
@@ -11,7 +11,8 @@ import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core
 import { migrate, type HostDb } from './db/database';
 import { hostMigrations } from './db/migrations/host';
 import { errorMiddleware } from './http/error-middleware';
-import { Reply, type QueryParams, type RouteDef } from './http/routes';
+import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './http/idempotency';
+import { Reply, StreamReply, type QueryParams, type RouteDef, type StreamSink } from './http/routes';
 import { validate } from './http/validation';
 import { registerHostCore } from './host-core';
 import { defaultPlugins } from './plugins';
@@ -30,6 +31,11 @@ export interface AppDeps {
 export interface App {
   app: Express;
   host: Host;
+  /**
+   * Ends every open stream and answers new stream requests with an empty, ended stream: the
+   * service is stopping, and a stop must not wait for clients that never hang up.
+   */
+  endStreams(): void;
 }
 
 export { PluginError };
@@ -62,6 +68,75 @@ function queryParams(url: URL): QueryParams {
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** A handler's result as it is sent: the status and the JSON text (null: no body). */
+function answerOf(route: RouteDef, result: unknown): Answer {
+  if (result instanceof Reply) return { status: result.status, text: result.body === undefined ? null : JSON.stringify(result.body) };
+  return { status: route.status ?? 200, text: result === undefined ? null : JSON.stringify(result) };
+}
+
+function send(res: Response, answer: Answer): void {
+  res.status(answer.status);
+  if (answer.text === null) res.end();
+  else res.type('application/json').send(answer.text);
+}
+
+/** Open streams of one app, ended together when the service stops. */
+class OpenStreams {
+  private readonly sinks = new Set<StreamSink>();
+  private stopping = false;
+
+  open(req: Request, res: Response, reply: StreamReply): void {
+    res.status(200);
+    res.setHeader('Content-Type', reply.contentType);
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    // Proxies must pass events through as they come.
+    res.setHeader('X-Accel-Buffering', 'no');
+    // The connection ends with the stream (a stop never waits on an idle kept-alive socket).
+    res.setHeader('Connection', 'close');
+    res.flushHeaders();
+    req.socket.setNoDelay(true);
+    let closed = false;
+    const listeners: Array<() => void> = [];
+    const sink: StreamSink = {
+      write: (chunk) => (closed ? false : res.write(chunk)),
+      drained: () =>
+        new Promise<void>((resolve) => {
+          if (closed || !res.writableNeedDrain) resolve();
+          else {
+            res.once('drain', () => resolve());
+            res.once('close', () => resolve());
+          }
+        }),
+      get closed() {
+        return closed;
+      },
+      onClose: (listener) => {
+        if (closed) listener();
+        else listeners.push(listener);
+      },
+      end: () => {
+        if (!closed) res.end();
+      },
+    };
+    res.once('close', () => {
+      closed = true;
+      this.sinks.delete(sink);
+      for (const listener of listeners.splice(0)) listener();
+    });
+    this.sinks.add(sink);
+    if (this.stopping) {
+      sink.end();
+      return;
+    }
+    reply.start(sink);
+  }
+
+  endAll(): void {
+    this.stopping = true;
+    for (const sink of [...this.sinks]) sink.end();
+  }
 }
 
 function pathPattern(path: string): RegExp {
@@ -107,6 +182,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   app.use(express.json({ limit: '1mb', type: 'application/json' }));
 
+  const streams = new OpenStreams();
+  const idempotency = new IdempotencyKeys();
+
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -125,18 +203,46 @@ export async function createApp(deps: AppDeps): Promise<App> {
         }
         if (writes && !user.writeEnabled) throw new PermissionDenied('This token does not permit write operations.');
       }
-      const branch = await resolveBranch(host, req.headers['x-netbox-branch']);
       const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
-      const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
-      const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
-      const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url };
-      const result = writes ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
-      if (result instanceof Reply) {
-        if (result.body === undefined) res.status(result.status).end();
-        else res.status(result.status).json(result.body);
-        return;
+      const branchHeader = req.headers['x-netbox-branch'];
+      // A key is per caller: anonymous calls (and reads) never replay anything.
+      const key = route.method !== 'GET' && user ? readIdempotencyKey(req.headers['idempotency-key']) : null;
+      let claim: IdempotencyClaim | null = null;
+      if (key && user) {
+        const branch = (Array.isArray(branchHeader) ? branchHeader[0] : branchHeader) ?? null;
+        claim = idempotency.claim(user.id, key, fingerprintOf({ method: req.method, pathAndQuery: url.pathname + url.search, branch, body: req.body }));
       }
-      res.status(route.status ?? 200).json(result);
+      try {
+        if (claim) {
+          const stored = await idempotency.storedAnswer(host.db, claim, host.clock.now());
+          if (stored) {
+            res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
+            send(res, stored);
+            return;
+          }
+        }
+        const branch = await resolveBranch(host, branchHeader);
+        const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
+        const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
+        const header = (name: string): string | undefined => {
+          const value = req.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value.join(', ') : value;
+        };
+        const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url, header };
+        const respond = async (tx: Ctx): Promise<Answer | StreamReply> => {
+          const result = await route.handler({ ...input, ctx: tx });
+          if (result instanceof StreamReply) return result;
+          const answer = answerOf(route, result);
+          // Kept in the write's own transaction: remembered exactly when the write commits.
+          if (claim && answer.status < 400) await idempotency.remember(tx.db, claim, answer, host.clock.now());
+          return answer;
+        };
+        const outcome = writes ? await inTransaction(ctx, respond) : await respond(ctx);
+        if (outcome instanceof StreamReply) streams.open(req, res, outcome);
+        else send(res, outcome);
+      } finally {
+        claim?.release();
+      }
     });
   };
   for (const route of host.routes.all()) mount(route);
@@ -150,7 +256,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   app.use(errorMiddleware(log));
 
-  return { app, host };
+  return { app, host, endStreams: () => streams.endAll() };
 }
 
 async function resolveBranch(host: Host, header: string | string[] | undefined): Promise<BranchRef | null> {

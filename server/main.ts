@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  const { app, host } = built;
+  const { app, host, endStreams } = built;
   let port: number;
   try {
     const real = createServer(app);
@@ -115,6 +115,8 @@ async function main(): Promise<void> {
     const stop = async (): Promise<void> => {
       if (stopping) return;
       stopping = true;
+      // Event streams never end on their own: end them first, so the stop waits only for real requests.
+      endStreams();
       await new Promise<void>((done) => real.close(() => done()));
       for (const task of host.background) await task.stop();
       await database.close();

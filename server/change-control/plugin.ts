@@ -17,6 +17,8 @@ import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
 import { registerSettingsRoute } from './settings';
+import { registerStreamAnnouncements } from './stream/announce';
+import { registerStreamRoutes } from './stream/routes';
 
 export interface ChangeControlOptions {
   /** Where relative `check_plugins` paths are resolved from (the configuration file's folder). */
@@ -27,7 +29,7 @@ export interface ChangeControlOptions {
  * The change-control plugin: version 0.5.0, runs on host 4.7 and requires branching 1.2.
  * It brings its tables, object types, routes, lifecycle events, the `report_check` event
  * action, branch hooks, the merge gate, `protect_main`, search, the check registry (built-ins
- * and in-process check plugins) and automatic merge.
+ * and in-process check plugins), automatic merge and the event stream.
  */
 export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
   return {
@@ -54,6 +56,8 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerCheckRoutes(host);
       registerCheckTriggers(host);
       registerSettingsRoute(host);
+      registerStreamRoutes(host);
+      registerStreamAnnouncements(host);
       registerBranchHooks(host);
       host.mainWriteGuards.push(protectMainGuard);
       for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);

@@ -262,6 +262,8 @@ export const changeComment = z.object({
   attribute: z.string().nullable().default(null),
   /** True when the thread names an attribute that no longer differs between its change's original and modified state, or its change is gone. */
   outdated: z.boolean().default(false),
+  /** True once its author changed the text after posting it (resolving or reopening a thread is no edit, though it moves last_updated). */
+  edited: z.boolean().default(false),
 });
 export type ChangeComment = z.infer<typeof changeComment>;
 
@@ -293,6 +295,25 @@ export const mergeCheck = z.object({
   completed: z.string().nullable(),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
+
+/** What Re-run Checks did with one check: it ran (a registered check, computed now), or why it did not. */
+export const checkRunEntry = z.object({
+  name: z.string(),
+  label: z.string(),
+  ran: z.boolean(),
+  /** The check's result after the run; null when the request carries no row of it. */
+  status: z.enum(CHECK_STATUSES).nullable(),
+  /** Why the service did not run it, in the service's words; null when it ran. */
+  reason: z.string().nullable(),
+});
+export type CheckRunEntry = z.infer<typeof checkRunEntry>;
+
+/**
+ * The answer of `change-requests/{id}/run-checks/`: the change request, and `check_run`, one
+ * entry per check the request carries (and per registered check that only a policy could apply).
+ */
+export const runChecksResult = changeRequest.extend({ check_run: z.array(checkRunEntry).default([]) });
+export type RunChecksResult = z.infer<typeof runChecksResult>;
 
 /** A reporter's write. `required` and `change_request` are read-only and ignored when sent. */
 export const mergeCheckReport = z.looseObject({

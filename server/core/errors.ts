@@ -54,6 +54,11 @@ export class Conflict extends DomainError {
   readonly status = 409;
 }
 
+/** 422: the request is well-formed but cannot be processed as sent (an idempotency key reused for another request). */
+export class Unprocessable extends DomainError {
+  readonly status = 422;
+}
+
 /** 405 */
 export class MethodNotAllowed extends DomainError {
   readonly status = 405;

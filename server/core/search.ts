@@ -17,12 +17,16 @@ export class SearchRegistry {
   register(provider: SearchProvider): void {
     this.providers.push(provider);
   }
-  async search(ctx: Ctx, q: string, limit: number): Promise<SearchHit[]> {
+  /**
+   * At most `limit` hits, and whether more matched (`truncated`): providers are asked for one
+   * hit more than the answer holds, so a capped answer is told from an exact one.
+   */
+  async search(ctx: Ctx, q: string, limit: number): Promise<{ hits: SearchHit[]; truncated: boolean }> {
     const hits: SearchHit[] = [];
     for (const provider of this.providers) {
-      hits.push(...(await provider(ctx, q, limit)));
-      if (hits.length >= limit) break;
+      hits.push(...(await provider(ctx, q, limit + 1 - hits.length)));
+      if (hits.length > limit) break;
     }
-    return hits.slice(0, limit);
+    return { hits: hits.slice(0, limit), truncated: hits.length > limit };
   }
 }

@@ -175,6 +175,18 @@ export interface NotificationsTable {
   created: string;
 }
 
+/** The first successful answer of a write sent with an `Idempotency-Key`, per caller and key. */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  /** SHA-256 of method, path and query, branch header and body: a repeat must match it. */
+  fingerprint: string;
+  status: number;
+  /** The answer's JSON text; null when it had none (204). */
+  body: string | null;
+  created: string;
+}
+
 export interface HostTables {
   users: UsersTable;
   groups: GroupsTable;
@@ -190,6 +202,7 @@ export interface HostTables {
   event_rules: EventRulesTable;
   webhook_outbox: WebhookOutboxTable;
   notifications: NotificationsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Timestamp = ColumnType<string, string, string>;

@@ -3,6 +3,7 @@ import { errorBody } from '../contract/common';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/logger';
 import { HOST_VERSION } from '../core/version';
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAY_HEADER } from '../http/idempotency';
 import type { RouteDef } from '../http/routes';
 
 type JsonSchema = Record<string, unknown>;
@@ -160,10 +161,23 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       ...(q.repeated ? { style: 'form', explode: true } : {}),
     });
   }
+  if (route.method !== 'GET') {
+    parameters.push({
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: the first successful answer is kept for 24 hours per caller and key and replayed (with ' +
+        `\`${IDEMPOTENT_REPLAY_HEADER}: true\`) to a repeat with the same method, path, branch and body. 1 to 200 printable ASCII characters.`,
+      schema: { type: 'string', minLength: 1, maxLength: 200 },
+    });
+  }
   const name = schemaName(route);
   const status = String(route.status ?? 200);
   const responses: Record<string, JsonSchema> = {};
-  if (status === '204') {
+  if (route.stream) {
+    responses[status] = { description: route.stream.description, content: { [route.stream.contentType]: { schema: { type: 'string' } } } };
+  } else if (status === '204') {
     responses[status] = { description: 'Done; no content.' };
   } else {
     const item = route.response ? components.ref(route.response, name, 'output') : {};
@@ -175,10 +189,14 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
   }
   if (!('public' in route.access)) responses['403'] = { description: 'Missing or bad token, or not permitted.', ...jsonContent(errorRef) };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
+  if (route.method !== 'GET') {
+    responses['409'] ??= { description: 'The action does not apply now, or a request with this Idempotency-Key is still running.', ...jsonContent(errorRef) };
+    responses['422'] = { description: 'This Idempotency-Key was already used for a different request.', ...jsonContent(errorRef) };
+  }
   const op: OpenApiOperation = {
     operationId: operationId(route),
     summary: route.summary,
-    description: accessText(route),
+    description: route.description ? `${route.description}\n\n${accessText(route)}` : accessText(route),
     tags: [route.tag],
     responses,
     security: 'public' in route.access ? [] : [{ Token: [] }],

@@ -19,13 +19,16 @@ function readLimit(raw: string[] | undefined): number {
   return Math.min(Number(text), MAX_LIMIT);
 }
 
-/** `/api/search/?q=TEXT`: what the registered search providers find that the caller may view. */
+/**
+ * `/api/search/?q=TEXT`: what the registered search providers find that the caller may view,
+ * at most `limit` results; `truncated` says that more matched.
+ */
 export function registerSearch(host: Host): void {
   host.routes.add({
     method: 'GET',
     path: '/api/search/',
     access: { authenticated: true },
-    summary: 'Search across models (only objects the caller may view)',
+    summary: 'Search across models (only objects the caller may view); truncated is true when more matched than limit',
     tag: 'search',
     query: [
       { name: 'q', description: 'Text to look for (required, case-insensitive).' },
@@ -35,7 +38,8 @@ export function registerSearch(host: Host): void {
     handler: async ({ ctx, query }) => {
       const q = readQuery(query.q);
       const limit = readLimit(query.limit);
-      return { results: await host.search.search(ctx, q, limit) };
+      const { hits, truncated } = await host.search.search(ctx, q, limit);
+      return { results: hits, truncated };
     },
   });
 }

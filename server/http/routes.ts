@@ -22,6 +22,8 @@ export interface RouteInput {
   body: unknown;
   /** The full request URL (for list links). */
   url: URL;
+  /** A request header by (case-insensitive) name; several of one name are joined with ", ". */
+  header(name: string): string | undefined;
 }
 
 /** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */
@@ -29,6 +31,30 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly body?: unknown,
+  ) {}
+}
+
+/** A long-lived answer written piece by piece (an event stream), open until either side ends it. */
+export interface StreamSink {
+  /** Writes a chunk now; false when the client reads slower than it is written (wait for `drained`). */
+  write(chunk: string): boolean;
+  /** Resolves once buffered chunks went out, or the stream closed. */
+  drained(): Promise<void>;
+  readonly closed: boolean;
+  /** Runs once when the stream closes, whichever side ends it. */
+  onClose(listener: () => void): void;
+  /** Ends the answer. */
+  end(): void;
+}
+
+/**
+ * A handler's answer that streams (Server-Sent Events): status 200 with `contentType`, then
+ * `start` writes to the sink for as long as it likes. The service's stop ends every open stream.
+ */
+export class StreamReply {
+  constructor(
+    readonly contentType: string,
+    readonly start: (sink: StreamSink) => void,
   ) {}
 }
 
@@ -49,6 +75,13 @@ export interface RouteDef {
   body?: z.ZodType;
   /** Documents the answer in the OpenAPI document. */
   response?: z.ZodType;
+  /**
+   * The route answers with a stream (`StreamReply`) of this media type, e.g. `text/event-stream`;
+   * `description` says what it carries (for the OpenAPI document).
+   */
+  stream?: { contentType: string; description: string };
+  /** More words for the OpenAPI document (besides the access). */
+  description?: string;
   query?: QueryParamDoc[];
   /** Status of a successful answer (default 200). */
   status?: number;

@@ -10,6 +10,7 @@ import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies
 import { runtime } from '../runtime';
 import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
 import { deriveStatus, isOpen } from './status';
+import { announceRequestCacheWritten } from '../stream/announce';
 
 /**
  * Refreshing a change request after anything that can move it: re-match its policies from the
@@ -103,7 +104,11 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     if (branch && branch.status !== 'merged') {
       matched = await matchBranch(ctx, branch.id);
       // Trigger 4: a policy attached or detached.
-      if (await saveAttachedPolicies(ctx, cr.id, matched)) runTheChecks = true;
+      if (await saveAttachedPolicies(ctx, cr.id, matched)) {
+        runTheChecks = true;
+        // The request shows its policies.
+        await announceRequestCacheWritten(ctx, cr.id);
+      }
     }
   }
   // Without a branch to match (gone, merged) or a wish to, the attached set governs.

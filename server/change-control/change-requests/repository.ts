@@ -6,6 +6,7 @@ import type { ChangeRequestStatus } from '../../contract/change-control';
 import { ccDb, nowIso } from '../db';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
 import { CHANGE_REQUEST_TYPE } from '../names';
+import { announceRequestCacheWritten } from '../stream/announce';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Updateable } from 'kysely';
 
@@ -57,6 +58,9 @@ export async function updateChangeRequest(ctx: Ctx, before: ChangeRequestRow, fi
       prechange: snapshotChangeRequest(ctx, before),
       postchange: snapshotChangeRequest(ctx, after),
     });
+  } else {
+    // No changelog entry, so no object event: the stream still hears that the request moved.
+    await announceRequestCacheWritten(ctx, before.id);
   }
   return after;
 }
@@ -74,6 +78,8 @@ export async function saveOutstandingReviewers(ctx: Ctx, changeRequestId: number
   const want = new Set(userIds);
   if (had.size === want.size && [...want].every((id) => had.has(id))) return;
   await db.deleteFrom('cc_outstanding_reviewers').where('change_request_id', '=', changeRequestId).execute();
+  // Who waits to review shows with the request ("waiting for my review").
+  await announceRequestCacheWritten(ctx, changeRequestId);
   if (want.size > 0) {
     await db
       .insertInto('cc_outstanding_reviewers')

@@ -8,6 +8,7 @@ import {
   CHANGE_REQUEST_STATUSES,
   CHECK_STATUSES,
   evaluation as evaluationOutput,
+  runChecksResult,
   LIFECYCLE_ACTIONS,
   PRIORITIES,
   type LifecycleAction,
@@ -25,6 +26,10 @@ import { presentEvaluation } from '../evaluation/present';
 import { computeGate } from '../merge-gate';
 import { actionOf, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS } from '../names';
 import { requireRunChecks } from '../checks/access';
+import { checkRunReport } from '../checks/run-report';
+import { checkRowsOf, declaredFor } from '../checks/state';
+import { attachedPolicies } from '../policies/governing';
+import { runtime } from '../runtime';
 import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
 import { presentChangeRequest, presentChangeRequestList, type ChangeRequestOut } from './present';
@@ -264,17 +269,25 @@ export function registerChangeRequestRoutes(host: Host): void {
     method: 'POST',
     path: `${path}:id/run-checks/`,
     access: { permission: PERMISSIONS.reportCheck },
-    summary: 'Re-run checks: run the registered checks of the request now (refresh trigger 8)',
+    summary: 'Re-run checks: run the registered checks of the request now (refresh trigger 8); check_run says, per check, whether it ran or why not',
     tag: 'change-control',
     body: emptyBody,
-    response: changeRequestOutput,
+    response: runChecksResult,
     handler: async ({ ctx, params }) => {
       const row = await viewableRow(ctx, params.id);
       await requireRunChecks(ctx, row);
       if (!isOpen(row.status)) throw new Conflict(`Cannot re-run checks of a change request that is ${row.status}.`);
       await requestRefresh(ctx, row.id, { rematch: true, checks: true });
       await ctx.flushBeforeCommit();
-      return presentChangeRequest(ctx, (await getChangeRequestRow(ctx, row.id))!);
+      const governing = await attachedPolicies(ctx, row.id);
+      const check_run = checkRunReport({
+        declared: declaredFor(ctx, governing),
+        registered: runtime(ctx.host).registry.all(),
+        results: new Map((await checkRowsOf(ctx, row.id)).map((c) => [c.name, c.status])),
+        policies: governing.map((g) => ({ name: g.policy.name, checks: g.policy.checks })),
+        config: ctx.host.config,
+      });
+      return { ...(await presentChangeRequest(ctx, (await getChangeRequestRow(ctx, row.id))!)), check_run };
     },
   });
 

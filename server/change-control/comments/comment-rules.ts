@@ -8,8 +8,11 @@
  * 4. Comments are edited by their author only, and can be deleted.
  * 5. An open thread counts against the built-in `threads-resolved` check.
  * And: a comment is anchored to a change of the request's own branch; only a thread's root
- * carries `resolved`.
+ * carries `resolved`. A thread's root may name an `attribute` of its change (a dot path that
+ * exists in the change's original or modified state); its replies carry the root's.
  */
+import { isDeepStrictEqual } from 'node:util';
+
 export interface AnchorFacts {
   /** The change named, or undefined when no such change exists. */
   change: { id: number; branchId: number } | undefined;
@@ -47,4 +50,55 @@ export function editRefusal(callerId: number, authorId: number): string | null {
 
 export function resolveRefusal(isRoot: boolean): string | null {
   return isRoot ? null : 'Only the root comment of a thread can be resolved or reopened.';
+}
+
+/** What `valueAtPath` answers for a path that does not exist. */
+const ABSENT: unique symbol = Symbol('absent');
+
+/** The value at a dot path (`config`, `custom_fields.owner`, `interfaces.0.name` for array indices), or ABSENT. */
+export function valueAtPath(state: unknown, path: string): unknown {
+  let value: unknown = state;
+  for (const part of path.split('.')) {
+    if (Array.isArray(value)) {
+      if (!/^(0|[1-9]\d*)$/.test(part) || Number(part) >= value.length) return ABSENT;
+      value = value[Number(part)];
+    } else if (value !== null && typeof value === 'object') {
+      if (!Object.prototype.hasOwnProperty.call(value, part)) return ABSENT;
+      value = (value as Record<string, unknown>)[part];
+    } else {
+      return ABSENT;
+    }
+  }
+  return value;
+}
+
+/** Whether a dot path names something in this state (a null value counts; a missing key does not). */
+export function pathExists(state: unknown, path: string): boolean {
+  return state !== null && state !== undefined && valueAtPath(state, path) !== ABSENT;
+}
+
+/** Why `attribute` cannot anchor a thread to this change (original and modified states), or null. */
+export function attributeRefusal(attribute: string, original: unknown, modified: unknown): string | null {
+  if (attribute.split('.').some((part) => part === '')) return `"${attribute}" is not a dot path (empty part).`;
+  if (pathExists(original, attribute) || pathExists(modified, attribute)) return null;
+  return `The change has no attribute "${attribute}" in its original or modified state.`;
+}
+
+/** A reply carries its root's attribute: naming none or the same is fine, naming another is refused. */
+export function replyAttributeRefusal(rootAttribute: string | null, given: string | null | undefined): string | null {
+  if (given === undefined || given === null || given === rootAttribute) return null;
+  return rootAttribute === null
+    ? 'A reply carries the attribute of its thread, and this thread names none.'
+    : `A reply carries the attribute of its thread ("${rootAttribute}").`;
+}
+
+/**
+ * Whether a thread is outdated: its change is gone, or the attribute it names no longer differs
+ * between the change's original and modified state (a missing value differs from a null one).
+ * A thread on the whole object is outdated only when its change is gone.
+ */
+export function isOutdated(attribute: string | null, change: { original: unknown; modified: unknown } | undefined): boolean {
+  if (!change) return true;
+  if (attribute === null) return false;
+  return isDeepStrictEqual(valueAtPath(change.original, attribute), valueAtPath(change.modified, attribute));
 }

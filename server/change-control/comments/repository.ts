@@ -5,13 +5,56 @@ import type { ChangeCommentRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS } from '../names';
+import { isOutdated } from './comment-rules';
 
 export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeCommentRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Changes read per query (SQLite's bound-parameter limit stays far away). */
+const CHANGE_BATCH = 500;
+
+interface ChangeSides {
+  original: unknown;
+  modified: unknown;
+}
+
+/**
+ * The anchored changes of these comments that still exist, by id, with their two states parsed
+ * only where a thread names an attribute (a whole-object thread needs existence alone). A few
+ * queries for any number of comments, none per comment.
+ */
+async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<Map<number, ChangeSides>> {
+  const withAttribute = new Set<number>();
+  const withoutAttribute = new Set<number>();
+  for (const row of rows) {
+    if (row.change_diff_id === null) continue;
+    (row.attribute === null ? withoutAttribute : withAttribute).add(row.change_diff_id);
+  }
+  for (const id of withAttribute) withoutAttribute.delete(id);
+  const out = new Map<number, ChangeSides>();
+  const states = [...withAttribute];
+  for (let i = 0; i < states.length; i += CHANGE_BATCH) {
+    const found = await ctx.db.selectFrom('branch_changes').select(['id', 'original', 'modified']).where('id', 'in', states.slice(i, i + CHANGE_BATCH)).execute();
+    for (const c of found) {
+      out.set(c.id, { original: c.original === null ? null : JSON.parse(c.original), modified: c.modified === null ? null : JSON.parse(c.modified) });
+    }
+  }
+  const existence = [...withoutAttribute];
+  for (let i = 0; i < existence.length; i += CHANGE_BATCH) {
+    const found = await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', existence.slice(i, i + CHANGE_BATCH)).execute();
+    for (const c of found) out.set(c.id, { original: null, modified: null });
+  }
+  return out;
+}
+
+/**
+ * Comments as the API shows them. `outdated` is computed now, from the anchored changes as they
+ * are: a thread whose change is gone, or whose attribute no longer differs, is outdated.
+ */
 export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<ChangeComment[]> {
   const users = await loadUsers(ctx, rows.map((r) => r.author_id));
+  const changes = await anchoredChanges(ctx, rows);
   return rows.map((row) => {
     const author = users.get(row.author_id) ?? { id: row.author_id, username: `user ${row.author_id}`, display: `user ${row.author_id}` };
     return {
@@ -26,8 +69,9 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
       author,
       parent: row.parent_id,
       resolved: row.parent_id === null ? toBool(row.resolved) : false,
-      attribute: null,
-      outdated: false,
+      attribute: row.attribute,
+      edited: toBool(row.edited),
+      outdated: isOutdated(row.attribute, row.change_diff_id === null ? undefined : changes.get(row.change_diff_id)),
       created: row.created,
       last_updated: row.last_updated,
     };
@@ -45,6 +89,7 @@ export function snapshotComment(ctx: Ctx, row: ChangeCommentRow): Record<string,
     text: row.text,
     author: row.author_id,
     parent: row.parent_id,
+    attribute: row.attribute,
     resolved: row.parent_id === null ? toBool(row.resolved) : false,
     created: row.created,
     last_updated: row.last_updated,

@@ -13,7 +13,7 @@ import { ccDb, fromBool, nowIso } from '../db';
 import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { anchorRefusal, editRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
+import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
 import { getCommentRow, presentComments, snapshotComment } from './repository';
 
 type CommentOut = ChangeComment & ApiObject;
@@ -31,6 +31,11 @@ async function listComments(ctx: Ctx, { filters, ordering, page }: ListOptions):
   if (filters.parent_id) q = q.where('parent_id', 'in', filters.parent_id as number[]);
   if (filters.is_root) q = q.where((eb) => eb.or(filters.is_root!.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))));
   if (filters.resolved) q = q.where('parent_id', 'is', null).where('resolved', 'in', filters.resolved.map((v) => fromBool(v as boolean)));
+  if (filters.attribute) q = q.where('attribute', 'in', filters.attribute as string[]);
+  if (filters.attribute__isnull) {
+    const wanted = filters.attribute__isnull as boolean[];
+    q = q.where((eb) => eb.or(wanted.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))));
+  }
   const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
   for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
@@ -51,7 +56,9 @@ async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
 
 /**
  * A comment anchored to one change of the request's own branch. The author is always the
- * caller; a reply joins its parent's thread (flattened to one level) and must be on the same change.
+ * caller; a reply joins its parent's thread (flattened to one level) and must be on the same
+ * change. A thread's root may name an attribute of the change (a dot path existing in its
+ * original or modified state); a reply carries its root's (naming another is refused).
  */
 async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
@@ -59,13 +66,21 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
   const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
   if (anchor) throw ValidationError.field('change_diff', anchor);
   let parentId: number | null = null;
+  let attribute: string | null = null;
   if (input.parent !== undefined && input.parent !== null) {
     const parent = await getCommentRow(ctx, input.parent);
     const facts = parent ? { id: parent.id, changeRequestId: parent.change_request_id, changeDiffId: parent.change_diff_id, parentId: parent.parent_id } : undefined;
     const root = facts ? await getCommentRow(ctx, threadRootOf(facts)) : undefined;
     const refusal = replyRefusal(facts, input.parent, cr.id, input.change_diff, root?.change_diff_id ?? null);
     if (refusal) throw ValidationError.field('parent', refusal);
+    const attributeProblem = replyAttributeRefusal(root!.attribute, input.attribute);
+    if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
     parentId = root!.id;
+    attribute = root!.attribute;
+  } else if (input.attribute !== undefined && input.attribute !== null) {
+    const attributeProblem = attributeRefusal(input.attribute, change!.original, change!.modified);
+    if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
+    attribute = input.attribute;
   }
   const now = nowIso(ctx);
   const row = await ccDb(ctx)
@@ -79,7 +94,9 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
       text: input.text,
       author_id: ctx.user!.id,
       parent_id: parentId,
+      attribute,
       resolved: 0,
+      edited: 0,
       created: now,
       last_updated: now,
     })
@@ -136,7 +153,7 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   const now = nowIso(ctx);
   await ccDb(ctx)
     .updateTable('cc_change_comments')
-    .set({ ...(textChanges ? { text: input.text } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
+    .set({ ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
     .where('id', '=', before.id)
     .execute();
   const after = (await getCommentRow(ctx, before.id))!;
@@ -178,6 +195,8 @@ export function registerCommentRoutes(host: Host): void {
       parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
       is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).' },
       resolved: { type: 'bool', description: 'Thread roots that are (not) resolved.' },
+      attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
+      attribute__isnull: { type: 'bool', description: 'Comments about the whole object (true) or about one attribute (false).' },
     },
     ordering: Object.keys(ORDER),
     list: listComments,

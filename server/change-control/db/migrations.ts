@@ -142,9 +142,54 @@ async function indexBranchChangesByObject(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('cc_branch_changes_by_object').ifNotExists().on('branch_changes').columns(['object_type', 'object_id']).execute();
 }
 
+/** A comment thread may name the attribute of its change it is about (replies carry their root's). */
+async function addCommentAttribute(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('attribute', 'text').execute();
+}
+
+/**
+ * The event stream (`stream/`): what changed, kept in a bounded window so a client resumes
+ * after a disconnect or a restart; `cc_stream_state` remembers how far the window was pruned.
+ */
+async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_stream_events')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('time', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('change_request_id', 'integer', (c) => c.notNull())
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .addColumn('subject', 'text')
+    .execute();
+  await db.schema.createIndex('cc_stream_events_request').on('cc_stream_events').columns(['change_request_id', 'id']).execute();
+  await db.schema.createIndex('cc_stream_events_time').on('cc_stream_events').column('time').execute();
+  await db.schema
+    .createTable('cc_stream_state')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('pruned_through', 'integer', (c) => c.notNull())
+    .execute();
+  await sql`INSERT INTO cc_stream_state (id, pruned_through) VALUES (1, 0)`.execute(db);
+}
+
+/**
+ * Whether a comment's text was edited (resolving a thread moves last_updated, so last_updated
+ * cannot tell). Comments edited before are found in the changelog.
+ */
+async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await sql`UPDATE cc_change_comments SET edited = 1 WHERE id IN (
+    SELECT changed_object_id FROM object_changes
+    WHERE changed_object_type = 'change_control.changecomment' AND action = 'update'
+      AND json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text'))`.execute(db);
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
   '20-change-control-0003-branch-changes-by-object': { up: indexBranchChangesByObject },
+  '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
+  '20-change-control-0005-stream-events': { up: createStreamEvents },
+  '20-change-control-0006-comment-edited': { up: addCommentEdited },
 };

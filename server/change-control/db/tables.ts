@@ -86,7 +86,11 @@ export interface ChangeCommentsTable {
   text: string;
   author_id: number;
   parent_id: number | null;
+  /** The attribute (a dot path into the change's original or modified state) the thread is about; null: the whole object. */
+  attribute: string | null;
   resolved: Bool;
+  /** 1 once the author changed the text after posting it. */
+  edited: Bool;
   created: string;
   last_updated: string;
 }
@@ -123,6 +127,24 @@ export interface MergeJobsTable {
   last_updated: string;
 }
 
+/** One event of the stream (`stream/`): what changed, on which change request. */
+export interface StreamEventsTable {
+  id: Id;
+  time: string;
+  event: string;
+  change_request_id: number;
+  object_type: string;
+  object_id: number;
+  /** For a deletion: the removed object's stored fields (JSON), which permission constraints are checked against. */
+  subject: string | null;
+}
+
+/** How far the stream's window was pruned: a client resuming from an older id missed events. */
+export interface StreamStateTable {
+  id: number;
+  pruned_through: number;
+}
+
 export interface ChangeControlTables {
   cc_policies: PoliciesTable;
   cc_policy_rules: PolicyRulesTable;
@@ -133,6 +155,8 @@ export interface ChangeControlTables {
   cc_merge_checks: MergeChecksTable;
   cc_merge_jobs: MergeJobsTable;
   cc_outstanding_reviewers: OutstandingReviewersTable;
+  cc_stream_events: StreamEventsTable;
+  cc_stream_state: StreamStateTable;
 }
 
 export type PolicyRow = Selectable<PoliciesTable>;
@@ -142,3 +166,4 @@ export type ReviewRow = Selectable<ReviewsTable>;
 export type ChangeCommentRow = Selectable<ChangeCommentsTable>;
 export type MergeCheckRow = Selectable<MergeChecksTable>;
 export type MergeJobRow = Selectable<MergeJobsTable>;
+export type StreamEventRow = Selectable<StreamEventsTable>;

@@ -197,7 +197,23 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
 }
 
+/** Answers of writes sent with an `Idempotency-Key`, replayed to a repeat of the same request for 24 hours. */
+async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('idempotency_keys')
+    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('fingerprint', 'text', (c) => c.notNull())
+    .addColumn('status', 'integer', (c) => c.notNull())
+    .addColumn('body', 'text')
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'key'])
+    .execute();
+  await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created').execute();
+}
+
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
+  '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
 };

@@ -398,6 +398,26 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.equal(viewed.actions.run_checks.allowed, false);
     });
 
+    it('POST run-checks/ says per check whether it ran and, if not, why (check_run)', async () => {
+      const s = await setup(svc, { policy: { name: `rerun-${Date.now()}`, checks: ['no-conflicts', 'manual/qa'] } });
+      const res = await ok(s.pipeline.client.post(`${REQUESTS}${s.cr.id}/run-checks/`, {}));
+      const byName = Object.fromEntries(res.check_run.map((e: any) => [e.name, e]));
+      // Registered checks the request carries ran, with their result now.
+      assert.deepEqual(byName['always-ok'], { name: 'always-ok', label: 'Always fine', ran: true, status: 'success', reason: null });
+      assert.deepEqual([byName['advisory-lint'].ran, byName['advisory-lint'].status], [true, 'failure']);
+      assert.deepEqual([byName['no-conflicts'].ran, byName['no-conflicts'].status], [true, 'success']);
+      // Reported checks never run here: they wait for a report; the answer names where they come from.
+      assert.equal(byName['ci/build'].ran, false);
+      assert.equal(byName['ci/build'].status, 'pending');
+      assert.match(byName['ci/build'].reason, /reported check \(declared by required_external_checks\).*never runs it/);
+      assert.match(byName['manual/qa'].reason, /declared by policy "rerun-\d+"/);
+      // A built-in no governing policy names does not apply, and says so.
+      assert.equal(byName['has-changes'].ran, false);
+      assert.equal(byName['has-changes'].status, null);
+      assert.match(byName['has-changes'].reason, /none of its policies \("rerun-\d+"\) does/);
+      assert.equal(res.id, s.cr.id);
+    });
+
     it('POST run-checks/ with a constraint that excludes the change request: 404', async () => {
       const s = await setup(svc);
       const narrow = await actor(svc, `rc-narrow-${s.cr.id}`, [

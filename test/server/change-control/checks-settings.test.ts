@@ -40,8 +40,13 @@ describe('change control checks: plugin settings', () => {
         assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, []);
         const s = await setup(svc, { policy: { checks: ['has-changes'] } });
         assertCheck((await checksByName(svc.admin, s.cr.id))['has-changes'], { status: 'pending', label: 'has-changes', required: true, blocks_merge: true });
-        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+        const rerun = await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
         assertCheck((await checksByName(svc.admin, s.cr.id))['has-changes'], { status: 'pending' });
+        // Re-run Checks says why it did not run.
+        const entry = rerun.check_run.find((e: { name: string }) => e.name === 'has-changes');
+        assert.equal(entry.ran, false);
+        assert.equal(entry.status, 'pending');
+        assert.match(entry.reason, /built-in check that enable_builtin_checks leaves out.*policy "policy-\d+".*waits for a reported result/);
       } finally {
         await svc.close();
       }

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { changeControlMigrations } from '../../../server/change-control/db/migrations';
+import { migrate, openDatabase } from '../../../server/db/database';
+import { hostMigrations } from '../../../server/db/migrations/host';
 import { startService, type TestService } from '../../support/service';
-import { BRANCHES, checkNamed, COMMENTS, created, detail, DEVICES, expectStatus, ok, review } from './fixtures';
+import { act, branch, BRANCHES, changesOf, checkNamed, COMMENTS, created, detail, device, DEVICES, expectStatus, ok, openRequest, review } from './fixtures';
 import {
   assertRefused,
   commentsOf,
@@ -110,6 +114,43 @@ describe('change control: comment fields', () => {
     assert.deepEqual((await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=false`))).results.map((x: any) => x.id), [root.id]);
     const log = await changelogOf(svc, root.id);
     assert.equal(log.count, 3, 'created, resolved, reopened');
+  });
+
+  it('ChangeComment field edited: true once the author changes the text; resolving or reopening a thread is no edit', async () => {
+    const root = await rootComment(s, s.alice.client, 'Please check the status.');
+    assert.equal(root.edited, false);
+    const resolved = await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
+    assert.equal(resolved.edited, false);
+    assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: false }))).edited, false);
+    assert.equal((await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status.' }))).edited, false, 'the same text is no edit');
+    const edited = await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' }));
+    assert.equal(edited.edited, true);
+    assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }))).edited, true);
+  });
+
+  it('ChangeComment field edited: comments written before the field existed are marked from the changelog', async () => {
+    const { db, close } = openDatabase(':memory:');
+    try {
+      const { '20-change-control-0006-comment-edited': edited, ...earlier } = changeControlMigrations;
+      assert.ok(edited);
+      await migrate(db, { ...hostMigrations, ...earlier });
+      const now = '2026-11-01T09:00:00.000Z';
+      await sql`INSERT INTO users (id, username) VALUES (1, 'u')`.execute(db);
+      await sql`INSERT INTO cc_change_requests (id, branch_name, title, created, last_updated) VALUES (1, 'b', 't', ${now}, ${now})`.execute(db);
+      for (const id of [1, 2, 3]) {
+        await sql`INSERT INTO cc_change_comments (id, change_request_id, change_object_type, change_object_id, change_label, text, author_id, created, last_updated)
+          VALUES (${id}, 1, 'dcim.device', 1, 'd', 'text', 1, ${now}, ${now})`.execute(db);
+      }
+      const change = (id: number, pre: object, post: object) => sql`INSERT INTO object_changes (time, user_name, request_id, action, changed_object_type, changed_object_id, object_repr, prechange_data, postchange_data)
+        VALUES (${now}, 'u', 'r', 'update', 'change_control.changecomment', ${id}, 'c', ${JSON.stringify(pre)}, ${JSON.stringify(post)})`.execute(db);
+      await change(1, { text: 'a', resolved: false }, { text: 'b', resolved: false });
+      await change(2, { text: 'a', resolved: false }, { text: 'a', resolved: true });
+      await migrate(db, { ...hostMigrations, ...changeControlMigrations });
+      const rows = await sql<{ id: number; edited: number }>`SELECT id, edited FROM cc_change_comments ORDER BY id`.execute(db);
+      assert.deepEqual(rows.rows, [{ id: 1, edited: 1 }, { id: 2, edited: 0 }, { id: 3, edited: 0 }]);
+    } finally {
+      await close();
+    }
   });
 });
 
@@ -252,6 +293,120 @@ describe('change control: comment rules', () => {
     expectStatus(res, 403);
     assert.match(res.body.detail, /delete_changecomment/);
     expectStatus(await svc.admin.delete(`${COMMENTS}${c.id}/`), 204);
+  });
+});
+
+describe('change control: comment threads anchored to an attribute', () => {
+  let svc: TestService;
+  let w: World;
+  before(async () => {
+    svc = await startService();
+    w = await world(svc, { checks: ['threads-resolved'] });
+  });
+  after(async () => svc.close());
+
+  let n = 0;
+  /** Alice's branch updates a device that exists on main: status, a nested config and an interface name change. */
+  async function updateScene() {
+    const name = `edge${++n}`;
+    const onMain = await device(w.alice.client, {
+      name,
+      status: 'planned',
+      config: { hostname: name, lines: ['a', 'b'] },
+      interfaces: [{ name: 'eth0' }, { name: 'eth1' }],
+      custom_fields: { owner: 'netops', rack: null },
+    });
+    const { branch: b, inBranch } = await branch(w.alice.client, `edit-${name}`);
+    await ok(inBranch.patch(`${DEVICES}${onMain.id}/`, { status: 'active', config: { hostname: name, lines: ['a', 'c'] }, interfaces: [{ name: 'ge0' }, { name: 'eth1' }] }));
+    const cr = await openRequest(w.alice.client, b.id);
+    await ok(act(w.alice.client, cr.id, 'submit'));
+    const change = (await changesOf(svc, b.id)).find((c) => c.object_id === onMain.id);
+    assert.equal(change.action, 'update');
+    const post = (body: Record<string, unknown>) => w.bob.client.post(COMMENTS, { change_request: cr.id, change_diff: change.id, text: 'About this', ...body });
+    return { cr, change, inBranch, deviceId: onMain.id as number, branchId: b.id as number, post };
+  }
+
+  it('ChangeComment field attribute: a thread root names a dot path of its change (keys, nested keys, array indices); null means the whole object', async () => {
+    const u = await updateScene();
+    for (const path of ['status', 'config', 'config.lines.1', 'interfaces.0.name', 'custom_fields.owner', 'custom_fields.rack']) {
+      const c = await created(u.post({ attribute: path }), path);
+      assert.equal(c.attribute, path);
+      assert.deepEqual(await ok(w.dave.client.get(`${COMMENTS}${c.id}/`)), c);
+    }
+    assert.equal((await created(u.post({}))).attribute, null);
+    assert.equal((await created(u.post({ attribute: null }))).attribute, null);
+    // A created object has only a modified state: its attributes anchor threads too.
+    const s = await scene(w);
+    assert.equal((await rootComment(s, s.bob.client)).attribute, null);
+    const onCreate = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x', attribute: 'name' }));
+    assert.equal(onCreate.attribute, 'name');
+  });
+
+  it('ChangeComment field attribute: a path in neither state, a malformed path or a non-string is 400 naming attribute, and nothing is written', async () => {
+    const u = await updateScene();
+    for (const attribute of ['nosuch', 'config.nosuch', 'interfaces.2.name', 'interfaces.01.name', 'interfaces.x', 'status.length', 'config..lines', '.status', 'x'.repeat(201), 5, ['status'], { path: 'status' }]) {
+      assertRefused(await u.post({ attribute }), 'attribute');
+    }
+    assert.equal((await commentsOf(svc, u.cr.id)).length, 0);
+  });
+
+  it('ChangeComment field attribute: replies carry their root\'s; a reply naming another attribute is 400 naming attribute', async () => {
+    const u = await updateScene();
+    const root = await created(u.post({ attribute: 'config.lines' }));
+    const plain = await created(u.post({ parent: root.id }));
+    const same = await created(u.post({ parent: root.id, attribute: 'config.lines' }));
+    assert.equal(plain.attribute, 'config.lines');
+    assert.equal(same.attribute, 'config.lines');
+    assertRefused(await u.post({ parent: root.id, attribute: 'status' }), 'attribute', /config\.lines/);
+    const whole = await created(u.post({}));
+    assertRefused(await u.post({ parent: whole.id, attribute: 'status' }), 'attribute');
+    // A reply to a reply joins the root's thread, and its attribute.
+    const flattened = await created(u.post({ parent: plain.id }));
+    assert.equal(flattened.parent, root.id);
+    assert.equal(flattened.attribute, 'config.lines');
+    assert.equal((await commentsOf(svc, u.cr.id)).length, 5);
+  });
+
+  it('ChangeComment filters attribute (repeatable: any of them) and attribute__isnull', async () => {
+    const u = await updateScene();
+    const a = await created(u.post({ attribute: 'status' }));
+    const b = await created(u.post({ attribute: 'config.lines.1' }));
+    const r = await created(u.post({ parent: a.id }));
+    const whole = await created(u.post({}));
+    const ids = async (q: string) => (await ok(w.bob.client.get(`${COMMENTS}?change_request_id=${u.cr.id}&ordering=id&${q}`))).results.map((c: any) => c.id);
+    assert.deepEqual(await ids('attribute=status'), [a.id, r.id]);
+    assert.deepEqual(await ids('attribute=status&attribute=config.lines.1'), [a.id, b.id, r.id]);
+    assert.deepEqual(await ids('attribute=config'), []);
+    assert.deepEqual(await ids('attribute__isnull=true'), [whole.id]);
+    assert.deepEqual(await ids('attribute__isnull=false&is_root=true'), [a.id, b.id]);
+    expectStatus(await w.bob.client.get(`${COMMENTS}?attribute__isnull=perhaps`), 400);
+  });
+
+  it('ChangeComment field outdated: a thread whose attribute no longer differs, or whose change is gone, is outdated, never lost, and still counts while open', async () => {
+    const u = await updateScene();
+    const onStatus = await created(u.post({ attribute: 'status' }));
+    const replyOnStatus = await created(u.post({ parent: onStatus.id }));
+    const onLines = await created(u.post({ attribute: 'config.lines' }));
+    const onName = await created(u.post({ attribute: 'name' }));
+    const whole = await created(u.post({}));
+    const outdated = async () => Object.fromEntries((await commentsOf(svc, u.cr.id)).map((c) => [c.id, c.outdated]));
+    // `name` exists on both sides but never differed: such a thread is outdated from the start.
+    assert.deepEqual(await outdated(), { [onStatus.id]: false, [replyOnStatus.id]: false, [onLines.id]: false, [onName.id]: true, [whole.id]: false });
+
+    // The branch sets status back: that thread (root and reply) is outdated, the others are not.
+    await ok(u.inBranch.patch(`${DEVICES}${u.deviceId}/`, { status: 'planned' }));
+    assert.deepEqual(await outdated(), { [onStatus.id]: true, [replyOnStatus.id]: true, [onLines.id]: false, [onName.id]: true, [whole.id]: false });
+    const threads = await checkNamed(w.dave.client, u.cr.id, 'threads-resolved');
+    assert.match(threads.summary, /4 comment threads are still open/);
+
+    // The branch drops its change of the device altogether (another device keeps the policy on): every thread on it is outdated.
+    await device(u.inBranch, { name: `spare${n}` });
+    await ok(u.inBranch.patch(`${DEVICES}${u.deviceId}/`, { config: { hostname: `edge${n}`, lines: ['a', 'b'] }, interfaces: [{ name: 'eth0' }, { name: 'eth1' }] }));
+    assert.equal((await changesOf(svc, u.branchId)).filter((c) => c.object_id === u.deviceId).length, 0);
+    const after = await commentsOf(svc, u.cr.id);
+    assert.equal(after.length, 5);
+    assert.ok(after.every((c) => c.outdated === true));
+    assert.match((await checkNamed(w.dave.client, u.cr.id, 'threads-resolved')).summary, /4 comment threads are still open/);
   });
 });
 

@@ -158,6 +158,23 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     await svc.host.db.insertInto('cc_change_requests' as never).values(rows as never).execute();
     const res = await ok(own.client.get(`${SEARCH}?q=needle&limit=2`));
     assert.deepEqual(res.results.filter((h: Hit) => h.object_type === 'change_control.changerequest').map((h: Hit) => h.id), [mine.id]);
+    // Hidden matches do not make the answer look capped.
+    assert.equal(res.truncated, false);
+  });
+
+  it('Search: truncated says when more results matched than limit returned (across models), and only counts what the caller may view', async () => {
+    const capped = await ok(svc.admin.get(`${SEARCH}?q=edge&limit=1`));
+    assert.deepEqual([capped.results.length, capped.truncated], [1, true]);
+    const all = await ok(svc.admin.get(`${SEARCH}?q=edge&limit=1000`));
+    assert.equal(all.truncated, false);
+    assert.ok(all.results.length > 1);
+    const exact = await ok(svc.admin.get(`${SEARCH}?q=edge&limit=${all.results.length}`));
+    assert.deepEqual([exact.results.length, exact.truncated], [all.results.length, false]);
+    const fewer = await ok(svc.admin.get(`${SEARCH}?q=edge&limit=${all.results.length - 1}`));
+    assert.deepEqual([fewer.results.length, fewer.truncated], [all.results.length - 1, true]);
+    // One request matches "CHG-4711"; a caller who sees it finds it, uncapped.
+    const one = await ok(reviewer.client.get(`${SEARCH}?q=CHG-4711&limit=1`));
+    assert.deepEqual([one.results.length, one.truncated], [1, false]);
   });
 
   it('Search: % and _ in the query are plain characters, not wildcards', async () => {

@@ -121,6 +121,8 @@ describe('conventions: malformed input never yields a 5xx, on any route', () => 
     const failures: string[] = [];
     let sent = 0;
     for (const route of routes) {
+      // A stream answers 200 and stays open; its refusals of malformed input are tested with the stream.
+      if (route.stream) continue;
       for (const probe of makeProbes(route)) {
         let res: ApiResponse;
         try {

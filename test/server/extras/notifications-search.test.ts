@@ -92,7 +92,7 @@ describe('extras: search', () => {
   });
   afterEach(async () => svc.close());
 
-  it('requires q and answers {"results": [...]} from the registered providers, honouring limit', async () => {
+  it('requires q and answers {"results": [...], "truncated"} from the registered providers, honouring limit', async () => {
     for (const path of ['/api/search/', '/api/search/?q=', '/api/search/?q=%20%20']) {
       const res = await svc.admin.get(path);
       assert.equal(res.status, 400, path);
@@ -100,15 +100,19 @@ describe('extras: search', () => {
     }
     const found = await svc.admin.get('/api/search/?q=ALPHA');
     assert.equal(found.status, 200);
-    assert.deepEqual(Object.keys(found.body), ['results']);
+    assert.deepEqual(Object.keys(found.body), ['results', 'truncated']);
+    assert.equal(found.body.truncated, false);
     assert.deepEqual(found.body.results.map((r: { display: string }) => r.display), ['alpha', 'alphabet']);
     assert.deepEqual(Object.keys(found.body.results[0]).sort(), ['display', 'field', 'id', 'object_type', 'url', 'value']);
 
     const one = await svc.admin.get('/api/search/?q=alpha&limit=1');
     assert.equal(one.body.results.length, 1);
+    assert.equal(one.body.truncated, true, 'more matched than the one result returned');
+    const exact = await svc.admin.get('/api/search/?q=alpha&limit=2');
+    assert.deepEqual([exact.body.results.length, exact.body.truncated], [2, false]);
     assert.equal((await svc.admin.get('/api/search/?q=alpha&limit=0')).status, 400);
     assert.equal((await svc.admin.get('/api/search/?q=alpha&limit=x')).status, 400);
-    assert.deepEqual((await svc.admin.get('/api/search/?q=zzz')).body, { results: [] });
+    assert.deepEqual((await svc.admin.get('/api/search/?q=zzz')).body, { results: [], truncated: false });
     assert.equal((await svc.anonymous.get('/api/search/?q=alpha')).status, 403);
   });
 });

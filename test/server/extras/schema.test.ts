@@ -85,6 +85,18 @@ describe('extras: /api/schema/', () => {
     assert.ok(!('security' in doc.paths['/api/status/'].get) || doc.paths['/api/status/'].get.security.length === 0);
     const rule = resolve(doc.paths['/api/extras/event-rules/'].post.requestBody.content['application/json'].schema);
     assert.ok(rule.required.includes('event_types'));
+
+    // Every write takes an Idempotency-Key header and documents its 409 and 422; reads do not.
+    for (const [path, ops] of Object.entries(doc.paths) as Array<[string, Record<string, any>]>) {
+      for (const [method, op] of Object.entries(ops)) {
+        const header = (op.parameters ?? []).find((p: { name: string }) => p.name === 'Idempotency-Key');
+        if (method === 'get') assert.equal(header, undefined, `${method} ${path}`);
+        else {
+          assert.deepEqual(header?.in, 'header', `${method} ${path}`);
+          assert.ok(op.responses['409'] && op.responses['422'], `${method} ${path}`);
+        }
+      }
+    }
   });
 
   it('never fails, even for routes whose schemas cannot be represented', async () => {

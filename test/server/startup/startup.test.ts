@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { SseStream } from '../../support/sse';
 import { runToExit, startAndWait, waitForExit } from './run-service';
 
 describe('service start-up (contract section 1)', function () {
@@ -97,6 +98,19 @@ describe('service start-up (contract section 1)', function () {
       req.end();
     });
     assert.equal(status, 200);
+    assert.equal(await waitForExit(started.child), 0);
+  });
+
+  it('ends open event streams on SIGTERM, and still exits 0', async () => {
+    const token = 'b'.repeat(40);
+    const started = await startAndWait(['--port', '0', '--db', join(dir, 'db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: token });
+    const streams = [
+      await SseStream.open(`${started.url}/api/plugins/change-control/stream/`, { token }),
+      await SseStream.open(`${started.url}/api/plugins/change-control/stream/?change_request=1`, { token }),
+    ];
+    assert.deepEqual(streams.map((s) => s.status), [200, 200]);
+    started.child.kill('SIGTERM');
+    await Promise.all(streams.map((s) => s.closedByServer()));
     assert.equal(await waitForExit(started.child), 0);
   });
 });
