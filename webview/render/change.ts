@@ -110,7 +110,7 @@ export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: 
     ),
     h(doc, 'span', { class: 'change-marks' },
       conflicts.length ? h(doc, 'span', { class: 'conflict-mark', title: `Conflicts with main: ${conflicts.join(', ')}` }, '⚠', h(doc, 'span', { class: 'visually-hidden' }, ' conflicts')) : null,
-      open ? h(doc, 'span', { class: 'thread-count', title: `${open} open thread${open === 1 ? '' : 's'}` }, `💬 ${open}`, h(doc, 'span', { class: 'visually-hidden' }, ` open thread${open === 1 ? '' : 's'}`)) : null,
+      open ? h(doc, 'span', { class: 'thread-count', title: `${open} open thread${open === 1 ? '' : 's'}` }, `${open} open`, h(doc, 'span', { class: 'visually-hidden' }, ` thread${open === 1 ? '' : 's'}`)) : null,
     ),
     h(doc, 'button', { type: 'button', class: 'link open-diff', 'data-act': 'open-diff', 'data-change': change.id, 'aria-label': `Open ${change.object_repr} in the diff editor` }, 'Open in Diff Editor'),
   );
