@@ -183,12 +183,10 @@ class ChangeList {
     return `${id}:${state.collapsedChanges.includes(id) ? 'c' : state.expandedChanges.includes(id) ? 'a' : 'd'}`;
   }
 
-  private estimate(change: ChangeDiff, state: ViewState, comments: CommentIndex): number {
-    const collapsed = state.collapsedChanges.includes(change.id);
+  private estimate(change: ChangeDiff, collapsed: boolean, comments: CommentIndex): number {
     let lines = this.estimates.get(change);
     if (lines === undefined) this.estimates.set(change, (lines = estimateLines(change)));
-    const fixed = lines;
-    return estimateChangeHeight(change, collapsed, comments.threads.get(change.id)?.length ?? 0, () => fixed);
+    return estimateChangeHeight(collapsed, lines, comments.threads.get(change.id)?.length ?? 0);
   }
 
   private computeOffsets(): void {
@@ -197,8 +195,9 @@ class ChangeList {
     const collapsedSet = new Set(state.collapsedChanges);
     const allSet = new Set(state.expandedChanges);
     const heights = visible.map((change) => {
-      const key = `${change.id}:${collapsedSet.has(change.id) ? 'c' : allSet.has(change.id) ? 'a' : 'd'}`;
-      return this.heights.get(key, () => this.estimate(change, state, comments));
+      const collapsed = collapsedSet.has(change.id);
+      const key = `${change.id}:${collapsed ? 'c' : allSet.has(change.id) ? 'a' : 'd'}`;
+      return this.heights.get(key, () => this.estimate(change, collapsed, comments));
     });
     this.offsets = prefixSums(heights);
   }
@@ -366,10 +365,6 @@ class ChangeList {
     return this.keys.indexOf(String(changeId));
   }
 
-  get renderedCount(): number {
-    return this.items.size;
-  }
-
   /** How many changes the list holds (rendered or not). */
   get count(): number {
     return this.keys.length;
@@ -508,9 +503,5 @@ export class PageView {
         if (el.textContent !== text) el.textContent = text;
       }
     }
-  }
-
-  get renderedChanges(): number {
-    return this.list?.renderedCount ?? 0;
   }
 }

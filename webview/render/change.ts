@@ -82,10 +82,6 @@ function renderAttribute(doc: Document, ctx: ChangeItemContext, change: ChangeDi
   );
 }
 
-export function changeTitle(change: ChangeDiff): string {
-  return `${CHANGE_ACTION_LABEL[change.action]} ${change.object_repr}`;
-}
-
 export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: ChangeDiff, threads: Thread[]): HTMLElement {
   const { state, snap } = ctx;
   const collapsed = state.collapsedChanges.includes(change.id);
@@ -152,8 +148,8 @@ export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: 
   return article;
 }
 
-/** A guess of a change's rendered height in pixels before it is measured. */
-export function estimateChangeHeight(change: ChangeDiff, collapsed: boolean, threads: number, estimateLines: (c: ChangeDiff) => number): number {
+/** A guess of a change's rendered height in pixels before it is measured: its title line, and unless folded its diff lines and threads. */
+export function estimateChangeHeight(collapsed: boolean, diffLines: number, threads: number): number {
   if (collapsed) return 40;
-  return 40 + 30 + estimateLines(change) * 20 + threads * 110 + 40;
+  return 40 + 30 + diffLines * 20 + threads * 110 + 40;
 }
