@@ -1,13 +1,13 @@
-// Wires the rendered panel to the state and to the host: delegated DOM events become reducer
-// actions and messages; host messages become reducer actions; the panel re-renders and keeps
-// focus. Takes the document and the webview API as arguments, so it runs under jsdom in tests.
+// Wires the page to the state and to the host: delegated DOM events become reducer actions and
+// messages; host messages become reducer actions; the view then updates only what changed.
+// Takes the document and the webview API as arguments, so it runs under jsdom in tests.
 import type { ReviewDecision } from '../server/contract/change-control';
 import { DECISION_ORDER } from '../extension/core/labels';
 import { PANEL_ACTIONS, type HostToWebview, type PanelAction, type PersistedState, type WebviewToHost } from './protocol';
 import { isAct } from './render/acts';
-import { domId } from './render/composer';
-import { renderApp } from './render/app';
-import { actionKey, deleteKey, initialState, isPending, operationFor, parseComposerKey, reduce, resolveKey, REVIEW_KEY, toPersisted, type ViewAction, type ViewState } from './state';
+import { domId } from './render/dom';
+import { actionKey, deleteKey, fitsDelta, initialState, isPending, operationFor, parseComposerKey, reduce, resolveKey, REVIEW_KEY, reviewProblem, toPersisted, type ViewAction, type ViewState } from './state';
+import { PageView, type ViewOptions } from './view';
 
 export interface WebviewApi {
   postMessage(message: WebviewToHost): void;
@@ -15,16 +15,25 @@ export interface WebviewApi {
   setState(state: PersistedState): void;
 }
 
-export function isPersistedState(value: unknown): value is PersistedState {
-  if (!value || typeof value !== 'object') return false;
+/** A saved state, read tolerantly: fields an older version did not save take their defaults. */
+export function readPersistedState(value: unknown): PersistedState | null {
+  if (!value || typeof value !== 'object') return null;
   const v = value as Record<string, unknown>;
-  return (
-    typeof v.changeRequestId === 'number' &&
-    !!v.drafts && typeof v.drafts === 'object' &&
-    Array.isArray(v.openComposers) && v.openComposers.every((k) => typeof k === 'string') &&
-    (DECISION_ORDER as readonly unknown[]).includes(v.reviewDecision) &&
-    Array.isArray(v.expandedChanges) && v.expandedChanges.every((n) => typeof n === 'number')
-  );
+  if (typeof v.changeRequestId !== 'number') return null;
+  const numbers = (x: unknown) => (Array.isArray(x) ? x.filter((n): n is number => typeof n === 'number') : []);
+  const drafts: Record<string, string> = {};
+  if (v.drafts && typeof v.drafts === 'object') {
+    for (const [k, t] of Object.entries(v.drafts as Record<string, unknown>)) if (typeof t === 'string') drafts[k] = t;
+  }
+  return {
+    changeRequestId: v.changeRequestId,
+    drafts,
+    openComposers: Array.isArray(v.openComposers) ? v.openComposers.filter((k): k is string => typeof k === 'string') : [],
+    reviewDecision: (DECISION_ORDER as readonly unknown[]).includes(v.reviewDecision) ? (v.reviewDecision as ReviewDecision) : null,
+    expandedChanges: numbers(v.expandedChanges),
+    collapsedChanges: numbers(v.collapsedChanges),
+    filter: typeof v.filter === 'string' ? v.filter : '',
+  };
 }
 
 function isHostMessage(value: unknown): value is HostToWebview {
@@ -34,20 +43,23 @@ function isHostMessage(value: unknown): value is HostToWebview {
 export class PanelController {
   private state: ViewState = initialState;
   private opCounter = 0;
+  readonly view: PageView;
 
   constructor(
     private readonly doc: Document,
     private readonly container: HTMLElement,
     private readonly api: WebviewApi,
+    options: ViewOptions = {},
   ) {
-    const saved = api.getState();
-    if (isPersistedState(saved)) this.state = reduce(this.state, { type: 'restored', state: saved });
+    this.view = new PageView(doc, container, options);
+    const saved = readPersistedState(api.getState());
+    if (saved) this.state = reduce(this.state, { type: 'restored', state: saved });
     container.addEventListener('click', (e) => this.onClick(e));
     container.addEventListener('input', (e) => this.onInput(e));
     container.addEventListener('change', (e) => this.onChange(e));
     container.addEventListener('keydown', (e) => this.onKeyDown(e));
     container.addEventListener('submit', (e) => e.preventDefault());
-    this.render();
+    this.view.update(this.state);
   }
 
   get current(): ViewState {
@@ -61,6 +73,11 @@ export class PanelController {
 
   receive(message: unknown): void {
     if (!isHostMessage(message)) return;
+    if (message.type === 'snapshotDelta' && !fitsDelta(this.state, message.delta)) {
+      // Made against a snapshot this panel does not hold: ask for a whole one.
+      this.api.postMessage({ type: 'ready' });
+      return;
+    }
     this.dispatch(message);
   }
 
@@ -68,7 +85,7 @@ export class PanelController {
     this.state = reduce(this.state, action);
     const persisted = toPersisted(this.state);
     if (persisted) this.api.setState(persisted);
-    if (render) this.render();
+    if (render) this.view.update(this.state);
   }
 
   private nextOpId(): string {
@@ -76,25 +93,19 @@ export class PanelController {
     return `op-${this.opCounter}`;
   }
 
-  private render(): void {
-    const active = this.doc.activeElement as HTMLElement | null;
-    const focusId = active && this.container.contains(active) ? active.id : '';
-    const selection = active instanceof this.doc.defaultView!.HTMLTextAreaElement ? [active.selectionStart, active.selectionEnd] : null;
-    this.container.replaceChildren(renderApp(this.doc, this.state));
-    if (focusId) this.focus(focusId, selection);
-  }
-
-  private focus(id: string, selection: (number | null)[] | null = null): void {
-    const el = this.doc.getElementById(id);
-    if (!el) return;
-    el.focus();
-    if (selection && el instanceof this.doc.defaultView!.HTMLTextAreaElement && selection[0] !== null) {
-      el.setSelectionRange(selection[0], selection[1] ?? selection[0]);
-    }
+  private focus(id: string): void {
+    this.doc.getElementById(id)?.focus();
   }
 
   private send(key: string): void {
     if (isPending(this.state, key)) return;
+    if (key === REVIEW_KEY) {
+      const problem = reviewProblem(this.state);
+      if (problem) {
+        this.dispatch({ type: 'composerError', key, message: problem });
+        return;
+      }
+    }
     const op = operationFor(this.state, key, this.nextOpId());
     if (!op) return;
     this.dispatch({ type: 'operationSent', opId: op.opId, key });
@@ -114,6 +125,7 @@ export class PanelController {
     const act = el.dataset.act;
     if (!isAct(act)) return;
     if (el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled) return;
+    const changeId = Number(el.dataset.change);
     switch (act) {
       case 'open-composer': {
         const key = el.dataset.key ?? '';
@@ -150,8 +162,38 @@ export class PanelController {
         return;
       }
       case 'toggle-attrs':
-        this.dispatch({ type: 'toggleAllAttributes', changeId: Number(el.dataset.change) });
+        this.dispatch({ type: 'toggleAllAttributes', changeId });
         return;
+      case 'toggle-collapse':
+        this.dispatch({ type: 'toggleCollapsed', changeId });
+        return;
+      case 'collapse-all':
+      case 'expand-all':
+        this.dispatch({ type: 'collapseAll', collapsed: act === 'collapse-all' });
+        return;
+      case 'open-diff':
+        if (Number.isInteger(changeId) && changeId > 0) this.api.postMessage({ type: 'openDiff', changeDiff: changeId });
+        return;
+      case 'open-all':
+        this.api.postMessage({ type: 'openAllChanges' });
+        return;
+      case 'reveal-change':
+        if (!this.view.revealChange(changeId) && this.state.filter) {
+          // Filtered out: show every change again, then go to it.
+          this.dispatch({ type: 'filterChanged', text: '' });
+          const box = this.doc.getElementById('changes-filter') as HTMLInputElement | null;
+          if (box) box.value = '';
+          this.view.revealChange(changeId);
+        }
+        return;
+      case 'show-more-timeline':
+        this.dispatch({ type: 'showMoreTimeline' });
+        return;
+      case 'skip-to-changes': {
+        const target = this.doc.getElementById('changes-filter') ?? this.container.querySelector<HTMLElement>('article.change .twisty');
+        target?.focus();
+        return;
+      }
       case 'open-link':
         this.api.postMessage({ type: 'openLink', url: el.dataset.url ?? '' });
         return;
@@ -162,10 +204,14 @@ export class PanelController {
   }
 
   private onInput(e: Event): void {
-    const el = e.target as HTMLTextAreaElement | null;
+    const el = e.target as HTMLTextAreaElement | HTMLInputElement | null;
+    if (el?.id === 'changes-filter') {
+      this.dispatch({ type: 'filterChanged', text: el.value });
+      return;
+    }
     const key = el?.dataset?.draft;
     if (key === undefined) return;
-    // The text box already shows the text: keep it in the state without re-rendering.
+    // The text box already shows the text: keep it in the state without rendering anything.
     this.dispatch({ type: 'draftChanged', key, text: el!.value }, false);
   }
 
@@ -177,16 +223,22 @@ export class PanelController {
   }
 
   private onKeyDown(e: KeyboardEvent): void {
-    const el = e.target as HTMLTextAreaElement | null;
-    const key = el?.dataset?.draft;
-    if (key === undefined) return;
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      this.dispatch({ type: 'draftChanged', key, text: el!.value }, false);
-      this.send(key);
-    } else if (e.key === 'Escape' && key !== REVIEW_KEY && parseComposerKey(key)) {
-      e.preventDefault();
-      this.dispatch({ type: 'composerClosed', key });
+    const el = e.target as HTMLElement | null;
+    const key = (el as HTMLTextAreaElement | null)?.dataset?.draft;
+    if (key !== undefined) {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        this.dispatch({ type: 'draftChanged', key, text: (el as HTMLTextAreaElement).value }, false);
+        this.send(key);
+      } else if (e.key === 'Escape' && key !== REVIEW_KEY && parseComposerKey(key)) {
+        e.preventDefault();
+        this.dispatch({ type: 'composerClosed', key });
+      }
+      return;
+    }
+    // The list of changes is a feed: Page Down and Page Up move between changes.
+    if (el && (e.key === 'PageDown' || e.key === 'PageUp') && el.closest('article.change')) {
+      if (this.view.focusNeighbour(el, e.key === 'PageDown' ? 1 : -1)) e.preventDefault();
     }
   }
 }

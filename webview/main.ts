@@ -8,5 +8,7 @@ const container = document.getElementById('root');
 if (container) {
   const controller = new PanelController(document, container, acquireVsCodeApi());
   window.addEventListener('message', (event: MessageEvent) => controller.receive(event.data));
+  // "3 minutes ago" stays true while the panel is open.
+  setInterval(() => controller.view.tickTimes(), 30_000);
   controller.start();
 }

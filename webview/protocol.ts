@@ -2,7 +2,17 @@
 // The webview never calls the service itself (its CSP has `connect-src 'none'`): it asks the
 // host, which answers with a fresh snapshot and the outcome of the operation.
 import type { ChangeDiff } from '../server/contract/branching';
-import type { ChangeComment, ChangeRequest, Evaluation, MergeCheck, Review, ReviewDecision } from '../server/contract/change-control';
+import type { SnapshotDelta } from './delta';
+import type { ChangeComment, ChangeRequest, ChangeRequestStatus, Evaluation, MergeCheck, Review, ReviewDecision } from '../server/contract/change-control';
+
+/** A status move of the request, read from its changelog (`from` is null for its creation). */
+export interface LifecycleMove {
+  id: number;
+  time: string;
+  user: string | null;
+  from: ChangeRequestStatus | null;
+  to: ChangeRequestStatus;
+}
 
 /** Everything the webview shows for one change request. */
 export interface ChangeRequestSnapshot {
@@ -14,6 +24,8 @@ export interface ChangeRequestSnapshot {
   changes: ChangeDiff[];
   comments: ChangeComment[];
   reviews: Review[];
+  /** The request's status moves, oldest first; null when the caller may not read the changelog. */
+  history: LifecycleMove[] | null;
   /** Parts that failed to load, in words. */
   problems: string[];
   loadedAt: string;
@@ -25,14 +37,17 @@ export type PanelAction = (typeof PANEL_ACTIONS)[number];
 
 export type HostToWebview =
   | { type: 'loading'; changeRequestId: number }
-  | { type: 'snapshot'; snapshot: ChangeRequestSnapshot }
+  /** A whole snapshot; `seq` numbers it for the deltas that follow. */
+  | { type: 'snapshot'; snapshot: ChangeRequestSnapshot; seq?: number }
+  /** What changed since snapshot `baseSeq` (see delta.ts); a panel that does not hold that one says `ready` again. */
+  | { type: 'snapshotDelta'; delta: SnapshotDelta }
   | { type: 'loadFailed'; changeRequestId: number; message: string }
   | { type: 'operationDone'; opId: string }
   | { type: 'operationFailed'; opId: string; message: string };
 
 /** Operations that write through the host; each carries an id the answer refers to. */
 export type Operation =
-  | { type: 'addComment'; opId: string; changeDiff: number; text: string; parent: number | null }
+  | { type: 'addComment'; opId: string; changeDiff: number; text: string; parent: number | null; attribute: string | null }
   | { type: 'editComment'; opId: string; commentId: number; text: string }
   | { type: 'deleteComment'; opId: string; commentId: number }
   | { type: 'setResolved'; opId: string; commentId: number; resolved: boolean }
@@ -40,9 +55,14 @@ export type Operation =
   | { type: 'panelAction'; opId: string; action: PanelAction };
 
 export type WebviewToHost =
+  /** The panel listens (and holds no snapshot the host may send deltas against). */
   | { type: 'ready' }
   | { type: 'refresh' }
   | { type: 'openLink'; url: string }
+  /** Opens one change in VS Code's diff editor (the host runs `changeControl.openChangeDiff`). */
+  | { type: 'openDiff'; changeDiff: number }
+  /** Opens every change of the request in one multi-diff editor (`changeControl.openAllChanges`). */
+  | { type: 'openAllChanges' }
   | Operation;
 
 /** What the webview keeps with `setState` (and the serializer reads back). */
@@ -50,8 +70,14 @@ export interface PersistedState {
   changeRequestId: number;
   drafts: Record<string, string>;
   openComposers: string[];
-  reviewDecision: ReviewDecision;
+  /** Null until the reviewer picks one: no decision is preselected. */
+  reviewDecision: ReviewDecision | null;
+  /** Changes that show every attribute rather than the changed ones. */
   expandedChanges: number[];
+  /** Changes folded to their title line. */
+  collapsedChanges: number[];
+  /** The filter of the list of changes. */
+  filter: string;
 }
 
 export const OPERATION_TYPES = ['addComment', 'editComment', 'deleteComment', 'setResolved', 'submitReview', 'panelAction'] as const satisfies readonly Operation['type'][];

@@ -1,7 +1,9 @@
 // The webview's state and its reducer: host messages and user events in, a new state out.
 // Pure (no DOM), so the whole behaviour of the panel is testable in plain Node.
-import type { ChangeComment, ReviewDecision } from '../server/contract/change-control';
+import type { ReviewDecision } from '../server/contract/change-control';
 import type { ChangeRequestSnapshot, HostToWebview, Operation, PanelAction, PersistedState } from './protocol';
+import { applyDelta, type SnapshotDelta } from './delta';
+import { shareEqual } from './share';
 
 export interface ViewState {
   changeRequestId: number | null;
@@ -9,14 +11,23 @@ export interface ViewState {
   /** A refresh is under way while the last snapshot stays shown. */
   refreshing: boolean;
   snapshot: ChangeRequestSnapshot | null;
+  /** The number of the snapshot shown (deltas apply to it). */
+  seq: number | null;
   loadError: string | null;
   /** Unsent text per composer key (see composer keys below). */
   drafts: Record<string, string>;
   /** Composers shown (the review form is always shown). */
   openComposers: string[];
-  reviewDecision: ReviewDecision;
+  /** Null until the reviewer picks a decision (none is preselected). */
+  reviewDecision: ReviewDecision | null;
   /** Changes that show every attribute rather than the changed ones. */
   expandedChanges: number[];
+  /** Changes folded to their title line. */
+  collapsedChanges: number[];
+  /** Only changes whose object type or name contains this text are listed. */
+  filter: string;
+  /** How many of the latest timeline entries are shown. */
+  timelineLimit: number;
   /** Operations sent and not yet answered: opId -> composer or action key. */
   pending: Record<string, string>;
   /** The last failure per composer or action key. */
@@ -31,12 +42,18 @@ export type ViewAction =
   | { type: 'composerClosed'; key: string }
   | { type: 'decisionChanged'; decision: ReviewDecision }
   | { type: 'toggleAllAttributes'; changeId: number }
+  | { type: 'toggleCollapsed'; changeId: number }
+  | { type: 'collapseAll'; collapsed: boolean }
+  | { type: 'filterChanged'; text: string }
+  | { type: 'showMoreTimeline' }
+  | { type: 'composerError'; key: string; message: string }
   | { type: 'operationSent'; opId: string; key: string };
 
 // ---- composer keys ---------------------------------------------------------------------
 
 export const REVIEW_KEY = 'review';
-export const newThreadKey = (changeId: number) => `comment:${changeId}`;
+/** A new thread on a change, on one of its attributes when `attribute` is given. */
+export const newThreadKey = (changeId: number, attribute: string | null = null) => (attribute ? `comment:${changeId}:${attribute}` : `comment:${changeId}`);
 export const replyKey = (rootId: number) => `reply:${rootId}`;
 export const editKey = (commentId: number) => `edit:${commentId}`;
 export const actionKey = (action: PanelAction) => `action:${action}`;
@@ -45,30 +62,38 @@ export const resolveKey = (commentId: number) => `resolve:${commentId}`;
 
 export type ComposerKey =
   | { kind: 'review' }
-  | { kind: 'comment'; changeId: number }
+  | { kind: 'comment'; changeId: number; attribute: string | null }
   | { kind: 'reply'; rootId: number }
   | { kind: 'edit'; commentId: number };
 
 export function parseComposerKey(key: string): ComposerKey | null {
   if (key === REVIEW_KEY) return { kind: 'review' };
-  const m = /^(comment|reply|edit):(\d+)$/.exec(key);
+  const m = /^(comment|reply|edit):(\d+)(?::(.{1,200}))?$/.exec(key);
   if (!m) return null;
   const n = Number(m[2]);
-  if (m[1] === 'comment') return { kind: 'comment', changeId: n };
+  if (m[1] === 'comment') return { kind: 'comment', changeId: n, attribute: m[3] ?? null };
+  if (m[3] !== undefined) return null;
   if (m[1] === 'reply') return { kind: 'reply', rootId: n };
   return { kind: 'edit', commentId: n };
 }
+
+/** Timeline entries shown at first, and added by each "Show earlier". */
+export const TIMELINE_PAGE = 30;
 
 export const initialState: ViewState = {
   changeRequestId: null,
   phase: 'waiting',
   refreshing: false,
   snapshot: null,
+  seq: null,
   loadError: null,
   drafts: {},
   openComposers: [],
-  reviewDecision: 'approve',
+  reviewDecision: null,
   expandedChanges: [],
+  collapsedChanges: [],
+  filter: '',
+  timelineLimit: TIMELINE_PAGE,
   pending: {},
   errors: {},
 };
@@ -102,6 +127,8 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
         openComposers: [...action.state.openComposers],
         reviewDecision: action.state.reviewDecision,
         expandedChanges: [...action.state.expandedChanges],
+        collapsedChanges: [...action.state.collapsedChanges],
+        filter: action.state.filter,
       };
     case 'loading': {
       const same = state.changeRequestId === action.changeRequestId && state.snapshot !== null;
@@ -109,20 +136,31 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
       return { ...state, changeRequestId: action.changeRequestId, phase: 'loading', refreshing: false, snapshot: null, loadError: null };
     }
     case 'snapshot': {
-      const snapshot = action.snapshot;
-      const sameRequest = state.changeRequestId === snapshot.changeRequest.id;
+      const sameRequest = state.changeRequestId === action.snapshot.changeRequest.id;
+      // What did not change keeps its identity: the view re-renders only what differs.
+      const snapshot = sameRequest && state.snapshot ? shareEqual(state.snapshot, action.snapshot) : action.snapshot;
       return {
         ...state,
         changeRequestId: snapshot.changeRequest.id,
         phase: 'ready',
         refreshing: false,
         snapshot,
+        seq: action.seq ?? null,
         loadError: null,
         drafts: sameRequest ? state.drafts : {},
         openComposers: liveComposers(sameRequest ? state.openComposers : [], snapshot),
         expandedChanges: sameRequest ? state.expandedChanges : [],
+        collapsedChanges: sameRequest ? state.collapsedChanges : [],
+        filter: sameRequest ? state.filter : '',
+        reviewDecision: sameRequest ? state.reviewDecision : null,
+        timelineLimit: sameRequest ? state.timelineLimit : TIMELINE_PAGE,
         errors: sameRequest ? state.errors : {},
       };
+    }
+    case 'snapshotDelta': {
+      const next = fitsDelta(state, action.delta) ? applyDelta(state.snapshot!, action.delta) : null;
+      if (!next) return state;
+      return reduce(state, { type: 'snapshot', snapshot: next, seq: action.delta.seq });
     }
     case 'loadFailed':
       if (state.snapshot && state.changeRequestId === action.changeRequestId) {
@@ -149,6 +187,18 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
       const has = state.expandedChanges.includes(action.changeId);
       return { ...state, expandedChanges: has ? state.expandedChanges.filter((id) => id !== action.changeId) : [...state.expandedChanges, action.changeId] };
     }
+    case 'toggleCollapsed': {
+      const has = state.collapsedChanges.includes(action.changeId);
+      return { ...state, collapsedChanges: has ? state.collapsedChanges.filter((id) => id !== action.changeId) : [...state.collapsedChanges, action.changeId] };
+    }
+    case 'collapseAll':
+      return { ...state, collapsedChanges: action.collapsed && state.snapshot ? state.snapshot.changes.map((c) => c.id) : [] };
+    case 'filterChanged':
+      return { ...state, filter: action.text };
+    case 'showMoreTimeline':
+      return { ...state, timelineLimit: state.timelineLimit + TIMELINE_PAGE };
+    case 'composerError':
+      return { ...state, errors: { ...state.errors, [action.key]: action.message } };
     case 'operationSent':
       return { ...state, pending: { ...state.pending, [action.opId]: action.key }, errors: without(state.errors, action.key) };
     case 'operationDone': {
@@ -172,6 +222,11 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
   }
 }
 
+/** A delta applies to the snapshot shown only if it was made against it. */
+export function fitsDelta(state: ViewState, delta: SnapshotDelta): boolean {
+  return state.snapshot !== null && state.seq === delta.baseSeq && state.snapshot.changeRequest.id === delta.changeRequestId;
+}
+
 /** True while an operation for this key is in flight (its buttons are disabled). */
 export function isPending(state: ViewState, key: string): boolean {
   return Object.values(state.pending).includes(key);
@@ -185,36 +240,16 @@ export function toPersisted(state: ViewState): PersistedState | null {
     openComposers: state.openComposers,
     reviewDecision: state.reviewDecision,
     expandedChanges: state.expandedChanges,
+    collapsedChanges: state.collapsedChanges,
+    filter: state.filter,
   };
 }
 
-/** Root comments with their replies, per change (threads are one level deep). */
-export interface Thread {
-  root: ChangeComment;
-  replies: ChangeComment[];
-}
-
-export function threadsByChange(comments: readonly ChangeComment[]): Map<number | null, Thread[]> {
-  const byId = new Map(comments.map((c) => [c.id, c]));
-  const threads = new Map<number, Thread>();
-  const ordered = [...comments].sort((a, b) => a.created.localeCompare(b.created) || a.id - b.id);
-  for (const c of ordered) {
-    if (c.parent === null || !byId.has(c.parent)) threads.set(c.id, { root: c, replies: [] });
-  }
-  for (const c of ordered) {
-    if (c.parent === null || !byId.has(c.parent)) continue;
-    // A reply to a reply is flattened into the root's thread.
-    let root = byId.get(c.parent)!;
-    while (root.parent !== null && byId.has(root.parent)) root = byId.get(root.parent)!;
-    threads.get(root.id)?.replies.push(c);
-  }
-  const out = new Map<number | null, Thread[]>();
-  for (const t of threads.values()) {
-    const list = out.get(t.root.change_diff) ?? [];
-    list.push(t);
-    out.set(t.root.change_diff, list);
-  }
-  return out;
+/** Why the review cannot be sent as it stands, or null. */
+export function reviewProblem(state: ViewState): string | null {
+  if (state.reviewDecision === null) return 'Choose a decision first: Approve, Request changes or Comment.';
+  if (state.reviewDecision === 'reject' && !(state.drafts[REVIEW_KEY] ?? '').trim()) return 'Requesting changes needs a comment saying what to change.';
+  return null;
 }
 
 /** The operation a composer's Send button stands for, or null when it cannot be sent. */
@@ -225,15 +260,16 @@ export function operationFor(state: ViewState, key: string, opId: string): Opera
   const text = state.drafts[key] ?? '';
   switch (k.kind) {
     case 'review': {
+      if (state.reviewDecision === null) return null;
       const mine = snapshot.reviews.find((r) => r.reviewer.id === snapshot.me.id);
       return { type: 'submitReview', opId, decision: state.reviewDecision, comment: text, reviewId: mine ? mine.id : null };
     }
     case 'comment':
-      return { type: 'addComment', opId, changeDiff: k.changeId, text, parent: null };
+      return { type: 'addComment', opId, changeDiff: k.changeId, text, parent: null, attribute: k.attribute };
     case 'reply': {
       const root = snapshot.comments.find((c) => c.id === k.rootId);
       if (!root || root.change_diff === null) return null;
-      return { type: 'addComment', opId, changeDiff: root.change_diff, text, parent: root.id };
+      return { type: 'addComment', opId, changeDiff: root.change_diff, text, parent: root.id, attribute: root.attribute };
     }
     case 'edit':
       return { type: 'editComment', opId, commentId: k.commentId, text };

@@ -312,7 +312,7 @@ export class ApiClient {
     return all.filter((c) => c.change_request === changeRequestId);
   }
 
-  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null }): Promise<ChangeComment> {
+  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null; attribute?: string | null }): Promise<ChangeComment> {
     return this.call(changeComment, 'POST', PATHS.comments, body);
   }
 

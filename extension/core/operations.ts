@@ -12,7 +12,7 @@ export async function performWrite(client: WriteClient, changeRequestId: number,
     case 'addComment': {
       const text = op.text.trim();
       if (!text) throw new ApiError('invalid', 'Write a comment first.');
-      await client.createComment({ change_request: changeRequestId, change_diff: op.changeDiff, text, parent: op.parent });
+      await client.createComment({ change_request: changeRequestId, change_diff: op.changeDiff, text, parent: op.parent, attribute: op.attribute });
       return;
     }
     case 'editComment': {

@@ -10,6 +10,7 @@ import { loadSnapshot } from '../core/snapshot';
 import { isOpenableLink, parseWebviewMessage, restoredChangeRequestId } from '../core/webview-messages';
 import { makeNonce, panelHtml } from '../core/webview-html';
 import type { HostToWebview, Operation, PanelAction } from '../../webview/protocol';
+import { SnapshotEncoder } from '../../webview/delta';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 
@@ -36,7 +37,10 @@ class ChangeRequestPanel extends DisposableBase {
   private ready = false;
   private queue: HostToWebview[] = [];
   private loading: Promise<void> | undefined;
+  private loadAgain = false;
   private last: ChangeRequest | undefined;
+  /** Sends a refresh as what changed since the snapshot the webview holds. */
+  private readonly encoder = new SnapshotEncoder();
 
   constructor(
     readonly panel: vscode.WebviewPanel,
@@ -72,9 +76,21 @@ class ChangeRequestPanel extends DisposableBase {
     void this.panel.webview.postMessage(message);
   }
 
-  /** Loads the snapshot and sends it (one load at a time; a refresh meanwhile reuses it). */
+  /**
+   * Loads the snapshot and sends it. One load at a time: a refresh asked for while one runs
+   * (an event from the live stream, say) loads once more after it, so that nothing is missed.
+   */
   refresh(): Promise<void> {
-    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    if (this.loading) {
+      this.loadAgain = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.loadAgain = false;
+        await this.load();
+      } while (this.loadAgain && !this.isDisposed);
+    })().finally(() => (this.loading = undefined));
     return this.loading;
   }
 
@@ -91,7 +107,7 @@ class ChangeRequestPanel extends DisposableBase {
       this.last = snapshot.changeRequest;
       this.panel.title = snapshot.changeRequest.title || snapshot.changeRequest.branch_name;
       if (this.panel.active) this.deps.onFocus(snapshot.changeRequest);
-      this.post({ type: 'snapshot', snapshot });
+      this.post(this.encoder.encode(snapshot));
     } catch (e) {
       const message = presentError('Loading the change request', e).message;
       this.deps.log.error(message);
@@ -107,8 +123,10 @@ class ChangeRequestPanel extends DisposableBase {
     }
     switch (message.type) {
       case 'ready':
+        // A new webview (or one that lost track of the snapshots): it gets a whole snapshot next.
         this.ready = true;
-        for (const m of this.queue.splice(0)) void this.panel.webview.postMessage(m);
+        this.encoder.reset();
+        for (const m of this.queue.splice(0)) if (m.type !== 'snapshot' && m.type !== 'snapshotDelta') void this.panel.webview.postMessage(m);
         await this.refresh();
         return;
       case 'refresh':
@@ -118,8 +136,28 @@ class ChangeRequestPanel extends DisposableBase {
         if (isOpenableLink(message.url)) await vscode.env.openExternal(vscode.Uri.parse(message.url, true));
         else this.deps.log.warn(`refused to open a link from the webview: ${message.url.slice(0, 200)}`);
         return;
+      case 'openDiff':
+        await this.runEditorCommand('changeControl.openChangeDiff', 'Opening the change in the diff editor', this.changeRequestId, message.changeDiff);
+        return;
+      case 'openAllChanges':
+        await this.runEditorCommand('changeControl.openAllChanges', 'Opening all changes', this.changeRequestId);
+        return;
       default:
         await this.operate(message);
+    }
+  }
+
+  /** Runs a command of the editor integration; says so when it fails (or the extension has no such command). */
+  private async runEditorCommand(command: string, what: string, ...args: unknown[]): Promise<void> {
+    try {
+      await vscode.commands.executeCommand(command, ...args);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      const message = `${what} failed: ${reason}`;
+      this.deps.log.error(message);
+      void vscode.window.showErrorMessage(message, 'Show Logs').then((pick) => {
+        if (pick === 'Show Logs') this.deps.log.show();
+      });
     }
   }
 

@@ -12,7 +12,7 @@ import { groupChangeRequests } from '../../extension/core/grouping';
 import { performWrite } from '../../extension/core/operations';
 import { reviewNotificationsToShow } from '../../extension/core/review-notifications';
 import { loadSnapshot } from '../../extension/core/snapshot';
-import { threadsByChange } from '../../webview/state';
+import { threadsByChange } from '../../webview/threads';
 import { startService, type TestService } from '../support/service';
 import { CHECK_NAME, POLICY_NAME, reportCheck, RULE_NAME, seedWorld, type World } from './seed';
 
@@ -184,6 +184,11 @@ describe('extension: API client against the service (change control)', () => {
     assert.equal(snap.evaluation?.policies[0].rules[0].name, RULE_NAME);
     assert.equal(snap.comments.length, 1);
     assert.deepEqual(snap.me, { id: world.reviewer.id, username: 'bob', display: 'bob' });
+    // The status moves come from the changelog: the creation, then whatever moved the status since.
+    const asAdmin = await loadSnapshot(admin, crId, me);
+    const moves = asAdmin.history!.map((m) => [m.from, m.to]);
+    assert.deepEqual(moves[0], [null, 'draft']);
+    assert.ok(moves.some(([from, to]) => from === 'draft' && to === 'needs-review'), JSON.stringify(moves));
   });
 
   it('checks: the policy\'s reported check is required and pending; a re-run keeps it; only a permitted caller re-runs', async () => {

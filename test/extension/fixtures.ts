@@ -167,6 +167,7 @@ export function makeSnapshot(over: Partial<ChangeRequestSnapshot> = {}): ChangeR
     changes: [makeChange({ id: 11 }), makeChange({ id: 12, object_repr: 'sw2', action: 'create', original: null, current: null, modified: { name: 'sw2', status: 'active' } })],
     comments: [],
     reviews: [],
+    history: null,
     problems: [],
     loadedAt: '2026-11-01T11:00:00.000Z',
     ...over,

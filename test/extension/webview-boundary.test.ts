@@ -9,8 +9,10 @@ describe('extension: the webview boundary', () => {
       { type: 'ready' },
       { type: 'refresh' },
       { type: 'openLink', url: 'https://ci.example/1' },
-      { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why?', parent: null },
-      { type: 'addComment', opId: 'op-2', changeDiff: 11, text: 'Because.', parent: 5 },
+      { type: 'openDiff', changeDiff: 11 },
+      { type: 'openAllChanges' },
+      { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why?', parent: null, attribute: null },
+      { type: 'addComment', opId: 'op-2', changeDiff: 11, text: 'Because.', parent: 5, attribute: 'custom_fields.owner' },
       { type: 'editComment', opId: 'op-3', commentId: 5, text: 'x' },
       { type: 'deleteComment', opId: 'op-4', commentId: 5 },
       { type: 'setResolved', opId: 'op-5', commentId: 5, resolved: true },
@@ -21,7 +23,7 @@ describe('extension: the webview boundary', () => {
   });
 
   it('ignores anything else', () => {
-    for (const bad of [null, 'ready', {}, { type: 'nope' }, { type: 'ready', extra: 1 }, { type: 'deleteComment', opId: 'x', commentId: -1 }, { type: 'panelAction', opId: 'x', action: 'drop_database' }, { type: 'submitReview', opId: 'x', decision: 'maybe', comment: '', reviewId: null }]) {
+    for (const bad of [null, 'ready', {}, { type: 'nope' }, { type: 'ready', extra: 1 }, { type: 'deleteComment', opId: 'x', commentId: -1 }, { type: 'panelAction', opId: 'x', action: 'drop_database' }, { type: 'openDiff', changeDiff: 0 }, { type: 'openDiff', changeDiff: '11' }, { type: 'openAllChanges', changeRequest: 1 }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: '' }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: 'x'.repeat(201) }, { type: 'submitReview', opId: 'x', decision: 'maybe', comment: '', reviewId: null }]) {
       assert.equal(parseWebviewMessage(bad), null, JSON.stringify(bad));
     }
   });

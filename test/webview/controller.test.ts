@@ -2,7 +2,7 @@
 // messages, host answers updating the panel, state kept with setState.
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
-import { PanelController, isPersistedState, type WebviewApi } from '../../webview/controller';
+import { PanelController, readPersistedState, type WebviewApi } from '../../webview/controller';
 import type { PersistedState, WebviewToHost } from '../../webview/protocol';
 import { actions, makeChangeRequest, makeComment, makeSnapshot } from '../extension/fixtures';
 
@@ -49,7 +49,7 @@ describe('webview: the panel controller', () => {
     assert.equal(t.doc.activeElement, t.$('#ta-comment-11'), 'focus moves into the new text box');
     t.type('#ta-comment-11', 'Why is VLAN 20 gone?');
     t.$('#send-comment-11').click();
-    assert.deepEqual(t.posted, [{ type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why is VLAN 20 gone?', parent: null }]);
+    assert.deepEqual(t.posted, [{ type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why is VLAN 20 gone?', parent: null, attribute: null }]);
     assert.equal(t.$('#send-comment-11').textContent, 'Sending…');
     assert.equal(t.$('#send-comment-11').hasAttribute('disabled'), true);
     t.$('#send-comment-11').click();
@@ -78,19 +78,24 @@ describe('webview: the panel controller', () => {
     reply.click();
     t.type('#ta-reply-5', 'Agreed');
     t.key('#ta-reply-5', { key: 'Enter', ctrlKey: true });
-    assert.deepEqual(t.posted.at(-1), { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Agreed', parent: 5 });
+    assert.deepEqual(t.posted.at(-1), { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Agreed', parent: 5, attribute: null });
     t.$('#comment-on-11').click();
     t.key('#ta-comment-11', { key: 'Escape' });
     assert.equal(t.root.querySelector('#ta-comment-11'), null);
   });
 
-  it('submits a review with the chosen decision', () => {
+  it('submits a review with the chosen decision, and asks for one when none is chosen', () => {
     const t = setup();
     t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#send-review').click();
+    assert.deepEqual(t.posted, []);
+    assert.equal(t.$('#ta-review-error').textContent, 'Choose a decision first: Approve, Request changes or Comment.');
     const reject = t.$<HTMLInputElement>('#decision-reject');
     reject.checked = true;
     reject.dispatchEvent(new t.dom.window.Event('change', { bubbles: true }));
     assert.equal(t.$('label[for=ta-review]').textContent, 'What must change (required)');
+    t.$('#send-review').click();
+    assert.equal(t.$('#ta-review-error').textContent, 'Requesting changes needs a comment saying what to change.');
     t.type('#ta-review', 'Keep VLAN 20.');
     t.$('#send-review').click();
     assert.deepEqual(t.posted.at(-1), { type: 'submitReview', opId: 'op-1', decision: 'reject', comment: 'Keep VLAN 20.', reviewId: null });
@@ -130,8 +135,12 @@ describe('webview: the panel controller', () => {
     const saved = t.states.at(-1)!;
     assert.equal(saved.changeRequestId, 1);
     assert.equal(saved.drafts.review, 'half a thought');
-    assert.equal(isPersistedState(saved), true);
-    assert.equal(isPersistedState({ changeRequestId: 'x' }), false);
+    assert.deepEqual(readPersistedState(saved), saved);
+    assert.equal(readPersistedState({ changeRequestId: 'x' }), null);
+    // A state saved by an older version: what it lacks takes its default.
+    assert.deepEqual(readPersistedState({ changeRequestId: 3, drafts: { review: 'x', bad: 1 }, openComposers: [], reviewDecision: 'approve', expandedChanges: [11] }), {
+      changeRequestId: 3, drafts: { review: 'x' }, openComposers: [], reviewDecision: 'approve', expandedChanges: [11], collapsedChanges: [], filter: '',
+    });
 
     const again = setup(saved);
     assert.equal(again.controller.current.changeRequestId, 1);
@@ -145,5 +154,76 @@ describe('webview: the panel controller', () => {
     t.$('#ta-review').focus();
     t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
     assert.equal(t.doc.activeElement?.id, 'ta-review');
+  });
+
+  it('applies a refresh sent as a delta, and asks for a whole snapshot when a delta does not fit', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot(), seq: 4 });
+    const delta = { changeRequestId: 1, baseSeq: 4, seq: 5, parts: { changeRequest: makeChangeRequest({ id: 1, title: 'Renamed', actions: actions(['comment']) }) } };
+    t.controller.receive({ type: 'snapshotDelta', delta });
+    assert.equal(t.$('#cr-title').textContent, 'Renamed');
+    assert.deepEqual(t.posted, []);
+    t.controller.receive({ type: 'snapshotDelta', delta: { ...delta, baseSeq: 9, seq: 10 } });
+    assert.deepEqual(t.posted, [{ type: 'ready' }]);
+    assert.equal(t.controller.current.seq, 5);
+  });
+
+  it('asks the host to open a change, or all of them, in the diff editor', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#change-12 [data-act=open-diff]').click();
+    t.$('#open-all-changes').click();
+    assert.deepEqual(t.posted, [{ type: 'openDiff', changeDiff: 12 }, { type: 'openAllChanges' }]);
+  });
+
+  it('posts a comment on an attribute with that attribute, and a reply with its root\'s', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11, attribute: 'status' })] }) });
+    t.$('#change-11 [data-attr=status] [data-act=open-composer][data-key="comment:11:status"]').click();
+    const ta = t.$<HTMLTextAreaElement>('#change-11 [data-attr=status] textarea');
+    assert.equal(t.doc.activeElement, ta);
+    t.type(`#${ta.id}`, 'Why active now?');
+    t.key(`#${ta.id}`, { key: 'Enter', ctrlKey: true });
+    t.root.querySelector<HTMLElement>('[data-act=open-composer][data-key="reply:5"]')!.click();
+    t.type('#ta-reply-5', 'Cutover.');
+    t.key('#ta-reply-5', { key: 'Enter', ctrlKey: true });
+    assert.deepEqual(t.posted, [
+      { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why active now?', parent: null, attribute: 'status' },
+      { type: 'addComment', opId: 'op-2', changeDiff: 11, text: 'Cutover.', parent: 5, attribute: 'status' },
+    ]);
+  });
+
+  it('folds and unfolds changes, one or all, and filters the list', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    t.$('#toggle-11').focus();
+    t.$('#toggle-11').click();
+    assert.equal(t.$('#toggle-11').getAttribute('aria-expanded'), 'false');
+    assert.equal(t.doc.activeElement?.id, 'toggle-11', 'focus stays on the toggle');
+    t.$('#collapse-all').click();
+    assert.deepEqual(t.controller.current.collapsedChanges, [11, 12]);
+    t.$('#expand-all').click();
+    assert.equal(t.$('#toggle-12').getAttribute('aria-expanded'), 'true');
+    const filter = t.$<HTMLInputElement>('#changes-filter');
+    filter.focus();
+    filter.value = 'sw2';
+    filter.dispatchEvent(new t.dom.window.Event('input', { bubbles: true }));
+    assert.equal(t.root.querySelector('#change-11'), null);
+    assert.ok(t.$('#change-12'));
+    assert.equal(t.$('#changes-count').textContent, '1 of 2 changes match the filter.');
+    assert.equal(t.doc.activeElement, filter, 'typing in the filter keeps the same box');
+    assert.equal(t.states.at(-1)!.filter, 'sw2');
+  });
+
+  it('goes to a change from the timeline, clearing a filter that hides it', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    const filter = t.$<HTMLInputElement>('#changes-filter');
+    filter.value = 'sw2';
+    filter.dispatchEvent(new t.dom.window.Event('input', { bubbles: true }));
+    t.$('#timeline [data-act=reveal-change]').click();
+    assert.equal(t.controller.current.filter, '');
+    assert.equal(filter.value, '');
+    assert.equal(t.doc.activeElement?.id, 'toggle-11');
   });
 });

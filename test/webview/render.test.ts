@@ -1,12 +1,21 @@
-// The panel's renderers under jsdom: what a reviewer sees for a snapshot.
+// The panel under jsdom: what a reviewer sees for a snapshot.
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { attributeRows, formatValue } from '../../webview/diff';
-import { renderApp } from '../../webview/render/app';
+import { approvalCount } from '../../webview/render/approval';
 import { initialState, newThreadKey, reduce, replyKey, type ViewAction, type ViewState } from '../../webview/state';
+import { PageView } from '../../webview/view';
 import { ALICE, BOB, actions, makeChange, makeChangeRequest, makeCheck, makeComment, makeEvaluation, makeReview, makeSnapshot } from '../extension/fixtures';
 
+export const NOW = Date.parse('2026-11-01T11:00:00.000Z');
 const doc = () => new JSDOM('<!DOCTYPE html><body></body>').window.document;
+/** The page for a state, as the panel shows it. */
+function renderApp(d: Document, state: ViewState): HTMLElement {
+  const root = d.createElement('div');
+  d.body.append(root);
+  new PageView(d, root, { now: () => NOW }).update(state);
+  return root;
+}
 const ready = (snapshot = makeSnapshot(), more: ViewAction[] = []): ViewState => [{ type: 'snapshot', snapshot } as ViewAction, ...more].reduce(reduce, initialState);
 /** The element's text nodes joined by spaces, as a reader would see separate cells and labels. */
 function text(el: Element | null): string {
@@ -94,23 +103,58 @@ describe('webview: rendering the change request', () => {
     assert.doesNotMatch(text(draftRoot.querySelector('#merge')), /Approved, but/);
   });
 
-  it('shows each changed object\'s attribute diff with conflicts, and all attributes on demand', () => {
+  it('shows each changed object\'s attributes as line diffs, with conflicts and main\'s value now, and all attributes on demand', () => {
     const change = makeChange({ id: 11, conflicts: ['vlan'], original: { name: 'sw1', status: 'planned', vlan: 10, site: 1 }, modified: { name: 'sw1', status: 'active', vlan: 30, site: 1 }, current: { name: 'sw1', status: 'planned', vlan: 20, site: 1 } });
     let state = ready(makeSnapshot({ changes: [change] }));
     let article = renderApp(doc(), state).querySelector('#change-11')!;
     assert.match(text(article.querySelector('h3')), /Updated sw1 dcim\.device/);
     assert.match(text(article.querySelector('.warning')), /Conflicts with main: vlan/);
-    const rows = [...article.querySelectorAll('table.diff tbody tr')].map((r) => [...r.children].map(text));
-    assert.deepEqual(rows, [['status', 'planned', 'active', 'planned'], ['vlan ⚠ conflict', '10', '30', '20']]);
-    const created = renderApp(doc(), ready()).querySelector('#change-12 tr[data-attr=name] td.original')!;
-    assert.equal(created.className, 'original absent');
-    assert.equal(created.textContent, '—');
-    assert.equal(article.querySelector('tr[data-attr=vlan]')!.className, 'changed conflict');
-    assert.equal(article.querySelector('tr[data-attr=vlan] td.current')!.className, 'current moved');
+    assert.deepEqual([...article.querySelectorAll('.attr')].map((a) => a.getAttribute('data-attr')), ['status', 'vlan']);
+    const vlan = article.querySelector('[data-attr=vlan]')!;
+    assert.equal(vlan.className, 'attr changed conflict');
+    assert.equal(vlan.querySelector('.line.removed del')!.textContent, '10');
+    assert.equal(vlan.querySelector('.line.added ins')!.textContent, '30');
+    assert.deepEqual([...vlan.querySelectorAll('.line .ch')].map((c) => c.textContent), ['1', '3'], 'the changed character');
+    assert.equal(text(vlan.querySelector('.current')), 'Main now: 20');
+    assert.match(text(vlan.querySelector('.attr-head')), /vlan ⚠ conflict/);
+    const created = renderApp(doc(), ready()).querySelector('#change-12 [data-attr=name]')!;
+    assert.equal(created.querySelector('.line.removed'), null, 'a create has nothing on the left');
+    assert.equal(text(created.querySelector('.line.added')), '+ sw2');
     state = reduce(state, { type: 'toggleAllAttributes', changeId: 11 });
     article = renderApp(doc(), state).querySelector('#change-11')!;
-    assert.equal(article.querySelectorAll('table.diff tbody tr').length, 4);
+    assert.equal(article.querySelectorAll('.attr').length, 4);
+    assert.equal(text(article.querySelector('[data-attr=site] .line.context')), '1');
     assert.equal(article.querySelector('[data-act=toggle-attrs]')!.getAttribute('aria-expanded'), 'true');
+  });
+
+  it('highlights the changed lines and characters inside a multi-line value, folding the unchanged stretch', () => {
+    const config = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+    const after = [...config];
+    after[19] = 'line 20 shutdown';
+    const change = makeChange({ id: 11, original: { name: 'sw1', config: config.join('\n') }, modified: { name: 'sw1', config: after.join('\n') }, current: { name: 'sw1', config: config.join('\n') } });
+    const attr = renderApp(doc(), ready(makeSnapshot({ changes: [change] }))).querySelector('#change-11 [data-attr=config]')!;
+    const lines = [...attr.querySelectorAll('.line')];
+    assert.deepEqual(lines.map((l) => l.className.split(' ')[1]), ['gap', 'context', 'context', 'context', 'removed', 'added', 'context', 'context', 'context', 'gap']);
+    assert.equal(text(lines[0]), '⋯ 16 unchanged lines');
+    assert.equal(text(lines[4]), '20 − line 20', 'numbered lines');
+    assert.equal(lines[4].querySelector('.ch'), null, 'nothing was removed from that line');
+    assert.equal(lines[5].querySelector('.ch')!.textContent, ' shutdown', 'the added characters are highlighted');
+    assert.equal(text(lines[9]), '⋯ 17 unchanged lines');
+  });
+
+  it('offers "Open in Diff Editor" on each change, and folds a change to its title line', () => {
+    let state = ready();
+    let root = renderApp(doc(), state);
+    const open = root.querySelector('#change-11 [data-act=open-diff]')!;
+    assert.equal(open.textContent, 'Open in Diff Editor');
+    assert.equal(open.getAttribute('data-change'), '11');
+    assert.equal(root.querySelector('#toggle-11')!.getAttribute('aria-expanded'), 'true');
+    state = reduce(state, { type: 'toggleCollapsed', changeId: 11 });
+    root = renderApp(doc(), state);
+    assert.equal(root.querySelector('#toggle-11')!.getAttribute('aria-expanded'), 'false');
+    assert.equal(root.querySelector('#change-11 .attr'), null);
+    assert.ok(root.querySelector('#change-11 [data-act=open-diff]'), 'still one click from the diff editor');
+    assert.ok(root.querySelector('#change-12 .attr'), 'the others stay open');
   });
 
   it('shows comment threads under their change: replies, resolved state, own comments editable', () => {
@@ -135,6 +179,29 @@ describe('webview: rendering the change request', () => {
     assert.equal(root.querySelector('#earlier-comments [data-act=open-composer]'), null, 'no replies on a change that is gone');
   });
 
+  it('shows a thread at the attribute it is anchored to, whole-object threads at the object, outdated ones marked and never lost', () => {
+    const comments = [
+      makeComment({ id: 1, change_diff: 11, attribute: 'status', author: BOB, text: 'Why active?' }),
+      makeComment({ id: 2, change_diff: 11, parent: 1, attribute: 'status', text: 'Cutover.' }),
+      makeComment({ id: 3, change_diff: 11, text: 'Whole object' }),
+      makeComment({ id: 4, change_diff: 11, attribute: 'vlan', outdated: true, text: 'VLAN?' }),
+    ];
+    const article = renderApp(doc(), ready(makeSnapshot({ comments }))).querySelector('#change-11')!;
+    const status = article.querySelector('[data-attr=status]')!;
+    assert.deepEqual([...status.querySelectorAll('.thread .comment')].map((c) => c.id), ['comment-1', 'comment-2']);
+    const objectThreads = [...article.querySelectorAll('.object-threads > .thread')];
+    assert.deepEqual(objectThreads.map((t) => t.getAttribute('data-thread-id')), ['3', '4']);
+    assert.match(objectThreads[1].className, /outdated/);
+    assert.equal(text(objectThreads[1].querySelector('.thread-marks')), 'Outdated vlan');
+    assert.match(objectThreads[1].getAttribute('aria-label')!, /on vlan .*\(outdated\)/);
+    assert.equal(text(article.querySelector('.thread-count')), '3 open threads');
+    // Each changed attribute offers a thread of its own.
+    const start = status.querySelector<HTMLElement>('[data-act=open-composer]')!;
+    assert.equal(start.dataset.key, newThreadKey(11, 'status'));
+    const composing = renderApp(doc(), ready(makeSnapshot(), [{ type: 'composerOpened', key: newThreadKey(11, 'status') }]));
+    assert.equal(text(composing.querySelector('#change-11 [data-attr=status] .composer label')), 'Comment on status of sw1');
+  });
+
   it('offers "Comment on this change" only when the service allows commenting', () => {
     const can = renderApp(doc(), ready());
     assert.ok(can.querySelector('#comment-on-11'));
@@ -146,16 +213,20 @@ describe('webview: rendering the change request', () => {
     assert.equal(composing.querySelector(`label[for="${ta.id}"]`)!.textContent, 'Comment on sw1');
   });
 
-  it('shows the reviews and a review form; the comment is required for Request changes', () => {
+  it('shows the review form with no decision preselected; the comment is required for Request changes', () => {
+    const fresh = renderApp(doc(), ready()).querySelector('#review-form')!;
+    assert.deepEqual([...fresh.querySelectorAll('input[name=decision]')].map((r) => (r as HTMLInputElement).checked), [false, false, false]);
+    assert.equal(text(fresh.querySelector('[data-act=send]')), 'Submit review');
     const reviews = [makeReview({ id: 1, reviewer: BOB, decision: 'reject', comment: 'Use VLAN 20', stale: true }), makeReview({ id: 2, reviewer: ALICE, decision: 'approve' })];
     const root = renderApp(doc(), ready(makeSnapshot({ reviews }), [{ type: 'decisionChanged', decision: 'reject' }]));
-    assert.match(text(root.querySelector('#review-1')), /Bob requested changes stale .*Use VLAN 20/);
     const form = root.querySelector('#review-form')!;
-    assert.equal(text(form.querySelector('h3')), 'Update your review');
-    assert.match(text(form), /You approved\. Sending again updates your review\./);
+    assert.equal(text(form.querySelector('h2')), 'Update your review');
+    assert.match(text(form.querySelector('#my-review')), /^You approved 2 hours ago \. Sending again updates your review\.$/);
+    assert.equal(form.querySelector('#my-review time')!.getAttribute('title')!.length > 0, true, 'the exact time on hover');
     assert.equal((form.querySelector('#decision-reject') as HTMLInputElement).hasAttribute('checked'), true);
     assert.equal(text(form.querySelector('label[for=ta-review]')), 'What must change (required)');
-    assert.equal(text(form.querySelector('[data-act=send]')), 'Update review');
+    assert.equal(text(form.querySelector('[data-act=send]')), 'Update review: Request changes');
+    assert.match(text(root.querySelector('#timeline #review-1')), /Bob requested changes stale .*Use VLAN 20/);
   });
 
   it('disables the review form with the service\'s reason when the caller may not review', () => {
@@ -169,6 +240,64 @@ describe('webview: rendering the change request', () => {
   it('lists the parts that failed to load', () => {
     const root = renderApp(doc(), ready(makeSnapshot({ problems: ['Checks could not be loaded: HTTP 500'] })));
     assert.equal(text(root.querySelector('.notice')), 'Checks could not be loaded: HTTP 500');
+  });
+
+  it('puts the merge gate and the decision before the changes, in page (and keyboard) order', () => {
+    const root = renderApp(doc(), ready());
+    const order = [...root.querySelectorAll('#cr-header, #merge, #decision, #approval, #checks, #description, #changes, #timeline')].map((e) => e.id);
+    assert.deepEqual(order, ['cr-header', 'merge', 'decision', 'approval', 'checks', 'description', 'changes', 'timeline']);
+    assert.equal(root.querySelector('[data-act=skip-to-changes]')!.textContent, 'Skip to changes');
+  });
+
+  it('renders the description as Markdown, safely', () => {
+    const cr = makeChangeRequest({ id: 1, description: 'Move **sw1**.\n\n<img src=x onerror=alert(1)> [plan](https://wiki.example/plan)' });
+    const desc = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr }))).querySelector('#description')!;
+    assert.equal(desc.querySelector('.markdown strong')!.textContent, 'sw1');
+    assert.equal(desc.querySelectorAll('img, [onerror]').length, 0);
+    assert.equal(desc.querySelector('a')!.getAttribute('href'), 'https://wiki.example/plan');
+    assert.match(text(renderApp(doc(), ready()).querySelector('#description')), /No description\./);
+  });
+
+  it('says which approvals a rule does not count, and why; never "2 of 1 approvals"', () => {
+    const base = makeEvaluation();
+    const rule = { ...base.policies[0].rules[0], approvals: 1, min_reviews: 1, satisfied: true, uncounted_approvals: [
+      { review: 40, reviewer: BOB, reason: 'contributor' as const, detail: 'Bob wrote changes on the branch.' },
+      { review: 41, reviewer: { id: 9, username: 'carol', display: 'Carol' }, reason: 'stale' as const, detail: '' },
+    ] };
+    const evaluation = { ...base, policies: [{ ...base.policies[0], rules: [rule] }] };
+    const items = [...renderApp(doc(), ready(makeSnapshot({ evaluation }))).querySelectorAll('#approval .uncounted li')].map(text);
+    assert.deepEqual(items, ['Bob: not counted: changed the branch (Bob wrote changes on the branch.)', 'Carol: not counted: given before the branch last changed']);
+    assert.equal(approvalCount(0, 1), '0 of 1 approval');
+    assert.equal(approvalCount(1, 2), '1 of 2 approvals');
+    assert.equal(approvalCount(2, 1), '2 approvals (1 needed)');
+    assert.equal(approvalCount(0, 0), 'no approval needed');
+  });
+
+  it('shows the timeline: opened, status moves, reviews, comments and check results in time order', () => {
+    const snapshot = makeSnapshot({
+      history: [
+        { id: 1, time: '2026-11-01T08:00:00.000Z', user: 'alice', from: null, to: 'draft' },
+        { id: 2, time: '2026-11-01T08:30:00.000Z', user: 'alice', from: 'draft', to: 'needs-review' },
+      ],
+      reviews: [makeReview({ id: 7, reviewer: BOB, decision: 'approve', created: '2026-11-01T10:30:00.000Z', last_updated: '2026-11-01T10:30:00.000Z' })],
+      comments: [makeComment({ id: 5, change_diff: 11, attribute: 'vlan', created: '2026-11-01T10:00:00.000Z' })],
+      checks: [makeCheck({ id: 3, name: 'ci', label: 'CI', status: 'success', summary: 'build #9', completed: '2026-11-01T10:45:00.000Z' })],
+    });
+    const events = [...renderApp(doc(), ready(snapshot)).querySelectorAll('#timeline li.event')];
+    assert.deepEqual(events.map((e) => e.getAttribute('data-key')), ['created', 'status:2', 'comment:5', 'review:7', 'check:3']);
+    assert.match(text(events[0]), /^alice opened the change request 3 hours ago$/);
+    assert.match(text(events[1]), /alice moved it from Draft to Needs review/);
+    assert.match(text(events[2]), /Alice commented on dcim\.device sw1 · vlan/);
+    assert.equal(events[2].querySelector('[data-act=reveal-change]')!.getAttribute('data-change'), '11');
+    assert.match(text(events[3]), /Bob approved 30 minutes ago/);
+    assert.match(text(events[4]), /Check CI : Passed \(build #9\)/);
+    const many = makeSnapshot({ comments: Array.from({ length: 45 }, (_, i) => makeComment({ id: i + 1 })) });
+    let state = ready(many);
+    const first = renderApp(doc(), state);
+    assert.equal(first.querySelectorAll('#timeline li.event').length, 30);
+    assert.equal(text(first.querySelector('#timeline-more')), 'Show 16 earlier events');
+    state = reduce(state, { type: 'showMoreTimeline' });
+    assert.equal(renderApp(doc(), state).querySelectorAll('#timeline li.event').length, 46);
   });
 
   it('computes diff rows and formats values', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { editKey, initialState, newThreadKey, operationFor, parseComposerKey, reduce, replyKey, REVIEW_KEY, threadsByChange, toPersisted, type ViewAction, type ViewState } from '../../webview/state';
+import { editKey, initialState, newThreadKey, operationFor, parseComposerKey, reduce, replyKey, REVIEW_KEY, reviewProblem, toPersisted, type ViewAction, type ViewState } from '../../webview/state';
+import { threadsByChange } from '../../webview/threads';
 import { ALICE, BOB, makeComment, makeReview, makeSnapshot } from '../extension/fixtures';
 
 const run = (actions: ViewAction[], from: ViewState = initialState) => actions.reduce(reduce, from);
@@ -87,7 +88,7 @@ describe('webview: state reducer', () => {
     assert.equal(toPersisted(initialState), null);
     const s = run([{ type: 'snapshot', snapshot: makeSnapshot() }, { type: 'draftChanged', key: REVIEW_KEY, text: 'half a thought' }, { type: 'decisionChanged', decision: 'reject' }, { type: 'toggleAllAttributes', changeId: 11 }]);
     const saved = toPersisted(s)!;
-    assert.deepEqual(saved, { changeRequestId: 1, drafts: { review: 'half a thought' }, openComposers: [], reviewDecision: 'reject', expandedChanges: [11] });
+    assert.deepEqual(saved, { changeRequestId: 1, drafts: { review: 'half a thought' }, openComposers: [], reviewDecision: 'reject', expandedChanges: [11], collapsedChanges: [], filter: '' });
     const restored = reduce(initialState, { type: 'restored', state: saved });
     assert.equal(restored.changeRequestId, 1);
     assert.equal(restored.drafts.review, 'half a thought');
@@ -98,22 +99,70 @@ describe('webview: state reducer', () => {
   it('builds the operation of each composer', () => {
     const snapshot = makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })], reviews: [makeReview({ id: 9, reviewer: ALICE })] });
     let s = run([{ type: 'snapshot', snapshot }, { type: 'draftChanged', key: replyKey(5), text: 'Agreed' }, { type: 'draftChanged', key: REVIEW_KEY, text: 'Fix VLAN' }, { type: 'decisionChanged', decision: 'reject' }]);
-    assert.deepEqual(operationFor(s, replyKey(5), 'a'), { type: 'addComment', opId: 'a', changeDiff: 11, text: 'Agreed', parent: 5 });
+    assert.deepEqual(operationFor(s, replyKey(5), 'a'), { type: 'addComment', opId: 'a', changeDiff: 11, text: 'Agreed', parent: 5, attribute: null });
     assert.deepEqual(operationFor(s, REVIEW_KEY, 'b'), { type: 'submitReview', opId: 'b', decision: 'reject', comment: 'Fix VLAN', reviewId: 9 });
-    assert.deepEqual(operationFor(s, newThreadKey(12), 'c'), { type: 'addComment', opId: 'c', changeDiff: 12, text: '', parent: null });
+    assert.deepEqual(operationFor(s, newThreadKey(12), 'c'), { type: 'addComment', opId: 'c', changeDiff: 12, text: '', parent: null, attribute: null });
+    assert.deepEqual(operationFor(s, newThreadKey(12, 'custom_fields.owner'), 'c2'), { type: 'addComment', opId: 'c2', changeDiff: 12, text: '', parent: null, attribute: 'custom_fields.owner' });
     assert.deepEqual(operationFor(s, editKey(5), 'd'), { type: 'editComment', opId: 'd', commentId: 5, text: '' });
     assert.equal(operationFor(s, replyKey(99), 'e'), null);
     assert.equal(operationFor(s, 'bogus', 'f'), null);
-    s = run([{ type: 'snapshot', snapshot: makeSnapshot({ reviews: [makeReview({ id: 9, reviewer: BOB })] }) }]);
+    s = run([{ type: 'snapshot', snapshot: makeSnapshot({ reviews: [makeReview({ id: 9, reviewer: BOB })] }) }, { type: 'decisionChanged', decision: 'approve' }]);
     assert.equal((operationFor(s, REVIEW_KEY, 'g') as { reviewId: number | null }).reviewId, null, 'someone else\'s review is not mine to update');
   });
 
   it('parses composer keys', () => {
     assert.deepEqual(parseComposerKey('review'), { kind: 'review' });
-    assert.deepEqual(parseComposerKey('comment:11'), { kind: 'comment', changeId: 11 });
+    assert.deepEqual(parseComposerKey('comment:11'), { kind: 'comment', changeId: 11, attribute: null });
+    assert.deepEqual(parseComposerKey('comment:11:interfaces.0.name'), { kind: 'comment', changeId: 11, attribute: 'interfaces.0.name' });
+    assert.equal(parseComposerKey('reply:5:x'), null);
     assert.deepEqual(parseComposerKey('reply:5'), { kind: 'reply', rootId: 5 });
     assert.deepEqual(parseComposerKey('edit:7'), { kind: 'edit', commentId: 7 });
     assert.equal(parseComposerKey('action:merge'), null);
+  });
+
+  it('preselects no decision, and says what the review lacks before it can be sent', () => {
+    let s = run([{ type: 'snapshot', snapshot: makeSnapshot() }]);
+    assert.equal(s.reviewDecision, null);
+    assert.equal(operationFor(s, REVIEW_KEY, 'x'), null);
+    assert.match(reviewProblem(s)!, /Choose a decision first/);
+    s = reduce(s, { type: 'decisionChanged', decision: 'reject' });
+    assert.match(reviewProblem(s)!, /needs a comment/);
+    s = reduce(s, { type: 'draftChanged', key: REVIEW_KEY, text: 'Use VLAN 20' });
+    assert.equal(reviewProblem(s), null);
+    s = reduce(s, { type: 'composerError', key: REVIEW_KEY, message: 'x' });
+    assert.equal(reduce(s, { type: 'decisionChanged', decision: 'comment' }).errors[REVIEW_KEY], undefined, 'choosing clears the complaint');
+  });
+
+  it('folds changes one by one or all at once, filters, and pages the timeline', () => {
+    let s = run([{ type: 'snapshot', snapshot: makeSnapshot() }, { type: 'toggleCollapsed', changeId: 12 }]);
+    assert.deepEqual(s.collapsedChanges, [12]);
+    s = run([{ type: 'collapseAll', collapsed: true }], s);
+    assert.deepEqual(s.collapsedChanges, [11, 12]);
+    s = run([{ type: 'collapseAll', collapsed: false }, { type: 'filterChanged', text: 'sw' }, { type: 'showMoreTimeline' }], s);
+    assert.deepEqual([s.collapsedChanges, s.filter, s.timelineLimit], [[], 'sw', 60]);
+    // A refresh keeps them; another request starts afresh.
+    const again = reduce(s, { type: 'snapshot', snapshot: makeSnapshot() });
+    assert.deepEqual([again.filter, again.timelineLimit], ['sw', 60]);
+    const other = reduce(s, { type: 'snapshot', snapshot: makeSnapshot({ changeRequest: { ...makeSnapshot().changeRequest, id: 2 } }) });
+    assert.deepEqual([other.filter, other.timelineLimit, other.reviewDecision], ['', 30, null]);
+  });
+
+  it('keeps, across a refresh, the identity of every part of the snapshot that did not change', () => {
+    const first = makeSnapshot({ comments: [makeComment({ id: 5 }), makeComment({ id: 6 })] });
+    const s1 = run([{ type: 'snapshot', snapshot: first }]);
+    const next = structuredClone(first);
+    next.comments[1] = { ...next.comments[1]!, text: 'edited' };
+    next.loadedAt = '2026-11-01T12:00:00.000Z';
+    const s2 = reduce(s1, { type: 'snapshot', snapshot: next });
+    const a = s1.snapshot!;
+    const b = s2.snapshot!;
+    assert.equal(b.changeRequest, a.changeRequest);
+    assert.equal(b.changes, a.changes);
+    assert.equal(b.evaluation, a.evaluation);
+    assert.equal(b.comments[0], a.comments[0]);
+    assert.notEqual(b.comments[1], a.comments[1]);
+    assert.equal(b.comments[1]!.text, 'edited');
+    assert.equal(b.comments[1]!.author, a.comments[1]!.author);
   });
 
   it('threads comments one level deep under their change, flattening replies to replies', () => {

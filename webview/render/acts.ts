@@ -1,4 +1,4 @@
-// What a click on an element with `data-act` means (webview/main.ts dispatches on these).
+// What a click on an element with `data-act` means (webview/controller.ts dispatches on these).
 export const ACTS = [
   'open-composer', // data-key; data-text (initial text, for edits)
   'close-composer', // data-key
@@ -7,6 +7,14 @@ export const ACTS = [
   'resolve', // data-comment, data-resolved ("true" | "false")
   'panel-action', // data-action (PanelAction)
   'toggle-attrs', // data-change
+  'toggle-collapse', // data-change: folds or unfolds one change
+  'collapse-all',
+  'expand-all',
+  'open-diff', // data-change: the change in VS Code's diff editor
+  'open-all', // every change in one multi-diff editor
+  'reveal-change', // data-change: scrolls the list to that change and focuses it
+  'show-more-timeline',
+  'skip-to-changes',
   'open-link', // data-url
   'refresh',
 ] as const;

@@ -1,6 +1,6 @@
 // The approval panel: per policy and rule, counted approvals of the minimum, who may approve
 // (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
-import type { Evaluation, EvaluationRule } from '../../server/contract/change-control';
+import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../server/contract/change-control';
 import { DECISION_LABEL } from '../../extension/core/labels';
 import { renderMarkdown } from '../markdown';
 import { h } from './dom';
@@ -9,19 +9,43 @@ function names(list: { display: string }[]): string {
   return list.map((u) => u.display).join(', ');
 }
 
+/** "1 of 2 approvals"; never "2 of 1": past the minimum, "3 approvals (2 needed)". */
+export function approvalCount(approvals: number, min: number): string {
+  const plural = (n: number) => (n === 1 ? '' : 's');
+  if (min <= 0) return approvals > 0 ? `${approvals} approval${plural(approvals)} (none needed)` : 'no approval needed';
+  if (approvals <= min) return `${approvals} of ${min} approval${plural(min)}`;
+  return `${approvals} approvals (${min} needed)`;
+}
+
+export const UNCOUNTED_REASON = {
+  contributor: 'changed the branch',
+  stale: 'given before the branch last changed',
+} as const satisfies Record<UncountedApprovalReason, string>;
+
 function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
+  const uncounted = rule.uncounted_approvals ?? [];
   const groups = rule.eligible_groups.map((g) => (g.empty ? `${g.name} (empty group)` : g.name));
   const mayApprove = [...rule.eligible_users.map((u) => u.display), ...groups];
   return h(doc, 'li', { class: `rule ${rule.satisfied ? 'satisfied' : 'short'}`, 'data-rule-id': rule.id },
     h(doc, 'div', { class: 'rule-head' },
       h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓ ' : '○ '),
       h(doc, 'strong', {}, rule.name),
-      h(doc, 'span', { class: 'count' }, ` ${rule.approvals} of ${rule.min_reviews} approval${rule.min_reviews === 1 ? '' : 's'}`),
+      h(doc, 'span', { class: 'count' }, ` ${approvalCount(rule.approvals, rule.min_reviews)}`),
       h(doc, 'span', { class: 'visually-hidden' }, rule.satisfied ? ' (satisfied)' : ' (not satisfied)'),
     ),
     rule.approvers.length ? h(doc, 'p', {}, 'Approved by: ', names(rule.approvers)) : null,
     h(doc, 'p', {}, 'May approve: ', mayApprove.length ? mayApprove.join(', ') : 'nobody'),
     rule.outstanding_reviewers.length ? h(doc, 'p', {}, 'Waiting for: ', names(rule.outstanding_reviewers)) : null,
+    uncounted.length
+      ? h(doc, 'ul', { class: 'uncounted' },
+          uncounted.map((u) =>
+            h(doc, 'li', { 'data-review-id': u.review, title: u.detail || undefined },
+              `${u.reviewer.display}: not counted: ${UNCOUNTED_REASON[u.reason] ?? u.reason}`,
+              u.detail ? h(doc, 'span', { class: 'muted' }, ` (${u.detail})`) : null,
+            ),
+          ),
+        )
+      : null,
     ...rule.empty_groups.map((g) => h(doc, 'p', { class: 'warning' }, `Group ${g} has no members and can never approve.`)),
   );
 }

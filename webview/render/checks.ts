@@ -3,9 +3,9 @@ import type { ChangeRequest, MergeCheck } from '../../server/contract/change-con
 import { mergeBlockedReason } from '../../extension/core/merge-reason';
 import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL } from '../../extension/core/labels';
 import { isSafeLink } from '../markdown';
-import { formatTime, h } from './dom';
+import { h, timeEl } from './dom';
 
-export function renderChecks(doc: Document, checks: readonly MergeCheck[]): HTMLElement {
+export function renderChecks(doc: Document, checks: readonly MergeCheck[], now: number): HTMLElement {
   const section = h(doc, 'section', { id: 'checks', 'aria-labelledby': 'checks-title' }, h(doc, 'h2', { id: 'checks-title' }, `Checks (${checks.length})`));
   if (checks.length === 0) {
     section.append(h(doc, 'p', { class: 'muted' }, 'No checks on this change request.'));
@@ -23,7 +23,7 @@ export function renderChecks(doc: Document, checks: readonly MergeCheck[]): HTML
           h(doc, 'div', { class: 'check-meta' },
             `${CHECK_STATUS_LABEL[c.status]} · ${c.required ? 'required' : 'advisory'}`,
             c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,
-            c.completed ? h(doc, 'span', { class: 'muted' }, ` · ${formatTime(c.completed)}`) : null,
+            c.completed ? h(doc, 'span', { class: 'muted' }, ' · ', timeEl(doc, c.completed, now)) : null,
           ),
           c.summary ? h(doc, 'p', { class: 'check-summary' }, c.summary) : null,
           isSafeLink(c.details_url) ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-link', 'data-url': c.details_url, 'aria-label': `Details of ${c.label || c.name}` }, 'Details') : null,

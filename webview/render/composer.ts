@@ -1,6 +1,8 @@
 // A Markdown text box with Send and Cancel, bound to a composer key of the state.
 import { isPending, REVIEW_KEY, type ViewState } from '../state';
-import { h } from './dom';
+import { domId, h } from './dom';
+
+export { domId };
 
 export interface ComposerOptions {
   label: string;
@@ -9,10 +11,7 @@ export interface ComposerOptions {
   /** The review form has no Cancel (it is always shown). */
   cancellable?: boolean;
   disabled?: boolean;
-}
-
-export function domId(key: string): string {
-  return key.replace(/[^A-Za-z0-9_-]/g, '-');
+  rows?: number;
 }
 
 export function renderComposer(doc: Document, state: ViewState, key: string, opts: ComposerOptions): HTMLElement {
@@ -24,7 +23,7 @@ export function renderComposer(doc: Document, state: ViewState, key: string, opt
   const textarea = h(doc, 'textarea', {
     id,
     'data-draft': key,
-    rows: key === REVIEW_KEY ? 5 : 3,
+    rows: opts.rows ?? (key === REVIEW_KEY ? 4 : 3),
     placeholder: opts.placeholder ?? 'Markdown',
     'aria-describedby': error ? `${hintId} ${errorId}` : hintId,
     'aria-invalid': error ? 'true' : undefined,

@@ -1,5 +1,6 @@
 // A small element builder for the renderers (no framework; the document is passed in so that
 // the renderers run under jsdom in tests).
+import { exactTime, relativeTime } from '../time';
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 
@@ -18,8 +19,16 @@ export function h<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, 
 
 /** A readable date-time for the user's locale (the ISO text when it does not parse). */
 export function formatTime(iso: string | null): string {
-  if (!iso) return '';
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  return new Date(t).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return iso ? exactTime(iso) : '';
+}
+
+/** A `<time>` showing how long ago (kept current by the view), with the exact time on hover. */
+export function timeEl(doc: Document, iso: string | null, now: number): HTMLElement | null {
+  if (!iso) return null;
+  return h(doc, 'time', { datetime: iso, title: exactTime(iso), 'data-rel': '' }, relativeTime(iso, now));
+}
+
+/** An id usable in the DOM for any key (distinct keys give distinct ids). */
+export function domId(key: string): string {
+  return key.replace(/[^A-Za-z0-9_-]/g, (c) => (c === ':' ? '-' : `_${c.charCodeAt(0).toString(16)}_`));
 }

@@ -3,7 +3,7 @@ import type { CallerAction } from '../../server/contract/change-control';
 import { PRIORITY_LABEL, STATUS_LABEL } from '../../extension/core/labels';
 import { PANEL_ACTIONS, type ChangeRequestSnapshot, type PanelAction } from '../protocol';
 import { actionKey, isPending, type ViewState } from '../state';
-import { formatTime, h } from './dom';
+import { formatTime, h, timeEl } from './dom';
 
 export const PANEL_ACTION_LABEL = {
   submit: 'Submit for Review',
@@ -25,10 +25,10 @@ const CALLER_ACTION_OF = {
 
 function fact(doc: Document, term: string, value: Node | string | null): Node[] {
   if (value === null || value === '') return [];
-  return [h(doc, 'dt', {}, term), h(doc, 'dd', {}, value)];
+  return [h(doc, 'div', { class: 'fact' }, h(doc, 'dt', {}, term), h(doc, 'dd', {}, value))];
 }
 
-export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: ViewState): HTMLElement {
+export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: ViewState, now: number): HTMLElement {
   const cr = snap.changeRequest;
   const window = cr.scheduled_start || cr.scheduled_end ? `${formatTime(cr.scheduled_start) || '…'} – ${formatTime(cr.scheduled_end) || '…'}` : null;
   const branch = cr.branch_deleted ? `${cr.branch_name} (deleted)` : cr.branch_name;
@@ -60,7 +60,7 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
     ...PANEL_ACTIONS.flatMap((a) => (state.errors[actionKey(a)] ? [state.errors[actionKey(a)]] : [])),
   ];
 
-  return h(doc, 'header', { class: 'cr-header' },
+  return h(doc, 'header', { class: 'cr-header', id: 'cr-header' },
     h(doc, 'h1', { id: 'cr-title' }, cr.title || cr.branch_name),
     h(doc, 'dl', { class: 'facts' },
       fact(doc, 'Reference', cr.ref || null),
@@ -69,9 +69,8 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
       fact(doc, 'Branch', h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch)),
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
       fact(doc, 'Change window', window),
-      fact(doc, 'Updated', formatTime(cr.last_updated)),
+      fact(doc, 'Updated', timeEl(doc, cr.last_updated, now)),
     ),
-    cr.description ? h(doc, 'p', { class: 'description' }, cr.description) : null,
     h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },
       buttons,
       h(doc, 'button', { type: 'button', id: 'action-refresh', class: 'secondary', 'data-act': 'refresh', 'aria-busy': state.refreshing ? 'true' : undefined }, state.refreshing ? 'Refreshing…' : 'Refresh'),

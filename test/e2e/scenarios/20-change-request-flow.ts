@@ -123,20 +123,22 @@ export const scenarios: Scenario[] = [
         await expectText(web.locator('.cr-header .facts'), 'CHG-1042');
       });
       await vscode.step('sw1: rack R1 → R2 while main moved it to R3, marked as a conflict', async () => {
-        const rack = web.locator(`#change-${sw1} tr[data-attr="rack"]`);
-        await expectText(rack.locator('td.original'), 'R1');
-        await expectText(rack.locator('td.modified'), 'R2');
-        await expectText(rack.locator('td.current'), 'R3');
-        await expectText(rack.locator('th'), 'conflict');
+        const rack = web.locator(`#change-${sw1} [data-attr="rack"]`);
+        await expectText(rack.locator('.line.removed'), 'R1');
+        await expectText(rack.locator('.line.added'), 'R2');
+        await expectText(rack.locator('.line.added .ch'), '2');
+        await expectText(rack.locator('.current'), 'Main now: R3');
+        await expectText(rack.locator('.attr-head'), 'conflict');
         if (!(await rack.getAttribute('class'))?.includes('conflict')) throw new Error('the rack row is not marked as a conflict');
         await expectText(web.locator(`#change-${sw1} .warning`), 'Conflicts with main: rack');
-        const status = web.locator(`#change-${sw1} tr[data-attr="status"]`);
-        await expectText(status.locator('td.original'), 'active');
-        await expectText(status.locator('td.modified'), 'planned');
+        const status = web.locator(`#change-${sw1} [data-attr="status"]`);
+        await expectText(status.locator('.line.removed'), 'active');
+        await expectText(status.locator('.line.added'), 'planned');
       });
       await vscode.step('sw2: created', async () => {
         await expectText(web.locator(`#change-${sw2} h3`), 'Created sw2');
-        await expectText(web.locator(`#change-${sw2} tr[data-attr="rack"] td.modified`), 'R2');
+        await expectText(web.locator(`#change-${sw2} [data-attr="rack"] .line.added`), 'R2');
+        if (await web.locator(`#change-${sw2} .line.removed`).count()) throw new Error('a created object shows removed lines');
       });
       await vscode.step('approval panel', async () => {
         const rule = web.locator('#approval .rule');
@@ -157,6 +159,86 @@ export const scenarios: Scenario[] = [
         assertEqual(check, { label: CHECK_NAME, description: 'Pending · required', level: 1, expanded: null }, 'Checks view');
       });
       await screenshot('webview');
+    },
+  },
+  {
+    name: 'review page: at 400 px wide the merge gate and the decision show without scrolling, before the changes in keyboard order',
+    async run({ vscode, screenshot }) {
+      const web = await openPanel(vscode);
+      const { sw1 } = w().changes;
+      const page = vscode.page;
+      const before = page.viewportSize();
+      await vscode.runCommand('View: Toggle Primary Side Bar Visibility');
+      try {
+        await vscode.step('narrow the editor to about 400 px', async () => {
+          let width = 460;
+          for (let i = 0; i < 3; i++) {
+            await page.setViewportSize({ width, height: before?.height ?? 900 });
+            await page.waitForTimeout(500);
+            const inner = await web.locator('body').evaluate(() => window.innerWidth);
+            if (Math.abs(inner - 400) <= 8) return;
+            width += 400 - inner;
+          }
+          throw new Error(`the panel is ${await web.locator('body').evaluate(() => window.innerWidth)} px wide`);
+        });
+        await vscode.step('the gate and the decision are on screen, the changes below them', async () => {
+          await expectText(web.locator('#merge-reason'), `Required check "${CHECK_NAME}" is pending.`);
+          // (No named helper inside: the page has no __name, which tsx adds to named functions.)
+          const box = await web.locator('body').evaluate(() => ({
+            height: window.innerHeight,
+            scrollY: window.scrollY,
+            send: document.querySelector('#send-review')!.getBoundingClientRect().bottom,
+            radios: document.querySelector('#decision-approve')!.getBoundingClientRect().top,
+            gate: document.querySelector('#merge-reason')!.getBoundingClientRect().bottom,
+            changes: document.querySelector('#changes')!.getBoundingClientRect().top,
+          }));
+          if (box.scrollY !== 0) throw new Error(`the page is scrolled: ${box.scrollY}`);
+          if (!(box.send <= box.height && box.gate <= box.height)) throw new Error(`not visible without scrolling: ${JSON.stringify(box)}`);
+          if (!(box.gate < box.radios && box.send < box.changes)) throw new Error(`order on screen: ${JSON.stringify(box)}`);
+          const checked = await web.locator('input[name=decision]:checked').count();
+          assertEqual(checked, 0, 'decisions preselected');
+        });
+        await screenshot('overview-400px');
+        await vscode.step('Tab reaches the decision before the changes', async () => {
+          await web.locator('#cr-title').click();
+          const order: string[] = [];
+          for (let i = 0; i < 30 && !order.includes(`toggle-${sw1}`); i++) {
+            await page.keyboard.press('Tab');
+            order.push(await web.locator('body').evaluate(() => document.activeElement?.id || document.activeElement?.textContent?.trim() || ''));
+          }
+          const at = (id: string) => order.indexOf(id);
+          if (!(at('action-refresh') >= 0 && at('action-refresh') < at('decision-approve') && at('decision-approve') < at('send-review') && at('send-review') < at('changes-filter') && at('changes-filter') < at(`toggle-${sw1}`))) {
+            throw new Error(`focus order: ${order.join(' > ')}`);
+          }
+        });
+      } finally {
+        if (before) await page.setViewportSize(before);
+        if (!(await page.locator('.part.sidebar').isVisible())) await vscode.runCommand('View: Toggle Primary Side Bar Visibility').catch(() => {});
+      }
+    },
+  },
+  {
+    name: 'review page: Open in Diff Editor hands the change to the editor\'s diff command',
+    async run({ vscode }) {
+      const web = await openPanel(vscode);
+      const { sw1 } = w().changes;
+      await vscode.clearNotifications();
+      await web.locator(`#change-${sw1} [data-act=open-diff]`).click();
+      // The panel runs changeControl.openChangeDiff(request, change): a diff editor of sw1 opens,
+      // or, where the command is missing, the panel says so (never silence).
+      await vscode.step('a diff editor of sw1, or the reason it could not open', async () => {
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+          if (await vscode.tab(/sw1/).isVisible().catch(() => false)) return;
+          const toast = vscode.page.locator('.notifications-toasts .notification-list-item', { hasText: 'Opening the change in the diff editor failed' });
+          if (await toast.isVisible().catch(() => false)) {
+            await expectText(toast, 'changeControl.openChangeDiff');
+            return;
+          }
+          await vscode.page.waitForTimeout(250);
+        }
+        throw new Error('neither a diff editor nor a failure message');
+      });
     },
   },
   {
@@ -193,6 +275,26 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'review page: a comment made elsewhere appears on refresh, and the review being typed stays',
+    async run({ vscode, screenshot }) {
+      const web = await openPanel(vscode);
+      const { sw2 } = w().changes;
+      const draft = 'Half-written: the rack move looks right, but';
+      await web.locator('#ta-review').fill(draft);
+      const text = 'Author here: sw2 goes in at the same time.';
+      const posted = await w().svc.as(w().author.token).post(API.comments, { change_request: w().changeRequest.id, change_diff: sw2, text });
+      if (posted.status !== 201) throw new Error(`POST comment: ${posted.status} ${JSON.stringify(posted.body)}`);
+      await web.locator('#action-refresh').click();
+      await vscode.step('the new comment shows at sw2, the draft is still there', async () => {
+        await expectText(web.locator(`#change-${sw2} .thread .comment.root`), text);
+        assertEqual(await web.locator('#ta-review').inputValue(), draft, 'the review draft');
+        await expectText(web.locator('#timeline'), 'alice commented on');
+      });
+      await web.locator('#ta-review').fill('');
+      await screenshot('refreshed');
+    },
+  },
+  {
     name: 'review: an approval from the webview moves the request to approved',
     async run({ vscode, screenshot }) {
       const web = await openPanel(vscode);
@@ -210,7 +312,7 @@ export const scenarios: Scenario[] = [
         await expectText(web.locator('#approval .rule'), 'Approved by: bob');
         await expectText(web.locator('#approval-state'), 'The policies are satisfied.');
         await expectText(web.locator('#merge-reason'), `Required check "${CHECK_NAME}" is pending.`);
-        await expectText(web.locator('#reviews .review'), 'bob approved');
+        await expectText(web.locator('#timeline .event-review'), 'bob approved');
         await web.locator('#cr-title').scrollIntoViewIfNeeded();
       });
       await vscode.step('the tree: no longer waiting for my review; blocked, approved', async () => {

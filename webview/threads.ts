@@ -1,0 +1,75 @@
+// Comment threads: grouped under their change, and placed at the attribute they are anchored to.
+import type { ChangeComment } from '../server/contract/change-control';
+
+/** A root comment with its replies (threads are one level deep). */
+export interface Thread {
+  root: ChangeComment;
+  replies: ChangeComment[];
+}
+
+/** Threads per change (null: comments anchored to no change), oldest first; a reply to a reply joins its root's thread. */
+export function threadsByChange(comments: readonly ChangeComment[]): Map<number | null, Thread[]> {
+  const byId = new Map(comments.map((c) => [c.id, c]));
+  const threads = new Map<number, Thread>();
+  const ordered = [...comments].sort((a, b) => a.created.localeCompare(b.created) || a.id - b.id);
+  for (const c of ordered) {
+    if (c.parent === null || !byId.has(c.parent)) threads.set(c.id, { root: c, replies: [] });
+  }
+  for (const c of ordered) {
+    if (c.parent === null || !byId.has(c.parent)) continue;
+    let root = byId.get(c.parent)!;
+    while (root.parent !== null && byId.has(root.parent)) root = byId.get(root.parent)!;
+    threads.get(root.id)?.replies.push(c);
+  }
+  const out = new Map<number | null, Thread[]>();
+  for (const t of threads.values()) {
+    const list = out.get(t.root.change_diff) ?? [];
+    list.push(t);
+    out.set(t.root.change_diff, list);
+  }
+  return out;
+}
+
+/** The top-level attribute of a dot path: `custom_fields.owner` → `custom_fields`, `interfaces.0.name` → `interfaces`. */
+export function topAttribute(path: string): string {
+  const dot = path.indexOf('.');
+  return dot < 0 ? path : path.slice(0, dot);
+}
+
+export interface Placement {
+  /** Threads shown under an attribute row, by the row's name. */
+  byAttribute: Map<string, Thread[]>;
+  /** Threads shown at the object: those naming no attribute, and those whose attribute's row is not shown. */
+  object: Thread[];
+}
+
+/**
+ * Where a change's threads show: under the row of the attribute they name when that row is
+ * shown; otherwise at the object (a thread whose attribute no longer differs is kept there,
+ * marked outdated by its renderer, never dropped).
+ */
+export function placeThreads(threads: readonly Thread[], shownRows: readonly string[]): Placement {
+  const shown = new Set(shownRows);
+  const byAttribute = new Map<string, Thread[]>();
+  const object: Thread[] = [];
+  for (const t of threads) {
+    const attribute = t.root.attribute;
+    const row = attribute ? topAttribute(attribute) : null;
+    if (row !== null && shown.has(row)) {
+      const list = byAttribute.get(row) ?? [];
+      list.push(t);
+      byAttribute.set(row, list);
+    } else object.push(t);
+  }
+  return { byAttribute, object };
+}
+
+/** Every comment of the threads, in the order shown (for telling whether a change's threads changed). */
+export function threadComments(threads: readonly Thread[]): ChangeComment[] {
+  return threads.flatMap((t) => [t.root, ...t.replies]);
+}
+
+/** Open (unresolved) threads. */
+export function openThreadCount(threads: readonly Thread[]): number {
+  return threads.reduce((n, t) => n + (t.root.resolved ? 0 : 1), 0);
+}
