@@ -11,7 +11,8 @@ import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core
 import { migrate, type HostDb } from './db/database';
 import { hostMigrations } from './db/migrations/host';
 import { errorMiddleware } from './http/error-middleware';
-import { Reply, type QueryParams, type RouteDef } from './http/routes';
+import { Reply, type RouteDef } from './http/routes';
+import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './http/body-guard';
 import { validate } from './http/validation';
 import { registerHostCore } from './host-core';
 import { defaultPlugins } from './plugins';
@@ -51,12 +52,6 @@ export function checkPlugins(plugins: HostPlugin[]): void {
       }
     }
   }
-}
-
-function queryParams(url: URL): QueryParams {
-  const out: QueryParams = {};
-  for (const [k, v] of url.searchParams) (out[k] ??= []).push(v);
-  return out;
 }
 
 function hasBody(req: Request): boolean {
@@ -105,11 +100,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     next();
   });
-  app.use(express.json({ limit: '1mb', type: 'application/json' }));
+  app.use(express.json({ limit: '1mb', type: 'application/json', verify: requireUtf8 }));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.body !== undefined) checkJsonBody(req.body);
+    next();
+  });
 
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
     app[method](route.path, async (req: Request, res: Response) => {
       let user: AuthUser | null = null;
       try {
@@ -127,9 +127,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }
       const branch = await resolveBranch(host, req.headers['x-netbox-branch']);
       const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const query = parseQueryString(url.search);
+      requireSingle(query, singleParams);
       const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
       const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
-      const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url };
+      const input = { params: req.params as Record<string, string>, query, body, url };
       const result = writes ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
       if (result instanceof Reply) {
         if (result.body === undefined) res.status(result.status).end();

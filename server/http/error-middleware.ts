@@ -27,6 +27,9 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       case 'entity.parse.failed':
         res.status(400).json({ detail: `JSON parse error - ${bp.message}` });
         return;
+      case 'entity.encoding.invalid':
+        res.status(400).json({ detail: bp.message });
+        return;
       case 'entity.too.large':
         res.status(413).json({ detail: 'Request body is larger than 1 MiB.' });
         return;
