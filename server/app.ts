@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Migration } from 'kysely';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
-import { createCtx, inTransaction, type AuthUser, type BranchRef } from './core/context';
-import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType, ValidationError } from './core/errors';
+import { createCtx, inTransaction, type AuthUser } from './core/context';
+import { resolveBranchHeader } from './branching/access';
+import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType } from './core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
 import { consoleLogger, type Logger } from './core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
@@ -125,12 +126,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
         }
         if (writes && !user.writeEnabled) throw new PermissionDenied('This token does not permit write operations.');
       }
-      const branch = await resolveBranch(host, req.headers['x-netbox-branch']);
       const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const requestId = res.locals.requestId as string;
+      const baseUrl = `${url.protocol}//${url.host}`;
+      const branch = await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), req.headers['x-netbox-branch']);
       const query = parseQueryString(url.search);
       requireSingle(query, singleParams);
       const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
-      const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
+      const ctx = createCtx({ host, user, requestId, baseUrl, branch });
       const input = { params: req.params as Record<string, string>, query, body, url };
       const result = writes ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
       if (result instanceof Reply) {
@@ -153,12 +156,4 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.use(errorMiddleware(log));
 
   return { app, host };
-}
-
-async function resolveBranch(host: Host, header: string | string[] | undefined): Promise<BranchRef | null> {
-  const schemaId = Array.isArray(header) ? header[0] : header;
-  if (!schemaId) return null;
-  const row = await host.db.selectFrom('branches').select(['id', 'schema_id', 'name']).where('schema_id', '=', schemaId).executeTakeFirst();
-  if (!row) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${schemaId}".`);
-  return { id: row.id, schemaId: row.schema_id, name: row.name };
 }

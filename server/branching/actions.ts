@@ -3,7 +3,8 @@ import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
 import { getViewable, parseId, requireObjectPermission } from '../http/resource';
 import type { ActionOptions, BranchActionResult } from './action-result';
-import { branchResource, BRANCHES_PATH, BRANCH_TYPE } from './branches';
+import { requireBranchWrite } from './access';
+import { branchResource, findBranch, BRANCHES_PATH, BRANCH_TYPE } from './branches';
 import { mergeBranch } from './merge';
 import { revertBranch } from './revert';
 import { syncBranch } from './sync';
@@ -34,6 +35,7 @@ export function registerBranchActions(host: Host): void {
       handler: async ({ ctx, params, body }) => {
         const branch = await getViewable(ctx, branchResource, parseId(params.id));
         await requireObjectPermission(ctx, BRANCH_TYPE, action.name, branch);
+        await requireBranchWrite(ctx, (await findBranch(ctx, branch.id))!);
         return action.run(ctx, branch.id, { commit: (body as { commit?: boolean }).commit ?? false });
       },
     });

@@ -54,7 +54,7 @@ describe('branching: the changes endpoint', () => {
 
   it('needs the object permissions to write in a branch', async () => {
     const a = await createBranch(svc, 'a');
-    const viewer = await createUser(svc, 'viewer', [{ object_types: ['dcim.device'], actions: ['view'] }]);
+    const viewer = await createUser(svc, 'viewer', [{ object_types: ['dcim.device', 'branching.branch'], actions: ['view'] }]);
     assert.equal((await viewer.client.inBranch(a.schema_id).post('/api/dcim/devices/', { name: 'd' })).status, 403);
     assert.equal((await viewer.client.inBranch(a.schema_id).get('/api/dcim/devices/')).status, 200);
   });
