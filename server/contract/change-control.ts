@@ -372,6 +372,8 @@ export const pluginSettings = z.object({
   notify_reviewers: z.boolean(),
   enable_auto_merge: z.boolean(),
   auto_merge_interval: z.number().int(),
+  /** Whether a user who changed objects on a branch may approve its change request (default false). */
+  contributors_can_approve: z.boolean().default(false),
 });
 export type PluginSettings = z.infer<typeof pluginSettings>;
 
