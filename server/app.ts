@@ -5,7 +5,7 @@ import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import { createCtx, inTransaction, type AuthUser } from './core/context';
 import { resolveBranchHeader } from './branching/access';
-import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType } from './core/errors';
+import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
 import { consoleLogger, type Logger } from './core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
@@ -113,10 +113,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
     const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
     app[method](route.path, async (req: Request, res: Response) => {
       let user: AuthUser | null = null;
-      try {
-        user = await host.auth.authenticate(req.headers.authorization);
-      } catch (err) {
-        if (!('public' in route.access)) throw err;
+      const address = req.socket.remoteAddress ?? 'unknown';
+      if (req.headers.authorization !== undefined) {
+        // An address that sent too many bad tokens is refused until its window passes.
+        const wait = host.credentialThrottle.retryAfter('token', address);
+        if (wait > 0) throw new TooManyRequests(wait);
+        try {
+          user = await host.auth.authenticate(req.headers.authorization);
+        } catch (err) {
+          if (err instanceof AuthenticationFailed) host.credentialThrottle.fail('token', address);
+          if (!('public' in route.access)) throw err;
+        }
       }
       if (!('public' in route.access)) {
         if (!user) throw new AuthenticationFailed('Authentication credentials were not provided.');
@@ -134,8 +141,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
       requireSingle(query, singleParams);
       const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
       const ctx = createCtx({ host, user, requestId, baseUrl, branch });
-      const input = { params: req.params as Record<string, string>, query, body, url };
-      const result = writes ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
+      const input = { params: req.params as Record<string, string>, query, body, url, address };
+      const result = writes && route.transaction !== false ? await inTransaction(ctx, (tx) => route.handler({ ...input, ctx: tx })) : await route.handler({ ...input, ctx });
       if (result instanceof Reply) {
         if (result.body === undefined) res.status(result.status).end();
         else res.status(result.status).json(result.body);

@@ -22,6 +22,8 @@ export interface RouteInput {
   body: unknown;
   /** The full request URL (for list links). */
   url: URL;
+  /** The client's network address (credential throttling). */
+  address: string;
 }
 
 /** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */
@@ -54,6 +56,11 @@ export interface RouteDef {
   status?: number;
   /** Writes need a write-enabled token; GET routes never write. Defaults to method !== GET. */
   writes?: boolean;
+  /**
+   * False: the handler opens its own transaction (`inTransaction`) around its writes, because
+   * it awaits work that must not hold the database meanwhile (password hashing). Default true.
+   */
+  transaction?: boolean;
   handler(input: RouteInput): Promise<unknown>;
 }
 
