@@ -1,8 +1,30 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+
+/**
+ * Password hashes computed at once: all but one core, at least one. Hashing runs on libuv's
+ * thread pool (never on the event loop), and a storm of sign-in attempts queues here instead
+ * of taking every core from request handling.
+ */
+const HASHING_SLOTS = Math.max(1, availableParallelism() - 1);
+let hashing = 0;
+const waiting: Array<() => void> = [];
+
+async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (hashing >= HASHING_SLOTS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else hashing++;
+  try {
+    return await work();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
 
 /** scrypt on libuv's thread pool: hashing a password never blocks the event loop. */
 function scryptAsync(password: string, salt: Buffer, length: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, length, (err, key) => (err ? reject(err) : resolve(key))));
+  return withHashingSlot(() => new Promise((resolve, reject) => scrypt(password, salt, length, (err, key) => (err ? reject(err) : resolve(key)))));
 }
 
 /** A new API token key: 40 hexadecimal characters. */
