@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectBase, objectTypeName, text, userRef } from './common';
+import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
 
 // ---- Closed vocabularies ---------------------------------------------------------------
 
@@ -298,7 +298,7 @@ export type MergeCheck = z.infer<typeof mergeCheck>;
 export const mergeCheckReport = z.looseObject({
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
-  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+  details_url: z.union([z.literal(''), httpUrl(2000)]).optional(),
 });
 
 /** Declares a reported check on one change request by hand (it is advisory unless a policy or the configuration declares it). */
@@ -308,7 +308,7 @@ export const mergeCheckCreate = z.looseObject({
   label: z.string().trim().max(200).optional(),
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
-  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+  details_url: z.union([z.literal(''), httpUrl(2000)]).optional(),
 });
 
 // ---- The approval panel as data -----------------------------------------------------------
