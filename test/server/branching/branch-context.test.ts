@@ -204,6 +204,24 @@ describe('branching: who may write in a branch, and who learns that it exists', 
     assert.equal((await trusted.client.post(`/api/plugins/branching/branches/${branch.id}/revert/`, { commit: true })).status, 200);
   });
 
+  it("lists in an action's summary only the changed objects the caller may see (the action itself covers them all)", async () => {
+    const branch = await createBranch(svc, 'mixed');
+    const inBranch = svc.admin.inBranch(branch.schema_id);
+    await inBranch.post(DEVICES, { name: 'lab-dev', role: 'lab' });
+    await inBranch.post(DEVICES, { name: 'core-dev', role: 'core' });
+    const labOnly = await createUser(svc, 'lab-merger', [
+      SEE_BRANCHES,
+      { object_types: ['branching.branch'], actions: ['merge', 'change'] },
+      { object_types: ['dcim.device'], actions: ['view'], constraints: { role: 'lab' } },
+    ]);
+    const dry = await labOnly.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: false });
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual(dry.body.changes.map((c: { object_repr: string }) => c.object_repr), ['lab-dev']);
+    const merged = await labOnly.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: true });
+    assert.deepEqual(merged.body.changes.map((c: { object_repr: string }) => c.object_repr), ['lab-dev']);
+    assert.deepEqual((await svc.admin.get(DEVICES)).body.results.map((d: { name: string }) => d.name).sort(), ['core-dev', 'lab-dev']);
+  });
+
   it('answers a branch the caller cannot view exactly as one that does not exist, with or without a token', async () => {
     const branch = await createBranch(svc, 'secret');
     await svc.admin.inBranch(branch.schema_id).post(DEVICES, { name: 'hidden' });
