@@ -338,8 +338,8 @@ describe('conventions: a fuzz run generated from the OpenAPI document', () => {
   });
   after(async () => svc?.close());
 
-  /** Objects of every kind, written before the run. */
-  async function seedObjects(): Promise<void> {
+  /** Objects of every kind, written before the run; returns the token of a user whose permissions carry constraints. */
+  async function seedObjects(): Promise<string> {
     const a = svc.admin;
     const must = async (res: Promise<ApiResponse>, status = 201): Promise<any> => {
       const r = await res;
@@ -366,12 +366,27 @@ describe('conventions: a fuzz run generated from the OpenAPI document', () => {
     const webhook = await must(a.post('/api/extras/webhooks/', { name: 'fz-hook', payload_url: 'http://127.0.0.1:9/hook' }));
     await must(a.post('/api/extras/event-rules/', { name: 'fz-rule', object_types: ['dcim.device'], event_types: ['object_updated'], action_type: 'webhook', action_object_id: webhook.id }));
     await must(a.post(`/api/plugins/change-control/change-requests/${cr.id}/abandon/`), 200);
+    // A user whose every grant carries constraints, so that filtering by permission runs too.
+    const limited = await must(a.post('/api/users/users/', { username: 'fz-limited' }));
+    const catalogue = (await must(a.get('/api/core/object-types/?limit=1000'), 200)).results.map((t: { app_label: string; model: string }) => `${t.app_label}.${t.model}`);
+    for (const [types, actions, constraints] of [
+      [catalogue.filter((t: string) => /^(dcim|ipam|circuits|tenancy)\./.test(t)), ['view', 'add', 'change'], [{ status: 'active' }, { constructor: 'x' }]],
+      [['branching.branch'], ['view', 'add'], { name__in: ['fz-branch', 'fuzz'] }],
+      [['branching.changediff', 'core.objectchange'], ['view'], { action__in: ['create', 'update'] }],
+      [catalogue.filter((t: string) => t.startsWith('change_control.')), ['view', 'add'], { id__in: [1, 2, 3] }],
+    ] as const) {
+      await must(a.post('/api/users/permissions/', { name: `fz-limited-${types[0]}`, object_types: types, actions, constraints, users: [limited.id] }));
+    }
+    const key = (await must(a.post('/api/users/tokens/', { user: limited.id }))).key as string;
+    // Used once now: its last_used is set before the objects are read (the clock stands still).
+    await must(svc.as(key).get('/api/users/me/'), 200);
+    return key;
   }
 
   it('answers no request with a 5xx; afterwards the database is intact and every object written before reads back unchanged', async function () {
     this.timeout(300_000);
     console.log(`      fuzz seed: ${seed} (replay with FUZZ_SEED=${seed})`);
-    await seedObjects();
+    const limitedToken = await seedObjects();
     const doc = (await svc.admin.get('/api/schema/')).body;
     const ops = operations(doc);
     assert.ok(ops.length > 50, 'the document lists the routes');
@@ -400,7 +415,7 @@ describe('conventions: a fuzz run generated from the OpenAPI document', () => {
     for (let i = 0; i < REQUESTS; i++) {
       const op = rng.pick(ops);
       const req = generateRequest(op, gen, rng, { protectedIds, createdIds, branches, protectedBranches });
-      const headers: Record<string, string> = { Authorization: `Token ${ADMIN_TOKEN}`, ...req.headers };
+      const headers: Record<string, string> = { Authorization: `Token ${rng.chance(0.2) ? limitedToken : ADMIN_TOKEN}`, ...req.headers };
       if (rng.chance(0.03)) delete headers.Authorization;
       const abort = new AbortController();
       let status: number;
