@@ -45,8 +45,11 @@ export class ChangeVisibility {
     const access = await branchAccess(ctx);
     let branches: 'all' | Set<number> = 'all';
     if (!access.seesAll) {
-      const rows: BranchRow[] = await ctx.db.selectFrom('branches').selectAll().execute();
-      branches = new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
+      // Reused between writes (any write, a permission's or a branch's included, drops it).
+      branches = await ctx.host.readMemo.get(ctx, `visible-branches|${user.id}|${user.groupIds.join(',')}|${ctx.baseUrl}`, async () => {
+        const rows: BranchRow[] = await ctx.db.selectFrom('branches').selectAll().execute();
+        return new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
+      });
     }
     return new ChangeVisibility(ctx, branches, grants);
   }
