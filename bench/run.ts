@@ -5,6 +5,7 @@
 import autocannon from 'autocannon';
 import { request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, CC } from './api';
@@ -43,6 +44,39 @@ function record(scenario: string, r: autocannon.Result, target: string, met: boo
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
+}
+
+/**
+ * A storm of token provisioning attempts (wrong passwords, as a guesser sends them), `perSecond`
+ * a second, each from its own loopback address so the throttle lets every one reach the
+ * password check. Returns a function that stops it and reports how it was answered.
+ */
+function provisionStorm(base: string, perSecond: number): () => Promise<Record<number, number>> {
+  const statuses: Record<number, number> = {};
+  const pending = new Set<Promise<void>>();
+  let n = 0;
+  const send = (): void => {
+    const i = n++;
+    const address = `127.0.${10 + Math.floor(i / 250)}.${1 + (i % 250)}`;
+    const body = JSON.stringify({ username: `guess-${i}`, password: `guess-${i}` });
+    const done = new Promise<void>((resolve) => {
+      const req = httpRequest(`${base}/api/users/tokens/provision/`, { method: 'POST', localAddress: address, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
+        statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+        res.resume();
+        res.on('end', () => resolve());
+      });
+      req.on('error', () => resolve());
+      req.end(body);
+    });
+    pending.add(done);
+    void done.then(() => pending.delete(done));
+  };
+  const timer = setInterval(send, 1000 / perSecond);
+  return async () => {
+    clearInterval(timer);
+    await Promise.all(pending);
+    return statuses;
+  };
 }
 
 async function timeSubmits(api: Api, crId: number, times: number): Promise<number[]> {
@@ -147,6 +181,17 @@ async function main(): Promise<void> {
     await warm(detailUrl);
     const detail = await load(detailUrl, {});
     record('1. change-request detail, live evaluation', detail, '>= 1500 req/s, p99 < 20 ms', detail.requests.average >= 1500 && detail.latency.p99 < 20);
+
+    // 7. A plain read while passwords are being guessed: hashing must not stall the event loop.
+    const readUrl = `${svc.url}/api/users/me/`;
+    await warm(readUrl, { connections: 1 });
+    const quiet = await load(readUrl, { connections: 1 });
+    record('7a. plain read (GET users/me/), one connection, no other load', quiet, '-', null);
+    const stop = provisionStorm(svc.url, 20);
+    const stormy = await load(readUrl, { connections: 1 });
+    const storm = await stop();
+    record('7b. the same read during 20 provisioning attempts/s', stormy, 'p50 < 3 ms', stormy.latency.p50 < 3);
+    log(`  provisioning attempts answered: ${JSON.stringify(storm)}`);
 
     let turn = 0;
     const flip = new Map<number, boolean>();

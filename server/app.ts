@@ -3,8 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Migration } from 'kysely';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
-import { createCtx, inTransaction, type AuthUser, type BranchRef, type Ctx } from './core/context';
-import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, UnsupportedMediaType, ValidationError } from './core/errors';
+import { createCtx, inTransaction, type AuthUser, type Ctx } from './core/context';
+import { resolveBranchHeader } from './branching/access';
+import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
 import { consoleLogger, type Logger } from './core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
@@ -12,7 +13,8 @@ import { migrate, type HostDb } from './db/database';
 import { hostMigrations } from './db/migrations/host';
 import { errorMiddleware } from './http/error-middleware';
 import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './http/idempotency';
-import { Reply, StreamReply, type QueryParams, type RouteDef, type StreamSink } from './http/routes';
+import { Reply, StreamReply, type RouteDef, type StreamSink } from './http/routes';
+import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './http/body-guard';
 import { validate } from './http/validation';
 import { registerHostCore } from './host-core';
 import { defaultPlugins } from './plugins';
@@ -57,12 +59,6 @@ export function checkPlugins(plugins: HostPlugin[]): void {
       }
     }
   }
-}
-
-function queryParams(url: URL): QueryParams {
-  const out: QueryParams = {};
-  for (const [k, v] of url.searchParams) (out[k] ??= []).push(v);
-  return out;
 }
 
 function hasBody(req: Request): boolean {
@@ -180,7 +176,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     next();
   });
-  app.use(express.json({ limit: '1mb', type: 'application/json' }));
+  app.use(express.json({ limit: '1mb', type: 'application/json', verify: requireUtf8 }));
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (req.body !== undefined) checkJsonBody(req.body);
+    next();
+  });
 
   const streams = new OpenStreams();
   const idempotency = new IdempotencyKeys();
@@ -188,12 +188,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
     app[method](route.path, async (req: Request, res: Response) => {
       let user: AuthUser | null = null;
-      try {
-        user = await host.auth.authenticate(req.headers.authorization);
-      } catch (err) {
-        if (!('public' in route.access)) throw err;
+      const address = req.socket.remoteAddress ?? 'unknown';
+      if (req.headers.authorization !== undefined) {
+        // An address that sent too many bad tokens is refused until its window passes.
+        const wait = host.credentialThrottle.retryAfter('token', address);
+        if (wait > 0) throw new TooManyRequests(wait);
+        try {
+          user = await host.auth.authenticate(req.headers.authorization);
+        } catch (err) {
+          if (err instanceof AuthenticationFailed) host.credentialThrottle.fail('token', address);
+          if (!('public' in route.access)) throw err;
+        }
       }
       if (!('public' in route.access)) {
         if (!user) throw new AuthenticationFailed('Authentication credentials were not provided.');
@@ -204,13 +212,15 @@ export async function createApp(deps: AppDeps): Promise<App> {
         if (writes && !user.writeEnabled) throw new PermissionDenied('This token does not permit write operations.');
       }
       const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+      const requestId = res.locals.requestId as string;
+      const baseUrl = `${url.protocol}//${url.host}`;
       const branchHeader = req.headers['x-netbox-branch'];
       // A key is per caller: anonymous calls (and reads) never replay anything.
       const key = route.method !== 'GET' && user ? readIdempotencyKey(req.headers['idempotency-key']) : null;
       let claim: IdempotencyClaim | null = null;
       if (key && user) {
-        const branch = (Array.isArray(branchHeader) ? branchHeader[0] : branchHeader) ?? null;
-        claim = idempotency.claim(user.id, key, fingerprintOf({ method: req.method, pathAndQuery: url.pathname + url.search, branch, body: req.body }));
+        const branchName = (Array.isArray(branchHeader) ? branchHeader[0] : branchHeader) ?? null;
+        claim = idempotency.claim(user.id, key, fingerprintOf({ method: req.method, pathAndQuery: url.pathname + url.search, branch: branchName, body: req.body }));
       }
       try {
         if (claim) {
@@ -221,14 +231,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
             return;
           }
         }
-        const branch = await resolveBranch(host, branchHeader);
+        const branch = await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
+        const query = parseQueryString(url.search);
+        requireSingle(query, singleParams);
         const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
-        const ctx = createCtx({ host, user, requestId: res.locals.requestId as string, baseUrl: `${url.protocol}//${url.host}`, branch });
+        const ctx = createCtx({ host, user, requestId, baseUrl, branch });
         const header = (name: string): string | undefined => {
           const value = req.headers[name.toLowerCase()];
           return Array.isArray(value) ? value.join(', ') : value;
         };
-        const input = { params: req.params as Record<string, string>, query: queryParams(url), body, url, header };
+        const input = { params: req.params as Record<string, string>, query, body, url, address, header };
         const respond = async (tx: Ctx): Promise<Answer | StreamReply> => {
           const result = await route.handler({ ...input, ctx: tx });
           if (result instanceof StreamReply) return result;
@@ -237,7 +249,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
           if (claim && answer.status < 400) await idempotency.remember(tx.db, claim, answer, host.clock.now());
           return answer;
         };
-        const outcome = writes ? await inTransaction(ctx, respond) : await respond(ctx);
+        const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond) : await respond(ctx);
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else send(res, outcome);
       } finally {
@@ -257,12 +269,4 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.use(errorMiddleware(log));
 
   return { app, host, endStreams: () => streams.endAll() };
-}
-
-async function resolveBranch(host: Host, header: string | string[] | undefined): Promise<BranchRef | null> {
-  const schemaId = Array.isArray(header) ? header[0] : header;
-  if (!schemaId) return null;
-  const row = await host.db.selectFrom('branches').select(['id', 'schema_id', 'name']).where('schema_id', '=', schemaId).executeTakeFirst();
-  if (!row) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${schemaId}".`);
-  return { id: row.id, schemaId: row.schema_id, name: row.name };
 }

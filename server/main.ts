@@ -6,7 +6,7 @@ import { systemClock } from './core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './core/config';
 import { consoleLogger } from './core/logger';
 import { openDatabase, type OpenDatabase } from './db/database';
-import { bootstrapAdmin } from './users/bootstrap';
+import { adminTokenProblem, bootstrapAdmin } from './users/bootstrap';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
 
@@ -15,7 +15,7 @@ const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--
   --db      SQLite database file or :memory: (env CHANGE_CONTROL_DB, default ./data/change-control.sqlite3)
   --config  JSON configuration file (env CHANGE_CONTROL_CONFIG)
 
-  CHANGE_CONTROL_ADMIN_TOKEN  token the superuser "admin" holds (otherwise one is generated on first start)`;
+  CHANGE_CONTROL_ADMIN_TOKEN  token the superuser "admin" holds, at least 32 characters (otherwise one is generated on first start)`;
 
 class StartError extends Error {}
 
@@ -75,6 +75,9 @@ async function main(): Promise<void> {
   let configDir = process.cwd();
   try {
     options = readOptions(process.argv.slice(2));
+    const adminToken = process.env.CHANGE_CONTROL_ADMIN_TOKEN;
+    const tokenProblem = adminToken ? adminTokenProblem(adminToken) : null;
+    if (tokenProblem) throw new StartError(tokenProblem);
     if (options.config) {
       config = loadConfigFile(options.config);
       configDir = dirname(resolve(options.config));

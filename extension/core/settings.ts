@@ -18,6 +18,29 @@ export const SETTING_DEFAULTS = {
 
 export const MIN_POLL_SECONDS = 10;
 
+/**
+ * The settings that decide where the token goes: the service URL (the token is sent there) and
+ * the Node.js that runs the bundled service (it is started with the administrator token).
+ * Machine-scoped in package.json, and read here from user or machine (remote) settings only: a
+ * folder's `.vscode/settings.json` can never send the token elsewhere.
+ */
+export const MACHINE_SETTINGS: readonly string[] = [SETTING_KEYS.serverUrl, SETTING_KEYS.nodePath];
+
+/** What `WorkspaceConfiguration.inspect()` reports of a setting (the parts read here). */
+export interface SettingInspection {
+  defaultValue?: unknown;
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** A setting's value from `inspect()`: for a machine setting the user's (else the default), never a workspace's. */
+export function settingValue(key: string, inspection: SettingInspection | undefined): unknown {
+  if (!inspection) return undefined;
+  if (MACHINE_SETTINGS.includes(key)) return inspection.globalValue ?? inspection.defaultValue;
+  return inspection.workspaceFolderValue ?? inspection.workspaceValue ?? inspection.globalValue ?? inspection.defaultValue;
+}
+
 export type ConnectionTarget =
   | { mode: 'bundled' }
   | { mode: 'remote'; url: string }
@@ -68,7 +91,16 @@ export function parseSettings(get: (key: string) => unknown): Settings {
   return { connection, nodePath, notifications: { enabled, pollIntervalMs: seconds * 1000 }, problems };
 }
 
-/** Where the token of a connection is kept in SecretStorage. */
+/** Reads settings through `inspect` (`WorkspaceConfiguration.inspect` by full key), machine settings from the user's only. */
+export function parseSettingsFrom(inspect: (key: string) => SettingInspection | undefined): Settings {
+  return parseSettings((key) => settingValue(key, inspect(key)));
+}
+
+/**
+ * Where the token of a connection is kept in SecretStorage: one per service URL (scheme, host,
+ * port and path), so a token is only ever sent to the service it was signed in to; a new URL
+ * has none until the user signs in there.
+ */
 export function tokenSecretKey(target: ConnectionTarget): string | null {
   if (target.mode === 'bundled') return 'changeControl.token.bundled';
   if (target.mode === 'remote') return `changeControl.token.${target.url}`;

@@ -10,7 +10,7 @@ import { launchService, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
 import { hostOf, type ConnectionState } from '../core/connection-state';
 import type { CurrentUser } from '../../server/contract/host';
-import { BUNDLED_ADMIN_SECRET, parseSettings, SETTING_KEYS, tokenSecretKey, type ConnectionTarget, type Settings } from '../core/settings';
+import { BUNDLED_ADMIN_SECRET, parseSettingsFrom, SETTING_KEYS, tokenSecretKey, type ConnectionTarget, type Settings } from '../core/settings';
 import { DisposableBase } from './disposable';
 
 const SIGNED_OUT_OF_BUNDLED = 'changeControl.signedOutOfBundled';
@@ -55,7 +55,7 @@ export class Connection extends DisposableBase {
 
   settings(): Settings {
     const config = vscode.workspace.getConfiguration();
-    return parseSettings((key) => config.get(key));
+    return parseSettingsFrom((key) => config.inspect(key));
   }
 
   private makeClient(url: string, token: string | null): ApiClient {

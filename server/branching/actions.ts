@@ -3,7 +3,10 @@ import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
 import { getViewable, parseId, requireObjectPermission } from '../http/resource';
 import type { ActionOptions, BranchActionResult } from './action-result';
-import { branchResource, BRANCHES_PATH, BRANCH_TYPE } from './branches';
+import { branchChanges } from '../objects/branch-changes';
+import { requireBranchWrite } from './access';
+import { ChangeVisibility } from './visibility';
+import { branchResource, findBranch, BRANCHES_PATH, BRANCH_TYPE } from './branches';
 import { mergeBranch } from './merge';
 import { revertBranch } from './revert';
 import { syncBranch } from './sync';
@@ -34,7 +37,13 @@ export function registerBranchActions(host: Host): void {
       handler: async ({ ctx, params, body }) => {
         const branch = await getViewable(ctx, branchResource, parseId(params.id));
         await requireObjectPermission(ctx, BRANCH_TYPE, action.name, branch);
-        return action.run(ctx, branch.id, { commit: (body as { commit?: boolean }).commit ?? false });
+        await requireBranchWrite(ctx, (await findBranch(ctx, branch.id))!);
+        // The summary names each changed object: only those the caller may see (judged before
+        // the action moves them).
+        const visibility = await ChangeVisibility.load(ctx);
+        const visible = visibility.unrestricted ? null : new Set((await visibility.filter(await branchChanges(ctx, branch.id))).map((c) => c.id));
+        const result = await action.run(ctx, branch.id, { commit: (body as { commit?: boolean }).commit ?? false });
+        return visible ? { ...result, changes: result.changes.filter((c) => visible.has(c.id)) } : result;
       },
     });
   }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { changeDiff, CHANGE_ACTIONS, type ChangeDiff } from '../contract/branching';
 import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
@@ -9,6 +10,7 @@ import { getMainObjects, type ObjectState } from '../objects/main-store';
 import { branchDataMemo } from '../objects/branch-data-memo';
 import { catalogueType } from './catalogue';
 import { computeConflicts } from './conflicts';
+import { ChangeVisibility } from './visibility';
 
 export const CHANGEDIFF_TYPE = 'branching.changediff';
 export const CHANGES_PATH = '/api/plugins/branching/changes/';
@@ -73,6 +75,14 @@ export async function getChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut
   return (await presentAll(ctx, [parseChangeRow(row)]))[0];
 }
 
+/** One change by id, when the caller may see it (its branch and its object): else undefined, as for a change that does not exist. */
+export async function getVisibleChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
+  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const visible = await (await ChangeVisibility.load(ctx)).filter([parseChangeRow(row)]);
+  return visible.length === 0 ? undefined : (await presentAll(ctx, visible))[0];
+}
+
 /**
  * `listBranchChanges`, reused within a transaction until branch data is written, and between
  * writes outside one. The answer is shared: treat it as read-only.
@@ -88,15 +98,31 @@ export async function branchHasConflicts(ctx: Ctx, branchId: number): Promise<bo
 
 const ORDER_COLUMNS = { id: 'id', object_type: 'object_type', object_id: 'object_id', action: 'action', last_updated: 'last_updated' } as const;
 
+/**
+ * The `changes/` list: only rows of branches the caller can view and of objects their view
+ * permission admits. Unconstrained object grants filter in SQL (paged there); constrained
+ * ones are checked row by row on the object's state before the page is cut.
+ */
 async function listChanges(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ChangeDiffOut[] }> {
+  const visibility = await ChangeVisibility.load(ctx);
   let q = ctx.db.selectFrom('branch_changes');
+  if (!visibility.unrestricted) {
+    const branchIds = visibility.branchIds;
+    if (branchIds !== 'all') q = q.where('branch_id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'));
+    const types = visibility.viewableTypes();
+    q = q.where('object_type', 'in', types.length > 0 ? types : ['']);
+  }
   if (filters.id) q = q.where('id', 'in', filters.id as number[]);
   if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
   if (filters.object_type) q = q.where('object_type', 'in', filters.object_type as string[]);
   if (filters.action) q = q.where('action', 'in', filters.action as Array<BranchChangesTable['action']>);
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
   for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
+  if (visibility.constrainedTypes().length > 0) {
+    const visible = await visibility.filter((await rows.execute()).map(parseChangeRow));
+    return { count: visible.length, items: await presentAll(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible) };
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   if (page) rows = rows.limit(page.limit).offset(page.offset);
   return { count: Number(count), items: await presentAll(ctx, (await rows.execute()).map(parseChangeRow)) };
 }
@@ -116,6 +142,6 @@ export function registerChanges(host: Host): void {
     },
     ordering: Object.keys(ORDER_COLUMNS),
     list: listChanges,
-    get: getChangeDiff,
+    get: getVisibleChangeDiff,
   });
 }

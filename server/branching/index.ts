@@ -4,7 +4,10 @@
  */
 export { branchingPlugin, BRANCHING_VERSION } from './plugin';
 export { findBranch, loadBranch, presentBranch, BRANCH_TYPE, type BranchOut } from './branches';
-export { listBranchChanges, branchChangesView, getChangeDiff, branchHasConflicts, touchedObjectTypes, CHANGEDIFF_TYPE, type ChangeDiffOut } from './changes';
+export { ChangeVisibility, type ChangedObjectRef } from './visibility';
+export { branchAccess, requireBranchWrite } from './access';
+export { branchContributors } from './contributors';
+export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDiff, branchHasConflicts, touchedObjectTypes, CHANGEDIFF_TYPE, type ChangeDiffOut } from './changes';
 export { computeConflicts } from './conflicts';
 export { isBranchStale } from './staleness';
 export { mergeBranch } from './merge';

@@ -1,4 +1,5 @@
 import { mergeBranch, presentBranch } from '../branching';
+import { branchAccess } from '../branching/access';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from '../core/context';
 import type { BackgroundTask, Host } from '../core/host';
 import type { BranchRow } from '../db/tables';
@@ -48,7 +49,7 @@ async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Pro
   if (!user) return false;
   const perms = await ctx.host.permissions.forUser(user, ctx.db);
   const object = presentBranch(ctx, branch);
-  return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object);
+  return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object) && (await branchAccess(ctx, user)).mayWrite(branch);
 }
 
 async function setJob(host: Host, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {

@@ -2,7 +2,9 @@ import MarkdownIt from 'markdown-it';
 
 /**
  * Markdown of reviews and comments rendered safely: raw HTML is escaped (never passed
- * through), and links or images may only use http(s), mailto or relative targets.
+ * through), links may only use http(s), mailto or relative targets, and nothing loads a
+ * remote resource: an image becomes a link to it (its text the image's alt text), so reading
+ * a comment tells its writer nothing.
  */
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
@@ -39,6 +41,18 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx]!;
   token.attrSet('rel', 'noopener noreferrer nofollow');
   return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx]!;
+  const src = token.attrGet('src') ?? '';
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  const text = md.utils.escapeHtml(alt || src);
+  // Inside a link already: the words only (a link cannot hold another).
+  let open = 0;
+  for (let i = 0; i < idx; i++) open += tokens[i]!.type === 'link_open' ? 1 : tokens[i]!.type === 'link_close' ? -1 : 0;
+  if (open > 0) return text;
+  return `<a href="${md.utils.escapeHtml(src)}" rel="noopener noreferrer nofollow">${text}</a>`;
 };
 
 export function renderMarkdown(text: string): string {

@@ -4,7 +4,8 @@ import { grantAllows } from '../core/permissions';
 import type { SearchHit } from '../core/search';
 import { snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
-import { snapshotComment } from './comments/repository';
+import { snapshotComment, visibleCommentRows } from './comments/repository';
+import { ChangeVisibility } from '../branching';
 import { ccDb } from './db';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE, REVIEW_TYPE } from './names';
 import { presentPolicy, presentRule } from './policies/repository';
@@ -32,6 +33,8 @@ interface Source<R> {
   fields: string[];
   display(row: R): string;
   object(ctx: Ctx, row: R): Record<string, unknown>;
+  /** Rows that show a changed object: only those whose object the caller may see. */
+  visible?(ctx: Ctx, rows: R[], visibility: ChangeVisibility): Promise<R[]>;
 }
 
 const SOURCES: Array<Source<Record<string, unknown>>> = [
@@ -45,7 +48,14 @@ const SOURCES: Array<Source<Record<string, unknown>>> = [
   { objectType: POLICY_TYPE, table: 'cc_policies', fields: ['name'], display: (r) => String(r.name), object: (ctx, r) => presentPolicy(ctx, r as never) },
   { objectType: POLICY_RULE_TYPE, table: 'cc_policy_rules', fields: ['name'], display: (r) => String(r.name), object: (ctx, r) => presentRule(ctx, r as never) },
   { objectType: REVIEW_TYPE, table: 'cc_reviews', fields: ['comment'], display: (r) => `Review ${r.id}`, object: (ctx, r) => snapshotReview(ctx, r as never) },
-  { objectType: CHANGE_COMMENT_TYPE, table: 'cc_change_comments', fields: ['text'], display: (r) => `Comment on ${r.change_label}`, object: (ctx, r) => snapshotComment(ctx, r as never) },
+  {
+    objectType: CHANGE_COMMENT_TYPE,
+    table: 'cc_change_comments',
+    fields: ['text'],
+    display: (r) => `Comment on ${r.change_label}`,
+    object: (ctx, r) => snapshotComment(ctx, r as never),
+    visible: async (ctx, rows, visibility) => visibleCommentRows(ctx, rows as never[], visibility),
+  },
   { objectType: MERGE_CHECK_TYPE, table: 'cc_merge_checks', fields: ['name', 'label', 'summary'], display: (r) => String(r.label || r.name), object: (ctx, r) => snapshotCheck(ctx, r as never) },
 ];
 
@@ -69,9 +79,12 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
   // `%` and `_` in the query are plain characters: they are escaped, and LIKE is told the escape.
   const like = pattern(q);
   const hits: SearchHit[] = [];
+  const visibility = await ChangeVisibility.load(ctx);
   for (const source of SOURCES) {
     const grant = perms.grant(source.objectType, 'view');
     if (grant === false) continue;
+    // Rows judged on their changed object are looked at batch by batch, like constrained ones.
+    const judged = source.visible !== undefined && !visibility.unrestricted;
     const matching = (offset: number, count: number) =>
       ccDb(ctx)
         .selectFrom(source.table)
@@ -83,8 +96,9 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
         .execute() as Promise<Array<Record<string, unknown>>>;
     // Unconstrained: one query. Constrained: page on until enough visible hits or no more rows.
     for (let offset = 0; ; offset += BATCH) {
-      const size = grant === true ? limit - hits.length : BATCH;
-      const rows = await matching(offset, size);
+      const size = grant === true && !judged ? limit - hits.length : BATCH;
+      const fetched = await matching(offset, size);
+      const rows = judged ? await source.visible!(ctx, fetched, visibility) : fetched;
       for (const row of rows) {
         if (grant !== true && !grantAllows(grant, source.object(ctx, row), user)) continue;
         const field = source.fields.find((f) => String(row[f] ?? '').toLowerCase().includes(needle)) ?? source.fields[0]!;
@@ -98,7 +112,7 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
         });
         if (hits.length >= limit) return hits;
       }
-      if (grant === true || rows.length < size) break;
+      if ((grant === true && !judged) || fetched.length < size) break;
     }
   }
   return hits;

@@ -25,6 +25,7 @@ export function effectiveSettings(host: Host): PluginSettings {
     notify_reviewers: cc.notify_reviewers,
     enable_auto_merge: cc.enable_auto_merge,
     auto_merge_interval: cc.auto_merge_interval,
+    contributors_can_approve: cc.contributors_can_approve,
   };
 }
 

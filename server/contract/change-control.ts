@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectBase, objectTypeName, text, userRef } from './common';
+import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
 
 // ---- Closed vocabularies ---------------------------------------------------------------
 
@@ -319,7 +319,7 @@ export type RunChecksResult = z.infer<typeof runChecksResult>;
 export const mergeCheckReport = z.looseObject({
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
-  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+  details_url: z.union([z.literal(''), httpUrl(2000)]).optional(),
 });
 
 /** Declares a reported check on one change request by hand (it is advisory unless a policy or the configuration declares it). */
@@ -329,7 +329,7 @@ export const mergeCheckCreate = z.looseObject({
   label: z.string().trim().max(200).optional(),
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
-  details_url: z.union([z.literal(''), z.url({ error: 'must be a URL' }).max(2000)]).optional(),
+  details_url: z.union([z.literal(''), httpUrl(2000)]).optional(),
 });
 
 // ---- The approval panel as data -----------------------------------------------------------
@@ -393,6 +393,8 @@ export const pluginSettings = z.object({
   notify_reviewers: z.boolean(),
   enable_auto_merge: z.boolean(),
   auto_merge_interval: z.number().int(),
+  /** Whether a user who changed objects on a branch may approve its change request (default false). */
+  contributors_can_approve: z.boolean().default(false),
 });
 export type PluginSettings = z.infer<typeof pluginSettings>;
 

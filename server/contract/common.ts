@@ -41,3 +41,20 @@ export const objectTypeName = z.string().regex(/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9
 
 export const MAX_TEXT = 65_536;
 export const text = (max = MAX_TEXT) => z.string().max(max, { error: `at most ${max} characters` });
+
+/** Whether `value` is an absolute `http:` or `https:` URL with a host (nothing else is ever stored as a link). */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** A URL field: an absolute `http://` or `https://` URL (no `javascript:`, `data:` or relative links). */
+export const httpUrl = (max: number) =>
+  z
+    .string()
+    .max(max, { error: `at most ${max} characters` })
+    .refine(isHttpUrl, { error: 'Enter an absolute http:// or https:// URL.' });

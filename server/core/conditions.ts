@@ -24,7 +24,8 @@ export interface ConditionSubject {
 export function readPath(obj: unknown, path: string): unknown {
   let value = obj;
   for (const part of path.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
+    // Own keys only: an attribute named `constructor` is data, never Object's.
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   return value;

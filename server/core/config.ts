@@ -24,6 +24,7 @@ export const configSchema = z.strictObject({
       notify_reviewers: z.boolean().default(true),
       enable_auto_merge: z.boolean().default(true),
       auto_merge_interval: z.number().int().min(1).default(10),
+      contributors_can_approve: z.boolean().default(false),
     })
     .prefault({}),
   check_plugins: z.array(z.string().min(1)).default([]),

@@ -69,6 +69,14 @@ export class PayloadTooLarge extends DomainError {
   readonly status = 413;
 }
 
+/** 429: too many failed credentials from this address (or for this username); `retryAfter` in seconds. */
+export class TooManyRequests extends DomainError {
+  readonly status = 429;
+  constructor(readonly retryAfter: number) {
+    super(`Too many failed attempts. Try again in ${retryAfter} seconds.`);
+  }
+}
+
 /** 415 */
 export class UnsupportedMediaType extends DomainError {
   readonly status = 415;

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Ctx } from './context';
 import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from './conditions';
 
@@ -122,6 +122,8 @@ export class EventBus {
       request: { id: ctx.requestId, user: ctx.user?.username ?? null },
     };
     for (const listener of this.listeners) await listener(ctx, event);
+    // One id per emitted event: each webhook's delivery of it carries an id derived from it.
+    const eventId = randomUUID();
 
     const rules = await ctx.db.selectFrom('event_rules').selectAll().where('enabled', '=', 1).execute();
     for (const rule of rules) {
@@ -137,7 +139,7 @@ export class EventBus {
         action_data: rule.action_data ? (JSON.parse(rule.action_data) as Record<string, unknown>) : null,
       };
       if (rule.action_type === WEBHOOK_ACTION) {
-        await this.queueWebhook(ctx, ruleRow, payload, now);
+        await this.queueWebhook(ctx, ruleRow, payload, now, eventId);
         continue;
       }
       const action = this.actions.get(rule.action_type);
@@ -149,7 +151,7 @@ export class EventBus {
     }
   }
 
-  private async queueWebhook(ctx: Ctx, rule: EventRuleRow, payload: EventPayload, now: string): Promise<void> {
+  private async queueWebhook(ctx: Ctx, rule: EventRuleRow, payload: EventPayload, now: string, eventId: string): Promise<void> {
     if (rule.action_object_id === null) return;
     const hook = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', rule.action_object_id).executeTakeFirst();
     if (!hook) {
@@ -163,6 +165,11 @@ export class EventBus {
       headers[name] = value;
     }
     if (hook.secret) headers['X-Hook-Signature'] = signBody(hook.secret, body);
+    // Set last, so no configured header replaces it: the same on every retry (it is stored with
+    // the delivery), one per event and webhook (two rules sending one event to one webhook
+    // share it), so a receiver discards the duplicates at-least-once delivery brings.
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === DELIVERY_HEADER.toLowerCase()) delete headers[key];
+    headers[DELIVERY_HEADER] = deliveryId(eventId, hook.id);
     await ctx.db
       .insertInto('webhook_outbox')
       .values({
@@ -182,6 +189,15 @@ export class EventBus {
       .execute();
     ctx.afterCommit(() => this.onQueued());
   }
+}
+
+/** The header naming a delivery: one id per event and webhook. */
+export const DELIVERY_HEADER = 'X-Change-Control-Delivery';
+
+/** A UUID-shaped id derived from the event's id and the webhook's. */
+export function deliveryId(eventId: string, webhookId: number): string {
+  const h = createHash('sha256').update(`${eventId}:${webhookId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
 /** `{{ path.to.value }}` placeholders filled from the payload; objects are written as JSON. */

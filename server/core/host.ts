@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import { CredentialThrottle } from './throttle';
 import type { HostDb } from '../db/database';
 import { TokenAuthenticator } from '../http/auth';
 import { RouteRegistry } from '../http/routes';
@@ -62,6 +63,8 @@ export interface Host {
   readonly plugins: Map<string, string>;
   readonly background: BackgroundTask[];
   readonly auth: TokenAuthenticator;
+  /** Failed credentials per client address and username (token authentication, token provisioning). */
+  readonly credentialThrottle: CredentialThrottle;
   /** Expensive reads reused while the database has not changed. */
   readonly readMemo: ReadMemo;
   /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
@@ -89,6 +92,7 @@ export function createHost(deps: HostDeps): Host {
     plugins: new Map(),
     background: [],
     readMemo: new ReadMemo(),
+    credentialThrottle: new CredentialThrottle(deps.clock),
     get auth(): TokenAuthenticator {
       return auth;
     },

@@ -38,7 +38,7 @@ export function parsePermissionName(name: string): { objectType: string; action:
 function fieldValue(obj: Record<string, unknown>, field: string): unknown {
   let value: unknown = obj;
   for (const part of field.split('.')) {
-    if (value === null || typeof value !== 'object') return undefined;
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
     value = (value as Record<string, unknown>)[part];
   }
   // A related object is compared by its id.

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { z } from 'zod';
+import { ChangeVisibility } from '../branching/visibility';
 import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
@@ -64,11 +66,32 @@ async function listObjectChanges(ctx: Ctx, { filters, ordering, page }: ListOpti
   if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
   if (filters.time_after) q = q.where('time', '>=', filters.time_after[0] as string);
   if (filters.time_before) q = q.where('time', '<=', filters.time_before[0] as string);
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  // A source-of-truth object's recorded state shows only to callers who may see it (its branch
+  // and its object, ChangeVisibility); the constraints are judged on the state recorded.
+  const visibility = await ChangeVisibility.load(ctx);
+  const catalogue = new Set(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
+  if (!visibility.unrestricted) {
+    const branchIds = visibility.branchIds;
+    if (branchIds !== 'all') {
+      q = q.where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))]));
+    }
+    const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
+    if (hidden.length > 0) q = q.where('changed_object_type', 'not in', hidden);
+  }
   let rows = q.selectAll();
   for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
   // Changes made in the same instant keep the order they were made in.
   if (!ordering.some((o) => o.field === 'id')) rows = rows.orderBy('id', ordering[0]?.desc ? 'desc' : 'asc');
+  const constrained = visibility.constrainedTypes();
+  if (constrained.length > 0) {
+    const visible = (await rows.execute()).filter((r) => {
+      if (!constrained.includes(r.changed_object_type)) return true;
+      const state = parseJson(r.postchange_data) ?? parseJson(r.prechange_data);
+      return state !== null && visibility.admitsObject(r.changed_object_type, state);
+    });
+    return { count: visible.length, items: (page ? visible.slice(page.offset, page.offset + page.limit) : visible).map((r) => present(ctx, r)) };
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   if (page) rows = rows.limit(page.limit).offset(page.offset);
   return { count: Number(count), items: (await rows.execute()).map((r) => present(ctx, r)) };
 }
@@ -100,7 +123,12 @@ export function registerObjectChanges(host: Host): void {
     list: listObjectChanges,
     get: async (ctx, id) => {
       const row = await ctx.db.selectFrom('object_changes').selectAll().where('id', '=', id).executeTakeFirst();
-      return row ? present(ctx, row) : undefined;
+      if (!row) return undefined;
+      const visibility = await ChangeVisibility.load(ctx);
+      if (!visibility.branchVisible(row.branch_id)) return undefined;
+      const state = parseJson(row.postchange_data) ?? parseJson(row.prechange_data);
+      if (ctx.host.objectTypes.get(row.changed_object_type)?.sourceOfTruth && (state === null || !visibility.admitsObject(row.changed_object_type, state))) return undefined;
+      return present(ctx, row);
     },
   });
 }

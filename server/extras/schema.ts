@@ -188,6 +188,11 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     responses['400'] = { description: 'Invalid input: field errors or detail.', ...jsonContent(errorRef) };
   }
   if (!('public' in route.access)) responses['403'] = { description: 'Missing or bad token, or not permitted.', ...jsonContent(errorRef) };
+  responses['429'] = {
+    description: 'Too many failed credentials from this address (or for this username): try again after Retry-After seconds.',
+    headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
+    ...jsonContent(errorRef),
+  };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
   if (route.method !== 'GET') {
     responses['409'] ??= { description: 'The action does not apply now, or a request with this Idempotency-Key is still running.', ...jsonContent(errorRef) };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from '../contract/common';
 import type { Selectable } from 'kysely';
 import { objectBase, text } from '../contract/common';
 import type { Ctx } from '../core/context';
@@ -44,20 +45,7 @@ export function headerLinesProblem(textValue: string): string | null {
   return null;
 }
 
-const payloadUrl = z
-  .string()
-  .max(500, { error: 'at most 500 characters' })
-  .refine(
-    (value) => {
-      try {
-        const url = new URL(value);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-      } catch {
-        return false;
-      }
-    },
-    { error: 'Enter an http:// or https:// URL.' },
-  );
+const payloadUrl = httpUrl(500);
 
 const contentType = z
   .string()

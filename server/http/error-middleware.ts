@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
-import { DomainError } from '../core/errors';
+import { DomainError, TooManyRequests } from '../core/errors';
 import type { Logger } from '../core/logger';
 import { zodFieldErrors } from './validation';
 
@@ -15,6 +15,7 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     if (res.headersSent) return;
     if (err instanceof DomainError) {
+      if (err instanceof TooManyRequests) res.setHeader('Retry-After', String(err.retryAfter));
       res.status(err.status).json(err.body());
       return;
     }
@@ -26,6 +27,9 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
     switch (bp?.type) {
       case 'entity.parse.failed':
         res.status(400).json({ detail: `JSON parse error - ${bp.message}` });
+        return;
+      case 'entity.encoding.invalid':
+        res.status(400).json({ detail: bp.message });
         return;
       case 'entity.too.large':
         res.status(413).json({ detail: 'Request body is larger than 1 MiB.' });

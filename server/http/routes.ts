@@ -24,6 +24,8 @@ export interface RouteInput {
   url: URL;
   /** A request header by (case-insensitive) name; several of one name are joined with ", ". */
   header(name: string): string | undefined;
+  /** The client's network address (credential throttling). */
+  address: string;
 }
 
 /** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */
@@ -87,6 +89,11 @@ export interface RouteDef {
   status?: number;
   /** Writes need a write-enabled token; GET routes never write. Defaults to method !== GET. */
   writes?: boolean;
+  /**
+   * False: the handler opens its own transaction (`inTransaction`) around its writes, because
+   * it awaits work that must not hold the database meanwhile (password hashing). Default true.
+   */
+  transaction?: boolean;
   handler(input: RouteInput): Promise<unknown>;
 }
 

@@ -3,7 +3,8 @@ import { ValidationError, type FieldErrors } from '../core/errors';
 
 /** Zod issues as the API's field errors: `{field: [messages]}` (`non_field_errors` for the root). */
 export function zodFieldErrors(error: z.ZodError): FieldErrors {
-  const fields: FieldErrors = {};
+  // A null-prototype record: a field named `constructor` or `toString` is plain data here.
+  const fields: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of error.issues) {
     let key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
     let message = issue.message;

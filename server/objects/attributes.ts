@@ -43,7 +43,7 @@ export function changedAttributes(before: Attributes | null, after: Attributes |
 export function withAttributesOf(base: Attributes, changes: Attributes, keys: string[]): Attributes {
   const out: Attributes = { ...base };
   for (const key of keys) {
-    if (key in changes) out[key] = changes[key];
+    if (Object.hasOwn(changes, key)) out[key] = changes[key];
     else delete out[key];
   }
   return out;

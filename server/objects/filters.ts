@@ -16,7 +16,7 @@ export interface ObjectFilters {
 }
 
 export function parseObjectFilters(query: QueryParams): ObjectFilters {
-  const filters: ObjectFilters = { ids: null, q: null, fields: {} };
+  const filters: ObjectFilters = { ids: null, q: null, fields: Object.create(null) as Record<string, string[]> };
   for (const [name, values] of Object.entries(query)) {
     if ((RESERVED_PARAMS as readonly string[]).includes(name)) continue;
     if (name === 'id') {
@@ -55,7 +55,7 @@ export function matchesObjectFilters(obj: ApiObject, filters: ObjectFilters): bo
     const name = typeof obj.name === 'string' ? obj.name.toLowerCase() : obj.name === undefined || obj.name === null ? '' : String(obj.name).toLowerCase();
     if (!filters.q.some((q) => name.includes(q))) return false;
   }
-  return Object.entries(filters.fields).every(([field, wanted]) => wanted.some((w) => valueMatches(obj[field], w)));
+  return Object.entries(filters.fields).every(([field, wanted]) => wanted.some((w) => valueMatches(Object.hasOwn(obj, field) ? obj[field] : undefined, w)));
 }
 
 /** `ordering=field` or `-field`, comma-separated, on any field of the objects (default: id). */

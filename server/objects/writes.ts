@@ -1,3 +1,4 @@
+import { requireBranchWrite } from '../branching/access';
 import { recordChange, type ChangeActionName } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, ValidationError } from '../core/errors';
@@ -32,6 +33,8 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
   }
   const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', ctx.branch.id).executeTakeFirst();
   if (!branch) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${ctx.branch.schemaId}".`);
+  // Besides the object permission: the branch's owner, or change_branch for this branch.
+  await requireBranchWrite(ctx, branch);
   if (branch.status !== 'ready') {
     throw new ValidationError(`Branch "${branch.name}" is ${branch.status}; only a ready branch accepts changes.`);
   }

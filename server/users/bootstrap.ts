@@ -2,6 +2,16 @@ import type { HostDb } from '../db/database';
 import type { Clock } from '../core/clock';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 
+/** The least length of `CHANGE_CONTROL_ADMIN_TOKEN`: a superuser's token must not be guessable. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+/** Why an administrator token from the environment is refused, or null. */
+export function adminTokenProblem(token: string): string | null {
+  return token.length < MIN_ADMIN_TOKEN_LENGTH
+    ? `CHANGE_CONTROL_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${token.length}); use a random value, e.g. \`openssl rand -hex 20\`.`
+    : null;
+}
+
 /**
  * Makes sure a superuser `admin` exists at start. With a given token, `admin` holds exactly
  * that token (created or updated). Without one, a first start on an empty database creates

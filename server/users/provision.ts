@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { deriveCtx } from '../core/context';
-import { AuthenticationFailed } from '../core/errors';
+import { deriveCtx, inTransaction } from '../core/context';
+import { AuthenticationFailed, TooManyRequests } from '../core/errors';
 import type { Host } from '../core/host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
@@ -27,17 +27,25 @@ export function registerTokenProvisioning(host: Host): void {
     body: provisionBody,
     response: provisionedToken,
     status: 201,
-    handler: async ({ ctx, body }) => {
+    // The password is checked outside any transaction: hashing takes tens of milliseconds.
+    transaction: false,
+    handler: async ({ ctx, body, address }) => {
       const { username, password, ...settings } = body as z.infer<typeof provisionBody>;
+      const throttle = ctx.host.credentialThrottle;
+      const wait = throttle.retryAfter('password', address, username);
+      if (wait > 0) throw new TooManyRequests(wait);
       const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
-      const valid = verifyPassword(password, user?.password_hash ?? DUMMY_HASH) && user !== undefined;
-      if (!user || !valid) throw new AuthenticationFailed('Invalid username or password.');
+      const valid = (await verifyPassword(password, user?.password_hash ?? DUMMY_HASH)) && user !== undefined;
+      if (!user || !valid) {
+        throttle.fail('password', address, username);
+        throw new AuthenticationFailed('Invalid username or password.');
+      }
       if (user.is_active !== 1) throw new AuthenticationFailed('User is inactive.');
       const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', user.id).execute();
       const asUser = deriveCtx(ctx, {
         user: { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true },
       });
-      return new Reply(201, await createToken(asUser, { ...settings, userId: user.id }));
+      return new Reply(201, await inTransaction(asUser, (tx) => createToken(tx, { ...settings, userId: user.id })));
     },
   });
 }

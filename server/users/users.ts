@@ -134,7 +134,7 @@ export function registerUsers(host: Host): void {
           .insertInto('users')
           .values({
             username: input.username,
-            password_hash: input.password !== undefined ? hashPassword(input.password) : null,
+            password_hash: input.password !== undefined ? await hashPassword(input.password) : null,
             first_name: input.first_name ?? '',
             last_name: input.last_name ?? '',
             email: input.email ?? '',
@@ -162,7 +162,7 @@ export function registerUsers(host: Host): void {
           .updateTable('users')
           .set({
             ...plain,
-            ...(password !== undefined ? { password_hash: hashPassword(password) } : {}),
+            ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
             ...(is_superuser !== undefined ? { is_superuser: is_superuser ? 1 : 0 } : {}),
             ...(is_active !== undefined ? { is_active: is_active ? 1 : 0 } : {}),
             last_updated: ctx.host.clock.now().toISOString(),

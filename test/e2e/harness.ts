@@ -742,11 +742,24 @@ export class VSCode {
    * Waits until the file holds the new values.
    */
   async updateUserSettings(changes: Record<string, unknown>): Promise<void> {
-    const file = path.join(this.userDataDir, 'User', 'settings.json');
-    const wanted = { ...(JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>), ...changes };
+    await this.updateSettingsFile('User', 'Preferences: Open User Settings (JSON)', changes);
+  }
+
+  /**
+   * Changes the machine's settings (code-server's remote settings, `<user-data>/Machine/`) the
+   * same way: where machine-scoped settings such as `changeControl.serverUrl` are read from.
+   */
+  async updateMachineSettings(changes: Record<string, unknown>): Promise<void> {
+    await this.updateSettingsFile('Machine', /Preferences: Open Remote Settings \(JSON\)/, changes);
+  }
+
+  private async updateSettingsFile(folder: 'User' | 'Machine', command: string | RegExp, changes: Record<string, unknown>): Promise<void> {
+    const file = path.join(this.userDataDir, folder, 'settings.json');
+    const current = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+    const wanted = { ...current, ...changes };
     const text = JSON.stringify(wanted, null, 2);
-    await this.step('update user settings', async () => {
-      await this.runCommand('Preferences: Open User Settings (JSON)');
+    await this.step(`update ${folder.toLowerCase()} settings`, async () => {
+      await this.runCommand(command);
       const editor = this.page.locator('.editor-instance .monaco-editor').first();
       await editor.waitFor();
       await editor.click();

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { whenActionAllowed } from '../../extension/core/availability';
 import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
-import { SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
+import { MACHINE_SETTINGS, SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
 
 const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -102,6 +102,12 @@ describe('extension: manifest', () => {
       assert.deepEqual(props[key].default, SETTING_DEFAULTS[name as keyof typeof SETTING_DEFAULTS], key);
     }
     assert.equal(props[SETTING_KEYS.nodePath].scope, 'machine', 'a workspace must not choose the program the extension runs');
+  });
+
+  it('makes every setting that decides where the token goes machine-scoped (a workspace cannot override it)', () => {
+    const props = contributes.configuration.properties;
+    for (const key of MACHINE_SETTINGS) assert.equal(props[key].scope, 'machine', key);
+    assert.ok(MACHINE_SETTINGS.includes(SETTING_KEYS.serverUrl));
   });
 
   it('activates where needed: at startup (status bar, notifications) and to restore panels', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseSettings, SETTING_KEYS, tokenSecretKey } from '../../extension/core/settings';
+import { MACHINE_SETTINGS, parseSettings, parseSettingsFrom, SETTING_KEYS, tokenSecretKey, type SettingInspection } from '../../extension/core/settings';
 
 const read = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -38,5 +38,32 @@ describe('extension: settings', () => {
     assert.equal(tokenSecretKey({ mode: 'bundled' }), 'changeControl.token.bundled');
     assert.equal(tokenSecretKey({ mode: 'remote', url: 'http://a:1' }), 'changeControl.token.http://a:1');
     assert.equal(tokenSecretKey({ mode: 'invalid', error: 'x' }), null);
+  });
+
+  it('reads the service URL and the Node path from user or machine settings only: a workspace or folder cannot choose where the token goes', () => {
+    const hostile: Record<string, SettingInspection> = {
+      [SETTING_KEYS.serverUrl]: { defaultValue: '', workspaceValue: 'https://collector.attacker.example', workspaceFolderValue: 'https://collector.attacker.example' },
+      [SETTING_KEYS.nodePath]: { defaultValue: 'node', workspaceValue: './evil-node' },
+      [SETTING_KEYS.pollIntervalSeconds]: { defaultValue: 60, workspaceValue: 120 },
+    };
+    const s = parseSettingsFrom((key) => hostile[key]);
+    assert.deepEqual(s.connection, { mode: 'bundled' }, 'the workspace URL is ignored: the default (bundled) holds');
+    assert.equal(s.nodePath, 'node');
+    assert.equal(s.notifications.pollIntervalMs, 120_000, 'other settings still follow the workspace');
+    const user = parseSettingsFrom((key) => ({ ...hostile[key], globalValue: key === SETTING_KEYS.serverUrl ? 'https://cc.example.net' : undefined }));
+    assert.deepEqual(user.connection, { mode: 'remote', url: 'https://cc.example.net' }, "the user's own setting wins over the workspace's");
+    assert.deepEqual([...MACHINE_SETTINGS].sort(), [SETTING_KEYS.nodePath, SETTING_KEYS.serverUrl].sort());
+  });
+
+  it('never offers the token of one service to another: a token is kept per URL (scheme, host, port and path), equal URLs share it', () => {
+    const keyOf = (url: string) => {
+      const c = parseSettings(read({ [SETTING_KEYS.serverUrl]: url })).connection;
+      return tokenSecretKey(c);
+    };
+    const signedIn = keyOf('https://cc.example.net');
+    for (const other of ['http://cc.example.net', 'https://cc.example.net:8443', 'https://cc.example.net.attacker.example', 'https://cc.example.net@attacker.example', 'https://attacker.example', 'https://cc.example.net/other']) {
+      assert.notEqual(keyOf(other), signedIn, other);
+    }
+    for (const same of ['https://cc.example.net/', ' https://CC.example.net ', 'https://cc.example.net:443']) assert.equal(keyOf(same), signedIn, same);
   });
 });

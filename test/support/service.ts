@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../server/app';
 import { ManualClock } from '../../server/core/clock';
 import { parseConfig, type ConfigInput } from '../../server/core/config';
@@ -48,11 +48,26 @@ export class ApiClient {
     readonly baseUrl: string,
     readonly token: string | null,
     readonly branch: string | null = null,
+    /** The loopback address requests come from (e.g. `127.0.0.2`); default the system's choice. */
+    readonly localAddress: string | null = null,
   ) {}
 
   /** The same caller, in a branch (`X-NetBox-Branch`). */
   inBranch(schemaId: string | null): ApiClient {
-    return new ApiClient(this.baseUrl, this.token, schemaId);
+    return new ApiClient(this.baseUrl, this.token, schemaId, this.localAddress);
+  }
+
+  /** The same caller, connecting from another loopback address (another client machine, as the service sees it). */
+  from(localAddress: string): ApiClient {
+    return new ApiClient(this.baseUrl, this.token, this.branch, localAddress);
+  }
+
+  /**
+   * The same caller, each request from a loopback address of its own: for tests that send many
+   * bad credentials on purpose and are about the answer, not the throttle.
+   */
+  fromManyAddresses(): ApiClient {
+    return new ApiClient(this.baseUrl, this.token, this.branch, ROTATE);
   }
 
   async request<T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
@@ -66,6 +81,7 @@ export class ApiClient {
       headers['Content-Type'] ??= 'application/json';
     }
     const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
+    if (this.localAddress !== null) return fromAddress(this.localAddress === ROTATE ? nextAddress() : this.localAddress, url, method, headers, payload);
     const res = await fetch(url, { method, headers, body: payload });
     const text = await res.text();
     let parsed: unknown = text;
@@ -92,6 +108,38 @@ export class ApiClient {
   delete<T = any>(path: string, options?: RequestOptions) {
     return this.request<T>('DELETE', path, undefined, options);
   }
+}
+
+const ROTATE = 'rotate';
+let rotated = 0;
+/** 127.1.0.1, 127.1.0.2, ...: a fresh loopback address per call. */
+function nextAddress(): string {
+  const n = rotated++;
+  return `127.1.${Math.floor(n / 250) % 250}.${1 + (n % 250)}`;
+}
+
+/** One request over node:http from a chosen local address. */
+function fromAddress<T>(localAddress: string, url: string, method: string, headers: Record<string, string>, payload: string | undefined): Promise<ApiResponse<T>> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          /* keep text */
+        }
+        const out = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') out.set(k, v);
+        resolve({ status: res.statusCode ?? 0, body: body as T, headers: out });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 export interface StartOptions {

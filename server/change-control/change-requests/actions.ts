@@ -19,6 +19,8 @@ export interface ActionFacts {
   onlyWindowBlocks: boolean;
   /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
   gateEnforced?: boolean;
+  /** Why the caller may not write to the branch (merging is a write in it), or null when they may. */
+  branchWriteRefusal?: string | null;
 }
 
 const ok: ActionAvailability = { allowed: true, reason: null };
@@ -64,6 +66,7 @@ export function callerActions(user: AuthUser | null, perms: UserPermissions | nu
   else out.run_checks = ok;
 
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
+  else if (facts.branchWriteRefusal) out.merge = no(facts.branchWriteRefusal);
   else if (facts.readyToMerge) out.merge = ok;
   else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow)) out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
   else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status)) out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };

@@ -1,6 +1,7 @@
 import type { ChangeRequest } from '../../contract/change-control';
 import type { Ctx } from '../../core/context';
 import type { UserPermissions } from '../../core/permissions';
+import { branchAccess, branchWriteRefusal } from '../../branching/access';
 import { windowState } from '../change-window';
 import { ccDb, parseJson, toBool } from '../db';
 import type { ChangeRequestRow } from '../db/tables';
@@ -77,10 +78,12 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
 export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
   const state = gate ?? (await liveGate(ctx, row));
   const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
+  const access = await branchAccess(ctx);
   const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {
     status: row.status,
     requesterId: row.requester_id,
     branchExists: state.branch !== null,
+    branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason: state.mergeBlockedReason,
     onlyWindowBlocks: state.onlyWindowBlocks,
@@ -118,9 +121,10 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
   const related = await relatedOf(ctx, rows);
   const branchIds = rows.flatMap((r) => (r.branch_id === null ? [] : [r.branch_id]));
   const branches = new Map(
-    (branchIds.length ? await ctx.db.selectFrom('branches').select(['id', 'name', 'status']).where('id', 'in', branchIds).execute() : []).map((b) => [b.id, b]),
+    (branchIds.length ? await ctx.db.selectFrom('branches').selectAll().where('id', 'in', branchIds).execute() : []).map((b) => [b.id, b]),
   );
   const perms = await callerPermissions(ctx);
+  const access = await branchAccess(ctx);
   const now = ctx.host.clock.now();
   return rows.map((row) => {
     const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
@@ -133,6 +137,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
       status: row.status,
       requesterId: row.requester_id,
       branchExists: branch !== undefined,
+      branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
       readyToMerge: ready,
       mergeBlockedReason,
       onlyWindowBlocks,

@@ -1,4 +1,5 @@
 import { CHECK_STATUSES, type CheckStatus } from '../../contract/change-control';
+import { isHttpUrl } from '../../contract/common';
 import { recordChange } from '../../core/changelog';
 import { createCtx, inTransaction, type Ctx } from '../../core/context';
 import type { EmittedEvent, EventPayload, EventRuleRow } from '../../core/events';
@@ -35,7 +36,9 @@ export function reportDataProblem(data: Record<string, unknown> | null): string 
     return `action_data.status must be one of: ${CHECK_STATUSES.join(', ')}`;
   }
   if (data.summary !== undefined && typeof data.summary !== 'string') return 'action_data.summary must be a string';
-  if (data.details_url !== undefined && typeof data.details_url !== 'string') return 'action_data.details_url must be a string';
+  if (data.details_url !== undefined && (typeof data.details_url !== 'string' || (data.details_url !== '' && !isHttpUrl(data.details_url)))) {
+    return 'action_data.details_url must be an absolute http:// or https:// URL (or empty)';
+  }
   const unknown = Object.keys(data).filter((k) => !['check', 'status', 'summary', 'details_url'].includes(k));
   if (unknown.length > 0) return `action_data: unknown key "${unknown[0]}"`;
   return null;

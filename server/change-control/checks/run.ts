@@ -1,4 +1,5 @@
 import { recordChange } from '../../core/changelog';
+import { isHttpUrl } from '../../contract/common';
 import type { Ctx } from '../../core/context';
 import type { CheckStatus } from '../../contract/change-control';
 import { ccDb, nowIso } from '../db';
@@ -12,6 +13,11 @@ import { checkRowsOf, declaredFor } from './state';
 import { buildCheckView } from './view';
 
 /** How long one registered check may take before it is recorded as `error`. */
+/** A registered check's link is kept only when it is an absolute http(s) URL: clients open it as a link. */
+function safeDetailsUrl(url: string): string {
+  return url.length <= 2000 && isHttpUrl(url) ? url : '';
+}
+
 export const CHECK_TIMEOUT_MS = 10_000;
 
 /** Runs one registered check; a raise, a wrong answer or a timeout is an `error` result carrying the reason. */
@@ -90,7 +96,7 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
     rows.delete(d.name);
     if (d.registered) {
       const result = await runOneCheck(d.registered, view!);
-      const wanted: Wanted = { kind: 'registered', label: d.label, status: result.status, summary: result.summary.slice(0, 4000), details_url: result.detailsUrl.slice(0, 2000) };
+      const wanted: Wanted = { kind: 'registered', label: d.label, status: result.status, summary: result.summary.slice(0, 4000), details_url: safeDetailsUrl(result.detailsUrl) };
       if (row) await updateCheck(ctx, row, wanted);
       else await insertCheck(ctx, cr, d.name, wanted, nowIso(ctx));
     } else if (!row) {

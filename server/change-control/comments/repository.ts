@@ -1,4 +1,8 @@
+import { sql } from 'kysely';
+import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
 import type { Ctx } from '../../core/context';
+import { parseChangeRow } from '../../objects/branch-changes';
+import { getMainObjects } from '../../objects/main-store';
 import type { ChangeComment } from '../../contract/change-control';
 import { ccDb, toBool } from '../db';
 import type { ChangeCommentRow } from '../db/tables';
@@ -6,6 +10,57 @@ import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS } from '../names';
 import { isOutdated } from './comment-rules';
+
+/**
+ * The comments the caller may see: a comment shows a changed object (its label, its anchor),
+ * so it is visible only when that change is (its branch and its object, `ChangeVisibility`).
+ * A comment whose change is gone is judged on main's state of the object now, and in the
+ * request's branch when that still exists.
+ */
+export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' | 'change_request_id' | 'change_diff_id' | 'change_object_type' | 'change_object_id' | 'created'>>(
+  ctx: Ctx,
+  rows: readonly R[],
+  known?: ChangeVisibility,
+): Promise<R[]> {
+  if (rows.length === 0) return [];
+  const visibility = known ?? (await ChangeVisibility.load(ctx));
+  if (visibility.unrestricted) return [...rows];
+  const json = (ids: Iterable<number | null>) => JSON.stringify([...new Set([...ids].filter((id): id is number => id !== null))]);
+  const changes = new Map(
+    (await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(rows.map((r) => r.change_diff_id))})`.as('j')).select('j.value')).execute())
+      .map(parseChangeRow)
+      .map((c) => [c.id, c]),
+  );
+  const gone = rows.filter((r) => !changes.has(r.change_diff_id ?? -1));
+  const requests = new Map(
+    gone.length === 0
+      ? []
+      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(gone.map((r) => r.change_request_id))})`.as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+  );
+  const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
+  const refs: Array<ChangedObjectRef & { row: R }> = [];
+  for (const row of rows) {
+    const change = changes.get(row.change_diff_id ?? -1);
+    if (change) {
+      refs.push({ ...change, row });
+      continue;
+    }
+    const main = mains.get(row.change_object_id);
+    const state = main && main.objectType === row.change_object_type ? main : undefined;
+    refs.push({
+      row,
+      branchId: requests.get(row.change_request_id) ?? null,
+      objectType: row.change_object_type,
+      objectId: row.change_object_id,
+      action: state ? 'update' : 'delete',
+      original: null,
+      modified: state?.attrs ?? null,
+      created: state?.created ?? row.created,
+      lastUpdated: state?.lastUpdated ?? row.created,
+    });
+  }
+  return (await visibility.filter(refs)).map((r) => r.row);
+}
 
 export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeCommentRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();

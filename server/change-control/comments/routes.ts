@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../contract/change-control';
-import { getChangeDiff } from '../../branching';
+import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
@@ -14,7 +14,7 @@ import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
-import { getCommentRow, presentComments, snapshotComment } from './repository';
+import { getCommentRow, presentComments, snapshotComment, visibleCommentRows } from './repository';
 
 type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
@@ -36,16 +36,24 @@ async function listComments(ctx: Ctx, { filters, ordering, page }: ListOptions):
     const wanted = filters.attribute__isnull as boolean[];
     q = q.where((eb) => eb.or(wanted.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))));
   }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
   for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  // Comments show the changed object they are anchored to: only those the caller may see it for.
+  const visibility = await ChangeVisibility.load(ctx);
+  if (!visibility.unrestricted) {
+    const visible = await visibleCommentRows(ctx, await rows.execute(), visibility);
+    return { count: visible.length, items: (await presentComments(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible)) as CommentOut[] };
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   if (page) rows = rows.limit(page.limit).offset(page.offset);
   return { count: Number(count), items: (await presentComments(ctx, await rows.execute())) as CommentOut[] };
 }
 
+/** A comment the caller may see (its changed object included), else undefined. */
 async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
   const row = await getCommentRow(ctx, id);
-  return row ? ((await presentComments(ctx, [row]))[0] as CommentOut) : undefined;
+  const visible = row ? await visibleCommentRows(ctx, [row]) : [];
+  return visible.length > 0 ? ((await presentComments(ctx, visible))[0] as CommentOut) : undefined;
 }
 
 /** Trigger 7: a thread opened, resolved, reopened or removed re-runs the checks. */
@@ -62,7 +70,8 @@ async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
  */
 async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
-  const change = await getChangeDiff(ctx, input.change_diff);
+  // A change the caller may not see is answered as one that does not exist.
+  const change = await getVisibleChangeDiff(ctx, input.change_diff);
   const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
   if (anchor) throw ValidationError.field('change_diff', anchor);
   let parentId: number | null = null;

@@ -1,4 +1,4 @@
-import type { ReviewDecision } from '../../contract/change-control';
+import type { ReviewDecision, UncountedApprovalReason } from '../../contract/change-control';
 import type { RuleDef } from '../policies/repository';
 
 /**
@@ -6,8 +6,11 @@ import type { RuleDef } from '../policies/repository';
  * that count, and whether the policies are satisfied.
  *
  * - An approval counts toward a rule only when the approver is eligible for it (named in the
- *   rule's users, or an active member of one of its groups), is not the requester, and the
- *   review is not stale.
+ *   rule's users, or an active member of one of its groups), is not the requester, the review
+ *   is not stale, and the approver changed nothing on the branch (unless
+ *   `contributors_can_approve`): nothing reaches main without an independent approval.
+ * - Each rule lists the approvals of its eligible reviewers that do not count, and why
+ *   (`contributor`, `stale`).
  * - A rule is satisfied when its counted approvals reach `min_reviews` (zero is allowed).
  * - No applicable rule means not satisfied ("No policy rules apply").
  * - An empty group can never satisfy a rule and is called out by name.
@@ -37,6 +40,10 @@ export interface EvalUser {
 
 export interface EvaluationInput {
   requesterId: number | null;
+  /** Users who changed objects on the branch (its changelog). */
+  contributorIds?: ReadonlySet<number>;
+  /** `contributors_can_approve`: their approvals count like anyone's. */
+  contributorsCanApprove?: boolean;
   policies: EvalPolicy[];
   reviews: EvalReview[];
   /** Active members of every group the rules name, by group id (a group missing here has no members). */
@@ -58,6 +65,15 @@ export interface RuleEvaluation {
   groups: Array<{ id: number; name: string; empty: boolean }>;
   emptyGroups: string[];
   outstandingReviewerIds: number[];
+  /** Approvals of eligible reviewers that do not count, and why. */
+  uncounted: UncountedApproval[];
+}
+
+export interface UncountedApproval {
+  reviewId: number;
+  reviewerId: number;
+  reason: UncountedApprovalReason;
+  detail: string;
 }
 
 export interface PolicyEvaluation {
@@ -89,7 +105,18 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: ReadonlyMap<number, EvalReview>): RuleEvaluation {
+/** Why an approval does not count, or null when it does. */
+function uncountedReason(review: EvalReview, input: EvaluationInput): { reason: UncountedApprovalReason; detail: string } | null {
+  if (review.decision !== 'approve') return null;
+  const name = input.users.get(review.reviewerId)?.username ?? `user ${review.reviewerId}`;
+  if (!input.contributorsCanApprove && input.contributorIds?.has(review.reviewerId)) {
+    return { reason: 'contributor', detail: `${name} changed objects on this branch; an approval must come from someone who did not.` };
+  }
+  if (review.stale) return { reason: 'stale', detail: `The branch changed after ${name} approved; the approval counts again once they review again.` };
+  return null;
+}
+
+function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: ReadonlyMap<number, EvalReview>, byReviewer: ReadonlyMap<number, EvalReview>): RuleEvaluation {
   const eligible = new Set<number>();
   for (const id of rule.userIds) if (input.users.has(id)) eligible.add(id);
   const groups = rule.groupIds
@@ -101,7 +128,16 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
     });
   if (input.requesterId !== null) eligible.delete(input.requesterId);
   const eligibleUserIds = [...eligible].sort((a, b) => a - b);
-  const approverIds = eligibleUserIds.filter((id) => liveByReviewer.get(id)?.decision === 'approve');
+  const uncounted: UncountedApproval[] = [];
+  for (const id of eligibleUserIds) {
+    const review = byReviewer.get(id);
+    const why = review ? uncountedReason(review, input) : null;
+    if (review && why) uncounted.push({ reviewId: review.id, reviewerId: id, ...why });
+  }
+  const uncountedIds = new Set(uncounted.map((u) => u.reviewerId));
+  const approverIds = eligibleUserIds.filter((id) => liveByReviewer.get(id)?.decision === 'approve' && !uncountedIds.has(id));
+  // Who may not approve (they changed the branch) owes no decision that could satisfy the rule.
+  const mayApprove = (id: number) => input.contributorsCanApprove || !input.contributorIds?.has(id);
   const satisfied = approverIds.length >= rule.minReviews;
   return {
     id: rule.id,
@@ -115,19 +151,21 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
     groups,
     emptyGroups: groups.filter((g) => g.empty).map((g) => g.name),
     // A comment is not a decision: who only commented still owes one.
-    outstandingReviewerIds: satisfied ? [] : eligibleUserIds.filter((id) => { const d = liveByReviewer.get(id)?.decision; return d !== 'approve' && d !== 'reject'; }),
+    outstandingReviewerIds: satisfied ? [] : eligibleUserIds.filter((id) => { const d = liveByReviewer.get(id)?.decision; return d !== 'approve' && d !== 'reject' && mayApprove(id); }),
+    uncounted,
   };
 }
 
 export function evaluate(input: EvaluationInput): EvaluationResult {
   const live = input.reviews.filter((r) => !r.stale && r.reviewerId !== input.requesterId);
   const liveByReviewer = new Map(live.map((r) => [r.reviewerId, r]));
+  const byReviewer = new Map(input.reviews.filter((r) => r.reviewerId !== input.requesterId).map((r) => [r.reviewerId, r]));
   const policies: PolicyEvaluation[] = input.policies.map((p) => ({
     id: p.id,
     name: p.name,
     matchedObjectTypes: p.matchedObjectTypes,
     checks: p.checks,
-    rules: p.rules.map((r) => evaluateRule(r, input, liveByReviewer)),
+    rules: p.rules.map((r) => evaluateRule(r, input, liveByReviewer, byReviewer)),
   }));
   const rules = policies.flatMap((p) => p.rules);
   const eligible = new Set(rules.flatMap((r) => r.eligibleUserIds));
@@ -143,7 +181,9 @@ export function evaluate(input: EvaluationInput): EvaluationResult {
       }
       if (!rule.satisfied) {
         const who = rule.eligibleUserIds.length === 0 ? ' Nobody may approve it.' : '';
-        reasons.push(`Rule "${rule.name}" of policy "${policy.name}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}`);
+        const contributors = rule.uncounted.filter((u) => u.reason === 'contributor').length;
+        const notCounted = contributors > 0 ? ` ${plural(contributors, 'approval does', 'approvals do')} not count: ${contributors === 1 ? 'its reviewer' : 'their reviewers'} changed the branch.` : '';
+        reasons.push(`Rule "${rule.name}" of policy "${policy.name}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}${notCounted}`);
       }
     }
   }

@@ -1,3 +1,4 @@
+import { branchContributors } from '../../branching';
 import type { Ctx } from '../../core/context';
 import { ccDb, toBool } from '../db';
 import type { ChangeRequestRow } from '../db/tables';
@@ -32,8 +33,10 @@ export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<nu
  * Evaluates a change request against the given governing policies: loads its reviews, the
  * named groups with their active members, and the users involved, then runs the pure evaluation.
  */
-export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id' | 'requester_id'>, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
+export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
   const reviews = await loadReviews(ctx, cr.id);
+  const contributorsCanApprove = ctx.host.config.change_control.contributors_can_approve;
+  const contributorIds = contributorsCanApprove ? new Set<number>() : await branchContributors(ctx, cr.branch_id);
   const rules = governing.flatMap((g) => g.policy.rules);
   const groupIds = [...new Set(rules.flatMap((r) => r.groupIds))];
   const groupNames = new Map<number, string>();
@@ -70,5 +73,5 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
     checks: g.policy.checks,
     rules: g.policy.rules.map((r) => ({ ...r, userIds: r.userIds.filter((id) => !inactive.has(id)) })),
   }));
-  return evaluate({ requesterId: cr.requester_id, policies, reviews, groupMembers, groupNames, users });
+  return evaluate({ requesterId: cr.requester_id, contributorIds, contributorsCanApprove, policies, reviews, groupMembers, groupNames, users });
 }

@@ -12,6 +12,7 @@ export async function presentEvaluation(ctx: Ctx, cr: ChangeRequestRow, gate: Ga
     ...ev.policies.flatMap((p) => p.rules.flatMap((r) => [...r.eligibleUserIds, ...r.approverIds, ...r.outstandingReviewerIds])),
     ...ev.staleReviews.map((r) => r.reviewerId),
     ...ev.rejections.map((r) => r.reviewerId),
+    ...ev.policies.flatMap((p) => p.rules.flatMap((r) => r.uncounted.map((u) => u.reviewerId))),
   ]);
   const users = await loadUsers(ctx, ids);
   const ref = (id: number) => users.get(id) ?? { id, username: `user ${id}`, display: `user ${id}` };
@@ -35,7 +36,7 @@ export async function presentEvaluation(ctx: Ctx, cr: ChangeRequestRow, gate: Ga
         eligible_groups: r.groups,
         empty_groups: r.emptyGroups,
         outstanding_reviewers: r.outstandingReviewerIds.map(ref),
-        uncounted_approvals: [],
+        uncounted_approvals: r.uncounted.map((u) => ({ review: u.reviewId, reviewer: ref(u.reviewerId), reason: u.reason, detail: u.detail })),
       })),
     })),
     stale_reviews: ev.staleReviews.map((r) => ({ id: r.id, reviewer: ref(r.reviewerId), decision: r.decision })),

@@ -44,7 +44,8 @@ function reader(path: string): (obj: unknown) => unknown {
   return (obj) => {
     let value = obj;
     for (const part of parts) {
-      if (value === null || typeof value !== 'object') return undefined;
+      // Own keys only: an attribute named `constructor` is data, never Object's.
+      if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
       value = (value as Record<string, unknown>)[part];
     }
     return value;

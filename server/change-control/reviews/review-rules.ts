@@ -29,6 +29,15 @@ export function closedRequestRefusal(status: ChangeRequestStatus): string | null
   return status === 'completed' || status === 'abandoned' ? `The change request is ${status}; it takes no more reviews.` : null;
 }
 
+/**
+ * Independent approval: a user who changed objects on the branch cannot approve its change
+ * request (rejecting and commenting stay open to them), unless `contributors_can_approve`.
+ */
+export function contributorApprovalRefusal(decision: ReviewDecision, isContributor: boolean, contributorsCanApprove: boolean): string | null {
+  if (decision !== 'approve' || !isContributor || contributorsCanApprove) return null;
+  return 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
+}
+
 export function editorRefusal(callerId: number, reviewerId: number): string | null {
   return callerId === reviewerId ? null : 'Only the author of a review may edit it.';
 }

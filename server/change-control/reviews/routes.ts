@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review } from '../../contract/change-control';
+import { branchContributors } from '../../branching';
+import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review, type ReviewDecision } from '../../contract/change-control';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';
@@ -14,7 +15,7 @@ import { emitLifecycleEvent } from '../lifecycle-events';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
-import { closedRequestRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
+import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
 type CreateInput = z.infer<typeof reviewCreate>;
@@ -46,6 +47,14 @@ function refuse(field: string | null, message: string | null): void {
   throw field ? ValidationError.field(field, message) : new ValidationError(message);
 }
 
+/** 400 when the caller would approve a branch they changed (independent approval). */
+async function refuseContributorApproval(ctx: Ctx, decision: ReviewDecision, branchId: number | null): Promise<void> {
+  if (decision !== 'approve') return;
+  const canApprove = ctx.host.config.change_control.contributors_can_approve;
+  const isContributor = !canApprove && (await branchContributors(ctx, branchId)).has(ctx.user!.id);
+  refuse(null, contributorApprovalRefusal(decision, isContributor, canApprove));
+}
+
 async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   await emitLifecycleEvent(ctx, 'review_submitted', null, cr);
@@ -66,6 +75,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   refuse(null, secondReviewRefusal(existing?.id));
   const comment = input.comment ?? '';
   refuse('comment', rejectNeedsComment(input.decision, comment));
+  await refuseContributorApproval(ctx, input.decision, cr.branch_id);
   const now = nowIso(ctx);
   let row: ReviewRow;
   try {
@@ -108,6 +118,7 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   const decision = input.decision ?? before.decision;
   const comment = input.comment ?? (replace ? '' : before.comment);
   refuse('comment', rejectNeedsComment(decision, comment));
+  await refuseContributorApproval(ctx, decision, cr.branch_id);
   if (decision === before.decision && comment === before.comment && before.stale === 0) return before;
   const now = nowIso(ctx);
   await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, last_updated: now }).where('id', '=', before.id).execute();

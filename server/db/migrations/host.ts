@@ -212,8 +212,14 @@ async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created').execute();
 }
 
+/** Who changed objects in a branch (`branchContributors`): one index probe per contributor. */
+async function indexObjectChangesByBranch(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createIndex('object_changes_branch_user').on('object_changes').columns(['branch_id', 'user_id', 'changed_object_type']).execute();
+}
+
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
+  '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
 };

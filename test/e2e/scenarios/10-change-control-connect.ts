@@ -1,6 +1,9 @@
 // The packaged Change Control extension in VS Code: it activates, says it is not connected, signs
-// in with a token against a service this scenario starts, and starts its bundled service when
+// in with a token against a service this scenario starts (ignoring a workspace's attempt to name
+// another service: the URL is machine-scoped), and starts its bundled service when
 // changeControl.serverUrl is empty.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expectText, type VSCode } from '../harness';
 import { projectExtensionVsix } from '../fixtures/project-extension';
 import type { Scenario } from '../suite';
@@ -43,9 +46,15 @@ export const scenarios: Scenario[] = [
       if (canView.status !== 201) throw new Error(`granting the reviewer view permissions: ${JSON.stringify(canView.body)}`);
 
       prep.addExtension({ vsix: projectExtensionVsix(prep.tempDir) });
-      prep.setting('changeControl.serverUrl', service.url);
+      // Machine-scoped settings (a workspace cannot choose where the token goes): code-server
+      // reads them from the machine's settings, never from the user's or a workspace's.
+      prep.machineSetting('changeControl.serverUrl', service.url);
+      // A hostile folder names another service: the extension must not follow it (the sign-in
+      // below lands on the scenario's service, never on this one).
+      mkdirSync(join(prep.workspace, '.vscode'), { recursive: true });
+      writeFileSync(join(prep.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'changeControl.serverUrl': 'http://127.0.0.1:9', 'changeControl.nodePath': '/tmp/not-node' }));
       // The bundled service's native SQLite module is built for the project's Node, not for
-      // code-server's Node 24 that runs the extension host. The setting is machine-scoped.
+      // code-server's Node 24 that runs the extension host.
       prep.machineSetting('changeControl.nodePath', process.execPath);
     },
     async run({ vscode, screenshot }) {
@@ -93,7 +102,7 @@ export const scenarios: Scenario[] = [
     timeoutMs: 150_000,
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
-      await vscode.updateUserSettings({ 'changeControl.serverUrl': '' });
+      await vscode.updateMachineSettings({ 'changeControl.serverUrl': '' });
       await vscode.step('bundled service up', () => expectText(viewDescription(vscode, VIEW), 'admin · bundled service', 120_000));
       await screenshot('bundled-service');
       await vscode.runCommand('Change Control: Show Logs');

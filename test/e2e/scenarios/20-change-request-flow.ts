@@ -86,7 +86,7 @@ export const scenarios: Scenario[] = [
     },
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
-      await vscode.updateUserSettings({ 'changeControl.serverUrl': w().svc.url });
+      await vscode.updateMachineSettings({ 'changeControl.serverUrl': w().svc.url });
       await vscode.step('not signed in to the seeded service', () =>
         expectText(vscode.view(VIEW).locator('.welcome-view-content'), 'You are not connected', 30_000));
       await signIn(vscode, w().reviewer.token, 'bob');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startService, type ApiClient, type TestService, hostOnly } from '../../support/service';
-import { changelogOf, createBranch } from './fixtures';
+import { changelogOf, createBranch, createUser } from './fixtures';
 
 const DEVICES = '/api/dcim/devices/';
 const SITES = '/api/dcim/sites/';
@@ -137,5 +137,114 @@ describe('branching: writes and reads in a branch', () => {
     assert.equal((await inBranch.post(DEVICES, { name: 'x' })).status, 400);
     assert.equal((await inBranch.delete(`${DEVICES}${dev.id}/`)).status, 400);
     assert.equal((await inBranch.get(`${DEVICES}${dev.id}/`)).body.status, 'planned');
+  });
+});
+
+describe('branching: who may write in a branch, and who learns that it exists', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startService({ plugins: hostOnly() });
+  });
+  afterEach(async () => svc.close());
+
+  const DEVICE_RIGHTS = { object_types: ['dcim.device'], actions: ['view', 'add', 'change', 'delete'] };
+  const SEE_BRANCHES = { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] };
+  const changeCount = async (branchId: number) => (await svc.admin.get(`${CHANGES}?branch_id=${branchId}`)).body.count as number;
+
+  it("refuses a write in someone else's branch without branching.change_branch for it: 403 naming the branch, nothing written", async () => {
+    const branch = await createBranch(svc, 'admins-work');
+    const dev = (await svc.admin.post(DEVICES, { name: 'edge-1' })).body;
+    const mallory = await createUser(svc, 'mallory', [DEVICE_RIGHTS, SEE_BRANCHES]);
+    const inBranch = mallory.client.inBranch(branch.schema_id);
+    for (const res of [
+      await inBranch.post(DEVICES, { name: 'sneaky' }),
+      await inBranch.patch(`${DEVICES}${dev.id}/`, { name: 'renamed' }),
+      await inBranch.put(`${DEVICES}${dev.id}/`, { name: 'replaced' }),
+      await inBranch.delete(`${DEVICES}${dev.id}/`),
+    ]) {
+      assert.equal(res.status, 403);
+      assert.equal(res.body.detail, 'You may not write to branch "admins-work": only its owner or a holder of branching.change_branch for it may.');
+    }
+    assert.equal(await changeCount(branch.id), 0);
+    // On main the same user writes as before; reads in the branch are allowed.
+    assert.equal((await mallory.client.patch(`${DEVICES}${dev.id}/`, { name: 'on-main' })).status, 200);
+    assert.equal((await inBranch.get(DEVICES)).status, 200);
+  });
+
+  it('lets the owner write, and a holder of change_branch whose constraints admit the branch; superusers are exempt', async () => {
+    const owner = await createUser(svc, 'owner', [DEVICE_RIGHTS, SEE_BRANCHES, { object_types: ['branching.branch'], actions: ['add'] }]);
+    const own = (await owner.client.post('/api/plugins/branching/branches/', { name: 'owned' })).body;
+    assert.equal((await owner.client.inBranch(own.schema_id).post(DEVICES, { name: 'mine' })).status, 201);
+
+    const teamBranch = await createBranch(svc, 'team-1');
+    const otherBranch = await createBranch(svc, 'other');
+    const editor = await createUser(svc, 'editor', [DEVICE_RIGHTS, SEE_BRANCHES, { object_types: ['branching.branch'], actions: ['change'], constraints: { name__in: ['team-1'] } }]);
+    assert.equal((await editor.client.inBranch(teamBranch.schema_id).post(DEVICES, { name: 'team' })).status, 201);
+    const refused = await editor.client.inBranch(otherBranch.schema_id).post(DEVICES, { name: 'elsewhere' });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, /branch "other"/);
+    assert.equal((await svc.admin.inBranch(own.schema_id).post(DEVICES, { name: 'admin-too' })).status, 201);
+    assert.equal(await changeCount(own.id), 2);
+  });
+
+  it('needs the owner or change_branch for sync, merge and revert too, besides the action permission', async () => {
+    const branch = await createBranch(svc, 'to-merge');
+    await svc.admin.inBranch(branch.schema_id).post(DEVICES, { name: 'new' });
+    const merger = await createUser(svc, 'merger', [SEE_BRANCHES, { object_types: ['branching.branch'], actions: ['sync', 'merge', 'revert'] }]);
+    for (const action of ['sync', 'merge']) {
+      const res = await merger.client.post(`/api/plugins/branching/branches/${branch.id}/${action}/`, { commit: true });
+      assert.equal(res.status, 403, action);
+      assert.match(res.body.detail, /You may not write to branch "to-merge"/);
+    }
+    assert.equal((await svc.admin.get(DEVICES)).body.count, 0, 'nothing merged');
+    const trusted = await createUser(svc, 'trusted', [SEE_BRANCHES, { object_types: ['branching.branch'], actions: ['sync', 'merge', 'revert', 'change'] }]);
+    assert.equal((await trusted.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: true })).status, 200);
+    const revert = await merger.client.post(`/api/plugins/branching/branches/${branch.id}/revert/`, { commit: true });
+    assert.equal(revert.status, 403);
+    assert.equal((await trusted.client.post(`/api/plugins/branching/branches/${branch.id}/revert/`, { commit: true })).status, 200);
+  });
+
+  it("lists in an action's summary only the changed objects the caller may see (the action itself covers them all)", async () => {
+    const branch = await createBranch(svc, 'mixed');
+    const inBranch = svc.admin.inBranch(branch.schema_id);
+    await inBranch.post(DEVICES, { name: 'lab-dev', role: 'lab' });
+    await inBranch.post(DEVICES, { name: 'core-dev', role: 'core' });
+    const labOnly = await createUser(svc, 'lab-merger', [
+      SEE_BRANCHES,
+      { object_types: ['branching.branch'], actions: ['merge', 'change'] },
+      { object_types: ['dcim.device'], actions: ['view'], constraints: { role: 'lab' } },
+    ]);
+    const dry = await labOnly.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: false });
+    assert.equal(dry.status, 200, JSON.stringify(dry.body));
+    assert.deepEqual(dry.body.changes.map((c: { object_repr: string }) => c.object_repr), ['lab-dev']);
+    const merged = await labOnly.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: true });
+    assert.deepEqual(merged.body.changes.map((c: { object_repr: string }) => c.object_repr), ['lab-dev']);
+    assert.deepEqual((await svc.admin.get(DEVICES)).body.results.map((d: { name: string }) => d.name).sort(), ['core-dev', 'lab-dev']);
+  });
+
+  it('answers a branch the caller cannot view exactly as one that does not exist, with or without a token', async () => {
+    const branch = await createBranch(svc, 'secret');
+    await svc.admin.inBranch(branch.schema_id).post(DEVICES, { name: 'hidden' });
+    const blind = await createUser(svc, 'blind', [DEVICE_RIGHTS]);
+    const narrow = await createUser(svc, 'narrow', [DEVICE_RIGHTS, { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'public' } }]);
+    const probes: Array<[string, ApiClient, string, string, unknown?]> = [
+      ['no view_branch, list', blind.client, 'GET', DEVICES],
+      ['constrained away, list', narrow.client, 'GET', DEVICES],
+      ['no view_branch, write', blind.client, 'POST', DEVICES, { name: 'x' }],
+      ['no token, status', svc.anonymous, 'GET', '/api/status/'],
+      ['no token, provision', svc.anonymous, 'POST', '/api/users/tokens/provision/', { username: 'blind', password: 'x' }],
+      ['no token, list', svc.anonymous, 'GET', DEVICES],
+    ];
+    for (const [what, client, method, path, body] of probes) {
+      const existing = await client.inBranch(branch.schema_id).request(method, path, body);
+      const missing = await client.inBranch('nosuchbr').request(method, path, body);
+      assert.equal(existing.status, missing.status, what);
+      assert.deepEqual(JSON.stringify(existing.body).replace(branch.schema_id, 'X'), JSON.stringify(missing.body).replace('nosuchbr', 'X'), what);
+      assert.notEqual(existing.status, 200, what);
+    }
+    assert.deepEqual((await blind.client.inBranch(branch.schema_id).get(DEVICES)).body, { 'X-NetBox-Branch': [`Unknown branch "${branch.schema_id}".`] });
+    // Without the header the same callers read main as before.
+    assert.equal((await blind.client.get(DEVICES)).status, 200);
+    assert.equal((await svc.anonymous.get('/api/status/')).status, 200);
   });
 });

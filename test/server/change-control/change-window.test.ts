@@ -6,7 +6,7 @@ import { assertRefusedMerge, gateCast, mainDeviceNames, mergeBranch, scenario, t
 /** The action of change_control.override_window_changerequest. */
 const OVERRIDE = 'override_window';
 /** Someone who may merge branches but is not the author. */
-const MERGE_ONLY = [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge'] }];
+const MERGE_ONLY = [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'] }];
 
 describe('change control: change windows', () => {
   let svc: TestService;
@@ -137,7 +137,7 @@ describe('change control: change windows', () => {
       const s = await scenario(cast, 'override-no-merge', { fields: { scheduled_start: '2026-11-05T00:00:00Z' } });
       const holder = await actor(svc, 'override-only', [...VIEW_ALL, { object_types: ['change_control.changerequest'], actions: [OVERRIDE] }]);
       expectStatus(await mergeBranch(holder.client, s.branch.id), 403);
-      await grant(svc, { users: [holder.id] }, { object_types: ['branching.branch'], actions: ['merge'] });
+      await grant(svc, { users: [holder.id] }, { object_types: ['branching.branch'], actions: ['merge', 'change'] });
       await ok(mergeBranch(holder.client, s.branch.id));
     });
   });

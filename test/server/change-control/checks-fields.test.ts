@@ -95,6 +95,22 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.equal((await ok(s.pipeline.client.get(`${CHECKS}${ci.id}/`))).status, 'pending');
     });
 
+    it('MergeCheck details_url: only an absolute http:// or https:// URL (or empty); javascript:, data:, relative and other schemes are 400 naming the field', async () => {
+      const s = await setup(svc);
+      const ci = (await checksByName(s.pipeline.client, s.cr.id))['ci/build'];
+      for (const url of ['javascript:alert(document.cookie)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x', 'file:///etc/passwd', 'ftp://ci.example.com/x', '/builds/7', '//ci.example.com/7', 'https://', 'mailto:ci@example.com']) {
+        const res = await s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', details_url: url });
+        expectStatus(res, 400, url);
+        assert.deepEqual(res.body, { details_url: ['Enter an absolute http:// or https:// URL.'] }, url);
+        const created = await svc.admin.post(CHECKS, { change_request: s.cr.id, name: `hand-${url.length}`, details_url: url });
+        expectStatus(created, 400, url);
+        assert.ok(created.body.details_url, url);
+      }
+      assert.equal((await ok(s.pipeline.client.get(`${CHECKS}${ci.id}/`))).status, 'pending', 'nothing written');
+      assert.equal((await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { details_url: 'http://ci.example.com/7' }))).details_url, 'http://ci.example.com/7');
+      assert.equal((await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { details_url: '' }))).details_url, '');
+    });
+
     it('MergeCheck change_request: read-only; writing it is ignored (PATCH and PUT)', async () => {
       const s = await setup(svc);
       const other = await setup(svc);

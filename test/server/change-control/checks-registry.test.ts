@@ -174,6 +174,20 @@ describe('change control checks: registering checks in process', () => {
         await svc.close();
       }
     });
+
+    it('a details_url that is not an absolute http(s) URL is not stored: the result keeps its status and summary, without the link', async () => {
+      const svc = await startWithChecks({
+        ready: (r) => r.registerCheck({ name: 'report/odd', label: 'Odd link', fn: () => new CheckResult('failure', 'see link', 'javascript:alert(1)') }),
+      });
+      try {
+        const s = await setup(svc);
+        const row = (await checksByName(svc.admin, s.cr.id))['report/odd'];
+        assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
+        assert.equal(row.details_url, '');
+      } finally {
+        await svc.close();
+      }
+    });
   });
 
   describe('a check reading request fields', () => {

@@ -137,7 +137,7 @@ describe('change control checks: the report_check event-rule action', () => {
 
   it('refuses a rule with action_data that names no check, an unknown status or an unknown key (400)', async () => {
     const base = { name: 'bad', object_types: ['dcim.device'], event_types: ['object_created'], action_type: ACTION };
-    for (const action_data of [null, {}, { check: '' }, { check: 'ci/build', status: 'passed' }, { check: 'ci/build', colour: 'red' }, { check: 'ci/build', summary: 5 }]) {
+    for (const action_data of [null, {}, { check: '' }, { check: 'ci/build', status: 'passed' }, { check: 'ci/build', colour: 'red' }, { check: 'ci/build', summary: 5 }, { check: 'ci/build', details_url: 'javascript:alert(1)' }, { check: 'ci/build', details_url: 'data:,x' }]) {
       const res = await svc.admin.post(RULES, { ...base, action_data });
       expectStatus(res, 400, JSON.stringify(action_data));
       assert.match(JSON.stringify(res.body), /action_data/);

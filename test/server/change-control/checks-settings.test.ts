@@ -159,6 +159,7 @@ describe('change control checks: plugin settings', () => {
             notify_reviewers: false,
             enable_auto_merge: false,
             auto_merge_interval: 5,
+            contributors_can_approve: true,
           },
         },
       });
@@ -175,6 +176,7 @@ describe('change control checks: plugin settings', () => {
           notify_reviewers: false,
           enable_auto_merge: false,
           auto_merge_interval: 5,
+          contributors_can_approve: true,
         });
         expectStatus(await svc.anonymous.get(SETTINGS), 403);
         const schema = await ok(svc.anonymous.get('/api/schema/'));

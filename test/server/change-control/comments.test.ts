@@ -4,7 +4,7 @@ import { changeControlMigrations } from '../../../server/change-control/db/migra
 import { migrate, openDatabase } from '../../../server/db/database';
 import { hostMigrations } from '../../../server/db/migrations/host';
 import { startService, type TestService } from '../../support/service';
-import { act, branch, BRANCHES, changesOf, checkNamed, COMMENTS, created, detail, device, DEVICES, expectStatus, ok, openRequest, review } from './fixtures';
+import { act, actor, branch, BRANCHES, changesOf, checkNamed, COMMENTS, created, detail, device, DEVICES, expectStatus, ok, openRequest, review } from './fixtures';
 import {
   assertRefused,
   commentsOf,
@@ -488,6 +488,34 @@ describe('change control: comments and the change request', () => {
     assert.equal((await detail(s.dave.client, s.cr.id)).actions.comment.allowed, false);
     expectStatus(await svc.admin.delete(`${BRANCHES}${s.branchId}/`), 204);
     assert.equal((await detail(s.bob.client, s.cr.id)).actions.comment.allowed, false);
+  });
+
+  it('Visibility: a comment anchored to an object the caller may not view, or in a branch they cannot view, is hidden from the list, the detail and search; commenting on such a change is refused as for one that does not exist', async () => {
+    const s = await scene(w);
+    const hiddenThread = await rootComment(s, s.bob.client, `zebra-${s.cr.id} on the first router`, 0);
+    const shownThread = await rootComment(s, s.bob.client, `zebra-${s.cr.id} on the second router`, 1);
+    const ccView = { object_types: ['change_control.changerequest', 'change_control.changecomment', 'branching.changediff'], actions: ['view', 'add'] };
+    const narrow = await actor(svc, `narrow-${s.cr.id}`, [ccView, { object_types: ['branching.branch'], actions: ['view'] }, { object_types: ['dcim.device'], actions: ['view'], constraints: { name: s.devices[1]!.name } }]);
+    const blind = await actor(svc, `blind-${s.cr.id}`, [ccView, { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'another' } }, { object_types: ['dcim.device'], actions: ['view'] }]);
+
+    const ids = async (client: typeof narrow.client) => (await ok(client.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results.map((c: { id: number }) => c.id);
+    assert.deepEqual(await ids(narrow.client), [shownThread.id]);
+    assert.equal((await ok(narrow.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&limit=1`))).count, 1);
+    expectStatus(await narrow.client.get(`${COMMENTS}${hiddenThread.id}/`), 404);
+    expectStatus(await narrow.client.get(`${COMMENTS}${shownThread.id}/`), 200);
+    const found = (await ok(narrow.client.get(`/api/search/?q=zebra-${s.cr.id}`))).results.filter((h: { object_type: string }) => h.object_type === 'change_control.changecomment');
+    assert.deepEqual(found.map((h: { id: number }) => h.id), [shownThread.id]);
+
+    assert.deepEqual(await ids(blind.client), []);
+    expectStatus(await blind.client.get(`${COMMENTS}${shownThread.id}/`), 404);
+    assert.equal((await ok(blind.client.get(`/api/search/?q=zebra-${s.cr.id}`))).results.length, 0);
+
+    const refused = await postComment(narrow.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'probe' });
+    const missing = await postComment(narrow.client, { change_request: s.cr.id, change_diff: 999_999, text: 'probe' });
+    expectStatus(refused, 400);
+    assert.deepEqual(refused.body, { change_diff: [`Change ${s.changes[0]!.id} does not exist.`] });
+    assert.equal(missing.status, refused.status);
+    expectStatus(await postComment(narrow.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'fine' }), 201);
   });
 
   it('the comments list filters by change_request_id, change_diff_id, author_id (me), is_root and resolved', async () => {

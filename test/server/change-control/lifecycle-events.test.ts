@@ -152,7 +152,7 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
     const s = await scenario(cast, 'who', { upTo: 'needs-review' });
     const countBefore = (await outboxPayloads(svc)).length;
     expectStatus(await review(cast.reviewer.client, s.cr.id, 'approve'), 201);
-    const merger = await actor(svc, 'merger', [{ object_types: ['branching.branch'], actions: ['view', 'merge'] }]);
+    const merger = await actor(svc, 'merger', [{ object_types: ['branching.branch'], actions: ['view', 'merge', 'change'] }]);
     await ok(mergeBranch(merger.client, s.branch.id));
     const payloads = (await outboxPayloads(svc)).slice(countBefore).filter((p) => p.data.id === s.cr.id);
     const submittedReview = payloads.find((p) => p.event === 'review_submitted')!;

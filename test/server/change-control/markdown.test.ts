@@ -106,7 +106,7 @@ describe('change control: Markdown rendered through the sanitising filter', () =
     assert.equal(renderMarkdown(''), '');
   });
 
-  it('normal Markdown renders: safe links and images keep their targets; links open without referrer', () => {
+  it('normal Markdown renders: safe links keep their targets (images become links to theirs); links open without referrer', () => {
     assert.equal(
       renderMarkdown('[build log](https://ci.example.com/job/1)'),
       '<p><a href="https://ci.example.com/job/1" rel="noopener noreferrer nofollow">build log</a></p>\n',
@@ -114,11 +114,34 @@ describe('change control: Markdown rendered through the sanitising filter', () =
     assert.equal(renderMarkdown('[mail](mailto:netops@example.com)'), '<p><a href="mailto:netops@example.com" rel="noopener noreferrer nofollow">mail</a></p>\n');
     assert.equal(renderMarkdown('[see](#section)'), '<p><a href="#section" rel="noopener noreferrer nofollow">see</a></p>\n');
     assert.equal(renderMarkdown('[rel](/api/status/)'), '<p><a href="/api/status/" rel="noopener noreferrer nofollow">rel</a></p>\n');
-    assert.equal(renderMarkdown('![diagram](https://example.com/d.png)'), '<p><img src="https://example.com/d.png" alt="diagram"></p>\n');
+    assert.equal(renderMarkdown('![diagram](https://example.com/d.png)'), '<p><a href="https://example.com/d.png" rel="noopener noreferrer nofollow">diagram</a></p>\n');
     assert.equal(
       renderMarkdown('see https://example.com/x'),
       '<p>see <a href="https://example.com/x" rel="noopener noreferrer nofollow">https://example.com/x</a></p>\n',
     );
+  });
+});
+
+describe('change control: rendered Markdown never loads a remote resource', () => {
+  it('turns every image into a link (alt text, else the address, as its words): no element of the rendered HTML fetches anything', () => {
+    const inputs = [
+      '![tracking pixel](https://attacker.example/pixel.gif?reader=1)',
+      '![](https://attacker.example/empty-alt.png)',
+      '![ref][img]\n\n[img]: https://attacker.example/ref.png "title"',
+      '[![badge](https://attacker.example/badge.svg)](https://ci.example.com/job/1)',
+      'Inline ![a](//attacker.example/proto-relative.png) and ![b](/relative.png) too',
+      '<img src="https://attacker.example/raw.png">',
+    ];
+    for (const input of inputs) {
+      const html = renderMarkdown(input);
+      const doc = new JSDOM(`<!doctype html><body>${html}</body>`).window.document;
+      const loaders = Array.from(doc.body.querySelectorAll('img, picture, source, video, audio, iframe, object, embed, link, script, [style], [background], [srcset]'));
+      assert.deepEqual(loaders.map((el) => el.outerHTML), [], input);
+      assert.equal(doc.body.querySelectorAll('a a').length, 0, `no link inside a link: ${input}`);
+    }
+    assert.equal(renderMarkdown('![](https://attacker.example/empty-alt.png)'), '<p><a href="https://attacker.example/empty-alt.png" rel="noopener noreferrer nofollow">https://attacker.example/empty-alt.png</a></p>\n');
+    assert.equal(renderMarkdown('[![badge](https://x.example/b.svg)](https://ci.example.com/1)'), '<p><a href="https://ci.example.com/1" rel="noopener noreferrer nofollow">badge</a></p>\n');
+    assert.equal(renderMarkdown('![x](javascript:alert(1))'), '<p>![x](javascript:alert(1))</p>\n', 'an unsafe target is no image and no link');
   });
 });
 

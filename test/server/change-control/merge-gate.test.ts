@@ -385,11 +385,11 @@ describe('change control: the merge gate', () => {
 
     it('Permission branching.merge_branch: a merge constraint that excludes a visible branch is refused (403), one that includes it merges', async () => {
       const s = await scenario(cast, 'perm-constrained');
-      const elsewhere = await actor(svc, 'merges-elsewhere', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge'], constraints: { name: 'another-branch' } }]);
+      const elsewhere = await actor(svc, 'merges-elsewhere', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'another-branch' } }]);
       expectStatus(await mergeBranch(elsewhere.client, s.branch.id), 403);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
 
-      const here = await actor(svc, 'merges-here', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge'], constraints: { name: 'perm-constrained' } }]);
+      const here = await actor(svc, 'merges-here', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'perm-constrained' } }]);
       const merged = await mergeBranch(here.client, s.branch.id);
       expectStatus(merged, 200);
       assert.equal(merged.body.branch?.status ?? (await branchOf(svc, s.branch.id)).status, 'merged');

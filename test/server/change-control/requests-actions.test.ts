@@ -4,7 +4,7 @@ import { startService, type TestService } from '../../support/service';
 import { act, actor, AUTHOR, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 import { draftRequest, VIEW_ONLY } from './requests-support';
 
-const MERGER = [{ object_types: ['branching.branch'], actions: ['merge'] }];
+const MERGER = [{ object_types: ['branching.branch'], actions: ['merge', 'change'] }];
 const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']> = [
   ['submit', 'submit'],
   ['return-to-draft', 'return_to_draft'],
@@ -52,6 +52,18 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     assert.equal(a.comment.allowed, true);
     assert.equal(a.merge.allowed, false);
     assert.match(a.merge.reason, /draft/);
+  });
+
+  it('actions: merge is refused, naming the branch, to a holder of merge_branch who is not the branch owner and lacks change_branch for it (detail and list)', async () => {
+    const { cr, branchId } = await draftRequest(author, `not-mine-${++n}`);
+    const stranger = await actor(svc, `stranger-${n}`, [...VIEW_ONLY, { object_types: ['branching.branch'], actions: ['view', 'merge'] }]);
+    const words = `You may not write to branch "not-mine-${n}": only its owner or a holder of branching.change_branch for it may.`;
+    assert.deepEqual((await detail(stranger.client, cr.id)).actions.merge, { allowed: false, reason: words });
+    const listed = (await stranger.client.get(`${REQUESTS}?id=${cr.id}`)).body.results[0];
+    assert.deepEqual(listed.actions.merge, { allowed: false, reason: words });
+    const res = await stranger.client.post(`${BRANCHES}${branchId}/merge/`, { commit: true });
+    assert.equal(res.status, 403);
+    assert.equal(res.body.detail, words);
   });
 
   it('actions: a lifecycle action refused for its state carries exactly the detail the service answers with 409', async () => {

@@ -350,7 +350,7 @@ describe('change control: authentication of reviews and comments', () => {
   it('Authentication rule 1: without a token, or with an unknown one, every review and comment endpoint is 403 with detail', async () => {
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }));
     const c = await rootComment(s, s.bob.client);
-    for (const client of [svc.anonymous, svc.as('not-a-real-token-0000000000000000000000')]) {
+    for (const client of [svc.anonymous, svc.as('not-a-real-token-0000000000000000000000').fromManyAddresses()]) {
       const answers = [
         await client.get(REVIEWS),
         await client.get(`${REVIEWS}${r.id}/`),

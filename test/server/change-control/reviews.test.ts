@@ -291,6 +291,113 @@ describe('change control: review rules', () => {
   });
 });
 
+describe('change control: independent approval (who changed the branch cannot approve it)', () => {
+  let svc: TestService;
+  let w: World;
+  before(async () => {
+    svc = await startService();
+    w = await world(svc);
+    // Carol may also work on others' branches: she edits devices and holds change_branch.
+    await grant(svc, { users: [w.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
+  });
+  after(async () => svc.close());
+
+  const CONTRIBUTOR_DETAIL = 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
+  const schemaOf = async (s: Scene) => (await ok(svc.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id as string;
+
+  it('Independent approval: a reviewer who changed objects on the branch cannot approve it (400 saying why); rejecting and commenting stay allowed', async () => {
+    const s = await scene(w);
+    await ok(s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }), 'carol edits');
+    const refused = await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve', comment: 'lgtm' });
+    expectStatus(refused, 400);
+    assert.deepEqual(refused.body, { detail: CONTRIBUTOR_DETAIL });
+    assert.equal((await reviewsOf(svc, s.cr.id)).length, 0, 'nothing written');
+    const comment = await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', comment: 'I moved it to active.' }));
+    // Turning the comment into an approval is refused the same way; a rejection is accepted and rejects.
+    const edit = await s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'approve' });
+    expectStatus(edit, 400);
+    assert.deepEqual(edit.body, { detail: CONTRIBUTOR_DETAIL });
+    await ok(s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'reject', comment: 'On second thought, no.' }));
+    assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
+    // Someone who changed nothing approves as before.
+    await ok(s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'comment' }));
+    await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
+    assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
+  });
+
+  it('Independent approval: an approval stops counting the moment its reviewer writes to the branch; approved, ready_to_merge and merge_blocked_reason follow, and the evaluation says why', async () => {
+    const s = await scene(w);
+    const approval = await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
+    const before = await detail(s.alice.client, s.cr.id);
+    assert.equal(before.approved, true);
+    assert.equal(before.ready_to_merge, true);
+
+    await ok(s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[1]!.id}/`, { status: 'active' }), 'carol edits');
+    const after = await detail(s.alice.client, s.cr.id);
+    assert.equal(after.status, 'needs-review');
+    assert.equal(after.approved, false);
+    assert.equal(after.ready_to_merge, false);
+    assert.match(after.merge_blocked_reason, /Rule "netops" of policy "Devices" has 0 of 1 required approval\. 1 approval does not count: its reviewer changed the branch\./);
+    const rule = (await evaluationOf(s)).policies[0].rules[0];
+    assert.equal(rule.approvals, 0);
+    assert.deepEqual(rule.uncounted_approvals, [
+      { review: approval.id, reviewer: { id: s.carol.id, username: 'carol', display: 'carol' }, reason: 'contributor', detail: 'carol changed objects on this branch; an approval must come from someone who did not.' },
+    ]);
+    assert.deepEqual(rule.outstanding_reviewers.map((u: { id: number }) => u.id), [s.bob.id], 'carol no longer owes an approval she cannot give');
+    // Re-affirming the approval is refused; the merge gate refuses the branch.
+    const reaffirm = await s.carol.client.patch(`${REVIEWS}${approval.id}/`, {});
+    expectStatus(reaffirm, 400);
+    assert.deepEqual(reaffirm.body, { detail: CONTRIBUTOR_DETAIL });
+    expectStatus(await svc.admin.post(`${BRANCHES}${s.branchId}/merge/`, { commit: true }), 409);
+    assert.equal((await ok(svc.admin.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].approved, false, 'the list follows too');
+  });
+
+  it('Independent approval: the evaluation lists stale approvals per rule as not counted (reason stale) until they are given again', async () => {
+    const s = await scene(w);
+    const approval = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
+    assert.deepEqual((await evaluationOf(s)).policies[0].rules[0].uncounted_approvals, []);
+    await editInBranch(s);
+    assert.deepEqual((await evaluationOf(s)).policies[0].rules[0].uncounted_approvals, [
+      { review: approval.id, reviewer: { id: s.bob.id, username: 'bob', display: 'bob' }, reason: 'stale', detail: 'The branch changed after bob approved; the approval counts again once they review again.' },
+    ]);
+    await ok(s.bob.client.patch(`${REVIEWS}${approval.id}/`, {}));
+    const rule = (await evaluationOf(s)).policies[0].rules[0];
+    assert.deepEqual(rule.uncounted_approvals, []);
+    assert.equal(rule.approvals, 1);
+  });
+
+  it('Independent approval: contributors_can_approve restores the plain behaviour', async () => {
+    const plain = await startService({ config: { change_control: { contributors_can_approve: true } } });
+    try {
+      const pw = await world(plain);
+      await grant(plain, { users: [pw.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
+      const s = await scene(pw);
+      const schema = (await ok(plain.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id;
+      await ok(s.carol.client.inBranch(schema).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }));
+      await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
+      assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
+      assert.deepEqual((await ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies[0].rules[0].uncounted_approvals, []);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('Independent approval, the attack reported: a user holding only dcim.change_device and add_review cannot edit someone else\'s branch and then approve it into main', async () => {
+    const s = await scene(w);
+    const mallory = await actor(svc, `mallory-${s.cr.id}`, [
+      { object_types: ['dcim.device'], actions: ['view', 'change'] },
+      { object_types: ['change_control.review', 'change_control.changerequest', 'branching.branch'], actions: ['view', 'add'] },
+    ]);
+    await grant(svc, { users: [mallory.id] }, { object_types: ['change_control.review'], actions: ['add'] });
+    const schema = await schemaOf(s);
+    const write = await mallory.client.inBranch(schema).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'compromised' });
+    expectStatus(write, 403);
+    assert.match(write.body.detail, /You may not write to branch/);
+    const changes = (await ok(svc.admin.get(`/api/plugins/branching/changes/?branch_id=${s.branchId}`))).results;
+    assert.ok(changes.every((c: { modified: { status?: string } }) => c.modified.status !== 'compromised'));
+  });
+});
+
 describe('change control: reject (Request changes) needs a comment', () => {
   let svc: TestService;
   let w: World;

@@ -71,7 +71,7 @@ describe('conventions: the route table', () => {
   });
 
   it('refuses every non-public route without a token, and with an unknown token (403 with detail)', async () => {
-    const unknown = svc.as('0'.repeat(40));
+    const unknown = svc.as('0'.repeat(40)).fromManyAddresses();
     const problems: string[] = [];
     for (const route of routes) {
       if ('public' in route.access) continue;

@@ -150,6 +150,32 @@ describe('extras: webhook delivery', () => {
     assert.equal(receiver.requests.length, 3, 'a delivered row is never sent again');
   });
 
+  it('carries X-Change-Control-Delivery: the same id on every retry, one per event and webhook (two rules sending one event share it), not replaced by configured headers', async () => {
+    receiver.respond = (_req, index) => (index === 0 ? 500 : 200);
+    const { webhook } = await hookUpGroups(svc, receiver, { additional_headers: 'X-Change-Control-Delivery: forged' }, { event_types: ['object_created', 'object_updated'] });
+    await svc.admin.post('/api/extras/event-rules/', { name: 'second', object_types: ['users.group'], event_types: ['object_created'], action_type: 'webhook', action_object_id: webhook });
+    const other = await svc.admin.post('/api/extras/webhooks/', { name: 'other-hook', payload_url: receiver.url('/other') });
+    await svc.admin.post('/api/extras/event-rules/', { name: 'third', object_types: ['users.group'], event_types: ['object_created'], action_type: 'webhook', action_object_id: other.body.id });
+    const group = await svc.admin.post('/api/users/groups/', { name: 'netops' });
+    await svc.admin.patch(`/api/users/groups/${group.body.id}/`, { description: 'changed' });
+    const worker = workerOf(svc);
+    for (let i = 0; i < 4; i++) {
+      await worker.runDue();
+      svc.clock.advance(60_000);
+    }
+    const id = (r: { headers: Record<string, unknown> }) => String(r.headers['x-change-control-delivery']);
+    const byHook = (path: string, event: string) => receiver.requests.filter((r) => r.path === path && JSON.parse(r.body).event === event);
+    const created = byHook('/hook', 'object_created');
+    assert.ok(created.length >= 3, `the first delivery failed once and was retried, and two rules sent it: ${created.length}`);
+    assert.equal(new Set(created.map(id)).size, 1, 'one id for the event and this webhook, on every attempt');
+    assert.match(id(created[0]!), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    const updated = byHook('/hook', 'object_updated');
+    const toOther = byHook('/other', 'object_created');
+    assert.equal(updated.length, 1);
+    assert.equal(toOther.length, 1);
+    assert.deepEqual(new Set([id(created[0]!), id(updated[0]!), id(toOther[0]!)]).size, 3, 'another event, or another webhook, gets another id');
+  });
+
   it('gives up after the last attempt and keeps the last error', async () => {
     receiver.respond = () => 503;
     await hookUpGroups(svc, receiver);

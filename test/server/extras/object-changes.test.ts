@@ -114,4 +114,24 @@ describe('extras: object changes (the changelog)', () => {
     assert.equal((await svc.admin.post(PATH, {})).status, 405);
     assert.equal((await svc.admin.delete(`${PATH}${hidden.id}/`)).status, 405);
   });
+
+  it("shows a source-of-truth object's recorded state only to callers who may see it: its branch, and its object's view constraints on the state recorded", async () => {
+    const branch = (await svc.admin.post('/api/plugins/branching/branches/', { name: 'secret-branch' })).body;
+    await svc.admin.post('/api/dcim/devices/', { name: 'lab-main', role: 'lab' });
+    await svc.admin.post('/api/dcim/devices/', { name: 'core-main', role: 'core' });
+    await svc.admin.inBranch(branch.schema_id).post('/api/dcim/devices/', { name: 'lab-in-branch', role: 'lab' });
+    await svc.admin.post('/api/ipam/vlans/', { name: 'vlan-main' });
+    const auditor = await actor(svc, 'auditor', [
+      { object_types: ['core.objectchange'], actions: ['view'] },
+      { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'other' } },
+      { object_types: ['dcim.device'], actions: ['view'], constraints: { role: 'lab' } },
+    ]);
+    const reprs = async (query: string) => (await auditor.client.get(`${PATH}?${query}`)).body.results.map((c: { object_repr: string }) => c.object_repr);
+    assert.deepEqual(await reprs('changed_object_type=dcim.device'), ['lab-main']);
+    assert.deepEqual(await reprs('changed_object_type=ipam.vlan'), []);
+    assert.deepEqual(await reprs('changed_object_type=branching.branch'), ['secret-branch'], 'a model outside the catalogue follows core.view_objectchange alone');
+    const all = (await svc.admin.get(`${PATH}?changed_object_type=dcim.device`)).body.results;
+    assert.equal(all.length, 3);
+    for (const row of all) assert.equal((await auditor.client.get(`${PATH}${row.id}/`)).status, row.object_repr === 'lab-main' ? 200 : 404, row.object_repr);
+  });
 });

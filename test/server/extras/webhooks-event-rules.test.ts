@@ -54,6 +54,10 @@ describe('extras: webhooks and event rules', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'a', payload_url: 'ftp://example.com/x' }, 'payload_url'],
       [{ name: 'a', payload_url: 'not a url' }, 'payload_url'],
+      [{ name: 'a', payload_url: 'javascript:alert(1)' }, 'payload_url'],
+      [{ name: 'a', payload_url: 'data:text/plain,x' }, 'payload_url'],
+      [{ name: 'a', payload_url: '/relative/hook' }, 'payload_url'],
+      [{ name: 'a', payload_url: 'file:///etc/passwd' }, 'payload_url'],
       [{ name: 'a', payload_url: 'https://x.example/', http_method: 'TRACE' }, 'http_method'],
       [{ name: 'a', payload_url: 'https://x.example/', http_content_type: 'json' }, 'http_content_type'],
       [{ name: 'a', payload_url: 'https://x.example/', additional_headers: 'no colon here' }, 'additional_headers'],

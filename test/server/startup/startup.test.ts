@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -82,6 +82,21 @@ describe('service start-up (contract section 1)', function () {
     const status = await (await fetch(`${started.url}/api/status/`)).json();
     assert.equal(status['host-version'], '4.7.0');
     started.child.kill('SIGINT');
+    assert.equal(await waitForExit(started.child), 0);
+  });
+
+  it('refuses an administrator token shorter than 32 characters: exit 2 with a message saying so, nothing started', async () => {
+    const db = join(dir, 'short-token.sqlite3');
+    for (const token of ['abc', 'a'.repeat(31)]) {
+      const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', db], { CHANGE_CONTROL_ADMIN_TOKEN: token });
+      assert.equal(code, 2);
+      assert.match(stderr, new RegExp(`CHANGE_CONTROL_ADMIN_TOKEN must be at least 32 characters long \\(it has ${token.length}\\)`));
+      assert.doesNotMatch(stdout, /listening/);
+    }
+    assert.equal(existsSync(db), false, 'no database was created');
+    const started = await startAndWait(['--port', '0', '--db', db], { CHANGE_CONTROL_ADMIN_TOKEN: 'b'.repeat(32) });
+    assert.equal((await fetch(`${started.url}/api/users/me/`, { headers: { Authorization: `Token ${'b'.repeat(32)}` } })).status, 200);
+    started.child.kill('SIGTERM');
     assert.equal(await waitForExit(started.child), 0);
   });
 

@@ -19,7 +19,7 @@ describe('host: authentication refusals', () => {
   afterEach(async () => svc.close());
 
   it('refuses no token, an unknown token and a malformed header with 403 and a detail', async () => {
-    const unknown = svc.as('f'.repeat(40));
+    const unknown = svc.as('f'.repeat(40)).fromManyAddresses();
     for (const path of READS) {
       assertRefused(await svc.anonymous.get(path), `no token ${path}`);
       assertRefused(await unknown.get(path), `unknown token ${path}`);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { hashPassword, verifyPassword } from '../../../server/core/secrets';
 import { createHash } from 'node:crypto';
 import { startService, type TestService } from '../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
@@ -199,5 +200,65 @@ describe('host: tokens/provision', () => {
     assert.match(inactive.body.detail, /inactive/i);
     assert.equal((await svc.host.db.selectFrom('tokens').select('id').execute()).length, 1);
     assert.equal((await svc.anonymous.post('/api/users/tokens/provision/', { username: 'alice' })).status, 400);
+  });
+
+  const PROVISION = '/api/users/tokens/provision/';
+  const guess = (from: string, username: string, password: string) => svc.anonymous.from(from).post(PROVISION, { username, password });
+
+  it('throttles failed provisioning per client address: after 10 failures within 60 s, 429 with Retry-After until the window passes', async () => {
+    await createUser(svc, 'alice', { password: 'correct horse' });
+    for (let i = 0; i < 10; i++) assert.equal((await guess('127.0.0.2', `user${i}`, 'guess')).status, 403, `attempt ${i + 1}`);
+    svc.clock.advance(30_000);
+    const refused = await guess('127.0.0.2', 'alice', 'correct horse');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '30');
+    assert.match(refused.body.detail, /Too many failed attempts/);
+    assert.equal(refused.body.key, undefined);
+    // Another address is unaffected; once the window has passed, the first one is too.
+    assert.equal((await guess('127.0.0.3', 'alice', 'correct horse')).status, 201);
+    svc.clock.advance(30_001);
+    assert.equal((await guess('127.0.0.2', 'alice', 'correct horse')).status, 201);
+  });
+
+  it('throttles failed provisioning per username: the addresses guessing it get 429, a correct password from another address is unaffected', async () => {
+    await createUser(svc, 'alice', { password: 'correct horse' });
+    // Ten addresses, one guess each: no address reaches its own limit, the username does.
+    for (let i = 0; i < 10; i++) assert.equal((await guess(`127.0.1.${i + 1}`, 'alice', `guess ${i}`)).status, 403);
+    for (let i = 0; i < 10; i++) {
+      const again = await guess(`127.0.1.${i + 1}`, 'alice', 'correct horse');
+      assert.equal(again.status, 429, `address ${i + 1}`);
+      assert.ok(Number(again.headers.get('retry-after')) > 0);
+    }
+    assert.equal((await guess('127.0.2.1', 'alice', 'correct horse')).status, 201, 'the user at their own machine');
+    // Other usernames from the guessing addresses are still checked.
+    await createUser(svc, 'bob', { password: 'battery staple' });
+    assert.equal((await guess('127.0.1.1', 'bob', 'battery staple')).status, 201);
+  });
+
+  it('throttles failed token authentication per client address: after 10 bad tokens, 429 with Retry-After even for a good token from that address', async () => {
+    const bad = svc.as('0'.repeat(40)).from('127.0.0.4');
+    for (let i = 0; i < 10; i++) assert.equal((await bad.get('/api/users/me/')).status, 403, `attempt ${i + 1}`);
+    const refused = await svc.admin.from('127.0.0.4').get('/api/users/me/');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get('retry-after'), '60');
+    assert.equal((await bad.get('/api/status/')).status, 429, 'public routes too, when a token is sent');
+    assert.equal((await svc.anonymous.from('127.0.0.4').get('/api/status/')).status, 200, 'no token, nothing to throttle');
+    assert.equal((await svc.admin.from('127.0.0.5').get('/api/users/me/')).status, 200, 'another address is unaffected');
+    svc.clock.advance(60_001);
+    assert.equal((await svc.admin.from('127.0.0.4').get('/api/users/me/')).status, 200);
+  });
+
+  it('hashes and checks passwords off the event loop: other callbacks run while scrypt works', async () => {
+    const stored = await hashPassword('correct horse');
+    for (const work of [() => hashPassword('correct horse'), () => verifyPassword('correct horse', stored)]) {
+      let ranMeanwhile = false;
+      setImmediate(() => {
+        ranMeanwhile = true;
+      });
+      const result = await work();
+      assert.ok(result, 'a hash, or a match');
+      assert.equal(ranMeanwhile, true);
+    }
+    assert.equal(await verifyPassword('wrong', stored), false);
   });
 });
