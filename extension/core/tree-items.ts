@@ -17,6 +17,10 @@ export interface TreeItemData {
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';
   command?: { id: CommandId; title: string; args: unknown[] };
+  /** A checkbox on the row (the "viewed" mark of a changed object). */
+  checkbox?: { checked: boolean; tooltip: string };
+  /** A document path of the `change-control` scheme the row stands for (its file decoration colours the row). */
+  resourcePath?: string;
 }
 
 /** Escapes Markdown so that user text shows literally in a tooltip. */
