@@ -1,5 +1,6 @@
 // The extension's entry point: builds the parts and wires them together. The service's logic is
 // in core/ (no VS Code there); vscode/ holds the thin adapters.
+import './zod-setup';
 import * as vscode from 'vscode';
 import { ChangeRequestStore } from './core/change-request-store';
 import { CONTEXT_KEYS } from './core/commands';

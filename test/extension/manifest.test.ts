@@ -2,9 +2,11 @@
 // table (extension/core/commands.ts) is what extension/vscode/commands.ts registers, one handler
 // per CommandId.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { whenActionAllowed } from '../../extension/core/availability';
+import { DOCUMENT_SCHEME } from '../../extension/core/change-documents';
 import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, COMMENT_CONTROLLER, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
 import { SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
 
@@ -125,6 +127,23 @@ describe('extension: manifest', () => {
     }
   });
 
+  it('builds no schema before zod is told not to compile parsers (which reads navigator, an error in the extension host)', () => {
+    const entry = readFileSync(join(ROOT, 'extension/extension.ts'), 'utf8');
+    const firstImport = /^import .*$/m.exec(entry)?.[0];
+    assert.equal(firstImport, "import './zod-setup';");
+    const probe = [
+      "Object.defineProperty(globalThis, 'navigator', { configurable: true, get() { throw new Error('navigator was read'); } });",
+      "await import('./extension/zod-setup.ts');",
+      "const cc = await import('./server/contract/change-control.ts');",
+      "const br = await import('./server/contract/branching.ts');",
+      "const { changeComment } = cc.default ?? cc; const { changeDiff } = br.default ?? br;",
+      "changeComment.safeParse({}); changeDiff.safeParse({ id: 1 });",
+      "console.log('ok');",
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(out.trim(), 'ok');
+  });
+
   it('declares exactly the settings the code reads, with the same defaults', () => {
     const props = contributes.configuration.properties;
     assert.deepEqual(Object.keys(props).sort(), Object.values(SETTING_KEYS).sort());
@@ -134,8 +153,8 @@ describe('extension: manifest', () => {
     assert.equal(props[SETTING_KEYS.nodePath].scope, 'machine', 'a workspace must not choose the program the extension runs');
   });
 
-  it('activates where needed: at startup (status bar, notifications) and to restore panels', () => {
-    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`]);
+  it('activates where needed: at startup (status bar, notifications), to restore panels, and to restore documents of changed objects', () => {
+    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`, `onFileSystem:${DOCUMENT_SCHEME}`]);
     assert.equal(pkg.main, './dist/extension.js');
   });
 });
