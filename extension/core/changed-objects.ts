@@ -29,9 +29,10 @@ export function treeOrder(changes: readonly ChangeDiff[]): ChangeDiff[] {
 /**
  * The change Next (+1) or Previous (-1) goes to from `currentId`: the nearest one in that
  * direction that is not viewed, wrapping around; from nowhere, the first (or last) not viewed.
- * Null when every other change is viewed.
+ * The current change itself only when it is not shown (`currentShown` false) and nothing else
+ * is left. Null when there is nowhere to go.
  */
-export function adjacentChange(order: readonly ChangeDiff[], currentId: number | null, isViewed: (c: ChangeDiff) => boolean, direction: 1 | -1): ChangeDiff | null {
+export function adjacentChange(order: readonly ChangeDiff[], currentId: number | null, isViewed: (c: ChangeDiff) => boolean, direction: 1 | -1, currentShown = true): ChangeDiff | null {
   const n = order.length;
   if (n === 0) return null;
   const at = currentId === null ? -1 : order.findIndex((c) => c.id === currentId);
@@ -39,7 +40,7 @@ export function adjacentChange(order: readonly ChangeDiff[], currentId: number |
   for (let step = 1; step <= n; step += 1) {
     const i = (((start + direction * step) % n) + n) % n;
     const c = order[i];
-    if (c.id === currentId) continue;
+    if (c.id === currentId && currentShown) continue;
     if (!isViewed(c)) return c;
   }
   return null;

@@ -121,9 +121,19 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     if (data.changes.length === 0) return { none: 'This change request has no changes.' };
     const marks = this.deps.userState.viewedMarks(id);
     const current = this.currentChange?.changeRequestId === id ? this.currentChange.changeId : null;
-    const next = adjacentChange(treeOrder(data.changes), current, (c) => isViewed(marks, c), direction);
+    const next = adjacentChange(treeOrder(data.changes), current, (c) => isViewed(marks, c), direction, this.isShown(id, current));
     if (!next) return { none: 'Every other change of this request is marked as viewed.' };
     return { changeRequestId: id, change: next };
+  }
+
+  /** Whether a visible editor shows this change. */
+  private isShown(changeRequestId: number, changeId: number | null): boolean {
+    if (changeId === null) return false;
+    return vscode.window.visibleTextEditors.some((e) => {
+      const ref = refOf(e.document.uri);
+      if (ref?.kind !== 'change' || ref.changeRequestId !== changeRequestId) return false;
+      return this.deps.cache.get(changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }))?.id === changeId;
+    });
   }
 
   /** Marks a change viewed or not (the checkbox, or a command). */

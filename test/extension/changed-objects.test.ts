@@ -41,6 +41,9 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(adjacentChange(order, 3, (c) => c.id !== 3, 1), null);
     assert.equal(adjacentChange([], null, none, 1), null);
     assert.equal(adjacentChange(order, 999, none, 1)?.id, 3, 'an unknown current change starts from the top');
+    // The current change, no longer shown, is where Next goes when every other one is viewed.
+    assert.equal(adjacentChange(order, 2, (c) => c.id !== 2, 1, false)?.id, 2);
+    assert.equal(adjacentChange(order, 2, (c) => c.id !== 2, 1, true), null);
   });
 
   it('marks a change viewed with a digest of its states, which any change to it invalidates', () => {
