@@ -6,7 +6,7 @@ import { ChangeRequestStore } from './core/change-request-store';
 import { CONTEXT_KEYS } from './core/commands';
 import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
-import { ChangeDecorations, ChangeDocuments } from './vscode/change-documents';
+import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
 import { registerCommands } from './vscode/commands';
@@ -80,7 +80,12 @@ export function activate(context: vscode.ExtensionContext): void {
     new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id)),
     new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
     ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState }),
-    views.onDidSelect((cr) => changedObjects.show(cr.id)),
+    views.onDidSelect((cr) => {
+      changedObjects.show(cr.id);
+      // Stop following requests nothing shows any more (no document open, not selected).
+      const open = new Set(vscode.workspace.textDocuments.map((d) => refOf(d.uri)?.changeRequestId));
+      for (const id of cache.tracked()) if (id !== cr.id && !open.has(id)) cache.forget(id);
+    }),
     conn.onDidChange((state) => {
       if (state.phase === 'connected') void refreshAll();
       else {

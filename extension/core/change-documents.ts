@@ -28,36 +28,29 @@ export function documentLabel(text: string, fallback: string): string {
 /** The path of a side of a changed object: `/<request>/<side>/<object_type>/<object_id>/<label>.yaml`. */
 export function changeDocumentPath(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): string {
   const label = documentLabel(change.object_repr, `object-${change.object_id}`);
-  return `/${changeRequestId}/${side}/${change.object_type}/${change.object_id}/${encodeURIComponent(label)}.yaml`;
+  return `/${changeRequestId}/${side}/${change.object_type}/${change.object_id}/${label}.yaml`;
 }
 
 /** The path of a request's description, editable: `/<request>/description/<title>.md`. */
 export function descriptionDocumentPath(changeRequestId: number, title: string): string {
-  return `/${changeRequestId}/description/${encodeURIComponent(documentLabel(title, `change-request-${changeRequestId}`))}.md`;
+  return `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`;
 }
 
 const positiveInt = (s: string | undefined): number | null => (s && /^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : null);
 
-/** What a path of the scheme names, or null for anything else. */
+/** What a path of the scheme names (as a URI's decoded path), or null for anything else. */
 export function parseDocumentPath(path: string): DocumentRef | null {
   const parts = path.split('/');
   if (parts[0] !== '') return null;
   const changeRequestId = positiveInt(parts[1]);
   if (changeRequestId === null) return null;
-  const decode = (s: string) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  };
   if (parts[2] === 'description' && parts.length === 4 && parts[3].endsWith('.md')) {
-    return { kind: 'description', changeRequestId, label: decode(parts[3].slice(0, -3)) };
+    return { kind: 'description', changeRequestId, label: parts[3].slice(0, -3) };
   }
   if (parts.length !== 6 || !(CHANGE_SIDES as readonly string[]).includes(parts[2]) || !OBJECT_TYPE.test(parts[3])) return null;
   const objectId = positiveInt(parts[4]);
   if (objectId === null || !parts[5].endsWith('.yaml')) return null;
-  return { kind: 'change', changeRequestId, side: parts[2] as ChangeSide, objectType: parts[3], objectId, label: decode(parts[5].slice(0, -5)) };
+  return { kind: 'change', changeRequestId, side: parts[2] as ChangeSide, objectType: parts[3], objectId, label: parts[5].slice(0, -5) };
 }
 
 /** The key a changed object is known by within a request (viewed marks, URIs). */

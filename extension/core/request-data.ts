@@ -107,9 +107,9 @@ export class RequestDataCache {
     this.fire(cr.id, new Set(['request']));
   }
 
-  /** Stops following a request. */
+  /** Stops following a request (listeners hear that its data is gone). */
   forget(changeRequestId: number): void {
-    this.entries.delete(changeRequestId);
+    if (this.entries.delete(changeRequestId)) this.fire(changeRequestId, new Set(DATA_PARTS));
   }
 
   /** Forgets everything (signed out, another service). */

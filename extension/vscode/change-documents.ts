@@ -79,6 +79,8 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   }
 
   private async changeOf(uri: vscode.Uri, ref: Extract<DocumentRef, { kind: 'change' }>) {
+    // Documents restored with the window are read before the connection is made.
+    if (!(await this.deps.connection.settledClient())) throw vscode.FileSystemError.Unavailable('Not connected to the Change Control service: sign in, then reopen this change.');
     let data;
     try {
       data = await this.deps.cache.ensure(ref.changeRequestId);
@@ -110,7 +112,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   }
 
   private async readDescription(changeRequestId: number): Promise<{ text: string; mtime: number }> {
-    const client = this.deps.connection.client;
+    const client = await this.deps.connection.settledClient();
     if (!client) throw vscode.FileSystemError.Unavailable('Not connected to the Change Control service.');
     let text: string;
     try {

@@ -52,6 +52,11 @@ describe('extension: reviewing in the editor, against the service', () => {
     assert.equal(after?.changesVersion, a.changesVersion, 'the changes were not reloaded');
     assert.deepEqual(heard.at(-1), [crId, ['comments']]);
     assert.equal(await cache.reload(9999, ['comments']), undefined, 'a request not followed is not loaded');
+    cache.forget(crId);
+    assert.equal(cache.get(crId), undefined);
+    assert.deepEqual(heard.at(-1), [crId, ['changes', 'comments', 'request']], 'listeners hear that it is gone');
+    assert.deepEqual(cache.tracked(), []);
+    await cache.ensure(crId);
     cache.clear();
     assert.equal(cache.get(crId), undefined);
   });

@@ -98,7 +98,7 @@ export const scenarios: Scenario[] = [
       prep.machineSetting('changeControl.nodePath', process.execPath);
     },
     async run({ vscode, screenshot }) {
-      await vscode.openActivity('Change Control');
+      await showChangeControl(vscode);
       await vscode.updateUserSettings({ 'changeControl.serverUrl': w().svc.url });
       const state = vscode.view(VIEW).locator('.welcome-view-content');
       await expectText(state, /You are not connected|There are no change requests/, 30_000).catch(() => undefined);
@@ -157,7 +157,7 @@ export const scenarios: Scenario[] = [
     name: 'review in the editor: a comment on the rack line is stored with attribute "rack"; a reply; the thread resolved',
     async run({ vscode, screenshot }) {
       await vscode.closeAllEditors();
-      await vscode.openActivity('Change Control');
+      await showChangeControl(vscode);
       await vscode.expandView(CHANGES);
       await vscode.clickTreeItem('sw1', { view: CHANGES });
       await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
@@ -204,7 +204,7 @@ export const scenarios: Scenario[] = [
     timeoutMs: 240_000,
     async run({ vscode, screenshot }) {
       await vscode.closeAllEditors();
-      await vscode.openActivity('Change Control');
+      await showChangeControl(vscode);
       await vscode.expandView(CHANGES);
       await vscode.clickTreeItem('sw1', { view: CHANGES });
       await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
@@ -221,7 +221,7 @@ export const scenarios: Scenario[] = [
 
       await vscode.reloadWindow();
       await vscode.step('the draft survives the reload', async () => {
-        await vscode.openActivity('Change Control');
+        await showChangeControl(vscode);
         await vscode.expandView(CHANGES);
         await vscode.clickTreeItem(TITLE, { view: VIEW }).catch(() => undefined);
         await vscode.clickTreeItem('sw1', { view: CHANGES });
@@ -251,7 +251,7 @@ export const scenarios: Scenario[] = [
     name: 'live: a pipeline\'s check report appears in the Checks view with no user action',
     async run({ vscode, screenshot }) {
       // The request is the selected one since the scenarios before (its changes are reviewed).
-      await vscode.openActivity('Change Control');
+      await showChangeControl(vscode);
       await vscode.expandView('Checks');
       await expectText(vscode.treeItem(CHECK_NAME, { view: 'Checks' }), /Pending/, TIMEOUTS.ui);
       await reportCheck(w(), 'success', 'build #1042 passed');
@@ -262,6 +262,66 @@ export const scenarios: Scenario[] = [
       await screenshot('checks-live');
     },
   },
+  {
+    name: 'authors: Create Branch, open its change request, edit the description in an editor tab (saved back), Submit for Review',
+    async run({ vscode, screenshot }) {
+      await showChangeControl(vscode);
+      await vscode.runCommand('Change Control: Sign Out');
+      await vscode.clearNotifications();
+      await vscode.runCommand('Change Control: Sign In');
+      await vscode.quickPick(/Sign in with a token/);
+      await vscode.inputBox(w().author.token, { expectPrompt: 'API token' });
+      await vscode.expectNotification('as alice.', 30_000);
+      await vscode.clearNotifications();
+
+      await vscode.runCommand('Change Control: Create Branch');
+      await vscode.inputBox('add-sw5', { expectPrompt: 'Name of the new branch' });
+      await vscode.inputBox('', { expectPrompt: 'Description' });
+      await vscode.clickNotificationButton('Branch "add-sw5" created.', 'Open Change Request');
+      await vscode.inputBox('Add sw5 to rack R5', { expectPrompt: 'Title' });
+      await vscode.inputBox('CHG-1050', { expectPrompt: 'External reference' });
+      await vscode.expectNotification('Change request "Add sw5 to rack R5" opened as a draft.', 30_000);
+      const created = (await w().svc.admin.get(`${API.changeRequests}?ref=CHG-1050`)).body.results[0];
+      assertEqual({ status: created?.status, branch_name: created?.branch_name }, { status: 'draft', branch_name: 'add-sw5' }, 'the new request through the API');
+
+      const description = 'Rack R5 gets sw5 for the new edge.';
+      await vscode.step('Edit Description opens it as Markdown; saving sends it to the service', async () => {
+        await focusSidebar(vscode);
+        await vscode.clearNotifications();
+        await vscode.runCommand('Change Control: Edit Description');
+        await vscode.quickPick('Add sw5 to rack R5');
+        await vscode.page.locator('.tabs-container .tab.active[aria-label="Add sw5 to rack R5.md"]').waitFor({ timeout: 20_000 });
+        await vscode.page.locator('.editor-instance .monaco-editor .view-lines').filter({ visible: true }).first().click();
+        await vscode.page.keyboard.type(description);
+        await vscode.page.keyboard.press('Control+S');
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const now = (await w().svc.admin.get(`${API.changeRequests}${created.id}/`)).body.description;
+          if (now === description) break;
+          if (Date.now() > deadline) throw new Error(`the description through the API: ${JSON.stringify(now)}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      });
+      await screenshot('edit-description');
+
+      await focusSidebar(vscode);
+      await vscode.runCommand('Change Control: Submit for Review');
+      await vscode.quickPick('Add sw5 to rack R5');
+      await vscode.expectNotification('"Add sw5 to rack R5" submitted for review', 30_000);
+      assertEqual((await w().svc.admin.get(`${API.changeRequests}${created.id}/`)).body.status === 'draft', false, 'submitted through the API');
+    },
+  },
 ];
+
+/** Shows the Change Control container (by its palette command: after a reload the side bar may come back hidden). */
+async function showChangeControl(vscode: VSCode): Promise<void> {
+  await vscode.runCommand('View: Show Change Control');
+  await vscode.page.locator('.part.sidebar').waitFor({ state: 'visible' });
+}
+
+/** Puts keyboard focus back in the workbench (out of a webview that took it) by clicking the side bar's title. */
+async function focusSidebar(vscode: VSCode): Promise<void> {
+  await vscode.page.locator('.part.sidebar .composite.title').first().click();
+}
 
 const VSCodeSel = { quickInputRow: '.quick-input-widget .quick-input-list .monaco-list-row' };
