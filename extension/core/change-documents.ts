@@ -1,7 +1,7 @@
 // Changed objects as documents: the URI of each side of a change (scheme `change-control`), its
 // text (the object's state as YAML with sorted keys, so the diff editor highlights exactly the
 // lines that changed), and the mapping between attributes (dot paths such as `config` or
-// `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths.
+// `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths and queries.
 import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import type { ChangeAction, ChangeDiff } from '../../server/contract/branching';
 
@@ -25,32 +25,42 @@ export function documentLabel(text: string, fallback: string): string {
   return (cleaned || fallback).slice(0, MAX_LABEL);
 }
 
-/** The path of a side of a changed object: `/<request>/<side>/<object_type>/<object_id>/<label>.yaml`. */
-export function changeDocumentPath(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): string {
-  const label = documentLabel(change.object_repr, `object-${change.object_id}`);
-  return `/${changeRequestId}/${side}/${change.object_type}/${change.object_id}/${label}.yaml`;
+/** Where a document is: the path and query of a `change-control:` URI. */
+export interface DocumentAddress {
+  path: string;
+  query: string;
 }
 
-/** The path of a request's description, editable: `/<request>/description/<title>.md`. */
-export function descriptionDocumentPath(changeRequestId: number, title: string): string {
-  return `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`;
+/**
+ * A side of a changed object: `change-control:/<request>/<object_type>/<object_id>/<label>.yaml?side=<side>`.
+ * Both sides share the path (the diff editors show one object, not a rename); the side is the query.
+ */
+export function changeDocument(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): DocumentAddress {
+  const label = documentLabel(change.object_repr, `object-${change.object_id}`);
+  return { path: `/${changeRequestId}/${change.object_type}/${change.object_id}/${label}.yaml`, query: `side=${side}` };
+}
+
+/** A request's description, editable: `change-control:/<request>/description/<title>.md`. */
+export function descriptionDocument(changeRequestId: number, title: string): DocumentAddress {
+  return { path: `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`, query: '' };
 }
 
 const positiveInt = (s: string | undefined): number | null => (s && /^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : null);
 
-/** What a path of the scheme names (as a URI's decoded path), or null for anything else. */
-export function parseDocumentPath(path: string): DocumentRef | null {
-  const parts = path.split('/');
+/** What a document of the scheme is (from its URI's decoded path and its query), or null for anything else. */
+export function parseDocumentAddress(address: DocumentAddress): DocumentRef | null {
+  const parts = address.path.split('/');
   if (parts[0] !== '') return null;
   const changeRequestId = positiveInt(parts[1]);
   if (changeRequestId === null) return null;
-  if (parts[2] === 'description' && parts.length === 4 && parts[3].endsWith('.md')) {
+  if (parts[2] === 'description' && parts.length === 4 && parts[3].endsWith('.md') && address.query === '') {
     return { kind: 'description', changeRequestId, label: parts[3].slice(0, -3) };
   }
-  if (parts.length !== 6 || !(CHANGE_SIDES as readonly string[]).includes(parts[2]) || !OBJECT_TYPE.test(parts[3])) return null;
-  const objectId = positiveInt(parts[4]);
-  if (objectId === null || !parts[5].endsWith('.yaml')) return null;
-  return { kind: 'change', changeRequestId, side: parts[2] as ChangeSide, objectType: parts[3], objectId, label: parts[5].slice(0, -5) };
+  const side = /^side=([a-z]+)$/.exec(address.query)?.[1];
+  if (parts.length !== 5 || !side || !(CHANGE_SIDES as readonly string[]).includes(side) || !OBJECT_TYPE.test(parts[2])) return null;
+  const objectId = positiveInt(parts[3]);
+  if (objectId === null || !parts[4].endsWith('.yaml')) return null;
+  return { kind: 'change', changeRequestId, side: side as ChangeSide, objectType: parts[2], objectId, label: parts[4].slice(0, -5) };
 }
 
 /** The key a changed object is known by within a request (viewed marks, URIs). */

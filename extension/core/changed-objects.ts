@@ -2,7 +2,7 @@
 // with its action, its open threads and a "viewed" checkbox; the order Next/Previous Change walk
 // in. Plain data (TreeItemData); no VS Code here.
 import type { ChangeDiff } from '../../server/contract/branching';
-import { CHANGE_DECORATION, changeDocumentPath, changeKind, threadSide } from './change-documents';
+import { CHANGE_DECORATION, changeDocument, changeKind, threadSide } from './change-documents';
 import { CHANGE_ACTION_LABEL } from './labels';
 import { exactTime, relativeTime } from './time';
 import { escapeMarkdown, type TreeItemData } from './tree-items';
@@ -86,6 +86,6 @@ export function changedObjectItem(changeRequestId: number, change: ChangeDiff, o
     collapsible: 'none',
     command: { id: 'changeControl.openChangeDiff', title: 'Open Change', args: [changeRequestId, change.id] },
     checkbox: { checked: opts.viewed, tooltip: opts.viewed ? 'Viewed (clears itself when the change changes)' : 'Mark as viewed' },
-    resourcePath: changeDocumentPath(changeRequestId, side, change),
+    resource: changeDocument(changeRequestId, side, change),
   };
 }

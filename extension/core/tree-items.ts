@@ -20,8 +20,8 @@ export interface TreeItemData {
   command?: { id: CommandId; title: string; args: unknown[] };
   /** A checkbox on the row (the "viewed" mark of a changed object). */
   checkbox?: { checked: boolean; tooltip: string };
-  /** A document path of the `change-control` scheme the row stands for (its file decoration colours the row). */
-  resourcePath?: string;
+  /** A document of the `change-control` scheme the row stands for (its file decoration colours the row). */
+  resource?: { path: string; query: string };
 }
 
 /** Escapes Markdown so that user text shows literally in a tooltip. */

@@ -7,12 +7,12 @@ import * as vscode from 'vscode';
 import { asApiError, presentError } from '../core/api-error';
 import {
   CHANGE_DECORATION,
-  changeDocumentPath,
+  changeDocument,
   changeKind,
-  descriptionDocumentPath,
+  descriptionDocument,
   DOCUMENT_SCHEME,
   objectKey,
-  parseDocumentPath,
+  parseDocumentAddress,
   serializeState,
   type ChangeSide,
   type DocumentRef,
@@ -26,15 +26,15 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function changeUri(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): vscode.Uri {
-  return vscode.Uri.from({ scheme: DOCUMENT_SCHEME, path: changeDocumentPath(changeRequestId, side, change) });
+  return vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...changeDocument(changeRequestId, side, change) });
 }
 
 export function descriptionUri(changeRequestId: number, title: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: DOCUMENT_SCHEME, path: descriptionDocumentPath(changeRequestId, title) });
+  return vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...descriptionDocument(changeRequestId, title) });
 }
 
 export function refOf(uri: vscode.Uri): DocumentRef | null {
-  return uri.scheme === DOCUMENT_SCHEME ? parseDocumentPath(uri.path) : null;
+  return uri.scheme === DOCUMENT_SCHEME ? parseDocumentAddress({ path: uri.path, query: uri.query }) : null;
 }
 
 export interface DocumentDeps {

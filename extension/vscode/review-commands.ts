@@ -171,7 +171,12 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
         void vscode.window.showInformationMessage(`"${title(data.changeRequest)}" has no changes.`);
         return;
       }
-      const resources = treeOrder(data.changes).map((c) => [changeUri(changeRequestId, threadSide(c, null), c), changeUri(changeRequestId, 'original', c), changeUri(changeRequestId, 'modified', c)]);
+      // A create has no baseline, a delete no branch side: the editor shows them as added and deleted.
+      const resources = treeOrder(data.changes).map((c) => [
+        changeUri(changeRequestId, threadSide(c, null), c),
+        c.action === 'create' ? undefined : changeUri(changeRequestId, 'original', c),
+        c.action === 'delete' ? undefined : changeUri(changeRequestId, 'modified', c),
+      ]);
       await vscode.commands.executeCommand('vscode.changes', `Changes of "${title(data.changeRequest)}"`, resources);
     },
 

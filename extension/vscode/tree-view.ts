@@ -24,7 +24,7 @@ export function toTreeItem(data: TreeItemData): vscode.TreeItem {
   if (data.checkbox) {
     item.checkboxState = { state: data.checkbox.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked, tooltip: data.checkbox.tooltip };
   }
-  if (data.resourcePath) item.resourceUri = vscode.Uri.from({ scheme: DOCUMENT_SCHEME, path: data.resourcePath });
+  if (data.resource) item.resourceUri = vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...data.resource });
   if (data.command) item.command = { command: data.command.id, title: data.command.title, arguments: data.command.args };
   return item;
 }

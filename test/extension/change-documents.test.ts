@@ -5,14 +5,14 @@ import {
   attributeAtLine,
   attributeSpans,
   CHANGE_DECORATION,
-  changeDocumentPath,
+  changeDocument,
   changeKind,
-  descriptionDocumentPath,
+  descriptionDocument,
   diffTitle,
   documentLabel,
   hasAttribute,
   lineOfAttribute,
-  parseDocumentPath,
+  parseDocumentAddress,
   serializeState,
   threadSide,
 } from '../../extension/core/change-documents';
@@ -27,18 +27,24 @@ const DEVICE = {
 };
 
 describe('extension: changed objects as documents', () => {
-  it('names each side of a change by request, side, object type and id, and reads the path back', () => {
+  it('names each side of a change by request, object type and id (one path for both sides, the side in the query), and reads it back', () => {
     const change = makeChange({ id: 11, object_type: 'dcim.device', object_id: 5, object_repr: 'sw1/core: "A"' });
-    const path = changeDocumentPath(7, 'modified', change);
-    assert.equal(path, '/7/modified/dcim.device/5/sw1_core_ _A_.yaml');
-    assert.deepEqual(parseDocumentPath(path), { kind: 'change', changeRequestId: 7, side: 'modified', objectType: 'dcim.device', objectId: 5, label: 'sw1_core_ _A_' });
-    assert.deepEqual(parseDocumentPath(descriptionDocumentPath(7, 'Move sw1')), { kind: 'description', changeRequestId: 7, label: 'Move sw1' });
+    const modified = changeDocument(7, 'modified', change);
+    assert.deepEqual(modified, { path: '/7/dcim.device/5/sw1_core_ _A_.yaml', query: 'side=modified' });
+    assert.equal(changeDocument(7, 'original', change).path, modified.path, 'the diff editors show one object, not a rename');
+    assert.deepEqual(parseDocumentAddress(modified), { kind: 'change', changeRequestId: 7, side: 'modified', objectType: 'dcim.device', objectId: 5, label: 'sw1_core_ _A_' });
+    assert.equal(parseDocumentAddress(changeDocument(7, 'current', change))?.kind, 'change');
+    assert.deepEqual(parseDocumentAddress(descriptionDocument(7, 'Move sw1')), { kind: 'description', changeRequestId: 7, label: 'Move sw1' });
   });
 
-  it('refuses paths that name nothing it serves', () => {
-    for (const bad of ['', '/', '/x/modified/dcim.device/5/a.yaml', '/7/elsewhere/dcim.device/5/a.yaml', '/7/modified/Device/5/a.yaml', '/7/modified/dcim.device/0/a.yaml', '/7/modified/dcim.device/5/a.txt', '/7/modified/dcim.device/5', '/7/description/x.txt', '7/modified/dcim.device/5/a.yaml']) {
-      assert.equal(parseDocumentPath(bad), null, bad);
-    }
+  it('refuses addresses that name nothing it serves', () => {
+    const ok = '/7/dcim.device/5/a.yaml';
+    const bad: [string, string][] = [
+      ['', ''], ['/', ''], [ok, ''], [ok, 'side=elsewhere'], [ok, 'side=original&x=1'], ['/x/dcim.device/5/a.yaml', 'side=original'],
+      ['/7/Device/5/a.yaml', 'side=original'], ['/7/dcim.device/0/a.yaml', 'side=original'], ['/7/dcim.device/5/a.txt', 'side=original'],
+      ['/7/dcim.device/5', 'side=original'], ['/7/description/x.txt', ''], ['/7/description/x.md', 'side=original'], ['7/dcim.device/5/a.yaml', 'side=original'],
+    ];
+    for (const [path, query] of bad) assert.equal(parseDocumentAddress({ path, query }), null, `${path}?${query}`);
   });
 
   it('keeps labels file-name safe and short, with a fallback for an empty one', () => {

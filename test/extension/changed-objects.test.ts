@@ -86,7 +86,7 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.deepEqual(item.checkbox, { checked: true, tooltip: 'Viewed (clears itself when the change changes)' });
     assert.deepEqual(item.command, { id: 'changeControl.openChangeDiff', title: 'Open Change', args: [7, 3] });
     assert.equal(item.contextValue, 'changedObject;conflict;viewed;');
-    assert.equal(item.resourcePath, '/7/modified/dcim.device/5/sw1.yaml');
+    assert.deepEqual(item.resource, { path: '/7/dcim.device/5/sw1.yaml', query: 'side=modified' });
     assert.deepEqual(item.icon, { id: 'warning', color: 'gitDecoration.conflictingResourceForeground' });
     assert.match(item.tooltip!, /Conflicts with main on: rack/);
     assert.match(item.tooltip!, /Changed 30 minutes ago \(/);
@@ -95,6 +95,6 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(eth0.description, 'Deleted · 1 open thread');
     assert.equal(eth0.checkbox?.checked, false);
     assert.equal(eth0.contextValue, 'changedObject;');
-    assert.equal(eth0.resourcePath, '/7/original/dcim.interface/3/eth0.yaml', 'a delete shows its baseline');
+    assert.deepEqual(eth0.resource, { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' }, 'a delete shows its baseline');
   });
 });

@@ -151,6 +151,15 @@ export const scenarios: Scenario[] = [
         await vscode.runCommand('Change Control: Next Change');
         await vscode.tab(/^sw2 \(Created\)/).waitFor({ timeout: 20_000 });
       });
+
+      await vscode.step('Open All Changes: every changed object in one multi-diff editor', async () => {
+        await vscode.closeAllEditors();
+        await vscode.runCommand('Change Control: Open All Changes');
+        await vscode.page.locator(`.tabs-container .tab[aria-label^='Changes of "${TITLE}"']`).waitFor({ timeout: 20_000 });
+        const editor = vscode.page.locator('.editor-instance').filter({ visible: true }).first();
+        await expectText(editor, /sw1\.yaml[\s\S]*sw2\.yaml/, 20_000);
+      });
+      await screenshot('all-changes');
     },
   },
   {
