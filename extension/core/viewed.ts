@@ -16,9 +16,16 @@ export function stableJson(value: unknown): string {
   return `{${entries.join(',')}}`;
 }
 
-/** What a viewed mark is about: the change's action and both of its states. */
+const digests = new WeakMap<object, string>();
+
+/** What a viewed mark is about: the change's action and both of its states (remembered per change object). */
 export function changeDigest(change: Pick<ChangeDiff, 'action' | 'original' | 'modified'>): string {
-  return createHash('sha256').update(stableJson({ action: change.action, original: change.original, modified: change.modified })).digest('hex').slice(0, 32);
+  let digest = digests.get(change);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(stableJson({ action: change.action, original: change.original, modified: change.modified })).digest('hex').slice(0, 32);
+    digests.set(change, digest);
+  }
+  return digest;
 }
 
 /** The marks of one request: object key → digest of the change when it was marked. */

@@ -10,7 +10,7 @@ import { adjacentChange, changedObjectItem, changeGroupItem, groupChanges, treeO
 import { openThreadCounts } from '../core/comment-threads';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';
 import type { RequestDataCache } from '../core/request-data';
-import { isViewed, markViewed, pruneViewed } from '../core/viewed';
+import { isViewed, markViewed, pruneViewed, type ViewedMarks } from '../core/viewed';
 import type { ReviewComments } from './comments';
 import type { Connection } from './connection';
 import { refOf } from './change-documents';
@@ -41,6 +41,8 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
   private currentChange: { changeRequestId: number; changeId: number } | undefined;
   private loadError: string | undefined;
   private readonly nodes = new Map<number, Node>();
+  /** Open threads per change and the viewed marks, computed once per update (not once per row). */
+  private rowData: { threads: Map<number, number>; marks: ViewedMarks } = { threads: new Map(), marks: {} };
   private readonly groupNodes = new Map<string, Node>();
 
   constructor(private readonly deps: ChangedObjectsDeps) {
@@ -158,6 +160,7 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     const problem = this.loadError ?? (data?.errors.changes ? presentError('Loading the changes', data.errors.changes).message : undefined);
     this.view.message = problem;
     const marks = id === undefined ? {} : this.deps.userState.viewedMarks(id);
+    this.rowData = { threads: openThreadCounts(data?.comments ?? []), marks };
     const viewed = data ? data.changes.filter((c) => isViewed(marks, c)).length : 0;
     this.view.badge = data && data.changes.length ? { value: data.changes.length - viewed, tooltip: `${data.changes.length - viewed} of ${data.changes.length} changes not viewed yet` } : undefined;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasChanges, !!data && data.changes.length > 0);
@@ -166,17 +169,14 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
 
   getTreeItem(node: Node): vscode.TreeItem {
     const id = this.requestId ?? 0;
-    const data = this.deps.cache.get(id);
     switch (node.kind) {
       case 'group': {
-        const marks = this.deps.userState.viewedMarks(id);
-        const item = toTreeItem(changeGroupItem(id, node.group, node.group.changes.filter((c) => isViewed(marks, c)).length));
-        return item;
+        const { marks } = this.rowData;
+        return toTreeItem(changeGroupItem(id, node.group, node.group.changes.filter((c) => isViewed(marks, c)).length));
       }
       case 'change': {
-        const marks = this.deps.userState.viewedMarks(id);
-        const threads = openThreadCounts(data?.comments ?? []).get(node.change.id) ?? 0;
-        return toTreeItem(changedObjectItem(id, node.change, { threads, viewed: isViewed(marks, node.change), now: new Date() }));
+        const { marks, threads } = this.rowData;
+        return toTreeItem(changedObjectItem(id, node.change, { threads: threads.get(node.change.id) ?? 0, viewed: isViewed(marks, node.change), now: new Date() }));
       }
       case 'orphans': {
         const item = new vscode.TreeItem(`${node.count} thread${node.count === 1 ? '' : 's'} on changes no longer in the branch`, vscode.TreeItemCollapsibleState.None);

@@ -163,7 +163,7 @@ export const scenarios: Scenario[] = [
     },
   },
   {
-    name: 'review in the editor: a comment on the rack line is stored with attribute "rack"; a reply; the thread resolved',
+    name: 'review in the editor: a comment on the rack line is stored with attribute "rack"; a reply, edited; the thread resolved',
     async run({ vscode, screenshot }) {
       await vscode.closeAllEditors();
       await showChangeControl(vscode);
@@ -191,6 +191,20 @@ export const scenarios: Scenario[] = [
         await expectText(t, reply, 20_000);
       });
       await screenshot('diff-editor-thread');
+      const edited = 'R2 has the free ports and power; R3 is full.';
+      await vscode.step('edit my reply', async () => {
+        const t = thread(vscode, 'Why R2 and not R3?');
+        const mine = t.locator('.review-comment', { hasText: reply }).first();
+        await mine.hover();
+        await clickAction(mine, 'Edit Comment');
+        const editor = mine.locator('.monaco-editor').first();
+        await editor.waitFor({ state: 'visible' });
+        await editor.click();
+        await vscode.page.keyboard.press('Control+A');
+        await vscode.page.keyboard.type(edited);
+        await clickAction(mine, 'Save');
+        await expectText(t, edited, 20_000);
+      });
       await vscode.step('resolve the thread', async () => {
         const t = thread(vscode, 'Why R2 and not R3?');
         await t.locator('.head').hover().catch(() => undefined);
@@ -201,7 +215,8 @@ export const scenarios: Scenario[] = [
       const comments = await apiComments();
       assertEqual(comments.length, 2, 'comments through the API');
       const answer = comments.find((c) => c.id !== root.id);
-      assertEqual({ parent: answer.parent, change_diff: answer.change_diff, text: answer.text }, { parent: root.id, change_diff: w().changes.sw1, text: reply }, 'the reply through the API');
+      assertEqual({ parent: answer.parent, change_diff: answer.change_diff, text: answer.text }, { parent: root.id, change_diff: w().changes.sw1, text: edited }, 'the edited reply through the API');
+      assertEqual(comments.find((c) => c.id === root.id).text, text, 'resolving left the first comment\'s text alone');
       assertEqual(comments.find((c) => c.id === root.id).resolved, true, 'the thread resolved through the API');
       await screenshot('thread-resolved');
       // The thread is anchored to the line it was started on: the service stores its attribute.
