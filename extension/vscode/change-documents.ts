@@ -55,11 +55,18 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     super();
     this._register(vscode.workspace.registerFileSystemProvider(DOCUMENT_SCHEME, this, { isCaseSensitive: true }));
     this._register(deps.cache.onDidChange((id, parts) => this.onData(id, parts)));
+    // Signed out, open documents keep what they show; once connected again, they read it afresh.
+    this._register(deps.connection.onDidChange((state) => {
+      if (state.phase !== 'connected') return;
+      const events = vscode.workspace.textDocuments.filter((d) => refOf(d.uri)).map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri }));
+      if (events.length) this.changed.fire(events);
+    }));
   }
 
   /** Tells open documents of a request that they changed (VS Code reads them again). */
   private onData(changeRequestId: number, parts: ReadonlySet<DataPart>): void {
     if (!parts.has('changes') && !parts.has('request')) return;
+    if (!this.deps.connection.client) return;
     const events: vscode.FileChangeEvent[] = [];
     for (const doc of vscode.workspace.textDocuments) {
       const ref = refOf(doc.uri);

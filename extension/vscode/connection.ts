@@ -90,9 +90,17 @@ export class Connection extends DisposableBase {
    * connected (documents restored with the window).
    */
   async settledClient(timeoutMs = 60_000): Promise<ApiClient | null> {
-    if (this.client) return this.client;
-    const attempt = this.attempt;
-    if (attempt) await Promise.race([attempt, new Promise((r) => setTimeout(r, timeoutMs))]);
+    const deadline = Date.now() + timeoutMs;
+    // An attempt may be overtaken by a newer one (settings read at startup): wait for the last.
+    while (!this.client && this.attempt) {
+      const attempt = this.attempt;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([attempt, new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+      if (this.attempt === attempt) break;
+    }
     return this.client;
   }
 

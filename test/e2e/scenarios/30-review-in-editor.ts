@@ -99,16 +99,14 @@ export const scenarios: Scenario[] = [
     },
     async run({ vscode, screenshot }) {
       await showChangeControl(vscode);
-      await vscode.updateUserSettings({ 'changeControl.serverUrl': w().svc.url });
-      const state = vscode.view(VIEW).locator('.welcome-view-content');
-      await expectText(state, /You are not connected|There are no change requests/, 30_000).catch(() => undefined);
-      await vscode.runCommand('Change Control: Sign Out').catch(() => undefined);
-      await vscode.clearNotifications();
-      await vscode.runCommand('Change Control: Sign In');
-      await vscode.quickPick(/Sign in with a token/);
-      await vscode.inputBox(w().reviewer.token, { expectPrompt: 'API token' });
-      await vscode.expectNotification('as bob.', 30_000);
-      await vscode.clearNotifications();
+      await vscode.step('Use a Remote Server sets the service and signs in', async () => {
+        await vscode.runCommand('Change Control: Use a Remote Server');
+        await vscode.inputBox(w().svc.url, { expectPrompt: 'URL of the Change Control service' });
+        await vscode.quickPick(/Sign in with a token/);
+        await vscode.inputBox(w().reviewer.token, { expectPrompt: 'API token' });
+        await vscode.expectNotification('as bob.', 30_000);
+        await vscode.clearNotifications();
+      });
 
       await vscode.step('selecting the request shows its changes, grouped by object type', async () => {
         await vscode.treeChildren(VIEW, 'Needs my review', (c) => c.some((r) => r.label === TITLE));
