@@ -1,13 +1,22 @@
 // The extension's entry point: builds the parts and wires them together. The service's logic is
 // in core/ (no VS Code there); vscode/ holds the thin adapters.
+import './zod-setup';
 import * as vscode from 'vscode';
 import { ChangeRequestStore } from './core/change-request-store';
+import { CONTEXT_KEYS } from './core/commands';
+import type { RefreshPlan } from './core/live-stream';
+import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
+import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
+import { ChangedObjectsView } from './vscode/changed-objects-view';
 import { registerCommands } from './vscode/commands';
+import { ReviewComments } from './vscode/comments';
 import { Connection } from './vscode/connection';
 import { ErrorReporter } from './vscode/errors';
+import { LiveUpdates } from './vscode/live';
 import { ReviewNotifier } from './vscode/review-notifier';
 import { ReviewCountStatus } from './vscode/status-bar';
+import { UserState } from './vscode/user-state';
 import { ChangeControlViews } from './vscode/views';
 
 let connection: Connection | undefined;
@@ -18,10 +27,12 @@ export function activate(context: vscode.ExtensionContext): void {
   log.info(`activating Change Control ${context.extension.packageJSON.version ?? ''}`);
 
   connection = new Connection(context, log);
+  const conn = connection;
   const store = new ChangeRequestStore();
   const reporter = new ErrorReporter({ log });
-  const views = new ChangeControlViews(connection, store);
-  const conn = connection;
+  const views = new ChangeControlViews(conn, store);
+  const cache = new RequestDataCache(() => conn.client);
+  const userState = new UserState(conn, context.globalState);
 
   const refreshLists = async () => {
     const client = conn.client;
@@ -35,20 +46,53 @@ export function activate(context: vscode.ExtensionContext): void {
     onFocus: (cr) => views.select(cr),
     onChanged: () => void refreshLists(),
   });
+  const reloadData = (id: number, parts: Iterable<DataPart>) =>
+    cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));
   const refreshAll = async () => {
-    await Promise.all([refreshLists(), panels.refresh(), views.loadChecks()]);
+    await Promise.all([refreshLists(), panels.refresh(), views.loadChecks(), ...cache.tracked().map((id) => reloadData(id, DATA_PARTS))]);
+  };
+  const documents = new ChangeDocuments({ cache, connection: conn, log, onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]) });
+  const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
+  const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
+
+  /** What the stream says changed, reloaded where it is shown. */
+  const apply = (plan: RefreshPlan) => {
+    if (plan.lists) void refreshLists();
+    for (const [id, parts] of plan.requests) {
+      void panels.refresh(id);
+      const selected = views.selectedChangeRequest()?.id === id;
+      if (selected && (parts.has('checks') || parts.has('request'))) void views.loadChecks();
+      const dataParts = DATA_PARTS.filter((p) => parts.has(p));
+      if (dataParts.length) void reloadData(id, dataParts);
+    }
   };
 
   context.subscriptions.push(
     connection,
     views,
     panels,
+    documents,
+    new ChangeDecorations(cache),
+    comments,
+    changedObjects,
+    userState,
     new ReviewCountStatus(conn, store),
     new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id)),
-    ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll }),
+    new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
+    ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState }),
+    views.onDidSelect((cr) => {
+      changedObjects.show(cr.id);
+      // Stop following requests nothing shows any more (no document open, not selected).
+      const open = new Set(vscode.workspace.textDocuments.map((d) => refOf(d.uri)?.changeRequestId));
+      for (const id of cache.tracked()) if (id !== cr.id && !open.has(id)) cache.forget(id);
+    }),
     conn.onDidChange((state) => {
       if (state.phase === 'connected') void refreshAll();
-      else if (state.phase === 'signedOut' || state.phase === 'failed') store.clear();
+      else {
+        store.clear();
+        cache.clear();
+      }
+      void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serviceFailed, state.phase === 'failed' && state.bundled && state.serviceUrl === null);
     }),
   );
   void conn.connect();

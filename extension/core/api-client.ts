@@ -37,10 +37,16 @@ export const PATHS = {
   reviews: `${CC}reviews/`,
   comments: `${CC}change-comments/`,
   settings: `${CC}settings/`,
+  stream: `${CC}stream/`,
 } as const;
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
 export type Query = Record<string, QueryValue | undefined>;
+
+/** Options of one write: the Idempotency-Key that makes a retry replay the first answer. */
+export interface WriteOptions {
+  idempotencyKey?: string;
+}
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -116,11 +122,12 @@ export class ApiClient {
   // ------------------------------------------------------------------ transport
 
   /** One request; returns the parsed JSON body (undefined for 204), throws ApiError otherwise. */
-  async request(method: string, path: string, body?: unknown, opts: { auth?: boolean } = {}): Promise<unknown> {
+  async request(method: string, path: string, body?: unknown, opts: { auth?: boolean } & WriteOptions = {}): Promise<unknown> {
     const auth = opts.auth ?? true;
     if (auth && !this.options.token) throw new ApiError('signedOut', 'Not signed in.');
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (auth && this.options.token) headers.Authorization = `Token ${this.options.token}`;
+    if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -152,7 +159,7 @@ export class ApiClient {
     return parsed;
   }
 
-  private async call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, opts?: { auth?: boolean }): Promise<z.infer<T>> {
+  private async call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, opts?: { auth?: boolean } & WriteOptions): Promise<z.infer<T>> {
     const raw = await this.request(method, path, body, opts);
     const result = schema.safeParse(raw);
     if (!result.success) throw new ApiError('badResponse', `${method} ${path}: ${describeIssues(result.error)}`);
@@ -239,9 +246,50 @@ export class ApiClient {
     return body.change_request ?? null;
   }
 
-  async search(q: string): Promise<SearchHit[]> {
-    const body = await this.call(searchResults, 'GET', `${PATHS.search}${queryString({ q })}`);
-    return body.results;
+  /** Search hits, and whether more matched than the answer holds. */
+  search(q: string): Promise<{ results: SearchHit[]; truncated: boolean }> {
+    return this.call(searchResults, 'GET', `${PATHS.search}${queryString({ q })}`);
+  }
+
+  /** A new branch (empty; writes go to it with the branch's schema id). */
+  createBranch(body: { name: string; description?: string }): Promise<Branch> {
+    return this.call(branch, 'POST', PATHS.branches, body);
+  }
+
+  /**
+   * Opens the event stream (Server-Sent Events): the raw response, for the stream reader
+   * (core/live-stream.ts). `lastEventId` resumes after that event. Throws ApiError when the
+   * service answers with anything but a stream.
+   */
+  async openStream(opts: { lastEventId?: string | null; signal?: AbortSignal; query?: Query } = {}): Promise<Response> {
+    if (!this.options.token) throw new ApiError('signedOut', 'Not signed in.');
+    const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: `Token ${this.options.token}`, 'Cache-Control': 'no-cache' };
+    if (opts.lastEventId) headers['Last-Event-ID'] = opts.lastEventId;
+    const path = `${PATHS.stream}${queryString(opts.query)}`;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, { method: 'GET', headers, signal: opts.signal });
+    } catch (e) {
+      const err = e as Error & { cause?: { code?: string; message?: string } };
+      if (err.name === 'AbortError') throw e;
+      throw new ApiError('unreachable', `${this.baseUrl}: ${err.cause?.code ?? err.cause?.message ?? err.message}`);
+    }
+    this.options.log?.(`GET ${path} -> ${res.status} (stream)`);
+    if (!res.ok) {
+      const text = await res.text().catch(() => '');
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON */
+      }
+      throw errorFromResponse(res.status, parsed);
+    }
+    if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream') || !res.body) {
+      void res.body?.cancel().catch(() => undefined);
+      throw new ApiError('badResponse', `GET ${path}: the answer is not an event stream`, res.status);
+    }
+    return res;
   }
 
   // ------------------------------------------------------------------ change control
@@ -266,8 +314,13 @@ export class ApiClient {
     return this.call(changeRequest, 'GET', `${PATHS.changeRequests}${id}/`);
   }
 
-  createChangeRequest(body: { branch: number; title?: string; ref?: string }): Promise<ChangeRequest> {
+  createChangeRequest(body: { branch: number; title?: string; ref?: string; description?: string }): Promise<ChangeRequest> {
     return this.call(changeRequest, 'POST', PATHS.changeRequests, body);
+  }
+
+  /** Edits a request's title, description or reference (PATCH). */
+  updateChangeRequest(id: number, body: { title?: string; description?: string; ref?: string }): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'PATCH', `${PATHS.changeRequests}${id}/`, body);
   }
 
   getEvaluation(id: number): Promise<Evaluation> {
@@ -299,12 +352,12 @@ export class ApiClient {
     return all.filter((r) => r.reviewer.id === meId);
   }
 
-  createReview(body: { change_request: number; decision: ReviewDecision; comment: string }): Promise<Review> {
-    return this.call(review, 'POST', PATHS.reviews, body);
+  createReview(body: { change_request: number; decision: ReviewDecision; comment: string }, opts: WriteOptions = {}): Promise<Review> {
+    return this.call(review, 'POST', PATHS.reviews, body, opts);
   }
 
-  updateReview(id: number, body: { decision: ReviewDecision; comment: string }): Promise<Review> {
-    return this.call(review, 'PATCH', `${PATHS.reviews}${id}/`, body);
+  updateReview(id: number, body: { decision: ReviewDecision; comment: string }, opts: WriteOptions = {}): Promise<Review> {
+    return this.call(review, 'PATCH', `${PATHS.reviews}${id}/`, body, opts);
   }
 
   async listComments(changeRequestId: number): Promise<ChangeComment[]> {
@@ -312,15 +365,18 @@ export class ApiClient {
     return all.filter((c) => c.change_request === changeRequestId);
   }
 
-  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null; attribute?: string | null }): Promise<ChangeComment> {
-    return this.call(changeComment, 'POST', PATHS.comments, body);
+  /** A comment; a thread's first one may name an `attribute` of its change (replies take their root's). */
+  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null; attribute?: string | null }, opts: WriteOptions = {}): Promise<ChangeComment> {
+    const payload = { ...body };
+    if (payload.attribute === undefined) delete payload.attribute;
+    return this.call(changeComment, 'POST', PATHS.comments, payload, opts);
   }
 
-  updateComment(id: number, body: { text?: string; resolved?: boolean }): Promise<ChangeComment> {
-    return this.call(changeComment, 'PATCH', `${PATHS.comments}${id}/`, body);
+  updateComment(id: number, body: { text?: string; resolved?: boolean }, opts: WriteOptions = {}): Promise<ChangeComment> {
+    return this.call(changeComment, 'PATCH', `${PATHS.comments}${id}/`, body, opts);
   }
 
-  async deleteComment(id: number): Promise<void> {
-    await this.request('DELETE', `${PATHS.comments}${id}/`);
+  async deleteComment(id: number, opts: WriteOptions = {}): Promise<void> {
+    await this.request('DELETE', `${PATHS.comments}${id}/`, undefined, opts);
   }
 }

@@ -46,16 +46,93 @@ export function parseListeningLine(line: string): string | null {
   return m ? m[1] : null;
 }
 
-/** Why a start failed, in words a user can act on. */
-export function explainStartFailure(output: string, nodePath: string): string | null {
-  if (/NODE_MODULE_VERSION|was compiled against a different Node\.js version|ERR_DLOPEN_FAILED/.test(output)) {
-    return `the SQLite module does not match the Node.js at "${nodePath}". Set changeControl.nodePath to a Node.js 20 or newer matching the one the extension was built with.`;
+/** How every start failure's message begins. */
+export const START_FAILED = 'The bundled service could not start:';
+
+/** The oldest Node.js the bundled service runs on. */
+export const MIN_NODE = { major: 20, minor: 19 } as const;
+
+/** Node.js majors by the NODE_MODULE_VERSION of their native modules. */
+const NODE_OF_ABI: Record<string, string> = { '93': '16', '108': '18', '115': '20', '120': '21', '127': '22', '131': '23', '137': '24', '141': '25', '147': '26' };
+
+const nodeOfAbi = (abi: string) => (NODE_OF_ABI[abi] ? `Node.js ${NODE_OF_ABI[abi]}` : `a Node.js with NODE_MODULE_VERSION ${abi}`);
+
+/** Why a start failed, in words a user can act on (naming the Node.js it needs); null when the output says nothing known. */
+export function explainStartFailure(output: string, nodePath: string, nodeVersion?: string): string | null {
+  const running = nodeVersion ? `Node.js ${nodeVersion}` : 'another Node.js';
+  const abi = /using\s+NODE_MODULE_VERSION\s+(\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(output);
+  if (abi) {
+    return `its SQLite module was built for ${nodeOfAbi(abi[1])}, but "${nodePath}" (setting changeControl.nodePath) is ${running}. Set changeControl.nodePath to ${nodeOfAbi(abi[1])}.`;
   }
-  if (/Cannot find module .*better-sqlite3/.test(output)) return 'the packaged SQLite module is missing from the extension.';
+  if (/NODE_MODULE_VERSION|was compiled against a different Node\.js version|ERR_DLOPEN_FAILED/.test(output)) {
+    return `its SQLite module was built for a different Node.js than "${nodePath}" (setting changeControl.nodePath, ${running}). Set changeControl.nodePath to the Node.js the extension was built with (20 or newer).`;
+  }
+  if (/Cannot find module .*better-sqlite3/.test(output)) return 'the packaged SQLite module is missing from the extension: reinstall the extension.';
   return null;
 }
 
-export function launchService(opts: LaunchOptions): Promise<RunningService> {
+/** Why a program could not be run, from the spawn error's code, in words. */
+export function explainSpawnFailure(code: string | undefined, nodePath: string, message: string): string {
+  if (code === 'ENOENT') {
+    return `Node.js was not found: "${nodePath}" (setting changeControl.nodePath) is not a program on this machine. Install Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer, or set changeControl.nodePath to its full path.`;
+  }
+  if (code === 'EACCES' || code === 'EPERM') return `"${nodePath}" (setting changeControl.nodePath) may not be run (permission denied).`;
+  return `"${nodePath}" (setting changeControl.nodePath) could not be run (${message}).`;
+}
+
+/** Whether a Node.js version (e.g. "20.20.2") can run the service; a reason when not. */
+export function checkNodeVersion(version: string, nodePath: string): string | null {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
+  if (!m) return `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (it said "${version.trim().slice(0, 80)}").`;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  if (major < MIN_NODE.major || (major === MIN_NODE.major && minor < MIN_NODE.minor)) {
+    return `"${nodePath}" (setting changeControl.nodePath) is Node.js ${m[0].replace(/^v/, '')}, too old: the bundled service needs Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer. Install it, or set changeControl.nodePath to one.`;
+  }
+  return null;
+}
+
+/** Asks `nodePath` for its version; rejects with a ServiceStartError in words when it is missing, not Node.js, or too old. */
+export function probeNode(nodePath: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 15_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let child: ChildProcess;
+    const childEnv: NodeJS.ProcessEnv = { ...env, ELECTRON_RUN_AS_NODE: '1' };
+    delete childEnv.NODE_OPTIONS;
+    try {
+      child = spawn(nodePath, ['-p', 'process.versions.node'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, timeout: timeoutMs });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      reject(new ServiceStartError(explainSpawnFailure(err.code, nodePath, err.message), ''));
+      return;
+    }
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = `${out}${d}`.slice(0, 2000)));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (out = `${out}${d}`.slice(0, 2000)));
+    child.once('error', (e: NodeJS.ErrnoException) => reject(new ServiceStartError(explainSpawnFailure(e.code, nodePath, e.message), out)));
+    child.once('close', (code) => {
+      const version = out.trim().split(/\r?\n/)[0] ?? '';
+      const problem = code === 0 ? checkNodeVersion(version, nodePath) : `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (exit code ${code}${version ? `: ${version.slice(0, 80)}` : ''}).`;
+      if (problem) reject(new ServiceStartError(problem, out));
+      else resolve(version.replace(/^v/, ''));
+    });
+  });
+}
+
+/**
+ * Starts the service: first checks that `nodePath` is a Node.js that can run it (missing, not
+ * Node.js, or too old: a ServiceStartError saying so), then runs it and waits for its ready line.
+ */
+export async function launchService(opts: LaunchOptions): Promise<RunningService> {
+  let nodeVersion: string;
+  try {
+    nodeVersion = await probeNode(opts.nodePath, { ...process.env, ...opts.env });
+  } catch (e) {
+    if (e instanceof ServiceStartError) throw new ServiceStartError(`${START_FAILED} ${e.message}`, e.output);
+    throw e;
+  }
+  return spawnService(opts, nodeVersion);
+}
+
+function spawnService(opts: LaunchOptions, nodeVersion: string): Promise<RunningService> {
   mkdirSync(dirname(opts.dbPath), { recursive: true });
   const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, CHANGE_CONTROL_ADMIN_TOKEN: opts.adminToken, ELECTRON_RUN_AS_NODE: '1' };
   // The editor's debugger and loader flags must not reach the service.
@@ -70,7 +147,8 @@ export function launchService(opts: LaunchOptions): Promise<RunningService> {
       windowsHide: true,
     });
   } catch (e) {
-    return Promise.reject(new ServiceStartError(`could not run "${opts.nodePath}": ${(e as Error).message}`, ''));
+    const err = e as NodeJS.ErrnoException;
+    return Promise.reject(new ServiceStartError(`${START_FAILED} ${explainSpawnFailure(err.code, opts.nodePath, err.message)}`, ''));
   }
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -93,8 +171,8 @@ export function launchService(opts: LaunchOptions): Promise<RunningService> {
     };
     const fail = (why: string) =>
       settle(() => {
-        const hint = explainStartFailure(output, opts.nodePath);
-        reject(new ServiceStartError(`the bundled service did not start: ${hint ?? why}`, output));
+        const hint = explainStartFailure(output, opts.nodePath, nodeVersion);
+        reject(new ServiceStartError(`${START_FAILED} ${hint ?? why}`, output));
       });
 
     const timer = setTimeout(() => {
@@ -109,8 +187,11 @@ export function launchService(opts: LaunchOptions): Promise<RunningService> {
       if (url) settle(() => resolve(running(child, url, exited)));
     });
     lines(child.stderr!, remember);
-    child.once('error', (e) => fail(`could not run "${opts.nodePath}": ${e.message}`));
-    void exited.then(({ code, signal }) => fail(`it exited (${signal ?? `code ${code}`})`));
+    child.once('error', (e: NodeJS.ErrnoException) => fail(explainSpawnFailure(e.code, opts.nodePath, e.message)));
+    void exited.then(({ code, signal }) => {
+      const last = output.trim().split('\n').pop()?.trim();
+      fail(`it exited (${signal ?? `code ${code}`})${last ? `, saying "${last.slice(0, 200)}"` : ''}. See the log (Show Logs) for its whole output.`);
+    });
   });
 }
 

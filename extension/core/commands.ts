@@ -32,6 +32,30 @@ export const COMMANDS = [
   { id: 'changeControl.signOut', title: 'Sign Out', icon: 'sign-out', palette: true },
   { id: 'changeControl.showLogs', title: 'Show Logs', icon: 'output', palette: true },
   { id: 'changeControl.openCheckDetails', title: 'Open Check Details', icon: 'link-external', palette: false },
+  // Reviewing in the editor: changed objects as documents, the diff editor, viewed marks.
+  { id: 'changeControl.openChangeDiff', title: 'Open Change', icon: 'diff', palette: true },
+  { id: 'changeControl.openAllChanges', title: 'Open All Changes', icon: 'diff-multiple', palette: true },
+  { id: 'changeControl.compareWithMain', title: 'Compare with Main Now', icon: 'git-compare', palette: false },
+  { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-down', palette: true },
+  { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-up', palette: true },
+  // Comment threads in the gutter and the pending review.
+  { id: 'changeControl.addComment', title: 'Add Comment', icon: 'comment', palette: false },
+  { id: 'changeControl.startReview', title: 'Start Review', icon: 'comment-draft', palette: true },
+  { id: 'changeControl.addReviewComment', title: 'Add Review Comment', icon: 'comment-draft', palette: false },
+  { id: 'changeControl.submitReview', title: 'Submit Review', icon: 'check-all', palette: true },
+  { id: 'changeControl.discardReview', title: 'Discard Pending Review', icon: 'trash', palette: true },
+  { id: 'changeControl.editComment', title: 'Edit Comment', icon: 'edit', palette: false },
+  { id: 'changeControl.saveComment', title: 'Save', icon: 'check', palette: false },
+  { id: 'changeControl.cancelEditComment', title: 'Cancel', icon: 'close', palette: false },
+  { id: 'changeControl.deleteComment', title: 'Delete Comment', icon: 'trash', palette: false },
+  { id: 'changeControl.resolveThread', title: 'Resolve Thread', icon: 'check', palette: false },
+  { id: 'changeControl.reopenThread', title: 'Reopen Thread', icon: 'issue-reopened', palette: false },
+  // Authors' first steps.
+  { id: 'changeControl.createBranch', title: 'Create Branch', icon: 'git-branch-create', palette: true },
+  { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', palette: true },
+  { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', palette: true },
+  // When the bundled service cannot start.
+  { id: 'changeControl.useRemoteServer', title: 'Use a Remote Server', icon: 'remote', palette: true },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandId = (typeof COMMANDS)[number]['id'];
@@ -53,6 +77,7 @@ export const VIEWS = {
   changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests' },
   checks: { id: 'changeControl.checks', name: 'Checks' },
   myReviews: { id: 'changeControl.myReviews', name: 'My Reviews' },
+  changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects' },
 } as const;
 export type ViewKey = keyof typeof VIEWS;
 
@@ -65,4 +90,13 @@ export const CONTEXT_KEYS = {
   connection: 'changeControl.connection',
   /** True when connected and the service lists no change request at all. */
   empty: 'changeControl.empty',
+  /** True when the connection failed because the bundled service could not start. */
+  serviceFailed: 'changeControl.serviceFailed',
+  /** True when the change request of the active editor has a pending review. */
+  reviewing: 'changeControl.reviewing',
+  /** True when the Changed Objects view shows a request with changes (Next/Previous Change apply). */
+  hasChanges: 'changeControl.hasChanges',
 } as const;
+
+/** The comment controller's id (menus of the comment widget read it as `commentController`). */
+export const COMMENT_CONTROLLER = 'changeControl.comments';

@@ -90,3 +90,13 @@ export const DECISION_ICON = {
   reject: { id: 'request-changes', color: 'testing.iconFailed' },
   comment: { id: 'comment' },
 } as const satisfies Record<ReviewDecision, IconRef>;
+
+/**
+ * How many approvals a rule has of those it needs, never "2 of 1 approvals": "1 of 2 approvals",
+ * "1 of 1 approval", "3 approvals (2 needed)", "no approval needed".
+ */
+export function approvalsPhrase(approvals: number, needed: number): string {
+  if (needed <= 0) return approvals > 0 ? `${approvals} approval${approvals === 1 ? '' : 's'} (none needed)` : 'no approval needed';
+  if (approvals > needed) return `${approvals} approvals (${needed} needed)`;
+  return `${approvals} of ${needed} approval${needed === 1 ? '' : 's'}`;
+}

@@ -5,6 +5,7 @@ import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { Group } from './grouping';
 import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from './labels';
+import { exactTime, relativeTime } from './time';
 
 export interface TreeItemData {
   /** Unique in its view and stable across refreshes (keeps expansion and selection). */
@@ -17,6 +18,10 @@ export interface TreeItemData {
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';
   command?: { id: CommandId; title: string; args: unknown[] };
+  /** A checkbox on the row (the "viewed" mark of a changed object). */
+  checkbox?: { checked: boolean; tooltip: string };
+  /** A document of the `change-control` scheme the row stands for (its file decoration colours the row). */
+  resource?: { path: string; query: string };
 }
 
 /** Escapes Markdown so that user text shows literally in a tooltip. */
@@ -47,7 +52,12 @@ function mergeLine(cr: ChangeRequest): string {
   return `Merge blocked: ${escapeMarkdown(mergeBlockedReason(cr) || 'not ready')}`;
 }
 
-export function changeRequestTooltip(cr: ChangeRequest): string {
+/** "3 minutes ago (1 Nov 2026, 09:30:05 UTC)": relative, with the exact time beside it for the hover. */
+function when(iso: string, now: Date): string {
+  return `${relativeTime(iso, now)} (${escapeMarkdown(exactTime(iso))})`;
+}
+
+export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()): string {
   const lines = [
     `**${escapeMarkdown(cr.title)}**${cr.ref ? ` (${escapeMarkdown(cr.ref)})` : ''}`,
     '',
@@ -60,6 +70,7 @@ export function changeRequestTooltip(cr: ChangeRequest): string {
   if (window) lines.push('', `Change window: ${escapeMarkdown(window)}`);
   if (cr.has_conflicts) lines.push('', 'Conflicts with main');
   lines.push('', mergeLine(cr));
+  lines.push('', `Updated ${when(cr.last_updated, now)}`);
   return lines.join('\n');
 }
 
@@ -75,12 +86,12 @@ export function openCommand(cr: Pick<ChangeRequest, 'id'>): TreeItemData['comman
 }
 
 /** A change request row; `scope` keeps ids unique when the request sits in several groups. */
-export function changeRequestItem(cr: ChangeRequest, scope: string): TreeItemData {
+export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = new Date()): TreeItemData {
   return {
     id: `${scope}/cr:${cr.id}`,
     label: cr.title || cr.branch_name,
     description: changeRequestDescription(cr),
-    tooltip: changeRequestTooltip(cr),
+    tooltip: changeRequestTooltip(cr, now),
     icon: STATUS_ICON[cr.status],
     contextValue: changeRequestContextValue(cr),
     collapsible: 'none',
@@ -88,13 +99,13 @@ export function changeRequestItem(cr: ChangeRequest, scope: string): TreeItemDat
   };
 }
 
-export function checkItem(check: MergeCheck): TreeItemData {
+export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemData {
   const kind = check.required ? 'required' : 'advisory';
-  const description = [CHECK_STATUS_LABEL[check.status], kind, check.summary].filter((p) => p).join(' · ');
+  const description = [CHECK_STATUS_LABEL[check.status], kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
   const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_LABEL[check.status]}`];
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
-  if (check.completed) lines.push('', `Result from ${escapeMarkdown(check.completed)}`);
+  if (check.completed) lines.push('', `Result from ${when(check.completed, now)}`);
   const hasDetails = /^https?:\/\//i.test(check.details_url);
   return {
     id: `check:${check.id}`,
@@ -109,16 +120,17 @@ export function checkItem(check: MergeCheck): TreeItemData {
 }
 
 /** One of my reviews; `cr` when the request is known, for its title and menus. */
-export function reviewItem(review: Review, cr: ChangeRequest | undefined): TreeItemData {
+export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: Date = new Date()): TreeItemData {
   const title = cr ? cr.title || cr.branch_name : `Change request #${review.change_request}`;
   const parts: string[] = [DECISION_LABEL[review.decision]];
   if (review.stale) parts.push('stale');
   if (cr) parts.push(STATUS_LABEL[cr.status]);
+  parts.push(relativeTime(review.last_updated, now));
   return {
     id: `review:${review.id}`,
     label: title,
     description: parts.join(' · '),
-    tooltip: [`**${escapeMarkdown(title)}**`, '', `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch changed since)' : ''}`].join('\n'),
+    tooltip: [`**${escapeMarkdown(title)}**`, '', `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch changed since)' : ''}`, '', `Given ${when(review.last_updated, now)}`].join('\n'),
     icon: DECISION_ICON[review.decision],
     contextValue: cr ? changeRequestContextValue(cr) : 'review;',
     collapsible: 'none',

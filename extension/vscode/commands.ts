@@ -11,13 +11,21 @@ import { indexById } from '../core/grouping';
 import { DECISION_LABEL, STATUS_LABEL } from '../core/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
-import { branchPicks, changeRequestPicks, DECISION_PICKS, withLiveMergeState } from '../core/pick-items';
+import { checkRunSummary, searchPlaceholder } from '../core/messages';
+import { branchPicks, changeRequestPicks, withLiveMergeState } from '../core/pick-items';
+import type { RequestDataCache } from '../core/request-data';
+import { normalizeBaseUrl } from '../core/api-client';
+import { SETTING_KEYS } from '../core/settings';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
 import { changeRequestIdOf, type TreeNode } from '../core/tree-items';
 import { isOpenableLink } from '../core/webview-messages';
 import type { ChangeRequestPanels } from './change-request-panels';
+import type { ChangedObjectsView } from './changed-objects-view';
+import type { ReviewComments } from './comments';
 import type { Connection } from './connection';
 import type { ErrorReporter } from './errors';
+import { askDecision, reviewHandlers } from './review-commands';
+import type { UserState } from './user-state';
 import type { ChangeControlViews } from './views';
 
 export interface CommandDeps {
@@ -27,7 +35,11 @@ export interface CommandDeps {
   panels: ChangeRequestPanels;
   reporter: ErrorReporter;
   log: vscode.LogOutputChannel;
-  /** Reloads the lists, the checks and the open panels. */
+  cache: RequestDataCache;
+  comments: ReviewComments;
+  changedObjects: ChangedObjectsView;
+  userState: UserState;
+  /** Reloads the lists, the checks, the open panels and what the editor shows of requests. */
   refreshAll(): Promise<void>;
 }
 
@@ -62,7 +74,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   async function afterChange(changeRequestId: number): Promise<void> {
-    await Promise.all([deps.refreshAll(), panels.refresh(changeRequestId)]);
+    await Promise.all([deps.refreshAll(), panels.refresh(changeRequestId), deps.cache.reload(changeRequestId, ['request'])]);
   }
 
   /** A change request chosen in a QuickPick among those the service allows `action` on. */
@@ -134,6 +146,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   const handlers: Record<CommandId, Handler> = {
+    ...reviewHandlers({ ...deps, client, pick, target, inView, afterChange }),
+
     'changeControl.openChangeRequest': async (arg) => {
       const id = changeRequestIdOf(arg) ?? (await pick(undefined, 'Change request to open'));
       if (id === undefined) return;
@@ -142,7 +156,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (known) views.select(known);
     },
 
-    'changeControl.openChangeRequestForBranch': async () => {
+    'changeControl.openChangeRequestForBranch': async (branchArg: unknown) => {
       const c = client();
       if (!c) return;
       await reporter.guarded('Opening a change request for a branch', async () => {
@@ -157,7 +171,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           void vscode.window.showInformationMessage('There are no open branches.');
           return;
         }
-        const chosen = await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch', matchOnDetail: true });
+        const given = typeof branchArg === 'number' ? branchPicks(open, requests).find((p) => p.value.id === branchArg) : undefined;
+        const chosen = given ?? (await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch', matchOnDetail: true }));
         if (!chosen) return;
         const placement = branchPanelPlacement((await settings)?.branch_page_placement);
         const show = (cr: ChangeRequest) => {
@@ -192,20 +207,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const t = await target(arg, 'review', 'Change request to review');
       if (!t) return;
       const { c, cr } = t;
-      const decision = await vscode.window.showQuickPick(DECISION_PICKS, { title: `Review "${title(cr)}"`, placeHolder: 'Your decision' });
-      if (!decision) return;
-      const comment = await vscode.window.showInputBox({
-        title: `${DECISION_LABEL[decision.value]}: "${title(cr)}"`,
-        prompt: decision.value === 'reject' ? 'What must change (Markdown, required)' : 'Comment (Markdown, optional)',
-        ignoreFocusOut: true,
-        validateInput: (v) => (decision.value === 'reject' && !v.trim() ? 'Requesting changes needs a comment' : undefined),
-      });
-      if (comment === undefined) return;
+      const chosen = await askDecision(title(cr));
+      if (!chosen) return;
+      const { decision, comment } = chosen;
       await reporter.guarded(`Reviewing "${title(cr)}"`, async () => {
         const me = connection.user;
         const mine = me ? (await c.listReviews(cr.id)).find((r) => r.reviewer.id === me.id) : undefined;
-        await inView(() => performWrite(c, cr.id, { type: 'submitReview', opId: 'palette', decision: decision.value, comment, reviewId: mine?.id ?? null }));
-        void vscode.window.showInformationMessage(`Your review (${DECISION_LABEL[decision.value]}) is recorded on "${title(cr)}".`);
+        await inView(() => performWrite(c, cr.id, { type: 'submitReview', opId: 'palette', decision, comment, reviewId: mine?.id ?? null }));
+        void vscode.window.showInformationMessage(`Your review (${DECISION_LABEL[decision]}) is recorded on "${title(cr)}".`);
         await afterChange(cr.id);
       });
     },
@@ -215,7 +224,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!t) return;
       await reporter.guarded(`Re-running the checks of "${title(t.cr)}"`, async () => {
         await inView(() => t.c.runChecks(t.cr.id));
-        void vscode.window.showInformationMessage(`Checks re-run on "${title(t.cr)}".`);
+        const checks = await t.c.listChecks(t.cr.id);
+        void vscode.window.showInformationMessage(checkRunSummary(title(t.cr), checks));
         views.select(t.cr);
         await afterChange(t.cr.id);
       });
@@ -234,6 +244,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       const branchId = cr.branch;
+      const ok = await vscode.window.showWarningMessage(
+        `Merge "${title(cr)}"?`,
+        { modal: true, detail: `Branch ${cr.branch_name} is merged into main: its changes are applied to main and the change request is completed.` },
+        'Merge',
+      );
+      if (ok !== 'Merge') return;
       await reporter.guarded(`Merging "${title(cr)}"`, async () => {
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` }, () => c.mergeBranch(branchId));
         void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
@@ -256,14 +272,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const q = await vscode.window.showInputBox({ title: 'Change Control: Search', prompt: 'Search change requests, reviews, comments, checks and policies', ignoreFocusOut: true });
       if (!q?.trim()) return;
       await reporter.guarded('Searching', async () => {
-        const results = await inView(() => c.search(q.trim()));
+        const { results, truncated } = await inView(() => c.search(q.trim()));
         if (results.length === 0) {
           void vscode.window.showInformationMessage(`Nothing found for "${q.trim()}".`);
           return;
         }
         const chosen = await vscode.window.showQuickPick(
           results.map((r) => ({ label: r.display, description: r.object_type.replace(/^change_control\./, ''), detail: `${r.field}: ${r.value}`, value: r })),
-          { placeHolder: `${results.length} result${results.length === 1 ? '' : 's'} for "${q.trim()}"`, matchOnDetail: true },
+          { placeHolder: searchPlaceholder(q.trim(), results.length, truncated), matchOnDetail: true },
         );
         if (!chosen) return;
         const r = chosen.value;
@@ -286,6 +302,27 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     },
 
     'changeControl.showLogs': () => log.show(),
+
+    'changeControl.useRemoteServer': async () => {
+      const current = connection.settings().connection;
+      const raw = await vscode.window.showInputBox({
+        title: 'Change Control: Use a Remote Server',
+        prompt: 'URL of the Change Control service, e.g. https://cc.example.net',
+        value: current.mode === 'remote' ? current.url : 'https://',
+        ignoreFocusOut: true,
+        validateInput: (v) => {
+          const n = normalizeBaseUrl(v);
+          return 'error' in n ? n.error : undefined;
+        },
+      });
+      if (raw === undefined) return;
+      const n = normalizeBaseUrl(raw);
+      if ('error' in n) return;
+      await vscode.workspace.getConfiguration().update(SETTING_KEYS.serverUrl, n.url, vscode.ConfigurationTarget.Global);
+      log.info(`${SETTING_KEYS.serverUrl} set to ${n.url}`);
+      await connection.stopService();
+      if (await connection.signIn()) await deps.refreshAll();
+    },
 
     'changeControl.openCheckDetails': async (arg) => {
       const node = arg as Partial<TreeNode> | undefined;

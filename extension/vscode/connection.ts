@@ -21,6 +21,7 @@ export class Connection extends DisposableBase {
   private authed: ApiClient | null = null;
   private service: { nodePath: string; running: Promise<RunningService> } | undefined;
   private generation = 0;
+  private attempt: Promise<void> | undefined;
   private readonly changed = this._register(new vscode.EventEmitter<ConnectionState>());
   readonly onDidChange = this.changed.event;
 
@@ -77,7 +78,33 @@ export class Connection extends DisposableBase {
   // ------------------------------------------------------------------ connecting
 
   /** (Re)connects with the settings and the stored token; never throws. */
-  async connect(): Promise<void> {
+  connect(): Promise<void> {
+    const attempt = this.connectOnce();
+    this.attempt = attempt;
+    return attempt;
+  }
+
+  /**
+   * The signed-in client once the connection attempt under way (if any) has ended; null when
+   * it did not connect within `timeoutMs`. For what VS Code asks of the extension before it has
+   * connected (documents restored with the window).
+   */
+  async settledClient(timeoutMs = 60_000): Promise<ApiClient | null> {
+    const deadline = Date.now() + timeoutMs;
+    // An attempt may be overtaken by a newer one (settings read at startup): wait for the last.
+    while (!this.client && this.attempt) {
+      const attempt = this.attempt;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([attempt, new Promise((r) => (timer = setTimeout(r, left)))]);
+      clearTimeout(timer);
+      if (this.attempt === attempt) break;
+    }
+    return this.client;
+  }
+
+  private async connectOnce(): Promise<void> {
     const generation = ++this.generation;
     const settings = this.settings();
     for (const p of settings.problems) this.log.warn(p);

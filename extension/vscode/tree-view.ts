@@ -1,5 +1,6 @@
 // Plain tree item data (core/tree-items.ts) as vscode.TreeItems, and a provider over nodes.
 import * as vscode from 'vscode';
+import { DOCUMENT_SCHEME } from '../core/change-documents';
 import { nodeItem, type TreeItemData, type TreeNode } from '../core/tree-items';
 
 const COLLAPSIBLE = {
@@ -20,6 +21,10 @@ export function toTreeItem(data: TreeItemData): vscode.TreeItem {
   }
   if (data.icon) item.iconPath = new vscode.ThemeIcon(data.icon.id, data.icon.color ? new vscode.ThemeColor(data.icon.color) : undefined);
   item.contextValue = data.contextValue;
+  if (data.checkbox) {
+    item.checkboxState = { state: data.checkbox.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked, tooltip: data.checkbox.tooltip };
+  }
+  if (data.resource) item.resourceUri = vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...data.resource });
   if (data.command) item.command = { command: data.command.id, title: data.command.title, arguments: data.command.args };
   return item;
 }

@@ -21,6 +21,9 @@ export class ChangeControlViews extends DisposableBase {
   private readonly myReviewsTree: NodeTreeProvider;
 
   private selected: ChangeRequest | undefined;
+  private readonly selectedEmitter = this._register(new vscode.EventEmitter<ChangeRequest>());
+  /** A request was selected (in a tree or by focusing its panel or its changes). */
+  readonly onDidSelect = this.selectedEmitter.event;
   private checkList: MergeCheck[] = [];
   private checksError: ApiError | null = null;
   private checksGeneration = 0;
@@ -57,6 +60,7 @@ export class ChangeControlViews extends DisposableBase {
     if (changed) {
       this.checkList = [];
       this.checksError = null;
+      this.selectedEmitter.fire(cr);
     }
     void this.loadChecks();
   }

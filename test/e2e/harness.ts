@@ -573,8 +573,16 @@ export class VSCode {
         await this.page.locator(VSCode.sel.quickInputMessage, { hasText: opts.expectPrompt }).first().waitFor();
       }
       await input.fill(text);
+      const widget = this.page.locator(VSCode.sel.quickInput);
+      const said = () => widget.evaluate((w) => `${w.querySelector('.quick-input-title')?.textContent ?? ''}|${w.querySelector('.quick-input-message')?.textContent ?? ''}`).catch(() => '');
+      const before = await said();
       await input.press('Enter');
-      await this.page.locator(VSCode.sel.quickInput).waitFor({ state: 'hidden' });
+      // Done when the input closes, or when the next one opens in its place (another title or prompt).
+      const deadline = Date.now() + TIMEOUTS.ui;
+      while ((await widget.isVisible()) && (await said()) === before) {
+        if (Date.now() > deadline) throw new Error(`the input box did not close after Enter within ${TIMEOUTS.ui} ms`);
+        await this.page.waitForTimeout(50);
+      }
     });
   }
 

@@ -259,7 +259,8 @@ describe('extension: API client against the service (change control)', () => {
   });
 
   it('searches the change-control models', async () => {
-    const hits = await bob.search('CHG-1042');
+    const { results: hits, truncated } = await bob.search('CHG-1042');
+    assert.equal(truncated, false);
     assert.ok(hits.some((h) => h.object_type === 'change_control.changerequest' && h.id === crId && h.field === 'ref'), JSON.stringify(hits));
   });
 

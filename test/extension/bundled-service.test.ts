@@ -1,11 +1,11 @@
 // Starting and stopping the bundled service as a child process (what the extension does when
 // changeControl.serverUrl is empty): the ready line, the admin token, failures, stop.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApiClient } from '../../extension/core/api-client';
-import { explainStartFailure, launchService, parseListeningLine, ServiceStartError, type RunningService } from '../../extension/core/bundled-service';
+import { checkNodeVersion, explainSpawnFailure, explainStartFailure, launchService, parseListeningLine, probeNode, ServiceStartError, type RunningService } from '../../extension/core/bundled-service';
 
 const ROOT = resolve(__dirname, '../..');
 const TOKEN = 'f00dfeedf00dfeedf00dfeedf00dfeedf00dfeedf00dfeed';
@@ -67,14 +67,33 @@ describe('extension: the bundled service process', () => {
     const bad = script('bad.js', `process.stderr.write('configuration: unknown key "x"\\n'); process.exit(2);`);
     await assert.rejects(launchService({ nodePath: process.execPath, serverScript: bad, dbPath: join(dir, 'db'), adminToken: TOKEN }), (e: unknown) => {
       assert.ok(e instanceof ServiceStartError);
-      assert.match(e.message, /exited \(code 2\)/);
+      assert.match(e.message, /^The bundled service could not start: it exited \(code 2\), saying "configuration: unknown key "x""/);
       assert.match(e.output, /unknown key "x"/);
       return true;
     });
   });
 
-  it('fails when Node cannot be run, and when no ready line comes in time', async () => {
-    await assert.rejects(launchService({ nodePath: join(dir, 'no-such-node'), serverScript: 'x.js', dbPath: join(dir, 'db'), adminToken: TOKEN }), /could not run/);
+  it('says in words, naming the setting, when Node.js is missing, is not Node.js, or is too old (never a bare ENOENT)', async () => {
+    const missing = join(dir, 'no-such-node');
+    await assert.rejects(launchService({ nodePath: missing, serverScript: 'x.js', dbPath: join(dir, 'db'), adminToken: TOKEN }), (e: unknown) => {
+      assert.ok(e instanceof ServiceStartError);
+      assert.equal(e.message, `The bundled service could not start: Node.js was not found: "${missing}" (setting changeControl.nodePath) is not a program on this machine. Install Node.js 20.19 or newer, or set changeControl.nodePath to its full path.`);
+      assert.doesNotMatch(e.message, /ENOENT/);
+      return true;
+    });
+    const notNode = script('not-node.sh', '#!/bin/sh\necho "hello from a shell"\n');
+    chmodSync(notNode, 0o755);
+    await assert.rejects(probeNode(notNode), /did not answer as Node\.js does \(it said "hello from a shell"\)/);
+    const oldNode = script('old-node.sh', '#!/bin/sh\necho v18.19.1\n');
+    chmodSync(oldNode, 0o755);
+    await assert.rejects(launchService({ nodePath: oldNode, serverScript: 'x.js', dbPath: join(dir, 'db'), adminToken: TOKEN }), /could not start: ".*old-node\.sh" \(setting changeControl\.nodePath\) is Node\.js 18\.19\.1, too old: the bundled service needs Node\.js 20\.19 or newer/);
+    assert.equal(await probeNode(process.execPath), process.versions.node);
+    assert.equal(checkNodeVersion('v20.19.0', 'node'), null);
+    assert.match(checkNodeVersion('v20.18.3', 'node')!, /too old/);
+    assert.match(explainSpawnFailure('EACCES', '/opt/node', 'spawn EACCES'), /may not be run \(permission denied\)/);
+  });
+
+  it('fails when no ready line comes in time', async () => {
     const silent = script('silent.js', 'setInterval(() => {}, 1000);');
     await assert.rejects(launchService({ nodePath: process.execPath, serverScript: silent, dbPath: join(dir, 'db'), adminToken: TOKEN, startTimeoutMs: 300 }), /no "listening on" line within 300 ms/);
   });
@@ -87,8 +106,14 @@ describe('extension: the bundled service process', () => {
     running = undefined;
   });
 
-  it('explains a native module built for another Node', () => {
-    assert.match(explainStartFailure('Error: The module was compiled against a different Node.js version using NODE_MODULE_VERSION 137', '/usr/bin/node')!, /changeControl\.nodePath/);
+  it('explains a native module built for another Node, naming both versions', () => {
+    const output = "Error: The module '/x/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 137. Please try re-compiling";
+    assert.equal(
+      explainStartFailure(output, '/usr/bin/node', '24.3.0'),
+      'its SQLite module was built for Node.js 20, but "/usr/bin/node" (setting changeControl.nodePath) is Node.js 24.3.0. Set changeControl.nodePath to Node.js 20.',
+    );
+    assert.match(explainStartFailure('Error: ERR_DLOPEN_FAILED', '/usr/bin/node')!, /built for a different Node\.js than "\/usr\/bin\/node" \(setting changeControl\.nodePath/);
+    assert.match(explainStartFailure("Error: Cannot find module 'better-sqlite3'", 'node')!, /missing from the extension/);
     assert.equal(explainStartFailure('something else', 'node'), null);
   });
 });

@@ -2,10 +2,12 @@
 // table (extension/core/commands.ts) is what extension/vscode/commands.ts registers, one handler
 // per CommandId.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { whenActionAllowed } from '../../extension/core/availability';
-import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
+import { DOCUMENT_SCHEME } from '../../extension/core/change-documents';
+import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, COMMENT_CONTROLLER, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
 import { MACHINE_SETTINGS, SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
 
 const ROOT = resolve(__dirname, '../..');
@@ -85,14 +87,61 @@ describe('extension: manifest', () => {
   });
 
   it('refers in when clauses and welcome links only to known views, context keys and commands', () => {
-    const known = new Set<string>([...viewIds, ...Object.values(CONTEXT_KEYS)]);
-    const whens = [...allMenus.map(([, e]) => e.when ?? ''), ...contributes.viewsWelcome.map((w: { when: string }) => w.when)];
+    const known = new Set<string>([...viewIds, ...Object.values(CONTEXT_KEYS), COMMENT_CONTROLLER]);
+    const whens = [...allMenus.map(([, e]) => e.when ?? ''), ...contributes.viewsWelcome.map((w: { when: string }) => w.when), ...contributes.keybindings.map((k: { when: string }) => k.when)];
     for (const when of whens) {
       for (const name of when.replace(/\/[^/]*\//g, '').match(/changeControl\.[A-Za-z.]+/g) ?? []) assert.ok(known.has(name), `"${when}" names unknown ${name}`);
     }
     for (const w of contributes.viewsWelcome) {
       for (const m of (w.contents as string).matchAll(/\(command:([^)?]+)/g)) assert.ok(commandIds.has(m[1]) || m[1].startsWith('workbench.action.'), `welcome links unknown command ${m[1]}`);
     }
+  });
+
+  it('says in the welcome view when the bundled service could not start, with Show Logs, Retry and Use a Remote Server', () => {
+    const failed = contributes.viewsWelcome.filter((w: { view: string; when: string }) => w.view === VIEWS.changeRequests.id && w.when.includes('== failed'));
+    const bundled = failed.find((w: { when: string }) => w.when.includes(`&& ${CONTEXT_KEYS.serviceFailed}`));
+    const other = failed.find((w: { when: string }) => w.when.includes(`!${CONTEXT_KEYS.serviceFailed}`));
+    assert.ok(bundled && other, 'two failure welcomes, one for the bundled service');
+    for (const command of ['changeControl.showLogs', 'changeControl.refresh', 'changeControl.useRemoteServer']) assert.ok(bundled.contents.includes(`(command:${command})`), command);
+  });
+
+  it('offers the comment widget\'s actions only on its own threads, by the context values core/comment-threads.ts sets', () => {
+    for (const menu of ['comments/commentThread/context', 'comments/commentThread/title', 'comments/comment/title', 'comments/comment/context']) {
+      const entries = contributes.menus[menu] as MenuEntry[];
+      assert.ok(entries.length > 0, menu);
+      for (const e of entries) assert.ok(e.when?.startsWith(`commentController == ${COMMENT_CONTROLLER}`), `${menu}: ${e.command}`);
+    }
+    const edits = (contributes.menus['comments/comment/title'] as MenuEntry[]).map((e) => [e.command, e.when]);
+    for (const [, when] of edits) assert.match(when!, /comment =~ \/;mine;\//);
+    const resolve = (contributes.menus['comments/commentThread/title'] as MenuEntry[]).find((e) => e.command === 'changeControl.resolveThread')!;
+    assert.match(resolve.when!, /;open;/);
+    assert.match(resolve.when!, /;posted;/);
+  });
+
+  it('binds Next and Previous Change to keys where changes are reviewed', () => {
+    const bound = Object.fromEntries(contributes.keybindings.map((k: { command: string; key: string }) => [k.command, k.key]));
+    assert.deepEqual(bound, { 'changeControl.nextChange': 'alt+n', 'changeControl.previousChange': 'alt+p' });
+    for (const k of contributes.keybindings) {
+      assert.ok(commandIds.has(k.command), k.command);
+      assert.match(k.when, /changeControl\.hasChanges/);
+    }
+  });
+
+  it('builds no schema before zod is told not to compile parsers (which reads navigator, an error in the extension host)', () => {
+    const entry = readFileSync(join(ROOT, 'extension/extension.ts'), 'utf8');
+    const firstImport = /^import .*$/m.exec(entry)?.[0];
+    assert.equal(firstImport, "import './zod-setup';");
+    const probe = [
+      "Object.defineProperty(globalThis, 'navigator', { configurable: true, get() { throw new Error('navigator was read'); } });",
+      "await import('./extension/zod-setup.ts');",
+      "const cc = await import('./server/contract/change-control.ts');",
+      "const br = await import('./server/contract/branching.ts');",
+      "const { changeComment } = cc.default ?? cc; const { changeDiff } = br.default ?? br;",
+      "changeComment.safeParse({}); changeDiff.safeParse({ id: 1 });",
+      "console.log('ok');",
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(out.trim(), 'ok');
   });
 
   it('declares exactly the settings the code reads, with the same defaults', () => {
@@ -110,8 +159,8 @@ describe('extension: manifest', () => {
     assert.ok(MACHINE_SETTINGS.includes(SETTING_KEYS.serverUrl));
   });
 
-  it('activates where needed: at startup (status bar, notifications) and to restore panels', () => {
-    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`]);
+  it('activates where needed: at startup (status bar, notifications), to restore panels, and to restore documents of changed objects', () => {
+    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`, `onFileSystem:${DOCUMENT_SCHEME}`]);
     assert.equal(pkg.main, './dist/extension.js');
   });
 });

@@ -40,9 +40,11 @@ describe('extension: tree items', () => {
   });
 
   it('shows a check\'s status, kind and summary, and links its details only for http(s)', () => {
-    const failing = checkItem(makeCheck({ id: 1, label: 'CI', status: 'failure', summary: '3 tests failed', details_url: 'https://ci.example/1' }));
+    const now = new Date('2026-11-01T09:33:00.000Z');
+    const failing = checkItem(makeCheck({ id: 1, label: 'CI', status: 'failure', summary: '3 tests failed', details_url: 'https://ci.example/1', completed: '2026-11-01T09:30:00.000Z' }), now);
     assert.equal(failing.label, 'CI');
-    assert.equal(failing.description, 'Failed · required · 3 tests failed');
+    assert.equal(failing.description, 'Failed · required · 3 tests failed · 3 minutes ago', 'the time relative');
+    assert.match(failing.tooltip!, /Result from 3 minutes ago \(1 Nov 2026, \d\d:30:00 /, 'the exact time on hover');
     assert.equal(failing.icon!.id, 'error');
     assert.equal(failing.contextValue, 'check;required;details;');
     assert.deepEqual(failing.command, { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: ['https://ci.example/1'] });
@@ -53,9 +55,10 @@ describe('extension: tree items', () => {
 
   it('shows one of my reviews with its decision, staleness and the request\'s menus', () => {
     const cr = makeChangeRequest({ id: 1, title: 'Move sw1', actions: actions(['review']) });
-    const item = reviewItem(makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }), cr);
+    const item = reviewItem(makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }), cr, new Date('2026-11-01T11:00:00.000Z'));
     assert.equal(item.label, 'Move sw1');
-    assert.equal(item.description, 'Request changes · stale · Needs review');
+    assert.equal(item.description, 'Request changes · stale · Needs review · 2 hours ago');
+    assert.match(item.tooltip!, /Given 2 hours ago \(1 Nov 2026, /);
     assert.equal(item.contextValue, 'changeRequest;review;');
     const unknown = reviewItem(makeReview({ id: 6, change_request: 42 }), undefined);
     assert.equal(unknown.label, 'Change request #42');

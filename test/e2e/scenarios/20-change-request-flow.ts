@@ -372,6 +372,8 @@ export const scenarios: Scenario[] = [
 
       await vscode.runCommand('Change Control: Submit for Review');
       await vscode.step('both drafts are offered', async () => {
+        // The palette's own rows go first ("Submit for Review" and "Submit Review" both match).
+        await vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: TITLE }).first().waitFor();
         await vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(1).waitFor();
         const labels = (await vscode.quickPickLabels()).sort();
         assertEqual(labels, [w().draft.title, TITLE].sort(), 'Submit for Review candidates');
@@ -396,6 +398,12 @@ export const scenarios: Scenario[] = [
         if (/Blocked/.test(text)) throw new Error(`still shown as blocked: ${text}`);
       });
       await vscode.quickPick(TITLE);
+      await vscode.step('merging asks first', async () => {
+        await vscode.expectDialog(`Merge "${TITLE}"?`);
+        await expectText(vscode.page.locator('.monaco-dialog-box .dialog-message-detail'), `Branch ${BRANCH} is merged into main`);
+        await screenshot('merge-confirm');
+        await vscode.dialogButton('Merge');
+      });
       await vscode.expectNotification(`Branch ${BRANCH} merged.`, 30_000);
       const cr = await apiRequest();
       assertEqual(cr.status, 'completed', 'the request through the API');

@@ -1,0 +1,227 @@
+// The "Changed Objects" view: the changes of the open change request grouped by object type, each
+// with its action, open threads and a "viewed" checkbox (marks per service, user, request and
+// object, dropped when the change differs from the one marked); threads whose change left the
+// branch listed apart. Next/Previous Change walk it in order, skipping viewed changes.
+import * as vscode from 'vscode';
+import type { ChangeDiff } from '../../server/contract/branching';
+import { presentError } from '../core/api-error';
+import { DOCUMENT_SCHEME, objectKey } from '../core/change-documents';
+import { adjacentChange, changedObjectItem, changeGroupItem, groupChanges, treeOrder, type ChangeGroup } from '../core/changed-objects';
+import { openThreadCounts } from '../core/comment-threads';
+import { CONTEXT_KEYS, VIEWS } from '../core/commands';
+import type { RequestDataCache } from '../core/request-data';
+import { isViewed, markViewed, pruneViewed, type ViewedMarks } from '../core/viewed';
+import type { ReviewComments } from './comments';
+import type { Connection } from './connection';
+import { refOf } from './change-documents';
+import { DisposableBase } from './disposable';
+import { toTreeItem } from './tree-view';
+import type { UserState } from './user-state';
+
+type Node =
+  | { kind: 'group'; group: ChangeGroup }
+  | { kind: 'change'; change: ChangeDiff }
+  | { kind: 'orphans'; count: number }
+  | { kind: 'message'; label: string; icon?: string };
+
+export interface ChangedObjectsDeps {
+  cache: RequestDataCache;
+  connection: Connection;
+  userState: UserState;
+  comments: ReviewComments;
+  log: vscode.LogOutputChannel;
+}
+
+export class ChangedObjectsView extends DisposableBase implements vscode.TreeDataProvider<Node> {
+  private readonly changed = this._register(new vscode.EventEmitter<Node | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+  readonly view: vscode.TreeView<Node>;
+  private requestId: number | undefined;
+  /** The change last opened (Next/Previous start from it). */
+  private currentChange: { changeRequestId: number; changeId: number } | undefined;
+  private loadError: string | undefined;
+  private readonly nodes = new Map<number, Node>();
+  /** Open threads per change and the viewed marks, computed once per update (not once per row). */
+  private rowData: { threads: Map<number, number>; marks: ViewedMarks } = { threads: new Map(), marks: {} };
+  private readonly groupNodes = new Map<string, Node>();
+
+  constructor(private readonly deps: ChangedObjectsDeps) {
+    super();
+    this.view = this._register(vscode.window.createTreeView(VIEWS.changedObjects.id, { treeDataProvider: this, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this._register(this.view.onDidChangeCheckboxState((e) => void this.onCheckboxes(e)));
+    this._register(deps.cache.onDidChange((id, parts) => {
+      if (id !== this.requestId) return;
+      if (parts.has('changes')) void this.prune();
+      this.update();
+    }));
+    this._register(deps.userState.onDidChangeViewed((id) => {
+      if (id === undefined || id === this.requestId) this.update();
+    }));
+    this._register(deps.userState.onDidChangePending((id) => {
+      if (id === undefined || id === this.requestId) this.update();
+    }));
+    this._register(deps.connection.onDidChange((state) => {
+      if (state.phase !== 'connected') this.show(undefined);
+    }));
+    this._register(vscode.window.onDidChangeActiveTextEditor((editor) => this.followEditor(editor)));
+    this.update();
+  }
+
+  get changeRequestId(): number | undefined {
+    return this.requestId;
+  }
+
+  /** Shows the changes of this request (undefined: none). */
+  show(changeRequestId: number | undefined): void {
+    if (changeRequestId === this.requestId) return;
+    this.requestId = changeRequestId;
+    this.loadError = undefined;
+    this.update();
+    if (changeRequestId !== undefined) void this.load(changeRequestId);
+  }
+
+  private async load(changeRequestId: number): Promise<void> {
+    try {
+      await this.deps.cache.ensure(changeRequestId);
+      await this.prune();
+    } catch (e) {
+      if (changeRequestId !== this.requestId) return;
+      this.loadError = presentError('Loading the changes', e).message;
+    }
+    this.update();
+  }
+
+  /** Drops the marks of changes that changed since they were marked. */
+  private async prune(): Promise<void> {
+    const id = this.requestId;
+    const data = id === undefined ? undefined : this.deps.cache.get(id);
+    if (id === undefined || !data || data.errors.changes) return;
+    const { changed } = pruneViewed(this.deps.userState.viewedMarks(id), data.changes);
+    if (changed) await this.deps.userState.updateViewed(id, (marks) => pruneViewed(marks, data.changes).marks);
+  }
+
+  /** Remembers the change the active editor shows (Next/Previous go on from there). */
+  private followEditor(editor: vscode.TextEditor | undefined): void {
+    const ref = editor && editor.document.uri.scheme === DOCUMENT_SCHEME ? refOf(editor.document.uri) : null;
+    if (ref?.kind !== 'change') return;
+    const change = this.deps.cache.get(ref.changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
+    if (change) this.setCurrent(ref.changeRequestId, change.id);
+  }
+
+  setCurrent(changeRequestId: number, changeId: number): void {
+    this.currentChange = { changeRequestId, changeId };
+    if (changeRequestId !== this.requestId) return;
+    const node = this.nodes.get(changeId);
+    if (node && this.view.visible) void Promise.resolve(this.view.reveal(node, { select: true, focus: false })).catch(() => undefined);
+  }
+
+  /** The change Next (+1) or Previous (-1) opens, or a reason why there is none. */
+  adjacent(direction: 1 | -1): { changeRequestId: number; change: ChangeDiff } | { none: string } {
+    const id = this.requestId;
+    const data = id === undefined ? undefined : this.deps.cache.get(id);
+    if (id === undefined || !data) return { none: 'Open a change request\'s changes first (Open All Changes, or a change in the Changed Objects view).' };
+    if (data.changes.length === 0) return { none: 'This change request has no changes.' };
+    const marks = this.deps.userState.viewedMarks(id);
+    const current = this.currentChange?.changeRequestId === id ? this.currentChange.changeId : null;
+    const next = adjacentChange(treeOrder(data.changes), current, (c) => isViewed(marks, c), direction, this.isShown(id, current));
+    if (!next) return { none: 'Every other change of this request is marked as viewed.' };
+    return { changeRequestId: id, change: next };
+  }
+
+  /** Whether a visible editor shows this change. */
+  private isShown(changeRequestId: number, changeId: number | null): boolean {
+    if (changeId === null) return false;
+    return vscode.window.visibleTextEditors.some((e) => {
+      const ref = refOf(e.document.uri);
+      if (ref?.kind !== 'change' || ref.changeRequestId !== changeRequestId) return false;
+      return this.deps.cache.get(changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }))?.id === changeId;
+    });
+  }
+
+  /** Marks a change viewed or not (the checkbox, or a command). */
+  async setViewed(changeRequestId: number, change: ChangeDiff, viewed: boolean): Promise<void> {
+    await this.deps.userState.updateViewed(changeRequestId, (marks) => markViewed(marks, change, viewed));
+  }
+
+  private async onCheckboxes(e: vscode.TreeCheckboxChangeEvent<Node>): Promise<void> {
+    const id = this.requestId;
+    if (id === undefined) return;
+    for (const [node, state] of e.items) {
+      if (node.kind === 'change') await this.setViewed(id, node.change, state === vscode.TreeItemCheckboxState.Checked);
+      else if (node.kind === 'group') for (const c of node.group.changes) await this.setViewed(id, c, state === vscode.TreeItemCheckboxState.Checked);
+    }
+  }
+
+  private update(): void {
+    const id = this.requestId;
+    const data = id === undefined ? undefined : this.deps.cache.get(id);
+    const cr = data?.changeRequest;
+    this.view.description = cr ? cr.title || cr.branch_name : undefined;
+    const problem = this.loadError ?? (data?.errors.changes ? presentError('Loading the changes', data.errors.changes).message : undefined);
+    this.view.message = problem;
+    const marks = id === undefined ? {} : this.deps.userState.viewedMarks(id);
+    this.rowData = { threads: openThreadCounts(data?.comments ?? []), marks };
+    const viewed = data ? data.changes.filter((c) => isViewed(marks, c)).length : 0;
+    this.view.badge = data && data.changes.length ? { value: data.changes.length - viewed, tooltip: `${data.changes.length - viewed} of ${data.changes.length} changes not viewed yet` } : undefined;
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasChanges, !!data && data.changes.length > 0);
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    const id = this.requestId ?? 0;
+    switch (node.kind) {
+      case 'group': {
+        const { marks } = this.rowData;
+        return toTreeItem(changeGroupItem(id, node.group, node.group.changes.filter((c) => isViewed(marks, c)).length));
+      }
+      case 'change': {
+        const { marks, threads } = this.rowData;
+        return toTreeItem(changedObjectItem(id, node.change, { threads: threads.get(node.change.id) ?? 0, viewed: isViewed(marks, node.change), now: new Date() }));
+      }
+      case 'orphans': {
+        const item = new vscode.TreeItem(`${node.count} thread${node.count === 1 ? '' : 's'} on changes no longer in the branch`, vscode.TreeItemCollapsibleState.None);
+        item.id = `changes:${id}/orphans`;
+        item.iconPath = new vscode.ThemeIcon('comment-unresolved');
+        item.tooltip = 'These threads are kept: open the change request to read them.';
+        item.command = { command: 'changeControl.openChangeRequest', title: 'Open Change Request', arguments: [id] };
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
+        if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
+        return item;
+      }
+    }
+  }
+
+  getChildren(node?: Node): Node[] {
+    const id = this.requestId;
+    if (id === undefined || this.deps.connection.state.phase !== 'connected') return [];
+    const data = this.deps.cache.get(id);
+    if (node?.kind === 'group') {
+      return node.group.changes.map((change) => {
+        const n: Node = { kind: 'change', change };
+        this.nodes.set(change.id, n);
+        return n;
+      });
+    }
+    if (node) return [];
+    if (!data) return this.loadError ? [] : [{ kind: 'message', label: 'Loading the changes…', icon: 'loading~spin' }];
+    if (data.changes.length === 0) return [{ kind: 'message', label: data.changeRequest.branch_deleted ? 'The branch is deleted: no changes to show.' : 'The branch has no changes.' }];
+    this.nodes.clear();
+    this.groupNodes.clear();
+    const roots: Node[] = groupChanges(data.changes).map((group) => {
+      const n: Node = { kind: 'group', group };
+      this.groupNodes.set(group.objectType, n);
+      return n;
+    });
+    const orphans = this.deps.comments.orphans(id).length;
+    if (orphans) roots.push({ kind: 'orphans', count: orphans });
+    return roots;
+  }
+
+  getParent(node: Node): Node | undefined {
+    if (node.kind !== 'change') return undefined;
+    return this.groupNodes.get(node.change.object_type);
+  }
+}

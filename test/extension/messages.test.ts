@@ -1,0 +1,64 @@
+// Words the extension shows: relative times with the exact time for hovers, approvals never as
+// "2 of 1 approvals", why a check did not run after Re-run Checks, and capped search results.
+import assert from 'node:assert/strict';
+import { approvalsPhrase } from '../../extension/core/labels';
+import { checkRunSummary, searchPlaceholder, whyNotRun } from '../../extension/core/messages';
+import { exactTime, relativeTime } from '../../extension/core/time';
+import { makeCheck } from './fixtures';
+
+const NOW = new Date('2026-11-10T12:00:00.000Z');
+const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();
+
+describe('extension: words', () => {
+  it('says times relative to now', () => {
+    assert.equal(relativeTime(ago(10), NOW), 'just now');
+    assert.equal(relativeTime(ago(60), NOW), '1 minute ago');
+    assert.equal(relativeTime(ago(3 * 60), NOW), '3 minutes ago');
+    assert.equal(relativeTime(ago(2 * 3600), NOW), '2 hours ago');
+    assert.equal(relativeTime(ago(26 * 3600), NOW), 'yesterday');
+    assert.equal(relativeTime(ago(3 * 86400), NOW), '3 days ago');
+    assert.equal(relativeTime(ago(14 * 86400), NOW), '2 weeks ago');
+    assert.equal(relativeTime(ago(90 * 86400), NOW), '3 months ago');
+    assert.equal(relativeTime(ago(800 * 86400), NOW), '2 years ago');
+    assert.equal(relativeTime(ago(-5 * 60), NOW), 'in 5 minutes');
+    assert.equal(relativeTime('not a time', NOW), 'not a time');
+  });
+
+  it('gives the exact time for hovers', () => {
+    assert.equal(exactTime('2026-11-01T09:30:05.000Z', 'UTC'), '1 Nov 2026, 09:30:05 UTC');
+    assert.equal(exactTime('garbage'), 'garbage');
+  });
+
+  it('never says "2 of 1 approvals"', () => {
+    assert.equal(approvalsPhrase(0, 1), '0 of 1 approval');
+    assert.equal(approvalsPhrase(1, 1), '1 of 1 approval');
+    assert.equal(approvalsPhrase(1, 2), '1 of 2 approvals');
+    assert.equal(approvalsPhrase(2, 1), '2 approvals (1 needed)');
+    assert.equal(approvalsPhrase(0, 0), 'no approval needed');
+    assert.equal(approvalsPhrase(1, 0), '1 approval (none needed)');
+    for (let a = 0; a < 5; a += 1) for (let n = 0; n < 5; n += 1) { const m = /^(\d+) of (\d+)/.exec(approvalsPhrase(a, n)); if (m) assert.ok(Number(m[1]) <= Number(m[2]), approvalsPhrase(a, n)); }
+  });
+
+  it('says after Re-run Checks which checks did not run, and why', () => {
+    const checks = [
+      makeCheck({ id: 1, name: 'has-changes', label: 'Branch has changes', status: 'success' }),
+      makeCheck({ id: 2, name: 'ci/build', label: '', status: 'pending' }),
+      makeCheck({ id: 3, name: 'no-conflicts', label: 'No conflicts with main', status: 'skipped', summary: 'The branch is gone.' }),
+      makeCheck({ id: 4, name: 'lint', label: 'Lint', status: 'error', summary: 'TypeError: x is undefined' }),
+      makeCheck({ id: 5, name: 'deploy', label: 'Deploy', status: 'running' }),
+    ];
+    assert.equal(whyNotRun(checks[0]), null);
+    assert.equal(
+      checkRunSummary('Move sw1', checks),
+      'Checks re-run on "Move sw1": 1 passed, 1 pending, 1 skipped, 1 error, 1 running. Did not run: ci/build: not run here, its result is reported from outside (a pipeline) and none came yet; ' +
+        'No conflicts with main: skipped (The branch is gone.); Lint: the check itself broke (TypeError: x is undefined); Deploy: reported from outside, still running.',
+    );
+    assert.equal(checkRunSummary('X', [checks[0]]), 'Checks re-run on "X": 1 passed.');
+    assert.equal(checkRunSummary('X', []), 'Checks re-run on "X": it has no checks.');
+  });
+
+  it('says when search results were capped', () => {
+    assert.equal(searchPlaceholder('sw1', 1, false), '1 result for "sw1"');
+    assert.equal(searchPlaceholder('sw', 50, true), '50 results for "sw": more matched than the service returns; refine the search to see them');
+  });
+});
