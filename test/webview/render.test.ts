@@ -179,6 +179,17 @@ describe('webview: rendering the change request', () => {
     assert.equal(root.querySelector('#earlier-comments [data-act=open-composer]'), null, 'no replies on a change that is gone');
   });
 
+  it('marks a comment "(edited)" only when its text was edited, not when its thread was resolved', () => {
+    const later = '2026-11-25T10:00:00Z';
+    const comments = [
+      makeComment({ id: 1, change_diff: 11, author: BOB, text: 'resolved by someone else', resolved: true, last_updated: later }),
+      makeComment({ id: 2, change_diff: 12, author: BOB, text: 'reworded', edited: true, last_updated: later }),
+    ];
+    const root = renderApp(doc(), ready(makeSnapshot({ comments })));
+    assert.doesNotMatch(text(root.querySelector('#comment-1')), /\(edited\)/);
+    assert.match(text(root.querySelector('#comment-2')), /\(edited\)/);
+  });
+
   it('shows a thread at the attribute it is anchored to, whole-object threads at the object, outdated ones marked and never lost', () => {
     const comments = [
       makeComment({ id: 1, change_diff: 11, attribute: 'status', author: BOB, text: 'Why active?' }),

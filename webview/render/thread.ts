@@ -31,7 +31,7 @@ function renderComment(doc: Document, ctx: ThreadContext, c: ChangeComment, isRo
       h(doc, 'strong', {}, c.author.display),
       ' ',
       timeEl(doc, c.created, ctx.now),
-      c.last_updated !== c.created ? h(doc, 'span', { class: 'muted' }, ' (edited)') : null,
+      c.edited ? h(doc, 'span', { class: 'muted' }, ' (edited)') : null,
     ),
     body,
     state.errors[deleteKey(c.id)] ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[deleteKey(c.id)]) : null,
