@@ -13,7 +13,7 @@ const targets = {
     format: 'cjs',
     target: 'node20',
     external: ['better-sqlite3'],
-    sources: ['server'],
+    sources: ['server', 'contract'],
   },
   extension: {
     entryPoints: { extension: 'extension/extension.ts' },
@@ -21,14 +21,14 @@ const targets = {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
-    sources: ['extension', 'server/contract'],
+    sources: ['extension', 'contract'],
   },
   webview: {
     entryPoints: { webview: 'webview/main.ts' },
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
-    sources: ['webview', 'server/contract'],
+    sources: ['webview', 'contract'],
   },
 };
 

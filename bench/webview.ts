@@ -13,8 +13,8 @@ import { chromium } from 'playwright-core';
 import { contentSecurityPolicy, makeNonce } from '../extension/core/webview-html';
 import { CHROMIUM_ARGS, CHROMIUM_BIN } from '../test/e2e/harness';
 import { largeReviewSnapshot } from '../test/support/review-snapshot';
-import { SnapshotEncoder } from '../webview/delta';
-import type { ChangeRequestSnapshot } from '../webview/protocol';
+import { SnapshotEncoder } from '../contract/webview/delta';
+import type { ChangeRequestSnapshot } from '../contract/webview/protocol';
 
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 2000);
 const ROUNDS = 15;
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       r.checked = true;
       r.dispatchEvent(new Event('change', { bubbles: true }));
     }), round));
-    // A refresh as the host sends it: what differs from the last snapshot (see webview/delta.ts).
+    // A refresh as the host sends it: what differs from the last snapshot (see contract/webview/delta.ts).
     await measure('apply a refresh (one change, one comment and a check differ)', 100, async (round) => {
       const next = structuredClone(snapshot);
       next.changes[1]!.modified = { ...next.changes[1]!.modified, status: `status-${round}` };

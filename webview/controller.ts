@@ -1,9 +1,9 @@
 // Wires the page to the state and to the host: delegated DOM events become reducer actions and
 // messages; host messages become reducer actions; the view then updates only what changed.
 // Takes the document and the webview API as arguments, so it runs under jsdom in tests.
-import type { ReviewDecision } from '../server/contract/change-control';
-import { DECISION_ORDER } from '../extension/core/labels';
-import { PANEL_ACTIONS, type HostToWebview, type PanelAction, type PersistedState, type WebviewToHost } from './protocol';
+import type { ReviewDecision } from '../contract/api/change-control';
+import { DECISION_ORDER } from '../contract/labels';
+import { PANEL_ACTIONS, type HostToWebview, type PanelAction, type PersistedState, type WebviewToHost } from '../contract/webview/protocol';
 import { isAct } from './render/acts';
 import { domId } from './render/dom';
 import { actionKey, deleteKey, fitsDelta, initialState, isPending, operationFor, parseComposerKey, reduce, resolveKey, REVIEW_KEY, reviewProblem, toPersisted, type ViewAction, type ViewState } from './state';

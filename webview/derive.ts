@@ -1,8 +1,8 @@
 // Values the renderers compute from the state, each kept while its inputs keep their identity
 // (snapshots share what did not change, see share.ts): a refresh that changed one comment does
 // not regroup the threads of 2,000 changes twice, and a scroll recomputes nothing.
-import type { ChangeDiff } from '../server/contract/branching';
-import type { ChangeComment } from '../server/contract/change-control';
+import type { ChangeDiff } from '../contract/api/branching';
+import type { ChangeComment } from '../contract/api/change-control';
 import { parseComposerKey, type ViewState } from './state';
 import { threadComments, threadsByChange, type Thread } from './threads';
 

@@ -2,7 +2,7 @@
 // branch (modified) and main now (current), with changed and conflicting attributes marked; and,
 // inside one attribute, a line diff with the changed characters of each changed line (jsdiff).
 import { diffChars, diffLines } from 'diff';
-import type { ChangeDiff } from '../server/contract/branching';
+import type { ChangeDiff } from '../contract/api/branching';
 
 /** Fields every object carries that say nothing about the change. */
 const BOOKKEEPING = new Set(['id', 'url', 'display', 'created', 'last_updated']);

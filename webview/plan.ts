@@ -1,7 +1,7 @@
 // What an update must touch on the page: the regions whose inputs changed, and for the keyed
 // list of changes which items to remove, insert or move, and which to render again. Pure, so the
 // rules are tested without a DOM; the view applies the plan.
-import { sameInputs } from './share';
+import { sameInputs } from '../contract/webview/share';
 
 /** Ids of the regions whose inputs differ from the ones they were last rendered with. */
 export function planRegions(previous: ReadonlyMap<string, readonly unknown[]>, next: ReadonlyMap<string, readonly unknown[]>): string[] {

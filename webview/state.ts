@@ -1,9 +1,9 @@
 // The webview's state and its reducer: host messages and user events in, a new state out.
 // Pure (no DOM), so the whole behaviour of the panel is testable in plain Node.
-import type { ReviewDecision } from '../server/contract/change-control';
-import type { ChangeRequestSnapshot, HostToWebview, Operation, PanelAction, PersistedState } from './protocol';
-import { applyDelta, type SnapshotDelta } from './delta';
-import { shareEqual } from './share';
+import type { ReviewDecision } from '../contract/api/change-control';
+import type { ChangeRequestSnapshot, HostToWebview, Operation, PanelAction, PersistedState, SnapshotDelta } from '../contract/webview/protocol';
+import { applyDelta } from '../contract/webview/delta';
+import { shareEqual } from '../contract/webview/share';
 
 export interface ViewState {
   changeRequestId: number | null;

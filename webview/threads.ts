@@ -1,5 +1,5 @@
 // Comment threads: grouped under their change, and placed at the attribute they are anchored to.
-import type { ChangeComment } from '../server/contract/change-control';
+import type { ChangeComment } from '../contract/api/change-control';
 
 /** A root comment with its replies (threads are one level deep). */
 export interface Thread {

@@ -1,7 +1,7 @@
 // The request's timeline: its creation and status moves (from the changelog, when the caller may
 // read it), reviews, comments and check results, oldest first.
-import type { ChangeComment, MergeCheck, Review } from '../server/contract/change-control';
-import type { ChangeRequestSnapshot, LifecycleMove } from './protocol';
+import type { ChangeComment, MergeCheck, Review } from '../contract/api/change-control';
+import type { ChangeRequestSnapshot, LifecycleMove } from '../contract/webview/protocol';
 
 export type TimelineEntry =
   | { kind: 'created'; key: string; time: string; who: string | null }

@@ -3,7 +3,7 @@
 // changed (see plan.ts); the list of changes is virtual (only the changes on screen, plus a
 // margin, are in the DOM) and keyed (a refresh touches only the changes that differ). Focus, the
 // caret of a text box and the scroll position survive every update.
-import type { ChangeDiff } from '../server/contract/branching';
+import type { ChangeDiff } from '../contract/api/branching';
 import { estimateLines } from './diff';
 import { Derived, type CommentIndex } from './derive';
 import { planList, planRegions } from './plan';
@@ -14,9 +14,9 @@ import { renderDecision } from './render/decision';
 import { h } from './render/dom';
 import { renderHeader } from './render/header';
 import { renderChangesCount, renderChangesHead, renderDescription, renderOrphans, renderTimeline } from './render/sections';
-import { sameInputs } from './share';
+import { sameInputs } from '../contract/webview/share';
 import { actionKey, isPending, REVIEW_KEY, type ViewState } from './state';
-import { PANEL_ACTIONS } from './protocol';
+import { PANEL_ACTIONS } from '../contract/webview/protocol';
 import { buildTimeline } from './timeline';
 import { relativeTime } from './time';
 import { computeWindow, HeightCache, prefixSums, sameWindow, type VirtualWindow } from './virtual';

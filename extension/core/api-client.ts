@@ -1,8 +1,8 @@
 // The REST client of the Change Control service: token authentication, JSON in and out, every
-// answer parsed with the zod schemas of server/contract (the ones the service documents its
+// answer parsed with the zod schemas of contract/api (the ones the service documents its
 // routes with), every failure an ApiError. No VS Code here.
 import { z } from 'zod';
-import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../server/contract/branching';
+import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../contract/api/branching';
 import {
   changeComment,
   changeRequest,
@@ -18,10 +18,10 @@ import {
   type PluginSettings,
   type Review,
   type ReviewDecision,
-} from '../../server/contract/change-control';
-import { listOf } from '../../server/contract/common';
+} from '../../contract/api/change-control';
+import { listOf } from '../../contract/api/common';
 import { ApiError, errorFromResponse } from './api-error';
-import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchHit } from '../../server/contract/host';
+import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchHit } from '../../contract/api/host';
 
 export const CC = '/api/plugins/change-control/';
 export const PATHS = {

@@ -1,7 +1,7 @@
 // What the caller may do with a change request, read from the service's `actions` and never
 // re-derived here. Feeds tree `contextValue`s (and so menu `when` clauses), QuickPick candidates
 // and the checks run before a command calls the service.
-import { CALLER_ACTIONS, type CallerAction, type ChangeRequest, type LifecycleAction } from '../../server/contract/change-control';
+import { CALLER_ACTIONS, type CallerAction, type ChangeRequest, type LifecycleAction } from '../../contract/api/change-control';
 
 export interface Availability {
   allowed: boolean;
@@ -16,7 +16,7 @@ export function availability(cr: Pick<ChangeRequest, 'actions'>, action: CallerA
   return { allowed: a.allowed, reason: a.allowed ? '' : a.reason?.trim() || NOT_OFFERED };
 }
 
-export { mergeBlockedReason } from './merge-reason';
+export { mergeBlockedReason } from '../../contract/merge-reason';
 
 export function allowedActions(cr: Pick<ChangeRequest, 'actions'>): CallerAction[] {
   return CALLER_ACTIONS.filter((a) => availability(cr, a).allowed);

@@ -3,7 +3,7 @@
 // lines that changed), and the mapping between attributes (dot paths such as `config` or
 // `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths and queries.
 import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import type { ChangeAction, ChangeDiff } from '../../server/contract/branching';
+import type { ChangeAction, ChangeDiff } from '../../contract/api/branching';
 
 export const DOCUMENT_SCHEME = 'change-control';
 

@@ -1,9 +1,9 @@
 // The "Changed Objects" tree of the open change request: its changes grouped by object type, each
 // with its action, its open threads and a "viewed" checkbox; the order Next/Previous Change walk
 // in. Plain data (TreeItemData); no VS Code here.
-import type { ChangeDiff } from '../../server/contract/branching';
+import type { ChangeDiff } from '../../contract/api/branching';
 import { CHANGE_DECORATION, changeDocument, changeKind, threadSide } from './change-documents';
-import { CHANGE_ACTION_LABEL } from './labels';
+import { CHANGE_ACTION_LABEL } from '../../contract/labels';
 import { exactTime, relativeTime } from './time';
 import { escapeMarkdown, type TreeItemData } from './tree-items';
 

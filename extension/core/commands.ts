@@ -1,7 +1,7 @@
 // The single table of the extension's commands and views. package.json declares exactly these
 // (checked by test/extension/manifest.test.ts) and extension/vscode/commands.ts registers exactly
 // these (its handler map is typed by CommandId, so a missing handler does not compile).
-import type { CallerAction } from '../../server/contract/change-control';
+import type { CallerAction } from '../../contract/api/change-control';
 
 export const CATEGORY = 'Change Control';
 

@@ -3,8 +3,8 @@
 // names none), with its posted comments and the caller's pending drafts; outdated threads marked,
 // never dropped; threads whose change is gone listed apart. Plain data: the VS Code adapter
 // (extension/vscode/comments.ts) turns it into CommentThreads. No VS Code here.
-import type { ChangeDiff } from '../../server/contract/branching';
-import type { ChangeComment } from '../../server/contract/change-control';
+import type { ChangeDiff } from '../../contract/api/branching';
+import type { ChangeComment } from '../../contract/api/change-control';
 import { attributeSpans, lineOfAttribute, serializeState, threadSide, type AttributeSpan, type ChangeSide } from './change-documents';
 import type { DraftComment } from './pending-review';
 

@@ -1,6 +1,6 @@
 // The connection to the service as a small closed set of phases. The phase is also the value of
 // the `changeControl.connection` context key that the welcome views read.
-import type { CurrentUser } from '../../server/contract/host';
+import type { CurrentUser } from '../../contract/api/host';
 
 export const CONNECTION_PHASES = ['signedOut', 'starting', 'connecting', 'connected', 'failed'] as const;
 export type ConnectionPhase = (typeof CONNECTION_PHASES)[number];

@@ -3,7 +3,7 @@
 // as one batch; a `reset` (events were missed) handed on as such. While the stream is not open
 // (the service has none, or it dropped), `onPoll` runs at an interval instead. And what each
 // event means for what the extension shows. No VS Code here.
-import type { StreamEvent, StreamEventType } from '../../server/contract/change-control';
+import type { StreamEvent, StreamEventType } from '../../contract/api/change-control';
 import { asApiError } from './api-error';
 import { Backoff } from './backoff';
 import { readStreamMessage, SseParser } from './sse';

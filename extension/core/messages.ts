@@ -1,7 +1,7 @@
 // Sentences the commands show after they ran: what Re-run Checks did and why a check did not run,
 // how many search results there are and whether the service capped them. No VS Code here.
-import type { MergeCheck } from '../../server/contract/change-control';
-import { CHECK_STATUS_LABEL } from './labels';
+import type { MergeCheck } from '../../contract/api/change-control';
+import { CHECK_STATUS_LABEL } from '../../contract/labels';
 
 const name = (c: MergeCheck) => c.label || c.name;
 

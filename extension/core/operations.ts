@@ -1,6 +1,6 @@
 // The writes the webview asks for (comments and reviews), checked and sent to the service.
 // Lifecycle buttons (panelAction) go through the commands instead, with their confirmations.
-import type { Operation } from '../../webview/protocol';
+import type { Operation } from '../../contract/webview/protocol';
 import type { ApiClient } from './api-client';
 import { ApiError } from './api-error';
 

@@ -6,9 +6,9 @@
 //   alerts      a notification states the request's merge state (a warning when it is blocked);
 //   both        both; [] neither: the panel opens in the active editor group, without an alert.
 // The panel always opens: the user asked for it.
-import type { BranchPagePlacement, ChangeRequest } from '../../server/contract/change-control';
-import { mergeBlockedReason } from './merge-reason';
-import { STATUS_LABEL } from './labels';
+import type { BranchPagePlacement, ChangeRequest } from '../../contract/api/change-control';
+import { mergeBlockedReason } from '../../contract/merge-reason';
+import { STATUS_LABEL } from '../../contract/labels';
 
 /** The service's default (`right_page`), used when its settings cannot be read. */
 export const DEFAULT_PLACEMENT: readonly BranchPagePlacement[] = ['right_page'];

@@ -5,7 +5,7 @@
 // a lost answer is replayed by the service, never posted twice. What fails stays pending.
 // No VS Code here.
 import { randomUUID } from 'node:crypto';
-import type { ChangeComment, Review, ReviewDecision } from '../../server/contract/change-control';
+import type { ChangeComment, Review, ReviewDecision } from '../../contract/api/change-control';
 import type { ApiClient } from './api-client';
 import { ApiError, asApiError } from './api-error';
 

@@ -1,10 +1,10 @@
 // QuickPick rows for commands run from the palette: which change requests are relevant to an
 // action, as the service's `actions` say.
-import type { Branch } from '../../server/contract/branching';
-import type { CallerAction, ChangeRequest, ReviewDecision } from '../../server/contract/change-control';
+import type { Branch } from '../../contract/api/branching';
+import type { CallerAction, ChangeRequest, ReviewDecision } from '../../contract/api/change-control';
 import { availability, mergeBlockedReason } from './availability';
 import { byUrgency } from './grouping';
-import { DECISION_LABEL, STATUS_ICON, STATUS_LABEL } from './labels';
+import { DECISION_LABEL, STATUS_ICON, STATUS_LABEL } from '../../contract/labels';
 
 export interface PickItem<T> {
   label: string;

@@ -3,8 +3,8 @@
 // event of the stream, a write of our own). The documents, the gutter threads and the Changed
 // Objects tree read from here. One load per request at a time; a reload asked for meanwhile runs
 // once afterwards. No VS Code here.
-import type { ChangeDiff } from '../../server/contract/branching';
-import type { ChangeComment, ChangeRequest } from '../../server/contract/change-control';
+import type { ChangeDiff } from '../../contract/api/branching';
+import type { ChangeComment, ChangeRequest } from '../../contract/api/change-control';
 import type { ApiClient } from './api-client';
 import { asApiError, type ApiError } from './api-error';
 import { objectKey } from './change-documents';

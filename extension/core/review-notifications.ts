@@ -1,6 +1,6 @@
 // Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
 // requests that now wait for the caller's review. Ids only grow, so "new" is "above the last seen".
-import type { Notification } from '../../server/contract/host';
+import type { Notification } from '../../contract/api/host';
 
 export const CHANGE_REQUEST_TYPE = 'change_control.changerequest';
 

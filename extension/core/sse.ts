@@ -1,7 +1,7 @@
 // A Server-Sent Events parser (the `text/event-stream` format of the HTML standard), fed with
 // decoded chunks as they arrive and returning the complete messages; and the reading of the
 // change-control stream's messages into events. No VS Code, no I/O here.
-import { STREAM_EVENTS, STREAM_RESET, streamEvent, type StreamEvent } from '../../server/contract/change-control';
+import { STREAM_EVENTS, STREAM_RESET, streamEvent, type StreamEvent } from '../../contract/api/change-control';
 
 export interface SseMessage {
   /** The `event:` field ("message" when absent). */

@@ -1,10 +1,10 @@
 // Tree items as plain data: what each row of the Change Requests, Checks and My Reviews views
 // shows. extension/vscode/tree-view.ts turns these into vscode.TreeItems.
-import type { ChangeRequest, MergeCheck, Review } from '../../server/contract/change-control';
+import type { ChangeRequest, MergeCheck, Review } from '../../contract/api/change-control';
 import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { Group } from './grouping';
-import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from './labels';
+import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from '../../contract/labels';
 import { exactTime, relativeTime } from './time';
 
 export interface TreeItemData {

@@ -2,7 +2,7 @@
 // Each mark holds a digest of the change it was set on (its original and modified state); when
 // the change differs from that, the mark no longer holds and is dropped. No VS Code here.
 import { createHash } from 'node:crypto';
-import type { ChangeDiff } from '../../server/contract/branching';
+import type { ChangeDiff } from '../../contract/api/branching';
 import { objectKey } from './change-documents';
 
 /** A JSON text of a value with object keys sorted at every level. */

@@ -1,8 +1,8 @@
 // The host checks every message from the webview before acting on it.
 import { z } from 'zod';
-import { REVIEW_DECISIONS } from '../../server/contract/change-control';
-import { MAX_TEXT } from '../../server/contract/common';
-import { PANEL_ACTIONS, type PersistedState, type WebviewToHost } from '../../webview/protocol';
+import { REVIEW_DECISIONS } from '../../contract/api/change-control';
+import { MAX_TEXT } from '../../contract/api/common';
+import { PANEL_ACTIONS, type PersistedState, type WebviewToHost } from '../../contract/webview/protocol';
 
 const id = z.number().int().positive();
 const opId = z.string().min(1).max(100);

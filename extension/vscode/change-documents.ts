@@ -17,7 +17,7 @@ import {
   type ChangeSide,
   type DocumentRef,
 } from '../core/change-documents';
-import type { ChangeDiff } from '../../server/contract/branching';
+import type { ChangeDiff } from '../../contract/api/branching';
 import type { DataPart, RequestDataCache } from '../core/request-data';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';

@@ -2,15 +2,15 @@
 // from the state the webview saved. The host loads the data and performs the writes; the webview
 // only renders and asks.
 import * as vscode from 'vscode';
-import type { ChangeRequest } from '../../server/contract/change-control';
+import type { ChangeRequest } from '../../contract/api/change-control';
 import { presentError } from '../core/api-error';
 import { CHANGE_REQUEST_PANEL, type CommandId } from '../core/commands';
 import { describeOperation, performWrite } from '../core/operations';
 import { loadSnapshot } from '../core/snapshot';
 import { isOpenableLink, parseWebviewMessage, restoredChangeRequestId } from '../core/webview-messages';
 import { makeNonce, panelHtml } from '../core/webview-html';
-import type { HostToWebview, Operation, PanelAction } from '../../webview/protocol';
-import { SnapshotEncoder } from '../../webview/delta';
+import type { HostToWebview, Operation, PanelAction } from '../../contract/webview/protocol';
+import { SnapshotEncoder } from '../../contract/webview/delta';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 

@@ -3,7 +3,7 @@
 // object, dropped when the change differs from the one marked); threads whose change left the
 // branch listed apart. Next/Previous Change walk it in order, skipping viewed changes.
 import * as vscode from 'vscode';
-import type { ChangeDiff } from '../../server/contract/branching';
+import type { ChangeDiff } from '../../contract/api/branching';
 import { presentError } from '../core/api-error';
 import { DOCUMENT_SCHEME, objectKey } from '../core/change-documents';
 import { adjacentChange, changedObjectItem, changeGroupItem, groupChanges, treeOrder, type ChangeGroup } from '../core/changed-objects';

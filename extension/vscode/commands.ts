@@ -2,13 +2,13 @@
 // CommandId. From the palette a command asks for its change request with a QuickPick of the
 // requests the service allows it on; from a tree or the webview it receives the request.
 import * as vscode from 'vscode';
-import type { CallerAction, ChangeRequest } from '../../server/contract/change-control';
+import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
 import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availability';
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
 import { indexById } from '../core/grouping';
-import { DECISION_LABEL, STATUS_LABEL } from '../core/labels';
+import { DECISION_LABEL, STATUS_LABEL } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';

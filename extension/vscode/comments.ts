@@ -4,7 +4,7 @@
 // the key path of that line), reply, edit and delete one's own comments, resolve and reopen, and
 // pending review drafts (kept in UserState until Submit Review posts them).
 import * as vscode from 'vscode';
-import type { ChangeComment } from '../../server/contract/change-control';
+import type { ChangeComment } from '../../contract/api/change-control';
 import { ApiError } from '../core/api-error';
 import { attributeAtLine, attributeSpans, objectKey, serializeState } from '../core/change-documents';
 import { buildThreads, type CommentView, type ThreadView } from '../core/comment-threads';

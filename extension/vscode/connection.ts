@@ -9,7 +9,7 @@ import { asApiError, presentError } from '../core/api-error';
 import { launchService, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
 import { hostOf, type ConnectionState } from '../core/connection-state';
-import type { CurrentUser } from '../../server/contract/host';
+import type { CurrentUser } from '../../contract/api/host';
 import { BUNDLED_ADMIN_SECRET, parseSettingsFrom, SETTING_KEYS, tokenSecretKey, type ConnectionTarget, type Settings } from '../core/settings';
 import { DisposableBase } from './disposable';
 

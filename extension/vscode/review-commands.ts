@@ -2,14 +2,14 @@
 // pending review) and of an author's first steps (Create Branch, Edit Title, Edit Description),
 // as part of the handler map that extension/vscode/commands.ts registers.
 import * as vscode from 'vscode';
-import type { ChangeDiff } from '../../server/contract/branching';
-import type { ChangeRequest, ReviewDecision } from '../../server/contract/change-control';
+import type { ChangeDiff } from '../../contract/api/branching';
+import type { ChangeRequest, ReviewDecision } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
 import { availability } from '../core/availability';
 import { diffSides, diffTitle, threadSide } from '../core/change-documents';
 import { treeOrder } from '../core/changed-objects';
-import type { CallerAction } from '../../server/contract/change-control';
-import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_LABEL } from '../core/labels';
+import type { CallerAction } from '../../contract/api/change-control';
+import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_LABEL } from '../../contract/labels';
 import { discardReview, PendingReviewError, postPendingReview, startReview } from '../core/pending-review';
 import { DECISION_PICKS, type PickItem } from '../core/pick-items';
 import type { RequestDataCache } from '../core/request-data';

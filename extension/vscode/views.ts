@@ -1,7 +1,7 @@
 // The three views of the "Change Control" container: Change Requests (grouped), Checks (of the
 // selected request) and My Reviews, fed by the store and the connection.
 import * as vscode from 'vscode';
-import type { ChangeRequest, MergeCheck } from '../../server/contract/change-control';
+import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
 import { asApiError, presentError, type ApiError } from '../core/api-error';
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';

@@ -1,4 +1,4 @@
-import type { BranchActionResult } from '../contract/branching';
+import type { BranchActionResult } from '../../contract/api/branching';
 import { recordChange } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import type { BranchRow } from '../db/tables';

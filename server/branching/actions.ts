@@ -1,4 +1,4 @@
-import { branchAction, branchActionResult } from '../contract/branching';
+import { branchAction, branchActionResult } from '../../contract/api/branching';
 import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
 import { getViewable, parseId, requireObjectPermission } from '../http/resource';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { branch as branchOutput, branchCreate, branchUpdate, BRANCH_STATUSES, type Branch } from '../contract/branching';
+import { branch as branchOutput, branchCreate, branchUpdate, BRANCH_STATUSES, type Branch } from '../../contract/api/branching';
 import type { Ctx } from '../core/context';
 import { NotFound, ValidationError } from '../core/errors';
 import type { Host } from '../core/host';

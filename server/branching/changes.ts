@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { changeDiff, CHANGE_ACTIONS, type ChangeDiff } from '../contract/branching';
+import { changeDiff, CHANGE_ACTIONS, type ChangeDiff } from '../../contract/api/branching';
 import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
 import type { BranchChangesTable } from '../db/tables';

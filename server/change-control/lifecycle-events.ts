@@ -1,5 +1,5 @@
-import type { ChangeRequestStatus, LifecycleEvent } from '../contract/change-control';
-import { LIFECYCLE_EVENTS } from '../contract/change-control';
+import type { ChangeRequestStatus, LifecycleEvent } from '../../contract/api/change-control';
+import { LIFECYCLE_EVENTS } from '../../contract/api/change-control';
 import type { Ctx } from '../core/context';
 import type { Host } from '../core/host';
 import { presentChangeRequest } from './change-requests/present';

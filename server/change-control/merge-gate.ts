@@ -1,4 +1,4 @@
-import type { ChangeRequestStatus } from '../contract/change-control';
+import type { ChangeRequestStatus } from '../../contract/api/change-control';
 import type { Ctx } from '../core/context';
 import type { BranchRow } from '../db/tables';
 import { branchChangesView } from '../branching';

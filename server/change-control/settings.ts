@@ -1,4 +1,4 @@
-import { BUILTIN_CHECKS, pluginSettings, type BuiltinCheck, type PluginSettings } from '../contract/change-control';
+import { BUILTIN_CHECKS, pluginSettings, type BuiltinCheck, type PluginSettings } from '../../contract/api/change-control';
 import type { Config } from '../core/config';
 import type { Host } from '../core/host';
 import { configuredExternalChecks } from './checks/declared';

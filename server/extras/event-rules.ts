@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
-import { objectBase, objectTypeName } from '../contract/common';
+import { objectBase, objectTypeName } from '../../contract/api/common';
 import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';

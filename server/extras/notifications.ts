@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
-import { notification, type Notification } from '../contract/host';
+import { notification, type Notification } from '../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../core/host';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorBody } from '../contract/common';
+import { errorBody } from '../../contract/api/common';
 import type { Host } from '../core/host';
 import type { Logger } from '../core/logger';
 import { HOST_VERSION } from '../core/version';

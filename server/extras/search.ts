@@ -1,4 +1,4 @@
-import { searchResults } from '../contract/host';
+import { searchResults } from '../../contract/api/host';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../core/host';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../http/query';

@@ -1,4 +1,4 @@
-import { serviceStatus } from '../contract/host';
+import { serviceStatus } from '../../contract/api/host';
 import type { Host } from '../core/host';
 import { HOST_VERSION } from '../core/version';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { httpUrl } from '../contract/common';
+import { httpUrl } from '../../contract/api/common';
 import type { Selectable } from 'kysely';
-import { objectBase, text } from '../contract/common';
+import { objectBase, text } from '../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { Conflict, ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from '../core/events';

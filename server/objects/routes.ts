@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectBase } from '../contract/common';
+import { objectBase } from '../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../core/host';

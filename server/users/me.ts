@@ -1,6 +1,6 @@
 import type { Host } from '../core/host';
 import { AuthenticationFailed } from '../core/errors';
-import { currentUser } from '../contract/host';
+import { currentUser } from '../../contract/api/host';
 import { getUser } from './users';
 
 /** `GET /api/users/me/`: the caller as a user object. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
-import { objectBase, objectTypeName, text } from '../contract/common';
+import { objectBase, objectTypeName, text } from '../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../core/host';

@@ -4,7 +4,7 @@ import { AuthenticationFailed, TooManyRequests } from '../core/errors';
 import type { Host } from '../core/host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
-import { provisionedToken } from '../contract/host';
+import { provisionedToken } from '../../contract/api/host';
 import { createToken, tokenSettings } from './tokens';
 
 const provisionBody = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { token as tokenOutput, type Token } from '../contract/host';
+import { token as tokenOutput, type Token } from '../../contract/api/host';
 import { recordChange } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
@@ -16,7 +16,7 @@ import { requireExistingIds } from './references';
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
 
-/** A token as presented (its schema, `token`, is in the shared contract: server/contract/host.ts). */
+/** A token as presented (its schema, `token`, is in the shared contract: contract/api/host.ts). */
 export type TokenOut = Token & { id: number; display: string };
 
 const tokenKey = z.string().regex(/^[\x21-\x7e]{40,256}$/, { error: 'A key is 40 to 256 printable characters without spaces.' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { user as userOutput, type User } from '../contract/host';
+import { user as userOutput, type User } from '../../contract/api/host';
 import { recordChange } from '../core/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
@@ -9,7 +9,7 @@ import type { UserRow } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import { dropFromPermissions, requireExistingIds } from './references';
 
-/** A user as presented (its schema, `user`, is in the shared contract: server/contract/host.ts). */
+/** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
 
 const name = (max: number) => z.string().max(max, { error: `at most ${max} characters` });

@@ -3,7 +3,7 @@
 // the evaluation, lifecycle moves, reviews, comments, checks, the merge and its refusal,
 // notifications, settings and search. Each test works on a freshly seeded world (seed.ts).
 import assert from 'node:assert/strict';
-import { OPEN_STATUSES } from '../../server/contract/change-control';
+import { OPEN_STATUSES } from '../../contract/api/change-control';
 import { ApiClient } from '../../extension/core/api-client';
 import { ApiError, presentError } from '../../extension/core/api-error';
 import { availability, changeRequestContextValue, mergeBlockedReason } from '../../extension/core/availability';

@@ -4,7 +4,7 @@ import { createCtx, inTransaction } from '../../server/core/context';
 import { notify } from '../../server/extras/notifications';
 import { ApiClient, PATHS, queryString } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
-import { branch } from '../../server/contract/branching';
+import { branch } from '../../contract/api/branching';
 import { ADMIN_TOKEN, startService, type TestService } from '../support/service';
 
 async function rejects(p: Promise<unknown>, kind: ApiError['kind']): Promise<ApiError> {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CALLER_ACTIONS } from '../../server/contract/change-control';
+import { CALLER_ACTIONS } from '../../contract/api/change-control';
 import { allowedActions, availability, changeRequestContextValue, mergeBlockedReason, whenActionAllowed } from '../../extension/core/availability';
 import { branchPicks, changeRequestPicks, withLiveMergeState } from '../../extension/core/pick-items';
 import { actions, makeChangeRequest } from './fixtures';

@@ -1,6 +1,6 @@
 // Objects as the service sends them, parsed with the contract's schemas so that a fixture that
 // drifts from the contract fails loudly.
-import { changeDiff, type ChangeDiff } from '../../server/contract/branching';
+import { changeDiff, type ChangeDiff } from '../../contract/api/branching';
 import {
   CALLER_ACTIONS,
   changeComment,
@@ -14,8 +14,8 @@ import {
   type Evaluation,
   type MergeCheck,
   type Review,
-} from '../../server/contract/change-control';
-import type { ChangeRequestSnapshot } from '../../webview/protocol';
+} from '../../contract/api/change-control';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 
 export const ALICE = { id: 2, username: 'alice', display: 'Alice' };
 export const BOB = { id: 3, username: 'bob', display: 'Bob' };

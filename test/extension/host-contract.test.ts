@@ -1,9 +1,9 @@
 // The host endpoints the extension reads (users/me, token provisioning, notifications, search,
-// status) are documented by the service with the very schemas of server/contract/host.ts that the
+// status) are documented by the service with the very schemas of contract/api/host.ts that the
 // extension parses with: one contract, two consumers.
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { currentUser, notification, provisionedToken, searchResults, serviceStatus } from '../../server/contract/host';
+import { currentUser, notification, provisionedToken, searchResults, serviceStatus } from '../../contract/api/host';
 import { startService, type TestService } from '../support/service';
 
 type Json = Record<string, any>;

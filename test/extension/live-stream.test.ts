@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { ApiClient } from '../../extension/core/api-client';
 import { LiveStream, planRefresh, type LiveState } from '../../extension/core/live-stream';
 import { readStreamMessage, SseParser } from '../../extension/core/sse';
-import type { StreamEvent } from '../../server/contract/change-control';
+import type { StreamEvent } from '../../contract/api/change-control';
 
 async function until(what: string, cond: () => boolean, timeoutMs = 5000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -134,8 +134,8 @@ describe('extension: manifest', () => {
     const probe = [
       "Object.defineProperty(globalThis, 'navigator', { configurable: true, get() { throw new Error('navigator was read'); } });",
       "await import('./extension/zod-setup.ts');",
-      "const cc = await import('./server/contract/change-control.ts');",
-      "const br = await import('./server/contract/branching.ts');",
+      "const cc = await import('./contract/api/change-control.ts');",
+      "const br = await import('./contract/api/branching.ts');",
       "const { changeComment } = cc.default ?? cc; const { changeDiff } = br.default ?? br;",
       "changeComment.safeParse({}); changeDiff.safeParse({ id: 1 });",
       "console.log('ok');",

@@ -1,7 +1,7 @@
 // Words the extension shows: relative times with the exact time for hovers, approvals never as
 // "2 of 1 approvals", why a check did not run after Re-run Checks, and capped search results.
 import assert from 'node:assert/strict';
-import { approvalsPhrase } from '../../extension/core/labels';
+import { approvalsPhrase } from '../../contract/labels';
 import { checkRunSummary, searchPlaceholder, whyNotRun } from '../../extension/core/messages';
 import { exactTime, relativeTime } from '../../extension/core/time';
 import { makeCheck } from './fixtures';

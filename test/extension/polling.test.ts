@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Backoff } from '../../extension/core/backoff';
-import type { Notification } from '../../server/contract/host';
+import type { Notification } from '../../contract/api/host';
 import { MAX_SHOWN_AT_ONCE, notificationMessage, reviewNotificationsToShow } from '../../extension/core/review-notifications';
 
 function note(id: number, over: Partial<Notification> = {}): Notification {

@@ -9,7 +9,7 @@ import { ApiClient } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
 import { LiveStream } from '../../extension/core/live-stream';
 import { addDraft, discardReview, postPendingReview, startReview, type PendingReview, type PendingReviews } from '../../extension/core/pending-review';
-import type { StreamEvent } from '../../server/contract/change-control';
+import type { StreamEvent } from '../../contract/api/change-control';
 import { startService, type TestService } from '../support/service';
 import { API, reportCheck, seedWorld, type World } from './seed';
 

@@ -2,7 +2,7 @@
 // edits, a 40-line config with one line changed, creates, deletes, conflicts), threads on some
 // of them (on attributes and on whole objects), reviews and checks. Used by the webview's tests
 // and by `npm run bench` (which measures the panel opening and answering with it).
-import type { ChangeRequestSnapshot } from '../../webview/protocol';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { ALICE, BOB, actions, makeChange, makeChangeRequest, makeCheck, makeComment, makeEvaluation, makeReview, makeSnapshot } from '../extension/fixtures';
 
 const CONFIG = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? `interface Ethernet${i / 5}` : `  description uplink ${i}`)).join('\n');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { PanelController, readPersistedState, type WebviewApi } from '../../webview/controller';
-import type { PersistedState, WebviewToHost } from '../../webview/protocol';
+import type { PersistedState, WebviewToHost } from '../../contract/webview/protocol';
 import { actions, makeChangeRequest, makeComment, makeSnapshot } from '../extension/fixtures';
 
 function setup(saved?: unknown) {

@@ -1,7 +1,7 @@
 // A refresh sent as what changed: the host's encoder and the panel's side of it.
 import assert from 'node:assert/strict';
-import { applyDelta, SnapshotEncoder, type SnapshotDelta } from '../../webview/delta';
-import type { ChangeRequestSnapshot } from '../../webview/protocol';
+import { applyDelta, SnapshotEncoder } from '../../contract/webview/delta';
+import type { ChangeRequestSnapshot, SnapshotDelta } from '../../contract/webview/protocol';
 import { initialState, reduce } from '../../webview/state';
 import { makeCheck, makeComment } from '../extension/fixtures';
 import { largeReviewSnapshot } from '../support/review-snapshot';

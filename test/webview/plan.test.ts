@@ -1,7 +1,7 @@
 // What an update touches: structural sharing of snapshots, and the region and list plans.
 import assert from 'node:assert/strict';
 import { planList, planRegions, type ListPlan } from '../../webview/plan';
-import { sameInputs, shareEqual } from '../../webview/share';
+import { sameInputs, shareEqual } from '../../contract/webview/share';
 
 /** Applies a plan to a list of keys as the view applies it to the DOM. */
 function apply(rendered: string[], plan: ListPlan): string[] {

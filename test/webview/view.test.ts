@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { PanelController, type WebviewApi } from '../../webview/controller';
-import type { ChangeRequestSnapshot, WebviewToHost } from '../../webview/protocol';
+import type { ChangeRequestSnapshot, WebviewToHost } from '../../contract/webview/protocol';
 import { makeCheck, makeComment } from '../extension/fixtures';
 import { largeReviewSnapshot } from '../support/review-snapshot';
 

@@ -1,7 +1,7 @@
 // The approval panel: per policy and rule, counted approvals of the minimum, who may approve
 // (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
-import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../server/contract/change-control';
-import { DECISION_LABEL } from '../../extension/core/labels';
+import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../contract/api/change-control';
+import { DECISION_LABEL } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import { h } from './dom';
 

@@ -2,10 +2,10 @@
 // Editor, fold), and unless folded, per attribute a line diff with the changed characters
 // highlighted, main's value now where it moved, and the threads anchored to that attribute;
 // then the threads on the whole object and a composer for a new one.
-import type { ChangeDiff } from '../../server/contract/branching';
-import { CHANGE_ACTION_LABEL } from '../../extension/core/labels';
+import type { ChangeDiff } from '../../contract/api/branching';
+import { CHANGE_ACTION_LABEL } from '../../contract/labels';
 import { attributeRows, diffValues, formatValue, isMultiLine, valueText, type AttributeRow, type DiffRow, type Segment } from '../diff';
-import type { ChangeRequestSnapshot } from '../protocol';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { newThreadKey, type ViewState } from '../state';
 import { openThreadCount, placeThreads, type Thread } from '../threads';
 import { renderComposer } from './composer';

@@ -1,7 +1,7 @@
 // Merge checks and the merge state (ready, or why not).
-import type { ChangeRequest, MergeCheck } from '../../server/contract/change-control';
-import { mergeBlockedReason } from '../../extension/core/merge-reason';
-import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL } from '../../extension/core/labels';
+import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
+import { mergeBlockedReason } from '../../contract/merge-reason';
+import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL } from '../../contract/labels';
 import { isSafeLink } from '../markdown';
 import { h, timeEl } from './dom';
 

@@ -1,7 +1,7 @@
 // The decision form (Approve, Request changes, Comment): nothing preselected; the caller's own
 // review so far, and the service's reason when the caller may not review.
-import { DECISION_LABEL, DECISION_ORDER, DECISION_PAST } from '../../extension/core/labels';
-import type { ChangeRequestSnapshot } from '../protocol';
+import { DECISION_LABEL, DECISION_ORDER, DECISION_PAST } from '../../contract/labels';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { isPending, REVIEW_KEY, type ViewState } from '../state';
 import { renderComposer } from './composer';
 import { h, timeEl } from './dom';

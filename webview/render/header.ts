@@ -1,7 +1,7 @@
 // The header: title, facts of the request, and the action buttons the service allows.
-import type { CallerAction } from '../../server/contract/change-control';
-import { PRIORITY_LABEL, STATUS_LABEL } from '../../extension/core/labels';
-import { PANEL_ACTIONS, type ChangeRequestSnapshot, type PanelAction } from '../protocol';
+import type { CallerAction } from '../../contract/api/change-control';
+import { PRIORITY_LABEL, STATUS_LABEL } from '../../contract/labels';
+import { PANEL_ACTIONS, type ChangeRequestSnapshot, type PanelAction } from '../../contract/webview/protocol';
 import { actionKey, isPending, type ViewState } from '../state';
 import { formatTime, h, timeEl } from './dom';
 

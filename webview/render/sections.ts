@@ -1,7 +1,7 @@
 // The description, the head of the list of changes, threads whose change is gone, and the timeline.
-import { CHECK_STATUS_LABEL, DECISION_PAST, STATUS_LABEL } from '../../extension/core/labels';
+import { CHECK_STATUS_LABEL, DECISION_PAST, STATUS_LABEL } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
-import type { ChangeRequestSnapshot } from '../protocol';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { TIMELINE_PAGE, type ViewState } from '../state';
 import type { Thread } from '../threads';
 import { latest, type TimelineEntry } from '../timeline';

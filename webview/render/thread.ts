@@ -1,8 +1,8 @@
 // A comment thread: its comments (Markdown), replies, edit and delete for one's own comments,
 // resolve and reopen, and the marks that say where it is anchored and whether it is outdated.
-import type { ChangeComment } from '../../server/contract/change-control';
+import type { ChangeComment } from '../../contract/api/change-control';
 import { renderMarkdown } from '../markdown';
-import type { ChangeRequestSnapshot } from '../protocol';
+import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { deleteKey, editKey, isPending, replyKey, resolveKey, type ViewState } from '../state';
 import type { Thread } from '../threads';
 import { renderComposer } from './composer';

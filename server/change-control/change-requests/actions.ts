@@ -1,4 +1,4 @@
-import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../contract/change-control';
+import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../../contract/api/change-control';
 import type { AuthUser } from '../../core/context';
 import { grantAllows, type UserPermissions } from '../../core/permissions';
 import { MERGE_CHECK_TYPE, PERMISSIONS } from '../names';

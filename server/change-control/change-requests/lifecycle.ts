@@ -1,4 +1,4 @@
-import type { ChangeRequestStatus, LifecycleAction } from '../../contract/change-control';
+import type { ChangeRequestStatus, LifecycleAction } from '../../../contract/api/change-control';
 import { PERMISSIONS } from '../names';
 
 /**

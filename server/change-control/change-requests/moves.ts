@@ -1,4 +1,4 @@
-import type { LifecycleAction } from '../../contract/change-control';
+import type { LifecycleAction } from '../../../contract/api/change-control';
 import type { Ctx } from '../../core/context';
 import { Conflict } from '../../core/errors';
 import { notify } from '../../extras/notifications';

@@ -1,4 +1,4 @@
-import type { ChangeRequest } from '../../contract/change-control';
+import type { ChangeRequest } from '../../../contract/api/change-control';
 import type { Ctx } from '../../core/context';
 import type { UserPermissions } from '../../core/permissions';
 import { branchAccess, branchWriteRefusal } from '../../branching/access';

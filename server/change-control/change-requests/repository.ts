@@ -2,7 +2,7 @@ import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { ValidationError } from '../../core/errors';
 import { grantAllows } from '../../core/permissions';
-import type { ChangeRequestStatus } from '../../contract/change-control';
+import type { ChangeRequestStatus } from '../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
 import { CHANGE_REQUEST_TYPE } from '../names';

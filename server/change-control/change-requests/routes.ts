@@ -12,7 +12,7 @@ import {
   LIFECYCLE_ACTIONS,
   PRIORITIES,
   type LifecycleAction,
-} from '../../contract/change-control';
+} from '../../../contract/api/change-control';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { Conflict, NotFound, ValidationError } from '../../core/errors';

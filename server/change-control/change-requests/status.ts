@@ -1,4 +1,4 @@
-import type { ChangeRequestStatus } from '../../contract/change-control';
+import type { ChangeRequestStatus } from '../../../contract/api/change-control';
 
 /**
  * Status is derived from policy evaluation and never written by a client (pure).

@@ -1,6 +1,6 @@
 import type { Config } from '../../core/config';
 import type { Logger } from '../../core/logger';
-import { BUILTIN_CHECKS, type BuiltinCheck } from '../../contract/change-control';
+import { BUILTIN_CHECKS, type BuiltinCheck } from '../../../contract/api/change-control';
 import { CheckResult, CheckScope, type CheckRegistry, type CheckView } from './registry';
 
 /**

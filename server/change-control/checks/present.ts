@@ -1,5 +1,5 @@
 import type { Ctx } from '../../core/context';
-import type { MergeCheck } from '../../contract/change-control';
+import type { MergeCheck } from '../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';

@@ -1,5 +1,5 @@
-import type { CheckStatus } from '../../contract/change-control';
-import { CHECK_STATUSES } from '../../contract/change-control';
+import type { CheckStatus } from '../../../contract/api/change-control';
+import { CHECK_STATUSES } from '../../../contract/api/change-control';
 
 /**
  * The in-process check registry (specification "Registering checks in process", contract 6).

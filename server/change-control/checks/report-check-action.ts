@@ -1,5 +1,5 @@
-import { CHECK_STATUSES, type CheckStatus } from '../../contract/change-control';
-import { isHttpUrl } from '../../contract/common';
+import { CHECK_STATUSES, type CheckStatus } from '../../../contract/api/change-control';
+import { isHttpUrl } from '../../../contract/api/common';
 import { recordChange } from '../../core/changelog';
 import { createCtx, inTransaction, type Ctx } from '../../core/context';
 import type { EmittedEvent, EventPayload, EventRuleRow } from '../../core/events';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport, type MergeCheck } from '../../contract/change-control';
+import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport, type MergeCheck } from '../../../contract/api/change-control';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { ValidationError } from '../../core/errors';

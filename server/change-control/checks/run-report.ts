@@ -1,4 +1,4 @@
-import { BUILTIN_CHECKS, type CheckRunEntry, type CheckStatus } from '../../contract/change-control';
+import { BUILTIN_CHECKS, type CheckRunEntry, type CheckStatus } from '../../../contract/api/change-control';
 import type { Config } from '../../core/config';
 import { configuredExternalChecks, type DeclaredCheck } from './declared';
 import { CheckScope, type RegisteredCheck } from './registry';

@@ -1,7 +1,7 @@
 import { recordChange } from '../../core/changelog';
-import { isHttpUrl } from '../../contract/common';
+import { isHttpUrl } from '../../../contract/api/common';
 import type { Ctx } from '../../core/context';
-import type { CheckStatus } from '../../contract/change-control';
+import type { CheckStatus } from '../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import type { GoverningPolicy } from '../evaluation/load';

@@ -3,7 +3,7 @@ import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
 import type { Ctx } from '../../core/context';
 import { parseChangeRow } from '../../objects/branch-changes';
 import { getMainObjects } from '../../objects/main-store';
-import type { ChangeComment } from '../../contract/change-control';
+import type { ChangeComment } from '../../../contract/api/change-control';
 import { ccDb, toBool } from '../db';
 import type { ChangeCommentRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../contract/change-control';
+import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../contract/api/change-control';
 import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';

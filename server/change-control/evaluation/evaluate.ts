@@ -1,4 +1,4 @@
-import type { ReviewDecision, UncountedApprovalReason } from '../../contract/change-control';
+import type { ReviewDecision, UncountedApprovalReason } from '../../../contract/api/change-control';
 import type { RuleDef } from '../policies/repository';
 
 /**

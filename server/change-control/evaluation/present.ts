@@ -1,4 +1,4 @@
-import type { Evaluation } from '../../contract/change-control';
+import type { Evaluation } from '../../../contract/api/change-control';
 import type { Ctx } from '../../core/context';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from '../merge-gate';

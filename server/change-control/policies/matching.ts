@@ -1,5 +1,5 @@
 import { conditionRegExp, sameJson, testOp, type ConditionSet } from '../../core/conditions';
-import type { ConditionState } from '../../contract/change-control';
+import type { ConditionState } from '../../../contract/api/change-control';
 
 /**
  * Which policies govern a branch, from what it touches (pure). A policy matches when any one

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../core/context';
-import type { ConditionSet } from '../../contract/change-control';
-import type { Policy, PolicyRule } from '../../contract/change-control';
+import type { ConditionSet } from '../../../contract/api/change-control';
+import type { Policy, PolicyRule } from '../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db';
 import type { PolicyRow, PolicyRuleRow } from '../db/tables';
 import { MODELS } from '../names';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../contract/change-control';
+import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../contract/api/change-control';
 import { conditionSetProblem } from '../../core/conditions';
 import type { Ctx } from '../../core/context';
 import { ValidationError } from '../../core/errors';

@@ -1,6 +1,6 @@
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
-import type { Review } from '../../contract/change-control';
+import type { Review } from '../../../contract/api/change-control';
 import { ccDb, nowIso, toBool } from '../db';
 import type { ReviewRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';

@@ -1,4 +1,4 @@
-import type { ChangeRequestStatus, ReviewDecision } from '../../contract/change-control';
+import type { ChangeRequestStatus, ReviewDecision } from '../../../contract/api/change-control';
 
 /**
  * The review rules of the specification (pure). Each returns the refusal text, or null.

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { branchContributors } from '../../branching';
-import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review, type ReviewDecision } from '../../contract/change-control';
+import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review, type ReviewDecision } from '../../../contract/api/change-control';
 import { recordChange } from '../../core/changelog';
 import type { Ctx } from '../../core/context';
 import { PermissionDenied, ValidationError } from '../../core/errors';

@@ -1,5 +1,5 @@
 import { BRANCH_TYPE } from '../../branching';
-import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../../contract/change-control';
+import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../../../contract/api/change-control';
 import type { Ctx } from '../../core/context';
 import type { EmittedEvent } from '../../core/events';
 import type { Host } from '../../core/host';

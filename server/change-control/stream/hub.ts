@@ -1,4 +1,4 @@
-import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../contract/change-control';
+import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../contract/api/change-control';
 import type { CommitSignal } from '../../core/commit-signal';
 import { createCtx, type AuthUser, type Ctx } from '../../core/context';
 import type { Host } from '../../core/host';

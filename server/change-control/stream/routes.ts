@@ -1,4 +1,4 @@
-import { STREAM_EVENTS } from '../../contract/change-control';
+import { STREAM_EVENTS } from '../../../contract/api/change-control';
 import { createCtx } from '../../core/context';
 import { ValidationError } from '../../core/errors';
 import type { BackgroundTask, Host } from '../../core/host';

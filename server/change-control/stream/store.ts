@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { StreamEventType } from '../../contract/change-control';
+import type { StreamEventType } from '../../../contract/api/change-control';
 import { LocalCommitSignal, type CommitSignal } from '../../core/commit-signal';
 import type { Ctx } from '../../core/context';
 import type { Host } from '../../core/host';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { pluginSettings } from '../../../server/contract/change-control';
+import { pluginSettings } from '../../../contract/api/change-control';
 import { ConfigError, parseConfig } from '../../../server/core/config';
 import { startService, type TestService } from '../../support/service';
 import { actor, BRANCHES, created, detail, DEVICES, expectStatus, ok, policy, REQUESTS, SITES } from './fixtures';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { CALLER_ACTIONS } from '../../../server/contract/change-control';
+import { CALLER_ACTIONS } from '../../../contract/api/change-control';
 import { startService, type TestService } from '../../support/service';
 import { act, actor, AUTHOR, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 import { draftRequest, VIEW_ONLY } from './requests-support';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { streamEvent, STREAM_EVENTS } from '../../../server/contract/change-control';
+import { streamEvent, STREAM_EVENTS } from '../../../contract/api/change-control';
 import { createCtx } from '../../../server/core/context';
 import { streamHub } from '../../../server/change-control/stream/routes';
 import { pruneStreamEvents, STREAM_RETENTION } from '../../../server/change-control/stream/store';

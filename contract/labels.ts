@@ -1,7 +1,7 @@
 // Words and icons for the service's closed vocabularies. Each table is keyed by the contract's
 // `as const` list, so a new status in the contract fails to compile until it is named here.
-import type { ChangeRequestStatus, CheckStatus, Priority, ReviewDecision } from '../../server/contract/change-control';
-import type { ChangeAction } from '../../server/contract/branching';
+import type { ChangeRequestStatus, CheckStatus, Priority, ReviewDecision } from './api/change-control';
+import type { ChangeAction } from './api/branching';
 
 export const STATUS_LABEL = {
   draft: 'Draft',

@@ -2,32 +2,8 @@
 // parts that differ (and, of the changes and comments, only the items that differ, with the full
 // order of ids). A review of 2,000 changes is several megabytes; a refresh after one comment is a
 // few hundred bytes, and the panel keeps every unchanged object as it was.
-import type { ChangeDiff } from '../server/contract/branching';
-import type { ChangeComment } from '../server/contract/change-control';
-import type { ChangeRequestSnapshot } from './protocol';
+import { WHOLE_PARTS, type ChangeRequestSnapshot, type ListDelta, type SnapshotDelta, type SnapshotMessage, type WholePart } from './protocol';
 import { shareEqual } from './share';
-
-/** Parts of the snapshot sent whole when they differ. */
-export const WHOLE_PARTS = ['me', 'changeRequest', 'evaluation', 'checks', 'reviews', 'history', 'problems', 'loadedAt'] as const;
-type WholePart = (typeof WHOLE_PARTS)[number];
-
-/** A list as the ids of all its items, in order, and the items that are new or differ. */
-export interface ListDelta<T> {
-  ids: number[];
-  items: T[];
-}
-
-export interface SnapshotDelta {
-  changeRequestId: number;
-  /** The snapshot this applies to, and the one it makes. */
-  baseSeq: number;
-  seq: number;
-  parts: Partial<Pick<ChangeRequestSnapshot, WholePart>>;
-  changes?: ListDelta<ChangeDiff>;
-  comments?: ListDelta<ChangeComment>;
-}
-
-export type SnapshotMessage = { type: 'snapshot'; snapshot: ChangeRequestSnapshot; seq: number } | { type: 'snapshotDelta'; delta: SnapshotDelta };
 
 interface Sent {
   seq: number;

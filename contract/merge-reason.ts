@@ -1,6 +1,6 @@
 // Why a merge is refused, in words (shared by the extension and the webview; types only from
 // the contract so that the webview bundle stays free of zod).
-import type { ChangeRequest } from '../../server/contract/change-control';
+import type { ChangeRequest } from './api/change-control';
 
 const NOT_OFFERED = 'The service does not offer this action for this change request.';
 

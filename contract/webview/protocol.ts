@@ -1,9 +1,8 @@
 // Messages between the extension host and the change request webview, as discriminated unions.
 // The webview never calls the service itself (its CSP has `connect-src 'none'`): it asks the
 // host, which answers with a fresh snapshot and the outcome of the operation.
-import type { ChangeDiff } from '../server/contract/branching';
-import type { SnapshotDelta } from './delta';
-import type { ChangeComment, ChangeRequest, ChangeRequestStatus, Evaluation, MergeCheck, Review, ReviewDecision } from '../server/contract/change-control';
+import type { ChangeDiff } from '../api/branching';
+import type { ChangeComment, ChangeRequest, ChangeRequestStatus, Evaluation, MergeCheck, Review, ReviewDecision } from '../api/change-control';
 
 /** A status move of the request, read from its changelog (`from` is null for its creation). */
 export interface LifecycleMove {
@@ -85,3 +84,28 @@ export const OPERATION_TYPES = ['addComment', 'editComment', 'deleteComment', 's
 export function isOperation(message: WebviewToHost): message is Operation {
   return (OPERATION_TYPES as readonly string[]).includes(message.type);
 }
+
+// ---- Refreshes as what changed (made and applied in delta.ts) ---------------------------------
+
+/** Parts of the snapshot sent whole when they differ. */
+export const WHOLE_PARTS = ['me', 'changeRequest', 'evaluation', 'checks', 'reviews', 'history', 'problems', 'loadedAt'] as const;
+export type WholePart = (typeof WHOLE_PARTS)[number];
+
+/** A list as the ids of all its items, in order, and the items that are new or differ. */
+export interface ListDelta<T> {
+  ids: number[];
+  items: T[];
+}
+
+export interface SnapshotDelta {
+  changeRequestId: number;
+  /** The snapshot this applies to, and the one it makes. */
+  baseSeq: number;
+  seq: number;
+  parts: Partial<Pick<ChangeRequestSnapshot, WholePart>>;
+  changes?: ListDelta<ChangeDiff>;
+  comments?: ListDelta<ChangeComment>;
+}
+
+export type SnapshotMessage = { type: 'snapshot'; snapshot: ChangeRequestSnapshot; seq: number } | { type: 'snapshotDelta'; delta: SnapshotDelta };
+
