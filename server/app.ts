@@ -6,7 +6,7 @@ import type { Config } from './host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
 import { resolveBranchHeader } from './host/objects/branch-access';
 import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './host/core/errors';
-import { createHost, PluginError, type Host, type HostPlugin } from './host/core/host';
+import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
 import { migrate, type HostDb } from './host/db/database';

@@ -1,5 +1,5 @@
 import type { Config } from './host/core/config';
-import type { HostPlugin } from './host/core/host';
+import type { HostPlugin } from './host/host';
 import { branchingPlugin } from './plugins/branching/plugin';
 import { changeControlPlugin } from './plugins/change-control/plugin';
 

@@ -1,4 +1,4 @@
-import type { Host } from './core/host';
+import type { Host } from './host';
 import { DEFAULT_CATALOGUE } from './objects/object-types';
 import { registerEventRules } from './events/event-rules';
 import { registerNotifications } from './events/notifications';

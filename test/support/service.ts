@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../server/app';
 import { ManualClock } from '../../server/host/core/clock';
 import { parseConfig, type ConfigInput } from '../../server/host/core/config';
-import type { Host, HostPlugin } from '../../server/host/core/host';
+import type { Host, HostPlugin } from '../../server/host/host';
 import { MemoryLogger } from '../../server/host/core/logger';
 import { openDatabase } from '../../server/host/db/database';
 import { bootstrapAdmin } from '../../server/host/users/bootstrap';

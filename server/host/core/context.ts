@@ -1,21 +1,48 @@
-import type { Queryable } from '../db/database';
-import type { Host } from './host';
+import type { HostDb, Queryable } from '../db/database';
+import type { EventBus } from '../events/bus';
+import type { ObjectTypeRegistry } from '../objects/object-types';
+import type { PermissionService } from '../users/object-permissions';
+import type { BranchHooks, MergeValidators } from './hooks';
+import type { AuthUser, BranchRef } from './identity';
+import type { ReadMemo } from './read-memo';
+import type { CoreServices, Scope } from './scope';
+import type { SearchRegistry } from './search';
+import type { CredentialThrottle } from './throttle';
 
-/** The caller, as authenticated from a token. */
-export interface AuthUser {
-  id: number;
-  username: string;
-  isSuperuser: boolean;
-  groupIds: number[];
-  /** False for a read-only token. */
-  writeEnabled: boolean;
+export type { AuthUser, BranchRef } from './identity';
+
+/**
+ * Consulted before every direct write of a source-of-truth object on main (no branch).
+ * Returns null to allow, or the reason the write is refused (answered as 400 with `detail`).
+ */
+export type MainWriteGuard = (ctx: Ctx, objectType: string) => Promise<string | null>;
+
+/** Background work a plugin runs while the service is up (timers, sweeps). */
+export interface BackgroundTask {
+  start(): void;
+  stop(): Promise<void>;
 }
 
-/** A branch chosen with the `X-NetBox-Branch` header. */
-export interface BranchRef {
-  id: number;
-  schemaId: string;
-  name: string;
+/** The services of the host that domain code reaches through `ctx.host`. */
+export interface HostServices extends CoreServices {
+  readonly db: HostDb;
+  readonly objectTypes: ObjectTypeRegistry;
+  readonly permissions: PermissionService;
+  readonly events: EventBus<Ctx>;
+  readonly branchHooks: BranchHooks<Ctx>;
+  readonly mergeValidators: MergeValidators<Ctx>;
+  /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
+  readonly mainWriteGuards: MainWriteGuard[];
+  readonly search: SearchRegistry<Ctx>;
+  /** Loaded plugins and their versions, for `/api/status/`. */
+  readonly plugins: Map<string, string>;
+  readonly background: BackgroundTask[];
+  /** Failed credentials per client address and username (token authentication, token provisioning). */
+  readonly credentialThrottle: CredentialThrottle;
+  /** Expensive reads reused while the database has not changed. */
+  readonly readMemo: ReadMemo;
+  /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
+  invalidateIdentity(): void;
 }
 
 /**
@@ -23,17 +50,8 @@ export interface BranchRef {
  * the database handle (a transaction during writes), the caller, the request id that ties
  * changelog entries and event payloads together, and the host's services.
  */
-export interface Ctx {
-  readonly host: Host;
-  readonly db: Queryable;
-  readonly user: AuthUser | null;
-  readonly requestId: string;
-  /** `http://host:port`, used to build `url` fields. */
-  readonly baseUrl: string;
-  readonly branch: BranchRef | null;
-  readonly inTransaction: boolean;
-  /** Work to run once the surrounding transaction has committed (deliveries, follow-up merges). */
-  afterCommit(task: () => Promise<void> | void): void;
+export interface Ctx extends Scope {
+  readonly host: HostServices;
   /**
    * Work to run at the end of the transaction, before it commits. Tasks with the same key
    * collapse into one (several triggers arriving together make one run); a task may queue
@@ -48,7 +66,7 @@ export interface Ctx {
 }
 
 export interface CtxInit {
-  host: Host;
+  host: HostServices;
   user: AuthUser | null;
   requestId: string;
   baseUrl: string;
@@ -58,7 +76,7 @@ export interface CtxInit {
 type BeforeCommitQueue = Map<string, (tx: Ctx) => Promise<void>>;
 
 class RequestCtx implements Ctx {
-  readonly host: Host;
+  readonly host: HostServices;
   readonly user: AuthUser | null;
   readonly requestId: string;
   readonly baseUrl: string;

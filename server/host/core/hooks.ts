@@ -1,4 +1,3 @@
-import type { Ctx } from './context';
 import type { BranchRow } from '../db/tables';
 
 /**
@@ -17,10 +16,11 @@ export interface BranchHookPayloads {
 }
 
 export type BranchHookName = keyof BranchHookPayloads;
-type Hook<K extends BranchHookName> = (ctx: Ctx, payload: BranchHookPayloads[K]) => Promise<void>;
+type Hook<C, K extends BranchHookName> = (ctx: C, payload: BranchHookPayloads[K]) => Promise<void>;
 
-export class BranchHooks {
-  private readonly hooks: { [K in BranchHookName]: Hook<K>[] } = {
+/** The branch hooks; `C` is the context hooks run in (the host's `Ctx`). */
+export class BranchHooks<C> {
+  private readonly hooks: { [K in BranchHookName]: Hook<C, K>[] } = {
     changesMoved: [],
     synced: [],
     merged: [],
@@ -29,11 +29,11 @@ export class BranchHooks {
     deleting: [],
   };
 
-  on<K extends BranchHookName>(name: K, hook: Hook<K>): void {
+  on<K extends BranchHookName>(name: K, hook: Hook<C, K>): void {
     this.hooks[name].push(hook);
   }
 
-  async run<K extends BranchHookName>(name: K, ctx: Ctx, payload: BranchHookPayloads[K]): Promise<void> {
+  async run<K extends BranchHookName>(name: K, ctx: C, payload: BranchHookPayloads[K]): Promise<void> {
     for (const hook of this.hooks[name]) await hook(ctx, payload);
   }
 }
@@ -42,14 +42,14 @@ export class BranchHooks {
  * Consulted before every merge. Returns null to allow, or the reason the merge is refused
  * (answered as 409 with the reason in `detail`, nothing written).
  */
-export type MergeValidator = (ctx: Ctx, branch: BranchRow) => Promise<string | null>;
+export type MergeValidator<C> = (ctx: C, branch: BranchRow) => Promise<string | null>;
 
-export class MergeValidators {
-  private readonly validators: MergeValidator[] = [];
-  add(v: MergeValidator): void {
+export class MergeValidators<C> {
+  private readonly validators: MergeValidator<C>[] = [];
+  add(v: MergeValidator<C>): void {
     this.validators.push(v);
   }
-  async firstRefusal(ctx: Ctx, branch: BranchRow): Promise<string | null> {
+  async firstRefusal(ctx: C, branch: BranchRow): Promise<string | null> {
     for (const v of this.validators) {
       const reason = await v(ctx, branch);
       if (reason) return reason;

@@ -1,5 +1,3 @@
-import type { Ctx } from './context';
-
 export interface SearchHit {
   object_type: string;
   id: number;
@@ -10,18 +8,18 @@ export interface SearchHit {
 }
 
 /** A model's contribution to `/api/search/`; it returns only what the caller may view. */
-export type SearchProvider = (ctx: Ctx, q: string, limit: number) => Promise<SearchHit[]>;
+export type SearchProvider<C> = (ctx: C, q: string, limit: number) => Promise<SearchHit[]>;
 
-export class SearchRegistry {
-  private readonly providers: SearchProvider[] = [];
-  register(provider: SearchProvider): void {
+export class SearchRegistry<C> {
+  private readonly providers: SearchProvider<C>[] = [];
+  register(provider: SearchProvider<C>): void {
     this.providers.push(provider);
   }
   /**
    * At most `limit` hits, and whether more matched (`truncated`): providers are asked for one
    * hit more than the answer holds, so a capped answer is told from an exact one.
    */
-  async search(ctx: Ctx, q: string, limit: number): Promise<{ hits: SearchHit[]; truncated: boolean }> {
+  async search(ctx: C, q: string, limit: number): Promise<{ hits: SearchHit[]; truncated: boolean }> {
     const hits: SearchHit[] = [];
     for (const provider of this.providers) {
       hits.push(...(await provider(ctx, q, limit + 1 - hits.length)));

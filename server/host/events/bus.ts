@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { Ctx } from '../core/context';
+import type { Scope } from '../core/scope';
 import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from '../core/conditions';
 
 /** Event types: the three object events plus whatever plugins register. */
@@ -32,7 +32,7 @@ export interface EventRuleRow {
 }
 
 /** An event-rule action other than `webhook`; runs after the triggering write commits. */
-export type EventAction = (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => Promise<void>;
+export type EventAction<C> = (ctx: C, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => Promise<void>;
 
 /** Checks an event rule's `action_data` for an action type; returns the problem, or null when it is acceptable. */
 export type ActionDataCheck = (data: Record<string, unknown> | null) => string | null;
@@ -67,11 +67,12 @@ export function eventConditionSubject(event: Pick<EmittedEvent, 'data' | 'precha
   };
 }
 
-export class EventBus {
+/** The event pipeline; `C` is the context listeners and actions run in (the host's `Ctx`). */
+export class EventBus<C extends Scope> {
   private readonly types = new Set<string>(OBJECT_EVENTS);
-  private readonly actions = new Map<string, EventAction>();
+  private readonly actions = new Map<string, EventAction<C>>();
   private readonly dataChecks = new Map<string, ActionDataCheck>();
-  private readonly listeners: Array<(ctx: Ctx, e: EmittedEvent) => Promise<void>> = [];
+  private readonly listeners: Array<(ctx: C, e: EmittedEvent) => Promise<void>> = [];
   /** Wakes the webhook delivery worker after a commit that queued deliveries. */
   onQueued: () => void = () => {};
 
@@ -84,7 +85,7 @@ export class EventBus {
   }
 
   /** Registers an action type; `checkData` (optional) vets a rule's `action_data` when the rule is written. */
-  registerAction(actionType: string, action: EventAction, checkData?: ActionDataCheck): void {
+  registerAction(actionType: string, action: EventAction<C>, checkData?: ActionDataCheck): void {
     if (actionType === WEBHOOK_ACTION || this.actions.has(actionType)) throw new Error(`event action ${actionType} is registered twice`);
     this.actions.set(actionType, action);
     if (checkData) this.dataChecks.set(actionType, checkData);
@@ -101,7 +102,7 @@ export class EventBus {
   }
 
   /** In-process subscribers (run inside the emitting transaction). */
-  subscribe(listener: (ctx: Ctx, e: EmittedEvent) => Promise<void>): void {
+  subscribe(listener: (ctx: C, e: EmittedEvent) => Promise<void>): void {
     this.listeners.push(listener);
   }
 
@@ -110,7 +111,7 @@ export class EventBus {
    * deliveries are written to the durable outbox (so they commit or roll back with the
    * write), and other actions run after the commit.
    */
-  async emit(ctx: Ctx, event: EmittedEvent): Promise<void> {
+  async emit(ctx: C, event: EmittedEvent): Promise<void> {
     if (!this.types.has(event.event)) throw new Error(`unknown event type ${event.event}`);
     const now = ctx.host.clock.now().toISOString();
     const payload: EventPayload = {
@@ -151,7 +152,7 @@ export class EventBus {
     }
   }
 
-  private async queueWebhook(ctx: Ctx, rule: EventRuleRow, payload: EventPayload, now: string, eventId: string): Promise<void> {
+  private async queueWebhook(ctx: C, rule: EventRuleRow, payload: EventPayload, now: string, eventId: string): Promise<void> {
     if (rule.action_object_id === null) return;
     const hook = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', rule.action_object_id).executeTakeFirst();
     if (!hook) {

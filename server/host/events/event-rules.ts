@@ -5,7 +5,7 @@ import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { EventRulesTable } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import { sortObjects } from '../http/query';

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { notification, type Notification } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { NotificationsTable } from '../db/tables';
 import { envelope, parseFilters, parseOrdering, parsePage, type FilterDef, type ParsedFilters } from '../http/query';
 import { parseId } from '../http/resource';

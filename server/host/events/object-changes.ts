@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
 import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { ObjectChangesTable } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 

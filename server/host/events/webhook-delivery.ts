@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { BackgroundTask, Host } from '../core/host';
+import type { BackgroundTask, Host } from '../host';
 import type { WebhookOutboxTable } from '../db/tables';
 import { sendRequest, type OutgoingRequest, type SendResult } from './http-send';
 

@@ -5,7 +5,7 @@ import { objectBase, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { Conflict, ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { WebhooksTable } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import { sortObjects } from '../http/query';

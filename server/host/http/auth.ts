@@ -1,6 +1,6 @@
-import type { AuthUser } from '../core/context';
+import type { AuthUser } from '../core/identity';
 import { AuthenticationFailed } from '../core/errors';
-import type { Host } from '../core/host';
+import type { HostServices } from '../core/context';
 import { hashTokenKey } from '../core/secrets';
 
 interface CachedToken {
@@ -23,7 +23,7 @@ const LAST_USED_EVERY_MS = 60_000;
 export class TokenAuthenticator {
   private cache = new Map<string, CachedToken>();
 
-  constructor(private readonly host: Host) {}
+  constructor(private readonly host: HostServices) {}
 
   invalidate(): void {
     this.cache.clear();

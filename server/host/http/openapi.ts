@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorBody } from '../../../contract/api/common';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { Logger } from '../core/logger';
 import { HOST_VERSION } from '../core/version';
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAY_HEADER } from './idempotency';

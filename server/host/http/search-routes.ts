@@ -1,6 +1,6 @@
 import { searchResults } from '../../../contract/api/host';
 import { ValidationError } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './query';
 
 const MAX_QUERY = 200;

@@ -1,5 +1,5 @@
 import { serviceStatus } from '../../../contract/api/host';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { HOST_VERSION } from '../core/version';
 
 export function registerStatus(host: Host): void {

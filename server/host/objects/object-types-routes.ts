@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { ObjectTypeDef } from './object-types';
 import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef } from '../http/query';
 import { parseId } from '../http/resource';

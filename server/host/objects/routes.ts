@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { objectBase } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { grantAllows } from '../users/object-permissions';
 import { parseId, requireObjectPermission, type ApiObject } from '../http/resource';
 import { envelope, parsePage, sortObjects } from '../http/query';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/context';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 import type { Selectable } from 'kysely';
 import type { GroupsTable } from '../db/tables';

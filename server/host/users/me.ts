@@ -1,4 +1,4 @@
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { AuthenticationFailed } from '../core/errors';
 import { currentUser } from '../../../contract/api/host';
 import { getUser } from './users';

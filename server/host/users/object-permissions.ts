@@ -1,5 +1,5 @@
 import type { HostDb, Queryable } from '../db/database';
-import type { AuthUser } from '../core/context';
+import type { AuthUser } from '../core/identity';
 
 /**
  * Object permissions as the host application has them: a permission grants `actions` on

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { objectBase, objectTypeName, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import type { PermissionsTable } from '../db/tables';
 import { sortObjects } from '../http/query';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';

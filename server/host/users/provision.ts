@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { deriveCtx, inTransaction } from '../core/context';
 import { AuthenticationFailed, TooManyRequests } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
 import { provisionedToken } from '../../../contract/api/host';

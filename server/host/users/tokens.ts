@@ -3,7 +3,7 @@ import { token as tokenOutput, type Token } from '../../../contract/api/host';
 import { recordChange } from '../events/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { grantAllows } from './object-permissions';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 import type { TokensTable } from '../db/tables';

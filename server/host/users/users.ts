@@ -3,7 +3,7 @@ import { user as userOutput, type User } from '../../../contract/api/host';
 import { recordChange } from '../events/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
-import type { Host } from '../core/host';
+import type { Host } from '../host';
 import { hashPassword } from '../core/secrets';
 import type { UserRow } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';

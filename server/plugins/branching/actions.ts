@@ -1,6 +1,6 @@
 import { branchAction, branchActionResult } from '../../../contract/api/branching';
 import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/core/host';
+import type { Host } from '../../host/host';
 import { getViewable, parseId, requireObjectPermission } from '../../host/http/resource';
 import type { ActionOptions, BranchActionResult } from './action-result';
 import { branchChanges } from '../../host/objects/branch-changes';

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { branch as branchOutput, branchCreate, branchUpdate, BRANCH_STATUSES, type Branch } from '../../../contract/api/branching';
 import type { Ctx } from '../../host/core/context';
 import { NotFound, ValidationError } from '../../host/core/errors';
-import type { Host } from '../../host/core/host';
+import type { Host } from '../../host/host';
 import type { BranchRow } from '../../host/db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../../host/http/resource';
 import { randomSchemaId } from './schema-id';

@@ -1,8 +1,8 @@
-import type { Host } from '../../host/core/host';
+import type { HostServices } from '../../host/core/context';
 import type { CatalogueType } from '../../host/objects/writes';
 
 /** The catalogue entry of an object type; a type no longer in the catalogue is shown by its name. */
-export function catalogueType(host: Host, name: string): CatalogueType {
+export function catalogueType(host: HostServices, name: string): CatalogueType {
   const def = host.objectTypes.get(name);
   if (def) return { ...def, name };
   const [appLabel = name, model = name] = name.split('.');

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { changeDiff, CHANGE_ACTIONS, type ChangeDiff } from '../../../contract/api/branching';
 import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/core/host';
+import type { Host } from '../../host/host';
 import type { BranchChangesTable } from '../../host/db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../../host/http/resource';
 import { displayOf, type Attributes } from '../../host/objects/attributes';

@@ -1,4 +1,4 @@
-import type { HostPlugin } from '../../host/core/host';
+import type { HostPlugin } from '../../host/host';
 import { registerBranchActions } from './actions';
 import { registerBranches } from './branches';
 import { registerChanges } from './changes';

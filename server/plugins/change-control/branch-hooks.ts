@@ -1,12 +1,12 @@
 import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/core/host';
+import type { Host } from '../../host/host';
 import { emitTransition } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { ccDb, jsonArrayHasAny } from './db/database';
 import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
 import { markReviewsStale } from './reviews/repository';
-import { mergeGateValidator } from './gate/merge-gate';
+import { mergeGateValidator } from './gate/validator';
 
 /**
  * How change requests follow their branch: edits make reviews stale and re-match policies,

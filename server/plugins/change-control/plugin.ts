@@ -1,5 +1,6 @@
-import type { HostPlugin } from '../../host/core/host';
+import type { HostPlugin } from '../../host/host';
 import { autoMergeSweeper, queueAutoMerge, recoverInterruptedJobs } from './gate/auto-merge';
+import { afterRefresh } from './change-requests/refresh';
 import { registerChangeRequestRoutes } from './change-requests/routes';
 import { registerBuiltins } from './checks/builtins';
 import { loadCheckPlugins } from './checks/plugin-loader';
@@ -43,7 +44,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerLifecycleEventTypes(host);
       registerReportCheckAction(host);
 
-      const { registry, afterRefresh } = runtime(host);
+      const { registry } = runtime(host);
       registerBuiltins(registry, host.config, host.log);
       await loadCheckPlugins(host.config.check_plugins, options.configDir, registry);
       // Checks register at start only.
@@ -63,7 +64,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);
       host.search.register(searchChangeControl);
 
-      afterRefresh.push(queueAutoMerge);
+      afterRefresh(host).push(queueAutoMerge);
       await recoverInterruptedJobs(host);
       host.background.push(autoMergeSweeper(host));
     },

@@ -1,19 +1,12 @@
-import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/core/host';
-import type { ChangeRequestRow } from './db/tables';
+import type { HostServices } from '../../host/core/context';
 import { CheckRegistry } from './checks/registry';
-import type { GateState } from './gate/merge-gate';
 import { stateSlot } from './state';
 
-/** Work that follows every refresh of a change request, inside its transaction (automatic merge). */
-export type AfterRefresh = (ctx: Ctx, cr: ChangeRequestRow, gate: GateState) => Promise<void>;
-
-/** Per-host parts of the plugin: the check registry and the hooks that follow a refresh. */
+/** Per-host parts of the plugin: the check registry (filled at start, then sealed). */
 export interface ChangeControlRuntime {
   registry: CheckRegistry;
-  afterRefresh: AfterRefresh[];
 }
 
-export function runtime(host: Host): ChangeControlRuntime {
-  return stateSlot(host, 'runtime', () => ({ registry: new CheckRegistry(), afterRefresh: [] }));
+export function runtime(host: HostServices): ChangeControlRuntime {
+  return stateSlot(host, 'runtime', () => ({ registry: new CheckRegistry() }));
 }

@@ -1,6 +1,7 @@
 import { BUILTIN_CHECKS, pluginSettings, type BuiltinCheck, type PluginSettings } from '../../../contract/api/change-control';
 import type { Config } from '../../host/core/config';
-import type { Host } from '../../host/core/host';
+import type { Host } from '../../host/host';
+import type { HostServices } from '../../host/core/context';
 import { configuredExternalChecks } from './checks/declared';
 import { API_ROOT } from './names';
 import { runtime } from './runtime';
@@ -12,7 +13,7 @@ export function branchPagePlacement(config: Config): PluginSettings['branch_page
 }
 
 /** The settings the service applies, for clients (the extension places its panel from them). */
-export function effectiveSettings(host: Host): PluginSettings {
+export function effectiveSettings(host: HostServices): PluginSettings {
   const cc = host.config.change_control;
   const available = new Set(runtime(host).registry.all().filter((c) => c.builtin).map((c) => c.name));
   return {

@@ -1,4 +1,4 @@
-import type { Host } from '../../host/core/host';
+import type { HostServices } from '../../host/core/context';
 
 /**
  * Per-host state of the change-control plugin (one per service instance, so tests that
@@ -8,9 +8,9 @@ export interface ChangeControlState {
   [slot: string]: unknown;
 }
 
-const states = new WeakMap<Host, ChangeControlState>();
+const states = new WeakMap<HostServices, ChangeControlState>();
 
-export function pluginState(host: Host): ChangeControlState {
+export function pluginState(host: HostServices): ChangeControlState {
   let state = states.get(host);
   if (!state) {
     state = {};
@@ -20,7 +20,7 @@ export function pluginState(host: Host): ChangeControlState {
 }
 
 /** A typed slot of the plugin state, created on first use. */
-export function stateSlot<T>(host: Host, name: string, create: () => T): T {
+export function stateSlot<T>(host: HostServices, name: string, create: () => T): T {
   const state = pluginState(host);
   if (!(name in state)) state[name] = create();
   return state[name] as T;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { branchingPlugin } from '../../../server/plugins/branching/plugin';
-import type { HostPlugin } from '../../../server/host/core/host';
+import type { HostPlugin } from '../../../server/host/host';
 import { Reply } from '../../../server/host/http/routes';
 import { startService, type ApiClient, type TestService } from '../../support/service';
 import { actor, createUser } from '../host/users/fixtures';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createApp, PluginError } from '../../../server/app';
 import { ManualClock } from '../../../server/host/core/clock';
 import { defaultConfig } from '../../../server/host/core/config';
-import type { HostPlugin } from '../../../server/host/core/host';
+import type { HostPlugin } from '../../../server/host/host';
 import { MemoryLogger } from '../../../server/host/core/logger';
 import { openDatabase } from '../../../server/host/db/database';
 

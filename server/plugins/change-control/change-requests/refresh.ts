@@ -6,8 +6,11 @@ import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { emitTransition } from './lifecycle-events';
 import { computeGate } from '../gate/merge-gate';
+
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
-import { runtime } from '../runtime';
+import { stateSlot } from '../state';
+import type { HostServices } from '../../../host/core/context';
+import type { GateState } from '../gate/merge-gate';
 import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
 import { deriveStatus, isOpen } from './status';
 import { announceRequestCacheWritten } from '../stream/announce';
@@ -35,6 +38,14 @@ export interface RefreshWishes {
    * `gates_cleared` (and an automatic merge) follow.
    */
   evaluate?: boolean;
+}
+
+/** Work that follows every refresh of a change request, inside its transaction (automatic merge). */
+export type AfterRefresh = (ctx: Ctx, cr: ChangeRequestRow, gate: GateState) => Promise<void>;
+
+/** The work that follows every refresh, registered at start. */
+export function afterRefresh(host: HostServices): AfterRefresh[] {
+  return stateSlot(host, 'after-refresh', (): AfterRefresh[] => []);
 }
 
 interface Pending {
@@ -140,6 +151,6 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
     { changelog: false },
   );
-  for (const hook of runtime(ctx.host).afterRefresh) await hook(ctx, cr, gate);
+  for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
 }
 

@@ -9,6 +9,8 @@ import { CHANGE_REQUEST_TYPE } from '../names';
 import { announceRequestCacheWritten } from '../stream/announce';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Updateable } from 'kysely';
+import { findBranch } from '../../branching';
+import type { BranchRow } from '../../../host/db/tables';
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();
@@ -25,6 +27,11 @@ export async function changeRequestNamedInBody(ctx: Ctx, id: number): Promise<Ch
     throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
   }
   return cr;
+}
+
+/** The request's branch as the host has it now, or null once it is deleted. */
+export async function branchOf(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch_id'>): Promise<BranchRow | null> {
+  return cr.branch_id === null ? null : ((await findBranch(ctx, cr.branch_id)) ?? null);
 }
 
 export async function findChangeRequestForBranch(ctx: Ctx, branchId: number): Promise<ChangeRequestRow | undefined> {

@@ -16,7 +16,7 @@ import {
 import { recordChange } from '../../../host/events/changelog';
 import type { Ctx } from '../../../host/core/context';
 import { Conflict, NotFound, ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions } from '../../../host/http/resource';
 import type { FilterDef } from '../../../host/http/query';
 import { windowProblem } from '../gate/change-window';

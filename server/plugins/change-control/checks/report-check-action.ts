@@ -3,7 +3,7 @@ import { isHttpUrl } from '../../../../contract/api/common';
 import { recordChange } from '../../../host/events/changelog';
 import { createCtx, inTransaction, type Ctx } from '../../../host/core/context';
 import type { EmittedEvent, EventPayload, EventRuleRow } from '../../../host/events/bus';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { requestRefresh } from '../change-requests/refresh';
 import { findChangeRequestForBranch } from '../change-requests/repository';
 import { isOpen } from '../change-requests/status';

@@ -3,7 +3,7 @@ import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheck
 import { recordChange } from '../../../host/events/changelog';
 import type { Ctx } from '../../../host/core/context';
 import { ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { registerResource, type ApiObject, type ListOptions } from '../../../host/http/resource';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';

@@ -1,6 +1,6 @@
 import type { Ctx } from '../../../host/core/context';
 import type { EmittedEvent } from '../../../host/events/bus';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb } from '../db/database';
 

@@ -2,7 +2,7 @@ import type { Ctx } from '../../../host/core/context';
 import { branchChangesView, isBranchStale } from '../../branching';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
-import { loadBranchRow } from '../gate/merge-gate';
+import { branchOf } from '../change-requests/repository';
 import type { CheckView } from './registry';
 
 function deepFreeze<T>(value: T): T {
@@ -15,7 +15,7 @@ function deepFreeze<T>(value: T): T {
 
 /** The read-only view of a change request that check functions receive. */
 export async function buildCheckView(ctx: Ctx, cr: ChangeRequestRow): Promise<CheckView> {
-  const branch = await loadBranchRow(ctx, cr);
+  const branch = await branchOf(ctx, cr);
   const live = branch !== null && branch.status === 'ready';
   const changes = branch ? await branchChangesView(ctx, branch.id) : [];
   const reviews = await ccDb(ctx)

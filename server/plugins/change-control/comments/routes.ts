@@ -4,7 +4,7 @@ import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
 import { recordChange } from '../../../host/events/changelog';
 import type { Ctx } from '../../../host/core/context';
 import { PermissionDenied, ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../../host/http/resource';
 import { Reply } from '../../../host/http/routes';
 import { requestRefresh } from '../change-requests/refresh';

@@ -1,7 +1,7 @@
 import { mergeBranch, presentBranch } from '../../branching';
 import { branchAccess } from '../../../host/objects/branch-access';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from '../../../host/core/context';
-import type { BackgroundTask, Host } from '../../../host/core/host';
+import type { BackgroundTask, HostServices } from '../../../host/core/context';
 import type { BranchRow } from '../../../host/db/tables';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
@@ -52,7 +52,7 @@ async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Pro
   return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object) && (await branchAccess(ctx, user)).mayWrite(branch);
 }
 
-async function setJob(host: Host, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
+async function setJob(host: HostServices, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
   await ccDb(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }))
     .updateTable('cc_merge_jobs')
     .set({ state, detail: detail.slice(0, 2000), last_updated: host.clock.now().toISOString() })
@@ -61,7 +61,7 @@ async function setJob(host: Host, id: number, state: 'running' | 'completed' | '
 }
 
 /** Runs one queued merge job: the merge gate is consulted again; the outcome is kept on the job. */
-export async function runMergeJob(host: Host, jobId: number, requestId: string, baseUrl: string): Promise<void> {
+export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
   const job = await ccDb(base).selectFrom('cc_merge_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
   if (!job || job.state !== 'pending') return;
@@ -82,7 +82,7 @@ export async function runMergeJob(host: Host, jobId: number, requestId: string, 
 }
 
 /** The sweep: refreshes open requests that ask for automatic merge, so the ready ones are queued. */
-export async function sweepAutoMerge(host: Host): Promise<number> {
+export async function sweepAutoMerge(host: HostServices): Promise<number> {
   if (!host.config.change_control.enable_auto_merge) return 0;
   const ctx = createCtx({ host, user: null, requestId: `auto-merge-sweep-${host.clock.now().toISOString()}`, baseUrl: '' });
   const rows = await ccDb(ctx)
@@ -103,7 +103,7 @@ export async function sweepAutoMerge(host: Host): Promise<number> {
 }
 
 /** Jobs left running by a stopped service did not finish: they are marked failed, so the branch can be queued again. */
-export async function recoverInterruptedJobs(host: Host): Promise<void> {
+export async function recoverInterruptedJobs(host: HostServices): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId: 'auto-merge-recovery', baseUrl: '' });
   await ccDb(ctx)
     .updateTable('cc_merge_jobs')
@@ -112,7 +112,7 @@ export async function recoverInterruptedJobs(host: Host): Promise<void> {
     .execute();
 }
 
-export function autoMergeSweeper(host: Host): BackgroundTask {
+export function autoMergeSweeper(host: HostServices): BackgroundTask {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   return {

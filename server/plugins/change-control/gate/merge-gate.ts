@@ -2,17 +2,15 @@ import type { ChangeRequestStatus } from '../../../../contract/api/change-contro
 import type { Ctx } from '../../../host/core/context';
 import type { BranchRow } from '../../../host/db/tables';
 import { branchChangesView } from '../../branching';
+import { branchOf } from '../change-requests/repository';
 import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from '../change-requests/status';
 import { blockingReason, checkStates, type CheckFacts, type CheckState } from '../checks/state';
-import { ccDb } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import type { EvaluationResult } from '../evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { PERMISSIONS } from '../names';
-import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { attachedPolicies, matchBranch } from '../policies/governing';
-import { runChecks } from '../checks/run';
 
 /**
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
@@ -53,11 +51,6 @@ export interface GateOptions {
   checkRows?: readonly CheckFacts[];
 }
 
-export async function loadBranchRow(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch_id'>): Promise<BranchRow | null> {
-  if (cr.branch_id === null) return null;
-  return (await ctx.db.selectFrom('branches').selectAll().where('id', '=', cr.branch_id).executeTakeFirst()) ?? null;
-}
-
 /** Whether the branch conflicts with main now. */
 export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Promise<boolean> {
   if (!branch || branch.status !== 'ready') return false;
@@ -68,7 +61,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 type GateFacts = Omit<GateState, 'window' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[] };
 
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
-  const branch = await loadBranchRow(ctx, cr);
+  const branch = await branchOf(ctx, cr);
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
   const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
@@ -119,20 +112,3 @@ export async function mayOverrideWindow(ctx: Ctx, crObject: Record<string, unkno
   const perms = await ctx.host.permissions.forUser(ctx.user, ctx.db);
   return perms.allows(PERMISSIONS.overrideWindow, crObject);
 }
-
-/**
- * The host's merge validator: with `enforce_merge_gate`, a branch merges only when its change
- * request is ready, re-matching policies from the branch itself. The refusal is the blocked reason.
- */
-export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<string | null> {
-  if (!ctx.host.config.change_control.enforce_merge_gate) return null;
-  const cr = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branch.id).executeTakeFirst();
-  if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
-  const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
-  // The registered checks run again first: a result that time has overtaken since the last
-  // refresh (the branch went stale) must not let the branch merge.
-  if (governing) await runChecks(ctx, cr, governing, { registeredOnly: true });
-  const gate = await computeGate(ctx, cr, { rematch: true, governing, overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)) });
-  return gate.readyToMerge ? null : gate.mergeBlockedReason;
-}
-

@@ -3,7 +3,7 @@ import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, 
 import { conditionSetProblem } from '../../../host/core/conditions';
 import type { Ctx } from '../../../host/core/context';
 import { ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import { registerResource, type ListOptions } from '../../../host/http/resource';
 import { requireExistingIds } from '../../../host/users/references';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';

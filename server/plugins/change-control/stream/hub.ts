@@ -1,7 +1,7 @@
 import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../../contract/api/change-control';
 import type { CommitSignal } from '../../../host/core/commit-signal';
 import { createCtx, type AuthUser, type Ctx } from '../../../host/core/context';
-import type { Host } from '../../../host/core/host';
+import type { Host } from '../../../host/host';
 import type { StreamSink } from '../../../host/http/routes';
 import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';

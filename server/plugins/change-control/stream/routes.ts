@@ -1,7 +1,7 @@
 import { STREAM_EVENTS } from '../../../../contract/api/change-control';
 import { createCtx } from '../../../host/core/context';
 import { ValidationError } from '../../../host/core/errors';
-import type { BackgroundTask, Host } from '../../../host/core/host';
+import type { BackgroundTask, Host } from '../../../host/host';
 import { parseFilters } from '../../../host/http/query';
 import { StreamReply } from '../../../host/http/routes';
 import { ccDb } from '../db/database';

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
 import { LocalCommitSignal, type CommitSignal } from '../../../host/core/commit-signal';
 import type { Ctx } from '../../../host/core/context';
-import type { Host } from '../../../host/core/host';
+import type { HostServices } from '../../../host/core/context';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';
@@ -24,7 +24,7 @@ export const STREAM_RETENTION = {
 const PRUNE_EVERY = 1000;
 
 /** The signal that new events committed; one per service instance (see `CommitSignal`). */
-export function streamSignal(host: Host): CommitSignal {
+export function streamSignal(host: HostServices): CommitSignal {
   return stateSlot(host, 'stream-signal', () => new LocalCommitSignal());
 }
 

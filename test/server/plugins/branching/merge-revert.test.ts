@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { HostPlugin } from '../../../../server/host/core/host';
+import type { HostPlugin } from '../../../../server/host/host';
 import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { mergeBranch } from '../../../../server/plugins/branching/merge';
 import { createCtx } from '../../../../server/host/core/context';

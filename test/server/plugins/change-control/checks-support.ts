@@ -6,7 +6,7 @@ import { runtime } from '../../../../server/plugins/change-control/runtime';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import type { ConfigInput } from '../../../../server/host/core/config';
 import { withTables } from '../../../../server/host/db/database';
-import type { HostPlugin } from '../../../../server/host/core/host';
+import type { HostPlugin } from '../../../../server/host/host';
 import { startService, type ApiClient, type TestService } from '../../../support/service';
 import { actor, AUTHOR, branch, CC_TYPES, CHECKS, created, device, ok, openRequest, policy, REVIEWER, VIEW_ALL, type Actor, type PolicySpec } from './fixtures';
 

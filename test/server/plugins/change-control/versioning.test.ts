@@ -4,7 +4,7 @@ import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { changeControlPlugin } from '../../../../server/plugins/change-control/plugin';
 import { ManualClock } from '../../../../server/host/core/clock';
 import { defaultConfig } from '../../../../server/host/core/config';
-import type { HostPlugin } from '../../../../server/host/core/host';
+import type { HostPlugin } from '../../../../server/host/host';
 import { MemoryLogger } from '../../../../server/host/core/logger';
 import { HOST_VERSION, inRange } from '../../../../server/host/core/version';
 import { openDatabase } from '../../../../server/host/db/database';
