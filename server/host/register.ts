@@ -1,20 +1,20 @@
 import type { Host } from './host';
 import { DEFAULT_CATALOGUE } from './objects/object-types';
-import { registerEventRules } from './events/event-rules';
-import { registerNotifications } from './events/notifications';
-import { registerObjectChanges } from './events/object-changes';
+import { registerEventRules } from './events/event-rules-routes';
+import { registerNotifications } from './events/notifications-routes';
+import { registerObjectChanges } from './events/object-changes-routes';
 import { registerObjectTypes } from './objects/object-types-routes';
 import { registerSchema } from './http/openapi';
 import { registerSearch } from './http/search-routes';
 import { registerWebhookDelivery } from './events/webhook-delivery';
-import { registerWebhooks } from './events/webhooks';
+import { registerWebhooks } from './events/webhooks-routes';
 import { registerStatus } from './http/status-routes';
-import { registerGroups } from './users/groups';
-import { registerMe } from './users/me';
-import { registerPermissions } from './users/permissions';
-import { registerTokenProvisioning } from './users/provision';
-import { registerTokens } from './users/tokens';
-import { registerUsers } from './users/users';
+import { registerGroups } from './users/groups-routes';
+import { registerMe } from './users/me-routes';
+import { registerPermissions } from './users/permissions-routes';
+import { registerTokenProvisioning } from './users/provision-routes';
+import { registerTokens } from './users/tokens-routes';
+import { registerUsers } from './users/users-routes';
 import { registerObjects } from './objects/routes';
 
 /** The object types of the host's own models (contract 3.2). */

@@ -1,6 +1,8 @@
 // The import rules of the architecture (.dependency-cruiser.cjs): no cycles, type-only imports
 // included; the contract imports no part; the extension and the webview meet only in the
-// contract; vscode stays at the extension's edges. A violation fails here, and so fails CI.
+// contract; vscode stays at the extension's edges; in the service, the host imports no plugin,
+// plugins reach the host and each other only through their public modules, and domain modules
+// import nothing of HTTP. A violation fails here, and so fails CI.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApiObject } from '../core/api-object';
 import { recordChange } from '../events/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
@@ -16,11 +17,7 @@ import {
 } from './query';
 import { Reply, type QueryParamDoc, type RouteRegistry } from './routes';
 
-export interface ApiObject {
-  id: number;
-  display: string;
-  [key: string]: unknown;
-}
+export type { ApiObject };
 
 export interface ListOptions {
   filters: ParsedFilters;

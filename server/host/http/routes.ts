@@ -1,5 +1,8 @@
 import type { z } from 'zod';
 import type { Ctx } from '../core/context';
+import type { StreamSink } from '../core/stream-sink';
+
+export type { StreamSink };
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -34,19 +37,6 @@ export class Reply {
     readonly status: number,
     readonly body?: unknown,
   ) {}
-}
-
-/** A long-lived answer written piece by piece (an event stream), open until either side ends it. */
-export interface StreamSink {
-  /** Writes a chunk now; false when the client reads slower than it is written (wait for `drained`). */
-  write(chunk: string): boolean;
-  /** Resolves once buffered chunks went out, or the stream closed. */
-  drained(): Promise<void>;
-  readonly closed: boolean;
-  /** Runs once when the stream closes, whichever side ends it. */
-  onClose(listener: () => void): void;
-  /** Ends the answer. */
-  end(): void;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { AuthUser, BranchRef, Ctx } from '../core/context';
 import { PermissionDenied, ValidationError } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { BranchRow } from '../db/tables';
-import { presentBranch } from '../../plugins/branching/branches';
+import { presentBranch } from './branches';
 
 /**
  * Who may see and who may write a branch. One module, used by `X-NetBox-Branch`, object

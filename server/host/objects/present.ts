@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context';
 import type { ObjectTypeDef } from './object-types';
-import type { ApiObject } from '../http/resource';
+import type { ApiObject } from '../core/api-object';
 import { displayOf } from './attributes';
 import type { ObjectState } from './main-store';
 

@@ -8,7 +8,7 @@ import { parseId, requireObjectPermission, type ApiObject } from '../http/resour
 import { envelope, parsePage, sortObjects } from '../http/query';
 import { Reply, type QueryParamDoc } from '../http/routes';
 import { ATTRIBUTE_NAME, writableAttributes, type Attributes } from './attributes';
-import { matchesObjectFilters, parseObjectFilters, parseObjectOrdering } from './filters';
+import { matchesObjectFilters, parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
 import type { ObjectState } from './main-store';
 import { listObjects, readObject } from './overlay';
 import { presentObject } from './present';

@@ -1,8 +1,5 @@
 import type { BranchActionResult } from '../../../contract/api/branching';
-import { recordChange } from '../../host/events/changelog';
-import type { Ctx } from '../../host/core/context';
-import type { BranchRow } from '../../host/db/tables';
-import type { BranchChange } from '../../host/objects/branch-changes';
+import { recordChange, type Ctx, type BranchRow, type BranchChange } from '../../host';
 import { presentBranch, BRANCH_TYPE } from './branches';
 import { changeRepr } from './changes';
 

@@ -1,46 +1,9 @@
 import type { z } from 'zod';
-import { branch as branchOutput, branchCreate, branchUpdate, BRANCH_STATUSES, type Branch } from '../../../contract/api/branching';
-import type { Ctx } from '../../host/core/context';
-import { NotFound, ValidationError } from '../../host/core/errors';
-import type { Host } from '../../host/host';
-import type { BranchRow } from '../../host/db/tables';
-import { registerResource, type ApiObject, type ListOptions } from '../../host/http/resource';
+import type { branchCreate, branchUpdate } from '../../../contract/api/branching';
+import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, type BranchOut, branchDataMemo } from '../../host';
+export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
-import { branchDataMemo } from '../../host/objects/branch-data-memo';
 
-export const BRANCH_TYPE = 'branching.branch';
-export const BRANCHES_PATH = '/api/plugins/branching/branches/';
-
-export type BranchOut = Branch & ApiObject;
-
-export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
-  return {
-    id: row.id,
-    url: `${ctx.baseUrl}${BRANCHES_PATH}${row.id}/`,
-    display: row.name,
-    name: row.name,
-    description: row.description,
-    status: row.status as Branch['status'],
-    schema_id: row.schema_id,
-    owner: row.owner,
-    last_sync: row.last_sync,
-    merged_time: row.merged_time,
-    merged_by: row.merged_by,
-    created: row.created,
-    last_updated: row.last_updated,
-  };
-}
-
-export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
-  return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** The branch, or 404. */
-export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {
-  const row = await findBranch(ctx, id);
-  if (!row) throw new NotFound();
-  return row;
-}
 
 export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
   branchDataMemo.forget(ctx);
@@ -107,21 +70,6 @@ export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('branches').where('id', '=', id).execute();
 }
 
-const ORDER_COLUMNS = { id: 'id', name: 'name', status: 'status', created: 'created', last_updated: 'last_updated' } as const;
-
-async function listBranches(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: BranchOut[] }> {
-  let q = ctx.db.selectFrom('branches');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  if (filters.status) q = q.where('status', 'in', filters.status as string[]);
-  if (filters.owner) q = q.where('owner', 'in', filters.owner as number[]);
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => presentBranch(ctx, r)) };
-}
-
 /** The branch as an API resource, for `getViewable` and permission checks. */
 export const branchResource = {
   objectType: BRANCH_TYPE,
@@ -130,28 +78,3 @@ export const branchResource = {
     return row ? presentBranch(ctx, row) : undefined;
   },
 };
-
-export function registerBranches(host: Host): void {
-  registerResource<BranchOut>(host.routes, {
-    tag: 'branching',
-    objectType: BRANCH_TYPE,
-    path: BRANCHES_PATH,
-    output: branchOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      status: { type: 'choice', choices: BRANCH_STATUSES },
-      owner: { type: 'int', allowMe: true, description: 'Owner user id, or "me".' },
-    },
-    ordering: Object.keys(ORDER_COLUMNS),
-    list: listBranches,
-    get: branchResource.get,
-    create: { body: branchCreate, run: createBranch },
-    update: {
-      body: branchUpdate,
-      put: branchCreate,
-      run: async (ctx, existing, input: z.infer<typeof branchUpdate>) => updateBranch(ctx, existing.id, input),
-    },
-    remove: async (ctx, existing) => deleteBranch(ctx, existing.id),
-  });
-}

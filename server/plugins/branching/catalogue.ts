@@ -1,5 +1,4 @@
-import type { HostServices } from '../../host/core/context';
-import type { CatalogueType } from '../../host/objects/writes';
+import type { HostServices, CatalogueType } from '../../host';
 
 /** The catalogue entry of an object type; a type no longer in the catalogue is shown by its name. */
 export function catalogueType(host: HostServices, name: string): CatalogueType {

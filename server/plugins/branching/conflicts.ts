@@ -1,5 +1,4 @@
-import { changedAttributes, sameValue, type Attributes } from '../../host/objects/attributes';
-import type { NetChange } from '../../host/objects/net-effect';
+import { changedAttributes, sameValue, type Attributes, type NetChange } from '../../host';
 
 /**
  * The attributes of a change that conflict with main's state now (`current`, null when the

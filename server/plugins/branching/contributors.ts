@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../host/core/context';
+import type { Ctx } from '../../host';
 
 /**
  * Who changed objects in a branch, as the branch's own changelog says: every user with a

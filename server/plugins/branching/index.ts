@@ -4,8 +4,7 @@
  */
 export { branchingPlugin, BRANCHING_VERSION } from './plugin';
 export { findBranch, loadBranch, presentBranch, BRANCH_TYPE, type BranchOut } from './branches';
-export { ChangeVisibility, type ChangedObjectRef } from '../../host/objects/change-visibility';
-export { branchAccess, requireBranchWrite } from '../../host/objects/branch-access';
+export { ChangeVisibility, type ChangedObjectRef, branchAccess, requireBranchWrite } from '../../host';
 export { branchContributors } from './contributors';
 export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDiff, branchHasConflicts, touchedObjectTypes, CHANGEDIFF_TYPE, type ChangeDiffOut } from './changes';
 export { computeConflicts } from './conflicts';

@@ -1,9 +1,4 @@
-import { Conflict } from '../../host/core/errors';
-import { deriveCtx, inTransaction, type Ctx } from '../../host/core/context';
-import { changedAttributes, sameAttributes, withAttributesOf } from '../../host/objects/attributes';
-import { branchChanges, savePremerge, type BranchChange } from '../../host/objects/branch-changes';
-import { deleteMainObject, putMainObject, type ObjectState } from '../../host/objects/main-store';
-import { logObjectWrite } from '../../host/objects/writes';
+import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, branchChanges, savePremerge, type BranchChange, deleteMainObject, putMainObject, type ObjectState, logObjectWrite } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { catalogueType } from './catalogue';

@@ -1,7 +1,7 @@
-import type { HostPlugin } from '../../host/host';
-import { registerBranchActions } from './actions';
-import { registerBranches } from './branches';
-import { registerChanges } from './changes';
+import type { HostPlugin } from '../../host';
+import { registerBranchActions } from './actions-routes';
+import { registerBranches } from './branches-routes';
+import { registerChanges } from './changes-routes';
 
 export const BRANCHING_VERSION = '1.2.0';
 

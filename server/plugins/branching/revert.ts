@@ -1,8 +1,4 @@
-import { Conflict } from '../../host/core/errors';
-import { deriveCtx, inTransaction, type Ctx } from '../../host/core/context';
-import { sameAttributes } from '../../host/objects/attributes';
-import { branchChanges, savePremerge, type BranchChange } from '../../host/objects/branch-changes';
-import type { ObjectState } from '../../host/objects/main-store';
+import { Conflict, deriveCtx, inTransaction, type Ctx, sameAttributes, branchChanges, savePremerge, type BranchChange, type ObjectState } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { mainStates } from './changes';

@@ -1,5 +1,4 @@
-import type { Ctx } from '../../host/core/context';
-import type { BranchRow } from '../../host/db/tables';
+import type { Ctx, BranchRow } from '../../host';
 
 const DAY_MS = 86_400_000;
 

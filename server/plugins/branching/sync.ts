@@ -1,8 +1,4 @@
-import { Conflict } from '../../host/core/errors';
-import { deriveCtx, inTransaction, type Ctx } from '../../host/core/context';
-import { changedAttributes, sameAttributes, withAttributesOf, type Attributes } from '../../host/objects/attributes';
-import { branchChanges, removeChange, saveChange, type BranchChange } from '../../host/objects/branch-changes';
-import type { NetChange } from '../../host/objects/net-effect';
+import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, type Attributes, branchChanges, removeChange, saveChange, type BranchChange, type NetChange } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { currentStates } from './changes';

@@ -1,5 +1,4 @@
-import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/host';
+import type { Ctx, Host } from '../../host';
 import { emitTransition } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { ccDb, jsonArrayHasAny } from './db/database';

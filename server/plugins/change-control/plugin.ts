@@ -1,4 +1,4 @@
-import type { HostPlugin } from '../../host/host';
+import type { HostPlugin } from '../../host';
 import { autoMergeSweeper, queueAutoMerge, recoverInterruptedJobs } from './gate/auto-merge';
 import { afterRefresh } from './change-requests/refresh';
 import { registerChangeRequestRoutes } from './change-requests/routes';

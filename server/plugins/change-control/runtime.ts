@@ -1,4 +1,4 @@
-import type { HostServices } from '../../host/core/context';
+import type { HostServices } from '../../host';
 import { CheckRegistry } from './checks/registry';
 import { stateSlot } from './state';
 

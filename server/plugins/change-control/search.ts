@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../host/core/context';
-import { grantAllows } from '../../host/users/object-permissions';
-import type { SearchHit } from '../../host/core/search';
+import { type Ctx, grantAllows, type SearchHit } from '../../host';
 import { snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';

@@ -1,7 +1,5 @@
 import { BUILTIN_CHECKS, pluginSettings, type BuiltinCheck, type PluginSettings } from '../../../contract/api/change-control';
-import type { Config } from '../../host/core/config';
-import type { Host } from '../../host/host';
-import type { HostServices } from '../../host/core/context';
+import type { Config, Host, HostServices } from '../../host';
 import { configuredExternalChecks } from './checks/declared';
 import { API_ROOT } from './names';
 import { runtime } from './runtime';

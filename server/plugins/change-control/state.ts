@@ -1,4 +1,4 @@
-import type { HostServices } from '../../host/core/context';
+import type { HostServices } from '../../host';
 
 /**
  * Per-host state of the change-control plugin (one per service instance, so tests that

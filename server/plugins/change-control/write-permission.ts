@@ -1,6 +1,4 @@
-import type { Ctx } from '../../host/core/context';
-import { PermissionDenied } from '../../host/core/errors';
-import { grantAllows, parsePermissionName } from '../../host/users/object-permissions';
+import { type Ctx, PermissionDenied, grantAllows, parsePermissionName } from '../../host';
 
 /**
  * Object permissions for a write on one object, as the host applies them everywhere: an object

@@ -1,6 +1,5 @@
 import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../../../contract/api/change-control';
-import type { AuthUser } from '../../../host/core/context';
-import { grantAllows, type UserPermissions } from '../../../host/users/object-permissions';
+import { type AuthUser, grantAllows, type UserPermissions } from '../../../host';
 import { MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
 import { LIFECYCLE, lifecycleRefusal } from './lifecycle';
 import { isOpen } from './status';

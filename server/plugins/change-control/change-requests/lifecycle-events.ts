@@ -1,7 +1,6 @@
 import type { ChangeRequestStatus, LifecycleEvent } from '../../../../contract/api/change-control';
 import { LIFECYCLE_EVENTS } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
-import type { Host } from '../../../host/host';
+import type { Ctx, Host } from '../../../host';
 import { presentChangeRequest } from './present';
 import { snapshotChangeRequest } from './snapshot';
 import type { ChangeRequestRow } from '../db/tables';

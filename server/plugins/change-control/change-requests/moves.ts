@@ -1,7 +1,5 @@
 import type { LifecycleAction } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
-import { Conflict } from '../../../host/core/errors';
-import { notify } from '../../../host/events/notifications';
+import { type Ctx, Conflict, notify, usersHolding } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { emitLifecycleEvent, emitTransition } from './lifecycle-events';
@@ -11,7 +9,6 @@ import { lifecycleRefusal, LIFECYCLE } from './lifecycle';
 import { requestRefresh } from './refresh';
 import { writeStatus } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
-import { usersHolding } from '../../../host/users/holders';
 import { statusAfterSubmit } from './status';
 
 /**

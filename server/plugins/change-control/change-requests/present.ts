@@ -1,7 +1,5 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
-import type { UserPermissions } from '../../../host/users/object-permissions';
-import { branchAccess, branchWriteRefusal } from '../../../host/objects/branch-access';
+import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal } from '../../../host';
 import { windowState } from '../gate/change-window';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';

@@ -1,4 +1,4 @@
-import { inTransaction, type Ctx } from '../../../host/core/context';
+import { inTransaction, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
 import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
 import type { ChangeRequestRow } from '../db/tables';
@@ -9,7 +9,6 @@ import { computeGate } from '../gate/merge-gate';
 
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { stateSlot } from '../state';
-import type { HostServices } from '../../../host/core/context';
 import type { GateState } from '../gate/merge-gate';
 import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
 import { deriveStatus, isOpen } from './status';

@@ -1,7 +1,4 @@
-import { recordChange } from '../../../host/events/changelog';
-import type { Ctx } from '../../../host/core/context';
-import { ValidationError } from '../../../host/core/errors';
-import { grantAllows } from '../../../host/users/object-permissions';
+import { recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -10,7 +7,6 @@ import { announceRequestCacheWritten } from '../stream/announce';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Updateable } from 'kysely';
 import { findBranch } from '../../branching';
-import type { BranchRow } from '../../../host/db/tables';
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();

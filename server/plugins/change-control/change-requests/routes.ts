@@ -13,12 +13,8 @@ import {
   PRIORITIES,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { recordChange } from '../../../host/events/changelog';
-import type { Ctx } from '../../../host/core/context';
-import { Conflict, NotFound, ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/host';
-import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions } from '../../../host/http/resource';
-import type { FilterDef } from '../../../host/http/query';
+import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
 import { windowProblem } from '../gate/change-window';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';

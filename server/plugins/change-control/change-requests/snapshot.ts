@@ -1,4 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import { toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { MODELS } from '../names';

@@ -1,9 +1,7 @@
-import type { Ctx } from '../../../host/core/context';
-import { PermissionDenied } from '../../../host/core/errors';
-import { grantAllows } from '../../../host/users/object-permissions';
+import { type Ctx, PermissionDenied, grantAllows } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import { MERGE_CHECK_TYPE } from '../names';
-import { presentCheckRows } from './routes';
+import { presentCheckRows } from './present';
 import { checkRowsOf } from './state';
 
 /**

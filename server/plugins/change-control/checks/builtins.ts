@@ -1,5 +1,4 @@
-import type { Config } from '../../../host/core/config';
-import type { Logger } from '../../../host/core/logger';
+import type { Config, Logger } from '../../../host';
 import { BUILTIN_CHECKS, type BuiltinCheck } from '../../../../contract/api/change-control';
 import { CheckResult, CheckScope, type CheckRegistry, type CheckView } from './registry';
 

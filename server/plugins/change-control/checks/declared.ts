@@ -1,4 +1,4 @@
-import type { Config } from '../../../host/core/config';
+import type { Config } from '../../../host';
 import { CheckScope, type CheckRegistry, type RegisteredCheck } from './registry';
 
 /**

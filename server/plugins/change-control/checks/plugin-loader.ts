@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { isAbsolute, resolve } from 'node:path';
-import { PluginError } from '../../../host/host';
-import { HOST_VERSION, inRange, type VersionRange } from '../../../host/core/version';
+import { PluginError, HOST_VERSION, inRange, type VersionRange } from '../../../host';
 import { CheckResult, CheckScope, type CheckPluginApi, type CheckRegistry } from './registry';
 
 /**

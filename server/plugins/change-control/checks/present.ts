@@ -1,6 +1,8 @@
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx, ApiObject } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
+import { attachedPolicies } from '../policies/governing';
+import { declaredFor } from './state';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
@@ -30,4 +32,15 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
 export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined): MergeCheck {
   const required = declared?.required ?? false;
   return { ...snapshotCheck(ctx, row), required, blocks_merge: required && !clearsGate(row.status) };
+}
+
+export type CheckOut = MergeCheck & ApiObject;
+
+/** Checks as the API shows them, with `required` and `blocks_merge` from each request's declarations. */
+export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[]): Promise<CheckOut[]> {
+  const declaredByRequest = new Map<number, Map<string, ReturnType<typeof declaredFor>[number]>>();
+  for (const crId of new Set(rows.map((r) => r.change_request_id))) {
+    declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
+  }
+  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name)) as CheckOut);
 }

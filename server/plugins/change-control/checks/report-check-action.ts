@@ -1,9 +1,6 @@
 import { CHECK_STATUSES, type CheckStatus } from '../../../../contract/api/change-control';
 import { isHttpUrl } from '../../../../contract/api/common';
-import { recordChange } from '../../../host/events/changelog';
-import { createCtx, inTransaction, type Ctx } from '../../../host/core/context';
-import type { EmittedEvent, EventPayload, EventRuleRow } from '../../../host/events/bus';
-import type { Host } from '../../../host/host';
+import { recordChange, createCtx, inTransaction, type Ctx, type EmittedEvent, type EventPayload, type EventRuleRow, type Host } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { findChangeRequestForBranch } from '../change-requests/repository';
 import { isOpen } from '../change-requests/status';

@@ -1,33 +1,18 @@
 import type { z } from 'zod';
-import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport, type MergeCheck } from '../../../../contract/api/change-control';
-import { recordChange } from '../../../host/events/changelog';
-import type { Ctx } from '../../../host/core/context';
-import { ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/host';
-import { registerResource, type ApiObject, type ListOptions } from '../../../host/http/resource';
+import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport } from '../../../../contract/api/change-control';
+import { recordChange, type Ctx, ValidationError, type Host } from '../../../host';
+import { registerResource, type ListOptions } from '../../../host/http';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
 import { ccDb, nowIso } from '../db/database';
 import type { MergeCheckRow } from '../db/tables';
-import { attachedPolicies } from '../policies/governing';
 import { MERGE_CHECK_TYPE, MODELS } from '../names';
-import { presentCheck, snapshotCheck } from './present';
-import { declaredFor } from './state';
+import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
 
-type CheckOut = MergeCheck & ApiObject;
 type ReportInput = z.infer<typeof mergeCheckReport>;
 type CreateInput = z.infer<typeof mergeCheckCreate>;
 
 const ORDER = { id: 'id', name: 'name', status: 'status', completed: 'completed', created: 'created', last_updated: 'last_updated' } as const;
-
-/** Checks as the API shows them, with `required` and `blocks_merge` from each request's declarations. */
-export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[]): Promise<CheckOut[]> {
-  const declaredByRequest = new Map<number, Map<string, ReturnType<typeof declaredFor>[number]>>();
-  for (const crId of new Set(rows.map((r) => r.change_request_id))) {
-    declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
-  }
-  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name)) as CheckOut);
-}
 
 async function listChecks(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CheckOut[] }> {
   let q = ccDb(ctx).selectFrom('cc_merge_checks');

@@ -1,5 +1,5 @@
 import { BUILTIN_CHECKS, type CheckRunEntry, type CheckStatus } from '../../../../contract/api/change-control';
-import type { Config } from '../../../host/core/config';
+import type { Config } from '../../../host';
 import { configuredExternalChecks, type DeclaredCheck } from './declared';
 import { CheckScope, type RegisteredCheck } from './registry';
 

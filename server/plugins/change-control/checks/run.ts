@@ -1,6 +1,5 @@
-import { recordChange } from '../../../host/events/changelog';
+import { recordChange, type Ctx } from '../../../host';
 import { isHttpUrl } from '../../../../contract/api/common';
-import type { Ctx } from '../../../host/core/context';
 import type { CheckStatus } from '../../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';

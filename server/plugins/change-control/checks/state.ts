@@ -1,4 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import { ccDb } from '../db/database';
 import type { MergeCheckRow } from '../db/tables';
 import type { GoverningPolicy } from '../evaluation/load';

@@ -1,6 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
-import type { EmittedEvent } from '../../../host/events/bus';
-import type { Host } from '../../../host/host';
+import type { Ctx, EmittedEvent, Host } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb } from '../db/database';
 

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import { branchChangesView, isBranchStale } from '../../branching';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import type { Ctx } from '../../../host/core/context';
-import { parseChangeRow } from '../../../host/objects/branch-changes';
-import { getMainObjects } from '../../../host/objects/main-store';
+import { type Ctx, parseChangeRow, getMainObjects } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';

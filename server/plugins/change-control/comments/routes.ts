@@ -1,12 +1,8 @@
 import type { z } from 'zod';
 import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
 import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
-import { recordChange } from '../../../host/events/changelog';
-import type { Ctx } from '../../../host/core/context';
-import { PermissionDenied, ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/host';
-import { getViewable, parseId, registerResource, type ApiObject, type ListOptions } from '../../../host/http/resource';
-import { Reply } from '../../../host/http/routes';
+import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import { getViewable, parseId, registerResource, type ListOptions, Reply } from '../../../host/http';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';

@@ -1,7 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { Ctx } from '../../../host/core/context';
-import { withTables, type Queryable } from '../../../host/db/database';
-import type { HostTables } from '../../../host/db/tables';
+import { type Ctx, withTables, type Queryable, type HostTables } from '../../../host';
 import type { ChangeControlTables } from './tables';
 
 export type CcDb = Queryable<HostTables & ChangeControlTables>;

@@ -1,5 +1,5 @@
 import { branchContributors } from '../../branching';
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import type { PolicyWithRules } from '../policies/repository';

@@ -1,5 +1,5 @@
 import type { Evaluation } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from '../gate/merge-gate';
 import { renderMarkdown } from '../markdown';

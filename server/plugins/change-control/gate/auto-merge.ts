@@ -1,8 +1,5 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { branchAccess } from '../../../host/objects/branch-access';
-import { createCtx, inTransaction, type AuthUser, type Ctx } from '../../../host/core/context';
-import type { BackgroundTask, HostServices } from '../../../host/core/context';
-import type { BranchRow } from '../../../host/db/tables';
+import { branchAccess, createCtx, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';

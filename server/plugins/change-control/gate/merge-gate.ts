@@ -1,6 +1,5 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
-import type { BranchRow } from '../../../host/db/tables';
+import type { Ctx, BranchRow } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { windowState, type WindowState } from './change-window';

@@ -1,5 +1,4 @@
-import type { Config } from '../../../host/core/config';
-import type { Ctx } from '../../../host/core/context';
+import type { Config, Ctx } from '../../../host';
 import { PERMISSIONS } from '../names';
 
 export const PROTECT_MAIN_MESSAGE =

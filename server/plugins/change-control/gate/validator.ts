@@ -1,5 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
-import type { BranchRow } from '../../../host/db/tables';
+import type { Ctx, BranchRow } from '../../../host';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { runChecks } from '../checks/run';
 import { ccDb } from '../db/database';

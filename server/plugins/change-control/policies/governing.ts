@@ -1,6 +1,5 @@
-import type { Ctx } from '../../../host/core/context';
+import { type Ctx, branchDataMemo } from '../../../host';
 import { branchChangesView } from '../../branching';
-import { branchDataMemo } from '../../../host/objects/branch-data-memo';
 import { ccDb, parseJson } from '../db/database';
 import type { GoverningPolicy } from '../evaluation/load';
 import { matchPolicies, type MatchableChange } from './matching';

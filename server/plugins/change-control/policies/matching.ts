@@ -1,4 +1,4 @@
-import { conditionRegExp, sameJson, testOp, type ConditionSet } from '../../../host/core/conditions';
+import { conditionRegExp, sameJson, testOp, type ConditionSet } from '../../../host';
 import type { ConditionState } from '../../../../contract/api/change-control';
 
 /**

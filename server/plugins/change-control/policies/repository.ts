@@ -1,4 +1,4 @@
-import type { Ctx } from '../../../host/core/context';
+import type { Ctx } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
 import type { Policy, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';

@@ -1,13 +1,8 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { conditionSetProblem } from '../../../host/core/conditions';
-import type { Ctx } from '../../../host/core/context';
-import { ValidationError } from '../../../host/core/errors';
-import type { Host } from '../../../host/host';
-import { registerResource, type ListOptions } from '../../../host/http/resource';
-import { requireExistingIds } from '../../../host/users/references';
+import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds, branchDataMemo } from '../../../host';
+import { registerResource, type ListOptions } from '../../../host/http';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
-import { branchDataMemo } from '../../../host/objects/branch-data-memo';
 import { ccDb, fromBool, jsonArrayHasAny, nowIso } from '../db/database';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule, type PolicyOut, type PolicyRuleOut } from './repository';

@@ -1,5 +1,4 @@
-import { recordChange } from '../../../host/events/changelog';
-import type { Ctx } from '../../../host/core/context';
+import { recordChange, type Ctx } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, toBool } from '../db/database';
 import type { ReviewRow } from '../db/tables';

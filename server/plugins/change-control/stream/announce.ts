@@ -1,8 +1,6 @@
 import { BRANCH_TYPE } from '../../branching';
 import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../../../../contract/api/change-control';
-import type { Ctx } from '../../../host/core/context';
-import type { EmittedEvent } from '../../../host/events/bus';
-import type { Host } from '../../../host/host';
+import type { Ctx, EmittedEvent, Host } from '../../../host';
 import { ccDb } from '../db/database';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
 import { announce, type Announcement } from './store';

@@ -1,8 +1,5 @@
 import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../../contract/api/change-control';
-import type { CommitSignal } from '../../../host/core/commit-signal';
-import { createCtx, type AuthUser, type Ctx } from '../../../host/core/context';
-import type { Host } from '../../../host/host';
-import type { StreamSink } from '../../../host/http/routes';
+import { type CommitSignal, createCtx, type AuthUser, type Ctx, type Host, type StreamSink } from '../../../host';
 import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { eventsAfter } from './store';

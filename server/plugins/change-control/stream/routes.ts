@@ -1,9 +1,6 @@
 import { STREAM_EVENTS } from '../../../../contract/api/change-control';
-import { createCtx } from '../../../host/core/context';
-import { ValidationError } from '../../../host/core/errors';
-import type { BackgroundTask, Host } from '../../../host/host';
-import { parseFilters } from '../../../host/http/query';
-import { StreamReply } from '../../../host/http/routes';
+import { createCtx, ValidationError, type BackgroundTask, type Host } from '../../../host';
+import { parseFilters, StreamReply } from '../../../host/http';
 import { ccDb } from '../db/database';
 import { API_ROOT, APP_LABEL } from '../names';
 import { stateSlot } from '../state';

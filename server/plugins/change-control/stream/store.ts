@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
-import { LocalCommitSignal, type CommitSignal } from '../../../host/core/commit-signal';
-import type { Ctx } from '../../../host/core/context';
-import type { HostServices } from '../../../host/core/context';
+import { LocalCommitSignal, type CommitSignal, type Ctx, type HostServices } from '../../../host';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';

@@ -1,7 +1,6 @@
 import { BRANCH_TYPE, findBranch, presentBranch } from '../../branching';
-import type { AuthUser, Ctx } from '../../../host/core/context';
-import { grantAllows, type UserPermissions } from '../../../host/users/object-permissions';
-import { presentCheckRows } from '../checks/routes';
+import { type AuthUser, type Ctx, grantAllows, type UserPermissions } from '../../../host';
+import { presentCheckRows } from '../checks/present';
 import { getCommentRow, snapshotComment } from '../comments/repository';
 import { getChangeRequestRow } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';

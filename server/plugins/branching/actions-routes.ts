@@ -1,11 +1,7 @@
 import { branchAction, branchActionResult } from '../../../contract/api/branching';
-import type { Ctx } from '../../host/core/context';
-import type { Host } from '../../host/host';
-import { getViewable, parseId, requireObjectPermission } from '../../host/http/resource';
+import { type Ctx, type Host, branchChanges, requireBranchWrite, ChangeVisibility } from '../../host';
+import { getViewable, parseId, requireObjectPermission } from '../../host/http';
 import type { ActionOptions, BranchActionResult } from './action-result';
-import { branchChanges } from '../../host/objects/branch-changes';
-import { requireBranchWrite } from '../../host/objects/branch-access';
-import { ChangeVisibility } from '../../host/objects/change-visibility';
 import { branchResource, findBranch, BRANCHES_PATH, BRANCH_TYPE } from './branches';
 import { mergeBranch } from './merge';
 import { revertBranch } from './revert';

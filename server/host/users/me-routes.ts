@@ -1,7 +1,7 @@
 import type { Host } from '../host';
 import { AuthenticationFailed } from '../core/errors';
 import { currentUser } from '../../../contract/api/host';
-import { getUser } from './users';
+import { getUser } from './users-routes';
 
 /** `GET /api/users/me/`: the caller as a user object. */
 export function registerMe(host: Host): void {

@@ -5,7 +5,7 @@ import type { Host } from '../host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
 import { provisionedToken } from '../../../contract/api/host';
-import { createToken, tokenSettings } from './tokens';
+import { createToken, tokenSettings } from './tokens-routes';
 
 const provisionBody = z.strictObject({
   username: z.string().max(150, { error: 'at most 150 characters' }),

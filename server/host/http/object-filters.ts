@@ -1,8 +1,8 @@
 import { ValidationError } from '../core/errors';
-import type { ApiObject } from '../http/resource';
-import { RESERVED_PARAMS, type OrderBy } from '../http/query';
-import type { QueryParams } from '../http/routes';
-import { ATTRIBUTE_NAME } from './attributes';
+import type { ApiObject } from './resource';
+import { RESERVED_PARAMS, type OrderBy } from './query';
+import type { QueryParams } from './routes';
+import { ATTRIBUTE_NAME } from '../objects/attributes';
 
 /**
  * Filters of a source-of-truth list: `id` (integers), `q` (case-insensitive substring of
