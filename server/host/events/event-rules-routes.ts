@@ -188,7 +188,7 @@ function merged(existing: EventRuleOut | null, input: Partial<EventRuleWrite>): 
 
 /** `/api/extras/event-rules/`: which events of which object types trigger which action. */
 export function registerEventRules(host: Host): void {
-  registerResource<EventRuleOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'extras',
     objectType: OBJECT_TYPE,
     path: PATH,

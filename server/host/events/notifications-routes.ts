@@ -113,7 +113,7 @@ export function registerNotifications(host: Host): void {
     response: notification,
     handler: async ({ ctx, params, body }) => {
       const row = await getOwn(ctx, params.id);
-      const { read } = body as z.infer<typeof notificationUpdate>;
+      const { read } = body;
       await ctx.db.updateTable('notifications').set({ read: read ? 1 : 0 }).where('id', '=', row.id).execute();
       return present(ctx, { ...row, read: read ? 1 : 0 });
     },

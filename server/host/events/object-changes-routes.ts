@@ -101,7 +101,7 @@ async function listObjectChanges(ctx: Ctx, { filters, ordering, page }: ListOpti
  * unless `ordering` says otherwise (`id`, `time`, or either with `-`).
  */
 export function registerObjectChanges(host: Host): void {
-  registerResource<ObjectChangeOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'core',
     objectType: OBJECT_TYPE,
     path: PATH,

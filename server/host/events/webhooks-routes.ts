@@ -129,7 +129,7 @@ function columns(input: Partial<WebhookWrite>): Partial<Omit<Selectable<Webhooks
 
 /** `/api/extras/webhooks/`: where event rules with action type `webhook` deliver. */
 export function registerWebhooks(host: Host): void {
-  registerResource<WebhookOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'extras',
     objectType: OBJECT_TYPE,
     path: PATH,

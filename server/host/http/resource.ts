@@ -32,7 +32,7 @@ export interface ListOptions {
  * module supplies permissions (with constraints), validation, transactions, the
  * changelog and events, so every model behaves the same.
  */
-export interface ResourceSpec<T extends ApiObject> {
+export interface ResourceSpec<T extends ApiObject, C = never, U = never> {
   tag: string;
   /** `app_label.model`: names the permissions and the changelog's object type. */
   objectType: string;
@@ -44,8 +44,10 @@ export interface ResourceSpec<T extends ApiObject> {
   defaultOrdering?: OrderBy[];
   list(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: T[] }>;
   get(ctx: Ctx, id: number): Promise<T | undefined>;
-  create?: { body: z.ZodType; run(ctx: Ctx, input: never): Promise<number> };
-  update?: { body: z.ZodType; put?: z.ZodType; run(ctx: Ctx, existing: T, input: never): Promise<void> };
+  /** POST: `run` gets what `body` gives and answers the new object's id. */
+  create?: { body: z.ZodType<C>; run(ctx: Ctx, input: C): Promise<number> };
+  /** PATCH with `body`, PUT with `put` (default: `body`); `run` gets what the schema gives. */
+  update?: { body: z.ZodType<U>; put?: z.ZodType<U>; run(ctx: Ctx, existing: T, input: U): Promise<void> };
   remove?(ctx: Ctx, existing: T): Promise<void>;
   /** What the changelog keeps of an object (default: the API object). */
   snapshot?(obj: T): Record<string, unknown>;
@@ -98,7 +100,7 @@ function filterDocs(filters: Record<string, FilterDef> | undefined): QueryParamD
   return docs;
 }
 
-export function registerResource<T extends ApiObject>(routes: RouteRegistry, spec: ResourceSpec<T>): void {
+export function registerResource<T extends ApiObject, C = never, U = never>(routes: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
   const detail = `${spec.path}:id/`;
   const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
   const filters = spec.filters ?? {};
@@ -154,7 +156,7 @@ export function registerResource<T extends ApiObject>(routes: RouteRegistry, spe
       response: spec.output,
       status: 201,
       handler: async ({ ctx, body }) => {
-        const id = await create.run(ctx, body as never);
+        const id = await create.run(ctx, body);
         const created = await spec.get(ctx, id);
         if (!created) throw new Error(`${spec.objectType} ${id} vanished after create`);
         await requireObjectPermission(ctx, spec.objectType, 'add', created);
@@ -168,10 +170,10 @@ export function registerResource<T extends ApiObject>(routes: RouteRegistry, spe
 
   if (spec.update) {
     const update = spec.update;
-    const write = async (ctx: Ctx, rawId: string | undefined, body: unknown): Promise<T> => {
+    const write = async (ctx: Ctx, rawId: string | undefined, body: U): Promise<T> => {
       const existing = await getViewable(ctx, spec, parseId(rawId));
       await requireObjectPermission(ctx, spec.objectType, 'change', existing);
-      await update.run(ctx, existing, body as never);
+      await update.run(ctx, existing, body);
       const updated = await spec.get(ctx, existing.id);
       if (!updated) throw new NotFound();
       await requireObjectPermission(ctx, spec.objectType, 'change', updated);
@@ -200,7 +202,7 @@ export function registerResource<T extends ApiObject>(routes: RouteRegistry, spe
       access: { permission: permName(spec.objectType, 'change') },
       summary: `Update a ${spec.objectType} object`,
       tag: spec.tag,
-      body: update.put ?? spec.create?.body ?? update.body,
+      body: update.put ?? update.body,
       response: spec.output,
       handler: async ({ ctx, params, body }) => write(ctx, params.id, body),
     });

@@ -18,11 +18,12 @@ export type Access = { public: true } | { authenticated: true } | { permission: 
 /** Repeated parameters keep every value: `?status=a&status=b` is `{status: ['a', 'b']}`. */
 export type QueryParams = Record<string, string[]>;
 
-export interface RouteInput {
+/** What a handler receives; `body` is what the route's `body` schema gives (undefined without one). */
+export interface RouteInput<Body = unknown> {
   ctx: Ctx;
   params: Record<string, string>;
   query: QueryParams;
-  body: unknown;
+  body: Body;
   /** The full request URL (for list links). */
   url: URL;
   /** A request header by (case-insensitive) name; several of one name are joined with ", ". */
@@ -56,15 +57,19 @@ export interface QueryParamDoc {
   repeated?: boolean;
 }
 
-export interface RouteDef {
+/**
+ * A route: its method and path, access, documentation, and handler. `Body` is the type of the
+ * validated body, flowing from the `body` schema (`defineRoute` infers it).
+ */
+export interface RouteDef<Body = unknown> {
   method: HttpMethod;
   /** Express-style path, e.g. `/api/users/tokens/:id/`. */
   path: string;
   access: Access;
   summary: string;
   tag: string;
-  /** Validates the JSON body before the handler runs. */
-  body?: z.ZodType;
+  /** Validates the JSON body before the handler runs; the handler gets what it outputs. */
+  body?: z.ZodType<Body>;
   /** Documents the answer in the OpenAPI document. */
   response?: z.ZodType;
   /**
@@ -84,14 +89,31 @@ export interface RouteDef {
    * it awaits work that must not hold the database meanwhile (password hashing). Default true.
    */
   transaction?: boolean;
-  handler(input: RouteInput): Promise<unknown>;
+  handler(input: RouteInput<Body>): Promise<unknown>;
+}
+
+/** A route whose handler's `body` has the type of its `body` schema's output (undefined without one). */
+export type TypedRoute<S extends z.ZodType | undefined> = Omit<RouteDef, 'body' | 'handler'> & {
+  body?: S;
+  handler(input: RouteInput<S extends z.ZodType ? z.output<S> : undefined>): Promise<unknown>;
+};
+
+/**
+ * Defines a route with its body's type taken from its schema:
+ * `defineRoute({ method: 'POST', body: reviewCreate, handler: async ({ body }) => ... })` gives
+ * the handler `body: z.output<typeof reviewCreate>`.
+ */
+export function defineRoute<S extends z.ZodType | undefined = undefined>(route: TypedRoute<S>): RouteDef {
+  return route;
 }
 
 /** Every route of the service, host and plugins alike; the app mounts them and the OpenAPI document reads them. */
 export class RouteRegistry {
   private readonly routes: RouteDef[] = [];
 
-  add(route: RouteDef): void {
+  /** Registers a route; its handler's `body` has the type of its `body` schema (see `defineRoute`). */
+  add<S extends z.ZodType | undefined = undefined>(typed: TypedRoute<S>): void {
+    const route = defineRoute(typed);
     if (!('public' in route.access) && !('authenticated' in route.access) && !('permission' in route.access)) {
       throw new Error(`route ${route.method} ${route.path} declares no access`);
     }

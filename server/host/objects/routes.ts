@@ -103,15 +103,15 @@ function registerType(host: Host, def: CatalogueType): void {
     response: sourceObjectOutput,
     status: 201,
     handler: async ({ ctx, body }) => {
-      const created = await createObject(ctx, def, writableAttributes(body as Attributes), { authorize: authorize(ctx, 'add') });
+      const created = await createObject(ctx, def, writableAttributes(body), { authorize: authorize(ctx, 'add') });
       return new Reply(201, presentObject(ctx, def, created));
     },
   });
 
-  const update = (replace: boolean) => async ({ ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: unknown }) => {
+  const update = (replace: boolean) => async ({ ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes }) => {
     const { state, api } = await viewable(ctx, def, params.id);
     await requireObjectPermission(ctx, def.name, 'change', api);
-    const sent = writableAttributes(body as Attributes);
+    const sent = writableAttributes(body);
     const attrs = replace ? sent : { ...state.attrs, ...sent };
     const updated = await updateObject(ctx, def, state, attrs, { authorize: authorize(ctx, 'change') });
     return presentObject(ctx, def, updated);

@@ -48,7 +48,7 @@ async function listGroups(ctx: Ctx, { filters, ordering, page }: ListOptions): P
 }
 
 export function registerGroups(host: Host): void {
-  registerResource<GroupOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'users',
     objectType: 'users.group',
     path: '/api/users/groups/',

@@ -124,7 +124,7 @@ async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): 
 }
 
 export function registerPermissions(host: Host): void {
-  registerResource<PermissionOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'users',
     objectType: 'users.objectpermission',
     path: '/api/users/permissions/',

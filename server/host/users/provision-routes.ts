@@ -30,7 +30,7 @@ export function registerTokenProvisioning(host: Host): void {
     // The password is checked outside any transaction: hashing takes tens of milliseconds.
     transaction: false,
     handler: async ({ ctx, body, address }) => {
-      const { username, password, ...settings } = body as z.infer<typeof provisionBody>;
+      const { username, password, ...settings } = body;
       const throttle = ctx.host.credentialThrottle;
       const wait = throttle.retryAfter('password', address, username);
       if (wait > 0) throw new TooManyRequests(wait);

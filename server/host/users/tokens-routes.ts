@@ -31,7 +31,6 @@ export const tokenSettings = {
 
 const tokenCreate = z.strictObject({ user: z.number().int().optional(), key: tokenKey.optional(), ...tokenSettings });
 const tokenUpdate = z.strictObject({ user: z.number().int().optional(), key: z.unknown().optional(), ...tokenSettings });
-type TokenCreate = z.infer<typeof tokenCreate>;
 type TokenUpdate = z.infer<typeof tokenUpdate>;
 
 const FILTERS: Record<string, FilterDef> = {
@@ -174,7 +173,7 @@ export function registerTokens(host: Host): void {
     response: tokenOutput,
     status: 201,
     handler: async ({ ctx, body }) => {
-      const input = body as TokenCreate;
+      const input = body;
       const caller = ctx.user;
       if (!caller) throw new PermissionDenied();
       const userId = input.user ?? caller.id;
@@ -227,7 +226,7 @@ export function registerTokens(host: Host): void {
       tag: 'users',
       body: tokenUpdate,
       response: tokenOutput,
-      handler: async ({ ctx, params, body }) => update(ctx, params.id, body as TokenUpdate),
+      handler: async ({ ctx, params, body }) => update(ctx, params.id, body),
     });
   }
 

@@ -108,7 +108,7 @@ function sameIgnoringTimestamps(a: UserOut, b: UserOut): boolean {
 }
 
 export function registerUsers(host: Host): void {
-  registerResource<UserOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'users',
     objectType: 'users.user',
     path: '/api/users/users/',

@@ -38,7 +38,7 @@ export function registerBranchActions(host: Host): void {
         // the action moves them).
         const visibility = await ChangeVisibility.load(ctx);
         const visible = visibility.unrestricted ? null : new Set((await visibility.filter(await branchChanges(ctx, branch.id))).map((c) => c.id));
-        const result = await action.run(ctx, branch.id, { commit: (body as { commit?: boolean }).commit ?? false });
+        const result = await action.run(ctx, branch.id, { commit: body.commit ?? false });
         return visible ? { ...result, changes: result.changes.filter((c) => visible.has(c.id)) } : result;
       },
     });

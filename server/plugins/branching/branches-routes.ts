@@ -20,7 +20,7 @@ async function listBranches(ctx: Ctx, { filters, ordering, page }: ListOptions):
 }
 
 export function registerBranches(host: Host): void {
-  registerResource<BranchOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'branching',
     objectType: BRANCH_TYPE,
     path: BRANCHES_PATH,

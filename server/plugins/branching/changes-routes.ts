@@ -37,7 +37,7 @@ async function listChanges(ctx: Ctx, { filters, ordering, page }: ListOptions): 
 
 /** `changes/`: read-only, one row per object a branch touches. */
 export function registerChanges(host: Host): void {
-  registerResource<ChangeDiffOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'branching',
     objectType: CHANGEDIFF_TYPE,
     path: CHANGES_PATH,

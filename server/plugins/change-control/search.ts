@@ -1,10 +1,11 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { type Ctx, grantAllows, type SearchHit } from '../../host';
-import { snapshotChangeRequest } from './change-requests/snapshot';
+import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';
 import { ChangeVisibility } from '../branching';
 import { ccDb } from './db/database';
+import type { ChangeControlTables } from './db/tables';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE, REVIEW_TYPE } from './names';
 import { presentPolicy, presentRule } from './policies/repository';
 import { snapshotReview } from './reviews/repository';
@@ -25,36 +26,68 @@ function excerpt(value: string, q: string): string {
   return `${start > 0 ? '…' : ''}${value.slice(start, start + 200)}${start + 200 < value.length ? '…' : ''}`;
 }
 
-interface Source<R> {
+type SearchTable = 'cc_change_requests' | 'cc_policies' | 'cc_policy_rules' | 'cc_reviews' | 'cc_change_comments' | 'cc_merge_checks';
+type RowOf<T extends SearchTable> = Selectable<ChangeControlTables[T]> & { id: number };
+
+interface Source<T extends SearchTable> {
   objectType: string;
-  table: 'cc_change_requests' | 'cc_policies' | 'cc_policy_rules' | 'cc_reviews' | 'cc_change_comments' | 'cc_merge_checks';
-  fields: string[];
-  display(row: R): string;
-  object(ctx: Ctx, row: R): Record<string, unknown>;
+  table: T;
+  fields: Array<keyof RowOf<T> & string>;
+  display(row: RowOf<T>): string;
+  object(ctx: Ctx, row: RowOf<T>): Record<string, unknown>;
   /** Rows that show a changed object: only those whose object the caller may see. */
-  visible?(ctx: Ctx, rows: R[], visibility: ChangeVisibility): Promise<R[]>;
+  visible?(ctx: Ctx, rows: RowOf<T>[], visibility: ChangeVisibility): Promise<RowOf<T>[]>;
 }
 
-const SOURCES: Array<Source<Record<string, unknown>>> = [
-  {
+/** One source, its row type kept inside: what the search loop needs of any table. */
+interface AnySource {
+  objectType: string;
+  fields: readonly string[];
+  judged: boolean;
+  page(ctx: Ctx, like: string, offset: number, count: number, visibility: ChangeVisibility): Promise<{ fetched: number; rows: Array<{ id: number; display: string; value(field: string): string; object(): Record<string, unknown> }> }>;
+}
+
+function source<T extends SearchTable>(def: Source<T>): AnySource {
+  return {
+    objectType: def.objectType,
+    fields: def.fields,
+    judged: def.visible !== undefined,
+    async page(ctx, like, offset, count, visibility) {
+      const fetched = await matchingRows(ctx, def.table, def.fields, like, offset, count);
+      const rows = def.visible && !visibility.unrestricted ? await def.visible(ctx, fetched, visibility) : fetched;
+      return {
+        fetched: fetched.length,
+        rows: rows.map((row) => ({
+          id: row.id,
+          display: def.display(row),
+          value: (field) => String((row as Record<string, unknown>)[field] ?? ''),
+          object: () => def.object(ctx, row),
+        })),
+      };
+    },
+  };
+}
+
+const SOURCES: AnySource[] = [
+  source({
     objectType: CHANGE_REQUEST_TYPE,
     table: 'cc_change_requests',
     fields: ['ref', 'title', 'branch_name', 'description'],
-    display: (r) => (r.ref ? `${r.ref}: ${r.title}` : String(r.title)),
-    object: (ctx, r) => snapshotChangeRequest(ctx, r as never),
-  },
-  { objectType: POLICY_TYPE, table: 'cc_policies', fields: ['name'], display: (r) => String(r.name), object: (ctx, r) => presentPolicy(ctx, r as never) },
-  { objectType: POLICY_RULE_TYPE, table: 'cc_policy_rules', fields: ['name'], display: (r) => String(r.name), object: (ctx, r) => presentRule(ctx, r as never) },
-  { objectType: REVIEW_TYPE, table: 'cc_reviews', fields: ['comment'], display: (r) => `Review ${r.id}`, object: (ctx, r) => snapshotReview(ctx, r as never) },
-  {
+    display: (r) => displayOfChangeRequest(r),
+    object: (ctx, r) => snapshotChangeRequest(ctx, r),
+  }),
+  source({ objectType: POLICY_TYPE, table: 'cc_policies', fields: ['name'], display: (r) => r.name, object: (ctx, r) => presentPolicy(ctx, r) }),
+  source({ objectType: POLICY_RULE_TYPE, table: 'cc_policy_rules', fields: ['name'], display: (r) => r.name, object: (ctx, r) => presentRule(ctx, r) }),
+  source({ objectType: REVIEW_TYPE, table: 'cc_reviews', fields: ['comment'], display: (r) => `Review ${r.id}`, object: (ctx, r) => snapshotReview(ctx, r) }),
+  source({
     objectType: CHANGE_COMMENT_TYPE,
     table: 'cc_change_comments',
     fields: ['text'],
     display: (r) => `Comment on ${r.change_label}`,
-    object: (ctx, r) => snapshotComment(ctx, r as never),
-    visible: async (ctx, rows, visibility) => visibleCommentRows(ctx, rows as never[], visibility),
-  },
-  { objectType: MERGE_CHECK_TYPE, table: 'cc_merge_checks', fields: ['name', 'label', 'summary'], display: (r) => String(r.label || r.name), object: (ctx, r) => snapshotCheck(ctx, r as never) },
+    object: (ctx, r) => snapshotComment(ctx, r),
+    visible: async (ctx, rows, visibility) => visibleCommentRows(ctx, rows, visibility),
+  }),
+  source({ objectType: MERGE_CHECK_TYPE, table: 'cc_merge_checks', fields: ['name', 'label', 'summary'], display: (r) => r.label || r.name, object: (ctx, r) => snapshotCheck(ctx, r) }),
 ];
 
 const PATHS: Record<string, string> = {
@@ -82,36 +115,33 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
     const grant = perms.grant(source.objectType, 'view');
     if (grant === false) continue;
     // Rows judged on their changed object are looked at batch by batch, like constrained ones.
-    const judged = source.visible !== undefined && !visibility.unrestricted;
-    const matching = (offset: number, count: number) =>
-      ccDb(ctx)
-        .selectFrom(source.table)
-        .selectAll()
-        .where((eb) => eb.or(source.fields.map((f) => sql<boolean>`unicode_lower(${sql.ref(f)}) like ${like} escape '\\'`)))
-        .orderBy('id', 'desc')
-        .limit(count)
-        .offset(offset)
-        .execute() as Promise<Array<Record<string, unknown>>>;
+    const judged = source.judged && !visibility.unrestricted;
     // Unconstrained: one query. Constrained: page on until enough visible hits or no more rows.
     for (let offset = 0; ; offset += BATCH) {
       const size = grant === true && !judged ? limit - hits.length : BATCH;
-      const fetched = await matching(offset, size);
-      const rows = judged ? await source.visible!(ctx, fetched, visibility) : fetched;
+      const { fetched, rows } = await source.page(ctx, like, offset, size, visibility);
       for (const row of rows) {
-        if (grant !== true && !grantAllows(grant, source.object(ctx, row), user)) continue;
-        const field = source.fields.find((f) => String(row[f] ?? '').toLowerCase().includes(needle)) ?? source.fields[0]!;
+        if (grant !== true && !grantAllows(grant, row.object(), user)) continue;
+        const field = source.fields.find((f) => row.value(f).toLowerCase().includes(needle)) ?? source.fields[0]!;
         hits.push({
           object_type: source.objectType,
-          id: row.id as number,
-          display: source.display(row),
+          id: row.id,
+          display: row.display,
           url: `${ctx.baseUrl}${PATHS[source.objectType]}${row.id}/`,
           field,
-          value: excerpt(String(row[field] ?? ''), q),
+          value: excerpt(row.value(field), q),
         });
         if (hits.length >= limit) return hits;
       }
-      if ((grant === true && !judged) || fetched.length < size) break;
+      if ((grant === true && !judged) || fetched < size) break;
     }
   }
   return hits;
+}
+
+/** Rows of `table` with any of `fields` containing the pattern (case folded beyond ASCII), newest first. */
+async function matchingRows<T extends SearchTable>(ctx: Ctx, table: T, fields: readonly string[], like: string, offset: number, count: number): Promise<RowOf<T>[]> {
+  const matches = sql.join(fields.map((f) => sql`unicode_lower(${sql.ref(f)}) like ${like} escape '\\'`), sql` or `);
+  const { rows } = await sql<RowOf<T>>`select * from ${sql.table(table)} where (${matches}) order by id desc limit ${count} offset ${offset}`.execute(ccDb(ctx));
+  return rows;
 }

@@ -17,7 +17,7 @@ import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host 
 import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
 import { windowProblem } from '../gate/change-window';
 import { ccDb, fromBool, nowIso } from '../db/database';
-import type { ChangeRequestRow } from '../db/tables';
+import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
 import { computeGate } from '../gate/merge-gate';
 import { actionOf, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS } from '../names';
@@ -114,8 +114,8 @@ async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: List
     q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
   }
   if (filters.check_status) {
-    const statuses = filters.check_status as ChangeRequestRow['status'][];
-    q = q.where('id', 'in', db.selectFrom('cc_merge_checks').select('change_request_id').where('status', 'in', statuses as never[]));
+    const statuses = filters.check_status as MergeCheckRow['status'][];
+    q = q.where('id', 'in', db.selectFrom('cc_merge_checks').select('change_request_id').where('status', 'in', statuses));
   }
   if (filters.reviewer) {
     const users = filters.reviewer as number[];
@@ -217,7 +217,7 @@ const ACTION_SUMMARIES: Record<LifecycleAction, string> = {
 
 export function registerChangeRequestRoutes(host: Host): void {
   const path = MODELS.changeRequest.path;
-  registerResource<ChangeRequestOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: CHANGE_REQUEST_TYPE,
     path,

@@ -83,7 +83,7 @@ async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
 
 /** `checks/`: list and read checks; pipelines report results with PATCH (change_mergecheck). */
 export function registerCheckRoutes(host: Host): void {
-  registerResource<CheckOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: MERGE_CHECK_TYPE,
     path: MODELS.mergeCheck.path,

@@ -187,7 +187,7 @@ async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void>
 
 export function registerCommentRoutes(host: Host): void {
   const path = MODELS.changeComment.path;
-  registerResource<CommentOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: CHANGE_COMMENT_TYPE,
     path,
@@ -217,7 +217,7 @@ export function registerCommentRoutes(host: Host): void {
     body: changeCommentCreate,
     response: commentOutput,
     status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body as CreateInput)]))[0]),
+    handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body)]))[0]),
   });
   for (const method of ['PATCH', 'PUT'] as const) {
     host.routes.add({
@@ -229,7 +229,7 @@ export function registerCommentRoutes(host: Host): void {
       tag: 'change-control',
       body: changeCommentUpdate,
       response: commentOutput,
-      handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body as UpdateInput)]))[0],
+      handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body)]))[0],
     });
   }
   host.routes.add({

@@ -120,7 +120,7 @@ function ruleColumns(input: Partial<RuleWrite>) {
 
 /** `policies/` and `policy-rules/`. Every write re-matches or re-evaluates the requests it can move. */
 export function registerPolicyRoutes(host: Host): void {
-  registerResource<PolicyOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: POLICY_TYPE,
     path: MODELS.policy.path,
@@ -195,7 +195,7 @@ export function registerPolicyRoutes(host: Host): void {
     },
   });
 
-  registerResource<PolicyRuleOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: POLICY_RULE_TYPE,
     path: MODELS.policyRule.path,

@@ -145,7 +145,7 @@ async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> 
 
 export function registerReviewRoutes(host: Host): void {
   const path = MODELS.review.path;
-  registerResource<ReviewOut>(host.routes, {
+  registerResource(host.routes, {
     tag: 'change-control',
     objectType: REVIEW_TYPE,
     path,
@@ -172,7 +172,7 @@ export function registerReviewRoutes(host: Host): void {
     body: reviewCreate,
     response: reviewOutput,
     status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body as CreateInput)]))[0]),
+    handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body)]))[0]),
   });
 
   for (const method of ['PATCH', 'PUT'] as const) {
@@ -185,7 +185,7 @@ export function registerReviewRoutes(host: Host): void {
       tag: 'change-control',
       body: method === 'PATCH' ? reviewUpdate : reviewCreate.omit({ change_request: true }),
       response: reviewOutput,
-      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body as UpdateInput, method === 'PUT')]))[0],
+      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body, method === 'PUT')]))[0],
     });
   }
 

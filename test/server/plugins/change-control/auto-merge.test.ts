@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { runMergeJob, sweepAutoMerge, autoMergeSweeper } from '../../../../server/plugins/change-control/gate/auto-merge';
 import { parseConfig, ConfigError } from '../../../../server/host/core/config';
+import type { MergeJobRow } from '../../../../server/plugins/change-control/db/tables';
+
+type MergeJobState = MergeJobRow['state'];
 import { Receiver } from '../../../support/receiver';
 import { startService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER } from './fixtures';
+import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER, ccDb } from './fixtures';
 import { branchOf, eventsOf, gateCast, hookLifecycleEvents, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
 
 describe('change control: automatic merge', () => {
@@ -107,10 +110,10 @@ describe('change control: automatic merge', () => {
     it('Automatic merge: the merge gate decides again when the job runs (a job for a request that is not ready fails and merges nothing)', async () => {
       const s = await scenario(cast, 'auto-regate', { upTo: 'needs-review', fields: { auto_merge: true } });
       const now = svc.clock.now().toISOString();
-      const job = (await svc.host.db
-        .insertInto('cc_merge_jobs' as never)
-        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now } as never)
-        .returning('id' as never)
+      const job = (await ccDb(svc)
+        .insertInto('cc_merge_jobs')
+        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now })
+        .returning('id')
         .executeTakeFirstOrThrow()) as { id: number };
       await runMergeJob(svc.host, job.id, 'test-job', svc.url);
       const [row] = await mergeJobs(svc, s.branch.id);
@@ -128,10 +131,10 @@ describe('change control: automatic merge', () => {
       assert.deepEqual(await mergeJobs(svc, s.branch.id), [], 'nothing queued');
       // A job that exists anyway checks the requester again when it runs.
       const now = svc.clock.now().toISOString();
-      const job = (await svc.host.db
-        .insertInto('cc_merge_jobs' as never)
-        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now } as never)
-        .returning('id' as never)
+      const job = (await ccDb(svc)
+        .insertInto('cc_merge_jobs')
+        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now })
+        .returning('id')
         .executeTakeFirstOrThrow()) as { id: number };
       await runMergeJob(svc.host, job.id, 'test-job', svc.url);
       const [row] = await mergeJobs(svc, s.branch.id);
@@ -154,22 +157,22 @@ describe('change control: automatic merge', () => {
     });
     after(async () => svc.close());
 
-    async function insertJob(crId: number, branchId: number, state: string): Promise<void> {
+    async function insertJob(crId: number, branchId: number, state: MergeJobState): Promise<void> {
       const now = svc.clock.now().toISOString();
-      await svc.host.db
-        .insertInto('cc_merge_jobs' as never)
-        .values({ change_request_id: crId, branch_id: branchId, state, detail: '', created: now, last_updated: now } as never)
+      await ccDb(svc)
+        .insertInto('cc_merge_jobs')
+        .values({ change_request_id: crId, branch_id: branchId, state, detail: '', created: now, last_updated: now })
         .execute();
     }
 
     it('Automatic merge: the database refuses a second pending, scheduled or running job for a branch; finished jobs do not count', async () => {
       const s = await scenario(cast, 'jobs-db', { upTo: 'draft' });
-      for (const live of ['pending', 'scheduled', 'running']) {
+      for (const live of ['pending', 'scheduled', 'running'] as const) {
         await insertJob(s.cr.id, s.branch.id, live);
-        for (const second of ['pending', 'scheduled', 'running']) {
+        for (const second of ['pending', 'scheduled', 'running'] as const) {
           await assert.rejects(insertJob(s.cr.id, s.branch.id, second), /UNIQUE/, `${second} while ${live}`);
         }
-        await svc.host.db.updateTable('cc_merge_jobs' as never).set({ state: 'failed' } as never).where('branch_id' as never, '=', s.branch.id as never).where('state' as never, '=', live as never).execute();
+        await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).where('state', '=', live).execute();
       }
       await insertJob(s.cr.id, s.branch.id, 'completed');
       await insertJob(s.cr.id, s.branch.id, 'pending');
@@ -185,7 +188,7 @@ describe('change control: automatic merge', () => {
       assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['scheduled']);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
 
-      await svc.host.db.updateTable('cc_merge_jobs' as never).set({ state: 'failed' } as never).where('branch_id' as never, '=', s.branch.id as never).execute();
+      await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).execute();
       await sweepAutoMerge(svc.host);
       assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['failed', 'completed']);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');

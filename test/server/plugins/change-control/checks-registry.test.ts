@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { runtime } from '../../../../server/plugins/change-control/runtime';
 import { CheckRegistry } from '../../../../server/plugins/change-control/checks/registry';
 import type { TestService } from '../../../support/service';
+import { unchecked } from '../../../support/unchecked';
 import { CHECKS, detail, expectStatus, ok, REQUESTS } from './fixtures';
 import {
   approve,
@@ -48,7 +49,7 @@ describe('change control checks: registering checks in process', () => {
         const r = new CheckResult(status, `s-${status}`, `https://ci.example.com/${status}`);
         assert.deepEqual([r.status, r.summary, r.detailsUrl], [status, `s-${status}`, `https://ci.example.com/${status}`]);
       }
-      assert.throws(() => new CheckResult('passed' as never), /unknown status "passed"/);
+      assert.throws(() => new CheckResult(unchecked('passed')), /unknown status "passed"/);
     });
   });
 
@@ -71,8 +72,8 @@ describe('change control checks: registering checks in process', () => {
       registry.registerCheck({ name: 'a', fn: () => CheckResult.passed() });
       assert.throws(() => registry.registerCheck({ name: 'a', fn: () => CheckResult.passed() }), /already registered/);
       assert.throws(() => registry.registerCheck({ name: '', fn: () => CheckResult.passed() }), /name must be/);
-      assert.throws(() => registry.registerCheck({ name: 'b', fn: undefined as never }), /fn must be a function/);
-      assert.throws(() => registry.registerCheck({ name: 'c', fn: () => CheckResult.passed(), scope: 'sometimes' as never }), /unknown scope/);
+      assert.throws(() => registry.registerCheck({ name: 'b', fn: unchecked(undefined) }), /fn must be a function/);
+      assert.throws(() => registry.registerCheck({ name: 'c', fn: () => CheckResult.passed(), scope: unchecked('sometimes') }), /unknown scope/);
     });
 
     it('registration happens once at start: registering after the service has started throws', async () => {
@@ -231,7 +232,7 @@ describe('change control checks: registering checks in process', () => {
             },
           });
           r.registerCheck({ name: 'rejecting', label: 'Rejecting', fn: async () => Promise.reject(new Error('async failure')), required: false });
-          r.registerCheck({ name: 'confused', label: 'Confused', fn: () => 'yes' as never, required: false });
+          r.registerCheck({ name: 'confused', label: 'Confused', fn: () => unchecked('yes'), required: false });
           r.registerCheck({ name: 'thrower', label: 'Thrower', fn: () => { throw 'plain text'; }, required: false });
         },
       });

@@ -126,7 +126,7 @@ describe('change control checks: plugin settings', () => {
       ['both', ['both']],
     ] as const) {
       it(`branch_page_placement ${JSON.stringify(value) ?? '(default)'} is accepted and read back as ${JSON.stringify(expected)}`, async () => {
-        const config = value === undefined ? {} : { change_control: { branch_page_placement: value as never } };
+        const config = value === undefined ? {} : { change_control: { branch_page_placement: typeof value === 'string' ? value : [...value] } };
         const svc = await startWithChecks({ config });
         try {
           const reader = await actor(svc, 'plain-user');

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { withTables } from '../../../../server/host/db/database';
+import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
 import { actor, createUser, grant, type Actor, type PermissionGrant } from '../../host/users/fixtures';
 
@@ -15,6 +17,11 @@ export const DEVICES = '/api/dcim/devices/';
 export const SITES = '/api/dcim/sites/';
 
 export { actor, createUser, grant, type Actor, type PermissionGrant };
+
+/** The service's database with the plugin's tables typed (for tests that look at rows directly). */
+export function ccDb(svc: TestService) {
+  return withTables<ChangeControlTables>(svc.host.db);
+}
 
 /** Every change-control model, for grants. */
 export const CC_TYPES = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, detail, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, type BranchWork, type PermissionGrant } from './fixtures';
+import { act, actor, AUTHOR, branch, BRANCHES, detail, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, type BranchWork, type PermissionGrant, ccDb } from './fixtures';
 
 /** Merging branches (`branching.merge_branch`) on top of what an author holds. */
 export const MERGER: PermissionGrant[] = [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge', 'delete'] }];
@@ -114,7 +114,7 @@ export async function hookLifecycleEvents(svc: TestService, payloadUrl: string, 
 
 /** The queued webhook deliveries (the durable outbox), oldest first: one per event that fired and matched a rule. */
 export async function outboxPayloads(svc: TestService): Promise<any[]> {
-  const rows = await svc.host.db.selectFrom('webhook_outbox').select(['event', 'body']).orderBy('id').execute();
+  const rows = await ccDb(svc).selectFrom('webhook_outbox').select(['event', 'body']).orderBy('id').execute();
   return rows.map((r) => JSON.parse(r.body));
 }
 
@@ -125,10 +125,10 @@ export async function eventsOf(svc: TestService, crId: number): Promise<string[]
 
 /** The automatic-merge jobs of a branch. */
 export async function mergeJobs(svc: TestService, branchId: number): Promise<Array<{ id: number; state: string; detail: string; change_request_id: number }>> {
-  return svc.host.db
-    .selectFrom('cc_merge_jobs' as never)
-    .select(['id', 'state', 'detail', 'change_request_id'] as never[])
-    .where('branch_id' as never, '=', branchId as never)
-    .orderBy('id' as never)
-    .execute() as never;
+  return ccDb(svc)
+    .selectFrom('cc_merge_jobs')
+    .select(['id', 'state', 'detail', 'change_request_id'])
+    .where('branch_id', '=', branchId)
+    .orderBy('id')
+    .execute();
 }

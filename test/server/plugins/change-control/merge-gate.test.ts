@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL } from './fixtures';
+import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL, ccDb } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mainDeviceNames, mergeBranch, MERGER, scenario, type GateCast } from './gate-support';
 
 describe('change control: the merge gate', () => {
@@ -180,12 +180,12 @@ describe('change control: the merge gate', () => {
     it('ChangeRequest merge_blocked_reason: a branch that is not ready (e.g. archived) is named with its status', async () => {
       const s = await scenario(cast, 'words-archived', { upTo: 'approved' });
       await passCi(s.cr.id);
-      await svc.host.db.updateTable('branches').set({ status: 'archived' }).where('id', '=', s.branch.id).execute();
+      await ccDb(svc).updateTable('branches').set({ status: 'archived' }).where('id', '=', s.branch.id).execute();
       const cr = await detail(cast.author.client, s.cr.id);
       assert.equal(cr.ready_to_merge, false);
       assert.equal(cr.merge_blocked_reason, 'Branch "words-archived" is archived.');
       expectStatus(await mergeBranch(cast.author.client, s.branch.id), 409);
-      await svc.host.db.updateTable('branches').set({ status: 'ready' }).where('id', '=', s.branch.id).execute();
+      await ccDb(svc).updateTable('branches').set({ status: 'ready' }).where('id', '=', s.branch.id).execute();
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
     });
 
@@ -235,19 +235,19 @@ describe('change control: the merge gate', () => {
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
       const other = await actor(svc, 'security', []);
       const now = svc.clock.now().toISOString();
-      const row = await svc.host.db
-        .insertInto('cc_policies' as never)
-        .values({ name: 'Security', description: '', enabled: 1, weight: 10, object_types: '["dcim.device"]', conditions: null, condition_state: 'either', checks: '[]', comments: '', created: now, last_updated: now } as never)
-        .returning('id' as never)
+      const row = await ccDb(svc)
+        .insertInto('cc_policies')
+        .values({ name: 'Security', description: '', enabled: 1, weight: 10, object_types: '["dcim.device"]', conditions: null, condition_state: 'either', checks: '[]', comments: '', created: now, last_updated: now })
+        .returning('id')
         .executeTakeFirstOrThrow();
       const policyId = (row as { id: number }).id;
-      await svc.host.db
-        .insertInto('cc_policy_rules' as never)
-        .values({ policy_id: policyId, name: 'security-team', min_reviews: 1, groups: '[]', users: JSON.stringify([other.id]), created: now, last_updated: now } as never)
+      await ccDb(svc)
+        .insertInto('cc_policy_rules')
+        .values({ policy_id: policyId, name: 'security-team', min_reviews: 1, groups: '[]', users: JSON.stringify([other.id]), created: now, last_updated: now })
         .execute();
 
       // The attached set and the cached list still show the old picture.
-      const attached = await svc.host.db.selectFrom('cc_change_request_policies' as never).selectAll().where('change_request_id' as never, '=', s.cr.id as never).execute();
+      const attached = await ccDb(svc).selectFrom('cc_change_request_policies').selectAll().where('change_request_id', '=', s.cr.id).execute();
       assert.equal(attached.length, 1, 'the attached set is out of date');
       const listed = await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`));
       assert.equal(listed.results[0].gates_cleared, true, 'the cached filter still says cleared');
@@ -271,18 +271,18 @@ describe('change control: the merge gate', () => {
       assert.deepEqual(before.policies.map((x: { name: string }) => x.name), ['Devices'], 'a planned device does not match');
       assert.equal(before.ready_to_merge, true);
 
-      await svc.host.db
-        .updateTable('cc_policies' as never)
-        .set({ conditions: JSON.stringify({ attr: 'status', op: 'eq', value: 'planned' }) } as never)
-        .where('id' as never, '=', p.id as never)
+      await ccDb(svc)
+        .updateTable('cc_policies')
+        .set({ conditions: JSON.stringify({ attr: 'status', op: 'eq', value: 'planned' }) })
+        .where('id', '=', p.id)
         .execute();
-      const attached = await svc.host.db.selectFrom('cc_change_request_policies' as never).selectAll().where('change_request_id' as never, '=', s.cr.id as never).execute();
+      const attached = await ccDb(svc).selectFrom('cc_change_request_policies').selectAll().where('change_request_id', '=', s.cr.id).execute();
       assert.equal(attached.length, 1, 'the attached set is out of date');
 
       await assertRefusedMerge(svc, cast.author.client, s, /security-team/);
 
       // Once the policy no longer applies, the gate lets it through.
-      await svc.host.db.updateTable('cc_policies' as never).set({ enabled: 0 } as never).where('id' as never, '=', p.id as never).execute();
+      await ccDb(svc).updateTable('cc_policies').set({ enabled: 0 }).where('id', '=', p.id).execute();
       await ok(mergeBranch(cast.author.client, s.branch.id));
       assert.equal((await detail(cast.author.client, s.cr.id)).status, 'completed');
     });

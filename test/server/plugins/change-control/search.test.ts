@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor } from './fixtures';
+import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb } from './fixtures';
 
 const SEARCH = '/api/search/';
 
@@ -152,10 +152,10 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     // Many newer matching requests the caller may not see.
     const now = svc.clock.now().toISOString();
     const rows = Array.from({ length: 60 }, (_, i) => ({
-      branch_id: null, branch_name: `gone-${i}`, branch_deleted: 1, title: `needle ${i}`, description: '', ref: '', status: 'abandoned', priority: 'medium',
+      branch_id: null, branch_name: `gone-${i}`, branch_deleted: 1, title: `needle ${i}`, description: '', ref: '', status: 'abandoned' as const, priority: 'medium' as const,
       requester_id: author.id, scheduled_start: null, scheduled_end: null, auto_merge: 0, comments: '', approved: 0, gates_cleared: 0, has_conflicts: 0, created: now, last_updated: now,
     }));
-    await svc.host.db.insertInto('cc_change_requests' as never).values(rows as never).execute();
+    await ccDb(svc).insertInto('cc_change_requests').values(rows).execute();
     const res = await ok(own.client.get(`${SEARCH}?q=needle&limit=2`));
     assert.deepEqual(res.results.filter((h: Hit) => h.object_type === 'change_control.changerequest').map((h: Hit) => h.id), [mine.id]);
     // Hidden matches do not make the answer look capped.

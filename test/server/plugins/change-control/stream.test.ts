@@ -6,7 +6,7 @@ import { streamHub } from '../../../../server/plugins/change-control/stream/rout
 import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/store';
 import { startService, type TestService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
-import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL } from './fixtures';
+import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL, ccDb } from './fixtures';
 import { editInBranch, reply, rootComment, scene, withPermissions, world, type Scene, type World } from './reviews-comments-fixtures';
 
 const STREAM = `${CC}stream/`;
@@ -176,7 +176,7 @@ describe('change control: the event stream (stream/)', () => {
   it('says reset first when the id asked for is older than the kept window (24 h), or was never handed out; then goes on', async () => {
     const sc = await scene(w);
     const a = await rootComment(sc, sc.bob.client, 'old');
-    const old = await svc.host.db.selectFrom('cc_stream_events' as never).select(sql<number>`min(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
+    const old = await ccDb(svc).selectFrom('cc_stream_events').select(sql<number>`min(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
     svc.clock.advance(STREAM_RETENTION.maxAgeMs + 60_000);
     await pruneStreamEvents(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' }));
     svc.clock.advance(-(STREAM_RETENTION.maxAgeMs + 60_000));
@@ -193,7 +193,7 @@ describe('change control: the event stream (stream/)', () => {
   });
 
   it('keeps at most 100,000 events: pruning drops the oldest beyond that and remembers where it pruned', async () => {
-    const before = await svc.host.db.selectFrom('cc_stream_events' as never).select(sql<number>`max(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
+    const before = await ccDb(svc).selectFrom('cc_stream_events').select(sql<number>`max(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
     const now = svc.clock.now().toISOString();
     await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${STREAM_RETENTION.maxRows + 10})
       insert into cc_stream_events (time, event, change_request_id, object_type, object_id) select ${now}, 'comment_updated', 0, 'change_control.changecomment', i from n`.execute(svc.host.db);
@@ -274,7 +274,7 @@ describe('change control: the event stream (stream/)', () => {
     // The first event the stream sends is the sentinel's own, right after what existed before.
     assert.equal(Number(received[0]!.id), before + 1);
     assert.ok(!said(received).some((x) => x.includes('boom')));
-    const mine = await svc.host.db.selectFrom('cc_stream_events' as never).select(['id' as never]).where('id' as never, '>', before as never).execute();
+    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).execute();
     assert.deepEqual(received.map((e) => Number(e.id)), (mine as Array<{ id: number }>).map((r) => r.id).filter((id) => id <= Number(received[received.length - 1]!.id)));
   });
 
