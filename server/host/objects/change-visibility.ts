@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { BranchRow } from '../db/tables';
 import type { Attributes } from './attributes';
-import { getMainObjects } from './main-store';
+import { getMainObjects } from './main-repository';
 import { presentObject } from './present';
 import { branchAccess } from './branch-access';
 

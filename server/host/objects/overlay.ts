@@ -1,6 +1,6 @@
 import type { Ctx } from '../core/context';
-import { branchChange, branchChanges, type BranchChange } from './branch-changes';
-import { getMainObject, listMainObjects, type ObjectState } from './main-store';
+import { branchChange, branchChanges, type BranchChange } from './branch-changes-repository';
+import { getMainObject, listMainObjects, type ObjectState } from './main-repository';
 
 /**
  * Reads in branch context: without a branch, main; in a branch, main overlaid with the

@@ -2,7 +2,7 @@ import type { Ctx } from '../core/context';
 import type { ObjectTypeDef } from './object-types';
 import type { ApiObject } from '../core/api-object';
 import { displayOf } from './attributes';
-import type { ObjectState } from './main-store';
+import type { ObjectState } from './main-repository';
 
 /** The API form of an object: `id, url, display`, its attributes, `created, last_updated`. */
 export function presentObject(ctx: Ctx, def: ObjectTypeDef, state: ObjectState): ApiObject {

@@ -9,7 +9,7 @@ import { envelope, parsePage, sortObjects } from '../http/query';
 import { Reply, type QueryParamDoc } from '../http/routes';
 import { ATTRIBUTE_NAME, writableAttributes, type Attributes } from './attributes';
 import { matchesObjectFilters, parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
-import type { ObjectState } from './main-store';
+import type { ObjectState } from './main-repository';
 import { listObjects, readObject } from './overlay';
 import { presentObject } from './present';
 import { createObject, deleteObject, updateObject, type CatalogueType } from './writes';
