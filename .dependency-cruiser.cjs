@@ -59,12 +59,51 @@ module.exports = {
       from: { path: '^(extension/core|contract|webview)/' },
       to: { path: '^vscode$' },
     },
+
+    // The service's layers (docs/architecture.md).
+    {
+      name: 'host-imports-no-plugin',
+      severity: 'error',
+      comment: 'The host is complete without its plugins: it never imports one.',
+      from: { path: '^server/host/' },
+      to: { path: '^server/plugins/' },
+    },
+    {
+      name: 'plugins-use-the-host-through-its-public-modules',
+      severity: 'error',
+      comment: 'A plugin reaches the host only through server/host/index.ts (domain) and server/host/http/index.ts (routes).',
+      from: { path: '^server/plugins/' },
+      to: { path: '^server/host/', pathNot: '^server/host/(index|http/index)\\.ts$' },
+    },
+    {
+      name: 'plugins-use-each-other-through-their-index',
+      severity: 'error',
+      comment: 'A plugin reaches another plugin only through that plugin\'s index.ts.',
+      from: { path: '^server/plugins/([^/]+)/' },
+      to: { path: '^server/plugins/', pathNot: ['^server/plugins/$1/', '^server/plugins/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'domain-imports-no-http',
+      severity: 'error',
+      comment: 'Domain modules know nothing of HTTP: not Express, not the HTTP layer, not route modules. Only route modules and the composition (app, main, host.ts, register.ts, plugin.ts) do.',
+      from: {
+        path: '^server/',
+        pathNot: [
+          '^server/(app|main|plugins)\\.ts$',
+          '^server/host/(host|register)\\.ts$',
+          '^server/plugins/[^/]+/plugin\\.ts$',
+          '^server/host/http/',
+          '(^|/|-)routes\\.ts$',
+        ],
+      },
+      to: { path: ['node_modules/(@types/)?express(-serve-static-core)?/', '^server/host/http/', '(^|/|-)routes\\.ts$'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(node_modules|dist)/' },
+    exclude: { path: '^dist/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
   },
 };

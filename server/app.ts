@@ -1,22 +1,22 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import type { Migration } from 'kysely';
-import type { Clock } from './core/clock';
-import type { Config } from './core/config';
-import { createCtx, inTransaction, type AuthUser, type Ctx } from './core/context';
-import { resolveBranchHeader } from './branching/access';
-import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './core/errors';
-import { createHost, PluginError, type Host, type HostPlugin } from './core/host';
-import { consoleLogger, type Logger } from './core/logger';
-import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './core/version';
-import { migrate, type HostDb } from './db/database';
-import { hostMigrations } from './db/migrations/host';
-import { errorMiddleware } from './http/error-middleware';
-import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './http/idempotency';
-import { Reply, StreamReply, type RouteDef, type StreamSink } from './http/routes';
-import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './http/body-guard';
-import { validate } from './http/validation';
-import { registerHostCore } from './host-core';
+import type { Clock } from './host/core/clock';
+import type { Config } from './host/core/config';
+import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
+import { resolveBranchHeader } from './host/objects/branch-access';
+import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './host/core/errors';
+import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
+import { consoleLogger, type Logger } from './host/core/logger';
+import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
+import { migrate, type HostDb } from './host/db/database';
+import { hostMigrations } from './host/db/migrations/host';
+import { errorMiddleware } from './host/http/error-middleware';
+import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
+import { Reply, StreamReply, type RouteDef, type StreamSink } from './host/http/routes';
+import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './host/http/body-guard';
+import { validate } from './host/http/validation';
+import { registerHostCore } from './host/register';
 import { defaultPlugins } from './plugins';
 
 export interface AppDeps {

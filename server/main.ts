@@ -2,11 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp, PluginError } from './app';
-import { systemClock } from './core/clock';
-import { ConfigError, defaultConfig, loadConfigFile, type Config } from './core/config';
-import { consoleLogger } from './core/logger';
-import { openDatabase, type OpenDatabase } from './db/database';
-import { adminTokenProblem, bootstrapAdmin } from './users/bootstrap';
+import { systemClock } from './host/core/clock';
+import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
+import { consoleLogger } from './host/core/logger';
+import { openDatabase, type OpenDatabase } from './host/db/database';
+import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
 

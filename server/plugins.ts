@@ -1,7 +1,7 @@
-import type { Config } from './core/config';
-import type { HostPlugin } from './core/host';
-import { branchingPlugin } from './branching/plugin';
-import { changeControlPlugin } from './change-control/plugin';
+import type { Config } from './host/core/config';
+import type { HostPlugin } from './host/host';
+import { branchingPlugin } from './plugins/branching/plugin';
+import { changeControlPlugin } from './plugins/change-control/plugin';
 
 /**
  * The plugins the service runs with: branching, and change control on top of it.

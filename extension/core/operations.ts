@@ -5,7 +5,9 @@ import type { ApiClient } from './api-client';
 import { ApiError } from './api-error';
 
 export type WriteOperation = Exclude<Operation, { type: 'panelAction' }>;
-type WriteClient = Pick<ApiClient, 'createComment' | 'updateComment' | 'deleteComment' | 'createReview' | 'updateReview'>;
+type WriteMethod = 'createComment' | 'updateComment' | 'deleteComment' | 'createReview' | 'updateReview';
+/** The client's writes, as far as this module uses them (their answers are not read). */
+export type WriteClient = { [K in WriteMethod]: (...args: Parameters<ApiClient[K]>) => Promise<unknown> };
 
 export async function performWrite(client: WriteClient, changeRequestId: number, op: WriteOperation): Promise<void> {
   switch (op.type) {

@@ -1,7 +1,7 @@
 // The extension's REST client against the real service, in process, for the host endpoints.
 import assert from 'node:assert/strict';
-import { createCtx, inTransaction } from '../../server/core/context';
-import { notify } from '../../server/extras/notifications';
+import { createCtx, inTransaction } from '../../server/host/core/context';
+import { notify } from '../../server/host/events/notifications';
 import { ApiClient, PATHS, queryString } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
 import { branch } from '../../contract/api/branching';

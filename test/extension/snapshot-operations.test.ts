@@ -93,7 +93,7 @@ describe('extension: loading a change request for the panel', () => {
 describe('extension: writes asked for by the panel', () => {
   function recorder() {
     const calls: unknown[][] = [];
-    const record = (name: string) => async (...args: unknown[]) => { calls.push([name, ...args]); return undefined as never; };
+    const record = (name: string) => async (...args: unknown[]): Promise<void> => { calls.push([name, ...args]); };
     return {
       calls,
       client: { createComment: record('createComment'), updateComment: record('updateComment'), deleteComment: record('deleteComment'), createReview: record('createReview'), updateReview: record('updateReview') },

@@ -1,14 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createApp } from '../../server/app';
-import { ManualClock } from '../../server/core/clock';
-import { parseConfig, type ConfigInput } from '../../server/core/config';
-import type { Host, HostPlugin } from '../../server/core/host';
-import { MemoryLogger } from '../../server/core/logger';
-import { openDatabase } from '../../server/db/database';
-import { bootstrapAdmin } from '../../server/users/bootstrap';
-import type { Config } from '../../server/core/config';
-import { branchingPlugin } from '../../server/branching/plugin';
+import { ManualClock } from '../../server/host/core/clock';
+import { parseConfig, type ConfigInput } from '../../server/host/core/config';
+import type { Host, HostPlugin } from '../../server/host/host';
+import { MemoryLogger } from '../../server/host/core/logger';
+import { openDatabase } from '../../server/host/db/database';
+import { bootstrapAdmin } from '../../server/host/users/bootstrap';
+import type { Config } from '../../server/host/core/config';
+import { branchingPlugin } from '../../server/plugins/branching/plugin';
 
 /** The host with its branching plugin and without change control (for tests of the host itself: no merge gate). */
 export const hostOnly = (): HostPlugin[] => [branchingPlugin()];

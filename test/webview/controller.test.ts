@@ -15,7 +15,7 @@ function setup(saved?: unknown) {
   const root = doc.getElementById('root')!;
   const controller = new PanelController(doc, root, api);
   const $ = <T extends Element = HTMLElement>(sel: string) => {
-    const el = root.querySelector<T>(sel as never);
+    const el = root.querySelector<T>(sel);
     assert.ok(el, `no ${sel}`);
     return el as unknown as T;
   };

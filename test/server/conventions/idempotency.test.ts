@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { branchingPlugin } from '../../../server/branching/plugin';
-import type { HostPlugin } from '../../../server/core/host';
-import { Reply } from '../../../server/http/routes';
+import { branchingPlugin } from '../../../server/plugins/branching/plugin';
+import type { HostPlugin } from '../../../server/host/host';
+import { Reply } from '../../../server/host/http/routes';
 import { startService, type ApiClient, type TestService } from '../../support/service';
-import { actor, createUser } from '../users/fixtures';
+import { actor, createUser } from '../host/users/fixtures';
 
 const GROUPS = '/api/users/groups/';
 const GATE = '/api/test/gate/';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
-import type { RouteDef } from '../../../server/http/routes';
+import type { RouteDef } from '../../../server/host/http/routes';
 import { generateRequest, operations, Rng, ValueGen } from '../../support/openapi-fuzz';
 import { ADMIN_TOKEN, startService, type ApiResponse, type RequestOptions, type TestService } from '../../support/service';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { parsePermissionName } from '../../../server/core/permissions';
-import type { RouteDef } from '../../../server/http/routes';
+import { parsePermissionName } from '../../../server/host/users/object-permissions';
+import type { RouteDef } from '../../../server/host/http/routes';
 import { startService, type TestService } from '../../support/service';
 
 /** A concrete path for a route: every `:param` replaced with `value`. */

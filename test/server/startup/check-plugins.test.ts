@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
+import { unchecked } from '../../support/unchecked';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { branchingPlugin } from '../../../server/branching/plugin';
-import { changeControlPlugin } from '../../../server/change-control/plugin';
-import { runtime } from '../../../server/change-control/runtime';
+import { branchingPlugin } from '../../../server/plugins/branching/plugin';
+import { changeControlPlugin } from '../../../server/plugins/change-control/plugin';
+import { runtime } from '../../../server/plugins/change-control/runtime';
 import { createApp, PluginError } from '../../../server/app';
-import { ManualClock } from '../../../server/core/clock';
-import { parseConfig } from '../../../server/core/config';
-import { MemoryLogger } from '../../../server/core/logger';
-import { openDatabase } from '../../../server/db/database';
+import { ManualClock } from '../../../server/host/core/clock';
+import { parseConfig } from '../../../server/host/core/config';
+import { MemoryLogger } from '../../../server/host/core/logger';
+import { openDatabase } from '../../../server/host/db/database';
 import { runToExit, startAndWait, waitForExit } from './run-service';
 
 const TOKEN = 'c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ff';
@@ -129,7 +130,7 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
       assert.equal((globalThis as { __ccLoads?: number }).__ccLoads, before + 1);
       const registry = runtime(host).registry;
       assert.ok(registry.get('counted/check'));
-      assert.throws(() => registry.registerCheck({ name: 'late', fn: () => undefined as never }), /only be registered at start/);
+      assert.throws(() => registry.registerCheck({ name: 'late', fn: () => unchecked(undefined) }), /only be registered at start/);
     });
   });
 });

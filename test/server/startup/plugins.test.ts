@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { createApp, PluginError } from '../../../server/app';
-import { ManualClock } from '../../../server/core/clock';
-import { defaultConfig } from '../../../server/core/config';
-import type { HostPlugin } from '../../../server/core/host';
-import { MemoryLogger } from '../../../server/core/logger';
-import { openDatabase } from '../../../server/db/database';
+import { ManualClock } from '../../../server/host/core/clock';
+import { defaultConfig } from '../../../server/host/core/config';
+import type { HostPlugin } from '../../../server/host/host';
+import { MemoryLogger } from '../../../server/host/core/logger';
+import { openDatabase } from '../../../server/host/db/database';
 
 function plugin(overrides: Partial<HostPlugin>): HostPlugin {
   return { name: 'example', version: '1.0.0', hostVersion: { min: '4.7.0', max: '4.7.99' }, register: () => undefined, ...overrides };

@@ -1,0 +1,171 @@
+import type { HostDb, Queryable } from '../db/database';
+import type { EventBus } from '../events/bus';
+import type { ObjectTypeRegistry } from '../objects/object-types';
+import type { PermissionService } from '../users/object-permissions';
+import type { BranchHooks, MergeValidators } from './hooks';
+import type { AuthUser, BranchRef } from './identity';
+import type { ReadMemo } from './read-memo';
+import type { CoreServices, Scope } from './scope';
+import type { SearchRegistry } from './search';
+import type { CredentialThrottle } from './throttle';
+
+export type { AuthUser, BranchRef } from './identity';
+
+/**
+ * Consulted before every direct write of a source-of-truth object on main (no branch).
+ * Returns null to allow, or the reason the write is refused (answered as 400 with `detail`).
+ */
+export type MainWriteGuard = (ctx: Ctx, objectType: string) => Promise<string | null>;
+
+/** Background work a plugin runs while the service is up (timers, sweeps). */
+export interface BackgroundTask {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** The services of the host that domain code reaches through `ctx.host`. */
+export interface HostServices extends CoreServices {
+  readonly db: HostDb;
+  readonly objectTypes: ObjectTypeRegistry;
+  readonly permissions: PermissionService;
+  readonly events: EventBus<Ctx>;
+  readonly branchHooks: BranchHooks<Ctx>;
+  readonly mergeValidators: MergeValidators<Ctx>;
+  /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
+  readonly mainWriteGuards: MainWriteGuard[];
+  readonly search: SearchRegistry<Ctx>;
+  /** Loaded plugins and their versions, for `/api/status/`. */
+  readonly plugins: Map<string, string>;
+  readonly background: BackgroundTask[];
+  /** Failed credentials per client address and username (token authentication, token provisioning). */
+  readonly credentialThrottle: CredentialThrottle;
+  /** Expensive reads reused while the database has not changed. */
+  readonly readMemo: ReadMemo;
+  /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
+  invalidateIdentity(): void;
+}
+
+/**
+ * Everything a domain function needs to act for one request (or one background task):
+ * the database handle (a transaction during writes), the caller, the request id that ties
+ * changelog entries and event payloads together, and the host's services.
+ */
+export interface Ctx extends Scope {
+  readonly host: HostServices;
+  /**
+   * Work to run at the end of the transaction, before it commits. Tasks with the same key
+   * collapse into one (several triggers arriving together make one run); a task may queue
+   * more. Outside a transaction the task runs at once.
+   */
+  beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void>;
+  /**
+   * Runs the before-commit work queued so far, now (a route does this before presenting its
+   * answer, so the answer reflects it). Work queued later still runs before the commit.
+   */
+  flushBeforeCommit(): Promise<void>;
+}
+
+export interface CtxInit {
+  host: HostServices;
+  user: AuthUser | null;
+  requestId: string;
+  baseUrl: string;
+  branch?: BranchRef | null;
+}
+
+type BeforeCommitQueue = Map<string, (tx: Ctx) => Promise<void>>;
+
+class RequestCtx implements Ctx {
+  readonly host: HostServices;
+  readonly user: AuthUser | null;
+  readonly requestId: string;
+  readonly baseUrl: string;
+  readonly branch: BranchRef | null;
+  constructor(
+    init: CtxInit,
+    readonly db: Queryable,
+    readonly inTransaction: boolean,
+    private readonly tasks: Array<() => Promise<void> | void>,
+    readonly pending: BeforeCommitQueue = new Map(),
+  ) {
+    this.host = init.host;
+    this.user = init.user;
+    this.requestId = init.requestId;
+    this.baseUrl = init.baseUrl;
+    this.branch = init.branch ?? null;
+  }
+  afterCommit(task: () => Promise<void> | void): void {
+    this.tasks.push(task);
+  }
+  async beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void> {
+    if (!this.inTransaction) {
+      await task(this);
+      return;
+    }
+    if (!this.pending.has(key)) this.pending.set(key, task);
+  }
+  async flushBeforeCommit(): Promise<void> {
+    await runPending(this);
+  }
+}
+
+/** Runs collapsed before-commit work until none is left (a task may queue more). */
+async function runPending(tx: RequestCtx): Promise<void> {
+  for (let round = 0; tx.pending.size > 0; round++) {
+    if (round > 20) throw new Error('before-commit work keeps queueing more work');
+    const batch = [...tx.pending.values()];
+    tx.pending.clear();
+    for (const task of batch) await task(tx);
+  }
+}
+
+export function createCtx(init: CtxInit): Ctx {
+  return new RequestCtx(init, init.host.db, false, []);
+}
+
+/** The same context with another caller or branch (for system work on behalf of someone). */
+export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'branch' | 'requestId'>>): Ctx {
+  const init: CtxInit = {
+    host: ctx.host,
+    user: changes.user !== undefined ? changes.user : ctx.user,
+    requestId: changes.requestId ?? ctx.requestId,
+    baseUrl: ctx.baseUrl,
+    branch: changes.branch !== undefined ? changes.branch : ctx.branch,
+  };
+  const tasks: Array<() => Promise<void> | void> = [];
+  const pending = ctx instanceof RequestCtx ? ctx.pending : new Map();
+  const derived = new RequestCtx(init, ctx.db, ctx.inTransaction, tasks, pending);
+  derived.afterCommit = (task) => ctx.afterCommit(task);
+  return derived;
+}
+
+/**
+ * Runs `work` in one transaction; tasks queued with `afterCommit` run after it commits,
+ * in order, each failure logged and not rethrown. Inside a transaction already, it simply
+ * runs `work` in it.
+ */
+export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
+  if (ctx.inTransaction) return work(ctx);
+  const tasks: Array<() => Promise<void> | void> = [];
+  const result = await ctx.host.db.transaction().execute(async (trx) => {
+    const init: CtxInit = {
+      host: ctx.host,
+      user: ctx.user,
+      requestId: ctx.requestId,
+      baseUrl: ctx.baseUrl,
+      branch: ctx.branch,
+    };
+    const tx = new RequestCtx(init, trx, true, tasks);
+    const value = await work(tx);
+    await runPending(tx);
+    return value;
+  });
+  for (const task of tasks) {
+    try {
+      await task();
+    } catch (err) {
+      ctx.host.log.error(`after-commit task failed: ${(err as Error).stack ?? String(err)}`);
+    }
+  }
+  return result;
+}

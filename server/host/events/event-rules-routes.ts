@@ -1,0 +1,251 @@
+import { z } from 'zod';
+import type { Selectable } from 'kysely';
+import { objectBase, objectTypeName } from '../../../contract/api/common';
+import { conditionSetProblem } from '../core/conditions';
+import type { Ctx } from '../core/context';
+import { ValidationError } from '../core/errors';
+import { WEBHOOK_ACTION } from './bus';
+import type { Host } from '../host';
+import type { EventRulesTable } from '../db/tables';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { sortObjects } from '../http/query';
+
+const OBJECT_TYPE = 'extras.eventrule';
+const PATH = '/api/extras/event-rules/';
+
+/** Operators of condition sets (contract 4.2). */
+export const CONDITION_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'changed', 'unchanged'] as const;
+/** Deeper condition sets are refused (they would only ever be a mistake). */
+const MAX_CONDITION_DEPTH = 32;
+
+export const eventRuleOutput = z.object({
+  ...objectBase,
+  name: z.string(),
+  enabled: z.boolean(),
+  object_types: z.array(z.string()).describe('"app_label.model" names; an empty list matches every object type.'),
+  event_types: z.array(z.string()),
+  conditions: z.unknown().describe('Null, or a condition set evaluated against the event (contract 4.2).'),
+  action_type: z.string().describe('"webhook" or a registered action type, e.g. change_control.report_check.'),
+  action_object_id: z.number().int().nullable().describe('The webhook id when action_type is "webhook".'),
+  action_data: z.record(z.string(), z.unknown()).nullable(),
+});
+export type EventRuleOut = z.infer<typeof eventRuleOutput> & ApiObject;
+
+const eventRuleWrite = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(150, { error: 'at most 150 characters' }),
+  enabled: z.boolean().optional(),
+  object_types: z.array(objectTypeName).max(1000).optional(),
+  event_types: z.array(z.string().max(100)).min(1, { error: 'Give at least one event type.' }).max(100),
+  conditions: z.unknown().optional(),
+  action_type: z.string().min(1).max(100),
+  action_object_id: z.number().int().nullable().optional(),
+  action_data: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+type EventRuleWrite = z.infer<typeof eventRuleWrite>;
+
+function parseJson<T>(raw: string | null, fallback: T): T {
+  return raw === null ? fallback : (JSON.parse(raw) as T);
+}
+
+function present(ctx: Ctx, row: Selectable<EventRulesTable>): EventRuleOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${PATH}${row.id}/`,
+    display: row.name,
+    name: row.name,
+    enabled: row.enabled === 1,
+    object_types: parseJson<string[]>(row.object_types, []),
+    event_types: parseJson<string[]>(row.event_types, []),
+    conditions: parseJson<unknown>(row.conditions, null),
+    action_type: row.action_type,
+    action_object_id: row.action_object_id,
+    action_data: parseJson<Record<string, unknown> | null>(row.action_data, null),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+async function getEventRule(ctx: Ctx, id: number): Promise<EventRuleOut | undefined> {
+  const row = await ctx.db.selectFrom('event_rules').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? present(ctx, row) : undefined;
+}
+
+function anyOf<T>(wanted: T[] | undefined, have: T[]): boolean {
+  return !wanted || wanted.some((w) => have.includes(w));
+}
+
+/** Event rules are few: filtered, ordered and paged in memory. */
+async function listEventRules(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: EventRuleOut[] }> {
+  const all = (await ctx.db.selectFrom('event_rules').selectAll().execute()).map((r) => present(ctx, r));
+  const matching = all.filter(
+    (r) =>
+      anyOf(filters.id, [r.id]) &&
+      anyOf(filters.name, [r.name]) &&
+      anyOf(filters.enabled, [r.enabled]) &&
+      anyOf(filters.object_type, r.object_types) &&
+      anyOf(filters.event_type, r.event_types) &&
+      anyOf(filters.action_type, [r.action_type]) &&
+      anyOf(filters.action_object_id, r.action_object_id === null ? [] : [r.action_object_id]),
+  );
+  const sorted = sortObjects(matching, ordering);
+  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
+}
+
+/** Nesting depth of a JSON value, without recursion (a hostile body cannot exhaust the stack). */
+function depthOf(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    max = Math.max(max, d);
+    if (max > MAX_CONDITION_DEPTH * 2) return max;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push([child, d + 1]);
+  }
+  return max;
+}
+
+function fieldError(field: string, message: string): ValidationError {
+  return ValidationError.field(field, message);
+}
+
+/** What a rule does, as it will be stored. */
+interface RuleAction {
+  object_types: string[];
+  event_types: string[];
+  conditions: unknown;
+  action_type: string;
+  action_object_id: number | null;
+  action_data: Record<string, unknown> | null;
+}
+
+/** Validates a rule as it will be stored (after a partial update is merged onto the existing rule). */
+async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
+  const unknownTypes = rule.object_types.filter((t) => !ctx.host.objectTypes.has(t));
+  if (unknownTypes.length > 0) {
+    const messages = unknownTypes.map((t) => `Unknown object type "${t}".`);
+    throw new ValidationError(`object_types: ${messages.join(' ')}`, { object_types: messages });
+  }
+  const known = ctx.host.events.eventTypes();
+  if (rule.event_types.length === 0) throw fieldError('event_types', 'Give at least one event type.');
+  const unknownEvents = rule.event_types.filter((e) => !known.includes(e));
+  if (unknownEvents.length > 0) {
+    const messages = unknownEvents.map((e) => `Unknown event type "${e}" (known: ${known.join(', ')}).`);
+    throw new ValidationError(`event_types: ${messages.join(' ')}`, { event_types: messages });
+  }
+  if (rule.conditions !== null && rule.conditions !== undefined) {
+    if (depthOf(rule.conditions) > MAX_CONDITION_DEPTH * 2) throw fieldError('conditions', `Condition sets may nest at most ${MAX_CONDITION_DEPTH} levels.`);
+    const problem = conditionSetProblem(rule.conditions, CONDITION_OPS);
+    if (problem) throw fieldError('conditions', problem);
+  }
+  const actionTypes = ctx.host.events.actionTypes();
+  if (!actionTypes.includes(rule.action_type)) {
+    throw fieldError('action_type', `"${rule.action_type}" is not a valid choice (expected one of: ${actionTypes.join(', ')}).`);
+  }
+  if (rule.action_type === WEBHOOK_ACTION) {
+    if (rule.action_object_id === null) throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
+    const hook = await ctx.db.selectFrom('webhooks').select('id').where('id', '=', rule.action_object_id).executeTakeFirst();
+    if (!hook) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
+  }
+  const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
+  if (dataProblem) throw fieldError('action_data', dataProblem);
+}
+
+async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
+  let q = ctx.db.selectFrom('event_rules').select('id').where('name', '=', name);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw fieldError('name', 'An event rule with this name already exists.');
+}
+
+function unique<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+function columns(input: Partial<EventRuleWrite>): Partial<Omit<Selectable<EventRulesTable>, 'id'>> {
+  const out: Partial<Omit<Selectable<EventRulesTable>, 'id'>> = {};
+  if (input.name !== undefined) out.name = input.name;
+  if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
+  if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
+  if (input.event_types !== undefined) out.event_types = JSON.stringify(unique(input.event_types));
+  if (input.conditions !== undefined) out.conditions = input.conditions === null ? null : JSON.stringify(input.conditions);
+  if (input.action_type !== undefined) out.action_type = input.action_type;
+  if (input.action_object_id !== undefined) out.action_object_id = input.action_object_id;
+  if (input.action_data !== undefined) out.action_data = input.action_data === null ? null : JSON.stringify(input.action_data);
+  return out;
+}
+
+/** The rule as it will be stored: the existing rule (if any) with the input laid over it. */
+function merged(existing: EventRuleOut | null, input: Partial<EventRuleWrite>): RuleAction {
+  return {
+    object_types: input.object_types ?? existing?.object_types ?? [],
+    event_types: input.event_types ?? existing?.event_types ?? [],
+    conditions: input.conditions !== undefined ? input.conditions : (existing?.conditions ?? null),
+    action_type: input.action_type ?? existing?.action_type ?? '',
+    action_object_id: input.action_object_id !== undefined ? input.action_object_id : (existing?.action_object_id ?? null),
+    action_data: input.action_data !== undefined ? input.action_data : (existing?.action_data ?? null),
+  };
+}
+
+/** `/api/extras/event-rules/`: which events of which object types trigger which action. */
+export function registerEventRules(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'extras',
+    objectType: OBJECT_TYPE,
+    path: PATH,
+    output: eventRuleOutput,
+    filters: {
+      id: { type: 'int' },
+      name: { type: 'string' },
+      enabled: { type: 'bool' },
+      object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").' },
+      event_type: { type: 'string', description: 'Rules triggered by this event type.' },
+      action_type: { type: 'string' },
+      action_object_id: { type: 'int' },
+    },
+    ordering: ['id', 'name', 'enabled', 'created', 'last_updated'],
+    list: listEventRules,
+    get: getEventRule,
+    create: {
+      body: eventRuleWrite,
+      run: async (ctx, input: EventRuleWrite) => {
+        await assertNameFree(ctx, input.name, null);
+        await validateRule(ctx, merged(null, input));
+        const now = ctx.host.clock.now().toISOString();
+        const row = await ctx.db
+          .insertInto('event_rules')
+          .values({
+            name: input.name,
+            enabled: 1,
+            object_types: '[]',
+            event_types: '[]',
+            conditions: null,
+            action_type: input.action_type,
+            action_object_id: null,
+            action_data: null,
+            ...columns(input),
+            created: now,
+            last_updated: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return row.id;
+      },
+    },
+    update: {
+      body: eventRuleWrite.partial(),
+      put: eventRuleWrite,
+      run: async (ctx, existing, input: Partial<EventRuleWrite>) => {
+        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
+        await validateRule(ctx, merged(existing, input));
+        await ctx.db
+          .updateTable('event_rules')
+          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
+          .where('id', '=', existing.id)
+          .execute();
+      },
+    },
+    remove: async (ctx, existing) => {
+      await ctx.db.deleteFrom('event_rules').where('id', '=', existing.id).execute();
+    },
+  });
+}

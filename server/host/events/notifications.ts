@@ -1,0 +1,36 @@
+import type { Ctx } from '../core/context';
+
+export interface NotificationInput {
+  objectType: string;
+  objectId: number;
+  objectRepr: string;
+  eventType: string;
+}
+
+/**
+ * Leaves a notification for each of `userIds` (duplicates and unknown ids are skipped), in the
+ * caller's transaction. For plugins: e.g. reviewers told of a submitted change request.
+ * Returns the number of notifications written.
+ */
+export async function notify(ctx: Ctx, userIds: readonly number[], what: NotificationInput): Promise<number> {
+  const wanted = [...new Set(userIds)];
+  if (wanted.length === 0) return 0;
+  const users = await ctx.db.selectFrom('users').select('id').where('id', 'in', wanted).where('is_active', '=', 1).execute();
+  if (users.length === 0) return 0;
+  const now = ctx.host.clock.now().toISOString();
+  await ctx.db
+    .insertInto('notifications')
+    .values(
+      users.map((u) => ({
+        user_id: u.id,
+        object_type: what.objectType,
+        object_id: what.objectId,
+        object_repr: what.objectRepr.slice(0, 200),
+        event_type: what.eventType,
+        read: 0,
+        created: now,
+      })),
+    )
+    .execute();
+  return users.length;
+}

@@ -1,0 +1,197 @@
+import { z } from 'zod';
+import { httpUrl } from '../../../contract/api/common';
+import type { Selectable } from 'kysely';
+import { objectBase, text } from '../../../contract/api/common';
+import type { Ctx } from '../core/context';
+import { Conflict, ValidationError } from '../core/errors';
+import { WEBHOOK_ACTION } from './bus';
+import type { Host } from '../host';
+import type { WebhooksTable } from '../db/tables';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { sortObjects } from '../http/query';
+
+const OBJECT_TYPE = 'extras.webhook';
+const PATH = '/api/extras/webhooks/';
+
+export const HTTP_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
+
+export const webhookOutput = z.object({
+  ...objectBase,
+  name: z.string(),
+  payload_url: z.string(),
+  http_method: z.enum(HTTP_METHODS),
+  http_content_type: z.string(),
+  additional_headers: z.string().describe('"Name: value" lines sent with every delivery.'),
+  body_template: z.string().describe('Empty: the JSON payload. Otherwise `{{ path.to.value }}` placeholders are filled from the payload.'),
+  secret: z.string().describe('Shown to those who may view webhooks. With a secret, deliveries carry X-Hook-Signature: hex HMAC-SHA512 of the body.'),
+  ssl_verification: z.boolean(),
+});
+export type WebhookOut = z.infer<typeof webhookOutput> & ApiObject;
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/** The first malformed line of `additional_headers`, or null. */
+export function headerLinesProblem(textValue: string): string | null {
+  const lines = textValue.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!HEADER_NAME.test(name)) return `Line ${i + 1}: expected "Name: value".`;
+    if (!HEADER_VALUE.test(line.slice(colon + 1))) return `Line ${i + 1}: the value holds characters a header cannot carry.`;
+  }
+  return null;
+}
+
+const payloadUrl = httpUrl(500);
+
+const contentType = z
+  .string()
+  .max(100, { error: 'at most 100 characters' })
+  .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=[^\r\n;]+)*$/, { error: 'Enter a media type, e.g. application/json.' });
+
+const webhookWrite = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(150, { error: 'at most 150 characters' }),
+  payload_url: payloadUrl,
+  http_method: z.enum(HTTP_METHODS).optional(),
+  http_content_type: contentType.optional(),
+  additional_headers: z
+    .string()
+    .max(4096, { error: 'at most 4096 characters' })
+    .superRefine((value, issue) => {
+      const problem = headerLinesProblem(value);
+      if (problem) issue.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  body_template: text().optional(),
+  secret: z.string().max(255, { error: 'at most 255 characters' }).optional(),
+  ssl_verification: z.boolean().optional(),
+});
+type WebhookWrite = z.infer<typeof webhookWrite>;
+
+function present(ctx: Ctx, row: Selectable<WebhooksTable>): WebhookOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${PATH}${row.id}/`,
+    display: row.name,
+    name: row.name,
+    payload_url: row.payload_url,
+    http_method: row.http_method as WebhookOut['http_method'],
+    http_content_type: row.http_content_type,
+    additional_headers: row.additional_headers,
+    body_template: row.body_template,
+    secret: row.secret,
+    ssl_verification: row.ssl_verification === 1,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+async function getWebhook(ctx: Ctx, id: number): Promise<WebhookOut | undefined> {
+  const row = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? present(ctx, row) : undefined;
+}
+
+/** Webhooks are few: filtered, ordered and paged in memory. */
+async function listWebhooks(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: WebhookOut[] }> {
+  const all = (await ctx.db.selectFrom('webhooks').selectAll().execute()).map((r) => present(ctx, r));
+  const matching = all.filter(
+    (w) =>
+      (!filters.id || filters.id.includes(w.id)) &&
+      (!filters.name || filters.name.includes(w.name)) &&
+      (!filters.http_method || filters.http_method.includes(w.http_method)) &&
+      (!filters.payload_url || filters.payload_url.includes(w.payload_url)),
+  );
+  const sorted = sortObjects(matching, ordering);
+  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
+}
+
+async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
+  let q = ctx.db.selectFrom('webhooks').select('id').where('name', '=', name);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A webhook with this name already exists.');
+}
+
+function columns(input: Partial<WebhookWrite>): Partial<Omit<Selectable<WebhooksTable>, 'id'>> {
+  const out: Partial<Omit<Selectable<WebhooksTable>, 'id'>> = {};
+  if (input.name !== undefined) out.name = input.name;
+  if (input.payload_url !== undefined) out.payload_url = input.payload_url;
+  if (input.http_method !== undefined) out.http_method = input.http_method;
+  if (input.http_content_type !== undefined) out.http_content_type = input.http_content_type;
+  if (input.additional_headers !== undefined) out.additional_headers = input.additional_headers;
+  if (input.body_template !== undefined) out.body_template = input.body_template;
+  if (input.secret !== undefined) out.secret = input.secret;
+  if (input.ssl_verification !== undefined) out.ssl_verification = input.ssl_verification ? 1 : 0;
+  return out;
+}
+
+/** `/api/extras/webhooks/`: where event rules with action type `webhook` deliver. */
+export function registerWebhooks(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'extras',
+    objectType: OBJECT_TYPE,
+    path: PATH,
+    output: webhookOutput,
+    filters: {
+      id: { type: 'int' },
+      name: { type: 'string' },
+      http_method: { type: 'choice', choices: HTTP_METHODS },
+      payload_url: { type: 'string' },
+    },
+    ordering: ['id', 'name', 'created', 'last_updated'],
+    list: listWebhooks,
+    get: getWebhook,
+    create: {
+      body: webhookWrite,
+      run: async (ctx, input: WebhookWrite) => {
+        await assertNameFree(ctx, input.name, null);
+        const now = ctx.host.clock.now().toISOString();
+        const row = await ctx.db
+          .insertInto('webhooks')
+          .values({
+            name: input.name,
+            payload_url: input.payload_url,
+            http_method: 'POST',
+            http_content_type: 'application/json',
+            additional_headers: '',
+            body_template: '',
+            secret: '',
+            ssl_verification: 1,
+            ...columns(input),
+            created: now,
+            last_updated: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return row.id;
+      },
+    },
+    update: {
+      body: webhookWrite.partial(),
+      put: webhookWrite,
+      run: async (ctx, existing, input: Partial<WebhookWrite>) => {
+        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
+        await ctx.db
+          .updateTable('webhooks')
+          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
+          .where('id', '=', existing.id)
+          .execute();
+      },
+    },
+    remove: async (ctx, existing) => {
+      const users = await ctx.db
+        .selectFrom('event_rules')
+        .select('name')
+        .where('action_type', '=', WEBHOOK_ACTION)
+        .where('action_object_id', '=', existing.id)
+        .orderBy('name')
+        .execute();
+      if (users.length > 0) {
+        throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${users.map((u) => `"${u.name}"`).join(', ')}; change or delete them first.`);
+      }
+      await ctx.db.deleteFrom('webhooks').where('id', '=', existing.id).execute();
+    },
+  });
+}

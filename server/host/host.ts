@@ -1,0 +1,78 @@
+import type { Migration } from 'kysely';
+import type { HostDb } from './db/database';
+import type { Clock } from './core/clock';
+import type { Config } from './core/config';
+import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
+import { BranchHooks, MergeValidators } from './core/hooks';
+import type { Logger } from './core/logger';
+import { ReadMemo } from './core/read-memo';
+import { SearchRegistry } from './core/search';
+import { CredentialThrottle } from './core/throttle';
+import type { VersionRange } from './core/version';
+import { EventBus } from './events/bus';
+import { TokenAuthenticator } from './http/auth';
+import { RouteRegistry } from './http/routes';
+import { ObjectTypeRegistry } from './objects/object-types';
+import { PermissionService } from './users/object-permissions';
+
+export type { BackgroundTask, MainWriteGuard };
+
+/** A plugin that cannot run on this host (range, requirements, loading): the service refuses to start. */
+export class PluginError extends Error {}
+
+/**
+ * A plugin of the host: it declares the host range it runs on and the plugins it requires,
+ * brings its own migrations, and registers routes, object types, events and hooks.
+ */
+export interface HostPlugin {
+  name: string;
+  version: string;
+  hostVersion: VersionRange;
+  /** Other plugins this one needs, by name, with the version line (`'1.2'` accepts 1.2.x). */
+  requires?: Record<string, string>;
+  migrations?: Record<string, Migration>;
+  register(host: Host): void | Promise<void>;
+}
+
+/**
+ * The host as the host's own parts and the plugins see it while they register: its services
+ * (what domain code reaches through `ctx.host`), the route table and token authentication.
+ */
+export interface Host extends HostServices {
+  readonly routes: RouteRegistry;
+  readonly auth: TokenAuthenticator;
+}
+
+export interface HostDeps {
+  db: HostDb;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+}
+
+export function createHost(deps: HostDeps): Host {
+  const host: Host = {
+    ...deps,
+    routes: new RouteRegistry(),
+    objectTypes: new ObjectTypeRegistry(),
+    permissions: new PermissionService(deps.db),
+    events: new EventBus(),
+    branchHooks: new BranchHooks(),
+    mergeValidators: new MergeValidators(),
+    mainWriteGuards: [],
+    search: new SearchRegistry(),
+    plugins: new Map(),
+    background: [],
+    readMemo: new ReadMemo(),
+    credentialThrottle: new CredentialThrottle(deps.clock),
+    get auth(): TokenAuthenticator {
+      return auth;
+    },
+    invalidateIdentity(): void {
+      auth.invalidate();
+      host.permissions.invalidate();
+    },
+  };
+  const auth = new TokenAuthenticator(host);
+  return host;
+}

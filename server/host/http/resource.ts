@@ -1,0 +1,231 @@
+import type { z } from 'zod';
+import type { ApiObject } from '../core/api-object';
+import { recordChange } from '../events/changelog';
+import type { Ctx } from '../core/context';
+import { NotFound, PermissionDenied } from '../core/errors';
+import { grantAllows, type Grant } from '../users/object-permissions';
+import {
+  envelope,
+  parseFilters,
+  parseOrdering,
+  parsePage,
+  sortObjects,
+  type FilterDef,
+  type OrderBy,
+  type Page,
+  type ParsedFilters,
+} from './query';
+import { Reply, type QueryParamDoc, type RouteRegistry } from './routes';
+
+export type { ApiObject };
+
+export interface ListOptions {
+  filters: ParsedFilters;
+  ordering: OrderBy[];
+  /** Null when permission constraints are filtered in code: return every match then. */
+  page: Page | null;
+}
+
+/**
+ * A model exposed with the standard REST operations (list, retrieve, create, update,
+ * partial update, delete). The resource supplies data access and presentation; this
+ * module supplies permissions (with constraints), validation, transactions, the
+ * changelog and events, so every model behaves the same.
+ */
+export interface ResourceSpec<T extends ApiObject, C = never, U = never> {
+  tag: string;
+  /** `app_label.model`: names the permissions and the changelog's object type. */
+  objectType: string;
+  /** Collection path, e.g. `/api/users/groups/`. */
+  path: string;
+  output: z.ZodType;
+  filters?: Record<string, FilterDef>;
+  ordering?: readonly string[];
+  defaultOrdering?: OrderBy[];
+  list(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: T[] }>;
+  get(ctx: Ctx, id: number): Promise<T | undefined>;
+  /** POST: `run` gets what `body` gives and answers the new object's id. */
+  create?: { body: z.ZodType<C>; run(ctx: Ctx, input: C): Promise<number> };
+  /** PATCH with `body`, PUT with `put` (default: `body`); `run` gets what the schema gives. */
+  update?: { body: z.ZodType<U>; put?: z.ZodType<U>; run(ctx: Ctx, existing: T, input: U): Promise<void> };
+  remove?(ctx: Ctx, existing: T): Promise<void>;
+  /** What the changelog keeps of an object (default: the API object). */
+  snapshot?(obj: T): Record<string, unknown>;
+  /** Skip the generic changelog (the domain records its own). */
+  ownChangelog?: boolean;
+}
+
+async function grantFor(ctx: Ctx, objectType: string, action: string): Promise<Grant> {
+  if (!ctx.user) return false;
+  const perms = await ctx.host.permissions.forUser(ctx.user, ctx.db);
+  return perms.grant(objectType, action);
+}
+
+/** Loads one object the caller may view, or throws 404. */
+export async function getViewable<T extends ApiObject>(ctx: Ctx, spec: Pick<ResourceSpec<T>, 'objectType' | 'get'>, id: number): Promise<T> {
+  const obj = await spec.get(ctx, id);
+  if (!obj || !ctx.user) throw new NotFound();
+  if (!grantAllows(await grantFor(ctx, spec.objectType, 'view'), obj, ctx.user)) throw new NotFound();
+  return obj;
+}
+
+/** Throws 403 unless the caller holds `action` on this object. */
+export async function requireObjectPermission(ctx: Ctx, objectType: string, action: string, obj: Record<string, unknown>): Promise<void> {
+  if (!ctx.user || !grantAllows(await grantFor(ctx, objectType, action), obj, ctx.user)) {
+    throw new PermissionDenied();
+  }
+}
+
+export function parseId(raw: string | undefined): number {
+  if (raw === undefined || !/^\d+$/.test(raw)) throw new NotFound();
+  const id = Number.parseInt(raw, 10);
+  if (!Number.isSafeInteger(id)) throw new NotFound();
+  return id;
+}
+
+function permName(objectType: string, action: string): string {
+  const [app, model] = objectType.split('.');
+  return `${app}.${action}_${model}`;
+}
+
+function filterDocs(filters: Record<string, FilterDef> | undefined): QueryParamDoc[] {
+  const docs: QueryParamDoc[] = [
+    { name: 'limit', description: 'Page size (default 50, at most 1000).' },
+    { name: 'offset', description: 'Index of the first result.' },
+    { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+  ];
+  for (const [name, def] of Object.entries(filters ?? {})) {
+    docs.push({ name, description: def.description ?? `Filter on ${name}.`, repeated: true });
+  }
+  return docs;
+}
+
+export function registerResource<T extends ApiObject, C = never, U = never>(routes: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
+  const detail = `${spec.path}:id/`;
+  const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
+  const filters = spec.filters ?? {};
+  const ordering = spec.ordering ?? ['id'];
+
+  routes.add({
+    method: 'GET',
+    path: spec.path,
+    access: { permission: permName(spec.objectType, 'view') },
+    summary: `List ${spec.objectType} objects`,
+    tag: spec.tag,
+    query: filterDocs(spec.filters),
+    response: spec.output,
+    handler: async ({ ctx, query, url }) => {
+      const parsedFilters = parseFilters(query, filters, ctx.user?.id ?? null);
+      const order = parseOrdering(query, ordering, spec.defaultOrdering);
+      const page = parsePage(query);
+      const grant = await grantFor(ctx, spec.objectType, 'view');
+      if (grant === false || !ctx.user) throw new PermissionDenied();
+      if (grant === true) {
+        const { count, items } = await spec.list(ctx, { filters: parsedFilters, ordering: order, page });
+        return envelope(items, count, page, url);
+      }
+      const user = ctx.user;
+      const { items } = await spec.list(ctx, { filters: parsedFilters, ordering: order, page: null });
+      const visible = sortObjects(
+        items.filter((o) => grantAllows(grant, o, user)),
+        order,
+      );
+      return envelope(visible.slice(page.offset, page.offset + page.limit), visible.length, page, url);
+    },
+  });
+
+  routes.add({
+    method: 'GET',
+    path: detail,
+    access: { permission: permName(spec.objectType, 'view') },
+    summary: `Retrieve a ${spec.objectType} object`,
+    tag: spec.tag,
+    response: spec.output,
+    handler: async ({ ctx, params }) => getViewable(ctx, spec, parseId(params.id)),
+  });
+
+  if (spec.create) {
+    const create = spec.create;
+    routes.add({
+      method: 'POST',
+      path: spec.path,
+      access: { permission: permName(spec.objectType, 'add') },
+      summary: `Create a ${spec.objectType} object`,
+      tag: spec.tag,
+      body: create.body,
+      response: spec.output,
+      status: 201,
+      handler: async ({ ctx, body }) => {
+        const id = await create.run(ctx, body);
+        const created = await spec.get(ctx, id);
+        if (!created) throw new Error(`${spec.objectType} ${id} vanished after create`);
+        await requireObjectPermission(ctx, spec.objectType, 'add', created);
+        if (!spec.ownChangelog) {
+          await recordChange(ctx, { action: 'create', objectType: spec.objectType, objectId: id, repr: created.display, prechange: null, postchange: snapshot(created) });
+        }
+        return new Reply(201, created);
+      },
+    });
+  }
+
+  if (spec.update) {
+    const update = spec.update;
+    const write = async (ctx: Ctx, rawId: string | undefined, body: U): Promise<T> => {
+      const existing = await getViewable(ctx, spec, parseId(rawId));
+      await requireObjectPermission(ctx, spec.objectType, 'change', existing);
+      await update.run(ctx, existing, body);
+      const updated = await spec.get(ctx, existing.id);
+      if (!updated) throw new NotFound();
+      await requireObjectPermission(ctx, spec.objectType, 'change', updated);
+      if (!spec.ownChangelog) {
+        const pre = snapshot(existing);
+        const post = snapshot(updated);
+        if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
+          await recordChange(ctx, { action: 'update', objectType: spec.objectType, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
+        }
+      }
+      return updated;
+    };
+    routes.add({
+      method: 'PATCH',
+      path: detail,
+      access: { permission: permName(spec.objectType, 'change') },
+      summary: `Partially update a ${spec.objectType} object`,
+      tag: spec.tag,
+      body: update.body,
+      response: spec.output,
+      handler: async ({ ctx, params, body }) => write(ctx, params.id, body),
+    });
+    routes.add({
+      method: 'PUT',
+      path: detail,
+      access: { permission: permName(spec.objectType, 'change') },
+      summary: `Update a ${spec.objectType} object`,
+      tag: spec.tag,
+      body: update.put ?? update.body,
+      response: spec.output,
+      handler: async ({ ctx, params, body }) => write(ctx, params.id, body),
+    });
+  }
+
+  if (spec.remove) {
+    const remove = spec.remove;
+    routes.add({
+      method: 'DELETE',
+      path: detail,
+      access: { permission: permName(spec.objectType, 'delete') },
+      summary: `Delete a ${spec.objectType} object`,
+      tag: spec.tag,
+      status: 204,
+      handler: async ({ ctx, params }) => {
+        const existing = await getViewable(ctx, spec, parseId(params.id));
+        await requireObjectPermission(ctx, spec.objectType, 'delete', existing);
+        await remove(ctx, existing);
+        if (!spec.ownChangelog) {
+          await recordChange(ctx, { action: 'delete', objectType: spec.objectType, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
+        }
+        return new Reply(204);
+      },
+    });
+  }
+}

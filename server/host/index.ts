@@ -1,0 +1,47 @@
+/**
+ * The host's public module: everything of the host's domain a plugin may use (its context and
+ * errors, the changelog and events, permissions, users, objects and branches, the database
+ * handle). Plugins import the host only from here and, for their routes, from `http/index.ts`;
+ * `.dependency-cruiser.cjs` holds them to it.
+ */
+export type { ApiObject } from './core/api-object';
+export { LocalCommitSignal } from './core/commit-signal';
+export type { CommitSignal } from './core/commit-signal';
+export { conditionRegExp, conditionSetProblem, sameJson, testOp } from './core/conditions';
+export type { ConditionSet } from './core/conditions';
+export type { Config } from './core/config';
+export { createCtx, deriveCtx, inTransaction } from './core/context';
+export type { BackgroundTask, Ctx, HostServices } from './core/context';
+export { Conflict, NotFound, PermissionDenied, ValidationError } from './core/errors';
+export type { AuthUser } from './core/identity';
+export type { Logger } from './core/logger';
+export type { SearchHit } from './core/search';
+export type { StreamSink } from './core/stream-sink';
+export { HOST_VERSION, inRange } from './core/version';
+export type { VersionRange } from './core/version';
+export { withTables } from './db/database';
+export type { Queryable } from './db/database';
+export type { BranchChangesTable, BranchRow, HostTables } from './db/tables';
+export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';
+export { recordChange } from './events/changelog';
+export { notify } from './events/notifications';
+export { PluginError } from './host';
+export type { Host, HostPlugin } from './host';
+export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributesOf } from './objects/attributes';
+export type { Attributes } from './objects/attributes';
+export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
+export { branchChanges, parseChangeRow, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
+export type { BranchChange } from './objects/branch-changes-repository';
+export { branchDataMemo } from './objects/branch-data-memo';
+export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch } from './objects/branches';
+export type { BranchOut } from './objects/branches';
+export { ChangeVisibility } from './objects/change-visibility';
+export type { ChangedObjectRef } from './objects/change-visibility';
+export { deleteMainObject, getMainObjects, putMainObject } from './objects/main-repository';
+export type { ObjectState } from './objects/main-repository';
+export type { NetChange } from './objects/net-effect';
+export { logObjectWrite } from './objects/writes';
+export type { CatalogueType } from './objects/writes';
+export { usersHolding } from './users/holders';
+export { grantAllows, parsePermissionName, UserPermissions } from './users/object-permissions';
+export { requireExistingIds } from './users/references';

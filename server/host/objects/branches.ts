@@ -1,0 +1,43 @@
+import type { Branch } from '../../../contract/api/branching';
+import type { ApiObject } from '../core/api-object';
+import type { Ctx } from '../core/context';
+import { NotFound } from '../core/errors';
+import type { BranchRow } from '../db/tables';
+
+/**
+ * Branches as data: the host keeps them (its objects live on main and in branches), the
+ * branching plugin brings their API and actions.
+ */
+export const BRANCH_TYPE = 'branching.branch';
+export const BRANCHES_PATH = '/api/plugins/branching/branches/';
+
+export type BranchOut = Branch & ApiObject;
+
+export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${BRANCHES_PATH}${row.id}/`,
+    display: row.name,
+    name: row.name,
+    description: row.description,
+    status: row.status as Branch['status'],
+    schema_id: row.schema_id,
+    owner: row.owner,
+    last_sync: row.last_sync,
+    merged_time: row.merged_time,
+    merged_by: row.merged_by,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
+  return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The branch, or 404. */
+export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {
+  const row = await findBranch(ctx, id);
+  if (!row) throw new NotFound();
+  return row;
+}

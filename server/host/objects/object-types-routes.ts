@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import type { Ctx } from '../core/context';
+import { NotFound } from '../core/errors';
+import type { Host } from '../host';
+import type { ObjectTypeDef } from './object-types';
+import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef } from '../http/query';
+import { parseId } from '../http/resource';
+
+const PATH = '/api/core/object-types/';
+
+export const objectTypeOutput = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  app_label: z.string(),
+  model: z.string(),
+});
+type ObjectTypeOut = z.infer<typeof objectTypeOutput>;
+
+const ORDERING = ['id', 'app_label', 'model', 'display'];
+
+function present(ctx: Ctx, def: ObjectTypeDef & { id: number }): ObjectTypeOut {
+  return {
+    id: def.id,
+    url: `${ctx.baseUrl}${PATH}${def.id}/`,
+    display: def.display,
+    app_label: def.appLabel,
+    model: def.model,
+  };
+}
+
+/** `app_label` is a choice among the registered labels, read at request time (plugins add theirs). */
+function filters(host: Host): Record<string, FilterDef> {
+  const labels = [...new Set(host.objectTypes.all().map((t) => t.appLabel))].sort();
+  return {
+    id: { type: 'int' },
+    app_label: { type: 'choice', choices: labels },
+    model: { type: 'string' },
+  };
+}
+
+/** `/api/core/object-types/` (read-only): the catalogue of object types, host and plugins alike. */
+export function registerObjectTypes(host: Host): void {
+  host.routes.add({
+    method: 'GET',
+    path: PATH,
+    access: { authenticated: true },
+    summary: 'List object types',
+    tag: 'core',
+    query: [
+      { name: 'limit', description: 'Page size (default 50, at most 1000).' },
+      { name: 'offset', description: 'Index of the first result.' },
+      { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+      { name: 'id', description: 'Filter on id.', repeated: true },
+      { name: 'app_label', description: 'Filter on the application label, e.g. dcim.', repeated: true },
+      { name: 'model', description: 'Filter on the model name, e.g. device.', repeated: true },
+    ],
+    response: objectTypeOutput,
+    handler: async ({ ctx, query, url }) => {
+      const parsed = parseFilters(query, filters(host), ctx.user?.id ?? null);
+      const ordering = parseOrdering(query, ORDERING);
+      const page = parsePage(query);
+      const matching = host.objectTypes
+        .all()
+        .map((t) => present(ctx, t))
+        .filter((t) => (!parsed.id || parsed.id.includes(t.id)) && (!parsed.app_label || parsed.app_label.includes(t.app_label)) && (!parsed.model || parsed.model.includes(t.model)));
+      const sorted = sortObjects(matching, ordering);
+      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+    },
+  });
+
+  host.routes.add({
+    method: 'GET',
+    path: `${PATH}:id/`,
+    access: { authenticated: true },
+    summary: 'Retrieve an object type',
+    tag: 'core',
+    response: objectTypeOutput,
+    handler: async ({ ctx, params }) => {
+      const id = parseId(params.id);
+      const def = host.objectTypes.all().find((t) => t.id === id);
+      if (!def) throw new NotFound();
+      return present(ctx, def);
+    },
+  });
+}

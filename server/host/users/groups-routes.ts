@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import type { Ctx } from '../core/context';
+import type { Host } from '../host';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import type { Selectable } from 'kysely';
+import type { GroupsTable } from '../db/tables';
+import { dropFromPermissions } from './references';
+
+export const groupOutput = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  name: z.string(),
+  description: z.string(),
+  created: z.string(),
+  last_updated: z.string(),
+});
+export type GroupOut = z.infer<typeof groupOutput> & ApiObject;
+
+const groupWrite = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(150),
+  description: z.string().max(200).optional(),
+});
+
+function present(ctx: Ctx, row: Selectable<GroupsTable>): GroupOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}/api/users/groups/${row.id}/`,
+    display: row.name,
+    name: row.name,
+    description: row.description,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+const ORDER_COLUMNS = { id: 'id', name: 'name', created: 'created' } as const;
+
+async function listGroups(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: GroupOut[] }> {
+  let q = ctx.db.selectFrom('groups');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: (await rows.execute()).map((r) => present(ctx, r)) };
+}
+
+export function registerGroups(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'users',
+    objectType: 'users.group',
+    path: '/api/users/groups/',
+    output: groupOutput,
+    filters: { id: { type: 'int' }, name: { type: 'string' } },
+    ordering: Object.keys(ORDER_COLUMNS),
+    list: listGroups,
+    get: async (ctx, id) => {
+      const row = await ctx.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? present(ctx, row) : undefined;
+    },
+    create: {
+      body: groupWrite,
+      run: async (ctx, input: z.infer<typeof groupWrite>) => {
+        const now = ctx.host.clock.now().toISOString();
+        const row = await ctx.db
+          .insertInto('groups')
+          .values({ name: input.name, description: input.description ?? '', created: now, last_updated: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        ctx.host.invalidateIdentity();
+        return row.id;
+      },
+    },
+    update: {
+      body: groupWrite.partial(),
+      put: groupWrite,
+      run: async (ctx, existing, input: Partial<z.infer<typeof groupWrite>>) => {
+        await ctx.db
+          .updateTable('groups')
+          .set({ ...input, last_updated: ctx.host.clock.now().toISOString() })
+          .where('id', '=', existing.id)
+          .execute();
+        ctx.host.invalidateIdentity();
+      },
+    },
+    remove: async (ctx, existing) => {
+      await ctx.db.deleteFrom('groups').where('id', '=', existing.id).execute();
+      await dropFromPermissions(ctx, 'groups', existing.id);
+      ctx.host.invalidateIdentity();
+    },
+  });
+}

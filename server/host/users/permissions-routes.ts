@@ -1,0 +1,190 @@
+import { z } from 'zod';
+import type { Selectable } from 'kysely';
+import { objectBase, objectTypeName, text } from '../../../contract/api/common';
+import type { Ctx } from '../core/context';
+import { ValidationError } from '../core/errors';
+import type { Host } from '../host';
+import type { PermissionsTable } from '../db/tables';
+import { sortObjects } from '../http/query';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { constraints, type Constraints } from './constraints';
+import { requireExistingIds } from './references';
+
+export const permissionOutput = z.object({
+  ...objectBase,
+  name: z.string(),
+  description: z.string(),
+  enabled: z.boolean(),
+  object_types: z.array(z.string()),
+  actions: z.array(z.string()),
+  constraints: z.union([z.null(), z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]),
+  users: z.array(z.number().int()),
+  groups: z.array(z.number().int()),
+});
+export type PermissionOut = z.infer<typeof permissionOutput> & ApiObject;
+
+const action = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'An action is a lowercase word, e.g. view, add, change, delete.' }).max(100);
+
+const permissionWrite = z.strictObject({
+  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100, { error: 'at most 100 characters' }),
+  description: text(200).optional(),
+  enabled: z.boolean().optional(),
+  object_types: z.array(objectTypeName).min(1, { error: 'Give at least one object type.' }).max(1000),
+  actions: z.array(action).min(1, { error: 'Give at least one action.' }).max(100),
+  constraints: constraints.optional(),
+  users: z.array(z.number().int()).max(10_000).optional(),
+  groups: z.array(z.number().int()).max(10_000).optional(),
+});
+type PermissionWrite = z.infer<typeof permissionWrite>;
+
+function parseJson<T>(raw: string | null, fallback: T): T {
+  if (raw === null) return fallback;
+  return JSON.parse(raw) as T;
+}
+
+function present(ctx: Ctx, row: Selectable<PermissionsTable>): PermissionOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
+    display: row.name,
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled === 1,
+    object_types: parseJson<string[]>(row.object_types, []),
+    actions: parseJson<string[]>(row.actions, []),
+    constraints: parseJson<PermissionOut['constraints']>(row.constraints, null),
+    users: parseJson<number[]>(row.users, []),
+    groups: parseJson<number[]>(row.groups, []),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+async function getPermission(ctx: Ctx, id: number): Promise<PermissionOut | undefined> {
+  const row = await ctx.db.selectFrom('permissions').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? present(ctx, row) : undefined;
+}
+
+function anyOf<T>(wanted: T[] | undefined, have: T[]): boolean {
+  return !wanted || wanted.some((w) => have.includes(w));
+}
+
+/** Permissions are few: filtered, ordered and paged in memory. */
+async function listPermissions(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PermissionOut[] }> {
+  const all = (await ctx.db.selectFrom('permissions').selectAll().execute()).map((r) => present(ctx, r));
+  const matching = all.filter(
+    (p) =>
+      anyOf(filters.id, [p.id]) &&
+      anyOf(filters.name, [p.name]) &&
+      anyOf(filters.enabled, [p.enabled]) &&
+      anyOf(filters.object_type, p.object_types) &&
+      anyOf(filters.action, p.actions) &&
+      anyOf(filters.user_id, p.users) &&
+      anyOf(filters.group_id, p.groups),
+  );
+  const sorted = sortObjects(matching, ordering);
+  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
+}
+
+function requireKnownObjectTypes(ctx: Ctx, names: readonly string[]): void {
+  const unknown = names.filter((n) => !ctx.host.objectTypes.has(n));
+  if (unknown.length > 0) {
+    const messages = unknown.map((n) => `Unknown object type "${n}".`);
+    throw new ValidationError(`object_types: ${messages.join(' ')}`, { object_types: messages });
+  }
+}
+
+function uniqueList<T>(values: readonly T[]): T[] {
+  return [...new Set(values)];
+}
+
+function columns(input: Partial<PermissionWrite>): Partial<Omit<Selectable<PermissionsTable>, 'id'>> {
+  const out: Partial<Omit<Selectable<PermissionsTable>, 'id'>> = {};
+  if (input.name !== undefined) out.name = input.name;
+  if (input.description !== undefined) out.description = input.description;
+  if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
+  if (input.object_types !== undefined) out.object_types = JSON.stringify(uniqueList(input.object_types));
+  if (input.actions !== undefined) out.actions = JSON.stringify(uniqueList(input.actions));
+  if (input.constraints !== undefined) out.constraints = input.constraints === null ? null : JSON.stringify(input.constraints as Constraints);
+  if (input.users !== undefined) out.users = JSON.stringify(uniqueList(input.users));
+  if (input.groups !== undefined) out.groups = JSON.stringify(uniqueList(input.groups));
+  return out;
+}
+
+async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Promise<void> {
+  if (input.object_types) requireKnownObjectTypes(ctx, input.object_types);
+  await requireExistingIds(ctx, 'users', 'users', input.users ?? []);
+  await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
+}
+
+async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
+  let q = ctx.db.selectFrom('permissions').select('id').where('name', '=', name);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A permission with this name already exists.');
+}
+
+export function registerPermissions(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'users',
+    objectType: 'users.objectpermission',
+    path: '/api/users/permissions/',
+    output: permissionOutput,
+    filters: {
+      id: { type: 'int' },
+      name: { type: 'string' },
+      enabled: { type: 'bool' },
+      object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").' },
+      action: { type: 'string', description: 'Permissions granting this action.' },
+      user_id: { type: 'int', allowMe: true },
+      group_id: { type: 'int' },
+    },
+    ordering: ['id', 'name', 'enabled', 'created', 'last_updated'],
+    list: listPermissions,
+    get: getPermission,
+    create: {
+      body: permissionWrite,
+      run: async (ctx, input: PermissionWrite) => {
+        await assertNameFree(ctx, input.name, null);
+        await validateReferences(ctx, input);
+        const now = ctx.host.clock.now().toISOString();
+        const row = await ctx.db
+          .insertInto('permissions')
+          .values({
+            name: input.name,
+            description: input.description ?? '',
+            enabled: input.enabled === false ? 0 : 1,
+            object_types: '[]',
+            actions: '[]',
+            constraints: null,
+            users: '[]',
+            groups: '[]',
+            ...columns(input),
+            created: now,
+            last_updated: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        ctx.host.invalidateIdentity();
+        return row.id;
+      },
+    },
+    update: {
+      body: permissionWrite.partial(),
+      put: permissionWrite,
+      run: async (ctx, existing, input: Partial<PermissionWrite>) => {
+        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
+        await validateReferences(ctx, input);
+        await ctx.db
+          .updateTable('permissions')
+          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
+          .where('id', '=', existing.id)
+          .execute();
+        ctx.host.invalidateIdentity();
+      },
+    },
+    remove: async (ctx, existing) => {
+      await ctx.db.deleteFrom('permissions').where('id', '=', existing.id).execute();
+      ctx.host.invalidateIdentity();
+    },
+  });
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { deriveCtx, inTransaction } from '../core/context';
+import { AuthenticationFailed, TooManyRequests } from '../core/errors';
+import type { Host } from '../host';
+import { verifyPassword } from '../core/secrets';
+import { Reply } from '../http/routes';
+import { provisionedToken } from '../../../contract/api/host';
+import { createToken, tokenSettings } from './tokens-routes';
+
+const provisionBody = z.strictObject({
+  username: z.string().max(150, { error: 'at most 150 characters' }),
+  password: z.string().max(256, { error: 'at most 256 characters' }),
+  ...tokenSettings,
+});
+
+/** Compared against when the username is unknown, so both failures take the same time. */
+const DUMMY_HASH = 'scrypt$00000000000000000000000000000000$0000000000000000000000000000000000000000000000000000000000000000';
+
+/** `POST /api/users/tokens/provision/`: a new token for a username and password (no token needed). */
+export function registerTokenProvisioning(host: Host): void {
+  host.routes.add({
+    method: 'POST',
+    path: '/api/users/tokens/provision/',
+    access: { public: true },
+    summary: 'Provision a token with a username and password; the answer holds its key, shown this once',
+    tag: 'users',
+    body: provisionBody,
+    response: provisionedToken,
+    status: 201,
+    // The password is checked outside any transaction: hashing takes tens of milliseconds.
+    transaction: false,
+    handler: async ({ ctx, body, address }) => {
+      const { username, password, ...settings } = body;
+      const throttle = ctx.host.credentialThrottle;
+      const wait = throttle.retryAfter('password', address, username);
+      if (wait > 0) throw new TooManyRequests(wait);
+      const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      const valid = (await verifyPassword(password, user?.password_hash ?? DUMMY_HASH)) && user !== undefined;
+      if (!user || !valid) {
+        throttle.fail('password', address, username);
+        throw new AuthenticationFailed('Invalid username or password.');
+      }
+      if (user.is_active !== 1) throw new AuthenticationFailed('User is inactive.');
+      const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', user.id).execute();
+      const asUser = deriveCtx(ctx, {
+        user: { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true },
+      });
+      return new Reply(201, await inTransaction(asUser, (tx) => createToken(tx, { ...settings, userId: user.id })));
+    },
+  });
+}

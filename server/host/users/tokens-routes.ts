@@ -1,0 +1,249 @@
+import { z } from 'zod';
+import { token as tokenOutput, type Token } from '../../../contract/api/host';
+import { recordChange } from '../events/changelog';
+import type { Ctx } from '../core/context';
+import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
+import type { Host } from '../host';
+import { grantAllows } from './object-permissions';
+import { hashTokenKey, newTokenKey } from '../core/secrets';
+import type { TokensTable } from '../db/tables';
+import type { Selectable } from 'kysely';
+import { parseId } from '../http/resource';
+import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef, type ParsedFilters } from '../http/query';
+import { Reply } from '../http/routes';
+import { requireExistingIds } from './references';
+
+const OBJECT_TYPE = 'users.token';
+const PATH = '/api/users/tokens/';
+
+/** A token as presented (its schema, `token`, is in the shared contract: contract/api/host.ts). */
+export type TokenOut = Token & { id: number; display: string };
+
+const tokenKey = z.string().regex(/^[\x21-\x7e]{40,256}$/, { error: 'A key is 40 to 256 printable characters without spaces.' });
+const expires = z.iso.datetime({ offset: true, error: 'Enter a date-time with a time zone, e.g. 2026-12-31T23:59:00Z.' }).nullable();
+
+/** Token settings a creator chooses (the key is optional: one is generated). */
+export const tokenSettings = {
+  write_enabled: z.boolean().optional(),
+  expires: expires.optional(),
+  description: z.string().max(200, { error: 'at most 200 characters' }).optional(),
+};
+
+const tokenCreate = z.strictObject({ user: z.number().int().optional(), key: tokenKey.optional(), ...tokenSettings });
+const tokenUpdate = z.strictObject({ user: z.number().int().optional(), key: z.unknown().optional(), ...tokenSettings });
+type TokenUpdate = z.infer<typeof tokenUpdate>;
+
+const FILTERS: Record<string, FilterDef> = {
+  id: { type: 'int' },
+  user_id: { type: 'int', allowMe: true },
+  write_enabled: { type: 'bool' },
+};
+const ORDERING = ['id', 'user', 'created', 'expires', 'last_used'];
+
+function present(ctx: Ctx, row: Selectable<TokensTable>): TokenOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${PATH}${row.id}/`,
+    display: `${row.key_prefix}…`,
+    user: row.user_id,
+    write_enabled: row.write_enabled === 1,
+    expires: row.expires,
+    description: row.description,
+    created: row.created,
+    last_updated: row.last_updated,
+    last_used: row.last_used,
+  };
+}
+
+async function getToken(ctx: Ctx, id: number): Promise<TokenOut | undefined> {
+  const row = await ctx.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? present(ctx, row) : undefined;
+}
+
+type TokenAction = 'view' | 'add' | 'change' | 'delete';
+
+/** Own tokens are always the caller's to view, add, change and delete; others need `users.<action>_token`. */
+async function tokenRule(ctx: Ctx, action: TokenAction): Promise<(token: TokenOut) => boolean> {
+  const user = ctx.user;
+  if (!user) return () => false;
+  const grant = (await ctx.host.permissions.forUser(user, ctx.db)).grant(OBJECT_TYPE, action);
+  return (token) => token.user === user.id || grantAllows(grant, token, user);
+}
+
+async function mayAct(ctx: Ctx, action: TokenAction, token: TokenOut): Promise<boolean> {
+  return (await tokenRule(ctx, action))(token);
+}
+
+async function getVisible(ctx: Ctx, rawId: string | undefined): Promise<TokenOut> {
+  const token = await getToken(ctx, parseId(rawId));
+  if (!token || !(await mayAct(ctx, 'view', token))) throw new NotFound();
+  return token;
+}
+
+function snapshot(token: TokenOut): Record<string, unknown> {
+  const { key: _key, ...rest } = token;
+  return rest;
+}
+
+export interface NewToken {
+  userId: number;
+  key?: string;
+  write_enabled?: boolean;
+  expires?: string | null;
+  description?: string;
+}
+
+/** Stores a token (its key hashed) and records the change; returns the token with its key, the only time the key is shown. */
+export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> {
+  const key = input.key ?? newTokenKey();
+  const keyHash = hashTokenKey(key);
+  const clash = await ctx.db.selectFrom('tokens').select('id').where('key_hash', '=', keyHash).executeTakeFirst();
+  if (clash) throw ValidationError.field('key', 'A token with this key already exists.');
+  const now = ctx.host.clock.now().toISOString();
+  const row = await ctx.db
+    .insertInto('tokens')
+    .values({
+      user_id: input.userId,
+      key_hash: keyHash,
+      key_prefix: key.slice(0, 6),
+      write_enabled: input.write_enabled === false ? 0 : 1,
+      expires: input.expires ? new Date(input.expires).toISOString() : null,
+      description: input.description ?? '',
+      last_used: null,
+      created: now,
+      last_updated: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const token = present(ctx, row);
+  await recordChange(ctx, { action: 'create', objectType: OBJECT_TYPE, objectId: token.id, repr: token.display, prechange: null, postchange: snapshot(token) });
+  ctx.host.invalidateIdentity();
+  return { ...token, key };
+}
+
+async function listTokens(ctx: Ctx, filters: ParsedFilters): Promise<TokenOut[]> {
+  let q = ctx.db.selectFrom('tokens').selectAll();
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.user_id) q = q.where('user_id', 'in', filters.user_id as number[]);
+  if (filters.write_enabled) q = q.where('write_enabled', 'in', filters.write_enabled.map((v) => (v ? 1 : 0)));
+  return (await q.execute()).map((r) => present(ctx, r));
+}
+
+export function registerTokens(host: Host): void {
+  host.routes.add({
+    method: 'GET',
+    path: PATH,
+    access: { authenticated: true },
+    summary: 'List tokens (the caller\'s own, plus those users.view_token shows)',
+    tag: 'users',
+    query: [
+      { name: 'limit', description: 'Page size (default 50, at most 1000).' },
+      { name: 'offset', description: 'Index of the first result.' },
+      { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+      ...Object.keys(FILTERS).map((name) => ({ name, description: `Filter on ${name}.`, repeated: true })),
+    ],
+    response: tokenOutput,
+    handler: async ({ ctx, query, url }) => {
+      const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
+      const ordering = parseOrdering(query, ORDERING);
+      const page = parsePage(query);
+      const mayView = await tokenRule(ctx, 'view');
+      const sorted = sortObjects((await listTokens(ctx, filters)).filter(mayView), ordering);
+      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+    },
+  });
+
+  host.routes.add({
+    method: 'GET',
+    path: `${PATH}:id/`,
+    access: { authenticated: true },
+    summary: 'Retrieve a token (never its key)',
+    tag: 'users',
+    response: tokenOutput,
+    handler: async ({ ctx, params }) => getVisible(ctx, params.id),
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path: PATH,
+    access: { authenticated: true },
+    summary: 'Create a token; the answer holds its key, shown this once',
+    tag: 'users',
+    body: tokenCreate,
+    response: tokenOutput,
+    status: 201,
+    handler: async ({ ctx, body }) => {
+      const input = body;
+      const caller = ctx.user;
+      if (!caller) throw new PermissionDenied();
+      const userId = input.user ?? caller.id;
+      if (userId !== caller.id) {
+        const perms = await ctx.host.permissions.forUser(caller, ctx.db);
+        if (!perms.has('users.add_token')) throw new PermissionDenied('You may only create tokens for yourself.');
+        await requireExistingIds(ctx, 'users', 'user', [userId]);
+      }
+      const { user: _user, ...settings } = input;
+      const token = await createToken(ctx, { ...settings, userId });
+      if (!(await mayAct(ctx, 'add', token))) throw new PermissionDenied('You may not create this token.');
+      return new Reply(201, token);
+    },
+  });
+
+  const update = async (ctx: Ctx, rawId: string | undefined, input: TokenUpdate): Promise<TokenOut> => {
+    const existing = await getVisible(ctx, rawId);
+    if (!(await mayAct(ctx, 'change', existing))) throw new PermissionDenied();
+    if (input.key !== undefined) throw ValidationError.field('key', 'A token\'s key cannot be changed; create a new token.');
+    if (input.user !== undefined && input.user !== existing.user) await requireExistingIds(ctx, 'users', 'user', [input.user]);
+    await ctx.db
+      .updateTable('tokens')
+      .set({
+        ...(input.user !== undefined ? { user_id: input.user } : {}),
+        ...(input.write_enabled !== undefined ? { write_enabled: input.write_enabled ? 1 : 0 } : {}),
+        ...(input.expires !== undefined ? { expires: input.expires ? new Date(input.expires).toISOString() : null } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+        last_updated: ctx.host.clock.now().toISOString(),
+      })
+      .where('id', '=', existing.id)
+      .execute();
+    const updated = await getToken(ctx, existing.id);
+    if (!updated) throw new NotFound();
+    if (!(await mayAct(ctx, 'change', updated))) throw new PermissionDenied('You may not give this token to that user.');
+    const pre = snapshot(existing);
+    const post = snapshot(updated);
+    if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
+      await recordChange(ctx, { action: 'update', objectType: OBJECT_TYPE, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
+    }
+    ctx.host.invalidateIdentity();
+    return updated;
+  };
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    host.routes.add({
+      method,
+      path: `${PATH}:id/`,
+      access: { authenticated: true },
+      summary: method === 'PATCH' ? 'Partially update a token' : 'Update a token',
+      tag: 'users',
+      body: tokenUpdate,
+      response: tokenOutput,
+      handler: async ({ ctx, params, body }) => update(ctx, params.id, body),
+    });
+  }
+
+  host.routes.add({
+    method: 'DELETE',
+    path: `${PATH}:id/`,
+    access: { authenticated: true },
+    summary: 'Delete a token',
+    tag: 'users',
+    status: 204,
+    handler: async ({ ctx, params }) => {
+      const existing = await getVisible(ctx, params.id);
+      if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
+      await ctx.db.deleteFrom('tokens').where('id', '=', existing.id).execute();
+      await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
+      ctx.host.invalidateIdentity();
+      return new Reply(204);
+    },
+  });
+}

@@ -1,0 +1,191 @@
+import { z } from 'zod';
+import { user as userOutput, type User } from '../../../contract/api/host';
+import { recordChange } from '../events/changelog';
+import type { Ctx } from '../core/context';
+import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
+import type { Host } from '../host';
+import { hashPassword } from '../core/secrets';
+import type { UserRow } from '../db/tables';
+import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { dropFromPermissions, requireExistingIds } from './references';
+
+/** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
+export type UserOut = User & ApiObject;
+
+const name = (max: number) => z.string().max(max, { error: `at most ${max} characters` });
+
+const userWrite = z.strictObject({
+  username: z
+    .string()
+    .trim()
+    .min(1, { error: 'This field may not be blank.' })
+    .max(150, { error: 'at most 150 characters' })
+    .regex(/^[\w.@+-]+$/, { error: 'Letters, digits and @ . + - _ only.' }),
+  password: z.string().min(1, { error: 'This field may not be blank.' }).max(256, { error: 'at most 256 characters' }).optional(),
+  first_name: name(150).optional(),
+  last_name: name(150).optional(),
+  email: z.union([z.literal(''), z.email({ error: 'Enter a valid email address.' })]).optional(),
+  is_superuser: z.boolean().optional(),
+  is_active: z.boolean().optional(),
+  groups: z.array(z.number().int()).max(1000).optional(),
+});
+type UserWrite = z.infer<typeof userWrite>;
+
+function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}/api/users/users/${row.id}/`,
+    display: row.username,
+    username: row.username,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    email: row.email,
+    is_superuser: row.is_superuser === 1,
+    is_active: row.is_active === 1,
+    groups,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+async function groupsOf(ctx: Ctx, userIds: number[]): Promise<Map<number, number[]>> {
+  const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await ctx.db.selectFrom('user_groups').select(['user_id', 'group_id']).where('user_id', 'in', userIds).orderBy('group_id').execute();
+  for (const r of rows) byUser.get(r.user_id)?.push(r.group_id);
+  return byUser;
+}
+
+/** One user as the API shows it, or undefined. */
+export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined> {
+  const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return present(ctx, row, (await groupsOf(ctx, [id])).get(id) ?? []);
+}
+
+const ORDER_COLUMNS = { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' } as const;
+
+async function listUsers(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: UserOut[] }> {
+  let q = ctx.db.selectFrom('users');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.username) q = q.where('username', 'in', filters.username as string[]);
+  if (filters.is_superuser) q = q.where('is_superuser', 'in', filters.is_superuser.map((v) => (v ? 1 : 0)));
+  if (filters.is_active) q = q.where('is_active', 'in', filters.is_active.map((v) => (v ? 1 : 0)));
+  if (filters.group_id) {
+    const groupIds = filters.group_id as number[];
+    q = q.where('id', 'in', (eb) => eb.selectFrom('user_groups').select('user_id').where('group_id', 'in', groupIds));
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  const found = await rows.execute();
+  const groups = await groupsOf(ctx, found.map((r) => r.id));
+  return { count: Number(count), items: found.map((r) => present(ctx, r, groups.get(r.id) ?? [])) };
+}
+
+async function setGroups(ctx: Ctx, userId: number, groups: number[]): Promise<void> {
+  await ctx.db.deleteFrom('user_groups').where('user_id', '=', userId).execute();
+  const unique = [...new Set(groups)];
+  if (unique.length > 0) await ctx.db.insertInto('user_groups').values(unique.map((g) => ({ user_id: userId, group_id: g }))).execute();
+}
+
+/** Superuser status is granted, revoked and guarded by superusers only. */
+function guardSuperuser(ctx: Ctx, existing: UserOut | null, input: Partial<UserWrite>): void {
+  if (ctx.user?.isSuperuser) return;
+  if (existing?.is_superuser) throw new PermissionDenied('Only a superuser may change a superuser account.');
+  if (input.is_superuser === true) throw new PermissionDenied('Only a superuser may grant superuser status.');
+}
+
+async function assertUsernameFree(ctx: Ctx, username: string, exceptId: number | null): Promise<void> {
+  let q = ctx.db.selectFrom('users').select('id').where('username', '=', username);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw ValidationError.field('username', 'A user with that username already exists.');
+}
+
+function sameIgnoringTimestamps(a: UserOut, b: UserOut): boolean {
+  return JSON.stringify({ ...a, last_updated: null }) === JSON.stringify({ ...b, last_updated: null });
+}
+
+export function registerUsers(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'users',
+    objectType: 'users.user',
+    path: '/api/users/users/',
+    output: userOutput,
+    filters: {
+      id: { type: 'int', allowMe: true },
+      username: { type: 'string' },
+      is_superuser: { type: 'bool' },
+      is_active: { type: 'bool' },
+      group_id: { type: 'int' },
+    },
+    ordering: Object.keys(ORDER_COLUMNS),
+    list: listUsers,
+    get: getUser,
+    create: {
+      body: userWrite,
+      run: async (ctx, input: UserWrite) => {
+        guardSuperuser(ctx, null, input);
+        await assertUsernameFree(ctx, input.username, null);
+        await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
+        const now = ctx.host.clock.now().toISOString();
+        const row = await ctx.db
+          .insertInto('users')
+          .values({
+            username: input.username,
+            password_hash: input.password !== undefined ? await hashPassword(input.password) : null,
+            first_name: input.first_name ?? '',
+            last_name: input.last_name ?? '',
+            email: input.email ?? '',
+            is_superuser: input.is_superuser ? 1 : 0,
+            is_active: input.is_active === false ? 0 : 1,
+            created: now,
+            last_updated: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await setGroups(ctx, row.id, input.groups ?? []);
+        ctx.host.invalidateIdentity();
+        return row.id;
+      },
+    },
+    update: {
+      body: userWrite.partial(),
+      put: userWrite,
+      run: async (ctx, existing, input: Partial<UserWrite>) => {
+        guardSuperuser(ctx, existing, input);
+        if (input.username !== undefined) await assertUsernameFree(ctx, input.username, existing.id);
+        if (input.groups !== undefined) await requireExistingIds(ctx, 'groups', 'groups', input.groups);
+        const { password, groups, is_superuser, is_active, ...plain } = input;
+        await ctx.db
+          .updateTable('users')
+          .set({
+            ...plain,
+            ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
+            ...(is_superuser !== undefined ? { is_superuser: is_superuser ? 1 : 0 } : {}),
+            ...(is_active !== undefined ? { is_active: is_active ? 1 : 0 } : {}),
+            last_updated: ctx.host.clock.now().toISOString(),
+          })
+          .where('id', '=', existing.id)
+          .execute();
+        if (groups !== undefined) await setGroups(ctx, existing.id, groups);
+        ctx.host.invalidateIdentity();
+        if (password !== undefined) {
+          // A password change shows in no API field; record it here when nothing else changed.
+          const updated = await getUser(ctx, existing.id);
+          if (!updated) throw new NotFound();
+          if (sameIgnoringTimestamps(existing, updated)) {
+            await recordChange(ctx, { action: 'update', objectType: 'users.user', objectId: existing.id, repr: updated.display, prechange: existing, postchange: updated });
+          }
+        }
+      },
+    },
+    remove: async (ctx, existing) => {
+      guardSuperuser(ctx, existing, {});
+      await ctx.db.deleteFrom('users').where('id', '=', existing.id).execute();
+      await dropFromPermissions(ctx, 'users', existing.id);
+      ctx.host.invalidateIdentity();
+    },
+  });
+}

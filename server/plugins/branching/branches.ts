@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import type { branchCreate, branchUpdate } from '../../../contract/api/branching';
+import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, type BranchOut, branchDataMemo } from '../../host';
+export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
+import { randomSchemaId } from './schema-id';
+
+
+export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
+  branchDataMemo.forget(ctx);
+  await ctx.db
+    .updateTable('branches')
+    .set({ ...fields, last_updated: ctx.host.clock.now().toISOString() })
+    .where('id', '=', id)
+    .execute();
+  return loadBranch(ctx, id);
+}
+
+async function requireUniqueName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
+  let q = ctx.db.selectFrom('branches').select('id').where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A branch with this name already exists.');
+}
+
+async function uniqueSchemaId(ctx: Ctx): Promise<string> {
+  for (;;) {
+    const id = randomSchemaId();
+    if (!(await ctx.db.selectFrom('branches').select('id').where('schema_id', '=', id).executeTakeFirst())) return id;
+  }
+}
+
+export async function createBranch(ctx: Ctx, input: z.infer<typeof branchCreate>): Promise<number> {
+  await requireUniqueName(ctx, input.name);
+  const now = ctx.host.clock.now().toISOString();
+  const row = await ctx.db
+    .insertInto('branches')
+    .values({
+      name: input.name,
+      description: input.description ?? '',
+      status: 'ready',
+      schema_id: await uniqueSchemaId(ctx),
+      owner: ctx.user?.id ?? null,
+      last_sync: null,
+      merged_time: null,
+      merged_by: null,
+      created: now,
+      last_updated: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Updates name and description; a new name runs the `renamed` hooks. */
+export async function updateBranch(ctx: Ctx, id: number, input: z.infer<typeof branchUpdate>): Promise<void> {
+  const before = await loadBranch(ctx, id);
+  if (input.name !== undefined) await requireUniqueName(ctx, input.name, id);
+  const after = await setBranchFields(ctx, id, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+  });
+  if (after.name !== before.name) await ctx.host.branchHooks.run('renamed', ctx, { branch: after, oldName: before.name });
+}
+
+/** Runs the `deleting` hooks, then removes the branch and its changes. */
+export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
+  branchDataMemo.forget(ctx);
+  const branch = await loadBranch(ctx, id);
+  await ctx.host.branchHooks.run('deleting', ctx, { branch });
+  await ctx.db.deleteFrom('branch_changes').where('branch_id', '=', id).execute();
+  await ctx.db.deleteFrom('branches').where('id', '=', id).execute();
+}
+
+/** The branch as an API resource, for `getViewable` and permission checks. */
+export const branchResource = {
+  objectType: BRANCH_TYPE,
+  get: async (ctx: Ctx, id: number): Promise<BranchOut | undefined> => {
+    const row = await findBranch(ctx, id);
+    return row ? presentBranch(ctx, row) : undefined;
+  },
+};

@@ -1,0 +1,88 @@
+import type { ChangeDiff } from '../../../contract/api/branching';
+import { type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, branchDataMemo, ChangeVisibility } from '../../host';
+import { catalogueType } from './catalogue';
+import { computeConflicts } from './conflicts';
+
+export const CHANGEDIFF_TYPE = 'branching.changediff';
+export const CHANGES_PATH = '/api/plugins/branching/changes/';
+
+export type ChangeDiffOut = ChangeDiff & ApiObject;
+export { touchedObjectTypes };
+
+/** Main's object now for each change (undefined when gone), by change id. */
+export async function mainStates(ctx: Ctx, changes: BranchChange[]): Promise<Map<number, ObjectState | undefined>> {
+  const mains = await getMainObjects(ctx, [...new Set(changes.map((c) => c.objectId))]);
+  const out = new Map<number, ObjectState | undefined>();
+  for (const change of changes) {
+    const main = mains.get(change.objectId);
+    out.set(change.id, main && main.objectType === change.objectType ? main : undefined);
+  }
+  return out;
+}
+
+/** Main's attributes now for each change's object (null when gone), by change id. */
+export async function currentStates(ctx: Ctx, changes: BranchChange[]): Promise<Map<number, Attributes | null>> {
+  const states = await mainStates(ctx, changes);
+  return new Map([...states].map(([id, state]) => [id, state?.attrs ?? null]));
+}
+
+export function changeRepr(ctx: Ctx, change: BranchChange): string {
+  return displayOf(catalogueType(ctx.host, change.objectType).display, change.objectId, change.modified ?? change.original);
+}
+
+export function presentChange(ctx: Ctx, change: BranchChange, current: Attributes | null): ChangeDiffOut {
+  const repr = changeRepr(ctx, change);
+  return {
+    id: change.id,
+    url: `${ctx.baseUrl}${CHANGES_PATH}${change.id}/`,
+    display: `${repr} (${change.action})`,
+    branch: change.branchId,
+    object_type: change.objectType,
+    object_id: change.objectId,
+    object_repr: repr,
+    action: change.action,
+    original: change.original,
+    modified: change.modified,
+    current,
+    conflicts: computeConflicts(change, current),
+    last_updated: change.lastUpdated,
+  };
+}
+
+export async function presentAll(ctx: Ctx, changes: BranchChange[]): Promise<ChangeDiffOut[]> {
+  const current = await currentStates(ctx, changes);
+  return changes.map((c) => presentChange(ctx, c, current.get(c.id) ?? null));
+}
+
+/** A branch's changes as the `changes/` endpoint shows them (with `current` and `conflicts`), oldest first. */
+export async function listBranchChanges(ctx: Ctx, branchId: number): Promise<ChangeDiffOut[]> {
+  return presentAll(ctx, await branchChanges(ctx, branchId));
+}
+
+/** One change by id, as the `changes/` endpoint shows it. */
+export async function getChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
+  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  return (await presentAll(ctx, [parseChangeRow(row)]))[0];
+}
+
+/** One change by id, when the caller may see it (its branch and its object): else undefined, as for a change that does not exist. */
+export async function getVisibleChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
+  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const visible = await (await ChangeVisibility.load(ctx)).filter([parseChangeRow(row)]);
+  return visible.length === 0 ? undefined : (await presentAll(ctx, visible))[0];
+}
+
+/**
+ * `listBranchChanges`, reused within a transaction until branch data is written, and between
+ * writes outside one. The answer is shared: treat it as read-only.
+ */
+export function branchChangesView(ctx: Ctx, branchId: number): Promise<readonly ChangeDiffOut[]> {
+  return branchDataMemo.get(ctx, `${ctx.baseUrl}|${branchId}`, () => listBranchChanges(ctx, branchId));
+}
+
+/** Whether any change of the branch conflicts with main now. */
+export async function branchHasConflicts(ctx: Ctx, branchId: number): Promise<boolean> {
+  return (await branchChangesView(ctx, branchId)).some((c) => c.conflicts !== null);
+}

@@ -1,0 +1,24 @@
+import { changedAttributes, sameValue, type Attributes, type NetChange } from '../../host';
+
+/**
+ * The attributes of a change that conflict with main's state now (`current`, null when the
+ * object is gone), or null when none do:
+ * - an update: attributes main changed since the baseline that the branch also changed, to a
+ *   different value; when main deleted the object, every attribute the branch changed;
+ * - a delete of an object main updated: the attributes main changed;
+ * - a create never conflicts.
+ */
+export function computeConflicts(change: NetChange, current: Attributes | null): string[] | null {
+  let names: string[] = [];
+  if (change.action === 'update') {
+    const branchChanged = changedAttributes(change.original, change.modified);
+    if (current === null) names = branchChanged;
+    else {
+      const mainChanged = new Set(changedAttributes(change.original, current));
+      names = branchChanged.filter((a) => mainChanged.has(a) && !sameValue(change.modified?.[a], current[a]));
+    }
+  } else if (change.action === 'delete' && current !== null) {
+    names = changedAttributes(change.original, current);
+  }
+  return names.length > 0 ? names : null;
+}

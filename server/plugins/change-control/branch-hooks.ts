@@ -1,0 +1,88 @@
+import type { Ctx, Host } from '../../host';
+import { emitTransition } from './change-requests/lifecycle-events';
+import { requestRefresh } from './change-requests/refresh';
+import { ccDb, jsonArrayHasAny } from './db/database';
+import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
+import { isOpen } from './change-requests/status';
+import { markReviewsStale } from './reviews/repository';
+import { mergeGateValidator } from './gate/validator';
+
+/**
+ * How change requests follow their branch: edits make reviews stale and re-match policies,
+ * sync and revert refresh the checks, a merge completes the request, a rename is followed,
+ * a deletion leaves the request as history. The merge gate is the host's merge validator.
+ */
+export function registerBranchHooks(host: Host): void {
+  host.mergeValidators.add(mergeGateValidator);
+
+  host.branchHooks.on('changesMoved', async (ctx, { branch }) => {
+    const cr = await findChangeRequestForBranch(ctx, branch.id);
+    if (!cr || !isOpen(cr.status)) return;
+    // Review rule 5: the branch moved on, so its reviews are stale and stale approvals drop.
+    await markReviewsStale(ctx, cr.id);
+    // Trigger 6 (a branch diff changed); matching follows what the branch touches now.
+    await requestRefresh(ctx, cr.id, { rematch: true, checks: true });
+  });
+
+  const refreshChecks = async (ctx: Ctx, branchId: number, completedToo: boolean): Promise<void> => {
+    const cr = await findChangeRequestForBranch(ctx, branchId);
+    // Trigger 5: synced or reverted. A revert undoes the merge that completed the request: its
+    // branch is live again, so its checks run even though the request stays completed.
+    if (cr) await requestRefresh(ctx, cr.id, { rematch: true, checks: true, completedToo });
+  };
+  host.branchHooks.on('synced', async (ctx, { branch }) => refreshChecks(ctx, branch.id, false));
+  host.branchHooks.on('reverted', async (ctx, { branch }) => refreshChecks(ctx, branch.id, true));
+
+  host.branchHooks.on('merged', async (ctx, { branch }) => {
+    const cr = await findChangeRequestForBranch(ctx, branch.id);
+    if (!cr || !isOpen(cr.status)) return;
+    const after = await writeStatus(ctx, cr, 'completed');
+    await emitTransition(ctx, cr, after);
+    await requestRefresh(ctx, cr.id, { rematch: false });
+  });
+
+  host.branchHooks.on('renamed', async (ctx, { branch }) => {
+    const cr = await findChangeRequestForBranch(ctx, branch.id);
+    if (cr) await updateChangeRequest(ctx, cr, { branch_name: branch.name });
+  });
+
+  host.branchHooks.on('deleting', async (ctx, { branch }) => {
+    const cr = await findChangeRequestForBranch(ctx, branch.id);
+    if (!cr) return;
+    // The request outlives its branch: it keeps its name, reviews, threads and check results.
+    await updateChangeRequest(ctx, cr, { branch_id: null, branch_deleted: 1, branch_name: branch.name });
+    // The built-in checks report skipped once the branch is gone.
+    if (isOpen(cr.status)) await requestRefresh(ctx, cr.id, { rematch: false, checks: true });
+  });
+
+  // Who may approve follows group membership and user activity.
+  host.events.subscribe(async (ctx, event) => {
+    if (event.objectType === 'users.user') {
+      const pre = event.prechange as { groups?: number[]; is_active?: boolean } | null;
+      const post = event.postchange as { groups?: number[]; is_active?: boolean } | null;
+      const moved = JSON.stringify(pre?.groups ?? null) !== JSON.stringify(post?.groups ?? null) || pre?.is_active !== post?.is_active;
+      if (moved) await refreshGovernedByPeople(ctx, [event.objectId], [...(pre?.groups ?? []), ...(post?.groups ?? [])]);
+    } else if (event.objectType === 'users.group' && event.event === 'object_deleted') {
+      await refreshGovernedByPeople(ctx, [], [event.objectId]);
+    }
+  });
+}
+
+/** Refreshes the open requests governed by a rule that names one of these users or groups. */
+async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
+  const db = ccDb(ctx);
+  const conditions = [
+    ...(userIds.length ? [jsonArrayHasAny('cc_policy_rules.users', userIds)] : []),
+    ...(groupIds.length ? [jsonArrayHasAny('cc_policy_rules.groups', groupIds)] : []),
+  ];
+  if (conditions.length === 0) return;
+  const rows = await db
+    .selectFrom('cc_change_request_policies')
+    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_change_request_policies.change_request_id')
+    .select('cc_change_requests.id as id')
+    .distinct()
+    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
+    .where('cc_change_request_policies.policy_id', 'in', db.selectFrom('cc_policy_rules').select('policy_id').where((eb) => eb.or(conditions)))
+    .execute();
+  for (const { id } of rows) await requestRefresh(ctx, id, { rematch: false });
+}

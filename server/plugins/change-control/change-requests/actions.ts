@@ -1,0 +1,78 @@
+import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../../../contract/api/change-control';
+import { type AuthUser, grantAllows, type UserPermissions } from '../../../host';
+import { MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
+import { LIFECYCLE, lifecycleRefusal } from './lifecycle';
+import { isOpen } from './status';
+
+/**
+ * What the caller may do next with a change request, and why not (pure). Clients map this to
+ * their menus; they never re-derive the rules.
+ */
+export interface ActionFacts {
+  status: ChangeRequestStatus;
+  requesterId: number | null;
+  branchExists: boolean;
+  readyToMerge: boolean;
+  mergeBlockedReason: string;
+  /** Only the change window blocks the merge. */
+  onlyWindowBlocks: boolean;
+  /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
+  gateEnforced?: boolean;
+  /** Why the caller may not write to the branch (merging is a write in it), or null when they may. */
+  branchWriteRefusal?: string | null;
+}
+
+const ok: ActionAvailability = { allowed: true, reason: null };
+const no = (reason: string): ActionAvailability => ({ allowed: false, reason });
+const NO_PERMISSION = (what: string): ActionAvailability => no(`You do not have permission to ${what}.`);
+
+const LIFECYCLE_FIELDS: Record<LifecycleAction, CallerAction> = {
+  submit: 'submit',
+  'return-to-draft': 'return_to_draft',
+  abandon: 'abandon',
+  reopen: 'reopen',
+};
+
+/**
+ * Whether a constraint on `change_mergecheck` admits the checks of this request (the route
+ * also admits a constraint naming one of its checks; this answers from the request alone).
+ */
+function checksOfRequestAllowed(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>): boolean {
+  if (!user || !perms) return false;
+  const grant = perms.grant(MERGE_CHECK_TYPE, 'change');
+  return grant === true || (grant !== false && grantAllows(grant, { change_request: object.id }, user));
+}
+
+export function callerActions(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>, facts: ActionFacts): Record<CallerAction, ActionAvailability> {
+  const allows = (permission: string): boolean => perms !== null && perms.allows(permission, object);
+  const has = (permission: string): boolean => perms !== null && perms.has(permission);
+  const out = {} as Record<CallerAction, ActionAvailability>;
+
+  for (const [action, field] of Object.entries(LIFECYCLE_FIELDS) as Array<[LifecycleAction, CallerAction]>) {
+    const refusal = lifecycleRefusal(action, facts.status, facts.branchExists);
+    if (!allows(LIFECYCLE[action].permission)) out[field] = NO_PERMISSION(`${action.replace(/-/g, ' ')} this change request`);
+    else out[field] = refusal ? no(refusal) : ok;
+  }
+
+  if (!has(PERMISSIONS.addReview)) out.review = NO_PERMISSION('review change requests');
+  else if (user !== null && facts.requesterId === user.id) out.review = no('You cannot review your own change request.');
+  else if (!isOpen(facts.status)) out.review = no(`The change request is ${facts.status}.`);
+  else out.review = ok;
+
+  if (!has(PERMISSIONS.reportCheck)) out.run_checks = NO_PERMISSION('re-run checks');
+  else if (!checksOfRequestAllowed(user, perms, object)) out.run_checks = no('Your permission to re-run checks does not cover the checks of this change request.');
+  else if (!isOpen(facts.status)) out.run_checks = no(`The change request is ${facts.status}.`);
+  else out.run_checks = ok;
+
+  if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
+  else if (facts.branchWriteRefusal) out.merge = no(facts.branchWriteRefusal);
+  else if (facts.readyToMerge) out.merge = ok;
+  else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow)) out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
+  else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status)) out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };
+  else out.merge = no(facts.mergeBlockedReason);
+
+  if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION('comment on change requests');
+  else if (!facts.branchExists) out.comment = no('The branch of this change request has been deleted.');
+  else out.comment = ok;
+  return out;
+}

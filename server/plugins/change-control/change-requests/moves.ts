@@ -1,0 +1,60 @@
+import type { LifecycleAction } from '../../../../contract/api/change-control';
+import { type Ctx, Conflict, notify, usersHolding } from '../../../host';
+import type { ChangeRequestRow } from '../db/tables';
+import { evaluateChangeRequest } from '../evaluation/load';
+import { emitLifecycleEvent, emitTransition } from './lifecycle-events';
+import { CHANGE_REQUEST_TYPE } from '../names';
+import { matchBranch, saveAttachedPolicies } from '../policies/governing';
+import { lifecycleRefusal, LIFECYCLE } from './lifecycle';
+import { requestRefresh } from './refresh';
+import { writeStatus } from './repository';
+import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { statusAfterSubmit } from './status';
+
+/**
+ * The four person-driven moves. The caller's permission is checked by the route; here the
+ * move is refused with 409 when it does not apply in the current state.
+ */
+export async function applyLifecycleAction(ctx: Ctx, action: LifecycleAction, cr: ChangeRequestRow): Promise<ChangeRequestRow> {
+  const refusal = lifecycleRefusal(action, cr.status, cr.branch_id !== null);
+  if (refusal) throw new Conflict(refusal);
+  switch (action) {
+    case 'submit':
+      return submit(ctx, cr);
+    case 'return-to-draft':
+    case 'abandon':
+    case 'reopen': {
+      const to = LIFECYCLE[action].to;
+      if (to === 'derived') throw new Error(`${action} has no fixed target state`);
+      // Reviews are kept: resubmitting picks up where it left off.
+      const after = await writeStatus(ctx, cr, to);
+      await requestRefresh(ctx, cr.id, { rematch: action === 'reopen' });
+      return after;
+    }
+  }
+}
+
+/**
+ * Submit: policies are matched from the branch now, the request leaves draft for the state
+ * evaluation derives, outstanding reviewers are notified, and the checks run (trigger 2).
+ */
+async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow> {
+  const governing = await matchBranch(ctx, cr.branch_id!);
+  await saveAttachedPolicies(ctx, cr.id, governing);
+  const evaluation = await evaluateChangeRequest(ctx, cr, governing);
+  const after = await writeStatus(ctx, cr, statusAfterSubmit(evaluation));
+  await emitLifecycleEvent(ctx, 'change_request_submitted', cr, after);
+  await emitTransition(ctx, cr, after);
+  if (ctx.host.config.change_control.notify_reviewers && evaluation.outstandingReviewerIds.length > 0) {
+    // Only reviewers who may open the request hear of it.
+    const recipients = await usersHolding(ctx, evaluation.outstandingReviewerIds, `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
+    await notify(ctx, recipients, {
+      objectType: CHANGE_REQUEST_TYPE,
+      objectId: cr.id,
+      objectRepr: displayOfChangeRequest(after),
+      eventType: 'change_request_review_requested',
+    });
+  }
+  await requestRefresh(ctx, cr.id, { rematch: false, checks: true });
+  return after;
+}

@@ -1,0 +1,153 @@
+import type { ChangeRequest } from '../../../../contract/api/change-control';
+import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal } from '../../../host';
+import { windowState } from '../gate/change-window';
+import { ccDb, parseJson, toBool } from '../db/database';
+import type { ChangeRequestRow } from '../db/tables';
+import { loadUsers } from '../evaluation/load';
+import { liveGate, type GateState } from '../gate/merge-gate';
+import { callerActions } from './actions';
+import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+
+export type ChangeRequestOut = ChangeRequest;
+
+async function callerPermissions(ctx: Ctx): Promise<UserPermissions | null> {
+  return ctx.user ? ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+}
+
+interface Related {
+  requester: { id: number; username: string; display: string } | null;
+  policies: ChangeRequest['policies'];
+}
+
+function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts'>, actions: ChangeRequest['actions']): ChangeRequestOut {
+  return {
+    id: row.id,
+    url: changeRequestUrl(ctx, row.id),
+    display: displayOfChangeRequest(row),
+    title: row.title,
+    description: row.description,
+    ref: row.ref,
+    status: row.status,
+    priority: row.priority,
+    requester: related.requester,
+    branch: row.branch_id,
+    branch_name: row.branch_name,
+    branch_deleted: toBool(row.branch_deleted),
+    ...live,
+    gates_cleared: toBool(row.gates_cleared),
+    scheduled_start: row.scheduled_start,
+    scheduled_end: row.scheduled_end,
+    auto_merge: toBool(row.auto_merge),
+    comments: row.comments,
+    policies: related.policies,
+    actions,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {
+  const users = await loadUsers(ctx, rows.flatMap((r) => (r.requester_id === null ? [] : [r.requester_id])));
+  const ids = rows.map((r) => r.id);
+  const attached = ids.length
+    ? await ccDb(ctx)
+        .selectFrom('cc_change_request_policies')
+        .innerJoin('cc_policies', 'cc_policies.id', 'cc_change_request_policies.policy_id')
+        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_change_request_policies.matched_object_types as types'])
+        .where('cc_change_request_policies.change_request_id', 'in', ids)
+        .orderBy('cc_policies.weight')
+        .orderBy('cc_policies.id')
+        .execute()
+    : [];
+  const out = new Map<number, Related>();
+  for (const row of rows) {
+    out.set(row.id, {
+      requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
+      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []) })),
+    });
+  }
+  return out;
+}
+
+/**
+ * A change request as the detail endpoint shows it: `approved`, `ready_to_merge`,
+ * `merge_blocked_reason` and `has_conflicts` computed now (the merge gate's own answer).
+ */
+export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
+  const state = gate ?? (await liveGate(ctx, row));
+  const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
+  const access = await branchAccess(ctx);
+  const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {
+    status: row.status,
+    requesterId: row.requester_id,
+    branchExists: state.branch !== null,
+    branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
+    readyToMerge: state.readyToMerge,
+    mergeBlockedReason: state.mergeBlockedReason,
+    onlyWindowBlocks: state.onlyWindowBlocks,
+    gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
+  });
+  return build(
+    ctx,
+    row,
+    related,
+    { approved: state.evaluation.approved, ready_to_merge: state.readyToMerge, merge_blocked_reason: state.mergeBlockedReason, has_conflicts: state.hasConflicts },
+    actions,
+  );
+}
+
+/** Why a listed request is not ready, from what was cached at its last refresh. */
+function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; status: string } | undefined, now: Date): string[] {
+  if (row.status === 'completed') return ['The change request is completed.'];
+  if (row.status === 'abandoned') return ['The change request is abandoned.'];
+  const reasons: string[] = [];
+  if (!branch) reasons.push('The branch of this change request has been deleted.');
+  else if (branch.status !== 'ready') reasons.push(`Branch "${branch.name}" is ${branch.status}.`);
+  if (row.status === 'draft') reasons.push('The change request is a draft; submit it for review.');
+  else if (row.gates_cleared !== 1) reasons.push('Approvals or required checks were outstanding at the last refresh; open the change request for details.');
+  const window = windowState(row.scheduled_start, row.scheduled_end, now);
+  if (!window.open) reasons.push(window.reason!);
+  return reasons;
+}
+
+/**
+ * A page of change requests as the list shows them: `approved`, `gates_cleared` and
+ * `has_conflicts` as cached at each request's last refresh, the change window and branch read now.
+ */
+export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<ChangeRequestOut[]> {
+  if (rows.length === 0) return [];
+  const related = await relatedOf(ctx, rows);
+  const branchIds = rows.flatMap((r) => (r.branch_id === null ? [] : [r.branch_id]));
+  const branches = new Map(
+    (branchIds.length ? await ctx.db.selectFrom('branches').selectAll().where('id', 'in', branchIds).execute() : []).map((b) => [b.id, b]),
+  );
+  const perms = await callerPermissions(ctx);
+  const access = await branchAccess(ctx);
+  const now = ctx.host.clock.now();
+  return rows.map((row) => {
+    const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
+    const reasons = cachedBlockedReason(row, branch, now);
+    const window = windowState(row.scheduled_start, row.scheduled_end, now);
+    const onlyWindowBlocks = reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';
+    const ready = reasons.length === 0 && row.status === 'approved';
+    const mergeBlockedReason = ready ? '' : reasons.join(' ') || 'Approvals or required checks were outstanding at the last refresh.';
+    const actions = callerActions(ctx.user, perms, snapshotChangeRequest(ctx, row), {
+      status: row.status,
+      requesterId: row.requester_id,
+      branchExists: branch !== undefined,
+      branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
+      readyToMerge: ready,
+      mergeBlockedReason,
+      onlyWindowBlocks,
+      gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
+    });
+    return build(
+      ctx,
+      row,
+      related.get(row.id)!,
+      { approved: toBool(row.approved), ready_to_merge: ready, merge_blocked_reason: mergeBlockedReason, has_conflicts: toBool(row.has_conflicts) },
+      actions,
+    );
+  });
+}
+

@@ -1,0 +1,155 @@
+import { inTransaction, type Ctx, type HostServices } from '../../../host';
+import { runChecks } from '../checks/run';
+import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
+import type { ChangeRequestRow } from '../db/tables';
+import { fromBool } from '../db/database';
+import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
+import { emitTransition } from './lifecycle-events';
+import { computeGate } from '../gate/merge-gate';
+
+import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
+import { stateSlot } from '../state';
+import type { GateState } from '../gate/merge-gate';
+import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
+import { deriveStatus, isOpen } from './status';
+import { announceRequestCacheWritten } from '../stream/announce';
+
+/**
+ * Refreshing a change request after anything that can move it: re-match its policies from the
+ * branch, re-derive its status (firing the event of a real transition), run its registered
+ * checks when a trigger asks for it, and refresh the cached `approved`, `gates_cleared` and
+ * `has_conflicts` and the queue of outstanding reviewers.
+ *
+ * Refreshes are collapsed per request and transaction: every trigger of one write adds its
+ * wishes to one pending refresh, which runs once, just before the transaction commits (so
+ * the answer of the write already reflects it).
+ */
+export interface RefreshWishes {
+  /** Re-match the governing policies from what the branch touches (default true). */
+  rematch?: boolean;
+  /** Run the registered checks (refresh triggers 1-8). */
+  checks?: boolean;
+  /** Run them on a completed request too (its branch was reverted and is live again). */
+  completedToo?: boolean;
+  /**
+   * Re-evaluate the people gate (default true). False when only check results moved (a
+   * pipeline report): the status, the policies and the conflicts cannot have moved, so only
+   * `gates_cleared` (and an automatic merge) follow.
+   */
+  evaluate?: boolean;
+}
+
+/** Work that follows every refresh of a change request, inside its transaction (automatic merge). */
+export type AfterRefresh = (ctx: Ctx, cr: ChangeRequestRow, gate: GateState) => Promise<void>;
+
+/** The work that follows every refresh, registered at start. */
+export function afterRefresh(host: HostServices): AfterRefresh[] {
+  return stateSlot(host, 'after-refresh', (): AfterRefresh[] => []);
+}
+
+interface Pending {
+  rematch: boolean;
+  checks: boolean;
+  completedToo: boolean;
+  evaluate: boolean;
+}
+
+/** Pending refreshes by transaction (its database handle), then by change request. */
+const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
+
+export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
+  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false, evaluate: wishes.evaluate ?? true };
+  if (!ctx.inTransaction) {
+    await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
+    return;
+  }
+  let pending = pendingByTransaction.get(ctx.db);
+  if (!pending) {
+    pending = new Map();
+    pendingByTransaction.set(ctx.db, pending);
+  }
+  const existing = pending.get(changeRequestId);
+  if (existing) {
+    existing.rematch ||= want.rematch;
+    existing.checks ||= want.checks;
+    existing.completedToo ||= want.completedToo;
+    existing.evaluate ||= want.evaluate;
+    return;
+  }
+  pending.set(changeRequestId, want);
+  const queue = pending;
+  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, async (tx) => {
+    const wished = queue.get(changeRequestId) ?? want;
+    queue.delete(changeRequestId);
+    await refreshNow(tx, changeRequestId, wished);
+  });
+}
+
+/** Refreshes every open change request (after a policy, a rule or a group changes). */
+export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {}): Promise<void> {
+  for (const id of await listOpenChangeRequestIds(ctx)) await requestRefresh(ctx, id, wishes);
+}
+
+/**
+ * The refresh after check results alone moved: `gates_cleared` follows the request's (already
+ * derived) status and its required checks. Returns true when the full refresh must still run
+ * (the request asks for automatic merge and its gates may now be clear).
+ */
+async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow): Promise<boolean> {
+  const checks = await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id));
+  const gatesCleared = cr.status === 'approved' && checks.every((c) => !c.blocks);
+  await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
+  return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
+}
+
+async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
+  let cr = await getChangeRequestRow(ctx, id);
+  if (!cr) return;
+  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) return;
+  let runTheChecks = wishes.checks;
+
+  let matched: GoverningPolicy[] | undefined;
+  if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
+    const branch = await ctx.db.selectFrom('branches').select(['id', 'status']).where('id', '=', cr.branch_id).executeTakeFirst();
+    if (branch && branch.status !== 'merged') {
+      matched = await matchBranch(ctx, branch.id);
+      // Trigger 4: a policy attached or detached.
+      if (await saveAttachedPolicies(ctx, cr.id, matched)) {
+        runTheChecks = true;
+        // The request shows its policies.
+        await announceRequestCacheWritten(ctx, cr.id);
+      }
+    }
+  }
+  // Without a branch to match (gone, merged) or a wish to, the attached set governs.
+  const governing = matched ?? (await attachedPolicies(ctx, cr.id));
+
+  const evaluation = await evaluateChangeRequest(ctx, cr, governing);
+  const next = deriveStatus(cr.status, evaluation);
+  if (next !== cr.status) {
+    const before = cr;
+    cr = await writeStatus(ctx, cr, next);
+    await emitTransition(ctx, before, cr);
+    // Trigger 3: reaching approved re-runs the checks, so nothing merges on a stale result.
+    if (next === 'approved') runTheChecks = true;
+  }
+  await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
+
+  // A declaration without its row (a policy newly naming a check) runs the checks too.
+  const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
+  let checkRows: CheckFacts[] | undefined = await checkFactsOf(ctx, cr.id);
+  if (checksLive && (runTheChecks || checkRowsOutOfDate(ctx, checkRows, governing))) {
+    await runChecks(ctx, cr, governing);
+    checkRows = undefined;
+  }
+
+  const gate = await computeGate(ctx, cr, { governing, evaluation, checkRows });
+  cr = await updateChangeRequest(
+    ctx,
+    cr,
+    { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
+    { changelog: false },
+  );
+  for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
+}
+

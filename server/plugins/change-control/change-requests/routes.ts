@@ -1,0 +1,302 @@
+import { sql, type SqlBool } from 'kysely';
+import { z } from 'zod';
+import {
+  changeRequest as changeRequestOutput,
+  changeRequestCreate,
+  changeRequestUpdate,
+  changeRequestReplace,
+  CHANGE_REQUEST_STATUSES,
+  CHECK_STATUSES,
+  evaluation as evaluationOutput,
+  runChecksResult,
+  LIFECYCLE_ACTIONS,
+  PRIORITIES,
+  type LifecycleAction,
+} from '../../../../contract/api/change-control';
+import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
+import { windowProblem } from '../gate/change-window';
+import { ccDb, fromBool, nowIso } from '../db/database';
+import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
+import { presentEvaluation } from '../evaluation/present';
+import { computeGate } from '../gate/merge-gate';
+import { actionOf, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS } from '../names';
+import { requireRunChecks } from '../checks/access';
+import { checkRunReport } from '../checks/run-report';
+import { checkRowsOf, declaredFor } from '../checks/state';
+import { attachedPolicies } from '../policies/governing';
+import { runtime } from '../runtime';
+import { LIFECYCLE } from './lifecycle';
+import { applyLifecycleAction } from './moves';
+import { presentChangeRequest, presentChangeRequestList, type ChangeRequestOut } from './present';
+import { requestRefresh } from './refresh';
+import { getChangeRequestRow, updateChangeRequest } from './repository';
+import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { isOpen } from './status';
+
+type CreateInput = z.infer<typeof changeRequestCreate>;
+type UpdateInput = z.infer<typeof changeRequestUpdate>;
+
+/** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
+const READ_ONLY = [
+  'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
+  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'actions', 'created', 'last_updated',
+] as const;
+
+/** `schema` applied to the body without the read-only fields (but those in `writable`). */
+function withoutReadOnly<T extends z.ZodType>(schema: T, writable: readonly string[] = []): z.ZodType<z.infer<T>> {
+  return z.preprocess((body) => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+    const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+    for (const key of READ_ONLY) if (!writable.includes(key)) delete copy[key];
+    return copy;
+  }, schema) as unknown as z.ZodType<z.infer<T>>;
+}
+
+/** On create, `branch` names the request's branch; afterwards it is read-only. */
+const createBody = withoutReadOnly(changeRequestCreate, ['branch']);
+const updateBody = withoutReadOnly(changeRequestUpdate);
+const putBody = withoutReadOnly(changeRequestReplace);
+
+const FILTERS: Record<string, FilterDef> = {
+  id: { type: 'int' },
+  status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
+  check_status: { type: 'choice', choices: CHECK_STATUSES, description: 'Change requests having a check with that status.' },
+  ref: { type: 'string', description: 'Partial, case-insensitive match on the external reference; several values combine as OR.' },
+  gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
+  has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
+  priority: { type: 'choice', choices: PRIORITIES },
+  branch_id: { type: 'int' },
+  branch_name: { type: 'string' },
+  requester: { type: 'int', allowMe: true, description: 'Requester user id, or "me".' },
+  reviewer: { type: 'int', allowMe: true, description: 'Requests under review on which this user (or "me") is an outstanding eligible reviewer.' },
+};
+
+const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: 'priority', scheduled_start: 'scheduled_start', ref: 'ref' } as const;
+
+const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
+
+function likePattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+interface ListAnswer {
+  count: number;
+  items: ChangeRequestOut[];
+  /** No request on the page has a change window: nothing on it depends on the time of asking. */
+  timeless: boolean;
+}
+
+/**
+ * A page of change requests for the caller. Pages read again while the database is unchanged
+ * are reused, unless a request on the page has a change window (its readiness moves with time).
+ */
+async function listChangeRequests(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: ChangeRequestOut[] }> {
+  const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
+  const answer = await ctx.host.readMemo.get(ctx, key, () => listChangeRequestsNow(ctx, options));
+  return answer.timeless ? answer : listChangeRequestsNow(ctx, options);
+}
+
+async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<ListAnswer> {
+  const db = ccDb(ctx);
+  let q = db.selectFrom('cc_change_requests');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.status) q = q.where('status', 'in', filters.status as ChangeRequestRow['status'][]);
+  if (filters.priority) q = q.where('priority', 'in', filters.priority as ChangeRequestRow['priority'][]);
+  if (filters.gates_cleared) q = q.where('gates_cleared', 'in', filters.gates_cleared.map((v) => fromBool(v as boolean)));
+  if (filters.has_conflicts) q = q.where('has_conflicts', 'in', filters.has_conflicts.map((v) => fromBool(v as boolean)));
+  if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
+  if (filters.branch_name) q = q.where('branch_name', 'in', filters.branch_name as string[]);
+  if (filters.requester) q = q.where('requester_id', 'in', filters.requester as number[]);
+  if (filters.ref) {
+    const refs = filters.ref as string[];
+    // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
+    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
+  }
+  if (filters.check_status) {
+    const statuses = filters.check_status as MergeCheckRow['status'][];
+    q = q.where('id', 'in', db.selectFrom('cc_merge_checks').select('change_request_id').where('status', 'in', statuses));
+  }
+  if (filters.reviewer) {
+    const users = filters.reviewer as number[];
+    q = q.where('status', '=', 'needs-review').where('id', 'in', db.selectFrom('cc_outstanding_reviewers').select('change_request_id').where('user_id', 'in', users));
+  }
+  // Every page of one query shares its count.
+  const countQuery = q.select((eb) => eb.fn.countAll<number>().as('count'));
+  const { count } = await ctx.host.readMemo.get(ctx, `change-request-count|${JSON.stringify(filters)}`, () => countQuery.executeTakeFirstOrThrow());
+  let rows = q.selectAll();
+  for (const o of ordering) {
+    const direction = o.desc ? 'desc' : 'asc';
+    // Priority orders by severity, not alphabetically.
+    rows = o.field === 'priority' ? rows.orderBy(PRIORITY_RANK, direction) : rows.orderBy(ORDER[o.field as keyof typeof ORDER], direction);
+  }
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  const found = await rows.execute();
+  return { count: Number(count), items: await presentChangeRequestList(ctx, found), timeless: found.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
+}
+
+/** Loads a request the caller may view (404 otherwise), checked against its stored fields. */
+async function viewableRow(ctx: Ctx, rawId: string | undefined): Promise<ChangeRequestRow> {
+  const row = await getChangeRequestRow(ctx, parseId(rawId));
+  if (!row) throw new NotFound();
+  await getViewable(ctx, { objectType: CHANGE_REQUEST_TYPE, get: async () => snapshotChangeRequest(ctx, row) }, row.id);
+  return row;
+}
+
+async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow): Promise<void> {
+  await requireObjectPermission(ctx, CHANGE_REQUEST_TYPE, actionOf(permission), snapshotChangeRequest(ctx, row));
+}
+
+async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
+  const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', input.branch).executeTakeFirst();
+  if (!branch) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  if (branch.status !== 'ready') throw ValidationError.field('branch', `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`);
+  const existing = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branch.id).executeTakeFirst();
+  if (existing) throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
+  const problem = windowProblem(input.scheduled_start ?? null, input.scheduled_end ?? null);
+  if (problem) throw ValidationError.field('scheduled_end', problem);
+  const now = nowIso(ctx);
+  const row = await ccDb(ctx)
+    .insertInto('cc_change_requests')
+    .values({
+      branch_id: branch.id,
+      branch_name: branch.name,
+      branch_deleted: 0,
+      title: input.title?.trim() || branch.name,
+      description: input.description ?? '',
+      ref: input.ref ?? '',
+      status: 'draft',
+      priority: input.priority ?? 'medium',
+      requester_id: ctx.user?.id ?? null,
+      scheduled_start: input.scheduled_start ? new Date(input.scheduled_start).toISOString() : null,
+      scheduled_end: input.scheduled_end ? new Date(input.scheduled_end).toISOString() : null,
+      auto_merge: fromBool(input.auto_merge ?? false),
+      comments: input.comments ?? '',
+      approved: 0,
+      gates_cleared: 0,
+      has_conflicts: 0,
+      created: now,
+      last_updated: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordChange(ctx, { action: 'create', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: null, postchange: snapshotChangeRequest(ctx, row) });
+  // Trigger 1: the request is created.
+  await requestRefresh(ctx, row.id, { rematch: true, checks: true });
+  await ctx.flushBeforeCommit();
+  return row.id;
+}
+
+async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<void> {
+  const before = (await getChangeRequestRow(ctx, id))!;
+  const iso = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v).toISOString());
+  const start = iso(input.scheduled_start);
+  const end = iso(input.scheduled_end);
+  const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
+  if (problem) throw ValidationError.field('scheduled_end', problem);
+  await updateChangeRequest(ctx, before, {
+    title: input.title === undefined ? undefined : input.title.trim() || before.branch_name,
+    description: input.description,
+    ref: input.ref,
+    priority: input.priority,
+    scheduled_start: start,
+    scheduled_end: end,
+    auto_merge: input.auto_merge === undefined ? undefined : fromBool(input.auto_merge),
+    comments: input.comments,
+  });
+  await requestRefresh(ctx, id, { rematch: false });
+  await ctx.flushBeforeCommit();
+}
+
+const ACTION_SUMMARIES: Record<LifecycleAction, string> = {
+  submit: 'Submit a draft for review: policies are matched, outstanding reviewers notified, checks run',
+  'return-to-draft': 'Pull a request under review back to draft (reviews are kept)',
+  abandon: 'Abandon an open change request',
+  reopen: 'Reopen an abandoned change request (it lands on draft)',
+};
+
+export function registerChangeRequestRoutes(host: Host): void {
+  const path = MODELS.changeRequest.path;
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: CHANGE_REQUEST_TYPE,
+    path,
+    output: changeRequestOutput,
+    filters: FILTERS,
+    ordering: Object.keys(ORDER),
+    defaultOrdering: [{ field: 'id', desc: true }],
+    list: listChangeRequests,
+    get: async (ctx, id) => {
+      const row = await getChangeRequestRow(ctx, id);
+      return row ? presentChangeRequest(ctx, row) : undefined;
+    },
+    ownChangelog: true,
+    create: { body: createBody, run: createChangeRequest },
+    update: { body: updateBody, put: putBody, run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input) },
+    remove: async (ctx, existing) => {
+      const row = (await getChangeRequestRow(ctx, existing.id))!;
+      await ccDb(ctx).deleteFrom('cc_change_requests').where('id', '=', row.id).execute();
+      await recordChange(ctx, { action: 'delete', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: snapshotChangeRequest(ctx, row), postchange: null });
+    },
+  });
+
+  const emptyBody = z.union([z.looseObject({}), z.undefined()]);
+  for (const action of LIFECYCLE_ACTIONS) {
+    const permission = LIFECYCLE[action].permission;
+    host.routes.add({
+      method: 'POST',
+      path: `${path}:id/${action}/`,
+      access: { permission },
+      summary: ACTION_SUMMARIES[action],
+      tag: 'change-control',
+      body: emptyBody,
+      response: changeRequestOutput,
+      handler: async ({ ctx, params }) => {
+        const row = await viewableRow(ctx, params.id);
+        await requireAction(ctx, permission, row);
+        const after = await applyLifecycleAction(ctx, action, row);
+        await ctx.flushBeforeCommit();
+        return presentChangeRequest(ctx, (await getChangeRequestRow(ctx, after.id))!);
+      },
+    });
+  }
+
+  host.routes.add({
+    method: 'POST',
+    path: `${path}:id/run-checks/`,
+    access: { permission: PERMISSIONS.reportCheck },
+    summary: 'Re-run checks: run the registered checks of the request now (refresh trigger 8); check_run says, per check, whether it ran or why not',
+    tag: 'change-control',
+    body: emptyBody,
+    response: runChecksResult,
+    handler: async ({ ctx, params }) => {
+      const row = await viewableRow(ctx, params.id);
+      await requireRunChecks(ctx, row);
+      if (!isOpen(row.status)) throw new Conflict(`Cannot re-run checks of a change request that is ${row.status}.`);
+      await requestRefresh(ctx, row.id, { rematch: true, checks: true });
+      await ctx.flushBeforeCommit();
+      const governing = await attachedPolicies(ctx, row.id);
+      const check_run = checkRunReport({
+        declared: declaredFor(ctx, governing),
+        registered: runtime(ctx.host).registry.all(),
+        results: new Map((await checkRowsOf(ctx, row.id)).map((c) => [c.name, c.status])),
+        policies: governing.map((g) => ({ name: g.policy.name, checks: g.policy.checks })),
+        config: ctx.host.config,
+      });
+      return { ...(await presentChangeRequest(ctx, (await getChangeRequestRow(ctx, row.id))!)), check_run };
+    },
+  });
+
+  host.routes.add({
+    method: 'GET',
+    path: `${path}:id/evaluation/`,
+    access: { permission: `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest` },
+    summary: 'The approval panel as data: per policy and rule, counted approvals, who may approve, stale reviews, rejections and reasons',
+    tag: 'change-control',
+    response: evaluationOutput,
+    handler: async ({ ctx, params }) => {
+      const row = await viewableRow(ctx, params.id);
+      return presentEvaluation(ctx, row, await computeGate(ctx, row, { rematch: true }));
+    },
+  });
+}

@@ -1,0 +1,42 @@
+import type { Ctx } from '../../../host';
+import { toBool } from '../db/database';
+import type { ChangeRequestRow } from '../db/tables';
+import { MODELS } from '../names';
+
+/**
+ * A change request's stored fields under their API names (no live values): what the changelog
+ * keeps and what permission constraints are checked against.
+ */
+export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
+  return {
+    id: row.id,
+    url: changeRequestUrl(ctx, row.id),
+    display: displayOfChangeRequest(row),
+    title: row.title,
+    description: row.description,
+    ref: row.ref,
+    status: row.status,
+    priority: row.priority,
+    requester: row.requester_id,
+    branch: row.branch_id,
+    branch_name: row.branch_name,
+    branch_deleted: toBool(row.branch_deleted),
+    scheduled_start: row.scheduled_start,
+    scheduled_end: row.scheduled_end,
+    auto_merge: toBool(row.auto_merge),
+    comments: row.comments,
+    gates_cleared: toBool(row.gates_cleared),
+    has_conflicts: toBool(row.has_conflicts),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+export function changeRequestUrl(ctx: Ctx, id: number): string {
+  return `${ctx.baseUrl}${MODELS.changeRequest.path}${id}/`;
+}
+
+/** "CHG-42: Title" when a ref is set, else the title. */
+export function displayOfChangeRequest(row: Pick<ChangeRequestRow, 'ref' | 'title'>): string {
+  return row.ref ? `${row.ref}: ${row.title}` : row.title;
+}

@@ -1,0 +1,46 @@
+import type { Ctx, ApiObject } from '../../../host';
+import type { MergeCheck } from '../../../../contract/api/change-control';
+import type { MergeCheckRow } from '../db/tables';
+import { attachedPolicies } from '../policies/governing';
+import { declaredFor } from './state';
+import { MODELS } from '../names';
+import { clearsGate, type DeclaredCheck } from './declared';
+
+/** What the changelog keeps of a check: its stored fields. */
+export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge'> {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
+    display: row.label || row.name,
+    change_request: row.change_request_id,
+    name: row.name,
+    label: row.label,
+    status: row.status,
+    summary: row.summary,
+    details_url: row.details_url,
+    completed: row.completed,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+/**
+ * A check as the API shows it. `required` and `blocks_merge` come from what the request is
+ * declared to carry (registry, configuration, policies), never from the row: a row nothing
+ * declares is advisory.
+ */
+export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined): MergeCheck {
+  const required = declared?.required ?? false;
+  return { ...snapshotCheck(ctx, row), required, blocks_merge: required && !clearsGate(row.status) };
+}
+
+export type CheckOut = MergeCheck & ApiObject;
+
+/** Checks as the API shows them, with `required` and `blocks_merge` from each request's declarations. */
+export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[]): Promise<CheckOut[]> {
+  const declaredByRequest = new Map<number, Map<string, ReturnType<typeof declaredFor>[number]>>();
+  for (const crId of new Set(rows.map((r) => r.change_request_id))) {
+    declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
+  }
+  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name)) as CheckOut);
+}

@@ -1,0 +1,87 @@
+import { CHECK_STATUSES, type CheckStatus } from '../../../../contract/api/change-control';
+import { isHttpUrl } from '../../../../contract/api/common';
+import { recordChange, createCtx, inTransaction, type Ctx, type EmittedEvent, type EventPayload, type EventRuleRow, type Host } from '../../../host';
+import { requestRefresh } from '../change-requests/refresh';
+import { findChangeRequestForBranch } from '../change-requests/repository';
+import { isOpen } from '../change-requests/status';
+import { ccDb, nowIso } from '../db/database';
+import { BRANCH_TYPE } from '../../branching';
+import { CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE } from '../names';
+import { attachedPolicies } from '../policies/governing';
+import { snapshotCheck } from './present';
+import { declaredFor } from './state';
+
+/**
+ * The event-rule action `change_control.report_check` (contract 4.6, provisional): writes a
+ * result onto a check of the open change request of the branch the event came from, only
+ * when that check is declared as a reported check (a governing policy's `checks` or
+ * `required_external_checks`, not a registered check); otherwise it does nothing and logs why.
+ */
+export const REPORT_CHECK_ACTION = 'change_control.report_check';
+
+interface ReportData {
+  check: string;
+  status: CheckStatus;
+  summary?: string;
+  details_url?: string;
+}
+
+export function reportDataProblem(data: Record<string, unknown> | null): string | null {
+  if (!data || typeof data !== 'object') return 'action_data must be an object with "check"';
+  if (typeof data.check !== 'string' || data.check.trim() === '') return 'action_data.check must name a check';
+  if (data.status !== undefined && !(CHECK_STATUSES as readonly unknown[]).includes(data.status)) {
+    return `action_data.status must be one of: ${CHECK_STATUSES.join(', ')}`;
+  }
+  if (data.summary !== undefined && typeof data.summary !== 'string') return 'action_data.summary must be a string';
+  if (data.details_url !== undefined && (typeof data.details_url !== 'string' || (data.details_url !== '' && !isHttpUrl(data.details_url)))) {
+    return 'action_data.details_url must be an absolute http:// or https:// URL (or empty)';
+  }
+  const unknown = Object.keys(data).filter((k) => !['check', 'status', 'summary', 'details_url'].includes(k));
+  if (unknown.length > 0) return `action_data: unknown key "${unknown[0]}"`;
+  return null;
+}
+
+/** The branch an event came from: the request's branch, the branch itself, or the branch the write was made in. */
+function eventBranchId(ctx: Ctx, event: EmittedEvent): number | null {
+  if (event.objectType === CHANGE_REQUEST_TYPE) return (event.data.branch as number | null | undefined) ?? null;
+  if (event.objectType === BRANCH_TYPE) return event.objectId;
+  if (typeof event.data.branch === 'number' && event.objectType.startsWith('branching.')) return event.data.branch;
+  return ctx.branch?.id ?? null;
+}
+
+async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: ReportData): Promise<void> {
+  const log = (why: string) => ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): ${why}; nothing reported`);
+  const cr = await findChangeRequestForBranch(ctx, branchId);
+  if (!cr || !isOpen(cr.status)) return log(`branch ${branchId} has no open change request`);
+  const declared = declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === data.check);
+  if (!declared) return log(`check "${data.check}" is not declared for change request ${cr.id}`);
+  // A registered check computes its own result; a report would only be overwritten by the next refresh.
+  if (declared.registered) return log(`check "${data.check}" is a registered check, whose result the service computes`);
+  const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', cr.id).where('name', '=', data.check).executeTakeFirst();
+  if (!row) return log(`check "${data.check}" has no row on change request ${cr.id} yet`);
+  const next = { status: data.status, summary: data.summary ?? row.summary, details_url: data.details_url ?? row.details_url };
+  if (next.status === row.status && next.summary === row.summary && next.details_url === row.details_url) return;
+  const now = nowIso(ctx);
+  await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', row.id).execute();
+  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...next, completed: now, last_updated: now }) });
+  await requestRefresh(ctx, cr.id, { rematch: false, evaluate: false });
+}
+
+export function registerReportCheckAction(host: Host): void {
+  host.events.registerAction(
+    REPORT_CHECK_ACTION,
+    async (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => {
+      const branchId = eventBranchId(ctx, event);
+      if (branchId === null) {
+        ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): the ${event.event} event of ${event.objectType} ${event.objectId} came from no branch; nothing reported`);
+        return;
+      }
+      const raw = rule.action_data ?? {};
+      const data: ReportData = { check: String(raw.check), status: (raw.status as CheckStatus | undefined) ?? 'failure', summary: raw.summary as string | undefined, details_url: raw.details_url as string | undefined };
+      // The triggering write has committed: report in a transaction of its own, as the event's caller.
+      const own = createCtx({ host: ctx.host, user: ctx.user, requestId: payload.request.id, baseUrl: ctx.baseUrl, branch: null });
+      await inTransaction(own, (tx) => report(tx, rule, branchId, data));
+    },
+    reportDataProblem,
+  );
+}

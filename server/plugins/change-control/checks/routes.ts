@@ -1,0 +1,111 @@
+import type { z } from 'zod';
+import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport } from '../../../../contract/api/change-control';
+import { recordChange, type Ctx, ValidationError, type Host } from '../../../host';
+import { registerResource, type ListOptions } from '../../../host/http';
+import { requestRefresh } from '../change-requests/refresh';
+import { changeRequestNamedInBody } from '../change-requests/repository';
+import { ccDb, nowIso } from '../db/database';
+import type { MergeCheckRow } from '../db/tables';
+import { MERGE_CHECK_TYPE, MODELS } from '../names';
+import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
+
+type ReportInput = z.infer<typeof mergeCheckReport>;
+type CreateInput = z.infer<typeof mergeCheckCreate>;
+
+const ORDER = { id: 'id', name: 'name', status: 'status', completed: 'completed', created: 'created', last_updated: 'last_updated' } as const;
+
+async function listChecks(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CheckOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_merge_checks');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
+  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
+  if (filters.status) q = q.where('status', 'in', filters.status as MergeCheckRow['status'][]);
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: await presentCheckRows(ctx, await rows.execute()) };
+}
+
+async function getCheck(ctx: Ctx, id: number): Promise<CheckOut | undefined> {
+  const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? (await presentCheckRows(ctx, [row]))[0] : undefined;
+}
+
+/**
+ * A reporter's write: status, summary and details_url. `required` and `change_request` are
+ * read-only and ignored when sent. `completed` marks when the result last changed; a report
+ * of the same result writes nothing.
+ */
+async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): Promise<void> {
+  const before = (await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', existing.id).executeTakeFirst())!;
+  const next = {
+    status: input.status ?? before.status,
+    summary: input.summary ?? before.summary,
+    details_url: input.details_url ?? before.details_url,
+  };
+  if (next.status === before.status && next.summary === before.summary && next.details_url === before.details_url) return;
+  const now = nowIso(ctx);
+  await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', before.id).execute();
+  const after = { ...before, ...next, completed: now, last_updated: now };
+  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: before.id, repr: before.name, prechange: snapshotCheck(ctx, before), postchange: snapshotCheck(ctx, after) });
+  await requestRefresh(ctx, before.change_request_id, { rematch: false, evaluate: false });
+  await ctx.flushBeforeCommit();
+}
+
+async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
+  const clash = await ccDb(ctx).selectFrom('cc_merge_checks').select('id').where('change_request_id', '=', cr.id).where('name', '=', input.name).executeTakeFirst();
+  if (clash) throw ValidationError.field('name', `This change request already has a check named "${input.name}" (check ${clash.id}).`);
+  const now = nowIso(ctx);
+  const status = input.status ?? 'pending';
+  const row = await ccDb(ctx)
+    .insertInto('cc_merge_checks')
+    .values({
+      change_request_id: cr.id,
+      name: input.name,
+      label: input.label || input.name,
+      kind: 'reported',
+      status,
+      summary: input.summary ?? '',
+      details_url: input.details_url ?? '',
+      completed: status === 'pending' ? null : now,
+      created: now,
+      last_updated: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
+  await requestRefresh(ctx, cr.id, { rematch: false });
+  await ctx.flushBeforeCommit();
+  return row.id;
+}
+
+/** `checks/`: list and read checks; pipelines report results with PATCH (change_mergecheck). */
+export function registerCheckRoutes(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: MERGE_CHECK_TYPE,
+    path: MODELS.mergeCheck.path,
+    output: checkOutput,
+    filters: {
+      id: { type: 'int' },
+      change_request_id: { type: 'int' },
+      name: { type: 'string' },
+      status: { type: 'choice', choices: CHECK_STATUSES },
+    },
+    ordering: Object.keys(ORDER),
+    list: listChecks,
+    get: getCheck,
+    ownChangelog: true,
+    create: { body: mergeCheckCreate, run: createCheck },
+    update: { body: mergeCheckReport, put: mergeCheckReport, run: reportResult },
+    remove: async (ctx, existing) => {
+      // Removing a row never opens the gate: a required check with no row blocks as not run.
+      const row = (await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', existing.id).executeTakeFirst())!;
+      await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).execute();
+      await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
+      await requestRefresh(ctx, row.change_request_id, { rematch: false });
+    },
+  });
+}

@@ -1,0 +1,150 @@
+import { sql } from 'kysely';
+import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
+import { type Ctx, parseChangeRow, getMainObjects } from '../../../host';
+import type { ChangeComment } from '../../../../contract/api/change-control';
+import { ccDb, toBool } from '../db/database';
+import type { ChangeCommentRow } from '../db/tables';
+import { loadUsers } from '../evaluation/load';
+import { renderMarkdown } from '../markdown';
+import { MODELS } from '../names';
+import { isOutdated } from './comment-rules';
+
+/**
+ * The comments the caller may see: a comment shows a changed object (its label, its anchor),
+ * so it is visible only when that change is (its branch and its object, `ChangeVisibility`).
+ * A comment whose change is gone is judged on main's state of the object now, and in the
+ * request's branch when that still exists.
+ */
+export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' | 'change_request_id' | 'change_diff_id' | 'change_object_type' | 'change_object_id' | 'created'>>(
+  ctx: Ctx,
+  rows: readonly R[],
+  known?: ChangeVisibility,
+): Promise<R[]> {
+  if (rows.length === 0) return [];
+  const visibility = known ?? (await ChangeVisibility.load(ctx));
+  if (visibility.unrestricted) return [...rows];
+  const json = (ids: Iterable<number | null>) => JSON.stringify([...new Set([...ids].filter((id): id is number => id !== null))]);
+  const changes = new Map(
+    (await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(rows.map((r) => r.change_diff_id))})`.as('j')).select('j.value')).execute())
+      .map(parseChangeRow)
+      .map((c) => [c.id, c]),
+  );
+  const gone = rows.filter((r) => !changes.has(r.change_diff_id ?? -1));
+  const requests = new Map(
+    gone.length === 0
+      ? []
+      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(gone.map((r) => r.change_request_id))})`.as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+  );
+  const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
+  const refs: Array<ChangedObjectRef & { row: R }> = [];
+  for (const row of rows) {
+    const change = changes.get(row.change_diff_id ?? -1);
+    if (change) {
+      refs.push({ ...change, row });
+      continue;
+    }
+    const main = mains.get(row.change_object_id);
+    const state = main && main.objectType === row.change_object_type ? main : undefined;
+    refs.push({
+      row,
+      branchId: requests.get(row.change_request_id) ?? null,
+      objectType: row.change_object_type,
+      objectId: row.change_object_id,
+      action: state ? 'update' : 'delete',
+      original: null,
+      modified: state?.attrs ?? null,
+      created: state?.created ?? row.created,
+      lastUpdated: state?.lastUpdated ?? row.created,
+    });
+  }
+  return (await visibility.filter(refs)).map((r) => r.row);
+}
+
+export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeCommentRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes read per query (SQLite's bound-parameter limit stays far away). */
+const CHANGE_BATCH = 500;
+
+interface ChangeSides {
+  original: unknown;
+  modified: unknown;
+}
+
+/**
+ * The anchored changes of these comments that still exist, by id, with their two states parsed
+ * only where a thread names an attribute (a whole-object thread needs existence alone). A few
+ * queries for any number of comments, none per comment.
+ */
+async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<Map<number, ChangeSides>> {
+  const withAttribute = new Set<number>();
+  const withoutAttribute = new Set<number>();
+  for (const row of rows) {
+    if (row.change_diff_id === null) continue;
+    (row.attribute === null ? withoutAttribute : withAttribute).add(row.change_diff_id);
+  }
+  for (const id of withAttribute) withoutAttribute.delete(id);
+  const out = new Map<number, ChangeSides>();
+  const states = [...withAttribute];
+  for (let i = 0; i < states.length; i += CHANGE_BATCH) {
+    const found = await ctx.db.selectFrom('branch_changes').select(['id', 'original', 'modified']).where('id', 'in', states.slice(i, i + CHANGE_BATCH)).execute();
+    for (const c of found) {
+      out.set(c.id, { original: c.original === null ? null : JSON.parse(c.original), modified: c.modified === null ? null : JSON.parse(c.modified) });
+    }
+  }
+  const existence = [...withoutAttribute];
+  for (let i = 0; i < existence.length; i += CHANGE_BATCH) {
+    const found = await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', existence.slice(i, i + CHANGE_BATCH)).execute();
+    for (const c of found) out.set(c.id, { original: null, modified: null });
+  }
+  return out;
+}
+
+/**
+ * Comments as the API shows them. `outdated` is computed now, from the anchored changes as they
+ * are: a thread whose change is gone, or whose attribute no longer differs, is outdated.
+ */
+export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<ChangeComment[]> {
+  const users = await loadUsers(ctx, rows.map((r) => r.author_id));
+  const changes = await anchoredChanges(ctx, rows);
+  return rows.map((row) => {
+    const author = users.get(row.author_id) ?? { id: row.author_id, username: `user ${row.author_id}`, display: `user ${row.author_id}` };
+    return {
+      id: row.id,
+      url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
+      display: `Comment by ${author.username} on ${row.change_label}`,
+      change_request: row.change_request_id,
+      change_diff: row.change_diff_id,
+      change_label: row.change_label,
+      text: row.text,
+      text_html: renderMarkdown(row.text),
+      author,
+      parent: row.parent_id,
+      resolved: row.parent_id === null ? toBool(row.resolved) : false,
+      attribute: row.attribute,
+      edited: toBool(row.edited),
+      outdated: isOutdated(row.attribute, row.change_diff_id === null ? undefined : changes.get(row.change_diff_id)),
+      created: row.created,
+      last_updated: row.last_updated,
+    };
+  });
+}
+
+/** What the changelog keeps of a comment. */
+export function snapshotComment(ctx: Ctx, row: ChangeCommentRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
+    change_request: row.change_request_id,
+    change_diff: row.change_diff_id,
+    change_label: row.change_label,
+    text: row.text,
+    author: row.author_id,
+    parent: row.parent_id,
+    attribute: row.attribute,
+    resolved: row.parent_id === null ? toBool(row.resolved) : false,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}

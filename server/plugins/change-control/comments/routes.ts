@@ -1,0 +1,247 @@
+import type { z } from 'zod';
+import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
+import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
+import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import { getViewable, parseId, registerResource, type ListOptions, Reply } from '../../../host/http';
+import { requestRefresh } from '../change-requests/refresh';
+import { changeRequestNamedInBody } from '../change-requests/repository';
+import { ccDb, fromBool, nowIso } from '../db/database';
+import type { ChangeCommentRow } from '../db/tables';
+import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
+import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
+import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
+import { getCommentRow, presentComments, snapshotComment, visibleCommentRows } from './repository';
+
+type CommentOut = ChangeComment & ApiObject;
+type CreateInput = z.infer<typeof changeCommentCreate>;
+type UpdateInput = z.infer<typeof changeCommentUpdate>;
+
+const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated' } as const;
+
+async function listComments(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CommentOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_change_comments');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
+  if (filters.change_diff_id) q = q.where('change_diff_id', 'in', filters.change_diff_id as number[]);
+  if (filters.author_id) q = q.where('author_id', 'in', filters.author_id as number[]);
+  if (filters.parent_id) q = q.where('parent_id', 'in', filters.parent_id as number[]);
+  if (filters.is_root) q = q.where((eb) => eb.or(filters.is_root!.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))));
+  if (filters.resolved) q = q.where('parent_id', 'is', null).where('resolved', 'in', filters.resolved.map((v) => fromBool(v as boolean)));
+  if (filters.attribute) q = q.where('attribute', 'in', filters.attribute as string[]);
+  if (filters.attribute__isnull) {
+    const wanted = filters.attribute__isnull as boolean[];
+    q = q.where((eb) => eb.or(wanted.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))));
+  }
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  // Comments show the changed object they are anchored to: only those the caller may see it for.
+  const visibility = await ChangeVisibility.load(ctx);
+  if (!visibility.unrestricted) {
+    const visible = await visibleCommentRows(ctx, await rows.execute(), visibility);
+    return { count: visible.length, items: (await presentComments(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible)) as CommentOut[] };
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: (await presentComments(ctx, await rows.execute())) as CommentOut[] };
+}
+
+/** A comment the caller may see (its changed object included), else undefined. */
+async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
+  const row = await getCommentRow(ctx, id);
+  const visible = row ? await visibleCommentRows(ctx, [row]) : [];
+  return visible.length > 0 ? ((await presentComments(ctx, visible))[0] as CommentOut) : undefined;
+}
+
+/** Trigger 7: a thread opened, resolved, reopened or removed re-runs the checks. */
+async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
+  await requestRefresh(ctx, changeRequestId, { rematch: false, checks: true });
+  await ctx.flushBeforeCommit();
+}
+
+/**
+ * A comment anchored to one change of the request's own branch. The author is always the
+ * caller; a reply joins its parent's thread (flattened to one level) and must be on the same
+ * change. A thread's root may name an attribute of the change (a dot path existing in its
+ * original or modified state); a reply carries its root's (naming another is refused).
+ */
+async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
+  // A change the caller may not see is answered as one that does not exist.
+  const change = await getVisibleChangeDiff(ctx, input.change_diff);
+  const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
+  if (anchor) throw ValidationError.field('change_diff', anchor);
+  let parentId: number | null = null;
+  let attribute: string | null = null;
+  if (input.parent !== undefined && input.parent !== null) {
+    const parent = await getCommentRow(ctx, input.parent);
+    const facts = parent ? { id: parent.id, changeRequestId: parent.change_request_id, changeDiffId: parent.change_diff_id, parentId: parent.parent_id } : undefined;
+    const root = facts ? await getCommentRow(ctx, threadRootOf(facts)) : undefined;
+    const refusal = replyRefusal(facts, input.parent, cr.id, input.change_diff, root?.change_diff_id ?? null);
+    if (refusal) throw ValidationError.field('parent', refusal);
+    const attributeProblem = replyAttributeRefusal(root!.attribute, input.attribute);
+    if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
+    parentId = root!.id;
+    attribute = root!.attribute;
+  } else if (input.attribute !== undefined && input.attribute !== null) {
+    const attributeProblem = attributeRefusal(input.attribute, change!.original, change!.modified);
+    if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
+    attribute = input.attribute;
+  }
+  const now = nowIso(ctx);
+  const row = await ccDb(ctx)
+    .insertInto('cc_change_comments')
+    .values({
+      change_request_id: cr.id,
+      change_diff_id: change!.id,
+      change_object_type: change!.object_type,
+      change_object_id: change!.object_id,
+      change_label: change!.object_repr,
+      text: input.text,
+      author_id: ctx.user!.id,
+      parent_id: parentId,
+      attribute,
+      resolved: 0,
+      edited: 0,
+      created: now,
+      last_updated: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const presented = (await presentComments(ctx, [row]))[0]!;
+  // The add permission's constraints decide which comments the caller may create (403 when they exclude this one).
+  await requireWriteAccess(ctx, [ADD], presented);
+  await recordChange(ctx, { action: 'create', objectType: CHANGE_COMMENT_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotComment(ctx, row) });
+  if (parentId === null) await threadMoved(ctx, cr.id);
+  return row;
+}
+
+const ADD = `${APP_LABEL}.add_changecomment`;
+const CHANGE = `${APP_LABEL}.change_changecomment`;
+const DELETE = `${APP_LABEL}.delete_changecomment`;
+/** The author edits their text with add_changecomment or change_changecomment on the comment. */
+const AUTHOR_EDIT = [ADD, CHANGE] as const;
+/** Resolving or reopening a thread (anyone's) needs change_changecomment (contract 4.1). */
+const RESOLVE = [CHANGE] as const;
+
+/**
+ * The author edits the text; a holder of change_changecomment resolves or reopens a thread
+ * (roots only). A comment the caller may not view is a 404; without the permission a write
+ * needs (or with it only under constraints that exclude the comment), a 403.
+ */
+async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ChangeCommentRow> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
+  const before = (await getCommentRow(ctx, existing.id))!;
+  const isAuthor = before.author_id === caller.id;
+  const textChanges = input.text !== undefined && input.text !== before.text;
+  if (input.resolved !== undefined) {
+    const refusal = resolveRefusal(before.parent_id === null);
+    if (refusal) throw ValidationError.field('resolved', refusal);
+  }
+  const resolvedChanges = input.resolved !== undefined && fromBool(input.resolved) !== before.resolved;
+  const needed: string[] = [];
+  if (textChanges) {
+    await requireWriteAccess(ctx, AUTHOR_EDIT, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment).');
+    const refusal = editRefusal(caller.id, before.author_id);
+    if (refusal) throw new PermissionDenied(refusal);
+    needed.push(...AUTHOR_EDIT);
+  }
+  if (input.resolved !== undefined) {
+    await requireWriteAccess(ctx, RESOLVE, existing, 'Resolving or reopening a thread needs change_control.change_changecomment.');
+    needed.push(...RESOLVE);
+  }
+  if (needed.length === 0) {
+    // Nothing named that changes: still only for someone who may edit this comment.
+    await requireWriteAccess(ctx, isAuthor ? AUTHOR_EDIT : RESOLVE, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment, for its author).');
+  }
+  if (!textChanges && !resolvedChanges) return before;
+  const now = nowIso(ctx);
+  await ccDb(ctx)
+    .updateTable('cc_change_comments')
+    .set({ ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
+    .where('id', '=', before.id)
+    .execute();
+  const after = (await getCommentRow(ctx, before.id))!;
+  const presented = (await presentComments(ctx, [after]))[0]!;
+  if (textChanges) await requireStillAdmitted(ctx, AUTHOR_EDIT, presented);
+  if (input.resolved !== undefined) await requireStillAdmitted(ctx, RESOLVE, presented);
+  await recordChange(ctx, { action: 'update', objectType: CHANGE_COMMENT_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotComment(ctx, before), postchange: snapshotComment(ctx, after) });
+  if (resolvedChanges) await threadMoved(ctx, before.change_request_id);
+  return after;
+}
+
+/** The author deletes their comment (with add_ or change_changecomment on it); a holder of delete_changecomment may delete any. A root takes its thread with it. */
+async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
+  const row = (await getCommentRow(ctx, existing.id))!;
+  const allowedBy = row.author_id === caller.id ? [DELETE, ...AUTHOR_EDIT] : [DELETE];
+  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
+  const replies = row.parent_id === null ? await ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', row.id).execute() : [];
+  await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', row.id).execute();
+  for (const gone of [...replies, row]) {
+    await recordChange(ctx, { action: 'delete', objectType: CHANGE_COMMENT_TYPE, objectId: gone.id, repr: `comment ${gone.id}`, prechange: snapshotComment(ctx, gone), postchange: null });
+  }
+  if (row.parent_id === null) await threadMoved(ctx, row.change_request_id);
+}
+
+export function registerCommentRoutes(host: Host): void {
+  const path = MODELS.changeComment.path;
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: CHANGE_COMMENT_TYPE,
+    path,
+    output: commentOutput,
+    filters: {
+      id: { type: 'int' },
+      change_request_id: { type: 'int' },
+      change_diff_id: { type: 'int' },
+      author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
+      parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
+      is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).' },
+      resolved: { type: 'bool', description: 'Thread roots that are (not) resolved.' },
+      attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
+      attribute__isnull: { type: 'bool', description: 'Comments about the whole object (true) or about one attribute (false).' },
+    },
+    ordering: Object.keys(ORDER),
+    list: listComments,
+    get: getComment,
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path,
+    access: { permission: 'change_control.add_changecomment' },
+    summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
+    tag: 'change-control',
+    body: changeCommentCreate,
+    response: commentOutput,
+    status: 201,
+    handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body)]))[0]),
+  });
+  for (const method of ['PATCH', 'PUT'] as const) {
+    host.routes.add({
+      method,
+      path: `${path}:id/`,
+      // The author edits the text; resolving needs change_changecomment (both checked in the handler).
+      access: { authenticated: true },
+      summary: method === 'PATCH' ? 'Edit one\'s own comment, or resolve / reopen a thread' : 'Replace one\'s own comment text',
+      tag: 'change-control',
+      body: changeCommentUpdate,
+      response: commentOutput,
+      handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body)]))[0],
+    });
+  }
+  host.routes.add({
+    method: 'DELETE',
+    path: `${path}:id/`,
+    access: { authenticated: true },
+    summary: 'Delete one\'s own comment (a root comment takes its thread with it)',
+    tag: 'change-control',
+    status: 204,
+    handler: async ({ ctx, params }) => {
+      await deleteComment(ctx, params.id);
+      return new Reply(204);
+    },
+  });
+}

@@ -1,0 +1,27 @@
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { type Ctx, withTables, type Queryable, type HostTables } from '../../../host';
+import type { ChangeControlTables } from './tables';
+
+export type CcDb = Queryable<HostTables & ChangeControlTables>;
+
+/** The context's database handle (a transaction during writes), seeing the plugin's tables too. */
+export function ccDb(ctx: Ctx): CcDb {
+  return withTables<ChangeControlTables>(ctx.db);
+}
+
+export const toBool = (v: number): boolean => v === 1;
+export const fromBool = (v: boolean): number => (v ? 1 : 0);
+
+export function parseJson<T>(text: string | null, fallback: T): T {
+  if (text === null || text === '') return fallback;
+  return JSON.parse(text) as T;
+}
+
+export function nowIso(ctx: Ctx): string {
+  return ctx.host.clock.now().toISOString();
+}
+
+/** SQL: the JSON array in `column` (a qualified column name) holds any of `values`. */
+export function jsonArrayHasAny(column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) where value in (${sql.join([...values])}))`;
+}

@@ -1,0 +1,77 @@
+import { branchContributors } from '../../branching';
+import type { Ctx } from '../../../host';
+import { ccDb, toBool } from '../db/database';
+import type { ChangeRequestRow } from '../db/tables';
+import type { PolicyWithRules } from '../policies/repository';
+import { evaluate, type EvalPolicy, type EvalReview, type EvalUser, type EvaluationResult } from './evaluate';
+
+/** A governing policy and the object types through which it matched. */
+export interface GoverningPolicy {
+  policy: PolicyWithRules;
+  matchedObjectTypes: string[];
+}
+
+export async function loadReviews(ctx: Ctx, changeRequestId: number): Promise<EvalReview[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
+    .where('change_request_id', '=', changeRequestId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, reviewerId: r.reviewer_id, decision: r.decision, stale: toBool(r.stale), comment: r.comment }));
+}
+
+/** Users by id (unknown ids are left out). */
+export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<number, EvalUser>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', wanted).execute();
+  return new Map(rows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
+}
+
+/**
+ * Evaluates a change request against the given governing policies: loads its reviews, the
+ * named groups with their active members, and the users involved, then runs the pure evaluation.
+ */
+export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
+  const reviews = await loadReviews(ctx, cr.id);
+  const contributorsCanApprove = ctx.host.config.change_control.contributors_can_approve;
+  const contributorIds = contributorsCanApprove ? new Set<number>() : await branchContributors(ctx, cr.branch_id);
+  const rules = governing.flatMap((g) => g.policy.rules);
+  const groupIds = [...new Set(rules.flatMap((r) => r.groupIds))];
+  const groupNames = new Map<number, string>();
+  const groupMembers = new Map<number, number[]>();
+  if (groupIds.length > 0) {
+    const groups = await ctx.db.selectFrom('groups').select(['id', 'name']).where('id', 'in', groupIds).execute();
+    for (const g of groups) groupNames.set(g.id, g.name);
+    const members = await ctx.db
+      .selectFrom('user_groups')
+      .innerJoin('users', 'users.id', 'user_groups.user_id')
+      .select(['user_groups.group_id as group_id', 'users.id as user_id'])
+      .where('user_groups.group_id', 'in', groupIds)
+      .where('users.is_active', '=', 1)
+      .execute();
+    for (const m of members) {
+      const list = groupMembers.get(m.group_id) ?? [];
+      list.push(m.user_id);
+      groupMembers.set(m.group_id, list);
+    }
+  }
+  const userIds = new Set<number>([
+    ...rules.flatMap((r) => r.userIds),
+    ...[...groupMembers.values()].flat(),
+    ...reviews.map((r) => r.reviewerId),
+  ]);
+  const userRows = userIds.size ? await ctx.db.selectFrom('users').select(['id', 'username', 'is_active']).where('id', 'in', [...userIds]).execute() : [];
+  const users = new Map(userRows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
+  // Inactive users named directly by a rule cannot approve either.
+  const inactive = new Set(userRows.filter((r) => r.is_active !== 1).map((r) => r.id));
+  const policies: EvalPolicy[] = governing.map((g) => ({
+    id: g.policy.id,
+    name: g.policy.name,
+    matchedObjectTypes: g.matchedObjectTypes,
+    checks: g.policy.checks,
+    rules: g.policy.rules.map((r) => ({ ...r, userIds: r.userIds.filter((id) => !inactive.has(id)) })),
+  }));
+  return evaluate({ requesterId: cr.requester_id, contributorIds, contributorsCanApprove, policies, reviews, groupMembers, groupNames, users });
+}

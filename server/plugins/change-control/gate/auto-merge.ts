@@ -1,0 +1,128 @@
+import { mergeBranch, presentBranch } from '../../branching';
+import { branchAccess, createCtx, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import { requestRefresh } from '../change-requests/refresh';
+import { ccDb, nowIso } from '../db/database';
+import type { ChangeRequestRow } from '../db/tables';
+import type { GateState } from './merge-gate';
+import { PERMISSIONS } from '../names';
+
+/**
+ * Automatic merge: a request with `auto_merge` whose gates are all clear (change window
+ * included) has its branch merged, as its requester, right after the write that made it ready.
+ * A branch never has a second merge job while one is pending, scheduled or running (the
+ * database refuses it), and the merge gate decides again when the job runs. A periodic sweep
+ * (`auto_merge_interval` minutes) catches requests that became ready with time (a window opening).
+ * Automatic merge grants no permission of its own: the requester must be allowed to merge the
+ * branch (`branching.merge_branch`), and it never overrides the change window.
+ */
+export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateState): Promise<void> {
+  const settings = ctx.host.config.change_control;
+  if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null || !gate.branch) return;
+  if (!(await mayMerge(ctx, await actingUser(ctx, cr.requester_id), gate.branch))) return;
+  const now = nowIso(ctx);
+  const inserted = await ccDb(ctx)
+    .insertInto('cc_merge_jobs')
+    .values({ change_request_id: cr.id, branch_id: cr.branch_id, state: 'pending', detail: '', created: now, last_updated: now })
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return;
+  const host = ctx.host;
+  const requestId = ctx.requestId;
+  const baseUrl = ctx.baseUrl;
+  ctx.afterCommit(() => runMergeJob(host, inserted.id, requestId, baseUrl));
+}
+
+async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | null> {
+  if (userId === null) return null;
+  const user = await ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser', 'is_active']).where('id', '=', userId).executeTakeFirst();
+  if (!user || user.is_active !== 1) return null;
+  const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', userId).execute();
+  return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true };
+}
+
+/** Whether this user may merge the branch by hand (view and `branching.merge_branch`, constraints included). */
+async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Promise<boolean> {
+  if (!user) return false;
+  const perms = await ctx.host.permissions.forUser(user, ctx.db);
+  const object = presentBranch(ctx, branch);
+  return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object) && (await branchAccess(ctx, user)).mayWrite(branch);
+}
+
+async function setJob(host: HostServices, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
+  await ccDb(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }))
+    .updateTable('cc_merge_jobs')
+    .set({ state, detail: detail.slice(0, 2000), last_updated: host.clock.now().toISOString() })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Runs one queued merge job: the merge gate is consulted again; the outcome is kept on the job. */
+export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
+  const base = createCtx({ host, user: null, requestId, baseUrl });
+  const job = await ccDb(base).selectFrom('cc_merge_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  if (!job || job.state !== 'pending') return;
+  await setJob(host, jobId, 'running');
+  try {
+    const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
+    const user = await actingUser(base, cr?.requester_id ?? null);
+    const branch = await base.db.selectFrom('branches').selectAll().where('id', '=', job.branch_id).executeTakeFirst();
+    if (!branch) throw new Error('the branch no longer exists');
+    if (!(await mayMerge(base, user, branch))) throw new Error('the requester may not merge this branch');
+    await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
+    await setJob(host, jobId, 'completed');
+    host.log.info(`auto-merge: merged branch ${job.branch_id} of change request ${job.change_request_id}`);
+  } catch (err) {
+    await setJob(host, jobId, 'failed', (err as Error).message);
+    host.log.info(`auto-merge: branch ${job.branch_id} of change request ${job.change_request_id} was not merged: ${(err as Error).message}`);
+  }
+}
+
+/** The sweep: refreshes open requests that ask for automatic merge, so the ready ones are queued. */
+export async function sweepAutoMerge(host: HostServices): Promise<number> {
+  if (!host.config.change_control.enable_auto_merge) return 0;
+  const ctx = createCtx({ host, user: null, requestId: `auto-merge-sweep-${host.clock.now().toISOString()}`, baseUrl: '' });
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_requests')
+    .select('id')
+    .where('auto_merge', '=', 1)
+    .where('status', '=', 'approved')
+    .where('branch_id', 'is not', null)
+    .execute();
+  for (const { id } of rows) {
+    try {
+      await inTransaction(ctx, (tx) => requestRefresh(tx, id, { rematch: true }));
+    } catch (err) {
+      host.log.error(`auto-merge sweep: change request ${id}: ${(err as Error).message}`);
+    }
+  }
+  return rows.length;
+}
+
+/** Jobs left running by a stopped service did not finish: they are marked failed, so the branch can be queued again. */
+export async function recoverInterruptedJobs(host: HostServices): Promise<void> {
+  const ctx = createCtx({ host, user: null, requestId: 'auto-merge-recovery', baseUrl: '' });
+  await ccDb(ctx)
+    .updateTable('cc_merge_jobs')
+    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: host.clock.now().toISOString() })
+    .where('state', 'in', ['pending', 'scheduled', 'running'])
+    .execute();
+}
+
+export function autoMergeSweeper(host: HostServices): BackgroundTask {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  return {
+    start() {
+      const minutes = host.config.change_control.auto_merge_interval;
+      timer = setInterval(() => {
+        running = running.then(() => sweepAutoMerge(host)).catch((err) => host.log.error(`auto-merge sweep failed: ${(err as Error).message}`));
+      }, minutes * 60_000);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
+import type { Ctx, BranchRow } from '../../../host';
+import { branchChangesView } from '../../branching';
+import { branchOf } from '../change-requests/repository';
+import { windowState, type WindowState } from './change-window';
+import { deriveStatus } from '../change-requests/status';
+import { blockingReason, checkStates, type CheckFacts, type CheckState } from '../checks/state';
+import type { ChangeRequestRow } from '../db/tables';
+import type { EvaluationResult } from '../evaluation/evaluate';
+import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
+import { PERMISSIONS } from '../names';
+import { attachedPolicies, matchBranch } from '../policies/governing';
+
+/**
+ * The merge gate: whether a change request's branch may merge now, and the words for why not.
+ * Ready means: the request is open and submitted, its policies are satisfied (status
+ * `approved`), every required check passes, the change window is open, and the branch exists
+ * and is ready. Conflicts are shown (`has_conflicts`) but gate the merge only through the
+ * `no-conflicts` check a policy may name.
+ */
+export interface GateState {
+  status: ChangeRequestStatus;
+  evaluation: EvaluationResult;
+  governing: GoverningPolicy[];
+  checks: CheckState[];
+  checksCleared: boolean;
+  window: WindowState;
+  branch: BranchRow | null;
+  hasConflicts: boolean;
+  /** Policies and every required check satisfied; the change window is not part of it. */
+  gatesCleared: boolean;
+  readyToMerge: boolean;
+  /** The change window is the only thing in the way (a holder of the override may merge). */
+  onlyWindowBlocks: boolean;
+  /** Every reason, in order; empty when ready. */
+  reasons: string[];
+  mergeBlockedReason: string;
+}
+
+export interface GateOptions {
+  /** Re-match policies from the branch now (the merge gate does); otherwise use the attached set. */
+  rematch?: boolean;
+  /** The caller may merge outside the change window. */
+  overrideWindow?: boolean;
+  /** The governing policies, when the caller has just matched them. */
+  governing?: GoverningPolicy[];
+  /** Their evaluation, when the caller has just made it. */
+  evaluation?: EvaluationResult;
+  /** The request's stored checks, when the caller has just read them. */
+  checkRows?: readonly CheckFacts[];
+}
+
+/** Whether the branch conflicts with main now. */
+export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Promise<boolean> {
+  if (!branch || branch.status !== 'ready') return false;
+  return (await branchChangesView(ctx, branch.id)).some((c) => c.conflicts !== null);
+}
+
+/** What the gate finds apart from the change window (which depends on the time of asking). */
+type GateFacts = Omit<GateState, 'window' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[] };
+
+async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
+  const branch = await branchOf(ctx, cr);
+  const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
+  const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
+  const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
+  const status = deriveStatus(cr.status, evaluation);
+  const checks = await checkStates(ctx, cr.id, governing, options.checkRows);
+  const blocking = checks.filter((c) => c.blocks);
+  const hasConflicts = await branchConflictsNow(ctx, branch);
+
+  const reasons: string[] = [];
+  if (status === 'completed') reasons.push('The change request is completed.');
+  else if (status === 'abandoned') reasons.push('The change request is abandoned.');
+  else {
+    if (!branch) reasons.push('The branch of this change request has been deleted.');
+    else if (branch.status !== 'ready') reasons.push(`Branch "${branch.name}" is ${branch.status}.`);
+    if (status === 'draft') reasons.push('The change request is a draft; submit it for review.');
+    else if (status !== 'approved') reasons.push(...evaluation.reasons);
+    for (const check of blocking) reasons.push(blockingReason(check));
+  }
+  const checksCleared = blocking.length === 0;
+  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, gatesCleared: status === 'approved' && checksCleared, reasons };
+}
+
+/** The facts with the change window as it stands at `now`. */
+function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideWindow: boolean): GateState {
+  const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
+  const reasons = [...facts.reasons];
+  const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved';
+  if (!window.open && !overrideWindow && facts.status !== 'completed' && facts.status !== 'abandoned') reasons.push(window.reason!);
+  return { ...facts, window, readyToMerge: reasons.length === 0, onlyWindowBlocks, reasons, mergeBlockedReason: reasons.join(' ') };
+}
+
+export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<GateState> {
+  return withWindow(await gateFacts(ctx, cr, options), cr, ctx.host.clock.now(), options.overrideWindow ?? false);
+}
+
+/**
+ * The gate as a reader sees it now (policies re-matched, no window override): what the detail
+ * endpoint shows. Between writes the facts are reused; the window is read at every call.
+ */
+export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
+  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true }));
+  return withWindow(facts, cr, ctx.host.clock.now(), false);
+}
+
+/** Whether the caller may merge this request outside its change window. */
+export async function mayOverrideWindow(ctx: Ctx, crObject: Record<string, unknown>): Promise<boolean> {
+  if (!ctx.user) return false;
+  const perms = await ctx.host.permissions.forUser(ctx.user, ctx.db);
+  return perms.allows(PERMISSIONS.overrideWindow, crObject);
+}

@@ -1,0 +1,23 @@
+import type { Ctx, BranchRow } from '../../../host';
+import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { runChecks } from '../checks/run';
+import { ccDb } from '../db/database';
+import { matchBranch } from '../policies/governing';
+import { computeGate, mayOverrideWindow } from './merge-gate';
+
+/**
+ * The host's merge validator: with `enforce_merge_gate`, a branch merges only when its change
+ * request is ready, re-matching policies from the branch itself. The refusal is the blocked reason.
+ */
+export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<string | null> {
+  if (!ctx.host.config.change_control.enforce_merge_gate) return null;
+  const cr = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branch.id).executeTakeFirst();
+  if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
+  const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
+  // The registered checks run again first: a result that time has overtaken since the last
+  // refresh (the branch went stale) must not let the branch merge.
+  if (governing) await runChecks(ctx, cr, governing, { registeredOnly: true });
+  const gate = await computeGate(ctx, cr, { rematch: true, governing, overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)) });
+  return gate.readyToMerge ? null : gate.mergeBlockedReason;
+}
+

@@ -1,0 +1,72 @@
+import type { HostPlugin } from '../../host';
+import { autoMergeSweeper, queueAutoMerge, recoverInterruptedJobs } from './gate/auto-merge';
+import { afterRefresh } from './change-requests/refresh';
+import { registerChangeRequestRoutes } from './change-requests/routes';
+import { registerBuiltins } from './checks/builtins';
+import { loadCheckPlugins } from './checks/plugin-loader';
+import { registerReportCheckAction } from './checks/report-check-action';
+import { registerCheckRoutes } from './checks/routes';
+import { registerCheckTriggers } from './checks/triggers';
+import { registerCommentRoutes } from './comments/routes';
+import { changeControlMigrations } from './db/migrations';
+import { registerBranchHooks } from './branch-hooks';
+import { registerLifecycleEventTypes } from './change-requests/lifecycle-events';
+import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
+import { registerPolicyRoutes } from './policies/routes';
+import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
+import { registerReviewRoutes } from './reviews/routes';
+import { runtime } from './runtime';
+import { searchChangeControl } from './search';
+import { registerSettingsRoute } from './settings';
+import { registerStreamAnnouncements } from './stream/announce';
+import { registerStreamRoutes } from './stream/routes';
+
+export interface ChangeControlOptions {
+  /** Where relative `check_plugins` paths are resolved from (the configuration file's folder). */
+  configDir: string;
+}
+
+/**
+ * The change-control plugin: version 0.5.0, runs on host 4.7 and requires branching 1.2.
+ * It brings its tables, object types, routes, lifecycle events, the `report_check` event
+ * action, branch hooks, the merge gate, `protect_main`, search, the check registry (built-ins
+ * and in-process check plugins), automatic merge and the event stream.
+ */
+export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
+  return {
+    name: PLUGIN_NAME,
+    version: PLUGIN_VERSION,
+    hostVersion: { min: '4.7.0', max: '4.7.99' },
+    requires: { branching: '1.2' },
+    migrations: changeControlMigrations,
+    async register(host) {
+      for (const def of Object.values(MODELS)) host.objectTypes.register({ appLabel: APP_LABEL, model: def.model, display: def.display });
+      registerLifecycleEventTypes(host);
+      registerReportCheckAction(host);
+
+      const { registry } = runtime(host);
+      registerBuiltins(registry, host.config, host.log);
+      await loadCheckPlugins(host.config.check_plugins, options.configDir, registry);
+      // Checks register at start only.
+      registry.seal();
+
+      registerPolicyRoutes(host);
+      registerChangeRequestRoutes(host);
+      registerReviewRoutes(host);
+      registerCommentRoutes(host);
+      registerCheckRoutes(host);
+      registerCheckTriggers(host);
+      registerSettingsRoute(host);
+      registerStreamRoutes(host);
+      registerStreamAnnouncements(host);
+      registerBranchHooks(host);
+      host.mainWriteGuards.push(protectMainGuard);
+      for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);
+      host.search.register(searchChangeControl);
+
+      afterRefresh(host).push(queueAutoMerge);
+      await recoverInterruptedJobs(host);
+      host.background.push(autoMergeSweeper(host));
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { type Ctx, branchDataMemo } from '../../../host';
+import { branchChangesView } from '../../branching';
+import { ccDb, parseJson } from '../db/database';
+import type { GoverningPolicy } from '../evaluation/load';
+import { matchPolicies, type MatchableChange } from './matching';
+import { loadPolicies } from './repository';
+
+/** The changed objects of a branch, as matching reads them. */
+export async function branchMatchables(ctx: Ctx, branchId: number): Promise<MatchableChange[]> {
+  return (await branchChangesView(ctx, branchId)).map((c) => ({ objectType: c.object_type, action: c.action, original: c.original, modified: c.modified }));
+}
+
+/** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
+export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
+  return branchDataMemo.get(ctx, `match|${branchId}`, () => matchBranchNow(ctx, branchId));
+}
+
+async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
+  const policies = await loadPolicies(ctx, { enabledOnly: true });
+  if (policies.length === 0) return [];
+  const matches = matchPolicies(policies, await branchMatchables(ctx, branchId));
+  const byId = new Map(policies.map((p) => [p.id, p]));
+  return matches.map((m) => ({ policy: byId.get(m.policyId)!, matchedObjectTypes: m.matchedObjectTypes }));
+}
+
+/** The policies attached to a change request at its last refresh, by weight. */
+export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
+  return branchDataMemo.get(ctx, `attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId));
+}
+
+async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_request_policies')
+    .select(['policy_id', 'matched_object_types'])
+    .where('change_request_id', '=', changeRequestId)
+    .execute();
+  if (rows.length === 0) return [];
+  const types = new Map(rows.map((r) => [r.policy_id, parseJson<string[]>(r.matched_object_types, [])]));
+  const policies = await loadPolicies(ctx, { ids: rows.map((r) => r.policy_id) });
+  return policies.map((p) => ({ policy: p, matchedObjectTypes: types.get(p.id) ?? [] }));
+}
+
+/** Stores the attached set; returns whether any policy attached or detached. */
+export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
+  const db = ccDb(ctx);
+  const before = await db
+    .selectFrom('cc_change_request_policies')
+    .select(['policy_id', 'matched_object_types'])
+    .where('change_request_id', '=', changeRequestId)
+    .execute();
+  const beforeIds = new Set(before.map((r) => r.policy_id));
+  const afterIds = new Set(governing.map((g) => g.policy.id));
+  const moved = beforeIds.size !== afterIds.size || [...afterIds].some((id) => !beforeIds.has(id));
+  const typesBefore = new Map(before.map((r) => [r.policy_id, r.matched_object_types]));
+  const typesChanged = governing.some((g) => typesBefore.get(g.policy.id) !== JSON.stringify(g.matchedObjectTypes));
+  if (!moved && !typesChanged) return false;
+  branchDataMemo.forget(ctx);
+  await db.deleteFrom('cc_change_request_policies').where('change_request_id', '=', changeRequestId).execute();
+  if (governing.length > 0) {
+    await db
+      .insertInto('cc_change_request_policies')
+      .values(governing.map((g) => ({ change_request_id: changeRequestId, policy_id: g.policy.id, matched_object_types: JSON.stringify(g.matchedObjectTypes) })))
+      .execute();
+  }
+  return moved;
+}

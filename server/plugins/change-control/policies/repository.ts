@@ -1,0 +1,125 @@
+import type { Ctx } from '../../../host';
+import type { ConditionSet } from '../../../../contract/api/change-control';
+import type { Policy, PolicyRule } from '../../../../contract/api/change-control';
+import { ccDb, nowIso, parseJson, toBool } from '../db/database';
+import type { PolicyRow, PolicyRuleRow } from '../db/tables';
+import { MODELS } from '../names';
+import type { MatchablePolicy } from './matching';
+
+export type PolicyOut = Policy;
+export type PolicyRuleOut = PolicyRule;
+
+/** A policy with its rules, as evaluation and matching read it. */
+export interface PolicyWithRules extends MatchablePolicy {
+  name: string;
+  enabled: boolean;
+  weight: number;
+  checks: string[];
+  rules: RuleDef[];
+}
+
+export interface RuleDef {
+  id: number;
+  policyId: number;
+  name: string;
+  minReviews: number;
+  userIds: number[];
+  groupIds: number[];
+}
+
+export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${MODELS.policy.path}${row.id}/`,
+    display: row.name,
+    name: row.name,
+    description: row.description,
+    enabled: toBool(row.enabled),
+    weight: row.weight,
+    object_types: parseJson<string[]>(row.object_types, []),
+    conditions: parseJson<ConditionSet | null>(row.conditions, null),
+    condition_state: row.condition_state,
+    checks: parseJson<string[]>(row.checks, []),
+    comments: row.comments,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+export function presentRule(ctx: Ctx, row: PolicyRuleRow): PolicyRuleOut {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${MODELS.policyRule.path}${row.id}/`,
+    display: row.name,
+    policy: row.policy_id,
+    name: row.name,
+    min_reviews: row.min_reviews,
+    groups: parseJson<number[]>(row.groups, []),
+    users: parseJson<number[]>(row.users, []),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+export function ruleDef(row: PolicyRuleRow): RuleDef {
+  return {
+    id: row.id,
+    policyId: row.policy_id,
+    name: row.name,
+    minReviews: row.min_reviews,
+    userIds: parseJson<number[]>(row.users, []),
+    groupIds: parseJson<number[]>(row.groups, []),
+  };
+}
+
+function withRules(row: PolicyRow, rules: PolicyRuleRow[]): PolicyWithRules {
+  return {
+    id: row.id,
+    name: row.name,
+    enabled: toBool(row.enabled),
+    weight: row.weight,
+    objectTypes: parseJson<string[]>(row.object_types, []),
+    conditions: parseJson<ConditionSet | null>(row.conditions, null),
+    conditionState: row.condition_state,
+    checks: parseJson<string[]>(row.checks, []),
+    rules: rules.filter((r) => r.policy_id === row.id).map(ruleDef),
+  };
+}
+
+/** Policies with their rules, ordered by weight then id; all of them, or the ids given. */
+export async function loadPolicies(ctx: Ctx, options: { enabledOnly?: boolean; ids?: readonly number[] } = {}): Promise<PolicyWithRules[]> {
+  const db = ccDb(ctx);
+  let q = db.selectFrom('cc_policies').selectAll();
+  if (options.enabledOnly) q = q.where('enabled', '=', 1);
+  if (options.ids) {
+    if (options.ids.length === 0) return [];
+    q = q.where('id', 'in', [...options.ids]);
+  }
+  const rows = await q.orderBy('weight').orderBy('id').execute();
+  if (rows.length === 0) return [];
+  const rules = await db
+    .selectFrom('cc_policy_rules')
+    .selectAll()
+    .where('policy_id', 'in', rows.map((r) => r.id))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => withRules(r, rules));
+}
+
+export async function getPolicyRow(ctx: Ctx, id: number): Promise<PolicyRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_policies').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function getRuleRow(ctx: Ctx, id: number): Promise<PolicyRuleRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_policy_rules').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every check name some enabled policy names. */
+export async function policyCheckNames(ctx: Ctx): Promise<Set<string>> {
+  const rows = await ccDb(ctx).selectFrom('cc_policies').select('checks').where('enabled', '=', 1).execute();
+  return new Set(rows.flatMap((r) => parseJson<string[]>(r.checks, [])));
+}
+
+export function touch(ctx: Ctx): { last_updated: string } {
+  return { last_updated: nowIso(ctx) };
+}

@@ -1,0 +1,253 @@
+import type { z } from 'zod';
+import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
+import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds, branchDataMemo } from '../../../host';
+import { registerResource, type ListOptions } from '../../../host/http';
+import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
+import { ccDb, fromBool, jsonArrayHasAny, nowIso } from '../db/database';
+import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
+import { getPolicyRow, getRuleRow, presentPolicy, presentRule, type PolicyOut, type PolicyRuleOut } from './repository';
+
+type PolicyWrite = z.infer<typeof policyWrite>;
+type RuleWrite = z.infer<typeof policyRuleWrite>;
+
+const POLICY_ORDER = { id: 'id', name: 'name', weight: 'weight', created: 'created', last_updated: 'last_updated' } as const;
+const RULE_ORDER = { id: 'id', name: 'name', policy: 'policy_id', min_reviews: 'min_reviews', created: 'created' } as const;
+
+function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
+  for (const type of input.object_types ?? []) {
+    if (!ctx.host.objectTypes.has(type)) throw ValidationError.field('object_types', `Unknown object type "${type}".`);
+  }
+  if (input.conditions) {
+    const problem = conditionSetProblem(input.conditions, CONDITION_OPS);
+    if (problem) throw ValidationError.field('conditions', problem);
+  }
+}
+
+async function requireUniquePolicyName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
+  let q = ccDb(ctx).selectFrom('cc_policies').select('id').where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A policy with this name already exists.');
+}
+
+const dedupe = (names: readonly string[]): string[] => [...new Set(names)];
+
+function policyColumns(input: Partial<PolicyWrite>) {
+  return {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
+    ...(input.weight !== undefined ? { weight: input.weight } : {}),
+    ...(input.object_types !== undefined ? { object_types: JSON.stringify(dedupe(input.object_types)) } : {}),
+    ...(input.conditions !== undefined ? { conditions: input.conditions === null ? null : JSON.stringify(input.conditions) } : {}),
+    ...(input.condition_state !== undefined ? { condition_state: input.condition_state } : {}),
+    // A write replaces the whole list.
+    ...(input.checks !== undefined ? { checks: JSON.stringify(dedupe(input.checks)) } : {}),
+    ...(input.comments !== undefined ? { comments: input.comments } : {}),
+  };
+}
+
+async function listPolicies(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PolicyOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_policies');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
+  if (filters.enabled) q = q.where('enabled', 'in', filters.enabled.map((v) => fromBool(v as boolean)));
+  if (filters.object_type) {
+    const types = filters.object_type as string[];
+    q = q.where(jsonArrayHasAny('cc_policies.object_types', types));
+  }
+  if (filters.required_checks) {
+    // Several values are OR: policies naming any of them.
+    const names = filters.required_checks as string[];
+    q = q.where(jsonArrayHasAny('cc_policies.checks', names));
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(POLICY_ORDER[o.field as keyof typeof POLICY_ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: (await rows.execute()).map((r) => presentPolicy(ctx, r)) };
+}
+
+/** The change requests a policy governs now (the attached set). */
+async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
+  const rows = await ccDb(ctx).selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', '=', policyId).execute();
+  return rows.map((r) => r.change_request_id);
+}
+
+async function refreshGovernedBy(ctx: Ctx, policyId: number): Promise<void> {
+  for (const id of await governedBy(ctx, policyId)) await requestRefresh(ctx, id, { rematch: false });
+}
+
+async function listRules(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PolicyRuleOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_policy_rules');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.policy_id) q = q.where('policy_id', 'in', filters.policy_id as number[]);
+  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
+  if (filters.user_id) {
+    const ids = filters.user_id as number[];
+    q = q.where(jsonArrayHasAny('cc_policy_rules.users', ids));
+  }
+  if (filters.group_id) {
+    const ids = filters.group_id as number[];
+    q = q.where(jsonArrayHasAny('cc_policy_rules.groups', ids));
+  }
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(RULE_ORDER[o.field as keyof typeof RULE_ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: (await rows.execute()).map((r) => presentRule(ctx, r)) };
+}
+
+async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
+  if (!(await getPolicyRow(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
+  if (input.name !== undefined) {
+    let q = ccDb(ctx).selectFrom('cc_policy_rules').select('id').where('policy_id', '=', policyId).where('name', '=', input.name);
+    if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+    if (await q.executeTakeFirst()) throw ValidationError.field('name', 'This policy already has a rule with this name.');
+  }
+  await requireExistingIds(ctx, 'users', 'users', input.users ?? []);
+  await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
+}
+
+function ruleColumns(input: Partial<RuleWrite>) {
+  return {
+    ...(input.policy !== undefined ? { policy_id: input.policy } : {}),
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.min_reviews !== undefined ? { min_reviews: input.min_reviews } : {}),
+    ...(input.users !== undefined ? { users: JSON.stringify(dedupe(input.users.map(String)).map(Number)) } : {}),
+    ...(input.groups !== undefined ? { groups: JSON.stringify(dedupe(input.groups.map(String)).map(Number)) } : {}),
+  };
+}
+
+/** `policies/` and `policy-rules/`. Every write re-matches or re-evaluates the requests it can move. */
+export function registerPolicyRoutes(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: POLICY_TYPE,
+    path: MODELS.policy.path,
+    output: policyOutput,
+    filters: {
+      id: { type: 'int' },
+      name: { type: 'string' },
+      enabled: { type: 'bool' },
+      object_type: { type: 'string', description: 'Policies whose object types include this "app_label.model".' },
+      required_checks: { type: 'string', description: 'Policies whose checks name this check (several values: any of them).' },
+    },
+    ordering: Object.keys(POLICY_ORDER),
+    defaultOrdering: [
+      { field: 'weight', desc: false },
+      { field: 'id', desc: false },
+    ],
+    list: listPolicies,
+    get: async (ctx, id) => {
+      const row = await getPolicyRow(ctx, id);
+      return row ? presentPolicy(ctx, row) : undefined;
+    },
+    create: {
+      body: policyWrite,
+      run: async (ctx, input: PolicyWrite) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
+        validatePolicy(ctx, input);
+        await requireUniquePolicyName(ctx, input.name);
+        const now = nowIso(ctx);
+        const row = await ccDb(ctx)
+          .insertInto('cc_policies')
+          .values({
+            name: input.name,
+            description: '',
+            enabled: 1,
+            weight: 1000,
+            object_types: '[]',
+            conditions: null,
+            condition_state: 'either',
+            checks: '[]',
+            comments: '',
+            ...policyColumns(input),
+            created: now,
+            last_updated: now,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await requestRefreshOfOpen(ctx, { rematch: true });
+        return row.id;
+      },
+    },
+    update: {
+      body: policyWrite.partial(),
+      put: policyWrite,
+      run: async (ctx, existing, input: Partial<PolicyWrite>) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
+        validatePolicy(ctx, input);
+        if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
+        await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        await requestRefreshOfOpen(ctx, { rematch: true });
+      },
+    },
+    remove: async (ctx, existing) => {
+      // Matches and rules read earlier in this transaction no longer hold.
+      branchDataMemo.forget(ctx);
+      // The requests it governed lose it: trigger 4 (a policy detaches) for each.
+      const governed = await governedBy(ctx, existing.id);
+      await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
+      for (const id of governed) await requestRefresh(ctx, id, { rematch: true, checks: true });
+      await requestRefreshOfOpen(ctx, { rematch: true });
+    },
+  });
+
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: POLICY_RULE_TYPE,
+    path: MODELS.policyRule.path,
+    output: policyRuleOutput,
+    filters: {
+      id: { type: 'int' },
+      policy_id: { type: 'int' },
+      name: { type: 'string' },
+      user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".' },
+      group_id: { type: 'int' },
+    },
+    ordering: Object.keys(RULE_ORDER),
+    list: listRules,
+    get: async (ctx, id) => {
+      const row = await getRuleRow(ctx, id);
+      return row ? presentRule(ctx, row) : undefined;
+    },
+    create: {
+      body: policyRuleWrite,
+      run: async (ctx, input: RuleWrite) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
+        await validateRule(ctx, input, input.policy);
+        const now = nowIso(ctx);
+        const row = await ccDb(ctx)
+          .insertInto('cc_policy_rules')
+          .values({ policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await refreshGovernedBy(ctx, input.policy);
+        return row.id;
+      },
+    },
+    update: {
+      body: policyRuleWrite.partial(),
+      put: policyRuleWrite,
+      run: async (ctx, existing, input: Partial<RuleWrite>) => {
+        // Matches and rules read earlier in this transaction no longer hold.
+        branchDataMemo.forget(ctx);
+        const policyId = input.policy ?? existing.policy;
+        await validateRule(ctx, input, policyId, existing.id);
+        if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
+        await ccDb(ctx).updateTable('cc_policy_rules').set({ ...ruleColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        await refreshGovernedBy(ctx, existing.policy);
+        if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
+      },
+    },
+    remove: async (ctx, existing) => {
+      // Matches and rules read earlier in this transaction no longer hold.
+      branchDataMemo.forget(ctx);
+      await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
+      await refreshGovernedBy(ctx, existing.policy);
+    },
+  });
+}

@@ -1,0 +1,73 @@
+import { recordChange, type Ctx } from '../../../host';
+import type { Review } from '../../../../contract/api/change-control';
+import { ccDb, nowIso, toBool } from '../db/database';
+import type { ReviewRow } from '../db/tables';
+import { loadUsers } from '../evaluation/load';
+import { renderMarkdown } from '../markdown';
+import { MODELS, REVIEW_TYPE } from '../names';
+
+export async function getReviewRow(ctx: Ctx, id: number): Promise<ReviewRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_reviews').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+const DECISION_WORDS = { approve: 'Approved', reject: 'Changes requested', comment: 'Commented' } as const;
+
+export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: ReadonlyMap<number, { id: number; username: string; display: string }>): Review[] {
+  return rows.map((row) => {
+    const reviewer = users.get(row.reviewer_id) ?? { id: row.reviewer_id, username: `user ${row.reviewer_id}`, display: `user ${row.reviewer_id}` };
+    return {
+      id: row.id,
+      url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
+      display: `${DECISION_WORDS[row.decision]} by ${reviewer.username}`,
+      change_request: row.change_request_id,
+      decision: row.decision,
+      comment: row.comment,
+      comment_html: renderMarkdown(row.comment),
+      reviewer,
+      stale: toBool(row.stale),
+      created: row.created,
+      last_updated: row.last_updated,
+    };
+  });
+}
+
+export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Review[]> {
+  return presentReviews(ctx, rows, await loadUsers(ctx, rows.map((r) => r.reviewer_id)));
+}
+
+/** What the changelog keeps of a review (no rendered HTML). */
+export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
+    change_request: row.change_request_id,
+    decision: row.decision,
+    comment: row.comment,
+    reviewer: row.reviewer_id,
+    stale: toBool(row.stale),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+/**
+ * Marks every live review of a request stale (the branch moved on); each in the changelog.
+ * Returns how many went stale.
+ */
+export async function markReviewsStale(ctx: Ctx, changeRequestId: number): Promise<number> {
+  const live = await ccDb(ctx).selectFrom('cc_reviews').selectAll().where('change_request_id', '=', changeRequestId).where('stale', '=', 0).execute();
+  if (live.length === 0) return 0;
+  const now = nowIso(ctx);
+  await ccDb(ctx).updateTable('cc_reviews').set({ stale: 1, last_updated: now }).where('change_request_id', '=', changeRequestId).where('stale', '=', 0).execute();
+  for (const row of live) {
+    await recordChange(ctx, {
+      action: 'update',
+      objectType: REVIEW_TYPE,
+      objectId: row.id,
+      repr: `review ${row.id}`,
+      prechange: snapshotReview(ctx, row),
+      postchange: snapshotReview(ctx, { ...row, stale: 1, last_updated: now }),
+    });
+  }
+  return live.length;
+}

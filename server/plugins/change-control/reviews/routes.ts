@@ -1,0 +1,205 @@
+import type { z } from 'zod';
+import { branchContributors } from '../../branching';
+import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
+import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import { getViewable, parseId, registerResource, type ListOptions, Reply } from '../../../host/http';
+import { requestRefresh } from '../change-requests/refresh';
+import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
+import { ccDb, fromBool, nowIso } from '../db/database';
+import type { ReviewRow } from '../db/tables';
+import { emitLifecycleEvent } from '../change-requests/lifecycle-events';
+import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
+import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
+import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
+import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
+
+type ReviewOut = Review & ApiObject;
+type CreateInput = z.infer<typeof reviewCreate>;
+type UpdateInput = z.infer<typeof reviewUpdate>;
+
+const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' } as const;
+
+async function listReviews(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ReviewOut[] }> {
+  let q = ccDb(ctx).selectFrom('cc_reviews');
+  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
+  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
+  if (filters.reviewer_id) q = q.where('reviewer_id', 'in', filters.reviewer_id as number[]);
+  if (filters.decision) q = q.where('decision', 'in', filters.decision as ReviewRow['decision'][]);
+  if (filters.stale) q = q.where('stale', 'in', filters.stale.map((v) => fromBool(v as boolean)));
+  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let rows = q.selectAll();
+  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
+  if (page) rows = rows.limit(page.limit).offset(page.offset);
+  return { count: Number(count), items: await presentReviewRows(ctx, await rows.execute()) };
+}
+
+async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
+  const row = await getReviewRow(ctx, id);
+  return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
+}
+
+function refuse(field: string | null, message: string | null): void {
+  if (message === null) return;
+  throw field ? ValidationError.field(field, message) : new ValidationError(message);
+}
+
+/** 400 when the caller would approve a branch they changed (independent approval). */
+async function refuseContributorApproval(ctx: Ctx, decision: ReviewDecision, branchId: number | null): Promise<void> {
+  if (decision !== 'approve') return;
+  const canApprove = ctx.host.config.change_control.contributors_can_approve;
+  const isContributor = !canApprove && (await branchContributors(ctx, branchId)).has(ctx.user!.id);
+  refuse(null, contributorApprovalRefusal(decision, isContributor, canApprove));
+}
+
+async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
+  const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
+  await emitLifecycleEvent(ctx, 'review_submitted', null, cr);
+  await requestRefresh(ctx, cr.id, { rematch: false });
+  await ctx.flushBeforeCommit();
+}
+
+/**
+ * Creates the caller's review. The reviewer is always the caller (a `reviewer` in the body is
+ * ignored); self-review, a second review and `reject` without a comment are refused with 400.
+ */
+async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
+  const caller = ctx.user!;
+  const cr = await changeRequestNamedInBody(ctx, input.change_request);
+  refuse(null, closedRequestRefusal(cr.status));
+  refuse(null, selfReviewRefusal(caller.id, cr.requester_id));
+  const existing = await ccDb(ctx).selectFrom('cc_reviews').select('id').where('change_request_id', '=', cr.id).where('reviewer_id', '=', caller.id).executeTakeFirst();
+  refuse(null, secondReviewRefusal(existing?.id));
+  const comment = input.comment ?? '';
+  refuse('comment', rejectNeedsComment(input.decision, comment));
+  await refuseContributorApproval(ctx, input.decision, cr.branch_id);
+  const now = nowIso(ctx);
+  let row: ReviewRow;
+  try {
+    row = await ccDb(ctx)
+      .insertInto('cc_reviews')
+      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, created: now, last_updated: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
+    throw err;
+  }
+  const presented = (await presentReviewRows(ctx, [row]))[0]!;
+  // The add permission's constraints decide which reviews the caller may create (403 when they exclude this one).
+  await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
+  await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
+  await afterReviewWrite(ctx, row);
+  return row;
+}
+
+/** Who may edit a review: its author, holding add_review or change_review on it. */
+const EDIT_PERMISSIONS = [PERMISSIONS.addReview, `${APP_LABEL}.change_review`] as const;
+/** Who may delete a review: its author (withdrawing it) with add_review or change_review on it, or any holder of delete_review. */
+const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
+
+/**
+ * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
+ * author re-affirming a stale review makes it count again). PUT replaces decision and comment
+ * (an omitted comment is cleared); PATCH changes what it names.
+ */
+async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewRow> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
+  const before = (await getReviewRow(ctx, existing.id))!;
+  await requireWriteAccess(ctx, EDIT_PERMISSIONS, existing, 'Editing a review needs change_control.change_review (or add_review).');
+  const editor = editorRefusal(caller.id, before.reviewer_id);
+  if (editor) throw new PermissionDenied(editor);
+  const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
+  refuse(null, closedRequestRefusal(cr.status));
+  const decision = input.decision ?? before.decision;
+  const comment = input.comment ?? (replace ? '' : before.comment);
+  refuse('comment', rejectNeedsComment(decision, comment));
+  await refuseContributorApproval(ctx, decision, cr.branch_id);
+  if (decision === before.decision && comment === before.comment && before.stale === 0) return before;
+  const now = nowIso(ctx);
+  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, last_updated: now }).where('id', '=', before.id).execute();
+  const after = (await getReviewRow(ctx, before.id))!;
+  const presented = (await presentReviewRows(ctx, [after]))[0]!;
+  await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
+  await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: presented.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
+  await afterReviewWrite(ctx, after);
+  return after;
+}
+
+/**
+ * Deleting a review: its author withdraws it (with add_review or change_review on it), or a
+ * holder of delete_review removes anyone's. A completed or abandoned request keeps its reviews.
+ */
+async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> {
+  const caller = ctx.user!;
+  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
+  const row = (await getReviewRow(ctx, existing.id))!;
+  const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
+  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
+  const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
+  refuse(null, closedRequestRefusal(cr.status));
+  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
+  await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
+  await requestRefresh(ctx, row.change_request_id, { rematch: false });
+}
+
+export function registerReviewRoutes(host: Host): void {
+  const path = MODELS.review.path;
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: REVIEW_TYPE,
+    path,
+    output: reviewOutput,
+    filters: {
+      id: { type: 'int' },
+      change_request_id: { type: 'int' },
+      reviewer_id: { type: 'int', allowMe: true, description: 'Reviewer user id, or "me".' },
+      decision: { type: 'choice', choices: REVIEW_DECISIONS },
+      stale: { type: 'bool' },
+    },
+    ordering: Object.keys(ORDER),
+    list: listReviews,
+    get: getReview,
+    ownChangelog: true,
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path,
+    access: { permission: 'change_control.add_review' },
+    summary: 'Review a change request (the reviewer is always the caller)',
+    tag: 'change-control',
+    body: reviewCreate,
+    response: reviewOutput,
+    status: 201,
+    handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body)]))[0]),
+  });
+
+  for (const method of ['PATCH', 'PUT'] as const) {
+    host.routes.add({
+      method,
+      path: `${path}:id/`,
+      // Only the author edits a review, with add_review or change_review on it (checked in the handler).
+      access: { authenticated: true },
+      summary: method === 'PATCH' ? 'Edit one\'s own review (decision, comment)' : 'Replace one\'s own review (decision, comment)',
+      tag: 'change-control',
+      body: method === 'PATCH' ? reviewUpdate : reviewCreate.omit({ change_request: true }),
+      response: reviewOutput,
+      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body, method === 'PUT')]))[0],
+    });
+  }
+
+  host.routes.add({
+    method: 'DELETE',
+    path: `${path}:id/`,
+    // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+    access: { authenticated: true },
+    summary: 'Withdraw one\'s own review, or delete any with delete_review',
+    tag: 'change-control',
+    status: 204,
+    handler: async ({ ctx, params }) => {
+      await deleteReview(ctx, params.id);
+      return new Reply(204);
+    },
+  });
+}

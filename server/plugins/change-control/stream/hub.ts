@@ -1,0 +1,173 @@
+import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../../contract/api/change-control';
+import { type CommitSignal, createCtx, type AuthUser, type Ctx, type Host, type StreamSink } from '../../../host';
+import { ccDb } from '../db/database';
+import type { StreamEventRow } from '../db/tables';
+import { eventsAfter } from './store';
+import { mayReceive, SubjectCache } from './visibility';
+
+/** A comment line this often keeps proxies and clients from timing the stream out. */
+export const KEEP_ALIVE_MS = 15_000;
+/** Events read per query while a stream catches up. */
+const BATCH = 500;
+
+/** One event as Server-Sent Events lines. */
+export function eventFrame(row: StreamEventRow): string {
+  const data: StreamEvent = {
+    id: row.id,
+    event: row.event as StreamEventType,
+    time: row.time,
+    change_request: row.change_request_id,
+    object_type: row.object_type,
+    object_id: row.object_id,
+  };
+  return `id: ${row.id}\nevent: ${row.event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** The event telling a client it missed events (reload everything); its id is where the stream goes on from. */
+export function resetFrame(position: number): string {
+  return `id: ${position}\nevent: ${STREAM_RESET}\ndata: {}\n\n`;
+}
+
+export interface StreamRequest {
+  /** The caller's `Authorization` header: the stream checks it again as it goes (a revoked token ends it). */
+  authorization: string;
+  user: AuthUser;
+  baseUrl: string;
+  requestId: string;
+  /** Send the events after this id. */
+  after: number;
+  /** The id asked for is no longer kept: say `reset` first. */
+  reset: boolean;
+  /** Only events of these change requests (null: all the caller may see). */
+  changeRequests: number[] | null;
+}
+
+/**
+ * The open streams of one service instance. Each stream reads the stored events from its own
+ * position (a few queries to catch up after a resume, one per commit signal afterwards),
+ * decides per event whether its caller may see it, and writes it; a slow client is waited for,
+ * never buffered without bound. The commit signal only wakes streams: where the events come
+ * from is the table, so another signal (PostgreSQL LISTEN/NOTIFY) changes nothing here.
+ */
+export class StreamHub {
+  keepAliveMs = KEEP_ALIVE_MS;
+  private readonly streams = new Set<OpenStream>();
+  private cache = new SubjectCache();
+
+  constructor(
+    readonly host: Host,
+    signal: CommitSignal,
+  ) {
+    signal.subscribe(() => this.wake());
+  }
+
+  /** How many streams are open. */
+  get size(): number {
+    return this.streams.size;
+  }
+
+  /** New events committed: every stream reads on (objects are judged afresh from here on). */
+  wake(): void {
+    this.cache = new SubjectCache();
+    for (const stream of this.streams) void stream.pump();
+  }
+
+  subjects(): SubjectCache {
+    return this.cache;
+  }
+
+  open(request: StreamRequest, sink: StreamSink): void {
+    const stream = new OpenStream(this, request, sink);
+    this.streams.add(stream);
+    sink.onClose(() => {
+      this.streams.delete(stream);
+      stream.stop();
+    });
+    stream.start();
+  }
+}
+
+class OpenStream {
+  private cursor: number;
+  private pumping = false;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly ctx: Ctx;
+
+  constructor(
+    private readonly hub: StreamHub,
+    private readonly request: StreamRequest,
+    private readonly sink: StreamSink,
+  ) {
+    this.cursor = request.after;
+    this.ctx = createCtx({ host: hub.host, user: request.user, requestId: request.requestId, baseUrl: request.baseUrl });
+  }
+
+  start(): void {
+    this.sink.write(': connected\n\n');
+    if (this.request.reset) this.sink.write(resetFrame(this.request.after));
+    this.timer = setInterval(() => void this.keepAlive(), this.hub.keepAliveMs);
+    this.timer.unref();
+    void this.pump();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private async keepAlive(): Promise<void> {
+    if (await this.caller()) this.sink.write(': keep-alive\n\n');
+  }
+
+  /** The caller as the token says now; a token no longer valid (revoked, expired, user disabled) ends the stream. */
+  private async caller(): Promise<AuthUser | null> {
+    let user: AuthUser | null = null;
+    try {
+      user = await this.hub.host.auth.authenticate(this.request.authorization);
+    } catch {
+      user = null;
+    }
+    if (!user) this.sink.end();
+    return user;
+  }
+
+  /** Sends what was committed since the cursor; a wake-up while sending makes it read again. */
+  async pump(): Promise<void> {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.again = false;
+        await this.sendPending();
+      } while (this.again && !this.sink.closed);
+    } catch (err) {
+      this.hub.host.log.error(`event stream: ${(err as Error).stack ?? String(err)}`);
+      this.sink.end();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async sendPending(): Promise<void> {
+    for (;;) {
+      if (this.sink.closed) return;
+      const rows = await eventsAfter(ccDb(this.ctx), this.cursor, BATCH, this.request.changeRequests);
+      if (rows.length === 0) return;
+      const user = await this.caller();
+      if (!user) return;
+      const perms = await this.hub.host.permissions.forUser(user);
+      const cache = this.hub.subjects();
+      for (const row of rows) {
+        if (this.sink.closed) return;
+        if (await mayReceive(this.ctx, perms, user, row, cache)) {
+          if (!this.sink.write(eventFrame(row))) await this.sink.drained();
+        }
+        this.cursor = row.id;
+      }
+      if (rows.length < BATCH) return;
+    }
+  }
+}

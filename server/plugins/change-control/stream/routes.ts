@@ -1,0 +1,99 @@
+import { STREAM_EVENTS } from '../../../../contract/api/change-control';
+import { createCtx, ValidationError, type BackgroundTask, type Host } from '../../../host';
+import { parseFilters, StreamReply } from '../../../host/http';
+import { ccDb } from '../db/database';
+import { API_ROOT, APP_LABEL } from '../names';
+import { stateSlot } from '../state';
+import { KEEP_ALIVE_MS, StreamHub } from './hub';
+import { pruneStreamEvents, streamPosition, streamSignal, STREAM_RETENTION } from './store';
+
+export const STREAM_PATH = `${API_ROOT}stream/`;
+/** At most this many `change_request` values on one stream. */
+const MAX_REQUESTS = 1000;
+/** The window is pruned this often besides on the write path (so a quiet service forgets too). */
+const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+
+/** The open streams of this service instance. */
+export function streamHub(host: Host): StreamHub {
+  return stateSlot(host, 'stream-hub', () => new StreamHub(host, streamSignal(host)));
+}
+
+/** A `Last-Event-ID` value: a non-negative integer, else 400 naming where it came from. */
+function eventId(raw: string, field: string): number {
+  const text = raw.trim();
+  if (!/^\d{1,15}$/.test(text)) throw ValidationError.field(field, `"${raw.slice(0, 40)}" is not an event id (a non-negative integer).`);
+  return Number(text);
+}
+
+function pruneSweeper(host: Host): BackgroundTask {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const prune = (): void => {
+    running = running
+      .then(() => pruneStreamEvents(createCtx({ host, user: null, requestId: 'stream-prune', baseUrl: '' })))
+      .catch((err) => host.log.error(`event stream: pruning failed: ${(err as Error).message}`));
+  };
+  return {
+    start() {
+      prune();
+      timer = setInterval(prune, PRUNE_INTERVAL_MS);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+const DESCRIPTION = [
+  'Server-Sent Events: what changed, as it commits. Each event has `id: <n>`, `event: <type>` and `data: <StreamEvent JSON>`',
+  `({id, event, time, change_request, object_type, object_id}); types: ${STREAM_EVENTS.join(', ')}.`,
+  'Clients re-read what an event names. A comment line `: keep-alive` comes every 15 s.',
+  'Resume with the header `Last-Event-ID: <n>` (or `?last_event_id=<n>`): every kept event after n that the caller may see comes first;',
+  'when n is older than the kept window (24 h, at most 100,000 events) one `event: reset` with `data: {}` comes first: reload everything.',
+  'An event reaches only callers who may view its change request and the object it names (view permission with constraints, checked when sent).',
+].join(' ');
+
+/** `stream/`: the event stream, and the sweep that keeps its window bounded. */
+export function registerStreamRoutes(host: Host): void {
+  const hub = streamHub(host);
+  host.background.push(pruneSweeper(host));
+  host.routes.add({
+    method: 'GET',
+    path: STREAM_PATH,
+    access: { permission: `${APP_LABEL}.view_changerequest` },
+    summary: 'Event stream (Server-Sent Events) of what changed on the change requests the caller may view',
+    description: DESCRIPTION,
+    tag: 'change-control',
+    query: [
+      { name: 'change_request', description: 'Only events of these change requests (repeatable, or comma-separated).', repeated: true },
+      { name: 'last_event_id', description: 'Resume after this event id (the Last-Event-ID header wins when both are sent).' },
+    ],
+    stream: { contentType: 'text/event-stream', description: `A stream of events; see the description. Keep-alive every ${KEEP_ALIVE_MS / 1000} s.` },
+    handler: async ({ ctx, query, header }) => {
+      const filters = parseFilters(query, { change_request: { type: 'int' } }, ctx.user!.id);
+      const changeRequests = (filters.change_request as number[] | undefined) ?? null;
+      if (changeRequests && changeRequests.length > MAX_REQUESTS) throw ValidationError.field('change_request', `At most ${MAX_REQUESTS} change requests per stream.`);
+      const fromHeader = header('last-event-id');
+      const fromQuery = query.last_event_id?.[0];
+      const asked = fromHeader !== undefined ? eventId(fromHeader, 'Last-Event-ID') : fromQuery !== undefined ? eventId(fromQuery, 'last_event_id') : null;
+
+      const { last, prunedThrough } = await streamPosition(ccDb(ctx));
+      // Older than the window, or an id this service never handed out: the client reloads and goes on from now.
+      const reset = asked !== null && (asked < prunedThrough || asked > last);
+      const request = {
+        authorization: header('authorization') ?? '',
+        user: ctx.user!,
+        baseUrl: ctx.baseUrl,
+        requestId: ctx.requestId,
+        after: asked === null || reset ? last : asked,
+        reset,
+        changeRequests,
+      };
+      return new StreamReply('text/event-stream; charset=utf-8', (sink) => hub.open(request, sink));
+    },
+  });
+}
+
+export { STREAM_RETENTION };

@@ -1,0 +1,106 @@
+import { sql } from 'kysely';
+import type { StreamEventType } from '../../../../contract/api/change-control';
+import { LocalCommitSignal, type CommitSignal, type Ctx, type HostServices } from '../../../host';
+import { ccDb, nowIso, type CcDb } from '../db/database';
+import type { StreamEventRow } from '../db/tables';
+import { stateSlot } from '../state';
+
+/**
+ * The stream's events, kept in the database: written in the transaction of the change they
+ * announce (so nothing is announced that did not commit), read by every open stream from its
+ * own position, and kept in a bounded window so that a client can resume after a disconnect or
+ * a restart of the service.
+ */
+export const STREAM_RETENTION = {
+  /** Events older than this are pruned. */
+  maxAgeMs: 24 * 60 * 60 * 1000,
+  /** At most this many events are kept (the newest). */
+  maxRows: 100_000,
+};
+
+/** The write path prunes every this many events, so a burst never outgrows the window. */
+const PRUNE_EVERY = 1000;
+
+/** The signal that new events committed; one per service instance (see `CommitSignal`). */
+export function streamSignal(host: HostServices): CommitSignal {
+  return stateSlot(host, 'stream-signal', () => new LocalCommitSignal());
+}
+
+export interface Announcement {
+  event: StreamEventType;
+  changeRequestId: number;
+  /** What changed, as `app_label.model` and id (the change request itself for its own events). */
+  objectType: string;
+  objectId: number;
+  /** For a deletion: the removed object's stored fields, which permission constraints are checked against. */
+  subject?: Record<string, unknown> | null;
+  /** Announce this event for this request at most once per transaction (later ones add nothing a client would not re-read). */
+  oncePerTransaction?: boolean;
+}
+
+/** What each transaction announced so far (keys `event:request`), and whether it asked for a signal after commit. */
+const announcedByTransaction = new WeakMap<object, { keys: Set<string>; signalled: boolean }>();
+
+/** Records one stream event in the caller's transaction; open streams hear of it once the transaction commits. */
+export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
+  let seen = ctx.inTransaction ? announcedByTransaction.get(ctx.db) : undefined;
+  if (ctx.inTransaction && !seen) {
+    seen = { keys: new Set(), signalled: false };
+    announcedByTransaction.set(ctx.db, seen);
+  }
+  const key = `${a.event}:${a.changeRequestId}`;
+  if (a.oncePerTransaction && seen) {
+    if (seen.keys.has(key)) return;
+    seen.keys.add(key);
+  }
+  const row = await ccDb(ctx)
+    .insertInto('cc_stream_events')
+    .values({
+      time: nowIso(ctx),
+      event: a.event,
+      change_request_id: a.changeRequestId,
+      object_type: a.objectType,
+      object_id: a.objectId,
+      subject: a.subject ? JSON.stringify(a.subject) : null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const signal = streamSignal(ctx.host);
+  if (!seen) signal.notify();
+  else if (!seen.signalled) {
+    seen.signalled = true;
+    ctx.afterCommit(() => signal.notify());
+  }
+  if (row.id % PRUNE_EVERY === 0) await pruneStreamEvents(ctx);
+}
+
+/** Where the stream stands: the newest id handed out, and the newest id pruned (a resume from before it missed events). */
+export async function streamPosition(db: CcDb): Promise<{ last: number; prunedThrough: number }> {
+  const { rows } = await sql<{ last: number | null; pruned: number }>`
+    select (select max(id) from cc_stream_events) as last, (select pruned_through from cc_stream_state where id = 1) as pruned`.execute(db);
+  const pruned = rows[0]?.pruned ?? 0;
+  return { last: Math.max(rows[0]?.last ?? 0, pruned), prunedThrough: pruned };
+}
+
+/** Kept events after `afterId`, oldest first, only of these requests when given. */
+export async function eventsAfter(db: CcDb, afterId: number, limit: number, changeRequestIds: readonly number[] | null): Promise<StreamEventRow[]> {
+  let q = db.selectFrom('cc_stream_events').selectAll().where('id', '>', afterId);
+  if (changeRequestIds) q = q.where('change_request_id', 'in', changeRequestIds);
+  return q.orderBy('id').limit(limit).execute();
+}
+
+/**
+ * Prunes the window: events older than `maxAgeMs`, and all but the newest `maxRows`. Remembers
+ * the newest id pruned, so that a client resuming from before it is told to reload (`reset`).
+ */
+export async function pruneStreamEvents(ctx: Ctx): Promise<number> {
+  const db = ccDb(ctx);
+  const cutoff = new Date(ctx.host.clock.now().getTime() - STREAM_RETENTION.maxAgeMs).toISOString();
+  const { last, prunedThrough } = await streamPosition(db);
+  const old = await db.selectFrom('cc_stream_events').select((eb) => eb.fn.max('id').as('id')).where('time', '<', cutoff).executeTakeFirst();
+  const through = Math.max(last - STREAM_RETENTION.maxRows, Number(old?.id ?? 0));
+  if (through <= prunedThrough) return 0;
+  const deleted = await db.deleteFrom('cc_stream_events').where('id', '<=', through).executeTakeFirst();
+  await db.updateTable('cc_stream_state').set({ pruned_through: through }).where('id', '=', 1).execute();
+  return Number(deleted.numDeletedRows);
+}

@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { startService, type TestService } from '../../../support/service';
+import { act, actor, AUTHOR, branch, device, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
+
+const NOTIFICATIONS = '/api/extras/notifications/';
+
+async function notificationsOf(a: Actor): Promise<any[]> {
+  return (await ok(a.client.get(`${NOTIFICATIONS}?limit=1000`))).results;
+}
+
+async function myReviews(a: Actor): Promise<number[]> {
+  return (await ok(a.client.get(`${REQUESTS}?reviewer=me&limit=1000`))).results.map((r: { id: number }) => r.id);
+}
+
+describe('change control: reviewer notifications and My Reviews (Events 4)', () => {
+  describe('with notify_reviewers on (the default)', () => {
+    let svc: TestService;
+    let author: Actor;
+    let named: Actor;
+    let member: Actor;
+    let outsider: Actor;
+    let inactive: Actor;
+    before(async () => {
+      svc = await startService();
+      author = await actor(svc, 'author', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]);
+      named = await actor(svc, 'named', REVIEWER);
+      member = await actor(svc, 'member', REVIEWER);
+      outsider = await actor(svc, 'outsider', REVIEWER);
+      inactive = await actor(svc, 'inactive', REVIEWER);
+      const netops = await group(svc, 'netops', [member.id, inactive.id]);
+      await ok(svc.admin.patch(`/api/users/users/${inactive.id}/`, { is_active: false }));
+      // The author is eligible too, but can never review their own request.
+      await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 2, users: [named.id, author.id], groups: [netops] }] });
+    });
+    after(async () => svc.close());
+
+    async function submitted(name: string): Promise<any> {
+      const { branch: b, inBranch } = await branch(author.client, name);
+      await device(inBranch, { name: `${name}-dev` });
+      const cr = await openRequest(author.client, b.id, { title: `Change ${name}` });
+      return cr;
+    }
+
+    it('Events 4: submitting notifies the outstanding eligible reviewers (named users and group members), not the author, not others', async () => {
+      const cr = await submitted('notify');
+      assert.deepEqual(await notificationsOf(named), [], 'nothing before submit');
+      await ok(act(author.client, cr.id, 'submit'));
+
+      for (const reviewer of [named, member]) {
+        const mine = (await notificationsOf(reviewer)).filter((n) => n.object_id === cr.id);
+        assert.equal(mine.length, 1, reviewer.username);
+        const [n] = mine;
+        assert.equal(n.object_type, 'change_control.changerequest');
+        assert.equal(n.event_type, 'change_request_review_requested');
+        assert.equal(n.read, false);
+        assert.match(n.object_repr, /Change notify/);
+      }
+      assert.deepEqual((await notificationsOf(author)).filter((n) => n.object_id === cr.id), [], 'the author is not asked to review their own request');
+      assert.deepEqual((await notificationsOf(outsider)).filter((n) => n.object_id === cr.id), [], 'not eligible');
+      const inactiveRows = await svc.host.db.selectFrom('notifications').selectAll().where('user_id', '=', inactive.id).execute();
+      assert.deepEqual(inactiveRows, [], 'inactive users are not notified');
+    });
+
+    it('Events 4: a reviewer who already reviewed while it was a draft is not outstanding and not notified', async () => {
+      const cr = await submitted('prereviewed');
+      expectStatus(await review(named.client, cr.id, 'approve'), 201);
+      await ok(act(author.client, cr.id, 'submit'));
+      assert.deepEqual((await notificationsOf(named)).filter((n) => n.object_id === cr.id), []);
+      assert.equal((await notificationsOf(member)).filter((n) => n.object_id === cr.id).length, 1);
+    });
+
+    it('Events 4 (My Reviews): change-requests/?reviewer=me lists requests under review waiting for the caller; drafts, reviewed and satisfied ones are not listed', async () => {
+      const draft = await submitted('mine-draft');
+      const waiting = await submitted('mine-waiting');
+      await ok(act(author.client, waiting.id, 'submit'));
+      assert.ok((await myReviews(named)).includes(waiting.id));
+      assert.ok((await myReviews(member)).includes(waiting.id));
+      assert.ok(!(await myReviews(named)).includes(draft.id), 'a draft waits for nobody');
+      assert.ok(!(await myReviews(outsider)).includes(waiting.id), 'not eligible');
+      assert.ok(!(await myReviews(author)).includes(waiting.id), 'not one\'s own request');
+
+      // The same list by user id, as someone allowed to see it.
+      const byId = (await ok(svc.admin.get(`${REQUESTS}?reviewer=${member.id}`))).results.map((r: { id: number }) => r.id);
+      assert.ok(byId.includes(waiting.id));
+      expectStatus(await svc.admin.get(`${REQUESTS}?reviewer=someone`), 400);
+
+      // One approval of two: the approver is done, the other is still waited for.
+      expectStatus(await review(named.client, waiting.id, 'approve'), 201);
+      assert.ok(!(await myReviews(named)).includes(waiting.id));
+      assert.ok((await myReviews(member)).includes(waiting.id));
+      // The second approval satisfies the rule: nobody waits any more.
+      expectStatus(await review(member.client, waiting.id, 'approve'), 201);
+      assert.ok(!(await myReviews(member)).includes(waiting.id));
+    });
+
+    it('Events 4: notifications can be marked read by their reviewer', async () => {
+      const cr = await submitted('read-it');
+      await ok(act(author.client, cr.id, 'submit'));
+      const [n] = (await notificationsOf(member)).filter((x) => x.object_id === cr.id);
+      const read = await ok(member.client.patch(`${NOTIFICATIONS}${n.id}/`, { read: true }));
+      assert.equal(read.read, true);
+      expectStatus(await named.client.patch(`${NOTIFICATIONS}${n.id}/`, { read: true }), 404);
+    });
+  });
+
+  describe('Setting notify_reviewers false', () => {
+    let svc: TestService;
+    before(async () => {
+      svc = await startService({ config: { change_control: { notify_reviewers: false } } });
+    });
+    after(async () => svc.close());
+
+    it('Setting notify_reviewers false: submit notifies nobody; My Reviews still lists the request', async () => {
+      const author = await actor(svc, 'author', AUTHOR);
+      const reviewer = await actor(svc, 'reviewer', REVIEWER);
+      await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', users: [reviewer.id] }] });
+      const { branch: b, inBranch } = await branch(author.client, 'silent');
+      await device(inBranch, { name: 'silent-dev' });
+      const cr = await openRequest(author.client, b.id);
+      const after = await ok(act(author.client, cr.id, 'submit'));
+      assert.equal(after.status, 'needs-review');
+      assert.deepEqual(await notificationsOf(reviewer), []);
+      assert.deepEqual(await svc.host.db.selectFrom('notifications').selectAll().execute(), []);
+      assert.deepEqual(await myReviews(reviewer), [cr.id]);
+    });
+  });
+});
