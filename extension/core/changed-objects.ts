@@ -4,7 +4,7 @@
 import type { ChangeDiff } from '../../contract/api/branching';
 import { CHANGE_DECORATION, changeDocument, changeKind, threadSide } from './change-documents';
 import { CHANGE_ACTION_LABEL } from '../../contract/labels';
-import { exactTime, relativeTime } from './time';
+import { exactTime, relativeTime } from '../../contract/time';
 import { escapeMarkdown, type TreeItemData } from './tree-items';
 
 export interface ChangeGroup {

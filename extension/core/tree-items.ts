@@ -5,7 +5,7 @@ import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { Group } from './grouping';
 import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from '../../contract/labels';
-import { exactTime, relativeTime } from './time';
+import { exactTime, relativeTime } from '../../contract/time';
 
 export interface TreeItemData {
   /** Unique in its view and stable across refreshes (keeps expansion and selection). */
