@@ -1,4 +1,5 @@
-// Builds the three bundles: the companion service, the VS Code extension and the webview.
+// Builds the three bundles: the companion service, the VS Code extension and the webview. The
+// extension and the webview are minified, with source maps beside them.
 //   node esbuild.config.mjs                 build everything
 //   node esbuild.config.mjs server          build one target (server, extension, webview)
 //   node esbuild.config.mjs --if-needed X   build X only when its bundle is older than its sources
@@ -21,6 +22,7 @@ const targets = {
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    minify: true,
     sources: ['extension', 'contract'],
   },
   webview: {
@@ -28,6 +30,7 @@ const targets = {
     platform: 'browser',
     format: 'iife',
     target: 'es2022',
+    minify: true,
     sources: ['webview', 'contract'],
   },
 };

@@ -4,7 +4,8 @@
 import type { ChangeDiff } from '../contract/api/branching';
 import type { ChangeComment } from '../contract/api/change-control';
 import { parseComposerKey, type ViewState } from './state';
-import { threadComments, threadsByChange, type Thread } from './threads';
+import type { Thread } from '../contract/threads';
+import { threadComments, threadsByChange } from './threads';
 
 function memo<A, R>(fn: (a: A) => R): (a: A) => R {
   let last: { a: A; r: R } | null = null;

@@ -5,7 +5,8 @@ import type { ChangeRequestSnapshot, HostToWebview, Operation, PanelAction, Pers
 import { applyDelta } from '../contract/webview/delta';
 import { shareEqual } from '../contract/webview/share';
 
-export interface ViewState {
+/** The panel's state: what it keeps across reloads (PersistedState, the request id aside) and what it is showing. */
+export interface ViewState extends Omit<PersistedState, 'changeRequestId'> {
   changeRequestId: number | null;
   phase: 'waiting' | 'loading' | 'ready' | 'failed';
   /** A refresh is under way while the last snapshot stays shown. */
@@ -14,18 +15,6 @@ export interface ViewState {
   /** The number of the snapshot shown (deltas apply to it). */
   seq: number | null;
   loadError: string | null;
-  /** Unsent text per composer key (see composer keys below). */
-  drafts: Record<string, string>;
-  /** Composers shown (the review form is always shown). */
-  openComposers: string[];
-  /** Null until the reviewer picks a decision (none is preselected). */
-  reviewDecision: ReviewDecision | null;
-  /** Changes that show every attribute rather than the changed ones. */
-  expandedChanges: number[];
-  /** Changes folded to their title line. */
-  collapsedChanges: number[];
-  /** Only changes whose object type or name contains this text are listed. */
-  filter: string;
   /** How many of the latest timeline entries are shown. */
   timelineLimit: number;
   /** Operations sent and not yet answered: opId -> composer or action key. */

@@ -1,28 +1,11 @@
 // Comment threads: grouped under their change, and placed at the attribute they are anchored to.
 import type { ChangeComment } from '../contract/api/change-control';
+import { groupThreads, type Thread } from '../contract/threads';
 
-/** A root comment with its replies (threads are one level deep). */
-export interface Thread {
-  root: ChangeComment;
-  replies: ChangeComment[];
-}
-
-/** Threads per change (null: comments anchored to no change), oldest first; a reply to a reply joins its root's thread. */
+/** Threads per change (null: comments anchored to no change), oldest first. */
 export function threadsByChange(comments: readonly ChangeComment[]): Map<number | null, Thread[]> {
-  const byId = new Map(comments.map((c) => [c.id, c]));
-  const threads = new Map<number, Thread>();
-  const ordered = [...comments].sort((a, b) => a.created.localeCompare(b.created) || a.id - b.id);
-  for (const c of ordered) {
-    if (c.parent === null || !byId.has(c.parent)) threads.set(c.id, { root: c, replies: [] });
-  }
-  for (const c of ordered) {
-    if (c.parent === null || !byId.has(c.parent)) continue;
-    let root = byId.get(c.parent)!;
-    while (root.parent !== null && byId.has(root.parent)) root = byId.get(root.parent)!;
-    threads.get(root.id)?.replies.push(c);
-  }
   const out = new Map<number | null, Thread[]>();
-  for (const t of threads.values()) {
+  for (const t of groupThreads(comments)) {
     const list = out.get(t.root.change_diff) ?? [];
     list.push(t);
     out.set(t.root.change_diff, list);

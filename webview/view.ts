@@ -18,7 +18,7 @@ import { sameInputs } from '../contract/webview/share';
 import { actionKey, isPending, REVIEW_KEY, type ViewState } from './state';
 import { PANEL_ACTIONS } from '../contract/webview/protocol';
 import { buildTimeline } from './timeline';
-import { relativeTime } from './time';
+import { relativeTime } from '../contract/time';
 import { computeWindow, HeightCache, prefixSums, sameWindow, type VirtualWindow } from './virtual';
 
 export interface ViewOptions {

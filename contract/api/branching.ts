@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { objectBase, objectTypeName } from './common';
 
 export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;

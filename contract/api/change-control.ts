@@ -1,70 +1,22 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
+import {
+  BUILTIN_CHECKS,
+  CALLER_ACTIONS,
+  CHANGE_REQUEST_STATUSES,
+  CHECK_STATUSES,
+  CONDITION_STATES,
+  CONDITION_OPS,
+  PRIORITIES,
+  REVIEW_DECISIONS,
+  STREAM_EVENTS,
+  UNCOUNTED_APPROVAL_REASONS,
+  type ConditionOp,
+} from './vocabulary';
 
-// ---- Closed vocabularies ---------------------------------------------------------------
+// ---- Closed vocabularies: in vocabulary.ts (no zod there), re-exported --------------------
 
-export const CHANGE_REQUEST_STATUSES = ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'] as const;
-export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
-export const OPEN_STATUSES = ['draft', 'needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
-
-export const LIFECYCLE_ACTIONS = ['submit', 'return-to-draft', 'abandon', 'reopen'] as const;
-export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
-
-export const CHECK_STATUSES = ['pending', 'running', 'success', 'failure', 'error', 'skipped'] as const;
-export type CheckStatus = (typeof CHECK_STATUSES)[number];
-/** Statuses that clear the gate. */
-export const PASSING_CHECK_STATUSES = ['success', 'skipped'] as const satisfies readonly CheckStatus[];
-
-export const REVIEW_DECISIONS = ['approve', 'reject', 'comment'] as const;
-export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
-
-export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-export const CONDITION_STATES = ['either', 'before', 'after'] as const;
-export type ConditionState = (typeof CONDITION_STATES)[number];
-
-export const CONDITION_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'changed', 'unchanged'] as const;
-export type ConditionOp = (typeof CONDITION_OPS)[number];
-
-export const LIFECYCLE_EVENTS = [
-  'change_request_submitted',
-  'change_request_review_requested',
-  'review_submitted',
-  'change_request_approved',
-  'change_request_rejected',
-  'change_request_completed',
-] as const;
-export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
-
-/** Why an approval does not count: its reviewer changed the branch, or the branch moved on since. */
-export const UNCOUNTED_APPROVAL_REASONS = ['contributor', 'stale'] as const;
-export type UncountedApprovalReason = (typeof UNCOUNTED_APPROVAL_REASONS)[number];
-
-/**
- * What the event stream (`GET /api/plugins/change-control/stream/`, Server-Sent Events) says
- * changed. The SSE `event:` field is the type, `id:` the event's id (resume with
- * `Last-Event-ID`), `data:` one `StreamEvent` as JSON. A `reset` event (data `{}`) says that
- * events were missed (the id asked for is no longer kept): the client reloads what it shows.
- */
-export const STREAM_EVENTS = [
-  ...LIFECYCLE_EVENTS,
-  'change_request_created',
-  'change_request_updated',
-  'change_request_deleted',
-  'changes_updated',
-  'review_deleted',
-  'comment_created',
-  'comment_updated',
-  'comment_deleted',
-  'check_updated',
-  'check_deleted',
-] as const;
-export type StreamEventType = (typeof STREAM_EVENTS)[number];
-export const STREAM_RESET = 'reset';
-
-export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] as const;
-export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
+export * from './vocabulary';
 
 // ---- Conditions --------------------------------------------------------------------------
 
@@ -163,8 +115,6 @@ export const policyRuleWrite = z.strictObject({
 export const actionAvailability = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
 export type ActionAvailability = z.infer<typeof actionAvailability>;
 
-export const CALLER_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'review', 'run_checks', 'merge', 'comment'] as const;
-export type CallerAction = (typeof CALLER_ACTIONS)[number];
 
 export const changeRequest = z.object({
   ...objectBase,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Fields every object of the API carries. */
 export const objectBase = {

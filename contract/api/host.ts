@@ -2,7 +2,7 @@
 // tokens (the provisioning answer among them), notifications, search and the service status.
 // The service documents its routes with these schemas (the OpenAPI document at /api/schema/ is
 // generated from them) and the extension parses the answers with the same ones.
-import { z } from 'zod';
+import * as z from 'zod';
 import { objectBase } from './common';
 
 // ---- Users and tokens (`/api/users/`) ------------------------------------------------------

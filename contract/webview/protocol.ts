@@ -67,7 +67,9 @@ export type WebviewToHost =
 /** What the webview keeps with `setState` (and the serializer reads back). */
 export interface PersistedState {
   changeRequestId: number;
+  /** Unsent text per composer key. */
   drafts: Record<string, string>;
+  /** Composers shown (the review form is always shown). */
   openComposers: string[];
   /** Null until the reviewer picks one: no decision is preselected. */
   reviewDecision: ReviewDecision | null;
@@ -75,7 +77,7 @@ export interface PersistedState {
   expandedChanges: number[];
   /** Changes folded to their title line. */
   collapsedChanges: number[];
-  /** The filter of the list of changes. */
+  /** Only changes whose object type or name contains this text are listed. */
   filter: string;
 }
 

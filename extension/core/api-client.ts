@@ -1,7 +1,7 @@
 // The REST client of the Change Control service: token authentication, JSON in and out, every
 // answer parsed with the zod schemas of contract/api (the ones the service documents its
 // routes with), every failure an ApiError. No VS Code here.
-import { z } from 'zod';
+import * as z from 'zod';
 import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../contract/api/branching';
 import {
   changeComment,
@@ -78,20 +78,6 @@ export function queryString(query: Query = {}): string {
   }
   const s = params.toString();
   return s ? `?${s}` : '';
-}
-
-/** The service's base URL without a trailing slash, or an error message. */
-export function normalizeBaseUrl(raw: string): { url: string } | { error: string } {
-  const trimmed = raw.trim();
-  let parsed: URL;
-  try {
-    parsed = new URL(trimmed);
-  } catch {
-    return { error: `"${trimmed}" is not a URL (expected e.g. http://127.0.0.1:8000)` };
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `"${trimmed}" is not an http or https URL` };
-  if (parsed.search || parsed.hash) return { error: `"${trimmed}" must not carry a query or fragment` };
-  return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
 }
 
 function describeIssues(error: z.ZodError): string {

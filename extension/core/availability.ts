@@ -1,7 +1,8 @@
 // What the caller may do with a change request, read from the service's `actions` and never
 // re-derived here. Feeds tree `contextValue`s (and so menu `when` clauses), QuickPick candidates
 // and the checks run before a command calls the service.
-import { CALLER_ACTIONS, type CallerAction, type ChangeRequest, type LifecycleAction } from '../../contract/api/change-control';
+import type { ChangeRequest } from '../../contract/api/change-control';
+import { CALLER_ACTIONS, type CallerAction, type LifecycleAction } from '../../contract/api/vocabulary';
 
 export interface Availability {
   allowed: boolean;

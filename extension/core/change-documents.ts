@@ -2,8 +2,11 @@
 // text (the object's state as YAML with sorted keys, so the diff editor highlights exactly the
 // lines that changed), and the mapping between attributes (dot paths such as `config` or
 // `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths and queries.
-import { Document, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { ChangeAction, ChangeDiff } from '../../contract/api/branching';
+
+/** The YAML library, loaded when a document is first written or read: activation does without it. */
+const yaml = (): typeof Yaml => require('yaml') as typeof Yaml;
 
 export const DOCUMENT_SCHEME = 'change-control';
 
@@ -77,6 +80,7 @@ export function sideState(change: Pick<ChangeDiff, 'original' | 'modified' | 'cu
 export function serializeState(state: Record<string, unknown> | null | undefined): string {
   if (!state) return '';
   if (Object.keys(state).length === 0) return '{}\n';
+  const { Document } = yaml();
   return new Document(state, { sortMapEntries: true }).toString({ lineWidth: 0, minContentWidth: 0 });
 }
 
@@ -91,11 +95,12 @@ export interface AttributeSpan {
 /** Every key path of a YAML text with its lines, in document order. */
 export function attributeSpans(text: string): AttributeSpan[] {
   if (!text.trim()) return [];
+  const { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } = yaml();
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter });
   const lineOf = (offset: number) => counter.linePos(offset).line - 1;
   const spans: AttributeSpan[] = [];
-  const endLineOf = (start: number, node: YamlNode | null | undefined): number => {
+  const endLineOf = (start: number, node: Yaml.Node | null | undefined): number => {
     const range = node?.range;
     if (!range) return lineOf(start);
     // A block value's end offset sits on the next line's start; its last character does not.
@@ -106,13 +111,13 @@ export function attributeSpans(text: string): AttributeSpan[] {
       for (const pair of node.items) {
         if (!isPair(pair) || !isScalar(pair.key) || !pair.key.range) continue;
         const path = [...prefix, String(pair.key.value)];
-        const value = pair.value as YamlNode | null;
+        const value = pair.value as Yaml.Node | null;
         spans.push({ path: path.join('.'), depth: path.length, line: lineOf(pair.key.range[0]), endLine: endLineOf(pair.key.range[0], value ?? pair.key) });
         walk(value, path);
       }
     } else if (isSeq(node)) {
       node.items.forEach((item, index) => {
-        const itemNode = item as YamlNode | null;
+        const itemNode = item as Yaml.Node | null;
         if (!itemNode?.range) return;
         const path = [...prefix, String(index)];
         spans.push({ path: path.join('.'), depth: path.length, line: lineOf(itemNode.range[0]), endLine: endLineOf(itemNode.range[0], itemNode) });

@@ -1,7 +1,7 @@
 // The lists behind the views: open requests, those waiting for my review, mine, recently closed,
 // and my own reviews. One refresh at a time; a refresh asked for meanwhile runs once afterwards.
-import type { ChangeRequest, ChangeRequestStatus, Review } from '../../contract/api/change-control';
-import { OPEN_STATUSES } from '../../contract/api/change-control';
+import type { ChangeRequest, Review } from '../../contract/api/change-control';
+import { OPEN_STATUSES, type ChangeRequestStatus } from '../../contract/api/vocabulary';
 import type { ApiClient } from './api-client';
 import { asApiError, type ApiError } from './api-error';
 import { EMPTY_LISTS, RECENTLY_CLOSED_LIMIT, indexById, type ChangeRequestLists } from './grouping';

@@ -3,8 +3,8 @@
 // in. Plain data (TreeItemData); no VS Code here.
 import type { ChangeDiff } from '../../contract/api/branching';
 import { CHANGE_DECORATION, changeDocument, changeKind, threadSide } from './change-documents';
-import { CHANGE_ACTION_LABEL } from '../../contract/labels';
-import { exactTime, relativeTime } from './time';
+import { CHANGE_ACTION_LABEL, type IconRef } from '../../contract/labels';
+import { exactTime, relativeTime } from '../../contract/time';
 import { escapeMarkdown, type TreeItemData } from './tree-items';
 
 export interface ChangeGroup {
@@ -88,4 +88,42 @@ export function changedObjectItem(changeRequestId: number, change: ChangeDiff, o
     checkbox: { checked: opts.viewed, tooltip: opts.viewed ? 'Viewed (clears itself when the change changes)' : 'Mark as viewed' },
     resource: changeDocument(changeRequestId, side, change),
   };
+}
+
+/** The rows of the Changed Objects tree (the changes of a group are asked for when it opens). */
+export type ChangedObjectsNode =
+  | { kind: 'group'; group: ChangeGroup }
+  | { kind: 'change'; change: ChangeDiff }
+  | { kind: 'orphans'; count: number }
+  | { kind: 'message'; id: string; label: string; icon?: IconRef };
+
+/**
+ * The tree's top rows for a request: a row while its data loads (nothing when loading failed: the
+ * view's message says why), a row when the branch has no changes, or the groups, then a row for
+ * the threads whose change left the branch.
+ */
+export function changedObjectsRoots(data: { changes: readonly ChangeDiff[]; branchDeleted: boolean } | undefined, loadFailed: boolean, orphanThreads: number): ChangedObjectsNode[] {
+  if (!data) return loadFailed ? [] : [{ kind: 'message', id: 'loading', label: 'Loading the changes…', icon: { id: 'loading~spin' } }];
+  if (data.changes.length === 0) return [{ kind: 'message', id: 'no-changes', label: data.branchDeleted ? 'The branch is deleted: no changes to show.' : 'The branch has no changes.' }];
+  const roots: ChangedObjectsNode[] = groupChanges(data.changes).map((group) => ({ kind: 'group', group }));
+  if (orphanThreads) roots.push({ kind: 'orphans', count: orphanThreads });
+  return roots;
+}
+
+/** The row of the threads whose change is no longer in the branch: it opens the request, where they are kept. */
+export function orphanThreadsItem(changeRequestId: number, count: number): TreeItemData {
+  return {
+    id: `changes:${changeRequestId}/orphans`,
+    label: `${count} thread${count === 1 ? '' : 's'} on changes no longer in the branch`,
+    tooltip: 'These threads are kept: open the change request to read them.',
+    icon: { id: 'comment-unresolved' },
+    contextValue: 'orphans;',
+    collapsible: 'none',
+    command: { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [changeRequestId] },
+  };
+}
+
+/** The badge of the view: how many changes are not viewed yet. */
+export function unviewedBadge(total: number, viewed: number): { value: number; tooltip: string } | undefined {
+  return total ? { value: total - viewed, tooltip: `${total - viewed} of ${total} changes not viewed yet` } : undefined;
 }

@@ -5,6 +5,7 @@
 // (extension/vscode/comments.ts) turns it into CommentThreads. No VS Code here.
 import type { ChangeDiff } from '../../contract/api/branching';
 import type { ChangeComment } from '../../contract/api/change-control';
+import { groupThreads } from '../../contract/threads';
 import { attributeSpans, lineOfAttribute, serializeState, threadSide, type AttributeSpan, type ChangeSide } from './change-documents';
 import type { DraftComment } from './pending-review';
 
@@ -49,8 +50,6 @@ export interface ThreadInput {
   changes: readonly ChangeDiff[];
   me: { id: number; display: string };
 }
-
-const byTime = (a: { created: string; id: number }, b: { created: string; id: number }) => a.created.localeCompare(b.created) || a.id - b.id;
 
 function postedView(c: ChangeComment, meId: number): CommentView {
   const mine = c.author.id === meId;
@@ -104,15 +103,6 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
     return { change, side, line, exact };
   };
 
-  const sorted = [...input.comments].sort(byTime);
-  // A reply whose root is not listed (not visible to the caller) shows as a thread of its own.
-  const rootIds = new Set(sorted.filter((c) => c.parent === null).map((c) => c.id));
-  const roots = sorted.filter((c) => c.parent === null || !rootIds.has(c.parent));
-  const replies = new Map<number, ChangeComment[]>();
-  for (const c of sorted) {
-    if (c.parent === null || !rootIds.has(c.parent)) continue;
-    replies.set(c.parent, [...(replies.get(c.parent) ?? []), c]);
-  }
   const draftReplies = new Map<string, DraftComment[]>();
   for (const d of input.drafts) {
     const parentKey = d.parentDraft !== null ? `d:${d.parentDraft}` : d.parent !== null ? `c:${d.parent}` : null;
@@ -125,9 +115,9 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
     const flags = [t.resolved ? 'resolved' : 'open', t.outdated || !t.place ? 'outdated' : '', t.pending ? 'pending' : 'posted'].filter((f) => f);
     return { ...t, label: threadLabel({ ...t, exact, gone: !t.place }), contextValue: `thread;${flags.join(';')};` };
   };
-  for (const root of roots) {
+  for (const { root, replies } of groupThreads(input.comments)) {
     const key = `c:${root.id}`;
-    const comments = [root, ...(replies.get(root.id) ?? [])].map((c) => postedView(c, input.me.id));
+    const comments = [root, ...replies].map((c) => postedView(c, input.me.id));
     for (const d of draftReplies.get(key) ?? []) comments.push(draftView(d, input.me));
     threads.push(
       finish({ key, rootId: root.id, rootDraft: null, changeDiff: root.change_diff, attribute: root.attribute, resolved: root.resolved, outdated: root.outdated, pending: false, place: place(root.change_diff, root.attribute), comments }),

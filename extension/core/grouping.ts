@@ -1,6 +1,7 @@
 // How change requests are grouped in the Change Requests view. A request may sit in several
 // groups (it is mine and blocked), as queries do in review tools.
-import { OPEN_STATUSES, type ChangeRequest, type ChangeRequestStatus } from '../../contract/api/change-control';
+import type { ChangeRequest } from '../../contract/api/change-control';
+import { OPEN_STATUSES, type ChangeRequestStatus } from '../../contract/api/vocabulary';
 import { PRIORITY_RANK } from '../../contract/labels';
 
 export const GROUPS = [

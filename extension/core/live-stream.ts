@@ -3,10 +3,13 @@
 // as one batch; a `reset` (events were missed) handed on as such. While the stream is not open
 // (the service has none, or it dropped), `onPoll` runs at an interval instead. And what each
 // event means for what the extension shows. No VS Code here.
-import type { StreamEvent, StreamEventType } from '../../contract/api/change-control';
+import type { StreamEvent } from '../../contract/api/change-control';
+import { LIFECYCLE_EVENTS, type StreamEventType } from '../../contract/api/vocabulary';
 import { asApiError } from './api-error';
 import { Backoff } from './backoff';
-import { readStreamMessage, SseParser } from './sse';
+
+// Loaded when the stream first opens (after connecting): its events are checked with the contract's schema.
+const sse = () => require('./sse') as typeof import('./sse');
 
 export const LIVE_STATES = ['stopped', 'connecting', 'open', 'polling'] as const;
 export type LiveState = (typeof LIVE_STATES)[number];
@@ -176,6 +179,7 @@ export class LiveStream {
 
   private async read(body: ReadableStream<Uint8Array> | null, abort: AbortController, generation: number): Promise<void> {
     if (!body) return;
+    const { readStreamMessage, SseParser } = sse();
     const reader = body.getReader();
     const decoder = new TextDecoder();
     const parser = new SseParser();
@@ -272,12 +276,7 @@ const PARTS_OF_EVENT = {
 
 /** Events that can move a request between the lists (status, gates, review waiting, merge state). */
 const LIST_EVENTS: ReadonlySet<StreamEventType> = new Set<StreamEventType>([
-  'change_request_submitted',
-  'change_request_review_requested',
-  'review_submitted',
-  'change_request_approved',
-  'change_request_rejected',
-  'change_request_completed',
+  ...LIFECYCLE_EVENTS,
   'change_request_created',
   'change_request_updated',
   'change_request_deleted',

@@ -1,6 +1,5 @@
 // The extension's settings: their keys (package.json declares exactly these) and how raw
 // configuration values become a checked Settings object.
-import { normalizeBaseUrl } from './api-client';
 
 export const SETTING_KEYS = {
   serverUrl: 'changeControl.serverUrl',
@@ -52,6 +51,20 @@ export interface Settings {
   notifications: { enabled: boolean; pollIntervalMs: number };
   /** Values that were wrong and replaced by their defaults, for the log. */
   problems: string[];
+}
+
+/** The service's base URL without a trailing slash, or an error message. */
+export function normalizeBaseUrl(raw: string): { url: string } | { error: string } {
+  const trimmed = raw.trim();
+  let parsed: URL;
+  try {
+    parsed = new URL(trimmed);
+  } catch {
+    return { error: `"${trimmed}" is not a URL (expected e.g. http://127.0.0.1:8000)` };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `"${trimmed}" is not an http or https URL` };
+  if (parsed.search || parsed.hash) return { error: `"${trimmed}" must not carry a query or fragment` };
+  return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
 }
 
 /** Reads settings through `get` (configuration lookups by full key). */

@@ -1,11 +1,11 @@
 // Loads everything the change request webview shows. The request itself must load; the other
 // parts load side by side and a part that fails is named in `problems` instead of failing all.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ChangeRequestSnapshot, LifecycleMove } from '../../contract/webview/protocol';
 import type { ApiClient } from './api-client';
 import { asApiError } from './api-error';
 import type { CurrentUser } from '../../contract/api/host';
-import { CHANGE_REQUEST_STATUSES } from '../../contract/api/change-control';
+import { CHANGE_REQUEST_STATUSES } from '../../contract/api/vocabulary';
 
 type SnapshotClient = Pick<ApiClient, 'getChangeRequest' | 'getEvaluation' | 'listChecks' | 'listReviews' | 'listComments' | 'listChanges' | 'request'>;
 

@@ -3,9 +3,10 @@
 import type { ChangeRequest, MergeCheck, Review } from '../../contract/api/change-control';
 import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
-import type { Group } from './grouping';
+import type { StoreState } from './change-request-store';
+import { groupChangeRequests, isEmpty, type Group } from './grouping';
 import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from '../../contract/labels';
-import { exactTime, relativeTime } from './time';
+import { exactTime, relativeTime } from '../../contract/time';
 
 export interface TreeItemData {
   /** Unique in its view and stable across refreshes (keeps expansion and selection). */
@@ -168,6 +169,51 @@ export function nodeItem(node: TreeNode): TreeItemData {
     case 'message':
       return { ...messageItem(node.id, node.label, node.icon), command: node.command };
   }
+}
+
+// ---- the rows of each view, from what the extension holds --------------------------------
+
+/** Change Requests: a row while loading (or to retry a failed first load), then the groups; none when there is no request at all (the welcome says so). */
+export function changeRequestRoots(state: Pick<StoreState, 'loaded' | 'error' | 'lists'>): TreeNode[] {
+  if (!state.loaded) {
+    if (state.error) return [{ kind: 'message', id: 'load-failed', label: 'Retry loading change requests', icon: { id: 'refresh' }, command: { id: 'changeControl.refresh', title: 'Refresh', args: [] } }];
+    return [{ kind: 'message', id: 'loading', label: 'Loading change requests…', icon: { id: 'loading~spin' } }];
+  }
+  if (isEmpty(state.lists)) return [];
+  return groupChangeRequests(state.lists).map((group) => ({ kind: 'group', group }));
+}
+
+/** The rows under a group or a section (other rows have none). */
+export function childNodes(node: TreeNode): TreeNode[] {
+  if (node.kind === 'group') return node.group.items.map((cr) => ({ kind: 'changeRequest', cr, scope: node.group.id }));
+  if (node.kind === 'reviewSection') return node.children;
+  return [];
+}
+
+/** Checks of the selected request; a row saying there are none (nothing when they failed to load: the view's message says why). */
+export function checkRoots(checks: readonly MergeCheck[], failed: boolean): TreeNode[] {
+  if (checks.length === 0) return failed ? [] : [{ kind: 'message', id: 'no-checks', label: 'No checks on this change request' }];
+  return checks.map((check) => ({ kind: 'check', check }));
+}
+
+/** My Reviews: the requests waiting for my review, and my reviews, the last updated first. */
+export function myReviewRoots(state: Pick<StoreState, 'loaded' | 'lists' | 'myReviews'>, byId: (id: number) => ChangeRequest | undefined): TreeNode[] {
+  if (!state.loaded) return [];
+  const reviewed = [...state.myReviews].sort((a, b) => b.last_updated.localeCompare(a.last_updated));
+  return [
+    { kind: 'reviewSection', id: 'waiting', label: 'Waiting for my review', children: waitingForMe(state.lists).map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-waiting' })) },
+    { kind: 'reviewSection', id: 'reviewed', label: 'Reviewed by me', children: reviewed.map((review) => ({ kind: 'review', review, cr: byId(review.change_request) })) },
+  ];
+}
+
+/** The requests waiting for my review (the *Needs my review* group). */
+export function waitingForMe(lists: StoreState['lists']): ChangeRequest[] {
+  return groupChangeRequests(lists).find((g) => g.id === 'needsMyReview')!.items;
+}
+
+/** The Change Requests view's badge: how many requests wait for my review. */
+export function reviewBadge(waiting: number): { value: number; tooltip: string } | undefined {
+  return waiting ? { value: waiting, tooltip: `${waiting} change request${waiting === 1 ? '' : 's'} waiting for your review` } : undefined;
 }
 
 /** The change request id a command argument stands for: a tree node, an id, or nothing. */

@@ -1,6 +1,6 @@
 // The host checks every message from the webview before acting on it.
-import { z } from 'zod';
-import { REVIEW_DECISIONS } from '../../contract/api/change-control';
+import * as z from 'zod';
+import { REVIEW_DECISIONS } from '../../contract/api/vocabulary';
 import { MAX_TEXT } from '../../contract/api/common';
 import { PANEL_ACTIONS, type PersistedState, type WebviewToHost } from '../../contract/webview/protocol';
 
@@ -32,13 +32,4 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | null {
 export function restoredChangeRequestId(state: unknown): number | null {
   const result = z.looseObject({ changeRequestId: id }).safeParse(state);
   return result.success ? (result.data as Pick<PersistedState, 'changeRequestId'>).changeRequestId : null;
-}
-
-/** Links from the webview the host opens: http, https and mailto only. */
-export function isOpenableLink(url: string): boolean {
-  try {
-    return ['http:', 'https:', 'mailto:'].includes(new URL(url).protocol);
-  } catch {
-    return false;
-  }
 }

@@ -6,10 +6,11 @@ import * as vscode from 'vscode';
 import type { ChangeDiff } from '../../contract/api/branching';
 import { presentError } from '../core/api-error';
 import { DOCUMENT_SCHEME, objectKey } from '../core/change-documents';
-import { adjacentChange, changedObjectItem, changeGroupItem, groupChanges, treeOrder, type ChangeGroup } from '../core/changed-objects';
+import { adjacentChange, changedObjectItem, changedObjectsRoots, changeGroupItem, orphanThreadsItem, treeOrder, unviewedBadge, type ChangedObjectsNode } from '../core/changed-objects';
 import { openThreadCounts } from '../core/comment-threads';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';
 import type { RequestDataCache } from '../core/request-data';
+import { messageItem } from '../core/tree-items';
 import { isViewed, markViewed, pruneViewed, type ViewedMarks } from '../core/viewed';
 import type { ReviewComments } from './comments';
 import type { Connection } from './connection';
@@ -18,11 +19,7 @@ import { DisposableBase } from './disposable';
 import { toTreeItem } from './tree-view';
 import type { UserState } from './user-state';
 
-type Node =
-  | { kind: 'group'; group: ChangeGroup }
-  | { kind: 'change'; change: ChangeDiff }
-  | { kind: 'orphans'; count: number }
-  | { kind: 'message'; label: string; icon?: string };
+type Node = ChangedObjectsNode;
 
 export interface ChangedObjectsDeps {
   cache: RequestDataCache;
@@ -162,7 +159,7 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     const marks = id === undefined ? {} : this.deps.userState.viewedMarks(id);
     this.rowData = { threads: openThreadCounts(data?.comments ?? []), marks };
     const viewed = data ? data.changes.filter((c) => isViewed(marks, c)).length : 0;
-    this.view.badge = data && data.changes.length ? { value: data.changes.length - viewed, tooltip: `${data.changes.length - viewed} of ${data.changes.length} changes not viewed yet` } : undefined;
+    this.view.badge = unviewedBadge(data?.changes.length ?? 0, viewed);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasChanges, !!data && data.changes.length > 0);
     this.changed.fire(undefined);
   }
@@ -178,19 +175,10 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
         const { marks, threads } = this.rowData;
         return toTreeItem(changedObjectItem(id, node.change, { threads: threads.get(node.change.id) ?? 0, viewed: isViewed(marks, node.change), now: new Date() }));
       }
-      case 'orphans': {
-        const item = new vscode.TreeItem(`${node.count} thread${node.count === 1 ? '' : 's'} on changes no longer in the branch`, vscode.TreeItemCollapsibleState.None);
-        item.id = `changes:${id}/orphans`;
-        item.iconPath = new vscode.ThemeIcon('comment-unresolved');
-        item.tooltip = 'These threads are kept: open the change request to read them.';
-        item.command = { command: 'changeControl.openChangeRequest', title: 'Open Change Request', arguments: [id] };
-        return item;
-      }
-      case 'message': {
-        const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.None);
-        if (node.icon) item.iconPath = new vscode.ThemeIcon(node.icon);
-        return item;
-      }
+      case 'orphans':
+        return toTreeItem(orphanThreadsItem(id, node.count));
+      case 'message':
+        return toTreeItem(messageItem(node.id, node.label, node.icon));
     }
   }
 
@@ -206,17 +194,10 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
       });
     }
     if (node) return [];
-    if (!data) return this.loadError ? [] : [{ kind: 'message', label: 'Loading the changes…', icon: 'loading~spin' }];
-    if (data.changes.length === 0) return [{ kind: 'message', label: data.changeRequest.branch_deleted ? 'The branch is deleted: no changes to show.' : 'The branch has no changes.' }];
+    const roots = changedObjectsRoots(data && { changes: data.changes, branchDeleted: data.changeRequest.branch_deleted }, !!this.loadError, data?.changes.length ? this.deps.comments.orphans(id).length : 0);
     this.nodes.clear();
     this.groupNodes.clear();
-    const roots: Node[] = groupChanges(data.changes).map((group) => {
-      const n: Node = { kind: 'group', group };
-      this.groupNodes.set(group.objectType, n);
-      return n;
-    });
-    const orphans = this.deps.comments.orphans(id).length;
-    if (orphans) roots.push({ kind: 'orphans', count: orphans });
+    for (const n of roots) if (n.kind === 'group') this.groupNodes.set(n.group.objectType, n);
     return roots;
   }
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { ApiClient } from '../core/api-client';
+import type { ApiClient } from '../core/api-client';
 import { asApiError, presentError } from '../core/api-error';
 import { launchService, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
@@ -12,6 +12,10 @@ import { hostOf, type ConnectionState } from '../core/connection-state';
 import type { CurrentUser } from '../../contract/api/host';
 import { BUNDLED_ADMIN_SECRET, parseSettingsFrom, SETTING_KEYS, tokenSecretKey, type ConnectionTarget, type Settings } from '../core/settings';
 import { DisposableBase } from './disposable';
+
+// Loaded with the first client: the API client and the schemas it parses answers with (zod) are
+// not needed to activate.
+const apiClient = () => require('../core/api-client') as typeof import('../core/api-client');
 
 const SIGNED_OUT_OF_BUNDLED = 'changeControl.signedOutOfBundled';
 const TOKEN_DESCRIPTION = 'VS Code Change Control';
@@ -60,6 +64,7 @@ export class Connection extends DisposableBase {
   }
 
   private makeClient(url: string, token: string | null): ApiClient {
+    const { ApiClient } = apiClient();
     return new ApiClient({ baseUrl: url, token, log: (line) => this.log.debug(line) });
   }
 

@@ -6,8 +6,8 @@ import { asApiError, presentError, type ApiError } from '../core/api-error';
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';
 import { connectionDescription } from '../core/connection-state';
-import { groupChangeRequests, isEmpty } from '../core/grouping';
-import type { TreeNode } from '../core/tree-items';
+import { isEmpty } from '../core/grouping';
+import { changeRequestRoots, checkRoots, childNodes, myReviewRoots, reviewBadge, waitingForMe, type TreeNode } from '../core/tree-items';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 import { NodeTreeProvider } from './tree-view';
@@ -33,9 +33,10 @@ export class ChangeControlViews extends DisposableBase {
     private readonly store: ChangeRequestStore,
   ) {
     super();
-    this.changeRequestsTree = this._register(new NodeTreeProvider({ roots: () => this.changeRequestRoots(), children: (n) => this.childrenOf(n) }));
-    this.checksTree = this._register(new NodeTreeProvider({ roots: () => this.checkRoots(), children: () => [] }));
-    this.myReviewsTree = this._register(new NodeTreeProvider({ roots: () => this.myReviewRoots(), children: (n) => this.childrenOf(n) }));
+    const connected = () => connection.state.phase === 'connected';
+    this.changeRequestsTree = this._register(new NodeTreeProvider({ roots: () => (connected() ? changeRequestRoots(store.state) : []), children: childNodes }));
+    this.checksTree = this._register(new NodeTreeProvider({ roots: () => (connected() && this.selected ? checkRoots(this.checkList, !!this.checksError) : []), children: childNodes }));
+    this.myReviewsTree = this._register(new NodeTreeProvider({ roots: () => (connected() ? myReviewRoots(store.state, (id) => store.byId(id)) : []), children: childNodes }));
     this.changeRequests = this._register(vscode.window.createTreeView(VIEWS.changeRequests.id, { treeDataProvider: this.changeRequestsTree, showCollapseAll: true }));
     this.checks = this._register(vscode.window.createTreeView(VIEWS.checks.id, { treeDataProvider: this.checksTree }));
     this.myReviews = this._register(vscode.window.createTreeView(VIEWS.myReviews.id, { treeDataProvider: this.myReviewsTree }));
@@ -94,8 +95,7 @@ export class ChangeControlViews extends DisposableBase {
     this.changeRequests.description = connectionDescription(state);
     this.changeRequests.message =
       state.phase === 'failed' ? state.message : connected && s.error ? presentError('Loading change requests', s.error).message : undefined;
-    const waiting = connected ? groupChangeRequests(s.lists).find((g) => g.id === 'needsMyReview')!.items.length : 0;
-    this.changeRequests.badge = waiting ? { value: waiting, tooltip: `${waiting} change request${waiting === 1 ? '' : 's'} waiting for your review` } : undefined;
+    this.changeRequests.badge = reviewBadge(connected ? waitingForMe(s.lists).length : 0);
     this.myReviews.message = connected && s.reviewsError ? presentError('Loading your reviews', s.reviewsError).message : undefined;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.empty, connected && s.loaded && !s.error && isEmpty(s.lists));
     if (!connected) {
@@ -111,42 +111,5 @@ export class ChangeControlViews extends DisposableBase {
     this.changeRequestsTree.refresh();
     this.checksTree.refresh();
     this.myReviewsTree.refresh();
-  }
-
-  private changeRequestRoots(): TreeNode[] {
-    if (this.connection.state.phase !== 'connected') return [];
-    const s = this.store.state;
-    if (!s.loaded) {
-      if (s.error) return [{ kind: 'message', id: 'load-failed', label: 'Retry loading change requests', icon: { id: 'refresh' }, command: { id: 'changeControl.refresh', title: 'Refresh', args: [] } }];
-      return [{ kind: 'message', id: 'loading', label: 'Loading change requests…', icon: { id: 'loading~spin' } }];
-    }
-    if (isEmpty(s.lists)) return [];
-    return groupChangeRequests(s.lists).map((group) => ({ kind: 'group', group }));
-  }
-
-  private childrenOf(node: TreeNode): TreeNode[] {
-    if (node.kind === 'group') return node.group.items.map((cr) => ({ kind: 'changeRequest', cr, scope: node.group.id }));
-    if (node.kind === 'reviewSection') return node.children;
-    return [];
-  }
-
-  private checkRoots(): TreeNode[] {
-    if (this.connection.state.phase !== 'connected' || !this.selected) return [];
-    if (this.checkList.length === 0) {
-      return this.checksError ? [] : [{ kind: 'message', id: 'no-checks', label: 'No checks on this change request' }];
-    }
-    return this.checkList.map((check) => ({ kind: 'check', check }));
-  }
-
-  private myReviewRoots(): TreeNode[] {
-    if (this.connection.state.phase !== 'connected') return [];
-    const s = this.store.state;
-    if (!s.loaded) return [];
-    const waiting = groupChangeRequests(s.lists).find((g) => g.id === 'needsMyReview')!.items;
-    const reviewed = [...s.myReviews].sort((a, b) => b.last_updated.localeCompare(a.last_updated));
-    return [
-      { kind: 'reviewSection', id: 'waiting', label: 'Waiting for my review', children: waiting.map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-waiting' })) },
-      { kind: 'reviewSection', id: 'reviewed', label: 'Reviewed by me', children: reviewed.map((review) => ({ kind: 'review', review, cr: this.store.byId(review.change_request) })) },
-    ];
   }
 }

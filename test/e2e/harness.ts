@@ -802,6 +802,21 @@ export class VSCode {
     return this.page.locator(VSCode.sel.tab).filter({ has: this.page.locator('.label-name', { hasText: textMatcher(title) }) }).first();
   }
 
+  /**
+   * What the extension host says an extension's activation took (Developer: Show Running
+   * Extensions: loading its code plus calling activate(), as "Activation: 42ms" or "Startup
+   * Activation: 42ms"). Closes that editor again.
+   */
+  async extensionActivationTime(displayName: string): Promise<{ ms: number; text: string }> {
+    return this.step(`activation time of ${displayName}`, async () => {
+      await this.runCommand('Developer: Show Running Extensions');
+      const row = this.page.locator('.runtime-extensions-editor .extension').filter({ has: this.page.locator('.name', { hasText: textMatcher(displayName) }) }).first();
+      const text = (await expectText(row.locator('.activation-time'), /\d+ms/)).trim();
+      await this.closeAllEditors();
+      return { ms: Number(/(\d+)ms/.exec(text)![1]), text };
+    });
+  }
+
   /** Closes all editors (webview panels included). */
   async closeAllEditors(): Promise<void> {
     await this.runCommand('View: Close All Editors');

@@ -13,8 +13,8 @@ import { performWrite } from '../../extension/core/operations';
 import { reviewNotificationsToShow } from '../../extension/core/review-notifications';
 import { loadSnapshot } from '../../extension/core/snapshot';
 import { threadsByChange } from '../../webview/threads';
-import { startService, type TestService } from '../support/service';
-import { CHECK_NAME, POLICY_NAME, reportCheck, RULE_NAME, seedWorld, type World } from './seed';
+import type { TestService } from '../support/service';
+import { CHECK_NAME, extensionClient, POLICY_NAME, reportCheck, RULE_NAME, seededServicePerTest, type World } from './seed';
 
 async function rejects(p: Promise<unknown>, kind: ApiError['kind']): Promise<ApiError> {
   try {
@@ -28,6 +28,7 @@ async function rejects(p: Promise<unknown>, kind: ApiError['kind']): Promise<Api
 }
 
 describe('extension: API client against the service (change control)', () => {
+  const seeded = seededServicePerTest();
   let svc: TestService;
   let world: World;
   let alice: ApiClient; // the author
@@ -36,18 +37,17 @@ describe('extension: API client against the service (change control)', () => {
   let admin: ApiClient;
   let crId: number;
 
-  async function start(config: Parameters<typeof startService>[0] = {}) {
-    svc = await startService(config);
-    world = await seedWorld(svc);
-    const client = (token: string) => new ApiClient({ baseUrl: svc.url, token });
-    alice = client(world.author.token);
-    bob = client(world.reviewer.token);
-    ci = client(world.pipeline.token);
-    admin = client(svc.admin.token!);
+  /** Takes the seeded world's service and people (again after a restart). */
+  function use(seededWorld: World) {
+    world = seededWorld;
+    svc = world.svc;
+    alice = extensionClient(world, world.author);
+    bob = extensionClient(world, world.reviewer);
+    ci = extensionClient(world, world.pipeline);
+    admin = extensionClient(world, 'admin');
     crId = world.changeRequest.id;
   }
-  beforeEach(() => start());
-  afterEach(async () => svc.close());
+  beforeEach(() => use(seeded.world));
 
   it('lists with reviewer=me, requester=me and status filters, as each caller sees them', async () => {
     const ids = (list: { id: number }[]) => list.map((cr) => cr.id).sort();
@@ -267,7 +267,7 @@ describe('extension: API client against the service (change control)', () => {
   it('reads the plugin settings: branch_page_placement defaults to right_page and follows the configuration', async () => {
     assert.deepEqual((await bob.getSettings()).branch_page_placement, ['right_page']);
     await svc.close();
-    await start({ config: { change_control: { branch_page_placement: 'alerts' } } });
+    use(await seeded.restart({ config: { change_control: { branch_page_placement: 'alerts' } } }));
     const settings = await bob.getSettings();
     assert.deepEqual(settings.branch_page_placement, ['alerts']);
     assert.equal(settings.enforce_merge_gate, true);

@@ -1,7 +1,7 @@
 // The Changed Objects tree: grouping, viewed marks (kept per request and object, dropped when the
 // change differs from the one marked), the rows, and the order Next/Previous Change walk in.
 import assert from 'node:assert/strict';
-import { adjacentChange, changedObjectItem, changeGroupItem, groupChanges, treeOrder } from '../../extension/core/changed-objects';
+import { adjacentChange, changedObjectItem, changedObjectsRoots, changeGroupItem, groupChanges, orphanThreadsItem, treeOrder, unviewedBadge } from '../../extension/core/changed-objects';
 import { changeDigest, isViewed, markViewed, pruneViewed, stableJson, viewedStorageKey } from '../../extension/core/viewed';
 import { makeChange } from './fixtures';
 
@@ -96,5 +96,19 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(eth0.checkbox?.checked, false);
     assert.equal(eth0.contextValue, 'changedObject;');
     assert.deepEqual(eth0.resource, { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' }, 'a delete shows its baseline');
+  });
+
+  it('shows a row while loading, none after a failure, a word for an empty or deleted branch, the groups, then the threads left behind', () => {
+    const kinds = (nodes: ReturnType<typeof changedObjectsRoots>) => nodes.map((n) => (n.kind === 'group' ? n.group.objectType : n.kind === 'message' ? n.label : `${n.kind} ${'count' in n ? n.count : ''}`));
+    assert.deepEqual(kinds(changedObjectsRoots(undefined, false, 0)), ['Loading the changes…']);
+    assert.deepEqual(changedObjectsRoots(undefined, true, 0), []);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: false }, false, 0)), ['The branch has no changes.']);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: true }, false, 0)), ['The branch is deleted: no changes to show.']);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes, branchDeleted: false }, false, 2)), ['dcim.device', 'dcim.interface', 'ipam.prefix', 'orphans 2']);
+    const orphans = orphanThreadsItem(7, 1);
+    assert.equal(orphans.label, '1 thread on changes no longer in the branch');
+    assert.deepEqual(orphans.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
+    assert.equal(unviewedBadge(0, 0), undefined);
+    assert.deepEqual(unviewedBadge(4, 1), { value: 3, tooltip: '3 of 4 changes not viewed yet' });
   });
 });

@@ -8,14 +8,7 @@ import { ApiClient } from '../../extension/core/api-client';
 import { LiveStream, planRefresh, type LiveState } from '../../extension/core/live-stream';
 import { readStreamMessage, SseParser } from '../../extension/core/sse';
 import type { StreamEvent } from '../../contract/api/change-control';
-
-async function until(what: string, cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { until } from '../support/until';
 
 const event = (id: number, type: StreamEvent['event'], cr = 1): string =>
   `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify({ id, event: type, time: '2026-11-01T10:00:00.000Z', change_request: cr, object_type: 'change_control.changerequest', object_id: cr })}\n\n`;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { approvalsPhrase } from '../../contract/labels';
 import { checkRunSummary, searchPlaceholder, whyNotRun } from '../../extension/core/messages';
-import { exactTime, relativeTime } from '../../extension/core/time';
+import { exactTime, relativeTime } from '../../contract/time';
 import { makeCheck } from './fixtures';
 
 const NOW = new Date('2026-11-10T12:00:00.000Z');

@@ -3,36 +3,33 @@
 // REST client with an Idempotency-Key per write, the author's first steps (a branch, the title
 // and description edited), and the documents' YAML of a real change.
 import assert from 'node:assert/strict';
-import { ApiClient } from '../../extension/core/api-client';
+import type { ApiClient } from '../../extension/core/api-client';
 import { attributeAtLine, attributeSpans, lineOfAttribute, serializeState } from '../../extension/core/change-documents';
 import { buildThreads } from '../../extension/core/comment-threads';
 import { addDraft, discardReview, postPendingReview, startReview, type PendingReview, type PendingReviews } from '../../extension/core/pending-review';
 import { RequestDataCache, type DataPart } from '../../extension/core/request-data';
-import { startService, type TestService } from '../support/service';
-import { API, seedWorld, type World } from './seed';
+import { API, extensionClient, seededServicePerTest, type World } from './seed';
 
 describe('extension: reviewing in the editor, against the service', () => {
-  let svc: TestService;
+  const seeded = seededServicePerTest();
   let world: World;
   let alice: ApiClient;
   let bob: ApiClient;
   let crId: number;
   const sent: { method: string; path: string; key: string | null }[] = [];
 
-  beforeEach(async () => {
-    svc = await startService();
-    world = await seedWorld(svc);
+  beforeEach(() => {
+    ({ world } = seeded);
     sent.length = 0;
     const recording: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       sent.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, key: headers.get('Idempotency-Key') });
       return fetch(input, init);
     };
-    alice = new ApiClient({ baseUrl: svc.url, token: world.author.token });
-    bob = new ApiClient({ baseUrl: svc.url, token: world.reviewer.token, fetch: recording });
+    alice = extensionClient(world, world.author);
+    bob = extensionClient(world, world.reviewer, { fetch: recording });
     crId = world.changeRequest.id;
   });
-  afterEach(() => svc.close());
 
   it('loads a request with its changes and comments, reloads the parts asked for, and tells who listens', async () => {
     const cache = new RequestDataCache(() => bob);

@@ -1,41 +1,30 @@
-// Reviewing in the editor against the service's side of the contract that the service part of
-// this work adds: a comment's `attribute` (validated, inherited by replies, a list filter), its
-// `outdated` mark, the Idempotency-Key replay, and the event stream. Until that part is merged
-// these cannot pass, so this file is not named *.test.ts (npm test does not run it); run it with
-//   npx mocha test/extension/review-service-contract.pending.ts
-// and rename it to review-service-contract.test.ts once the service part is in.
+// Reviewing in the editor against the service's side of its contract: a comment's `attribute`
+// (validated, inherited by replies, a list filter), its `outdated` mark, the Idempotency-Key
+// replay, and the event stream.
 import assert from 'node:assert/strict';
-import { ApiClient } from '../../extension/core/api-client';
+import type { ApiClient } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
 import { LiveStream } from '../../extension/core/live-stream';
 import { addDraft, discardReview, postPendingReview, startReview, type PendingReview, type PendingReviews } from '../../extension/core/pending-review';
 import type { StreamEvent } from '../../contract/api/change-control';
-import { startService, type TestService } from '../support/service';
-import { API, reportCheck, seedWorld, type World } from './seed';
-
-async function until(what: string, cond: () => boolean, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+import type { TestService } from '../support/service';
+import { API, extensionClient, reportCheck, seededServicePerTest, type World } from './seed';
+import { until } from '../support/until';
 
 describe('extension: the review contract of the service (attribute, outdated, Idempotency-Key, stream)', () => {
+  const seeded = seededServicePerTest();
   let svc: TestService;
   let world: World;
   let bob: ApiClient;
   let alice: ApiClient;
   let crId: number;
-
-  beforeEach(async () => {
-    svc = await startService();
-    world = await seedWorld(svc);
-    bob = new ApiClient({ baseUrl: svc.url, token: world.reviewer.token });
-    alice = new ApiClient({ baseUrl: svc.url, token: world.author.token });
+  beforeEach(() => {
+    ({ world } = seeded);
+    svc = world.svc;
+    bob = extensionClient(world, world.reviewer);
+    alice = extensionClient(world, world.author);
     crId = world.changeRequest.id;
   });
-  afterEach(() => svc.close());
 
   it('stores a thread\'s attribute, gives it to replies, filters by it, and refuses one the change does not have', async () => {
     const root = await bob.createComment({ change_request: crId, change_diff: world.changes.sw1, text: 'Why R2?', attribute: 'rack' });
@@ -80,7 +69,7 @@ describe('extension: the review contract of the service (attribute, outdated, Id
       }
       return res;
     };
-    const flaky = new ApiClient({ baseUrl: svc.url, token: world.reviewer.token, fetch: lossy });
+    const flaky = extensionClient(world, world.reviewer, { fetch: lossy });
     let all: PendingReviews = startReview({}, crId, new Date());
     all = addDraft(all, crId, { changeDiff: world.changes.sw2, attribute: 'rack', parent: null, parentDraft: null, text: 'sw2 in R2?' }, new Date()).all;
     const store = { load: () => all[crId] as PendingReview | undefined, save: async (r: PendingReview | undefined) => void (all = r ? { ...all, [crId]: r } : discardReview(all, crId)) };

@@ -3,7 +3,8 @@
 // which requires the reported check `ci/build`; a branch that moves a device (conflicting with
 // a later write on main) and adds another; its change request, submitted; and a second request
 // left as a draft.
-import type { ApiClient, ApiResponse, TestService } from '../support/service';
+import { ApiClient as ExtensionApiClient, type ApiClientOptions } from '../../extension/core/api-client';
+import { startService, type ApiClient, type ApiResponse, type StartOptions, type TestService } from '../support/service';
 
 export const CC = '/api/plugins/change-control/';
 export const API = {
@@ -158,4 +159,36 @@ export async function checkId(client: ApiClient, changeRequestId: number, name =
 export async function reportCheck(world: World, status: string, summary = ''): Promise<void> {
   const id = await checkId(world.pipeline.client, world.changeRequest.id);
   await expect(world.pipeline.client.patch(`${API.checks}${id}/`, { status, summary, details_url: 'https://ci.example.net/jobs/1042' }), 200, `report ${status}`);
+}
+
+/** The extension's API client (extension/core/api-client.ts) for a person of the world, or the admin. */
+export function extensionClient(world: World, who: Actor | 'admin', options: Partial<Omit<ApiClientOptions, 'baseUrl' | 'token'>> = {}): ExtensionApiClient {
+  return new ExtensionApiClient({ baseUrl: world.svc.url, token: who === 'admin' ? world.svc.admin.token! : who.token, ...options });
+}
+
+/**
+ * Mocha hooks for the calling suite: before each test a fresh service seeded with the world,
+ * closed after it. Read `world` inside the tests; `restart(options)` replaces the service with
+ * one started with other options (a configuration) and seeds it again.
+ */
+export function seededServicePerTest(): { readonly world: World; restart(options?: StartOptions): Promise<World> } {
+  let current: World | undefined;
+  const start = async (options: StartOptions = {}) => {
+    await current?.svc.close();
+    current = undefined;
+    current = await seedWorld(await startService(options));
+    return current;
+  };
+  beforeEach(() => start());
+  afterEach(async () => {
+    await current?.svc.close();
+    current = undefined;
+  });
+  return {
+    get world(): World {
+      if (!current) throw new Error('no seeded service: used outside a test');
+      return current;
+    },
+    restart: start,
+  };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { groupChangeRequests, EMPTY_LISTS } from '../../extension/core/grouping';
-import { changeRequestIdOf, changeRequestItem, checkItem, escapeMarkdown, groupItem, nodeItem, reviewItem } from '../../extension/core/tree-items';
+import { changeRequestIdOf, changeRequestItem, changeRequestRoots, checkItem, checkRoots, childNodes, escapeMarkdown, groupItem, myReviewRoots, nodeItem, reviewBadge, reviewItem } from '../../extension/core/tree-items';
+import { ApiError } from '../../extension/core/api-error';
 import { actions, makeChangeRequest, makeCheck, makeReview } from './fixtures';
 
 describe('extension: tree items', () => {
@@ -81,6 +82,38 @@ describe('extension: tree items', () => {
     assert.equal(node.description, '0');
     const message = nodeItem({ kind: 'message', id: 'x', label: 'Loading…' });
     assert.equal(message.contextValue, 'message;');
+  });
+
+  it('gives each view its rows: loading, a failed first load to retry, the groups and their requests, nothing when empty', () => {
+    const labels = (nodes: ReturnType<typeof changeRequestRoots>) => nodes.map((n) => nodeItem(n).label);
+    assert.deepEqual(labels(changeRequestRoots({ loaded: false, error: null, lists: EMPTY_LISTS })), ['Loading change requests…']);
+    const retry = changeRequestRoots({ loaded: false, error: new ApiError('unreachable', 'down'), lists: EMPTY_LISTS });
+    assert.deepEqual(nodeItem(retry[0]!).command, { id: 'changeControl.refresh', title: 'Refresh', args: [] });
+    assert.deepEqual(changeRequestRoots({ loaded: true, error: null, lists: EMPTY_LISTS }), [], 'no rows: the welcome says there is none');
+    const draft = makeChangeRequest({ id: 1, title: 'Draft one', status: 'draft' });
+    const roots = changeRequestRoots({ loaded: true, error: null, lists: { ...EMPTY_LISTS, open: [draft] } });
+    const drafts = roots.find((n) => n.kind === 'group' && n.group.id === 'drafts')!;
+    assert.deepEqual(childNodes(drafts), [{ kind: 'changeRequest', cr: draft, scope: 'drafts' }]);
+    assert.deepEqual(childNodes({ kind: 'check', check: makeCheck({ id: 1 }) }), []);
+  });
+
+  it('lists the checks of the selected request, or says there are none (nothing when they failed: the view says why)', () => {
+    assert.deepEqual(checkRoots([], false).map((n) => nodeItem(n).label), ['No checks on this change request']);
+    assert.deepEqual(checkRoots([], true), []);
+    assert.deepEqual(checkRoots([makeCheck({ id: 4, name: 'ci/build' })], false).map((n) => n.kind), ['check']);
+  });
+
+  it('lists under My Reviews the requests waiting for me, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
+    const waiting = makeChangeRequest({ id: 5, status: 'needs-review' });
+    const older = makeReview({ id: 1, change_request: 5, last_updated: '2026-10-01T00:00:00Z' });
+    const newer = makeReview({ id: 2, change_request: 9, last_updated: '2026-10-02T00:00:00Z' });
+    const [waitingSection, reviewed] = myReviewRoots({ loaded: true, lists: { ...EMPTY_LISTS, open: [waiting], needsMyReview: [waiting] }, myReviews: [older, newer] }, (id) => (id === 5 ? waiting : undefined));
+    assert.deepEqual(childNodes(waitingSection!).map((n) => changeRequestIdOf(n)), [5]);
+    assert.deepEqual(childNodes(reviewed!).map((n) => (n.kind === 'review' ? [n.review.id, n.cr?.id] : null)), [[2, undefined], [1, 5]]);
+    assert.deepEqual(myReviewRoots({ loaded: false, lists: EMPTY_LISTS, myReviews: [] }, () => undefined), []);
+    assert.equal(reviewBadge(0), undefined);
+    assert.deepEqual(reviewBadge(1), { value: 1, tooltip: '1 change request waiting for your review' });
+    assert.equal(reviewBadge(3)!.tooltip, '3 change requests waiting for your review');
   });
 
   it('escapes Markdown so that it shows literally', () => {

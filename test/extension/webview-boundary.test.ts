@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { contentSecurityPolicy, makeNonce, panelHtml } from '../../extension/core/webview-html';
-import { isOpenableLink, parseWebviewMessage, restoredChangeRequestId } from '../../extension/core/webview-messages';
+import { isOpenableLink } from '../../extension/core/links';
+import { parseWebviewMessage, restoredChangeRequestId } from '../../extension/core/webview-messages';
 import type { WebviewToHost } from '../../contract/webview/protocol';
 
 describe('extension: the webview boundary', () => {

@@ -1,6 +1,6 @@
 // Where comment threads show, and the timeline of the request.
 import assert from 'node:assert/strict';
-import { relativeTime } from '../../webview/time';
+import { relativeTime } from '../../contract/time';
 import { buildTimeline, latest } from '../../webview/timeline';
 import { openThreadCount, placeThreads, threadsByChange, topAttribute } from '../../webview/threads';
 import { BOB, makeChangeRequest, makeCheck, makeComment, makeReview } from '../extension/fixtures';

@@ -1,20 +1,12 @@
 // The approval panel: per policy and rule, counted approvals of the minimum, who may approve
 // (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
 import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../contract/api/change-control';
-import { DECISION_LABEL } from '../../contract/labels';
+import { approvalsPhrase, DECISION_LABEL } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import { h } from './dom';
 
 function names(list: { display: string }[]): string {
   return list.map((u) => u.display).join(', ');
-}
-
-/** "1 of 2 approvals"; never "2 of 1": past the minimum, "3 approvals (2 needed)". */
-export function approvalCount(approvals: number, min: number): string {
-  const plural = (n: number) => (n === 1 ? '' : 's');
-  if (min <= 0) return approvals > 0 ? `${approvals} approval${plural(approvals)} (none needed)` : 'no approval needed';
-  if (approvals <= min) return `${approvals} of ${min} approval${plural(min)}`;
-  return `${approvals} approvals (${min} needed)`;
 }
 
 export const UNCOUNTED_REASON = {
@@ -30,7 +22,7 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
     h(doc, 'div', { class: 'rule-head' },
       h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓ ' : '○ '),
       h(doc, 'strong', {}, rule.name),
-      h(doc, 'span', { class: 'count' }, ` ${approvalCount(rule.approvals, rule.min_reviews)}`),
+      h(doc, 'span', { class: 'count' }, ` ${approvalsPhrase(rule.approvals, rule.min_reviews)}`),
       h(doc, 'span', { class: 'visually-hidden' }, rule.satisfied ? ' (satisfied)' : ' (not satisfied)'),
     ),
     rule.approvers.length ? h(doc, 'p', {}, 'Approved by: ', names(rule.approvers)) : null,

@@ -1,6 +1,6 @@
 // A small element builder for the renderers (no framework; the document is passed in so that
 // the renderers run under jsdom in tests).
-import { exactTime, relativeTime } from '../time';
+import { exactTime, relativeTime } from '../../contract/time';
 export type Child = Node | string | number | null | undefined | false;
 export type Attrs = Record<string, string | number | boolean | null | undefined>;
 

@@ -3,7 +3,7 @@ import { CHECK_STATUS_LABEL, DECISION_PAST, STATUS_LABEL } from '../../contract/
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { TIMELINE_PAGE, type ViewState } from '../state';
-import type { Thread } from '../threads';
+import type { Thread } from '../../contract/threads';
 import { latest, type TimelineEntry } from '../timeline';
 import { h, timeEl } from './dom';
 import { renderThread } from './thread';

@@ -4,7 +4,7 @@ import type { ChangeComment } from '../../contract/api/change-control';
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { deleteKey, editKey, isPending, replyKey, resolveKey, type ViewState } from '../state';
-import type { Thread } from '../threads';
+import type { Thread } from '../../contract/threads';
 import { renderComposer } from './composer';
 import { h, timeEl } from './dom';
 

@@ -2,7 +2,7 @@
 // in with a token against a service this scenario starts (ignoring a workspace's attempt to name
 // another service: the URL is machine-scoped), and starts its bundled service when
 // changeControl.serverUrl is empty.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expectText, type VSCode } from '../harness';
 import { projectExtensionVsix } from '../fixtures/project-extension';
@@ -57,7 +57,7 @@ export const scenarios: Scenario[] = [
       // code-server's Node 24 that runs the extension host.
       prep.machineSetting('changeControl.nodePath', process.execPath);
     },
-    async run({ vscode, screenshot }) {
+    async run({ vscode, screenshot, log }) {
       await vscode.openActivity('Change Control');
       const welcome = vscode.view(VIEW).locator('.welcome-view-content');
       await vscode.step('not-connected welcome', async () => {
@@ -70,6 +70,11 @@ export const scenarios: Scenario[] = [
       });
       await expectText(viewDescription(vscode, VIEW), 'not signed in');
       await screenshot('not-connected');
+      // The extension host's own measure of the activation (a figure for docs/performance.md,
+      // printed and kept with the artifacts; not asserted).
+      const activation = await vscode.extensionActivationTime('Change Control');
+      log(`Change Control activation, as the extension host measured it: ${activation.text}`);
+      appendFileSync(join(vscode.artifactsDir, 'activation.txt'), `${new Date().toISOString()} ${activation.text}\n`);
     },
   },
   {

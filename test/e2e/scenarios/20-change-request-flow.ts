@@ -7,22 +7,16 @@
 // Every step is done through the UI, then checked through the API. The scenarios run in order
 // and build on each other (the reviewer's part, then the author's).
 import { assertEqual, expectText, TIMEOUTS, type VSCode } from '../harness';
-import { projectExtensionVsix } from '../fixtures/project-extension';
+import { SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
-import { startService, type TestService } from '../../support/service';
-import { API, CHECK_NAME, reportCheck, seedWorld, type World } from '../../extension/seed';
+import { API, CHECK_NAME, reportCheck } from '../../extension/seed';
 
 const VIEW = 'Change Requests';
 const TITLE = 'Move sw1 to rack R2';
 const BRANCH = 'move-sw1';
 
-let svc: TestService | undefined;
-let world: World | undefined;
-
-function w(): World {
-  if (!world) throw new Error('the scenario\'s service is not running (its prepare failed)');
-  return world;
-}
+const seeded = new SeededWorld();
+const w = () => seeded.get();
 
 function host(): string {
   return new URL(w().svc.url).host;
@@ -33,12 +27,6 @@ async function apiRequest(): Promise<any> {
   const res = await w().svc.admin.get(`${API.changeRequests}${w().changeRequest.id}/`);
   if (res.status !== 200) throw new Error(`GET change request: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-async function apiComments(): Promise<any[]> {
-  const res = await w().svc.admin.get(`${API.comments}?change_request_id=${w().changeRequest.id}&ordering=id`);
-  if (res.status !== 200) throw new Error(`GET comments: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.results;
 }
 
 async function apiBranchStatus(): Promise<string> {
@@ -72,18 +60,7 @@ async function openPanel(vscode: VSCode) {
 export const scenarios: Scenario[] = [
   {
     name: 'change requests: the reviewer signs in and finds the submitted request under Needs my review',
-    async prepare(prep) {
-      svc = await startService();
-      prep.onCleanup(async () => {
-        await svc?.close();
-        svc = undefined;
-        world = undefined;
-      });
-      world = await seedWorld(svc);
-      prep.addExtension({ vsix: projectExtensionVsix(prep.tempDir) });
-      // Only needed when the bundled service starts (this file alone, with no service URL set yet).
-      prep.machineSetting('changeControl.nodePath', process.execPath);
-    },
+    prepare: (prep) => seeded.prepare(prep),
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
       await vscode.updateMachineSettings({ 'changeControl.serverUrl': w().svc.url });
@@ -253,7 +230,7 @@ export const scenarios: Scenario[] = [
         await web.locator(`#send-comment-${sw1}`).click();
         await expectText(web.locator(`#change-${sw1} .thread .comment.root`), text);
       });
-      const [root] = await apiComments();
+      const [root] = await seeded.comments();
       assertEqual({ change_request: root?.change_request, change_diff: root?.change_diff, parent: root?.parent, author: root?.author.username, text: root?.text },
         { change_request: w().changeRequest.id, change_diff: sw1, parent: null, author: 'bob', text }, 'the comment through the API');
 
@@ -265,7 +242,7 @@ export const scenarios: Scenario[] = [
         await web.locator(`#send-reply-${root.id}`).click();
         await expectText(thread.locator('.comment.reply'), reply);
       });
-      const comments = await apiComments();
+      const comments = await seeded.comments();
       assertEqual(comments.length, 2, 'comments through the API');
       const answer = comments.find((c) => c.id !== root.id);
       assertEqual({ parent: answer.parent, change_diff: answer.change_diff, author: answer.author.username, text: answer.text },

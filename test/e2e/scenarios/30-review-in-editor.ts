@@ -6,28 +6,16 @@
 // the palette), then checked through the API. The scenarios build on each other.
 import type { Locator } from 'playwright-core';
 import { assertEqual, expectText, TIMEOUTS, type VSCode } from '../harness';
-import { projectExtensionVsix } from '../fixtures/project-extension';
+import { SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
-import { startService, type TestService } from '../../support/service';
-import { API, CHECK_NAME, reportCheck, seedWorld, type World } from '../../extension/seed';
+import { API, CHECK_NAME, reportCheck } from '../../extension/seed';
 
 const VIEW = 'Change Requests';
 const CHANGES = 'Changed Objects';
 const TITLE = 'Move sw1 to rack R2';
 
-let svc: TestService | undefined;
-let world: World | undefined;
-
-function w(): World {
-  if (!world) throw new Error('the scenario\'s service is not running (its prepare failed)');
-  return world;
-}
-
-async function apiComments(): Promise<any[]> {
-  const res = await w().svc.admin.get(`${API.comments}?change_request_id=${w().changeRequest.id}&ordering=id`);
-  if (res.status !== 200) throw new Error(`GET comments: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.results;
-}
+const seeded = new SeededWorld();
+const w = () => seeded.get();
 
 async function apiReviews(): Promise<any[]> {
   const res = await w().svc.admin.get(`${API.reviews}?change_request_id=${w().changeRequest.id}`);
@@ -86,17 +74,7 @@ async function clickAction(scope: Locator, title: string): Promise<void> {
 export const scenarios: Scenario[] = [
   {
     name: 'review in the editor: the Changed Objects tree opens a change in the diff editor, both sides shown, viewed marks and Next Change',
-    async prepare(prep) {
-      svc = await startService();
-      prep.onCleanup(async () => {
-        await svc?.close();
-        svc = undefined;
-        world = undefined;
-      });
-      world = await seedWorld(svc);
-      prep.addExtension({ vsix: projectExtensionVsix(prep.tempDir) });
-      prep.machineSetting('changeControl.nodePath', process.execPath);
-    },
+    prepare: (prep) => seeded.prepare(prep),
     async run({ vscode, screenshot }) {
       await showChangeControl(vscode);
       await vscode.step('Use a Remote Server sets the service and signs in', async () => {
@@ -163,12 +141,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'review in the editor: a comment on the rack line is stored with attribute "rack"; a reply, edited; the thread resolved',
     async run({ vscode, screenshot }) {
-      await vscode.closeAllEditors();
-      await showChangeControl(vscode);
-      await vscode.expandView(CHANGES);
-      await vscode.clickTreeItem('sw1', { view: CHANGES });
-      await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
-      await expectText(diffEditor(vscode).modified, yaml('rack: R2'), 20_000);
+      await openSw1(vscode, 'rack: R2');
 
       const text = 'Why R2 and not R3? Main moved it to **R3**.';
       await vscode.step('comment on the rack line', async () => {
@@ -176,7 +149,7 @@ export const scenarios: Scenario[] = [
         await clickAction(form, 'Add Comment');
         await expectText(thread(vscode, 'Why R2 and not R3?'), 'Main moved it to R3.', 20_000);
       });
-      const [root] = await apiComments();
+      const [root] = await seeded.comments();
       assertEqual({ change_diff: root?.change_diff, parent: root?.parent, author: root?.author.username, text: root?.text },
         { change_diff: w().changes.sw1, parent: null, author: 'bob', text }, 'the comment through the API');
 
@@ -210,7 +183,7 @@ export const scenarios: Scenario[] = [
         // VS Code folds a thread away once it is resolved (comments.collapseOnResolve).
         await t.locator('.review-comment').first().waitFor({ state: 'hidden', timeout: 20_000 });
       });
-      const comments = await apiComments();
+      const comments = await seeded.comments();
       assertEqual(comments.length, 2, 'comments through the API');
       const answer = comments.find((c) => c.id !== root.id);
       assertEqual({ parent: answer.parent, change_diff: answer.change_diff, text: answer.text }, { parent: root.id, change_diff: w().changes.sw1, text: edited }, 'the edited reply through the API');
@@ -225,12 +198,7 @@ export const scenarios: Scenario[] = [
     name: 'review in the editor: a pending review (kept across a reload) submitted with an approval',
     timeoutMs: 240_000,
     async run({ vscode, screenshot }) {
-      await vscode.closeAllEditors();
-      await showChangeControl(vscode);
-      await vscode.expandView(CHANGES);
-      await vscode.clickTreeItem('sw1', { view: CHANGES });
-      await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
-      await expectText(diffEditor(vscode).modified, yaml('status: planned'), 20_000);
+      await openSw1(vscode, 'status: planned');
 
       const draft = 'Planned until the move is done: fine.';
       await vscode.step('Start Review keeps the comment pending', async () => {
@@ -238,7 +206,7 @@ export const scenarios: Scenario[] = [
         await clickAction(form, 'Start Review');
         await expectText(thread(vscode, draft), 'Pending', 20_000);
       });
-      assertEqual((await apiComments()).some((c) => c.text === draft), false, 'a pending comment is not posted');
+      assertEqual((await seeded.comments()).some((c) => c.text === draft), false, 'a pending comment is not posted');
       await screenshot('pending-review');
 
       await vscode.reloadWindow();
@@ -265,7 +233,7 @@ export const scenarios: Scenario[] = [
       await vscode.expectNotification(`Your review (Approve) is submitted on "${TITLE}" with 1 comment`, 30_000);
       const reviews = await apiReviews();
       assertEqual(reviews.map((r) => [r.reviewer.username, r.decision, r.comment]), [['bob', 'approve', 'Rack R2 has room and power.']], 'the review through the API');
-      const posted = (await apiComments()).find((c) => c.text === draft);
+      const posted = (await seeded.comments()).find((c) => c.text === draft);
       assertEqual({ attribute: posted?.attribute, change_diff: posted?.change_diff }, { attribute: 'status', change_diff: w().changes.sw1 }, 'the pending comment, posted');
     },
   },
@@ -339,6 +307,16 @@ export const scenarios: Scenario[] = [
 async function showChangeControl(vscode: VSCode): Promise<void> {
   await vscode.runCommand('View: Show Change Control');
   await vscode.page.locator('.part.sidebar').waitFor({ state: 'visible' });
+}
+
+/** Opens sw1's change in the diff editor from the Changed Objects tree, alone, once its branch side shows `line`. */
+async function openSw1(vscode: VSCode, line: string): Promise<void> {
+  await vscode.closeAllEditors();
+  await showChangeControl(vscode);
+  await vscode.expandView(CHANGES);
+  await vscode.clickTreeItem('sw1', { view: CHANGES });
+  await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
+  await expectText(diffEditor(vscode).modified, yaml(line), 20_000);
 }
 
 /** Puts keyboard focus back in the workbench (out of a webview that took it) by clicking the side bar's title. */

@@ -1,5 +1,5 @@
-// Times as people read them: relative ("3 minutes ago") in lists, the exact time on hover.
-// No VS Code here.
+// Times as people read them, in the extension and the webview alike: relative ("3 minutes ago")
+// where they are listed, the exact time on hover.
 
 const UNITS: [limitSeconds: number, unitSeconds: number, name: string][] = [
   [60 * 60, 60, 'minute'],
@@ -11,10 +11,10 @@ const UNITS: [limitSeconds: number, unitSeconds: number, name: string][] = [
 ];
 
 /** "just now", "3 minutes ago", "yesterday", "in 2 hours"; an unreadable time as it came. */
-export function relativeTime(iso: string, now: Date): string {
+export function relativeTime(iso: string, now: Date | number): string {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return iso;
-  const seconds = Math.round((now.getTime() - then) / 1000);
+  const seconds = Math.round(((typeof now === 'number' ? now : now.getTime()) - then) / 1000);
   const abs = Math.abs(seconds);
   if (abs < 45) return 'just now';
   for (const [limit, unit, name] of UNITS) {
