@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
   changeRequestCreate,
+  changeRequestOverride,
   changeRequestUpdate,
   changeRequestReplace,
   CHANGE_REQUEST_STATUSES,
@@ -16,6 +17,8 @@ import {
 import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
 import { windowProblem } from '../gate/change-window';
+import { overrideGate } from '../gate/override';
+import { BRANCH_TYPE, presentBranch, requireBranchWrite } from '../../branching';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
@@ -40,7 +43,7 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
   'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'actions', 'created', 'last_updated',
+  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'override', 'actions', 'created', 'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */
@@ -284,6 +287,28 @@ export function registerChangeRequestRoutes(host: Host): void {
         config: ctx.host.config,
       });
       return { ...(await presentChangeRequest(ctx, (await getChangeRequestRow(ctx, row.id))!)), check_run };
+    },
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path: `${path}:id/override/`,
+    access: { permission: PERMISSIONS.mergeBranch },
+    summary:
+      'Accountable override: merge a request the gate refuses, giving a reason (needs change_control.override_gate on the request, or the window override when only the window blocks, and branching.merge_branch); the reason, the person and the overridden blocking reason are recorded and change_request_overridden fires',
+    tag: 'change-control',
+    body: changeRequestOverride,
+    response: changeRequestOutput,
+    handler: async ({ ctx, params, body }) => {
+      const row = await viewableRow(ctx, params.id);
+      const branch = row.branch_id === null ? undefined : await ctx.db.selectFrom('branches').selectAll().where('id', '=', row.branch_id).executeTakeFirst();
+      if (branch) {
+        await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
+        await requireBranchWrite(ctx, branch);
+      }
+      const after = await overrideGate(ctx, row, body.reason);
+      await ctx.flushBeforeCommit();
+      return presentChangeRequest(ctx, after);
     },
   });
 
