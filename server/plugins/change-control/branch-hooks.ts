@@ -1,5 +1,5 @@
 import type { Ctx, Host } from '../../host';
-import { emitTransition } from './change-requests/lifecycle-events';
+import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { ccDb, jsonArrayHasAny } from './db/database';
 import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
@@ -40,8 +40,8 @@ export function registerBranchHooks(host: Host): void {
     // Merged outside its change window by a holder of the window override: an override too.
     const recorded = await recordWindowOverride(ctx, cr, branch);
     const after = await writeStatus(ctx, recorded, 'completed');
-    await emitTransition(ctx, cr, after);
-    await requestRefresh(ctx, cr.id, { rematch: false });
+    const event = transitionEvent(cr.status, after.status);
+    await requestRefresh(ctx, cr.id, { rematch: false, events: event ? [{ event, before: cr, after }] : [] });
   });
 
   host.branchHooks.on('renamed', async (ctx, { branch }) => {

@@ -1,6 +1,7 @@
 import type { ChangeRequestStatus, LifecycleEvent } from '../../../../contract/api/change-control';
 import { LIFECYCLE_EVENTS } from '../../../../contract/api/change-control';
 import type { Ctx, Host } from '../../../host';
+import type { GateState } from '../gate/merge-gate';
 import { presentChangeRequest } from './present';
 import { snapshotChangeRequest } from './snapshot';
 import type { ChangeRequestRow } from '../db/tables';
@@ -45,19 +46,14 @@ export function transitionEvent(from: ChangeRequestStatus, to: ChangeRequestStat
   }
 }
 
-export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow): Promise<void> {
+/** Fires a lifecycle event; its data is the request `after` with the given gate (or the gate as it stands). */
+export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow, gate?: GateState): Promise<void> {
   await ctx.host.events.emit(ctx, {
     event,
     objectType: CHANGE_REQUEST_TYPE,
     objectId: after.id,
-    data: await presentChangeRequest(ctx, after),
+    data: await presentChangeRequest(ctx, after, gate),
     prechange: before ? snapshotChangeRequest(ctx, before) : null,
     postchange: snapshotChangeRequest(ctx, after),
   });
-}
-
-/** Fires the event of a transition, when it has one. */
-export async function emitTransition(ctx: Ctx, before: ChangeRequestRow, after: ChangeRequestRow): Promise<void> {
-  const event = transitionEvent(before.status, after.status);
-  if (event) await emitLifecycleEvent(ctx, event, before, after);
 }

@@ -6,6 +6,7 @@ import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { liveGate, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { refreshedGate } from './refreshed-gate';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
 export type ChangeRequestOut = ChangeRequest;
@@ -80,7 +81,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
  * `merge_blocked_reason` and `has_conflicts` computed now (the merge gate's own answer).
  */
 export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
-  const state = gate ?? (await liveGate(ctx, row));
+  const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
   const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.override_by_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
   const access = await branchAccess(ctx);
   const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {

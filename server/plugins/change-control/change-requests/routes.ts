@@ -14,11 +14,11 @@ import {
   PRIORITIES,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { branchAccess, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
-import { BRANCH_TYPE, presentBranch, requireBranchWrite } from '../../branching';
+import { BRANCH_TYPE, presentBranch } from '../../branching';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
@@ -152,7 +152,10 @@ async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow
 
 async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
   const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', input.branch).executeTakeFirst();
-  if (!branch) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  // A branch the caller cannot view is answered as one that does not exist.
+  if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
+  if (input.auto_merge) await requireBranchWrite(ctx, branch);
   if (branch.status !== 'ready') throw ValidationError.field('branch', `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`);
   const existing = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branch.id).executeTakeFirst();
   if (existing) throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
@@ -197,6 +200,10 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
   const end = iso(input.scheduled_end);
   const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
   if (problem) throw ValidationError.field('scheduled_end', problem);
+  if (input.auto_merge && before.auto_merge !== 1 && before.branch_id !== null) {
+    const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', before.branch_id).executeTakeFirst();
+    if (branch) await requireBranchWrite(ctx, branch);
+  }
   await updateChangeRequest(ctx, before, {
     title: input.title === undefined ? undefined : input.title.trim() || before.branch_name,
     description: input.description,
