@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
   changeRequestCreate,
+  changeRequestOverride,
   changeRequestUpdate,
   changeRequestReplace,
   evaluation as evaluationOutput,
@@ -9,10 +10,12 @@ import {
   LIFECYCLE_ACTIONS,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { branchAccess, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
+import { overrideGate } from '../gate/override';
+import { BRANCH_TYPE, presentBranch } from '../../branching';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
@@ -37,7 +40,7 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
   'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'actions', 'created', 'last_updated',
+  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'override', 'actions', 'created', 'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */
@@ -69,7 +72,10 @@ async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow
 
 async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
   const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', input.branch).executeTakeFirst();
-  if (!branch) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  // A branch the caller cannot view is answered as one that does not exist.
+  if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
+  if (input.auto_merge) await requireBranchWrite(ctx, branch);
   if (branch.status !== 'ready') throw ValidationError.field('branch', `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`);
   const existing = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branch.id).executeTakeFirst();
   if (existing) throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
@@ -114,6 +120,10 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
   const end = iso(input.scheduled_end);
   const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
   if (problem) throw ValidationError.field('scheduled_end', problem);
+  if (input.auto_merge && before.auto_merge !== 1 && before.branch_id !== null) {
+    const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', before.branch_id).executeTakeFirst();
+    if (branch) await requireBranchWrite(ctx, branch);
+  }
   await updateChangeRequest(ctx, before, {
     title: input.title === undefined ? undefined : input.title.trim() || before.branch_name,
     description: input.description,
@@ -201,6 +211,28 @@ export function registerChangeRequestRoutes(host: Host): void {
         config: ctx.host.config,
       });
       return { ...(await presentChangeRequest(ctx, (await getChangeRequestRow(ctx, row.id))!)), check_run };
+    },
+  });
+
+  host.routes.add({
+    method: 'POST',
+    path: `${path}:id/override/`,
+    access: { permission: PERMISSIONS.mergeBranch },
+    summary:
+      'Accountable override: merge a request the gate refuses, giving a reason (needs change_control.override_gate on the request, or the window override when only the window blocks, and branching.merge_branch); the reason, the person and the overridden blocking reason are recorded and change_request_overridden fires',
+    tag: 'change-control',
+    body: changeRequestOverride,
+    response: changeRequestOutput,
+    handler: async ({ ctx, params, body }) => {
+      const row = await viewableRow(ctx, params.id);
+      const branch = row.branch_id === null ? undefined : await ctx.db.selectFrom('branches').selectAll().where('id', '=', row.branch_id).executeTakeFirst();
+      if (branch) {
+        await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
+        await requireBranchWrite(ctx, branch);
+      }
+      const after = await overrideGate(ctx, row, body.reason);
+      await ctx.flushBeforeCommit();
+      return presentChangeRequest(ctx, after);
     },
   });
 

@@ -8,7 +8,6 @@ import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { ccDb, nowIso } from '../db/database';
 import type { ReviewRow } from '../db/tables';
-import { emitLifecycleEvent } from '../change-requests/lifecycle-events';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
@@ -40,8 +39,7 @@ async function refuseContributorApproval(ctx: Ctx, decision: ReviewDecision, bra
 
 async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
-  await emitLifecycleEvent(ctx, 'review_submitted', null, cr);
-  await requestRefresh(ctx, cr.id, { rematch: false });
+  await requestRefresh(ctx, cr.id, { rematch: false, events: [{ event: 'review_submitted', before: null, after: cr }] });
   await ctx.flushBeforeCommit();
 }
 
