@@ -185,6 +185,17 @@ async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
+ * The accountable override (gate/override.ts): who merged a request the gate refused, when,
+ * why, and what the gate said at that moment.
+ */
+async function addOverride(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_requests').addColumn('override_reason', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('override_by_id', 'integer', (c) => c.references('users.id').onDelete('set null')).execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('override_time', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
+}
+
+/**
  * Freeze calendars (`cc_freezes`), the merge queue's head claim (`cc_merge_queue_claim`, one
  * row: which service instance runs the queue, until when) and the objects a check names
  * (`cc_merge_checks.objects`: the `mergeable` check lists what would conflict or fail to apply).
@@ -226,5 +237,6 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
   '20-change-control-0005-stream-events': { up: createStreamEvents },
   '20-change-control-0006-comment-edited': { up: addCommentEdited },
+  '20-change-control-0007-override': { up: addOverride },
   '20-change-control-0020-freezes-queue-claim-check-objects': { up: addFreezesQueueClaimAndCheckObjects },
 };

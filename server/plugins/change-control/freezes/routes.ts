@@ -1,18 +1,17 @@
 import type { z } from 'zod';
 import { freeze as freezeOutput, freezeWrite } from '../../../../contract/api/freezes';
 import { type Ctx, ValidationError, type Host } from '../../../host';
-import { registerResource, type ListOptions } from '../../../host/http';
+import { registerResource } from '../../../host/http';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { sweepAutoMerge } from '../gate/auto-merge';
 import { getPolicyRow } from '../policies/repository';
 import { FREEZE_TYPE, MODELS } from '../names';
 import { scheduleProblem } from './calendar';
-import { getFreezeRow, presentFreeze, scheduleOf, snapshotFreeze, type FreezeOut } from './repository';
+import { freezeList } from './list';
+import { getFreezeRow, presentFreeze, scheduleOf, snapshotFreeze } from './repository';
 
 type FreezeWrite = z.infer<typeof freezeWrite>;
-
-const FREEZE_ORDER = { id: 'id', name: 'name', kind: 'kind', start: 'start_at', created: 'created', last_updated: 'last_updated' } as const;
 
 function columns(input: Partial<FreezeWrite>) {
   return {
@@ -40,25 +39,6 @@ async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
   if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A freeze with this name already exists.');
 }
 
-async function listFreezes(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: FreezeOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_freezes');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  if (filters.enabled) q = q.where('enabled', 'in', filters.enabled.map((v) => fromBool(v as boolean)));
-  if (filters.kind) q = q.where('kind', 'in', filters.kind as Array<FreezeRow['kind']>);
-  if (filters.policy_id) q = q.where('policy_id', 'in', filters.policy_id as number[]);
-  if (filters.global) {
-    const wanted = filters.global as boolean[];
-    if (!wanted.includes(true)) q = q.where('policy_id', 'is not', null);
-    else if (!wanted.includes(false)) q = q.where('policy_id', 'is', null);
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(FREEZE_ORDER[o.field as keyof typeof FREEZE_ORDER], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => presentFreeze(ctx, r)) };
-}
-
 /** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
 function sweepAfterCommit(ctx: Ctx): void {
   const host = ctx.host;
@@ -77,16 +57,7 @@ export function registerFreezeRoutes(host: Host): void {
     objectType: FREEZE_TYPE,
     path: MODELS.freeze.path,
     output: freezeOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      enabled: { type: 'bool' },
-      kind: { type: 'string', description: '"once" or "recurring".' },
-      policy_id: { type: 'int', description: 'Freezes of this policy.' },
-      global: { type: 'bool', description: 'true: freezes of every request (no policy); false: freezes of a policy.' },
-    },
-    ordering: Object.keys(FREEZE_ORDER),
-    list: listFreezes,
+    list: freezeList,
     get: async (ctx, id) => {
       const row = await getFreezeRow(ctx, id);
       return row ? presentFreeze(ctx, row) : undefined;

@@ -3,6 +3,7 @@ import type { FreezeNotice } from '../../../../contract/api/freezes';
 import type { Ctx, BranchRow } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { branchOf } from '../change-requests/repository';
+import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from '../change-requests/status';
 import { blockingReason, checkStates, type CheckFacts, type CheckState } from '../checks/state';
@@ -64,6 +65,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
 
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
+  computations(ctx.host).gate++;
   const branch = await branchOf(ctx, cr);
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));

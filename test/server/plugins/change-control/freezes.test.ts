@@ -154,6 +154,17 @@ describe('change control: freeze calendars', () => {
       expectStatus(await mergeBranch(cast.author.client, s.branch.id), 200);
     });
 
+    it('A freeze is overridable only as the accountable override: a holder of override_gate merges through it, and the freeze is recorded as what was set aside', async () => {
+      const s = await scenario(cast, 'frozen-override');
+      await createFreeze({ name: 'Audit week', start: '2026-11-01T00:00:00Z', end: '2026-11-08T00:00:00Z' });
+      const windowOnly = await actor(svc, 'window-overrider', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'] }, { object_types: ['change_control.changerequest'], actions: ['override_window'] }]);
+      await assertRefusedMerge(svc, windowOnly.client, s, /frozen by "Audit week"/);
+      const holder = await actor(svc, 'freeze-overrider', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'] }, { object_types: ['change_control.gate'], actions: ['override'] }]);
+      const cr = await ok(holder.client.post(`${REQUESTS}${s.cr.id}/override/`, { reason: 'Security fix' }));
+      assert.equal(cr.status, 'completed');
+      assert.match(cr.override.overridden_reason, /Merging is frozen by "Audit week" until 2026-11-08T00:00:00.000Z/);
+    });
+
     it('An upcoming freeze (within 7 days) is shown on the request without blocking it; one further away is not shown', async () => {
       const s = await scenario(cast, 'frozen-upcoming');
       await createFreeze({ name: 'Friday evenings', weekdays: [5], start_time: '18:00', end_time: '23:00', time_zone: 'Europe/Berlin' });
