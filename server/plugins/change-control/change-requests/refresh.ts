@@ -47,15 +47,12 @@ export function afterRefresh(host: HostServices): AfterRefresh[] {
   return stateSlot(host, 'after-refresh', (): AfterRefresh[] => []);
 }
 
-interface Pending {
+interface Pending extends Record<string, boolean> {
   rematch: boolean;
   checks: boolean;
   completedToo: boolean;
   evaluate: boolean;
 }
-
-/** Pending refreshes by transaction (its database handle), then by change request. */
-const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
   const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false, evaluate: wishes.evaluate ?? true };
@@ -63,26 +60,8 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
   }
-  let pending = pendingByTransaction.get(ctx.db);
-  if (!pending) {
-    pending = new Map();
-    pendingByTransaction.set(ctx.db, pending);
-  }
-  const existing = pending.get(changeRequestId);
-  if (existing) {
-    existing.rematch ||= want.rematch;
-    existing.checks ||= want.checks;
-    existing.completedToo ||= want.completedToo;
-    existing.evaluate ||= want.evaluate;
-    return;
-  }
-  pending.set(changeRequestId, want);
-  const queue = pending;
-  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, async (tx) => {
-    const wished = queue.get(changeRequestId) ?? want;
-    queue.delete(changeRequestId);
-    await refreshNow(tx, changeRequestId, wished);
-  });
+  // Every trigger of one write adds its wishes to one refresh per request, run before the commit.
+  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished), want);
 }
 
 /** Refreshes every open change request (after a policy, a rule or a group changes). */
