@@ -54,11 +54,11 @@ export interface Ctx extends Scope {
   /**
    * Work to run at the end of the transaction, before it commits: the one place where triggers
    * collapse. Tasks with the same key collapse into one run (several triggers arriving together
-   * make one run); their wishes (flags) are merged, a flag being set when any trigger set it,
-   * and the task gets the merged wishes. A task may queue more. Outside a transaction the task
-   * runs at once.
+   * make one run); the wishes of a later trigger are merged into the queued ones by `merge`
+   * (without it, the first trigger's wishes hold), and the task gets the merged wishes. A task
+   * may queue more. Outside a transaction the task runs at once.
    */
-  beforeCommit<W extends Wishes = Wishes>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W): Promise<void>;
+  beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void>;
   /**
    * Runs the before-commit work queued so far, now (a route does this before presenting its
    * answer, so the answer reflects it). Work queued later still runs before the commit.
@@ -74,10 +74,13 @@ export interface CtxInit {
   branch?: BranchRef | null;
 }
 
-/** What triggers of collapsed work ask for: flags, merged by "or". */
-export type Wishes = Record<string, boolean>;
+interface QueuedWork {
+  task: (tx: Ctx, wishes: unknown) => Promise<void>;
+  wishes: unknown;
+  merge?: (queued: unknown, more: unknown) => void;
+}
 
-type BeforeCommitQueue = Map<string, { task: (tx: Ctx, wishes: Wishes) => Promise<void>; wishes: Wishes }>;
+type BeforeCommitQueue = Map<string, QueuedWork>;
 
 class RequestCtx implements Ctx {
   readonly host: HostServices;
@@ -101,17 +104,17 @@ class RequestCtx implements Ctx {
   afterCommit(task: () => Promise<void> | void): void {
     this.tasks.push(task);
   }
-  async beforeCommit<W extends Wishes = Wishes>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W): Promise<void> {
+  async beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void> {
     if (!this.inTransaction) {
-      await task(this, wishes ?? ({} as W));
+      await task(this, wishes as W);
       return;
     }
     const queued = this.pending.get(key);
     if (!queued) {
-      this.pending.set(key, { task: task as (tx: Ctx, wishes: Wishes) => Promise<void>, wishes: { ...wishes } });
+      this.pending.set(key, { task: task as QueuedWork['task'], wishes, merge: merge as QueuedWork['merge'] });
       return;
     }
-    for (const [name, value] of Object.entries(wishes ?? {})) queued.wishes[name] ||= value;
+    queued.merge?.(queued.wishes, wishes);
   }
   async flushBeforeCommit(): Promise<void> {
     await runPending(this);

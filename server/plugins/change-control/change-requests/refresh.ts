@@ -4,7 +4,10 @@ import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
-import { emitTransition } from './lifecycle-events';
+import type { LifecycleEvent } from '../../../../contract/api/change-control';
+import type { EvaluationResult } from '../evaluation/evaluate';
+import { emitLifecycleEvent, transitionEvent } from './lifecycle-events';
+import { dropRefreshedGate, keepRefreshedGate } from './refreshed-gate';
 import { computeGate } from '../gate/merge-gate';
 
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
@@ -22,7 +25,9 @@ import { announceRequestCacheWritten } from '../stream/announce';
  *
  * Refreshes are collapsed per request and transaction: every trigger of one write adds its
  * wishes to one pending refresh, which runs once, just before the transaction commits (so
- * the answer of the write already reflects it).
+ * the answer of the write already reflects it). The lifecycle events of the write are fired at
+ * the end of its refresh, with the gate the refresh computed: one gate and one evaluation per
+ * request and change request.
  */
 export interface RefreshWishes {
   /** Re-match the governing policies from what the branch touches (default true). */
@@ -37,6 +42,20 @@ export interface RefreshWishes {
    * `gates_cleared` (and an automatic merge) follow.
    */
   evaluate?: boolean;
+  /** Lifecycle events of the write, fired (in order, before any transition the refresh finds) once it is refreshed. */
+  events?: LifecycleEmit[];
+  /**
+   * The policies the caller has just matched from the branch and their evaluation: used
+   * instead of evaluating again, unless another trigger joins the refresh.
+   */
+  known?: { governing: GoverningPolicy[]; evaluation: EvaluationResult };
+}
+
+/** A lifecycle event waiting for the refresh of its request. */
+export interface LifecycleEmit {
+  event: LifecycleEvent;
+  before: ChangeRequestRow | null;
+  after: ChangeRequestRow;
 }
 
 /** Work that follows every refresh of a change request, inside its transaction (automatic merge). */
@@ -47,21 +66,41 @@ export function afterRefresh(host: HostServices): AfterRefresh[] {
   return stateSlot(host, 'after-refresh', (): AfterRefresh[] => []);
 }
 
-interface Pending extends Record<string, boolean> {
+interface Pending {
   rematch: boolean;
   checks: boolean;
   completedToo: boolean;
   evaluate: boolean;
+  events: LifecycleEmit[];
+  known: RefreshWishes['known'];
+}
+
+/** Another trigger's wishes joined to a pending refresh: any of them asks, it is done. */
+function mergeWishes(existing: Pending, more: Pending): void {
+  existing.rematch ||= more.rematch;
+  existing.checks ||= more.checks;
+  existing.completedToo ||= more.completedToo;
+  existing.evaluate ||= more.evaluate;
+  existing.events.push(...more.events);
+  existing.known = undefined;
 }
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
-  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false, evaluate: wishes.evaluate ?? true };
+  const want: Pending = {
+    rematch: wishes.rematch ?? true,
+    checks: wishes.checks ?? false,
+    completedToo: wishes.completedToo ?? false,
+    evaluate: wishes.evaluate ?? true,
+    events: [...(wishes.events ?? [])],
+    known: wishes.known,
+  };
+  dropRefreshedGate(ctx, changeRequestId);
   if (!ctx.inTransaction) {
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
   }
   // Every trigger of one write adds its wishes to one refresh per request, run before the commit.
-  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished), want);
+  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished), want, mergeWishes);
 }
 
 /** Refreshes every open change request (after a policy, a rule or a group changes). */
@@ -84,8 +123,13 @@ async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow): Promise<boolean
 async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
   let cr = await getChangeRequestRow(ctx, id);
   if (!cr) return;
-  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) return;
+  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) {
+    for (const e of wishes.events) await emitLifecycleEvent(ctx, e.event, e.before, e.after);
+    return;
+  }
   let runTheChecks = wishes.checks;
+  const events = [...wishes.events];
+  const known = wishes.rematch ? undefined : wishes.known;
 
   let matched: GoverningPolicy[] | undefined;
   if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
@@ -101,14 +145,15 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     }
   }
   // Without a branch to match (gone, merged) or a wish to, the attached set governs.
-  const governing = matched ?? (await attachedPolicies(ctx, cr.id));
+  const governing = matched ?? known?.governing ?? (await attachedPolicies(ctx, cr.id));
 
-  const evaluation = await evaluateChangeRequest(ctx, cr, governing);
+  const evaluation = known?.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
   const next = deriveStatus(cr.status, evaluation);
   if (next !== cr.status) {
     const before = cr;
     cr = await writeStatus(ctx, cr, next);
-    await emitTransition(ctx, before, cr);
+    const event = transitionEvent(before.status, cr.status);
+    if (event) events.push({ event, before, after: cr });
     // Trigger 3: reaching approved re-runs the checks, so nothing merges on a stale result.
     if (next === 'approved') runTheChecks = true;
   }
@@ -129,6 +174,9 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
     { changelog: false },
   );
+  // What a reader would compute now (policies matched from the branch): the rest of the write reuses it.
+  if (matched || known) keepRefreshedGate(ctx, cr, gate);
+  for (const e of events) await emitLifecycleEvent(ctx, e.event, e.before, e.after, gate);
   for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
 }
 
