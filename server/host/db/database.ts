@@ -5,6 +5,8 @@ import { dirname } from 'node:path';
 import type { HostTables } from './tables';
 
 export type HostDb = Kysely<HostTables>;
+/** A migration step of the host or a plugin. */
+export type { Migration };
 /** A database handle or a transaction: repository functions take either. */
 export type Queryable<T = HostTables> = Kysely<T> | Transaction<T>;
 

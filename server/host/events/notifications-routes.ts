@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { notification, type Notification } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
-import type { NotificationsTable } from '../db/tables';
+import type { NotificationsTable, Row } from '../db/tables';
 import { envelope, parseFilters, parseOrdering, parsePage, type FilterDef, type ParsedFilters } from '../http/query';
 import { parseId } from '../http/resource';
 import { Reply, type QueryParamDoc } from '../http/routes';
@@ -22,7 +21,7 @@ const FILTERS: Record<string, FilterDef> = {
 };
 const ORDER_COLUMNS = { id: 'id', created: 'created' } as const;
 
-function present(ctx: Ctx, row: Selectable<NotificationsTable>): Notification {
+function present(ctx: Ctx, row: Row<NotificationsTable>): Notification {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -52,7 +51,7 @@ function ownQuery(ctx: Ctx, filters: ParsedFilters) {
 }
 
 /** The caller's own notification; anyone else's is 404. */
-async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Selectable<NotificationsTable>> {
+async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<NotificationsTable>> {
   const row = await ctx.db
     .selectFrom('notifications')
     .selectAll()
