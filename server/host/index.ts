@@ -21,6 +21,8 @@ export { HOST_VERSION, inRange } from './core/version';
 export type { VersionRange } from './core/version';
 export { withTables } from './db/database';
 export type { Queryable } from './db/database';
+export { defineList, jsonListHasAny, likePattern, textContains } from './db/list';
+export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter } from './db/list';
 export type { BranchChangesTable, BranchRow, HostTables, Row } from './db/tables';
 export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';
 export { recordChange } from './events/changelog';
