@@ -112,8 +112,7 @@ module.exports = {
           '(^|/|-)repository\\.ts$',
           '/repositories/',
           '(^|/)list\\.ts$',
-          // List filters and the search still holding SQL fragments; the read memo's version query.
-          '^server/host/core/read-memo\\.ts$',
+          // List filters and the search still holding SQL fragments of their own.
           '^server/host/events/object-changes-routes\\.ts$',
           '^server/plugins/branching/changes-routes\\.ts$',
           '^server/plugins/change-control/search\\.ts$',
