@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal } from '../../../host';
+import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches } from '../../../host';
 import { windowState } from '../gate/change-window';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -139,7 +139,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
   const related = await relatedOf(ctx, rows);
   const branchIds = rows.flatMap((r) => (r.branch_id === null ? [] : [r.branch_id]));
   const branches = new Map(
-    (branchIds.length ? await ctx.db.selectFrom('branches').selectAll().where('id', 'in', branchIds).execute() : []).map((b) => [b.id, b]),
+    (await findBranches(ctx, branchIds)).map((b) => [b.id, b]),
   );
   const perms = await callerPermissions(ctx);
   const access = await branchAccess(ctx);
