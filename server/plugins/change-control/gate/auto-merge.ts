@@ -1,9 +1,9 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import { Conflict, actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
-import { computeGate, type GateState } from './merge-gate';
+import type { GateState } from './merge-gate';
 import { PERMISSIONS } from '../names';
 import { claimQueue, queueHead, releaseQueue } from './queue-repository';
 import { randomUUID } from 'node:crypto';
@@ -52,6 +52,8 @@ export const QUEUE_CLAIM_MS = 5 * 60_000;
 export async function drainMergeQueue(host: HostServices, requestId: string, baseUrl: string): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId, baseUrl });
   const holder = `${process.pid}:${randomUUID()}`;
+  // An empty queue is left alone: nothing is written.
+  if (!(await queueHead(ctx))) return;
   const claim = async () => {
     const now = host.clock.now();
     return claimQueue(ctx, holder, now.toISOString(), new Date(now.getTime() + QUEUE_CLAIM_MS).toISOString());
@@ -88,9 +90,10 @@ async function setJob(host: HostServices, id: number, state: 'running' | 'comple
 }
 
 /**
- * Runs one queued merge job: the request is re-validated first (refreshed with its checks run,
- * then the merge gate asked again); one that is no longer ready leaves the queue. The merge
- * gate is consulted once more by the merge itself. The outcome is kept on the job.
+ * Runs one queued merge job. The merge re-validates the request first (the merge gate's
+ * validator re-matches its policies, runs its registered checks again, `mergeable` and
+ * `no-conflicts` among them, and asks the gate, checks bound to the branch's content
+ * included); one that is no longer ready leaves the queue, saying why. The outcome is kept on the job.
  */
 export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
@@ -98,17 +101,18 @@ export async function runMergeJob(host: HostServices, jobId: number, requestId: 
   if (!job || job.state !== 'pending') return;
   await setJob(host, jobId, 'running');
   try {
-    await inTransaction(base, (tx) => requestRefresh(tx, job.change_request_id, { rematch: true, checks: true }));
-    const row = await ccDb(base).selectFrom('cc_change_requests').selectAll().where('id', '=', job.change_request_id).executeTakeFirst();
-    if (!row) throw new Error('the change request no longer exists');
-    const gate = await computeGate(base, row, { rematch: true });
-    if (!gate.readyToMerge) throw new Error(`left the merge queue: ${gate.mergeBlockedReason}`);
-    const cr = row;
+    const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
     const user = await actingUser(base, cr?.requester_id ?? null);
     const branch = await findBranch(base, job.branch_id);
     if (!branch) throw new Error('the branch no longer exists');
     if (!(await mayMerge(base, user, branch))) throw new Error('the requester may not merge this branch');
-    await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
+    try {
+      await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
+    } catch (err) {
+      // The merge gate refused it now: it leaves the queue (and joins it again once ready).
+      if (err instanceof Conflict) throw new Error(`left the merge queue: ${err.message}`);
+      throw err;
+    }
     await setJob(host, jobId, 'completed');
     host.log.info(`auto-merge: merged branch ${job.branch_id} of change request ${job.change_request_id}`);
   } catch (err) {

@@ -57,7 +57,7 @@ describe('change control: the merge queue', () => {
     const listed = await ok(author.client.get(`${REQUESTS}?id=${first.cr.id}&id=${second.cr.id}&id=${third.cr.id}&ordering=id`));
     assert.deepEqual(listed.results.map((r: any) => r.queue_position), [1, 2, 3]);
     const queue = await ok(author.client.get(QUEUE));
-    assert.deepEqual(queue.results.map((e: any) => [e.position, e.change_request.id, e.state]), [
+    assert.deepEqual(queue.results.map((e: any) => [e.position, e.id, e.state]), [
       [1, first.cr.id, 'pending'],
       [2, second.cr.id, 'pending'],
       [3, third.cr.id, 'pending'],
@@ -69,11 +69,13 @@ describe('change control: the merge queue', () => {
       { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { ref: '' } },
     ]);
     const seen = await ok(narrow.client.get(QUEUE));
-    assert.deepEqual(seen.results.map((e: any) => [e.position, e.change_request.id]), [
+    assert.deepEqual(seen.results.map((e: any) => [e.position, e.id]), [
       [1, first.cr.id],
       [3, third.cr.id],
     ]);
     assert.equal(seen.count, 2);
+    assert.deepEqual((await ok(author.client.get(`${QUEUE}?ordering=-position&brief=true&limit=1`))).results, [{ id: third.cr.id, url: third.cr.url, display: third.cr.display }]);
+    assert.deepEqual((await ok(author.client.get(`${QUEUE}?q=q-sec&fields=position`))).results, [{ position: 2 }]);
     expectStatus(await narrow.client.get(`${REQUESTS}${second.cr.id}/`), 404);
 
     await releaseElsewhere();
@@ -90,8 +92,8 @@ describe('change control: the merge queue', () => {
     assert.deepEqual((await ok(author.client.get(QUEUE))).results, []);
   });
 
-  it('merge-queue/: takes limit and offset; an unknown parameter or a malformed value is 400 naming it; anonymous callers are refused', async () => {
-    expectStatus(await author.client.get(`${QUEUE}?limit=5&offset=0`), 200);
+  it('merge-queue/: takes limit, offset, q, ordering, brief and fields; an unknown parameter or a malformed value is 400 naming it; anonymous callers are refused', async () => {
+    expectStatus(await author.client.get(`${QUEUE}?limit=5&offset=0&q=x&ordering=position&brief=true&fields=id`), 200);
     const unknown = await author.client.get(`${QUEUE}?position=1`);
     expectStatus(unknown, 400);
     assert.ok(Array.isArray(unknown.body.position));
