@@ -1,9 +1,9 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
 import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
+import { valuesTable } from '../db/portable';
 import type { ObjectChangesTable } from '../db/tables';
 import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
 
@@ -73,7 +73,7 @@ async function listObjectChanges(ctx: Ctx, { filters, ordering, page }: ListOpti
   if (!visibility.unrestricted) {
     const branchIds = visibility.branchIds;
     if (branchIds !== 'all') {
-      q = q.where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))]));
+      q = q.where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]));
     }
     const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
     if (hidden.length > 0) q = q.where('changed_object_type', 'not in', hidden);

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { changeDiff, CHANGE_ACTIONS } from '../../../contract/api/branching';
-import { type Ctx, type Host, type BranchChangesTable, parseChangeRow, ChangeVisibility } from '../../host';
+import { type Ctx, type Host, type BranchChangesTable, valuesTable, parseChangeRow, ChangeVisibility } from '../../host';
 import { registerResource, type ListOptions } from '../../host/http';
 import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff, type ChangeDiffOut } from './changes';
 
@@ -16,7 +15,7 @@ async function listChanges(ctx: Ctx, { filters, ordering, page }: ListOptions): 
   let q = ctx.db.selectFrom('branch_changes');
   if (!visibility.unrestricted) {
     const branchIds = visibility.branchIds;
-    if (branchIds !== 'all') q = q.where('branch_id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'));
+    if (branchIds !== 'all') q = q.where('branch_id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'));
     const types = visibility.viewableTypes();
     q = q.where('object_type', 'in', types.length > 0 ? types : ['']);
   }

@@ -1,4 +1,4 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
@@ -13,7 +13,7 @@ import {
   PRIORITIES,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { foldedLike, recordChange, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
 import { windowProblem } from '../gate/change-window';
 import { ccDb, fromBool, nowIso } from '../db/database';
@@ -110,8 +110,8 @@ async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: List
   if (filters.requester) q = q.where('requester_id', 'in', filters.requester as number[]);
   if (filters.ref) {
     const refs = filters.ref as string[];
-    // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
-    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
+    // Case folded beyond ASCII; `\` escapes % and _ in the pattern, so they match literally.
+    q = q.where((eb) => eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r)))));
   }
   if (filters.check_status) {
     const statuses = filters.check_status as MergeCheckRow['status'][];

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { type Ctx, parseChangeRow, getMainObjects } from '../../../host';
+import { type Ctx, parseChangeRow, getMainObjects, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
@@ -23,9 +22,9 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   if (rows.length === 0) return [];
   const visibility = known ?? (await ChangeVisibility.load(ctx));
   if (visibility.unrestricted) return [...rows];
-  const json = (ids: Iterable<number | null>) => JSON.stringify([...new Set([...ids].filter((id): id is number => id !== null))]);
+  const idList = (ids: Iterable<number | null>) => valuesTable(ctx.db, [...new Set([...ids].filter((id): id is number => id !== null))]);
   const changes = new Map(
-    (await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(rows.map((r) => r.change_diff_id))})`.as('j')).select('j.value')).execute())
+    (await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', (eb) => eb.selectFrom(idList(rows.map((r) => r.change_diff_id)).as('j')).select('j.value')).execute())
       .map(parseChangeRow)
       .map((c) => [c.id, c]),
   );
@@ -33,7 +32,7 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   const requests = new Map(
     gone.length === 0
       ? []
-      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(gone.map((r) => r.change_request_id))})`.as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(idList(gone.map((r) => r.change_request_id)).as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
   );
   const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
   const refs: Array<ChangedObjectRef & { row: R }> = [];

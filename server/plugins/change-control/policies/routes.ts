@@ -53,12 +53,12 @@ async function listPolicies(ctx: Ctx, { filters, ordering, page }: ListOptions):
   if (filters.enabled) q = q.where('enabled', 'in', filters.enabled.map((v) => fromBool(v as boolean)));
   if (filters.object_type) {
     const types = filters.object_type as string[];
-    q = q.where(jsonArrayHasAny('cc_policies.object_types', types));
+    q = q.where(jsonArrayHasAny(ccDb(ctx), 'cc_policies.object_types', types));
   }
   if (filters.required_checks) {
     // Several values are OR: policies naming any of them.
     const names = filters.required_checks as string[];
-    q = q.where(jsonArrayHasAny('cc_policies.checks', names));
+    q = q.where(jsonArrayHasAny(ccDb(ctx), 'cc_policies.checks', names));
   }
   const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
@@ -84,11 +84,11 @@ async function listRules(ctx: Ctx, { filters, ordering, page }: ListOptions): Pr
   if (filters.name) q = q.where('name', 'in', filters.name as string[]);
   if (filters.user_id) {
     const ids = filters.user_id as number[];
-    q = q.where(jsonArrayHasAny('cc_policy_rules.users', ids));
+    q = q.where(jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.users', ids));
   }
   if (filters.group_id) {
     const ids = filters.group_id as number[];
-    q = q.where(jsonArrayHasAny('cc_policy_rules.groups', ids));
+    q = q.where(jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.groups', ids));
   }
   const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   let rows = q.selectAll();
