@@ -116,6 +116,21 @@ export const actionAvailability = z.object({ allowed: z.boolean(), reason: z.str
 export type ActionAvailability = z.infer<typeof actionAvailability>;
 
 
+/** An accountable override, as recorded on the change request. */
+export const changeRequestOverrideRecord = z.object({
+  reason: z.string(),
+  user: userRef.nullable(),
+  time: z.string(),
+  /** The merge-blocked reason the override set aside. */
+  overridden_reason: z.string(),
+});
+export type ChangeRequestOverrideRecord = z.infer<typeof changeRequestOverrideRecord>;
+
+/** POST `change-requests/{id}/override/`: merge past the gate, saying why. */
+export const changeRequestOverride = z.strictObject({
+  reason: z.string().trim().min(1, { error: 'An override needs a reason.' }).max(2000),
+});
+
 export const changeRequest = z.object({
   ...objectBase,
   title: z.string(),
@@ -137,6 +152,8 @@ export const changeRequest = z.object({
   auto_merge: z.boolean(),
   comments: z.string(),
   policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()) })),
+  /** Set when someone merged the request past its gate: their reason, who, when, and what the gate refused with. */
+  override: changeRequestOverrideRecord.nullable(),
   /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
   actions: z.record(z.enum(CALLER_ACTIONS), actionAvailability),
 });

@@ -65,5 +65,5 @@ export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'thre
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
 /** What the caller may do next on a change request (`actions` of a change request). */
-export const CALLER_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'review', 'run_checks', 'merge', 'comment'] as const;
+export const CALLER_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'review', 'run_checks', 'merge', 'override', 'comment'] as const;
 export type CallerAction = (typeof CALLER_ACTIONS)[number];

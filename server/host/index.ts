@@ -25,6 +25,8 @@ export { isClaimed, withClaim } from './db/claims';
 export type { DatabaseKind } from './db/database';
 export { foldedLike, jsonArrayHasAny as jsonArrayHasAnyIn, valuesTable } from './db/portable';
 export type { Queryable } from './db/database';
+export { defineList, jsonListHasAny, likePattern, textContains } from './db/list';
+export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter } from './db/list';
 export type { BranchChangesTable, BranchRow, HostTables } from './db/tables';
 export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';
 export { recordChange } from './events/changelog';

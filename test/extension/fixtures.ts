@@ -52,6 +52,7 @@ export function makeChangeRequest(over: Partial<ChangeRequest> & { id: number })
     merge_blocked_reason: 'Rule "Network team" needs 1 more approval.',
     has_conflicts: false,
     gates_cleared: false,
+    override: null,
     scheduled_start: null,
     scheduled_end: null,
     auto_merge: false,

@@ -9,7 +9,7 @@ import { hashTokenKey, newTokenKey } from '../core/secrets';
 import type { TokensTable } from '../db/tables';
 import type { Selectable } from 'kysely';
 import { parseId } from '../http/resource';
-import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef, type ParsedFilters } from '../http/query';
+import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
 
@@ -140,16 +140,19 @@ export function registerTokens(host: Host): void {
       { name: 'limit', description: 'Page size (default 50, at most 1000).' },
       { name: 'offset', description: 'Index of the first result.' },
       { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+      { name: 'q', description: 'Free text: a case-insensitive substring of the description or display text.' },
+      { name: 'brief', description: 'true: each token as id, url and display only.' },
+      { name: 'fields', description: 'Only these fields of each token, comma-separated.' },
       ...Object.keys(FILTERS).map((name) => ({ name, description: `Filter on ${name}.`, repeated: true })),
     ],
     response: tokenOutput,
     handler: async ({ ctx, query, url }) => {
+      rejectUnknownParams(query, Object.keys(FILTERS));
       const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
       const ordering = parseOrdering(query, ORDERING);
-      const page = parsePage(query);
       const mayView = await tokenRule(ctx, 'view');
-      const sorted = sortObjects((await listTokens(ctx, filters)).filter(mayView), ordering);
-      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+      const visible = (await listTokens(ctx, filters)).filter(mayView);
+      return pageInMemory(visible, { query, url, ordering, text: (t) => [t.description, t.display] });
     },
   });
 

@@ -1,11 +1,12 @@
 import type { Ctx, Host } from '../../host';
-import { emitTransition } from './change-requests/lifecycle-events';
+import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { ccDb, jsonArrayHasAny } from './db/database';
 import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
 import { markReviewsStale } from './reviews/repository';
 import { mergeGateValidator } from './gate/validator';
+import { recordWindowOverride } from './gate/override';
 
 /**
  * How change requests follow their branch: edits make reviews stale and re-match policies,
@@ -36,9 +37,11 @@ export function registerBranchHooks(host: Host): void {
   host.branchHooks.on('merged', async (ctx, { branch }) => {
     const cr = await findChangeRequestForBranch(ctx, branch.id);
     if (!cr || !isOpen(cr.status)) return;
-    const after = await writeStatus(ctx, cr, 'completed');
-    await emitTransition(ctx, cr, after);
-    await requestRefresh(ctx, cr.id, { rematch: false });
+    // Merged outside its change window by a holder of the window override: an override too.
+    const recorded = await recordWindowOverride(ctx, cr, branch);
+    const after = await writeStatus(ctx, recorded, 'completed');
+    const event = transitionEvent(cr.status, after.status);
+    await requestRefresh(ctx, cr.id, { rematch: false, events: event ? [{ event, before: cr, after }] : [] });
   });
 
   host.branchHooks.on('renamed', async (ctx, { branch }) => {

@@ -26,6 +26,15 @@ export const REVIEW_TYPE = objectType('review');
 export const MERGE_CHECK_TYPE = objectType('mergeCheck');
 export const CHANGE_COMMENT_TYPE = objectType('changeComment');
 
+/**
+ * The object type of `override_gate`: it has no rows of its own; a grant's constraints are
+ * checked against the change request being overridden.
+ */
+export const GATE_TYPE = `${APP_LABEL}.gate`;
+
+/** Fired when a request is merged past its gate. */
+export const OVERRIDE_EVENT = 'change_request_overridden';
+
 /** Custom permissions beyond view/add/change/delete. */
 export const PERMISSIONS = {
   submit: `${APP_LABEL}.change_changerequest`,
@@ -33,6 +42,8 @@ export const PERMISSIONS = {
   abandon: `${APP_LABEL}.abandon_changerequest`,
   reopen: `${APP_LABEL}.reopen_changerequest`,
   overrideWindow: `${APP_LABEL}.override_window_changerequest`,
+  /** Merging a request the gate refuses, with a reason (gate/override.ts); checked against the request. */
+  overrideGate: `${APP_LABEL}.override_gate`,
   bypassPolicy: `${APP_LABEL}.bypass_policy`,
   addReview: `${APP_LABEL}.add_review`,
   reportCheck: `${APP_LABEL}.change_mergecheck`,

@@ -1,6 +1,6 @@
 import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../../../contract/api/change-control';
 import { type AuthUser, grantAllows, type UserPermissions } from '../../../host';
-import { MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
+import { GATE_TYPE, MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
 import { LIFECYCLE, lifecycleRefusal } from './lifecycle';
 import { isOpen } from './status';
 
@@ -12,6 +12,8 @@ export interface ActionFacts {
   status: ChangeRequestStatus;
   requesterId: number | null;
   branchExists: boolean;
+  /** The branch's status (`ready`, `merged`, ...), null when it is gone. */
+  branchStatus?: string | null;
   readyToMerge: boolean;
   mergeBlockedReason: string;
   /** Only the change window blocks the merge. */
@@ -71,8 +73,28 @@ export function callerActions(user: AuthUser | null, perms: UserPermissions | nu
   else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status)) out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };
   else out.merge = no(facts.mergeBlockedReason);
 
+  out.override = overrideAvailability(user, perms, object, facts, allows(PERMISSIONS.overrideWindow));
+
   if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION('comment on change requests');
   else if (!facts.branchExists) out.comment = no('The branch of this change request has been deleted.');
   else out.comment = ok;
   return out;
+}
+
+/**
+ * Override (gate/override.ts): shown as allowed only to holders of `override_gate` on this
+ * request (or of the window override when only the window blocks) who may merge, when the gate
+ * refuses something overridable.
+ */
+function overrideAvailability(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>, facts: ActionFacts, windowOverride: boolean): ActionAvailability {
+  const holdsGate = perms !== null && user !== null && grantAllows(perms.grant(GATE_TYPE, 'override'), object, user);
+  if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride)) return NO_PERMISSION('override the merge gate of this change request');
+  if (perms === null || !perms.has(PERMISSIONS.mergeBranch)) return NO_PERMISSION('merge branches');
+  if (facts.branchWriteRefusal) return no(facts.branchWriteRefusal);
+  if (!isOpen(facts.status)) return no(`The change request is ${facts.status}.`);
+  if (!facts.branchExists) return no('The branch of this change request has been deleted.');
+  if (facts.branchStatus && facts.branchStatus !== 'ready') return no(`The branch is ${facts.branchStatus}.`);
+  if (facts.status === 'draft') return no('The change request is a draft; submit it for review.');
+  if (facts.readyToMerge) return no('Nothing blocks this change request; merge it normally.');
+  return { allowed: true, reason: facts.mergeBlockedReason };
 }

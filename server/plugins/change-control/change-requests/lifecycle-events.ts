@@ -1,10 +1,11 @@
 import type { ChangeRequestStatus, LifecycleEvent } from '../../../../contract/api/change-control';
 import { LIFECYCLE_EVENTS } from '../../../../contract/api/change-control';
 import type { Ctx, Host } from '../../../host';
+import type { GateState } from '../gate/merge-gate';
 import { presentChangeRequest } from './present';
 import { snapshotChangeRequest } from './snapshot';
 import type { ChangeRequestRow } from '../db/tables';
-import { CHANGE_REQUEST_TYPE } from '../names';
+import { CHANGE_REQUEST_TYPE, OVERRIDE_EVENT } from '../names';
 
 /**
  * The six lifecycle events (contract 4.5) on the host's event pipeline. Each fires once per
@@ -13,6 +14,19 @@ import { CHANGE_REQUEST_TYPE } from '../names';
  */
 export function registerLifecycleEventTypes(host: Host): void {
   for (const name of LIFECYCLE_EVENTS) host.events.registerType(name);
+  host.events.registerType(OVERRIDE_EVENT);
+}
+
+/** `change_request_overridden`: someone merged the request past its gate (the payload's data shows `override`). */
+export async function emitOverrideEvent(ctx: Ctx, before: ChangeRequestRow, after: ChangeRequestRow): Promise<void> {
+  await ctx.host.events.emit(ctx, {
+    event: OVERRIDE_EVENT,
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: after.id,
+    data: await presentChangeRequest(ctx, after),
+    prechange: snapshotChangeRequest(ctx, before),
+    postchange: snapshotChangeRequest(ctx, after),
+  });
 }
 
 /** The event a status transition fires, or null (a move into draft or abandoned fires none). */
@@ -32,19 +46,14 @@ export function transitionEvent(from: ChangeRequestStatus, to: ChangeRequestStat
   }
 }
 
-export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow): Promise<void> {
+/** Fires a lifecycle event; its data is the request `after` with the given gate (or the gate as it stands). */
+export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow, gate?: GateState): Promise<void> {
   await ctx.host.events.emit(ctx, {
     event,
     objectType: CHANGE_REQUEST_TYPE,
     objectId: after.id,
-    data: await presentChangeRequest(ctx, after),
+    data: await presentChangeRequest(ctx, after, gate),
     prechange: before ? snapshotChangeRequest(ctx, before) : null,
     postchange: snapshotChangeRequest(ctx, after),
   });
-}
-
-/** Fires the event of a transition, when it has one. */
-export async function emitTransition(ctx: Ctx, before: ChangeRequestRow, after: ChangeRequestRow): Promise<void> {
-  const event = transitionEvent(before.status, after.status);
-  if (event) await emitLifecycleEvent(ctx, event, before, after);
 }

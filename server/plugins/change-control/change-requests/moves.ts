@@ -2,11 +2,11 @@ import type { LifecycleAction } from '../../../../contract/api/change-control';
 import { type Ctx, Conflict, notify, usersHolding } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import { evaluateChangeRequest } from '../evaluation/load';
-import { emitLifecycleEvent, emitTransition } from './lifecycle-events';
+import { transitionEvent } from './lifecycle-events';
 import { CHANGE_REQUEST_TYPE } from '../names';
 import { matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { lifecycleRefusal, LIFECYCLE } from './lifecycle';
-import { requestRefresh } from './refresh';
+import { requestRefresh, type LifecycleEmit } from './refresh';
 import { writeStatus } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { statusAfterSubmit } from './status';
@@ -43,8 +43,10 @@ async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow>
   await saveAttachedPolicies(ctx, cr.id, governing);
   const evaluation = await evaluateChangeRequest(ctx, cr, governing);
   const after = await writeStatus(ctx, cr, statusAfterSubmit(evaluation));
-  await emitLifecycleEvent(ctx, 'change_request_submitted', cr, after);
-  await emitTransition(ctx, cr, after);
+  // The events fire once the request is refreshed (below), with the gate the refresh computes.
+  const events: LifecycleEmit[] = [{ event: 'change_request_submitted', before: cr, after }];
+  const transition = transitionEvent(cr.status, after.status);
+  if (transition) events.push({ event: transition, before: cr, after });
   if (ctx.host.config.change_control.notify_reviewers && evaluation.outstandingReviewerIds.length > 0) {
     // Only reviewers who may open the request hear of it.
     const recipients = await usersHolding(ctx, evaluation.outstandingReviewerIds, `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
@@ -55,6 +57,6 @@ async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow>
       eventType: 'change_request_review_requested',
     });
   }
-  await requestRefresh(ctx, cr.id, { rematch: false, checks: true });
+  await requestRefresh(ctx, cr.id, { rematch: false, checks: true, events, known: { governing, evaluation } });
   return after;
 }

@@ -6,6 +6,7 @@ import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { liveGate, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { refreshedGate } from './refreshed-gate';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
 export type ChangeRequestOut = ChangeRequest;
@@ -16,6 +17,7 @@ async function callerPermissions(ctx: Ctx): Promise<UserPermissions | null> {
 
 interface Related {
   requester: { id: number; username: string; display: string } | null;
+  overrideBy: { id: number; username: string; display: string } | null;
   policies: ChangeRequest['policies'];
 }
 
@@ -40,6 +42,10 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<Cha
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
     policies: related.policies,
+    override:
+      row.override_reason === null
+        ? null
+        : { reason: row.override_reason, user: related.overrideBy, time: row.override_time ?? '', overridden_reason: row.overridden_reason ?? '' },
     actions,
     created: row.created,
     last_updated: row.last_updated,
@@ -47,7 +53,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<Cha
 }
 
 async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {
-  const users = await loadUsers(ctx, rows.flatMap((r) => (r.requester_id === null ? [] : [r.requester_id])));
+  const users = await loadUsers(ctx, rows.flatMap((r) => [r.requester_id, r.override_by_id].filter((id): id is number => id !== null)));
   const ids = rows.map((r) => r.id);
   const attached = ids.length
     ? await ccDb(ctx)
@@ -63,6 +69,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
   for (const row of rows) {
     out.set(row.id, {
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
+      overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
       policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []) })),
     });
   }
@@ -74,13 +81,14 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
  * `merge_blocked_reason` and `has_conflicts` computed now (the merge gate's own answer).
  */
 export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
-  const state = gate ?? (await liveGate(ctx, row));
-  const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
+  const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
+  const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.override_by_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
   const access = await branchAccess(ctx);
   const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {
     status: row.status,
     requesterId: row.requester_id,
     branchExists: state.branch !== null,
+    branchStatus: state.branch?.status ?? null,
     branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason: state.mergeBlockedReason,
@@ -135,6 +143,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
       status: row.status,
       requesterId: row.requester_id,
       branchExists: branch !== undefined,
+      branchStatus: branch?.status ?? null,
       branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
       readyToMerge: ready,
       mergeBlockedReason,

@@ -4,7 +4,10 @@ import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
-import { emitTransition } from './lifecycle-events';
+import type { LifecycleEvent } from '../../../../contract/api/change-control';
+import type { EvaluationResult } from '../evaluation/evaluate';
+import { emitLifecycleEvent, transitionEvent } from './lifecycle-events';
+import { dropRefreshedGate, keepRefreshedGate } from './refreshed-gate';
 import { computeGate } from '../gate/merge-gate';
 
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
@@ -22,7 +25,9 @@ import { announceRequestCacheWritten } from '../stream/announce';
  *
  * Refreshes are collapsed per request and transaction: every trigger of one write adds its
  * wishes to one pending refresh, which runs once, just before the transaction commits (so
- * the answer of the write already reflects it).
+ * the answer of the write already reflects it). The lifecycle events of the write are fired at
+ * the end of its refresh, with the gate the refresh computed: one gate and one evaluation per
+ * request and change request.
  */
 export interface RefreshWishes {
   /** Re-match the governing policies from what the branch touches (default true). */
@@ -37,6 +42,20 @@ export interface RefreshWishes {
    * `gates_cleared` (and an automatic merge) follow.
    */
   evaluate?: boolean;
+  /** Lifecycle events of the write, fired (in order, before any transition the refresh finds) once it is refreshed. */
+  events?: LifecycleEmit[];
+  /**
+   * The policies the caller has just matched from the branch and their evaluation: used
+   * instead of evaluating again, unless another trigger joins the refresh.
+   */
+  known?: { governing: GoverningPolicy[]; evaluation: EvaluationResult };
+}
+
+/** A lifecycle event waiting for the refresh of its request. */
+export interface LifecycleEmit {
+  event: LifecycleEvent;
+  before: ChangeRequestRow | null;
+  after: ChangeRequestRow;
 }
 
 /** Work that follows every refresh of a change request, inside its transaction (automatic merge). */
@@ -52,13 +71,23 @@ interface Pending {
   checks: boolean;
   completedToo: boolean;
   evaluate: boolean;
+  events: LifecycleEmit[];
+  known: RefreshWishes['known'];
 }
 
 /** Pending refreshes by transaction (its database handle), then by change request. */
 const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
-  const want: Pending = { rematch: wishes.rematch ?? true, checks: wishes.checks ?? false, completedToo: wishes.completedToo ?? false, evaluate: wishes.evaluate ?? true };
+  const want: Pending = {
+    rematch: wishes.rematch ?? true,
+    checks: wishes.checks ?? false,
+    completedToo: wishes.completedToo ?? false,
+    evaluate: wishes.evaluate ?? true,
+    events: [...(wishes.events ?? [])],
+    known: wishes.known,
+  };
+  dropRefreshedGate(ctx, changeRequestId);
   if (!ctx.inTransaction) {
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
@@ -74,6 +103,8 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
     existing.checks ||= want.checks;
     existing.completedToo ||= want.completedToo;
     existing.evaluate ||= want.evaluate;
+    existing.events.push(...want.events);
+    existing.known = undefined;
     return;
   }
   pending.set(changeRequestId, want);
@@ -105,8 +136,13 @@ async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow): Promise<boolean
 async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
   let cr = await getChangeRequestRow(ctx, id);
   if (!cr) return;
-  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) return;
+  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) {
+    for (const e of wishes.events) await emitLifecycleEvent(ctx, e.event, e.before, e.after);
+    return;
+  }
   let runTheChecks = wishes.checks;
+  const events = [...wishes.events];
+  const known = wishes.rematch ? undefined : wishes.known;
 
   let matched: GoverningPolicy[] | undefined;
   if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
@@ -122,14 +158,15 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     }
   }
   // Without a branch to match (gone, merged) or a wish to, the attached set governs.
-  const governing = matched ?? (await attachedPolicies(ctx, cr.id));
+  const governing = matched ?? known?.governing ?? (await attachedPolicies(ctx, cr.id));
 
-  const evaluation = await evaluateChangeRequest(ctx, cr, governing);
+  const evaluation = known?.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
   const next = deriveStatus(cr.status, evaluation);
   if (next !== cr.status) {
     const before = cr;
     cr = await writeStatus(ctx, cr, next);
-    await emitTransition(ctx, before, cr);
+    const event = transitionEvent(before.status, cr.status);
+    if (event) events.push({ event, before, after: cr });
     // Trigger 3: reaching approved re-runs the checks, so nothing merges on a stale result.
     if (next === 'approved') runTheChecks = true;
   }
@@ -150,6 +187,9 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
     { changelog: false },
   );
+  // What a reader would compute now (policies matched from the branch): the rest of the write reuses it.
+  if (matched || known) keepRefreshedGate(ctx, cr, gate);
+  for (const e of events) await emitLifecycleEvent(ctx, e.event, e.before, e.after, gate);
   for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
 }
 

@@ -27,6 +27,10 @@ export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<s
     comments: row.comments,
     gates_cleared: toBool(row.gates_cleared),
     has_conflicts: toBool(row.has_conflicts),
+    override_reason: row.override_reason,
+    override_by: row.override_by_id,
+    override_time: row.override_time,
+    overridden_reason: row.overridden_reason,
     created: row.created,
     last_updated: row.last_updated,
   };

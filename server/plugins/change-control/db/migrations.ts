@@ -189,6 +189,17 @@ async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
       AND ${textChanged})`.execute(db);
 }
 
+/**
+ * The accountable override (gate/override.ts): who merged a request the gate refused, when,
+ * why, and what the gate said at that moment.
+ */
+async function addOverride(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_requests').addColumn('override_reason', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('override_by_id', 'integer', (c) => c.references('users.id').onDelete('set null')).execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('override_time', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -197,4 +208,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0004-comment-attribute': { up: addCommentAttribute },
   '20-change-control-0005-stream-events': { up: createStreamEvents },
   '20-change-control-0006-comment-edited': { up: addCommentEdited },
+  '20-change-control-0007-override': { up: addOverride },
 };

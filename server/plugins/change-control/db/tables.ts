@@ -53,6 +53,12 @@ export interface ChangeRequestsTable {
   gates_cleared: Bool;
   /** Cached at the last refresh: the branch conflicted with main. */
   has_conflicts: Bool;
+  /** Set once when someone merged the request past the gate (gate/override.ts): their reason. */
+  override_reason: string | null;
+  override_by_id: number | null;
+  override_time: string | null;
+  /** What the gate refused with when it was overridden. */
+  overridden_reason: string | null;
   created: string;
   last_updated: string;
 }

@@ -1,5 +1,6 @@
 import { branchContributors } from '../../branching';
 import type { Ctx } from '../../../host';
+import { computations } from '../computations';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import type { PolicyWithRules } from '../policies/repository';
@@ -34,6 +35,7 @@ export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<nu
  * named groups with their active members, and the users involved, then runs the pure evaluation.
  */
 export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
+  computations(ctx.host).evaluation++;
   const reviews = await loadReviews(ctx, cr.id);
   const contributorsCanApprove = ctx.host.config.change_control.contributors_can_approve;
   const contributorIds = contributorsCanApprove ? new Set<number>() : await branchContributors(ctx, cr.branch_id);

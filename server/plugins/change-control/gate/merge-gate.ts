@@ -2,6 +2,7 @@ import type { ChangeRequestStatus } from '../../../../contract/api/change-contro
 import type { Ctx, BranchRow } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { branchOf } from '../change-requests/repository';
+import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
 import { deriveStatus } from '../change-requests/status';
 import { blockingReason, checkStates, type CheckFacts, type CheckState } from '../checks/state';
@@ -60,6 +61,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 type GateFacts = Omit<GateState, 'window' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[] };
 
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
+  computations(ctx.host).gate++;
   const branch = await branchOf(ctx, cr);
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));

@@ -4,6 +4,7 @@ import { runChecks } from '../checks/run';
 import { ccDb } from '../db/database';
 import { matchBranch } from '../policies/governing';
 import { computeGate, mayOverrideWindow } from './merge-gate';
+import { isOverrideInFlight } from './override';
 
 /**
  * The host's merge validator: with `enforce_merge_gate`, a branch merges only when its change
@@ -11,6 +12,8 @@ import { computeGate, mayOverrideWindow } from './merge-gate';
  */
 export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<string | null> {
   if (!ctx.host.config.change_control.enforce_merge_gate) return null;
+  // An accountable override (gate/override.ts) has checked, recorded and is carrying out this merge.
+  if (isOverrideInFlight(ctx, branch)) return null;
   const cr = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branch.id).executeTakeFirst();
   if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
   const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { CALLER_ACTIONS } from '../../../../contract/api/change-control';
 import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 import { draftRequest, VIEW_ONLY } from './requests-support';
 
 const MERGER = [{ object_types: ['branching.branch'], actions: ['merge', 'change'] }];
@@ -64,6 +64,38 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     const res = await stranger.client.post(`${BRANCHES}${branchId}/merge/`, { commit: true });
     assert.equal(res.status, 403);
     assert.equal(res.body.detail, words);
+  });
+
+  it('automatic merge is a merge: asking for it on a branch the caller may not write is 403 naming the branch (create and update); without it the request is created', async () => {
+    const mine = await branch(author.client, `auto-not-mine-${++n}`);
+    const requester = await actor(svc, `requester-${n}`, [...VIEW_ONLY, { object_types: ['change_control.changerequest'], actions: ['add', 'change'] }]);
+    const words = `You may not write to branch "auto-not-mine-${n}": only its owner or a holder of branching.change_branch for it may.`;
+    const refused = await requester.client.post(REQUESTS, { branch: mine.branch.id, auto_merge: true });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.detail, words);
+    assert.equal((await svc.admin.get(`${REQUESTS}?branch_id=${mine.branch.id}`)).body.count, 0, 'nothing was created');
+    const cr = await openRequest(requester.client, mine.branch.id);
+    assert.equal(cr.auto_merge, false);
+    const patched = await requester.client.patch(`${REQUESTS}${cr.id}/`, { auto_merge: true });
+    assert.equal(patched.status, 403);
+    assert.equal(patched.body.detail, words);
+    assert.equal((await detail(author.client, cr.id)).auto_merge, false);
+    // The branch's owner may ask for it, and anyone may turn it off.
+    await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { auto_merge: true }));
+    assert.equal((await ok(requester.client.patch(`${REQUESTS}${cr.id}/`, { auto_merge: false }))).auto_merge, false);
+  });
+
+  it('a change request for a branch the caller cannot view is refused exactly as for a branch that does not exist', async () => {
+    const hidden = await branch(author.client, `hidden-${++n}`);
+    const blind = await actor(svc, `blind-${n}`, [
+      { object_types: ['branching.branch'], actions: ['view'], constraints: { owner: -1 } },
+      { object_types: ['change_control.changerequest'], actions: ['add', 'view'] },
+    ]);
+    const ghost = await blind.client.post(REQUESTS, { branch: 999999 });
+    const refused = await blind.client.post(REQUESTS, { branch: hidden.branch.id });
+    assert.equal(refused.status, ghost.status);
+    assert.deepEqual(refused.body, JSON.parse(JSON.stringify(ghost.body).replaceAll('999999', String(hidden.branch.id))));
+    assert.equal((await svc.admin.get(`${REQUESTS}?branch_id=${hidden.branch.id}`)).body.count, 0);
   });
 
   it('actions: a lifecycle action refused for its state carries exactly the detail the service answers with 409', async () => {

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { computations } from '../../../../server/plugins/change-control/computations';
+import type { TestService } from '../../../support/service';
+import { CHECKS, created, detail, ok, REQUESTS, REVIEWS } from './fixtures';
+import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
+
+/**
+ * The merge gate and the approval evaluation are the costly questions: a write computes them
+ * once, in its refresh, and its answer and its lifecycle events reuse that; a read computes
+ * them at most once; a page of the list computes none (it shows what the refresh cached).
+ */
+describe('change control: the gate and the evaluation are computed once per request', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startWithChecks({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']], enable_auto_merge: true } } });
+  });
+  after(async () => svc.close());
+
+  /** How many gates and evaluations one request computed. */
+  async function counted(request: () => Promise<unknown>): Promise<{ gate: number; evaluation: number }> {
+    const before = { ...computations(svc.host) };
+    await request();
+    const after = computations(svc.host);
+    return { gate: after.gate - before.gate, evaluation: after.evaluation - before.evaluation };
+  }
+
+  const ONCE = { gate: 1, evaluation: 1 };
+  const NONE = { gate: 0, evaluation: 0 };
+
+  async function submitted(request: Record<string, unknown> = {}): Promise<Setup> {
+    const s = await setup(svc, { policy: {}, request });
+    await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
+    return s;
+  }
+
+  it('a submit computes them once, though it fires two lifecycle events and answers with the request', async () => {
+    const s = await setup(svc, { policy: {} });
+    assert.deepEqual(await counted(() => ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}))), ONCE);
+  });
+
+  it('a review computes them once: a comment, and an approval that moves the status (review_submitted and change_request_approved)', async () => {
+    const s = await submitted();
+    assert.deepEqual(await counted(() => created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'looks fine' }))), ONCE);
+    const t = await submitted();
+    assert.deepEqual(await counted(() => approve(t.reviewer, t.cr.id)), ONCE);
+    assert.equal((await detail(t.author.client, t.cr.id)).status, 'approved');
+  });
+
+  it('a check report computes none when only check results moved, and once when it clears the gate of an automatic merge', async () => {
+    const s = await submitted();
+    await approve(s.reviewer, s.cr.id);
+    const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
+    assert.deepEqual(await counted(() => ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }))), NONE);
+
+    const a = await submitted({ auto_merge: true });
+    await approve(a.reviewer, a.cr.id);
+    const ci2 = (await checksByName(svc.admin, a.cr.id))['ci/build'];
+    // The report's refresh (once), then the merge it queues: the gate asked before merging, and
+    // the refresh of the completed request after it.
+    assert.deepEqual(await counted(() => ok(a.pipeline.client.patch(`${CHECKS}${ci2.id}/`, { status: 'success' }))), { gate: 3, evaluation: 3 });
+    assert.equal((await detail(a.author.client, a.cr.id)).status, 'completed');
+  });
+
+  it('a detail read computes them once after a write and at most once after that; the evaluation read once', async () => {
+    const s = await submitted();
+    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), ONCE);
+    const again = await counted(() => detail(s.author.client, s.cr.id));
+    assert.ok(again.gate <= 1 && again.evaluation <= 1, JSON.stringify(again));
+    assert.deepEqual(await counted(() => ok(s.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))), ONCE);
+  });
+
+  it('a page of the list computes none: it shows what each request cached at its last refresh', async () => {
+    await submitted();
+    await submitted();
+    const page = await counted(async () => assert.ok((await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.length >= 2));
+    assert.deepEqual(page, NONE);
+  });
+});
