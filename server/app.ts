@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { enableLinearRegExps } from './host/core/linear-regexp';
 import { randomUUID } from 'node:crypto';
 import type { Migration } from 'kysely';
 import type { Clock } from './host/core/clock';
@@ -153,6 +154,7 @@ export function migrationsOf(plugins: HostPlugin[]): Record<string, Migration> {
  * access checks, JSON bodies, transactions for writes, one error middleware).
  */
 export async function createApp(deps: AppDeps): Promise<App> {
+  enableLinearRegExps();
   const log = deps.log ?? consoleLogger;
   const plugins = deps.plugins ?? defaultPlugins(deps.config, deps.configDir ?? process.cwd());
   checkPlugins(plugins);

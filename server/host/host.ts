@@ -51,11 +51,12 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
+  const readMemo = new ReadMemo();
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
     objectTypes: new ObjectTypeRegistry(),
-    permissions: new PermissionService(deps.db),
+    permissions: new PermissionService(deps.db, readMemo),
     events: new EventBus(),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
@@ -63,14 +64,10 @@ export function createHost(deps: HostDeps): Host {
     search: new SearchRegistry(),
     plugins: new Map(),
     background: [],
-    readMemo: new ReadMemo(),
+    readMemo,
     credentialThrottle: new CredentialThrottle(deps.clock),
     get auth(): TokenAuthenticator {
       return auth;
-    },
-    invalidateIdentity(): void {
-      auth.invalidate();
-      host.permissions.invalidate();
     },
   };
   const auth = new TokenAuthenticator(host);

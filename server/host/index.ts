@@ -38,7 +38,6 @@ export type { Attributes } from './objects/attributes';
 export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
 export { branchChanges, parseChangeRow, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
 export type { BranchChange } from './objects/branch-changes-repository';
-export { branchDataMemo } from './objects/branch-data-memo';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch } from './objects/branches';
 export type { BranchOut } from './objects/branches';
 export { ChangeVisibility } from './objects/change-visibility';

@@ -24,6 +24,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import type { HostTables } from './tables';
+import { countingWrites, readVersionWith } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
 /** A database handle or a transaction: repository functions take either. */
@@ -88,13 +89,19 @@ function openSqlite(path: string): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
   sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
-  const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }));
+  // The data version is read on a read-only connection of its own (WAL: it sees the last
+  // commit and never waits for a transaction on the main one). Nothing else can open a
+  // database in memory.
+  const versionReader = path === ':memory:' ? null : new Kysely<HostTables>({ dialect: new SqliteDialect({ database: new SQLite(path, { readonly: true }) }) });
+  readVersionWith(db, versionReader);
   return {
     db,
     kind: 'sqlite',
     target: path,
     close: async () => {
       await db.destroy();
+      await versionReader?.destroy();
     },
   };
 }
@@ -166,7 +173,9 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
-  const db = new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) });
+  // The data version is read through the pool: a connection of its own, which sees the last
+  // commit of any instance and never waits for a transaction.
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));
   return {
     db,
     kind: 'postgres',

@@ -41,16 +41,3 @@ export function nowText(db: Kysely<any>): RawBuilder<string> {
   return sql<string>`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 }
 
-/**
- * A text that changes whenever a write may have been committed to the database, by this
- * process or another: SQLite's own-connection change count and `data_version`; PostgreSQL's
- * current snapshot (it moves with every committed write transaction of the cluster).
- */
-export async function changeMark(db: Kysely<any>): Promise<string> {
-  if (databaseKind(db) === 'postgres') {
-    const { rows } = await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(db);
-    return rows[0]!.s;
-  }
-  const { rows } = await sql<{ t: number; v: number }>`select total_changes() as t, (select data_version from pragma_data_version) as v`.execute(db);
-  return `${rows[0]!.t}:${rows[0]!.v}`;
-}

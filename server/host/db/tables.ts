@@ -1,3 +1,4 @@
+import type { DataVersionTable } from './data-version';
 import type { ColumnType, Generated } from 'kysely';
 
 /**
@@ -203,6 +204,7 @@ export interface HostTables {
   webhook_outbox: WebhookOutboxTable;
   notifications: NotificationsTable;
   idempotency_keys: IdempotencyKeysTable;
+  data_version: DataVersionTable;
 }
 
 export type Timestamp = ColumnType<string, string, string>;

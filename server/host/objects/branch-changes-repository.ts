@@ -2,7 +2,6 @@ import type { Ctx } from '../core/context';
 import type { BranchChangeRow } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
 import type { ChangeAction, NetChange } from './net-effect';
-import { branchDataMemo } from './branch-data-memo';
 
 /** A branch's change row with its JSON parsed. */
 export interface BranchChange extends NetChange {
@@ -67,7 +66,6 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
 
 /** Stores a change (keeping the row, and so its id, when the object already has one). */
 export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange): Promise<void> {
-  branchDataMemo.forget(ctx);
   const now = ctx.host.clock.now().toISOString();
   const values = {
     action: change.action as ChangeAction,
@@ -83,12 +81,10 @@ export async function saveChange(ctx: Ctx, branchId: number, objectType: string,
 }
 
 export async function removeChange(ctx: Ctx, changeId: number): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).execute();
 }
 
 export async function savePremerge(ctx: Ctx, changeId: number, premerge: PremergeState | null): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db
     .updateTable('branch_changes')
     .set({ premerge: premerge === null ? null : JSON.stringify(premerge) })

@@ -68,7 +68,6 @@ export function registerGroups(host: Host): void {
           .values({ name: input.name, description: input.description ?? '', created: now, last_updated: now })
           .returning('id')
           .executeTakeFirstOrThrow();
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -81,13 +80,11 @@ export function registerGroups(host: Host): void {
           .set({ ...input, last_updated: ctx.host.clock.now().toISOString() })
           .where('id', '=', existing.id)
           .execute();
-        ctx.host.invalidateIdentity();
       },
     },
     remove: async (ctx, existing) => {
       await ctx.db.deleteFrom('groups').where('id', '=', existing.id).execute();
       await dropFromPermissions(ctx, 'groups', existing.id);
-      ctx.host.invalidateIdentity();
     },
   });
 }

@@ -151,7 +151,6 @@ export function registerPermissions(host: Host): void {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -166,12 +165,10 @@ export function registerPermissions(host: Host): void {
           .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
           .where('id', '=', existing.id)
           .execute();
-        ctx.host.invalidateIdentity();
       },
     },
     remove: async (ctx, existing) => {
       await ctx.db.deleteFrom('permissions').where('id', '=', existing.id).execute();
-      ctx.host.invalidateIdentity();
     },
   });
 }

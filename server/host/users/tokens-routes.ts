@@ -117,7 +117,6 @@ export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> 
     .executeTakeFirstOrThrow();
   const token = present(ctx, row);
   await recordChange(ctx, { action: 'create', objectType: OBJECT_TYPE, objectId: token.id, repr: token.display, prechange: null, postchange: snapshot(token) });
-  ctx.host.invalidateIdentity();
   return { ...token, key };
 }
 
@@ -216,7 +215,6 @@ export function registerTokens(host: Host): void {
     if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
       await recordChange(ctx, { action: 'update', objectType: OBJECT_TYPE, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
     }
-    ctx.host.invalidateIdentity();
     return updated;
   };
 
@@ -245,7 +243,6 @@ export function registerTokens(host: Host): void {
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
       await ctx.db.deleteFrom('tokens').where('id', '=', existing.id).execute();
       await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
-      ctx.host.invalidateIdentity();
       return new Reply(204);
     },
   });

@@ -137,7 +137,6 @@ export function registerUsers(host: Host): void {
           .returning('id')
           .executeTakeFirstOrThrow();
         await setGroups(ctx, row.id, input.groups ?? []);
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -161,7 +160,6 @@ export function registerUsers(host: Host): void {
           .where('id', '=', existing.id)
           .execute();
         if (groups !== undefined) await setGroups(ctx, existing.id, groups);
-        ctx.host.invalidateIdentity();
         if (password !== undefined) {
           // A password change shows in no API field; record it here when nothing else changed.
           const updated = await getUser(ctx, existing.id);
@@ -176,7 +174,6 @@ export function registerUsers(host: Host): void {
       guardSuperuser(ctx, existing, {});
       await ctx.db.deleteFrom('users').where('id', '=', existing.id).execute();
       await dropFromPermissions(ctx, 'users', existing.id);
-      ctx.host.invalidateIdentity();
     },
   });
 }

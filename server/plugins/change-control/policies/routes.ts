@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds, branchDataMemo } from '../../../host';
+import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
 import { registerResource } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
@@ -93,8 +93,6 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
@@ -124,8 +122,6 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyWrite.partial(),
       put: policyWrite,
       run: async (ctx, existing, input: Partial<PolicyWrite>) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
@@ -133,8 +129,6 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
-      // Matches and rules read earlier in this transaction no longer hold.
-      branchDataMemo.forget(ctx);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
@@ -156,8 +150,6 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyRuleWrite,
       run: async (ctx, input: RuleWrite) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
         const row = await ccDb(ctx)
@@ -173,8 +165,6 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyRuleWrite.partial(),
       put: policyRuleWrite,
       run: async (ctx, existing, input: Partial<RuleWrite>) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
@@ -184,8 +174,6 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
-      // Matches and rules read earlier in this transaction no longer hold.
-      branchDataMemo.forget(ctx);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
       await refreshGovernedBy(ctx, existing.policy);
     },
