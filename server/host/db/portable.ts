@@ -41,3 +41,9 @@ export function nowText(db: Kysely<any>): RawBuilder<string> {
   return sql<string>`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 }
 
+
+/** The JSON array of text in `column` holds the value of `valueColumn` (compared as text). */
+export function jsonArrayHasColumn(db: Kysely<any>, column: Expression<unknown>, valueColumn: Expression<unknown>): RawBuilder<SqlBool> {
+  if (databaseKind(db) === 'postgres') return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = ${valueColumn}::text)`;
+  return sql<SqlBool>`exists (select 1 from json_each(${column}) where value = ${valueColumn})`;
+}

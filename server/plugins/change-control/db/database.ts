@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { type Ctx, jsonArrayHasAnyIn, withTables, type Queryable, type HostTables } from '../../../host';
+import { type Ctx, jsonArrayHasAnyIn, jsonArrayHasColumnIn, withTables, type Queryable, type HostTables } from '../../../host';
 import type { ChangeControlTables } from './tables';
 
 export type CcDb = Queryable<HostTables & ChangeControlTables>;
@@ -24,4 +24,9 @@ export function nowIso(ctx: Ctx): string {
 /** SQL: the JSON array in `column` (a qualified column name) holds any of `values`. */
 export function jsonArrayHasAny(db: Kysely<any>, column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
   return jsonArrayHasAnyIn(db, sql.ref(column), values);
+}
+
+/** SQL: the JSON array in `column` holds the value of `valueColumn` (both qualified column names). */
+export function jsonArrayHasColumn(db: Kysely<any>, column: string, valueColumn: string): RawBuilder<SqlBool> {
+  return jsonArrayHasColumnIn(db, sql.ref(column), sql.ref(valueColumn));
 }

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import { databaseKind, valuesTable, type Ctx } from '../../host';
+import type { Ctx } from '../core/context';
+import { databaseKind } from '../db/database';
+import { valuesTable } from '../db/portable';
 
 /**
  * Who changed objects in a branch, as the branch's own changelog says: every user with a
