@@ -6,6 +6,8 @@ import type { HostTables } from './tables';
 import { countingWrites, readVersionWith } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
+/** A migration step of the host or a plugin. */
+export type { Migration };
 /** A database handle or a transaction: repository functions take either. */
 export type Queryable<T = HostTables> = Kysely<T> | Transaction<T>;
 

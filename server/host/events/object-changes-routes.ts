@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
-import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
-import type { ObjectChangesTable } from '../db/tables';
+import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 
@@ -35,7 +34,7 @@ function parseJson(raw: string | null): Record<string, unknown> | null {
   return raw === null ? null : (JSON.parse(raw) as Record<string, unknown>);
 }
 
-function present(ctx: Ctx, row: Selectable<ObjectChangesTable>): ObjectChangeOut {
+function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
