@@ -1,9 +1,10 @@
-import { createApp } from '../../server/app';
+import { createApp, migrationsOf } from '../../server/app';
+import { defaultPlugins } from '../../server/plugins';
+import { openTestDatabase } from './database';
 import { ManualClock } from '../../server/host/core/clock';
 import { parseConfig, type ConfigInput } from '../../server/host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from '../../server/host/core/context';
 import { MemoryLogger } from '../../server/host/core/logger';
-import { openDatabase } from '../../server/host/db/database';
 import type { Host, HostPlugin } from '../../server/host/host';
 import type { NetChange } from '../../server/host/objects/net-effect';
 import { saveChange } from '../../server/host/objects/branch-changes-repository';
@@ -11,8 +12,8 @@ import { ccDb } from '../../server/plugins/change-control/db/database';
 import type { ChangeRequestRow } from '../../server/plugins/change-control/db/tables';
 
 /**
- * The service's domain without HTTP: the host and its plugins on a fresh in-memory database with
- * a manual clock, and seeds written straight through the repositories, for unit tests that call
+ * The service's domain without HTTP: the host and its plugins on a fresh test database (in memory,
+ * or a schema of `TEST_DATABASE_URL`) with a manual clock, and seeds written straight through the repositories, for unit tests that call
  * domain functions as plain functions.
  */
 export interface Domain {
@@ -26,9 +27,11 @@ export interface Domain {
 }
 
 export async function startDomain(options: { config?: ConfigInput; plugins?: HostPlugin[]; clockStart?: string } = {}): Promise<Domain> {
-  const database = openDatabase(':memory:');
   const clock = new ManualClock(options.clockStart ?? '2026-11-01T09:00:00Z');
-  const { host } = await createApp({ db: database.db, clock, config: parseConfig(options.config ?? {}), log: new MemoryLogger(), plugins: options.plugins });
+  const config = parseConfig(options.config ?? {});
+  const plugins = options.plugins ?? defaultPlugins(config, process.cwd());
+  const database = await openTestDatabase(migrationsOf(plugins));
+  const { host } = await createApp({ db: database.db, clock, config, log: new MemoryLogger(), plugins });
   const ctx = (user: AuthUser | null = null) => createCtx({ host, user, requestId: 'unit', baseUrl: 'http://unit' });
   return { host, clock, ctx, write: (work) => inTransaction(ctx(), work), close: () => database.close() };
 }
