@@ -4,3 +4,4 @@ export type { FilterDef } from './query';
 export { getViewable, parseId, registerResource, requireObjectPermission } from './resource';
 export type { ListOptions } from './resource';
 export { Reply, StreamReply } from './routes';
+export type { QueryParams } from './routes';
