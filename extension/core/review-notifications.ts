@@ -1,8 +1,9 @@
 // Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
 // requests that now wait for the caller's review. Ids only grow, so "new" is "above the last seen".
 import type { Notification } from '../../contract/api/host';
+import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 
-export const CHANGE_REQUEST_TYPE = 'change_control.changerequest';
+export { CHANGE_REQUEST_TYPE };
 
 /** Event types that mean "your review is wanted". */
 export const REVIEW_WANTED_EVENTS = ['change_request_review_requested', 'change_request_submitted'] as const;
