@@ -21,7 +21,7 @@ interface Related {
   policies: ChangeRequest['policies'];
 }
 
-function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts'>, actions: ChangeRequest['actions']): ChangeRequestOut {
+function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'digest'>, actions: ChangeRequest['actions']): ChangeRequestOut {
   return {
     id: row.id,
     url: changeRequestUrl(ctx, row.id),
@@ -59,7 +59,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     ? await ccDb(ctx)
         .selectFrom('cc_change_request_policies')
         .innerJoin('cc_policies', 'cc_policies.id', 'cc_change_request_policies.policy_id')
-        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_change_request_policies.matched_object_types as types'])
+        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_policies.enforcement as enforcement', 'cc_change_request_policies.matched_object_types as types'])
         .where('cc_change_request_policies.change_request_id', 'in', ids)
         .orderBy('cc_policies.weight')
         .orderBy('cc_policies.id')
@@ -70,7 +70,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     out.set(row.id, {
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
       overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
-      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []) })),
+      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []), enforcement: a.enforcement })),
     });
   }
   return out;
@@ -99,7 +99,7 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
     ctx,
     row,
     related,
-    { approved: state.evaluation.approved, ready_to_merge: state.readyToMerge, merge_blocked_reason: state.mergeBlockedReason, has_conflicts: state.hasConflicts },
+    { approved: state.evaluation.approved, ready_to_merge: state.readyToMerge, merge_blocked_reason: state.mergeBlockedReason, has_conflicts: state.hasConflicts, digest: state.digest },
     actions,
   );
 }
@@ -154,7 +154,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
       ctx,
       row,
       related.get(row.id)!,
-      { approved: toBool(row.approved), ready_to_merge: ready, merge_blocked_reason: mergeBlockedReason, has_conflicts: toBool(row.has_conflicts) },
+      { approved: toBool(row.approved), ready_to_merge: ready, merge_blocked_reason: mergeBlockedReason, has_conflicts: toBool(row.has_conflicts), digest: row.digest },
       actions,
     );
   });

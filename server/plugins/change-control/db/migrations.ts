@@ -195,6 +195,19 @@ async function addOverride(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
 }
 
+/**
+ * Content digests (branching/digest.ts): the digest of the branch's net diff a review was given
+ * on, a check result ran on, and the request's branch has now (cached at each refresh of the
+ * branch's content); a policy's enforcement and per-check settings (reporter, timeout).
+ */
+async function addDigestsAndEnforcement(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_reviews').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_policies').addColumn('enforcement', 'text', (c) => c.notNull().defaultTo('active')).execute();
+  await db.schema.alterTable('cc_policies').addColumn('check_settings', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -204,4 +217,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0005-stream-events': { up: createStreamEvents },
   '20-change-control-0006-comment-edited': { up: addCommentEdited },
   '20-change-control-0007-override': { up: addOverride },
+  '20-change-control-0008-digests-enforcement': { up: addDigestsAndEnforcement },
 };
