@@ -67,6 +67,14 @@ export async function seedReportScenario(admin: Api): Promise<number[]> {
   return checks.results.filter((c: { name: string }) => c.name.startsWith('pipeline/')).map((c: { id: number }) => c.id);
 }
 
+/**
+ * Writes made beside the service (on a connection of their own) move the data version, as the
+ * service's own write transactions do, so that its caches see them (docs/architecture.md).
+ */
+function moveDataVersion(db: SQLite.Database): void {
+  db.prepare('UPDATE data_version SET version = version + 1 WHERE id = 1').run();
+}
+
 /** Scenario 2's data: `count` change requests (each on its own branch), about a third with gates cleared. */
 export function seedManyRequests(dbFile: string, count: number, requesterId: number): void {
   const db = new SQLite(dbFile);
@@ -90,6 +98,7 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
       const status = cleared ? 'approved' : statuses[i % statuses.length]!;
       insertRequest.run(branchId, name, `Bulk change ${i}`, `BULK-${i}`, status, requesterId, cleared, cleared, now, now);
     }
+    moveDataVersion(db);
   })();
   db.close();
 }
@@ -116,6 +125,7 @@ export function seedBranchChanges(dbFile: string, branchId: number, changes: num
       insertChange.run(branchId, id, original, modified, now, now);
     }
     db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`).run(firstObjectId + changes);
+    moveDataVersion(db);
   })();
   db.close();
 }
@@ -151,6 +161,7 @@ export function seedCommentThreads(dbFile: string, crId: number, threads: number
       const c = changes[i % changes.length]!;
       insert.run(crId, c.id, c.object_type, c.object_id, `dev-${i}`, `Why is **${i % 2 ? 'role' : 'name'}** set this way?`, authorId, i % 2 ? 'role' : 'name', now, now);
     }
+    moveDataVersion(db);
   })();
   db.close();
 }

@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { enableLinearRegExps } from './host/core/linear-regexp';
 import { randomUUID } from 'node:crypto';
-import type { Migration } from 'kysely';
 import type { Clock } from './host/core/clock';
 import type { Config } from './host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
@@ -9,7 +9,7 @@ import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, Too
 import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
-import { migrate, type HostDb } from './host/db/database';
+import { migrate, type HostDb, type Migration } from './host/db/database';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
 import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
@@ -146,6 +146,7 @@ function pathPattern(path: string): RegExp {
  * access checks, JSON bodies, transactions for writes, one error middleware).
  */
 export async function createApp(deps: AppDeps): Promise<App> {
+  enableLinearRegExps();
   const log = deps.log ?? consoleLogger;
   const plugins = deps.plugins ?? defaultPlugins(deps.config, deps.configDir ?? process.cwd());
   checkPlugins(plugins);

@@ -1,5 +1,4 @@
-import type { Migration } from 'kysely';
-import type { HostDb } from './db/database';
+import type { HostDb, Migration } from './db/database';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
@@ -51,11 +50,12 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
+  const readMemo = new ReadMemo();
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
     objectTypes: new ObjectTypeRegistry(),
-    permissions: new PermissionService(deps.db),
+    permissions: new PermissionService(deps.db, readMemo),
     events: new EventBus(),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
@@ -63,14 +63,10 @@ export function createHost(deps: HostDeps): Host {
     search: new SearchRegistry(),
     plugins: new Map(),
     background: [],
-    readMemo: new ReadMemo(),
+    readMemo,
     credentialThrottle: new CredentialThrottle(deps.clock),
     get auth(): TokenAuthenticator {
       return auth;
-    },
-    invalidateIdentity(): void {
-      auth.invalidate();
-      host.permissions.invalidate();
     },
   };
   const auth = new TokenAuthenticator(host);

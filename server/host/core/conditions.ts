@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 /**
  * Condition sets (contract 4.2), shared by event rules and change-control policies:
  * a leaf `{attr, op, value, negate}` or `{and: [...]}` / `{or: [...]}`, nested freely.
@@ -120,7 +119,7 @@ export const MAX_REGEX_LENGTH = 500;
 
 // Conditions run on every write and read of a request: their expressions go to V8's
 // linear-time engine (the `l` flag), so no input can make one backtrack for exponential time.
-setFlagsFromString('--enable-experimental-regexp-engine');
+// The engine is switched on at start-up (`enableLinearRegExps`, called by `createApp`).
 
 const compiledExpressions = new Map<string, RegExp | null>();
 
@@ -133,7 +132,7 @@ export function conditionRegExp(expression: string): RegExp | null {
     } catch {
       re = null;
     }
-    if (compiledExpressions.size >= 1000) compiledExpressions.clear();
+    if (compiledExpressions.size >= 1000) compiledExpressions.delete(compiledExpressions.keys().next().value!);
     compiledExpressions.set(expression, re);
   }
   return re;

@@ -1,4 +1,5 @@
 import type { HostDb, Queryable } from '../db/database';
+import { bumpDataVersion, countingWrites, writesThrough } from '../db/data-version';
 import type { EventBus } from '../events/bus';
 import type { ObjectTypeRegistry } from '../objects/object-types';
 import type { PermissionService } from '../users/object-permissions';
@@ -39,10 +40,8 @@ export interface HostServices extends CoreServices {
   readonly background: BackgroundTask[];
   /** Failed credentials per client address and username (token authentication, token provisioning). */
   readonly credentialThrottle: CredentialThrottle;
-  /** Expensive reads reused while the database has not changed. */
+  /** Reads reused while the data they come from cannot have changed (the one cache mechanism). */
   readonly readMemo: ReadMemo;
-  /** Drops cached identities and permissions; call after writing users, groups, tokens or permissions. */
-  invalidateIdentity(): void;
 }
 
 /**
@@ -53,11 +52,13 @@ export interface HostServices extends CoreServices {
 export interface Ctx extends Scope {
   readonly host: HostServices;
   /**
-   * Work to run at the end of the transaction, before it commits. Tasks with the same key
-   * collapse into one (several triggers arriving together make one run); a task may queue
-   * more. Outside a transaction the task runs at once.
+   * Work to run at the end of the transaction, before it commits: the one place where triggers
+   * collapse. Tasks with the same key collapse into one run (several triggers arriving together
+   * make one run); the wishes of a later trigger are merged into the queued ones by `merge`
+   * (without it, the first trigger's wishes hold), and the task gets the merged wishes. A task
+   * may queue more. Outside a transaction the task runs at once.
    */
-  beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void>;
+  beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void>;
   /**
    * Runs the before-commit work queued so far, now (a route does this before presenting its
    * answer, so the answer reflects it). Work queued later still runs before the commit.
@@ -73,7 +74,13 @@ export interface CtxInit {
   branch?: BranchRef | null;
 }
 
-type BeforeCommitQueue = Map<string, (tx: Ctx) => Promise<void>>;
+interface QueuedWork {
+  task: (tx: Ctx, wishes: unknown) => Promise<void>;
+  wishes: unknown;
+  merge?: (queued: unknown, more: unknown) => void;
+}
+
+type BeforeCommitQueue = Map<string, QueuedWork>;
 
 class RequestCtx implements Ctx {
   readonly host: HostServices;
@@ -97,12 +104,17 @@ class RequestCtx implements Ctx {
   afterCommit(task: () => Promise<void> | void): void {
     this.tasks.push(task);
   }
-  async beforeCommit(key: string, task: (tx: Ctx) => Promise<void>): Promise<void> {
+  async beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void> {
     if (!this.inTransaction) {
-      await task(this);
+      await task(this, wishes as W);
       return;
     }
-    if (!this.pending.has(key)) this.pending.set(key, task);
+    const queued = this.pending.get(key);
+    if (!queued) {
+      this.pending.set(key, { task: task as QueuedWork['task'], wishes, merge: merge as QueuedWork['merge'] });
+      return;
+    }
+    queued.merge?.(queued.wishes, wishes);
   }
   async flushBeforeCommit(): Promise<void> {
     await runPending(this);
@@ -115,7 +127,7 @@ async function runPending(tx: RequestCtx): Promise<void> {
     if (round > 20) throw new Error('before-commit work keeps queueing more work');
     const batch = [...tx.pending.values()];
     tx.pending.clear();
-    for (const task of batch) await task(tx);
+    for (const { task, wishes } of batch) await task(tx, wishes);
   }
 }
 
@@ -142,7 +154,9 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
 /**
  * Runs `work` in one transaction; tasks queued with `afterCommit` run after it commits,
  * in order, each failure logged and not rethrown. Inside a transaction already, it simply
- * runs `work` in it.
+ * runs `work` in it. A transaction that wrote anything moves the data version before it
+ * commits (`db/data-version.ts`): that is what tells every cache, in this process or another,
+ * that its answers may be stale.
  */
 export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
@@ -155,9 +169,12 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
       baseUrl: ctx.baseUrl,
       branch: ctx.branch,
     };
-    const tx = new RequestCtx(init, trx, true, tasks);
+    const counted = countingWrites(trx);
+    const tx = new RequestCtx(init, counted, true, tasks);
     const value = await work(tx);
     await runPending(tx);
+    // Last, so that the one row is held for the shortest time (several instances write it).
+    if (writesThrough(counted) > 0) await bumpDataVersion(counted);
     return value;
   });
   for (const task of tasks) {

@@ -1,30 +1,79 @@
-import { sql } from 'kysely';
-import type { Scope } from './scope';
+import type { Queryable } from '../db/database';
+import { readDataVersion, writesThrough } from '../db/data-version';
+
+/** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
+export interface MemoScope {
+  readonly db: Queryable;
+  readonly inTransaction: boolean;
+}
+
+/** The default bound of a memo: entries beyond it push out the least recently used. */
+export const READ_MEMO_ENTRIES = 2000;
 
 /**
- * Answers computed from the database, reused while the database has not changed: no write on
- * the service's own connection (`total_changes()`) and none committed by another connection
- * (`data_version`). Only reads outside a transaction use it, so a request always sees what a
- * fresh computation would give. Nothing time-dependent may be memoized here.
+ * The service's one cache of answers computed from the database, and its one invalidation
+ * rule: an answer is served only while the data it was computed from cannot have changed.
+ *
+ * - Outside a transaction, every read compares the data version (`db/data-version.ts`: moved
+ *   by every committed write transaction, ours or another process's, plus the writes this
+ *   process made outside transactions); when it moved, everything kept is dropped.
+ * - Inside a transaction, answers are kept for that transaction only, and dropped at each
+ *   write it makes (the transaction's handle counts them).
+ *
+ * So no write needs to say what it invalidates. Entries are bounded (least recently used go
+ * first). Nothing that depends on the time may be memoized here.
  */
 export class ReadMemo {
-  private version = '';
+  private committed = -1;
+  private local = -1;
   private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly byTransaction = new WeakMap<object, { writes: number; entries: Map<string, Promise<unknown>> }>();
 
-  async get<T>(ctx: Scope, key: string, compute: () => Promise<T>): Promise<T> {
-    if (ctx.inTransaction) return compute();
-    const { rows } = await sql<{ t: number; v: number }>`select total_changes() as t, (select data_version from pragma_data_version) as v`.execute(ctx.db);
-    const version = `${rows[0]!.t}:${rows[0]!.v}`;
-    if (version !== this.version) {
+  constructor(private readonly maxEntries = READ_MEMO_ENTRIES) {}
+
+  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>): Promise<T> {
+    if (scope.inTransaction) {
+      const writes = writesThrough(scope.db);
+      let memo = this.byTransaction.get(scope.db);
+      if (!memo || memo.writes !== writes) {
+        memo = { writes, entries: new Map() };
+        this.byTransaction.set(scope.db, memo);
+      }
+      return remember(memo.entries, key, compute, this.maxEntries);
+    }
+    const local = writesThrough(scope.db);
+    const committed = await readDataVersion(scope.db);
+    if (committed < this.committed || (committed === this.committed && local < this.local)) {
+      // A read that started before a newer one saw a later version: answer, keep nothing.
+      return compute();
+    }
+    if (committed !== this.committed || local !== this.local) {
       this.entries.clear();
-      this.version = version;
+      this.committed = committed;
+      this.local = local;
     }
-    let entry = this.entries.get(key) as Promise<T> | undefined;
-    if (!entry) {
-      entry = compute();
-      this.entries.set(key, entry);
-      entry.catch(() => this.entries.delete(key));
-    }
+    return remember(this.entries, key, compute, this.maxEntries);
+  }
+
+  /** How many answers are kept outside transactions (for tests of the bound). */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function remember<T>(entries: Map<string, Promise<unknown>>, key: string, compute: () => Promise<T>, max: number): Promise<T> {
+  let entry = entries.get(key) as Promise<T> | undefined;
+  if (entry) {
+    // Most recently used last.
+    entries.delete(key);
+    entries.set(key, entry);
     return entry;
   }
+  entry = compute();
+  entries.set(key, entry);
+  if (entries.size > max) entries.delete(entries.keys().next().value!);
+  entry.catch(() => {
+    if (entries.get(key) === entry) entries.delete(key);
+  });
+  return entry;
 }

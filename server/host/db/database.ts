@@ -3,8 +3,11 @@ import { Kysely, Migrator, SqliteDialect, type Migration, type Transaction } fro
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HostTables } from './tables';
+import { countingWrites, readVersionWith } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
+/** A migration step of the host or a plugin. */
+export type { Migration };
 /** A database handle or a transaction: repository functions take either. */
 export type Queryable<T = HostTables> = Kysely<T> | Transaction<T>;
 
@@ -47,12 +50,18 @@ export function openDatabase(path: string): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
   sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
-  const db = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }));
+  // The data version is read on a read-only connection of its own (WAL: it sees the last
+  // commit and never waits for a transaction on the main one). Nothing else can open a
+  // database in memory.
+  const versionReader = path === ':memory:' ? null : new Kysely<HostTables>({ dialect: new SqliteDialect({ database: new SQLite(path, { readonly: true }) }) });
+  readVersionWith(db, versionReader);
   return {
     db,
     sqlite,
     close: async () => {
       await db.destroy();
+      await versionReader?.destroy();
     },
   };
 }

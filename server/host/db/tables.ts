@@ -1,3 +1,4 @@
+import type { DataVersionTable } from './data-version';
 import type { ColumnType, Generated } from 'kysely';
 
 /**
@@ -203,6 +204,7 @@ export interface HostTables {
   webhook_outbox: WebhookOutboxTable;
   notifications: NotificationsTable;
   idempotency_keys: IdempotencyKeysTable;
+  data_version: DataVersionTable;
 }
 
 export type Timestamp = ColumnType<string, string, string>;
@@ -211,3 +213,5 @@ import type { Selectable } from 'kysely';
 export type BranchRow = Selectable<BranchesTable>;
 export type BranchChangeRow = Selectable<BranchChangesTable>;
 export type UserRow = Selectable<UsersTable>;
+/** A row as read from a table (modules outside the database layer name rows through this, not Kysely). */
+export type Row<Table> = Selectable<Table>;

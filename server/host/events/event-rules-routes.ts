@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { objectBase, objectTypeName } from '../../../contract/api/common';
 import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
-import type { EventRulesTable } from '../db/tables';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
-import { sortObjects } from '../http/query';
+import type { EventRulesTable, Row } from '../db/tables';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList, jsonListHasAny } from '../db/list';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -47,7 +46,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
   return raw === null ? fallback : (JSON.parse(raw) as T);
 }
 
-function present(ctx: Ctx, row: Selectable<EventRulesTable>): EventRuleOut {
+function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -70,26 +69,23 @@ async function getEventRule(ctx: Ctx, id: number): Promise<EventRuleOut | undefi
   return row ? present(ctx, row) : undefined;
 }
 
-function anyOf<T>(wanted: T[] | undefined, have: T[]): boolean {
-  return !wanted || wanted.some((w) => have.includes(w));
-}
-
-/** Event rules are few: filtered, ordered and paged in memory. */
-async function listEventRules(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: EventRuleOut[] }> {
-  const all = (await ctx.db.selectFrom('event_rules').selectAll().execute()).map((r) => present(ctx, r));
-  const matching = all.filter(
-    (r) =>
-      anyOf(filters.id, [r.id]) &&
-      anyOf(filters.name, [r.name]) &&
-      anyOf(filters.enabled, [r.enabled]) &&
-      anyOf(filters.object_type, r.object_types) &&
-      anyOf(filters.event_type, r.event_types) &&
-      anyOf(filters.action_type, [r.action_type]) &&
-      anyOf(filters.action_object_id, r.action_object_id === null ? [] : [r.action_object_id]),
-  );
-  const sorted = sortObjects(matching, ordering);
-  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
-}
+/** The event rules list; the JSON lists inside a row are tested in code (event rules are few). */
+const eventRuleList = defineList({
+  name: 'event rules',
+  from: (ctx: Ctx) => ctx.db.selectFrom('event_rules').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    name: { type: 'string', column: 'name' },
+    enabled: { type: 'bool', column: 'enabled' },
+    object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
+    event_type: { type: 'string', description: 'Rules triggered by this event type.', test: (r, v) => jsonListHasAny(r.event_types, v) },
+    action_type: { type: 'string', column: 'action_type' },
+    action_object_id: { type: 'int', column: 'action_object_id' },
+  },
+  ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
+  search: ['name'],
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 /** Nesting depth of a JSON value, without recursion (a hostile body cannot exhaust the stack). */
 function depthOf(value: unknown): number {
@@ -161,8 +157,8 @@ function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<EventRuleWrite>): Partial<Omit<Selectable<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<EventRulesTable>, 'id'>> = {};
+function columns(input: Partial<EventRuleWrite>): Partial<Omit<Row<EventRulesTable>, 'id'>> {
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
@@ -193,17 +189,7 @@ export function registerEventRules(host: Host): void {
     objectType: OBJECT_TYPE,
     path: PATH,
     output: eventRuleOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      enabled: { type: 'bool' },
-      object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").' },
-      event_type: { type: 'string', description: 'Rules triggered by this event type.' },
-      action_type: { type: 'string' },
-      action_object_id: { type: 'int' },
-    },
-    ordering: ['id', 'name', 'enabled', 'created', 'last_updated'],
-    list: listEventRules,
+    list: eventRuleList,
     get: getEventRule,
     create: {
       body: eventRuleWrite,

@@ -1,28 +1,19 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { notification, type Notification } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
-import type { NotificationsTable } from '../db/tables';
-import { envelope, parseFilters, parseOrdering, parsePage, type FilterDef, type ParsedFilters } from '../http/query';
-import { parseId } from '../http/resource';
-import { Reply, type QueryParamDoc } from '../http/routes';
+import type { NotificationsTable, Row } from '../db/tables';
+import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from '../http/query';
+import { defineList } from '../db/list';
+import { listQueryDocs, parseId } from '../http/resource';
+import { Reply } from '../http/routes';
 
 const PATH = '/api/extras/notifications/';
 
 const notificationUpdate = z.strictObject({ read: z.boolean() });
 
-const FILTERS: Record<string, FilterDef> = {
-  id: { type: 'int' },
-  read: { type: 'bool' },
-  event_type: { type: 'string' },
-  object_type: { type: 'string', description: 'The object\'s type, "app_label.model".' },
-  object_id: { type: 'int' },
-};
-const ORDER_COLUMNS = { id: 'id', created: 'created' } as const;
-
-function present(ctx: Ctx, row: Selectable<NotificationsTable>): Notification {
+function present(ctx: Ctx, row: Row<NotificationsTable>): Notification {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -41,18 +32,25 @@ function callerId(ctx: Ctx): number {
   return ctx.user.id;
 }
 
-function ownQuery(ctx: Ctx, filters: ParsedFilters) {
-  let q = ctx.db.selectFrom('notifications').where('user_id', '=', callerId(ctx));
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.read) q = q.where('read', 'in', filters.read.map((v) => (v ? 1 : 0)));
-  if (filters.event_type) q = q.where('event_type', 'in', filters.event_type as string[]);
-  if (filters.object_type) q = q.where('object_type', 'in', filters.object_type as string[]);
-  if (filters.object_id) q = q.where('object_id', 'in', filters.object_id as number[]);
-  return q;
-}
+/** The caller's notifications (never anyone else's): filters, `q` over the object's text, ordering. */
+const notificationList = defineList({
+  name: 'notifications',
+  from: (ctx: Ctx) => ctx.db.selectFrom('notifications').selectAll().where('user_id', '=', callerId(ctx)),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    read: { type: 'bool', column: 'read' },
+    event_type: { type: 'string', column: 'event_type' },
+    object_type: { type: 'string', description: 'The object\'s type, "app_label.model".', column: 'object_type' },
+    object_id: { type: 'int', column: 'object_id' },
+  },
+  ordering: { id: 'id', created: 'created' },
+  defaultOrdering: [{ field: 'id', desc: true }],
+  search: ['object_repr', 'event_type'],
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 /** The caller's own notification; anyone else's is 404. */
-async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Selectable<NotificationsTable>> {
+async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<NotificationsTable>> {
   const row = await ctx.db
     .selectFrom('notifications')
     .selectAll()
@@ -63,13 +61,6 @@ async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Selectable<N
   return row;
 }
 
-const LIST_QUERY: QueryParamDoc[] = [
-  { name: 'limit', description: 'Page size (default 50, at most 1000).' },
-  { name: 'offset', description: 'Index of the first result.' },
-  { name: 'ordering', description: 'id or created; prefix with - for descending (default: newest first).' },
-  ...Object.entries(FILTERS).map(([name, def]) => ({ name, description: def.description ?? `Filter on ${name}.`, repeated: true })),
-];
-
 /** `/api/extras/notifications/`: each caller sees, marks read and deletes only their own. */
 export function registerNotifications(host: Host): void {
   host.routes.add({
@@ -78,18 +69,16 @@ export function registerNotifications(host: Host): void {
     access: { authenticated: true },
     summary: 'List the caller\'s notifications (newest first)',
     tag: 'extras',
-    query: LIST_QUERY,
+    query: listQueryDocs(notificationList),
     response: notification,
     handler: async ({ ctx, query, url }) => {
-      const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
-      const ordering = parseOrdering(query, Object.keys(ORDER_COLUMNS), [{ field: 'id', desc: true }]);
+      rejectUnknownParams(query, Object.keys(notificationList.filters));
+      const filters = parseFilters(query, notificationList.filters, ctx.user?.id ?? null);
+      const ordering = parseOrdering(query, notificationList.ordering, notificationList.defaultOrdering);
+      const shape = parseShape(query);
       const page = parsePage(query);
-      const q = ownQuery(ctx, filters);
-      const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-      let rows = q.selectAll();
-      for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
-      const items = (await rows.limit(page.limit).offset(page.offset).execute()).map((r) => present(ctx, r));
-      return envelope(items, Number(count), page, url);
+      const { count, items } = await notificationList.run(ctx, { filters, ordering, search: parseSearch(query), page });
+      return envelope(items.map((n) => shapeObject(n, shape)), count, page, url);
     },
   });
 

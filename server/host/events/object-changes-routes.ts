@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
-import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
-import type { ObjectChangesTable } from '../db/tables';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import type { ObjectChangesTable, Row } from '../db/tables';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList } from '../db/list';
 
 const OBJECT_TYPE = 'core.objectchange';
 const PATH = '/api/core/object-changes/';
@@ -34,7 +34,7 @@ function parseJson(raw: string | null): Record<string, unknown> | null {
   return raw === null ? null : (JSON.parse(raw) as Record<string, unknown>);
 }
 
-function present(ctx: Ctx, row: Selectable<ObjectChangesTable>): ObjectChangeOut {
+function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -52,49 +52,55 @@ function present(ctx: Ctx, row: Selectable<ObjectChangesTable>): ObjectChangeOut
   };
 }
 
-const ORDER_COLUMNS = { id: 'id', time: 'time' } as const;
-
-async function listObjectChanges(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ObjectChangeOut[] }> {
-  let q = ctx.db.selectFrom('object_changes');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.changed_object_type) q = q.where('changed_object_type', 'in', filters.changed_object_type as string[]);
-  if (filters.changed_object_id) q = q.where('changed_object_id', 'in', filters.changed_object_id as number[]);
-  if (filters.request_id) q = q.where('request_id', 'in', filters.request_id as string[]);
-  if (filters.user_id) q = q.where('user_id', 'in', filters.user_id as number[]);
-  if (filters.user_name) q = q.where('user_name', 'in', filters.user_name as string[]);
-  if (filters.action) q = q.where('action', 'in', filters.action as Array<(typeof ACTIONS)[number]>);
-  if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
-  if (filters.time_after) q = q.where('time', '>=', filters.time_after[0] as string);
-  if (filters.time_before) q = q.where('time', '<=', filters.time_before[0] as string);
-  // A source-of-truth object's recorded state shows only to callers who may see it (its branch
-  // and its object, ChangeVisibility); the constraints are judged on the state recorded.
-  const visibility = await ChangeVisibility.load(ctx);
-  const catalogue = new Set(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
-  if (!visibility.unrestricted) {
+/**
+ * The changelog list. A source-of-truth object's recorded state shows only to callers who may
+ * see it (its branch and its object, ChangeVisibility): branches and hidden types in SQL, the
+ * constraints of constrained types judged in code on the state recorded.
+ */
+const objectChangeList = defineList({
+  name: 'object-changes',
+  from: (ctx: Ctx) => ctx.db.selectFrom('object_changes').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".', column: 'changed_object_type' },
+    changed_object_id: { type: 'int', column: 'changed_object_id' },
+    request_id: { type: 'string', description: 'Every change made by one request.', column: 'request_id' },
+    user_id: { type: 'int', allowMe: true, column: 'user_id' },
+    user_name: { type: 'string', column: 'user_name' },
+    action: { type: 'choice', choices: ACTIONS, column: 'action' },
+    branch_id: { type: 'int', description: 'Changes made in this branch (X-NetBox-Branch).', column: 'branch_id' },
+    time: { type: 'datetime', description: 'Changes at this time.', column: 'time', range: true },
+    time_after: { type: 'datetime', description: 'Changes at or after this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '>=', t as string))) },
+    time_before: { type: 'datetime', description: 'Changes at or before this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '<=', t as string))) },
+  },
+  ordering: { id: 'id', time: 'time' },
+  defaultOrdering: [{ field: 'time', desc: true }],
+  search: ['object_repr', 'user_name'],
+  visible: async (ctx) => {
+    const visibility = await ChangeVisibility.load(ctx);
+    if (visibility.unrestricted) return null;
     const branchIds = visibility.branchIds;
-    if (branchIds !== 'all') {
-      q = q.where((eb) => eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))]));
-    }
+    const catalogue = new Set(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
     const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
-    if (hidden.length > 0) q = q.where('changed_object_type', 'not in', hidden);
-  }
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
-  // Changes made in the same instant keep the order they were made in.
-  if (!ordering.some((o) => o.field === 'id')) rows = rows.orderBy('id', ordering[0]?.desc ? 'desc' : 'asc');
-  const constrained = visibility.constrainedTypes();
-  if (constrained.length > 0) {
-    const visible = (await rows.execute()).filter((r) => {
-      if (!constrained.includes(r.changed_object_type)) return true;
-      const state = parseJson(r.postchange_data) ?? parseJson(r.prechange_data);
-      return state !== null && visibility.admitsObject(r.changed_object_type, state);
-    });
-    return { count: visible.length, items: (page ? visible.slice(page.offset, page.offset + page.limit) : visible).map((r) => present(ctx, r)) };
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => present(ctx, r)) };
-}
+    return (eb) =>
+      eb.and([
+        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))])]),
+        ...(hidden.length > 0 ? [eb('changed_object_type', 'not in', hidden)] : []),
+      ]);
+  },
+  admit: async (ctx) => {
+    const visibility = await ChangeVisibility.load(ctx);
+    const constrained = visibility.unrestricted ? [] : visibility.constrainedTypes();
+    if (constrained.length === 0) return null;
+    return async (rows) =>
+      rows.filter((r) => {
+        if (!constrained.includes(r.changed_object_type)) return true;
+        const state = parseJson(r.postchange_data) ?? parseJson(r.prechange_data);
+        return state !== null && visibility.admitsObject(r.changed_object_type, state);
+      });
+  },
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 /**
  * `/api/core/object-changes/` (read-only): the changelog every write records. Newest first
@@ -106,21 +112,7 @@ export function registerObjectChanges(host: Host): void {
     objectType: OBJECT_TYPE,
     path: PATH,
     output: objectChangeOutput,
-    filters: {
-      id: { type: 'int' },
-      changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".' },
-      changed_object_id: { type: 'int' },
-      request_id: { type: 'string', description: 'Every change made by one request.' },
-      user_id: { type: 'int', allowMe: true },
-      user_name: { type: 'string' },
-      action: { type: 'choice', choices: ACTIONS },
-      branch_id: { type: 'int', description: 'Changes made in this branch (X-NetBox-Branch).' },
-      time_after: { type: 'datetime', description: 'Changes at or after this time.' },
-      time_before: { type: 'datetime', description: 'Changes at or before this time.' },
-    },
-    ordering: Object.keys(ORDER_COLUMNS),
-    defaultOrdering: [{ field: 'time', desc: true }],
-    list: listObjectChanges,
+    list: objectChangeList,
     get: async (ctx, id) => {
       const row = await ctx.db.selectFrom('object_changes').selectAll().where('id', '=', id).executeTakeFirst();
       if (!row) return undefined;

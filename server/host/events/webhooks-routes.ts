@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import { httpUrl } from '../../../contract/api/common';
-import type { Selectable } from 'kysely';
 import { objectBase, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { Conflict, ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
-import type { WebhooksTable } from '../db/tables';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
-import { sortObjects } from '../http/query';
+import type { WebhooksTable, Row } from '../db/tables';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList } from '../db/list';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -71,7 +70,7 @@ const webhookWrite = z.strictObject({
 });
 type WebhookWrite = z.infer<typeof webhookWrite>;
 
-function present(ctx: Ctx, row: Selectable<WebhooksTable>): WebhookOut {
+function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -94,19 +93,20 @@ async function getWebhook(ctx: Ctx, id: number): Promise<WebhookOut | undefined>
   return row ? present(ctx, row) : undefined;
 }
 
-/** Webhooks are few: filtered, ordered and paged in memory. */
-async function listWebhooks(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: WebhookOut[] }> {
-  const all = (await ctx.db.selectFrom('webhooks').selectAll().execute()).map((r) => present(ctx, r));
-  const matching = all.filter(
-    (w) =>
-      (!filters.id || filters.id.includes(w.id)) &&
-      (!filters.name || filters.name.includes(w.name)) &&
-      (!filters.http_method || filters.http_method.includes(w.http_method)) &&
-      (!filters.payload_url || filters.payload_url.includes(w.payload_url)),
-  );
-  const sorted = sortObjects(matching, ordering);
-  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
-}
+/** The webhooks list; the JSON lists inside a row are tested in code (webhooks are few). */
+const webhookList = defineList({
+  name: 'webhooks',
+  from: (ctx: Ctx) => ctx.db.selectFrom('webhooks').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    name: { type: 'string', column: 'name' },
+    http_method: { type: 'choice', choices: HTTP_METHODS, column: 'http_method' },
+    payload_url: { type: 'string', column: 'payload_url' },
+  },
+  ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
+  search: ['name', 'payload_url'],
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
   let q = ctx.db.selectFrom('webhooks').select('id').where('name', '=', name);
@@ -114,8 +114,8 @@ async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): 
   if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A webhook with this name already exists.');
 }
 
-function columns(input: Partial<WebhookWrite>): Partial<Omit<Selectable<WebhooksTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<WebhooksTable>, 'id'>> = {};
+function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
+  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.payload_url !== undefined) out.payload_url = input.payload_url;
   if (input.http_method !== undefined) out.http_method = input.http_method;
@@ -134,14 +134,7 @@ export function registerWebhooks(host: Host): void {
     objectType: OBJECT_TYPE,
     path: PATH,
     output: webhookOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      http_method: { type: 'choice', choices: HTTP_METHODS },
-      payload_url: { type: 'string' },
-    },
-    ordering: ['id', 'name', 'created', 'last_updated'],
-    list: listWebhooks,
+    list: webhookList,
     get: getWebhook,
     create: {
       body: webhookWrite,

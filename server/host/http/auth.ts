@@ -8,26 +8,18 @@ interface CachedToken {
   user: AuthUser;
   expires: string | null;
   isActive: boolean;
-  cachedAt: number;
   lastUsedWritten: number;
 }
 
-const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
 /**
- * Resolves `Authorization: Token <key>` to the caller. Keys are looked up by their hash.
- * A short cache keeps hot paths fast; `invalidate()` is called on every write to users,
- * groups, memberships or tokens.
+ * Resolves `Authorization: Token <key>` to the caller. Keys are looked up by their hash; the
+ * answer is kept in the host's read memo, so any committed write (of users, groups,
+ * memberships, tokens or anything else, by any instance) drops it.
  */
 export class TokenAuthenticator {
-  private cache = new Map<string, CachedToken>();
-
   constructor(private readonly host: HostServices) {}
-
-  invalidate(): void {
-    this.cache.clear();
-  }
 
   /** Null when no credentials were sent; throws 403 for bad ones. */
   async authenticate(header: string | undefined): Promise<AuthUser | null> {
@@ -36,10 +28,7 @@ export class TokenAuthenticator {
     if (!match) throw new AuthenticationFailed('Invalid token header. Use "Authorization: Token <key>".');
     const hash = hashTokenKey(match[1]!);
     const nowMs = this.host.clock.now().getTime();
-    let entry = this.cache.get(hash);
-    if (!entry || nowMs - entry.cachedAt > CACHE_MS || nowMs < entry.cachedAt) {
-      entry = await this.load(hash, nowMs);
-    }
+    const entry = await this.host.readMemo.get({ db: this.host.db, inTransaction: false }, `token|${hash}`, () => this.load(hash));
     if (!entry) throw new AuthenticationFailed('Invalid token.');
     if (!entry.isActive) throw new AuthenticationFailed('User is inactive.');
     if (entry.expires && Date.parse(entry.expires) <= nowMs) throw new AuthenticationFailed('Token expired.');
@@ -54,7 +43,7 @@ export class TokenAuthenticator {
     return entry.user;
   }
 
-  private async load(hash: string, nowMs: number): Promise<CachedToken | undefined> {
+  private async load(hash: string): Promise<CachedToken | undefined> {
     const row = await this.host.db
       .selectFrom('tokens')
       .innerJoin('users', 'users.id', 'tokens.user_id')
@@ -70,10 +59,7 @@ export class TokenAuthenticator {
       ])
       .where('tokens.key_hash', '=', hash)
       .executeTakeFirst();
-    if (!row) {
-      this.cache.delete(hash);
-      return undefined;
-    }
+    if (!row) return undefined;
     const groups = await this.host.db.selectFrom('user_groups').select('group_id').where('user_id', '=', row.user_id).execute();
     const entry: CachedToken = {
       tokenId: row.token_id,
@@ -86,10 +72,8 @@ export class TokenAuthenticator {
       },
       expires: row.expires,
       isActive: row.is_active === 1,
-      cachedAt: nowMs,
       lastUsedWritten: row.last_used ? Date.parse(row.last_used) : 0,
     };
-    this.cache.set(hash, entry);
     return entry;
   }
 }

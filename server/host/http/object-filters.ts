@@ -18,7 +18,7 @@ export interface ObjectFilters {
 export function parseObjectFilters(query: QueryParams): ObjectFilters {
   const filters: ObjectFilters = { ids: null, q: null, fields: Object.create(null) as Record<string, string[]> };
   for (const [name, values] of Object.entries(query)) {
-    if ((RESERVED_PARAMS as readonly string[]).includes(name)) continue;
+    if (name !== 'q' && (RESERVED_PARAMS as readonly string[]).includes(name)) continue;
     if (name === 'id') {
       filters.ids = values
         .flatMap((v) => v.split(','))

@@ -1,18 +1,63 @@
 import { ValidationError } from '../core/errors';
 import type { QueryParams } from './routes';
 
-/** How a filter parameter is read. Values repeated in the query are OR. */
-export interface FilterDef {
-  type: 'int' | 'string' | 'bool' | 'choice' | 'datetime';
-  choices?: readonly string[];
-  description?: string;
-  /** Accepts `me` for the caller's id (int filters on users). */
-  allowMe?: boolean;
-}
-export type FilterValue = string | number | boolean;
-export type ParsedFilters = Record<string, FilterValue[]>;
+import type { FilterDef, FilterValue, OrderBy, Page, ParsedFilters } from '../db/list';
 
-export const RESERVED_PARAMS = ['limit', 'offset', 'ordering', 'brief', 'format'] as const;
+export type { FilterDef, FilterValue, OrderBy, Page, ParsedFilters };
+
+/** Parameters every list accepts besides its filters. */
+export const RESERVED_PARAMS = ['limit', 'offset', 'ordering', 'q', 'brief', 'fields', 'format'] as const;
+
+/** 400 naming the first query parameter that is neither reserved nor one of `known`. */
+export function rejectUnknownParams(query: QueryParams, known: Iterable<string>): void {
+  const allowed = new Set<string>([...RESERVED_PARAMS, ...known]);
+  for (const name of Object.keys(query)) {
+    if (!allowed.has(name)) throw ValidationError.field(name, 'is not a filter of this list.');
+  }
+}
+
+/** `q`: free-text terms (a repeated `q` gives several terms; each must match). */
+export function parseSearch(query: QueryParams): string[] {
+  return (query.q ?? []).map((t) => t.trim()).filter((t) => t !== '');
+}
+
+/** `brief=true` and `fields=a,b`: how much of each object an answer shows. */
+export interface Shape {
+  brief: boolean;
+  fields: string[] | null;
+}
+
+export function parseShape(query: QueryParams): Shape {
+  const rawBrief = query.brief?.[0];
+  let brief = false;
+  if (rawBrief !== undefined && rawBrief !== '') {
+    const v = rawBrief.toLowerCase();
+    if (['true', '1', 'yes'].includes(v)) brief = true;
+    else if (!['false', '0', 'no'].includes(v)) throw ValidationError.field('brief', `"${rawBrief}" is not a valid boolean (use true or false).`);
+  }
+  const raw = query.fields;
+  const fields = raw === undefined ? null : raw.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '');
+  for (const f of fields ?? []) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(f)) throw ValidationError.field('fields', `"${f}" is not a field name.`);
+  }
+  return { brief, fields: fields && fields.length > 0 ? fields : null };
+}
+
+/** An object as `brief` (id, url, display) or with only the named `fields` (unknown names are left out). */
+export function shapeObject<T extends Record<string, unknown>>(obj: T, shape: Shape): Record<string, unknown> {
+  if (shape.fields) {
+    const out: Record<string, unknown> = {};
+    for (const f of shape.fields) if (Object.prototype.hasOwnProperty.call(obj, f)) out[f] = obj[f];
+    return out;
+  }
+  if (shape.brief) {
+    const out: Record<string, unknown> = { id: obj.id };
+    if ('url' in obj) out.url = obj.url;
+    out.display = obj.display;
+    return out;
+  }
+  return obj;
+}
 
 function parseOne(name: string, def: FilterDef, raw: string, meId: number | null): FilterValue {
   switch (def.type) {
@@ -54,10 +99,6 @@ export function parseFilters(query: QueryParams, defs: Record<string, FilterDef>
   return parsed;
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-}
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 1000;
 
@@ -77,10 +118,6 @@ export function parsePage(query: QueryParams): Page {
   };
 }
 
-export interface OrderBy {
-  field: string;
-  desc: boolean;
-}
 
 /** `ordering=field` or `-field`, comma-separated; only declared fields are accepted. */
 export function parseOrdering(query: QueryParams, allowed: readonly string[], fallback: OrderBy[] = [{ field: 'id', desc: false }]): OrderBy[] {
@@ -127,4 +164,22 @@ export function sortObjects<T extends Record<string, unknown>>(items: T[], order
     }
     return 0;
   });
+}
+
+/**
+ * A list kept in memory (object types, a caller's tokens: a few dozen items): `q` over the
+ * given text fields, ordering, paging and the `brief`/`fields` shape, as the declared lists do.
+ */
+export function pageInMemory<T extends Record<string, unknown>>(
+  items: T[],
+  options: { query: QueryParams; url: URL; ordering: OrderBy[]; text: (item: T) => string[] },
+): { count: number; next: string | null; previous: string | null; results: Record<string, unknown>[] } {
+  const terms = parseSearch(options.query).map((t) => t.toLowerCase());
+  const shape = parseShape(options.query);
+  const page = parsePage(options.query);
+  const found = sortObjects(
+    items.filter((item) => terms.every((t) => options.text(item).some((v) => v.toLowerCase().includes(t)))),
+    options.ordering,
+  );
+  return envelope(found.slice(page.offset, page.offset + page.limit).map((o) => shapeObject(o, shape)), found.length, page, options.url);
 }

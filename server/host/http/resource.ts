@@ -4,27 +4,13 @@ import { recordChange } from '../events/changelog';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
-import {
-  envelope,
-  parseFilters,
-  parseOrdering,
-  parsePage,
-  sortObjects,
-  type FilterDef,
-  type OrderBy,
-  type Page,
-  type ParsedFilters,
-} from './query';
+import type { DeclaredList } from '../db/list';
+import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject, sortObjects } from './query';
 import { Reply, type QueryParamDoc, type RouteRegistry } from './routes';
 
 export type { ApiObject };
 
-export interface ListOptions {
-  filters: ParsedFilters;
-  ordering: OrderBy[];
-  /** Null when permission constraints are filtered in code: return every match then. */
-  page: Page | null;
-}
+export type { ListOptions } from '../db/list';
 
 /**
  * A model exposed with the standard REST operations (list, retrieve, create, update,
@@ -39,10 +25,8 @@ export interface ResourceSpec<T extends ApiObject, C = never, U = never> {
   /** Collection path, e.g. `/api/users/groups/`. */
   path: string;
   output: z.ZodType;
-  filters?: Record<string, FilterDef>;
-  ordering?: readonly string[];
-  defaultOrdering?: OrderBy[];
-  list(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: T[] }>;
+  /** The resource's list (`defineList`): filters, `q`, ordering, visibility. */
+  list: DeclaredList<T>;
   get(ctx: Ctx, id: number): Promise<T | undefined>;
   /** POST: `run` gets what `body` gives and answers the new object's id. */
   create?: { body: z.ZodType<C>; run(ctx: Ctx, input: C): Promise<number> };
@@ -88,13 +72,17 @@ function permName(objectType: string, action: string): string {
   return `${app}.${action}_${model}`;
 }
 
-function filterDocs(filters: Record<string, FilterDef> | undefined): QueryParamDoc[] {
+/** The query parameters of a list: paging, ordering, `q`, `brief`, `fields` and its filters. */
+export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>): QueryParamDoc[] {
   const docs: QueryParamDoc[] = [
     { name: 'limit', description: 'Page size (default 50, at most 1000).' },
     { name: 'offset', description: 'Index of the first result.' },
-    { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+    { name: 'ordering', description: `Fields to order by, comma-separated; prefix with - for descending (${list.ordering.join(', ')}).` },
+    { name: 'q', description: list.searchable ? 'Free text: a case-insensitive substring of any of the list\'s text fields.' : 'Free text (this list has no text fields: matches nothing when given).' },
+    { name: 'brief', description: 'true: each object as id, url and display only.' },
+    { name: 'fields', description: 'Only these fields of each object, comma-separated.' },
   ];
-  for (const [name, def] of Object.entries(filters ?? {})) {
+  for (const [name, def] of Object.entries(list.filters)) {
     docs.push({ name, description: def.description ?? `Filter on ${name}.`, repeated: true });
   }
   return docs;
@@ -103,8 +91,7 @@ function filterDocs(filters: Record<string, FilterDef> | undefined): QueryParamD
 export function registerResource<T extends ApiObject, C = never, U = never>(routes: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
   const detail = `${spec.path}:id/`;
   const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
-  const filters = spec.filters ?? {};
-  const ordering = spec.ordering ?? ['id'];
+  const list = spec.list;
 
   routes.add({
     method: 'GET',
@@ -112,25 +99,29 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
     access: { permission: permName(spec.objectType, 'view') },
     summary: `List ${spec.objectType} objects`,
     tag: spec.tag,
-    query: filterDocs(spec.filters),
+    query: listQueryDocs(list),
     response: spec.output,
     handler: async ({ ctx, query, url }) => {
-      const parsedFilters = parseFilters(query, filters, ctx.user?.id ?? null);
-      const order = parseOrdering(query, ordering, spec.defaultOrdering);
+      rejectUnknownParams(query, Object.keys(list.filters));
+      const filters = parseFilters(query, list.filters, ctx.user?.id ?? null);
+      const order = parseOrdering(query, list.ordering, list.defaultOrdering);
+      const search = parseSearch(query);
+      const shape = parseShape(query);
       const page = parsePage(query);
       const grant = await grantFor(ctx, spec.objectType, 'view');
       if (grant === false || !ctx.user) throw new PermissionDenied();
+      const shaped = (items: T[]): Record<string, unknown>[] => items.map((o) => shapeObject(o, shape));
       if (grant === true) {
-        const { count, items } = await spec.list(ctx, { filters: parsedFilters, ordering: order, page });
-        return envelope(items, count, page, url);
+        const { count, items } = await list.run(ctx, { filters, ordering: order, search, page });
+        return envelope(shaped(items), count, page, url);
       }
       const user = ctx.user;
-      const { items } = await spec.list(ctx, { filters: parsedFilters, ordering: order, page: null });
+      const { items } = await list.run(ctx, { filters, ordering: order, search, page: null });
       const visible = sortObjects(
         items.filter((o) => grantAllows(grant, o, user)),
         order,
       );
-      return envelope(visible.slice(page.offset, page.offset + page.limit), visible.length, page, url);
+      return envelope(shaped(visible.slice(page.offset, page.offset + page.limit)), visible.length, page, url);
     },
   });
 
@@ -141,7 +132,14 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
     summary: `Retrieve a ${spec.objectType} object`,
     tag: spec.tag,
     response: spec.output,
-    handler: async ({ ctx, params }) => getViewable(ctx, spec, parseId(params.id)),
+    query: [
+      { name: 'brief', description: 'true: the object as id, url and display only.' },
+      { name: 'fields', description: 'Only these fields, comma-separated.' },
+    ],
+    handler: async ({ ctx, params, query }) => {
+      const shape = parseShape(query);
+      return shapeObject(await getViewable(ctx, spec, parseId(params.id)), shape);
+    },
   });
 
   if (spec.create) {

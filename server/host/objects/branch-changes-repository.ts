@@ -2,7 +2,44 @@ import type { Ctx } from '../core/context';
 import type { BranchChangeRow } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
 import type { ChangeAction, NetChange } from './net-effect';
-import { branchDataMemo } from './branch-data-memo';
+
+/** Change rows read per query (the database's bound-parameter limit stays far away). */
+const ID_BATCH = 500;
+
+/** Changes by id, of any branch (unknown ids are left out): a few queries for any number. */
+export async function branchChangesByIds(ctx: Ctx, ids: Iterable<number>): Promise<BranchChange[]> {
+  const wanted = [...new Set(ids)];
+  const out: BranchChange[] = [];
+  for (let i = 0; i < wanted.length; i += ID_BATCH) {
+    const rows = await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute();
+    out.push(...rows.map(parseChangeRow));
+  }
+  return out;
+}
+
+/** Which of these change ids still exist (no states read). */
+export async function existingBranchChangeIds(ctx: Ctx, ids: Iterable<number>): Promise<Set<number>> {
+  const wanted = [...new Set(ids)];
+  const out = new Set<number>();
+  for (let i = 0; i < wanted.length; i += ID_BATCH) {
+    for (const r of await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute()) out.add(r.id);
+  }
+  return out;
+}
+
+/** The ready branches (not merged, not being worked on) that change this object. */
+export async function readyBranchesChanging(ctx: Ctx, objectType: string, objectId: number): Promise<number[]> {
+  const rows = await ctx.db
+    .selectFrom('branch_changes')
+    .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
+    .select('branches.id as id')
+    .distinct()
+    .where('branch_changes.object_type', '=', objectType)
+    .where('branch_changes.object_id', '=', objectId)
+    .where('branches.status', '=', 'ready')
+    .execute();
+  return rows.map((r) => r.id);
+}
 
 /** A branch's change row with its JSON parsed. */
 export interface BranchChange extends NetChange {
@@ -67,7 +104,6 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
 
 /** Stores a change (keeping the row, and so its id, when the object already has one). */
 export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange): Promise<void> {
-  branchDataMemo.forget(ctx);
   const now = ctx.host.clock.now().toISOString();
   const values = {
     action: change.action as ChangeAction,
@@ -83,12 +119,10 @@ export async function saveChange(ctx: Ctx, branchId: number, objectType: string,
 }
 
 export async function removeChange(ctx: Ctx, changeId: number): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).execute();
 }
 
 export async function savePremerge(ctx: Ctx, changeId: number, premerge: PremergeState | null): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db
     .updateTable('branch_changes')
     .set({ premerge: premerge === null ? null : JSON.stringify(premerge) })

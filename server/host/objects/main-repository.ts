@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { ObjectsTable } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
-import { branchDataMemo } from './branch-data-memo';
 
 /** One source-of-truth object as stored: its attributes and timestamps. */
 export interface ObjectState {
@@ -55,7 +54,6 @@ export async function listMainObjects(ctx: Ctx, objectType: string, ids?: number
 
 /** Writes an object on main as given (insert or replace), timestamps included. */
 export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db
     .insertInto('objects')
     .values({ id: state.id, object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated })
@@ -66,6 +64,5 @@ export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void>
 }
 
 export async function deleteMainObject(ctx: Ctx, id: number): Promise<void> {
-  branchDataMemo.forget(ctx);
   await ctx.db.deleteFrom('objects').where('id', '=', id).execute();
 }

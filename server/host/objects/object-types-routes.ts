@@ -3,7 +3,7 @@ import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { Host } from '../host';
 import type { ObjectTypeDef } from './object-types';
-import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef } from '../http/query';
+import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef } from '../http/query';
 import { parseId } from '../http/resource';
 
 const PATH = '/api/core/object-types/';
@@ -51,21 +51,23 @@ export function registerObjectTypes(host: Host): void {
       { name: 'limit', description: 'Page size (default 50, at most 1000).' },
       { name: 'offset', description: 'Index of the first result.' },
       { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+      { name: 'q', description: 'Free text: a case-insensitive substring of the application label, model or name.' },
+      { name: 'brief', description: 'true: each object type as id, url and display only.' },
+      { name: 'fields', description: 'Only these fields of each object type, comma-separated.' },
       { name: 'id', description: 'Filter on id.', repeated: true },
       { name: 'app_label', description: 'Filter on the application label, e.g. dcim.', repeated: true },
       { name: 'model', description: 'Filter on the model name, e.g. device.', repeated: true },
     ],
     response: objectTypeOutput,
     handler: async ({ ctx, query, url }) => {
+      rejectUnknownParams(query, Object.keys(filters(host)));
       const parsed = parseFilters(query, filters(host), ctx.user?.id ?? null);
       const ordering = parseOrdering(query, ORDERING);
-      const page = parsePage(query);
       const matching = host.objectTypes
         .all()
         .map((t) => present(ctx, t))
         .filter((t) => (!parsed.id || parsed.id.includes(t.id)) && (!parsed.app_label || parsed.app_label.includes(t.app_label)) && (!parsed.model || parsed.model.includes(t.model)));
-      const sorted = sortObjects(matching, ordering);
-      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+      return pageInMemory(matching, { query, url, ordering, text: (t) => [t.app_label, t.model, t.display] });
     },
   });
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
-import type { Selectable } from 'kysely';
-import type { GroupsTable } from '../db/tables';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList } from '../db/list';
+import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
 
 export const groupOutput = z.object({
@@ -22,7 +22,7 @@ const groupWrite = z.strictObject({
   description: z.string().max(200).optional(),
 });
 
-function present(ctx: Ctx, row: Selectable<GroupsTable>): GroupOut {
+function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}/api/users/groups/${row.id}/`,
@@ -34,18 +34,18 @@ function present(ctx: Ctx, row: Selectable<GroupsTable>): GroupOut {
   };
 }
 
-const ORDER_COLUMNS = { id: 'id', name: 'name', created: 'created' } as const;
-
-async function listGroups(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: GroupOut[] }> {
-  let q = ctx.db.selectFrom('groups');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => present(ctx, r)) };
-}
+/** The groups list: filters, `q` over name and description, ordering. */
+const groupList = defineList({
+  name: 'groups',
+  from: (ctx: Ctx) => ctx.db.selectFrom('groups').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    name: { type: 'string', column: 'name' },
+  },
+  ordering: { id: 'id', name: 'name', created: 'created' },
+  search: ['name', 'description'],
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 export function registerGroups(host: Host): void {
   registerResource(host.routes, {
@@ -53,9 +53,7 @@ export function registerGroups(host: Host): void {
     objectType: 'users.group',
     path: '/api/users/groups/',
     output: groupOutput,
-    filters: { id: { type: 'int' }, name: { type: 'string' } },
-    ordering: Object.keys(ORDER_COLUMNS),
-    list: listGroups,
+    list: groupList,
     get: async (ctx, id) => {
       const row = await ctx.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
       return row ? present(ctx, row) : undefined;
@@ -69,7 +67,6 @@ export function registerGroups(host: Host): void {
           .values({ name: input.name, description: input.description ?? '', created: now, last_updated: now })
           .returning('id')
           .executeTakeFirstOrThrow();
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -82,13 +79,11 @@ export function registerGroups(host: Host): void {
           .set({ ...input, last_updated: ctx.host.clock.now().toISOString() })
           .where('id', '=', existing.id)
           .execute();
-        ctx.host.invalidateIdentity();
       },
     },
     remove: async (ctx, existing) => {
       await ctx.db.deleteFrom('groups').where('id', '=', existing.id).execute();
       await dropFromPermissions(ctx, 'groups', existing.id);
-      ctx.host.invalidateIdentity();
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { HostDb, Queryable } from '../db/database';
 import type { AuthUser } from '../core/identity';
+import type { ReadMemo } from '../core/read-memo';
 
 /**
  * Object permissions as the host application has them: a permission grants `actions` on
@@ -120,29 +121,23 @@ function parseJsonList<T>(text: string | null): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
-/** Loads and caches permission rows; any write to users, groups or permissions invalidates. */
+/** Loads permission rows, kept in the host's read memo (any committed write drops them). */
 export class PermissionService {
-  private rows: PermissionRow[] | null = null;
-
-  constructor(private readonly db: HostDb) {}
-
-  /** Bumped by `invalidate()`, so a load that started before it does not refill the cache. */
-  private generation = 0;
-
-  invalidate(): void {
-    this.rows = null;
-    this.generation++;
-  }
+  constructor(
+    private readonly db: HostDb,
+    private readonly memo: ReadMemo,
+  ) {}
 
   /**
-   * Rows come from the cache, else from `db` (default: the host's handle). Inside a write
-   * transaction pass the transaction (`ctx.db`): the host's handle would wait for it forever,
-   * and rows read in a transaction are not cached (it may still roll back).
+   * Rows from `db` (default: the host's handle). Inside a write transaction pass the
+   * transaction (`ctx.db`): the host's handle would wait for it forever.
    */
-  private async allRows(db?: Queryable): Promise<PermissionRow[]> {
-    if (this.rows) return this.rows;
+  private allRows(db?: Queryable): Promise<PermissionRow[]> {
     const source = db ?? this.db;
-    const generation = this.generation;
+    return this.memo.get({ db: source, inTransaction: source.isTransaction }, 'permission-rows', () => this.load(source));
+  }
+
+  private async load(source: Queryable): Promise<PermissionRow[]> {
     const rows = await source.selectFrom('permissions').selectAll().where('enabled', '=', 1).execute();
     const parsed = rows.map((r) => {
       const constraints = r.constraints ? (JSON.parse(r.constraints) as unknown) : null;
@@ -155,7 +150,6 @@ export class PermissionService {
         groups: parseJsonList<number>(r.groups),
       };
     });
-    if (!source.isTransaction && generation === this.generation) this.rows = parsed;
     return parsed;
   }
 

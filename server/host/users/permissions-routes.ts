@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { objectBase, objectTypeName, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../host';
-import type { PermissionsTable } from '../db/tables';
-import { sortObjects } from '../http/query';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import type { PermissionsTable, Row } from '../db/tables';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList, jsonListHasAny } from '../db/list';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
 
@@ -42,7 +41,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
   return JSON.parse(raw) as T;
 }
 
-function present(ctx: Ctx, row: Selectable<PermissionsTable>): PermissionOut {
+function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
@@ -65,26 +64,23 @@ async function getPermission(ctx: Ctx, id: number): Promise<PermissionOut | unde
   return row ? present(ctx, row) : undefined;
 }
 
-function anyOf<T>(wanted: T[] | undefined, have: T[]): boolean {
-  return !wanted || wanted.some((w) => have.includes(w));
-}
-
-/** Permissions are few: filtered, ordered and paged in memory. */
-async function listPermissions(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PermissionOut[] }> {
-  const all = (await ctx.db.selectFrom('permissions').selectAll().execute()).map((r) => present(ctx, r));
-  const matching = all.filter(
-    (p) =>
-      anyOf(filters.id, [p.id]) &&
-      anyOf(filters.name, [p.name]) &&
-      anyOf(filters.enabled, [p.enabled]) &&
-      anyOf(filters.object_type, p.object_types) &&
-      anyOf(filters.action, p.actions) &&
-      anyOf(filters.user_id, p.users) &&
-      anyOf(filters.group_id, p.groups),
-  );
-  const sorted = sortObjects(matching, ordering);
-  return { count: sorted.length, items: page ? sorted.slice(page.offset, page.offset + page.limit) : sorted };
-}
+/** The permissions list; the JSON lists inside a row are tested in code (permissions are few). */
+const permissionList = defineList({
+  name: 'permissions',
+  from: (ctx: Ctx) => ctx.db.selectFrom('permissions').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    name: { type: 'string', column: 'name' },
+    enabled: { type: 'bool', column: 'enabled' },
+    object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
+    action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },
+    user_id: { type: 'int', allowMe: true, test: (r, v) => jsonListHasAny(r.users, v) },
+    group_id: { type: 'int', test: (r, v) => jsonListHasAny(r.groups, v) },
+  },
+  ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
+  search: ['name', 'description'],
+  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
+});
 
 function requireKnownObjectTypes(ctx: Ctx, names: readonly string[]): void {
   const unknown = names.filter((n) => !ctx.host.objectTypes.has(n));
@@ -98,8 +94,8 @@ function uniqueList<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<PermissionWrite>): Partial<Omit<Selectable<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<PermissionsTable>, 'id'>> = {};
+function columns(input: Partial<PermissionWrite>): Partial<Omit<Row<PermissionsTable>, 'id'>> {
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.description !== undefined) out.description = input.description;
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
@@ -129,17 +125,7 @@ export function registerPermissions(host: Host): void {
     objectType: 'users.objectpermission',
     path: '/api/users/permissions/',
     output: permissionOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      enabled: { type: 'bool' },
-      object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").' },
-      action: { type: 'string', description: 'Permissions granting this action.' },
-      user_id: { type: 'int', allowMe: true },
-      group_id: { type: 'int' },
-    },
-    ordering: ['id', 'name', 'enabled', 'created', 'last_updated'],
-    list: listPermissions,
+    list: permissionList,
     get: getPermission,
     create: {
       body: permissionWrite,
@@ -164,7 +150,6 @@ export function registerPermissions(host: Host): void {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -179,12 +164,10 @@ export function registerPermissions(host: Host): void {
           .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
           .where('id', '=', existing.id)
           .execute();
-        ctx.host.invalidateIdentity();
       },
     },
     remove: async (ctx, existing) => {
       await ctx.db.deleteFrom('permissions').where('id', '=', existing.id).execute();
-      ctx.host.invalidateIdentity();
     },
   });
 }

@@ -6,10 +6,9 @@ import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
 import type { Host } from '../host';
 import { grantAllows } from './object-permissions';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
-import type { TokensTable } from '../db/tables';
-import type { Selectable } from 'kysely';
+import type { TokensTable, Row } from '../db/tables';
 import { parseId } from '../http/resource';
-import { envelope, parseFilters, parseOrdering, parsePage, sortObjects, type FilterDef, type ParsedFilters } from '../http/query';
+import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
 
@@ -40,7 +39,7 @@ const FILTERS: Record<string, FilterDef> = {
 };
 const ORDERING = ['id', 'user', 'created', 'expires', 'last_used'];
 
-function present(ctx: Ctx, row: Selectable<TokensTable>): TokenOut {
+function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -117,7 +116,6 @@ export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> 
     .executeTakeFirstOrThrow();
   const token = present(ctx, row);
   await recordChange(ctx, { action: 'create', objectType: OBJECT_TYPE, objectId: token.id, repr: token.display, prechange: null, postchange: snapshot(token) });
-  ctx.host.invalidateIdentity();
   return { ...token, key };
 }
 
@@ -140,16 +138,19 @@ export function registerTokens(host: Host): void {
       { name: 'limit', description: 'Page size (default 50, at most 1000).' },
       { name: 'offset', description: 'Index of the first result.' },
       { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
+      { name: 'q', description: 'Free text: a case-insensitive substring of the description or display text.' },
+      { name: 'brief', description: 'true: each token as id, url and display only.' },
+      { name: 'fields', description: 'Only these fields of each token, comma-separated.' },
       ...Object.keys(FILTERS).map((name) => ({ name, description: `Filter on ${name}.`, repeated: true })),
     ],
     response: tokenOutput,
     handler: async ({ ctx, query, url }) => {
+      rejectUnknownParams(query, Object.keys(FILTERS));
       const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
       const ordering = parseOrdering(query, ORDERING);
-      const page = parsePage(query);
       const mayView = await tokenRule(ctx, 'view');
-      const sorted = sortObjects((await listTokens(ctx, filters)).filter(mayView), ordering);
-      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+      const visible = (await listTokens(ctx, filters)).filter(mayView);
+      return pageInMemory(visible, { query, url, ordering, text: (t) => [t.description, t.display] });
     },
   });
 
@@ -213,7 +214,6 @@ export function registerTokens(host: Host): void {
     if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
       await recordChange(ctx, { action: 'update', objectType: OBJECT_TYPE, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
     }
-    ctx.host.invalidateIdentity();
     return updated;
   };
 
@@ -242,7 +242,6 @@ export function registerTokens(host: Host): void {
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
       await ctx.db.deleteFrom('tokens').where('id', '=', existing.id).execute();
       await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
-      ctx.host.invalidateIdentity();
       return new Reply(204);
     },
   });

@@ -6,7 +6,8 @@ import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
 import type { Host } from '../host';
 import { hashPassword } from '../core/secrets';
 import type { UserRow } from '../db/tables';
-import { registerResource, type ApiObject, type ListOptions } from '../http/resource';
+import { registerResource, type ApiObject } from '../http/resource';
+import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
@@ -63,26 +64,24 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined
   return present(ctx, row, (await groupsOf(ctx, [id])).get(id) ?? []);
 }
 
-const ORDER_COLUMNS = { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' } as const;
-
-async function listUsers(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: UserOut[] }> {
-  let q = ctx.db.selectFrom('users');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.username) q = q.where('username', 'in', filters.username as string[]);
-  if (filters.is_superuser) q = q.where('is_superuser', 'in', filters.is_superuser.map((v) => (v ? 1 : 0)));
-  if (filters.is_active) q = q.where('is_active', 'in', filters.is_active.map((v) => (v ? 1 : 0)));
-  if (filters.group_id) {
-    const groupIds = filters.group_id as number[];
-    q = q.where('id', 'in', (eb) => eb.selectFrom('user_groups').select('user_id').where('group_id', 'in', groupIds));
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER_COLUMNS[o.field as keyof typeof ORDER_COLUMNS], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  const found = await rows.execute();
-  const groups = await groupsOf(ctx, found.map((r) => r.id));
-  return { count: Number(count), items: found.map((r) => present(ctx, r, groups.get(r.id) ?? [])) };
-}
+/** The users list: filters, `q` over the names and e-mail, ordering. */
+const userList = defineList({
+  name: 'users',
+  from: (ctx: Ctx) => ctx.db.selectFrom('users').selectAll(),
+  filters: {
+    id: { type: 'int', allowMe: true, column: 'id' },
+    username: { type: 'string', column: 'username' },
+    is_superuser: { type: 'bool', column: 'is_superuser' },
+    is_active: { type: 'bool', column: 'is_active' },
+    group_id: { type: 'int', where: (ids) => (eb) => eb('id', 'in', eb.selectFrom('user_groups').select('user_id').where('group_id', 'in', ids as number[])) },
+  },
+  ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },
+  search: ['username', 'first_name', 'last_name', 'email'],
+  present: async (ctx, found) => {
+    const groups = await groupsOf(ctx, found.map((r) => r.id));
+    return found.map((r) => present(ctx, r, groups.get(r.id) ?? []));
+  },
+});
 
 async function setGroups(ctx: Ctx, userId: number, groups: number[]): Promise<void> {
   await ctx.db.deleteFrom('user_groups').where('user_id', '=', userId).execute();
@@ -113,15 +112,7 @@ export function registerUsers(host: Host): void {
     objectType: 'users.user',
     path: '/api/users/users/',
     output: userOutput,
-    filters: {
-      id: { type: 'int', allowMe: true },
-      username: { type: 'string' },
-      is_superuser: { type: 'bool' },
-      is_active: { type: 'bool' },
-      group_id: { type: 'int' },
-    },
-    ordering: Object.keys(ORDER_COLUMNS),
-    list: listUsers,
+    list: userList,
     get: getUser,
     create: {
       body: userWrite,
@@ -146,7 +137,6 @@ export function registerUsers(host: Host): void {
           .returning('id')
           .executeTakeFirstOrThrow();
         await setGroups(ctx, row.id, input.groups ?? []);
-        ctx.host.invalidateIdentity();
         return row.id;
       },
     },
@@ -170,7 +160,6 @@ export function registerUsers(host: Host): void {
           .where('id', '=', existing.id)
           .execute();
         if (groups !== undefined) await setGroups(ctx, existing.id, groups);
-        ctx.host.invalidateIdentity();
         if (password !== undefined) {
           // A password change shows in no API field; record it here when nothing else changed.
           const updated = await getUser(ctx, existing.id);
@@ -185,7 +174,6 @@ export function registerUsers(host: Host): void {
       guardSuperuser(ctx, existing, {});
       await ctx.db.deleteFrom('users').where('id', '=', existing.id).execute();
       await dropFromPermissions(ctx, 'users', existing.id);
-      ctx.host.invalidateIdentity();
     },
   });
 }

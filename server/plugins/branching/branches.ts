@@ -1,12 +1,11 @@
 import type { z } from 'zod';
 import type { branchCreate, branchUpdate } from '../../../contract/api/branching';
-import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, type BranchOut, branchDataMemo } from '../../host';
+import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
 
 
 export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
-  branchDataMemo.forget(ctx);
   await ctx.db
     .updateTable('branches')
     .set({ ...fields, last_updated: ctx.host.clock.now().toISOString() })
@@ -63,7 +62,6 @@ export async function updateBranch(ctx: Ctx, id: number, input: z.infer<typeof b
 
 /** Runs the `deleting` hooks, then removes the branch and its changes. */
 export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
-  branchDataMemo.forget(ctx);
   const branch = await loadBranch(ctx, id);
   await ctx.host.branchHooks.run('deleting', ctx, { branch });
   await ctx.db.deleteFrom('branch_changes').where('branch_id', '=', id).execute();

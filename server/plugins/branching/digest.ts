@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { branchDataMemo, type Ctx } from '../../host';
+import type { Ctx } from '../../host';
 
 /**
  * The digest of a branch's net diff: what the branch would change on main, independent of how
@@ -42,7 +42,7 @@ export function digestOfChanges(changes: ReadonlyArray<{ objectType: string; obj
 
 /** The digest of a branch's net diff now. */
 export async function branchDigest(ctx: Ctx, branchId: number): Promise<string> {
-  return branchDataMemo.get(ctx, `digest:${branchId}`, async () => {
+  return ctx.host.readMemo.get(ctx, `branch-data:digest|${branchId}`, async () => {
     const rows = await ctx.db.selectFrom('branch_changes').select(['object_type', 'object_id', 'original', 'modified']).where('branch_id', '=', branchId).execute();
     return digestOfChanges(
       rows.map((r) => ({

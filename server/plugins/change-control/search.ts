@@ -1,5 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import { type Ctx, grantAllows, type SearchHit } from '../../host';
+import { sql } from 'kysely';
+import { type Ctx, grantAllows, type SearchHit, type Row } from '../../host';
 import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';
@@ -27,7 +27,7 @@ function excerpt(value: string, q: string): string {
 }
 
 type SearchTable = 'cc_change_requests' | 'cc_policies' | 'cc_policy_rules' | 'cc_reviews' | 'cc_change_comments' | 'cc_merge_checks';
-type RowOf<T extends SearchTable> = Selectable<ChangeControlTables[T]> & { id: number };
+type RowOf<T extends SearchTable> = Row<ChangeControlTables[T]> & { id: number };
 
 interface Source<T extends SearchTable> {
   objectType: string;

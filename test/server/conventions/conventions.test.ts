@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isListRoute } from '../../../server/host/http/openapi';
 import { startService, type TestService } from '../../support/service';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
@@ -130,6 +131,72 @@ describe('conventions: lists and filters', () => {
       assert.equal(res.status, 400, path);
       assert.ok(Array.isArray(res.body[filter]), `${path}: ${JSON.stringify(res.body)}`);
     }
+  });
+});
+
+describe('conventions: every list (filters, q, ordering, brief, fields)', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startService();
+  });
+  afterEach(async () => svc.close());
+
+  /** Every list route but the source-of-truth catalogue's (which filter on any attribute). */
+  const listPaths = (): string[] => {
+    const catalogue = new Set(svc.host.objectTypes.sourceOfTruth().map((t) => t.path));
+    return svc.host.routes
+      .all()
+      .filter((r) => isListRoute(r) && !r.path.includes(':') && !catalogue.has(r.path))
+      .map((r) => r.path);
+  };
+
+  it('refuses an unknown filter name on every list with 400 naming it, and always accepts limit, offset, ordering, q, brief, fields and format', async () => {
+    const paths = listPaths();
+    assert.ok(paths.length >= 15, `only ${paths.length} lists`);
+    for (const path of paths) {
+      const unknown = await svc.admin.get(`${path}?colour=red`);
+      assert.equal(unknown.status, 400, path);
+      assert.ok(Array.isArray(unknown.body.colour), `${path}: ${JSON.stringify(unknown.body)}`);
+      const reserved = await svc.admin.get(`${path}?limit=5&offset=0&q=x&brief=true&fields=id&format=json`);
+      assert.equal(reserved.status, 200, `${path}: ${JSON.stringify(reserved.body)}`);
+    }
+  });
+
+  it('q matches a case-insensitive substring of the list\'s text fields; % and _ are plain characters', async () => {
+    await svc.admin.post('/api/users/groups/', { name: 'Network Ops', description: 'routers' });
+    await svc.admin.post('/api/users/groups/', { name: 'db_admins', description: 'Databases 100%' });
+    const names = async (q: string): Promise<string[]> => ((await svc.admin.get(`/api/users/groups/?q=${encodeURIComponent(q)}`)).body.results as Array<{ name: string }>).map((g) => g.name);
+    assert.deepEqual(await names('network'), ['Network Ops']);
+    assert.deepEqual(await names('ROUTERS'), ['Network Ops']);
+    assert.deepEqual(await names('100%'), ['db_admins']);
+    assert.deepEqual(await names('_'), ['db_admins']);
+    assert.deepEqual(await names('%'), ['db_admins']);
+    assert.deepEqual(await names('nothing'), []);
+  });
+
+  it('brief=true answers id, url and display; fields= only the named fields (lists and single objects)', async () => {
+    const id = (await svc.admin.post('/api/users/groups/', { name: 'netops', description: 'x' })).body.id as number;
+    const brief = (await svc.admin.get('/api/users/groups/?brief=true')).body.results[0];
+    assert.deepEqual(Object.keys(brief).sort(), ['display', 'id', 'url']);
+    assert.equal(brief.display, 'netops');
+    const fields = (await svc.admin.get('/api/users/groups/?fields=name,description')).body.results[0];
+    assert.deepEqual(fields, { name: 'netops', description: 'x' });
+    assert.deepEqual((await svc.admin.get(`/api/users/groups/${id}/?fields=id,name`)).body, { id, name: 'netops' });
+    assert.deepEqual(Object.keys((await svc.admin.get(`/api/users/groups/${id}/?brief=1`)).body).sort(), ['display', 'id', 'url']);
+    for (const bad of ['brief=maybe', 'fields=na-me']) {
+      const res = await svc.admin.get(`/api/users/groups/?${bad}`);
+      assert.equal(res.status, 400, bad);
+      assert.ok(Array.isArray(res.body[bad.split('=')[0]!]), bad);
+    }
+  });
+
+  it('orders by several fields, each ascending or descending', async () => {
+    for (const [name, description] of [['b', '1'], ['a', '2'], ['c', '1']]) await svc.admin.post('/api/users/groups/', { name, description });
+    const names = (await svc.admin.get('/api/users/groups/?ordering=-name')).body.results.map((g: { name: string }) => g.name);
+    assert.deepEqual(names, ['c', 'b', 'a']);
+    const byCreatedThenName = await svc.admin.get('/api/users/groups/?ordering=created,-name');
+    assert.equal(byCreatedThenName.status, 200);
+    assert.equal(byCreatedThenName.body.count, 3);
   });
 });
 

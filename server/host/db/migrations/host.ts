@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { createDataVersion } from '../data-version';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 
@@ -222,4 +223,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
   '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
+  '00-host-0004-data-version': { up: createDataVersion },
 };

@@ -1,4 +1,4 @@
-import { inTransaction, type Ctx, type HostServices } from '../../../host';
+import { findBranch, inTransaction, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
 import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
 import type { ChangeRequestRow } from '../db/tables';
@@ -75,8 +75,15 @@ interface Pending {
   known: RefreshWishes['known'];
 }
 
-/** Pending refreshes by transaction (its database handle), then by change request. */
-const pendingByTransaction = new WeakMap<object, Map<number, Pending>>();
+/** Another trigger's wishes joined to a pending refresh: any of them asks, it is done. */
+function mergeWishes(existing: Pending, more: Pending): void {
+  existing.rematch ||= more.rematch;
+  existing.checks ||= more.checks;
+  existing.completedToo ||= more.completedToo;
+  existing.evaluate ||= more.evaluate;
+  existing.events.push(...more.events);
+  existing.known = undefined;
+}
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
   const want: Pending = {
@@ -92,28 +99,8 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
     await inTransaction(ctx, (tx) => refreshNow(tx, changeRequestId, want));
     return;
   }
-  let pending = pendingByTransaction.get(ctx.db);
-  if (!pending) {
-    pending = new Map();
-    pendingByTransaction.set(ctx.db, pending);
-  }
-  const existing = pending.get(changeRequestId);
-  if (existing) {
-    existing.rematch ||= want.rematch;
-    existing.checks ||= want.checks;
-    existing.completedToo ||= want.completedToo;
-    existing.evaluate ||= want.evaluate;
-    existing.events.push(...want.events);
-    existing.known = undefined;
-    return;
-  }
-  pending.set(changeRequestId, want);
-  const queue = pending;
-  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, async (tx) => {
-    const wished = queue.get(changeRequestId) ?? want;
-    queue.delete(changeRequestId);
-    await refreshNow(tx, changeRequestId, wished);
-  });
+  // Every trigger of one write adds its wishes to one refresh per request, run before the commit.
+  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished), want, mergeWishes);
 }
 
 /** Refreshes every open change request (after a policy, a rule or a group changes). */
@@ -146,7 +133,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
 
   let matched: GoverningPolicy[] | undefined;
   if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
-    const branch = await ctx.db.selectFrom('branches').select(['id', 'status']).where('id', '=', cr.branch_id).executeTakeFirst();
+    const branch = await findBranch(ctx, cr.branch_id);
     if (branch && branch.status !== 'merged') {
       matched = await matchBranch(ctx, branch.id);
       // Trigger 4: a policy attached or detached.

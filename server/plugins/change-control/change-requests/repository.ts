@@ -39,6 +39,13 @@ export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+/** The open change requests of these branches. */
+export async function openChangeRequestIdsOfBranches(ctx: Ctx, branchIds: readonly number[]): Promise<number[]> {
+  if (branchIds.length === 0) return [];
+  const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', 'in', branchIds).where('status', 'not in', ['completed', 'abandoned']).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
 type Fields = Omit<Updateable<ChangeRequestsTable>, 'id' | 'created' | 'last_updated'>;
 
 /**

@@ -1,4 +1,3 @@
-import { sql, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
@@ -6,21 +5,19 @@ import {
   changeRequestOverride,
   changeRequestUpdate,
   changeRequestReplace,
-  CHANGE_REQUEST_STATUSES,
-  CHECK_STATUSES,
   evaluation as evaluationOutput,
   runChecksResult,
   LIFECYCLE_ACTIONS,
-  PRIORITIES,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { branchAccess, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
-import { getViewable, parseId, registerResource, requireObjectPermission, type ListOptions, type FilterDef } from '../../../host/http';
+import { branchAccess, findBranch, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { getViewable, parseId, registerResource, requireObjectPermission } from '../../../host/http';
+import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
 import { BRANCH_TYPE, branchDigest, presentBranch } from '../../branching';
 import { ccDb, fromBool, nowIso } from '../db/database';
-import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
+import type { ChangeRequestRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
 import { computeGate } from '../gate/merge-gate';
 import { actionOf, CHANGE_REQUEST_TYPE, MODELS, PERMISSIONS } from '../names';
@@ -31,7 +28,7 @@ import { attachedPolicies } from '../policies/governing';
 import { runtime } from '../runtime';
 import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
-import { presentChangeRequest, presentChangeRequestList, type ChangeRequestOut } from './present';
+import { presentChangeRequest } from './present';
 import { requestRefresh } from './refresh';
 import { getChangeRequestRow, updateChangeRequest } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
@@ -61,83 +58,6 @@ const createBody = withoutReadOnly(changeRequestCreate, ['branch']);
 const updateBody = withoutReadOnly(changeRequestUpdate);
 const putBody = withoutReadOnly(changeRequestReplace);
 
-const FILTERS: Record<string, FilterDef> = {
-  id: { type: 'int' },
-  status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
-  check_status: { type: 'choice', choices: CHECK_STATUSES, description: 'Change requests having a check with that status.' },
-  ref: { type: 'string', description: 'Partial, case-insensitive match on the external reference; several values combine as OR.' },
-  gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
-  has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
-  priority: { type: 'choice', choices: PRIORITIES },
-  branch_id: { type: 'int' },
-  branch_name: { type: 'string' },
-  requester: { type: 'int', allowMe: true, description: 'Requester user id, or "me".' },
-  reviewer: { type: 'int', allowMe: true, description: 'Requests under review on which this user (or "me") is an outstanding eligible reviewer.' },
-};
-
-const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: 'priority', scheduled_start: 'scheduled_start', ref: 'ref' } as const;
-
-const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
-
-function likePattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-interface ListAnswer {
-  count: number;
-  items: ChangeRequestOut[];
-  /** No request on the page has a change window: nothing on it depends on the time of asking. */
-  timeless: boolean;
-}
-
-/**
- * A page of change requests for the caller. Pages read again while the database is unchanged
- * are reused, unless a request on the page has a change window (its readiness moves with time).
- */
-async function listChangeRequests(ctx: Ctx, options: ListOptions): Promise<{ count: number; items: ChangeRequestOut[] }> {
-  const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
-  const answer = await ctx.host.readMemo.get(ctx, key, () => listChangeRequestsNow(ctx, options));
-  return answer.timeless ? answer : listChangeRequestsNow(ctx, options);
-}
-
-async function listChangeRequestsNow(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<ListAnswer> {
-  const db = ccDb(ctx);
-  let q = db.selectFrom('cc_change_requests');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.status) q = q.where('status', 'in', filters.status as ChangeRequestRow['status'][]);
-  if (filters.priority) q = q.where('priority', 'in', filters.priority as ChangeRequestRow['priority'][]);
-  if (filters.gates_cleared) q = q.where('gates_cleared', 'in', filters.gates_cleared.map((v) => fromBool(v as boolean)));
-  if (filters.has_conflicts) q = q.where('has_conflicts', 'in', filters.has_conflicts.map((v) => fromBool(v as boolean)));
-  if (filters.branch_id) q = q.where('branch_id', 'in', filters.branch_id as number[]);
-  if (filters.branch_name) q = q.where('branch_name', 'in', filters.branch_name as string[]);
-  if (filters.requester) q = q.where('requester_id', 'in', filters.requester as number[]);
-  if (filters.ref) {
-    const refs = filters.ref as string[];
-    // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
-    q = q.where((eb) => eb.or(refs.map((r) => sql<SqlBool>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r)} escape '\\'`)));
-  }
-  if (filters.check_status) {
-    const statuses = filters.check_status as MergeCheckRow['status'][];
-    q = q.where('id', 'in', db.selectFrom('cc_merge_checks').select('change_request_id').where('status', 'in', statuses));
-  }
-  if (filters.reviewer) {
-    const users = filters.reviewer as number[];
-    q = q.where('status', '=', 'needs-review').where('id', 'in', db.selectFrom('cc_outstanding_reviewers').select('change_request_id').where('user_id', 'in', users));
-  }
-  // Every page of one query shares its count.
-  const countQuery = q.select((eb) => eb.fn.countAll<number>().as('count'));
-  const { count } = await ctx.host.readMemo.get(ctx, `change-request-count|${JSON.stringify(filters)}`, () => countQuery.executeTakeFirstOrThrow());
-  let rows = q.selectAll();
-  for (const o of ordering) {
-    const direction = o.desc ? 'desc' : 'asc';
-    // Priority orders by severity, not alphabetically.
-    rows = o.field === 'priority' ? rows.orderBy(PRIORITY_RANK, direction) : rows.orderBy(ORDER[o.field as keyof typeof ORDER], direction);
-  }
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  const found = await rows.execute();
-  return { count: Number(count), items: await presentChangeRequestList(ctx, found), timeless: found.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
-}
-
 /** Loads a request the caller may view (404 otherwise), checked against its stored fields. */
 async function viewableRow(ctx: Ctx, rawId: string | undefined): Promise<ChangeRequestRow> {
   const row = await getChangeRequestRow(ctx, parseId(rawId));
@@ -151,7 +71,7 @@ async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow
 }
 
 async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
-  const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', input.branch).executeTakeFirst();
+  const branch = await findBranch(ctx, input.branch);
   // A branch the caller cannot view is answered as one that does not exist.
   if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
   // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
@@ -202,7 +122,7 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
   const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
   if (problem) throw ValidationError.field('scheduled_end', problem);
   if (input.auto_merge && before.auto_merge !== 1 && before.branch_id !== null) {
-    const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', before.branch_id).executeTakeFirst();
+    const branch = await findBranch(ctx, before.branch_id);
     if (branch) await requireBranchWrite(ctx, branch);
   }
   await updateChangeRequest(ctx, before, {
@@ -233,10 +153,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     objectType: CHANGE_REQUEST_TYPE,
     path,
     output: changeRequestOutput,
-    filters: FILTERS,
-    ordering: Object.keys(ORDER),
-    defaultOrdering: [{ field: 'id', desc: true }],
-    list: listChangeRequests,
+    list: changeRequestList,
     get: async (ctx, id) => {
       const row = await getChangeRequestRow(ctx, id);
       return row ? presentChangeRequest(ctx, row) : undefined;
@@ -309,7 +226,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     response: changeRequestOutput,
     handler: async ({ ctx, params, body }) => {
       const row = await viewableRow(ctx, params.id);
-      const branch = row.branch_id === null ? undefined : await ctx.db.selectFrom('branches').selectAll().where('id', '=', row.branch_id).executeTakeFirst();
+      const branch = row.branch_id === null ? undefined : await findBranch(ctx, row.branch_id);
       if (branch) {
         await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
         await requireBranchWrite(ctx, branch);

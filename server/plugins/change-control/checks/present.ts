@@ -1,6 +1,7 @@
 import type { Ctx, ApiObject } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
+import { parseJson } from '../db/database';
 import { attachedPolicies } from '../policies/governing';
 import { declaredFor, isOutdated } from './state';
 import { requestDigest } from '../change-requests/content';
@@ -20,6 +21,7 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
     status: row.status,
     summary: row.summary,
     details_url: row.details_url,
+    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
     digest: row.digest,
     created: row.created,

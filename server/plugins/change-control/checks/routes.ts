@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import { CHECK_STATUSES, mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport } from '../../../../contract/api/change-control';
+import { mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport } from '../../../../contract/api/change-control';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host } from '../../../host';
-import { registerResource, type ListOptions } from '../../../host/http';
+import { registerResource } from '../../../host/http';
+import { checkList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
@@ -9,27 +10,13 @@ import { attachedPolicies } from '../policies/governing';
 import { reporterRefusal } from './reporter';
 import { declaredFor } from './state';
 import { ccDb, nowIso } from '../db/database';
-import type { MergeCheckRow } from '../db/tables';
 import { MERGE_CHECK_TYPE, MODELS } from '../names';
 import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
 
 type ReportInput = z.infer<typeof mergeCheckReport>;
 type CreateInput = z.infer<typeof mergeCheckCreate>;
 
-const ORDER = { id: 'id', name: 'name', status: 'status', completed: 'completed', created: 'created', last_updated: 'last_updated' } as const;
 
-async function listChecks(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CheckOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_merge_checks');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  if (filters.status) q = q.where('status', 'in', filters.status as MergeCheckRow['status'][]);
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: await presentCheckRows(ctx, await rows.execute()) };
-}
 
 async function getCheck(ctx: Ctx, id: number): Promise<CheckOut | undefined> {
   const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
@@ -101,14 +88,7 @@ export function registerCheckRoutes(host: Host): void {
     objectType: MERGE_CHECK_TYPE,
     path: MODELS.mergeCheck.path,
     output: checkOutput,
-    filters: {
-      id: { type: 'int' },
-      change_request_id: { type: 'int' },
-      name: { type: 'string' },
-      status: { type: 'choice', choices: CHECK_STATUSES },
-    },
-    ordering: Object.keys(ORDER),
-    list: listChecks,
+    list: checkList,
     get: getCheck,
     ownChangelog: true,
     create: { body: mergeCheckCreate, run: createCheck },

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
-import { ChangeVisibility, getVisibleChangeDiff } from '../../branching';
+import { getVisibleChangeDiff } from '../../branching';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, type ListOptions, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { commentList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
@@ -16,34 +17,7 @@ type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
 type UpdateInput = z.infer<typeof changeCommentUpdate>;
 
-const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated' } as const;
 
-async function listComments(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: CommentOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_change_comments');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
-  if (filters.change_diff_id) q = q.where('change_diff_id', 'in', filters.change_diff_id as number[]);
-  if (filters.author_id) q = q.where('author_id', 'in', filters.author_id as number[]);
-  if (filters.parent_id) q = q.where('parent_id', 'in', filters.parent_id as number[]);
-  if (filters.is_root) q = q.where((eb) => eb.or(filters.is_root!.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))));
-  if (filters.resolved) q = q.where('parent_id', 'is', null).where('resolved', 'in', filters.resolved.map((v) => fromBool(v as boolean)));
-  if (filters.attribute) q = q.where('attribute', 'in', filters.attribute as string[]);
-  if (filters.attribute__isnull) {
-    const wanted = filters.attribute__isnull as boolean[];
-    q = q.where((eb) => eb.or(wanted.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))));
-  }
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
-  // Comments show the changed object they are anchored to: only those the caller may see it for.
-  const visibility = await ChangeVisibility.load(ctx);
-  if (!visibility.unrestricted) {
-    const visible = await visibleCommentRows(ctx, await rows.execute(), visibility);
-    return { count: visible.length, items: (await presentComments(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible)) as CommentOut[] };
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await presentComments(ctx, await rows.execute())) as CommentOut[] };
-}
 
 /** A comment the caller may see (its changed object included), else undefined. */
 async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
@@ -192,19 +166,7 @@ export function registerCommentRoutes(host: Host): void {
     objectType: CHANGE_COMMENT_TYPE,
     path,
     output: commentOutput,
-    filters: {
-      id: { type: 'int' },
-      change_request_id: { type: 'int' },
-      change_diff_id: { type: 'int' },
-      author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
-      parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
-      is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).' },
-      resolved: { type: 'bool', description: 'Thread roots that are (not) resolved.' },
-      attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
-      attribute__isnull: { type: 'bool', description: 'Comments about the whole object (true) or about one attribute (false).' },
-    },
-    ordering: Object.keys(ORDER),
-    list: listComments,
+    list: commentList,
     get: getComment,
   });
 

@@ -25,3 +25,8 @@ export function nowIso(ctx: Ctx): string {
 export function jsonArrayHasAny(column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
   return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) where value in (${sql.join([...values])}))`;
 }
+
+/** SQL: the JSON array in `column` holds the value of `valueColumn` (both qualified column names). */
+export function jsonArrayHasColumn(column: string, valueColumn: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) where value = ${sql.ref(valueColumn)})`;
+}

@@ -1,4 +1,4 @@
-import { type Ctx, branchDataMemo } from '../../../host';
+import { type Ctx } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { ccDb, parseJson } from '../db/database';
 import type { GoverningPolicy } from '../evaluation/load';
@@ -12,7 +12,7 @@ export async function branchMatchables(ctx: Ctx, branchId: number): Promise<Matc
 
 /** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
 export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
-  return branchDataMemo.get(ctx, `match|${branchId}`, () => matchBranchNow(ctx, branchId));
+  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId));
 }
 
 async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
@@ -25,7 +25,7 @@ async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPoli
 
 /** The policies attached to a change request at its last refresh, by weight. */
 export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
-  return branchDataMemo.get(ctx, `attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId));
+  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId));
 }
 
 async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
@@ -54,7 +54,6 @@ export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, go
   const typesBefore = new Map(before.map((r) => [r.policy_id, r.matched_object_types]));
   const typesChanged = governing.some((g) => typesBefore.get(g.policy.id) !== JSON.stringify(g.matchedObjectTypes));
   if (!moved && !typesChanged) return false;
-  branchDataMemo.forget(ctx);
   await db.deleteFrom('cc_change_request_policies').where('change_request_id', '=', changeRequestId).execute();
   if (governing.length > 0) {
     await db

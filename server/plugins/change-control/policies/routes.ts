@@ -1,17 +1,16 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds, branchDataMemo } from '../../../host';
-import { registerResource, type ListOptions } from '../../../host/http';
+import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { registerResource } from '../../../host/http';
+import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
-import { ccDb, fromBool, jsonArrayHasAny, nowIso } from '../db/database';
+import { ccDb, fromBool, nowIso } from '../db/database';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
-import { getPolicyRow, getRuleRow, presentPolicy, presentRule, type PolicyOut, type PolicyRuleOut } from './repository';
+import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
 type RuleWrite = z.infer<typeof policyRuleWrite>;
 
-const POLICY_ORDER = { id: 'id', name: 'name', weight: 'weight', created: 'created', last_updated: 'last_updated' } as const;
-const RULE_ORDER = { id: 'id', name: 'name', policy: 'policy_id', min_reviews: 'min_reviews', created: 'created' } as const;
 
 function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
   for (const type of input.object_types ?? []) {
@@ -59,26 +58,6 @@ async function validateCheckSettings(ctx: Ctx, input: Partial<PolicyWrite>, exis
   }
 }
 
-async function listPolicies(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PolicyOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_policies');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  if (filters.enabled) q = q.where('enabled', 'in', filters.enabled.map((v) => fromBool(v as boolean)));
-  if (filters.object_type) {
-    const types = filters.object_type as string[];
-    q = q.where(jsonArrayHasAny('cc_policies.object_types', types));
-  }
-  if (filters.required_checks) {
-    // Several values are OR: policies naming any of them.
-    const names = filters.required_checks as string[];
-    q = q.where(jsonArrayHasAny('cc_policies.checks', names));
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(POLICY_ORDER[o.field as keyof typeof POLICY_ORDER], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => presentPolicy(ctx, r)) };
-}
 
 /** The change requests a policy governs now (the attached set). */
 async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
@@ -90,25 +69,6 @@ async function refreshGovernedBy(ctx: Ctx, policyId: number): Promise<void> {
   for (const id of await governedBy(ctx, policyId)) await requestRefresh(ctx, id, { rematch: false });
 }
 
-async function listRules(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: PolicyRuleOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_policy_rules');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.policy_id) q = q.where('policy_id', 'in', filters.policy_id as number[]);
-  if (filters.name) q = q.where('name', 'in', filters.name as string[]);
-  if (filters.user_id) {
-    const ids = filters.user_id as number[];
-    q = q.where(jsonArrayHasAny('cc_policy_rules.users', ids));
-  }
-  if (filters.group_id) {
-    const ids = filters.group_id as number[];
-    q = q.where(jsonArrayHasAny('cc_policy_rules.groups', ids));
-  }
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(RULE_ORDER[o.field as keyof typeof RULE_ORDER], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: (await rows.execute()).map((r) => presentRule(ctx, r)) };
-}
 
 async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
   if (!(await getPolicyRow(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
@@ -138,19 +98,7 @@ export function registerPolicyRoutes(host: Host): void {
     objectType: POLICY_TYPE,
     path: MODELS.policy.path,
     output: policyOutput,
-    filters: {
-      id: { type: 'int' },
-      name: { type: 'string' },
-      enabled: { type: 'bool' },
-      object_type: { type: 'string', description: 'Policies whose object types include this "app_label.model".' },
-      required_checks: { type: 'string', description: 'Policies whose checks name this check (several values: any of them).' },
-    },
-    ordering: Object.keys(POLICY_ORDER),
-    defaultOrdering: [
-      { field: 'weight', desc: false },
-      { field: 'id', desc: false },
-    ],
-    list: listPolicies,
+    list: policyList,
     get: async (ctx, id) => {
       const row = await getPolicyRow(ctx, id);
       return row ? presentPolicy(ctx, row) : undefined;
@@ -158,8 +106,6 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         await validateCheckSettings(ctx, input, []);
         await requireUniquePolicyName(ctx, input.name);
@@ -190,8 +136,6 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyWrite.partial(),
       put: policyWrite,
       run: async (ctx, existing, input: Partial<PolicyWrite>) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         validatePolicy(ctx, input);
         await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
@@ -200,8 +144,6 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
-      // Matches and rules read earlier in this transaction no longer hold.
-      branchDataMemo.forget(ctx);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
@@ -215,15 +157,7 @@ export function registerPolicyRoutes(host: Host): void {
     objectType: POLICY_RULE_TYPE,
     path: MODELS.policyRule.path,
     output: policyRuleOutput,
-    filters: {
-      id: { type: 'int' },
-      policy_id: { type: 'int' },
-      name: { type: 'string' },
-      user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".' },
-      group_id: { type: 'int' },
-    },
-    ordering: Object.keys(RULE_ORDER),
-    list: listRules,
+    list: ruleList,
     get: async (ctx, id) => {
       const row = await getRuleRow(ctx, id);
       return row ? presentRule(ctx, row) : undefined;
@@ -231,8 +165,6 @@ export function registerPolicyRoutes(host: Host): void {
     create: {
       body: policyRuleWrite,
       run: async (ctx, input: RuleWrite) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
         const row = await ccDb(ctx)
@@ -248,8 +180,6 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyRuleWrite.partial(),
       put: policyRuleWrite,
       run: async (ctx, existing, input: Partial<RuleWrite>) => {
-        // Matches and rules read earlier in this transaction no longer hold.
-        branchDataMemo.forget(ctx);
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
@@ -259,8 +189,6 @@ export function registerPolicyRoutes(host: Host): void {
       },
     },
     remove: async (ctx, existing) => {
-      // Matches and rules read earlier in this transaction no longer hold.
-      branchDataMemo.forget(ctx);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
       await refreshGovernedBy(ctx, existing.policy);
     },

@@ -1,12 +1,13 @@
 import type { z } from 'zod';
 import { branchContributors } from '../../branching';
-import { review as reviewOutput, reviewCreate, reviewUpdate, REVIEW_DECISIONS, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
+import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, type ListOptions, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
-import { ccDb, fromBool, nowIso } from '../db/database';
+import { ccDb, nowIso } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
@@ -17,21 +18,7 @@ type ReviewOut = Review & ApiObject;
 type CreateInput = z.infer<typeof reviewCreate>;
 type UpdateInput = z.infer<typeof reviewUpdate>;
 
-const ORDER = { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' } as const;
 
-async function listReviews(ctx: Ctx, { filters, ordering, page }: ListOptions): Promise<{ count: number; items: ReviewOut[] }> {
-  let q = ccDb(ctx).selectFrom('cc_reviews');
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.change_request_id) q = q.where('change_request_id', 'in', filters.change_request_id as number[]);
-  if (filters.reviewer_id) q = q.where('reviewer_id', 'in', filters.reviewer_id as number[]);
-  if (filters.decision) q = q.where('decision', 'in', filters.decision as ReviewRow['decision'][]);
-  if (filters.stale) q = q.where('stale', 'in', filters.stale.map((v) => fromBool(v as boolean)));
-  const { count } = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let rows = q.selectAll();
-  for (const o of ordering) rows = rows.orderBy(ORDER[o.field as keyof typeof ORDER], o.desc ? 'desc' : 'asc');
-  if (page) rows = rows.limit(page.limit).offset(page.offset);
-  return { count: Number(count), items: await presentReviewRows(ctx, await rows.execute()) };
-}
 
 async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
   const row = await getReviewRow(ctx, id);
@@ -151,15 +138,7 @@ export function registerReviewRoutes(host: Host): void {
     objectType: REVIEW_TYPE,
     path,
     output: reviewOutput,
-    filters: {
-      id: { type: 'int' },
-      change_request_id: { type: 'int' },
-      reviewer_id: { type: 'int', allowMe: true, description: 'Reviewer user id, or "me".' },
-      decision: { type: 'choice', choices: REVIEW_DECISIONS },
-      stale: { type: 'bool' },
-    },
-    ordering: Object.keys(ORDER),
-    list: listReviews,
+    list: reviewList,
     get: getReview,
     ownChangelog: true,
   });

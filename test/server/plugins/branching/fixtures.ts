@@ -45,7 +45,6 @@ export async function createUser(svc: TestService, username: string, grants: Per
       })
       .execute();
   }
-  svc.host.invalidateIdentity();
   return { id: user.id, client: svc.as(key) };
 }
 

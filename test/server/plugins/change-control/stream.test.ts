@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { streamEvent, STREAM_EVENTS } from '../../../../contract/api/change-control';
 import { createCtx } from '../../../../server/host/core/context';
 import { streamHub } from '../../../../server/plugins/change-control/stream/routes';
-import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/store';
+import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/stream-repository';
 import { startService, type TestService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
 import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL, ccDb } from './fixtures';

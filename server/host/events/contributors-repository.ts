@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../host';
+import type { Ctx } from '../core/context';
 
 /**
  * Who changed objects in a branch, as the branch's own changelog says: every user with a

@@ -1,0 +1,52 @@
+import { ChangeVisibility } from '../../branching';
+import { type ApiObject, type Ctx, defineList } from '../../../host';
+import type { ChangeComment } from '../../../../contract/api/change-control';
+import { ccDb } from '../db/database';
+import { presentComments, visibleCommentRows } from './repository';
+
+/**
+ * `comments/`: filters, `q` over the text, ordering. Comments show the changed object they are
+ * anchored to: a caller whose view of changes is restricted gets only those they may see it for
+ * (judged in code, before the page is cut).
+ */
+export const commentList = defineList({
+  name: 'comments',
+  from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_comments').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    change_request_id: { type: 'int', column: 'change_request_id' },
+    change_diff_id: { type: 'int', column: 'change_diff_id' },
+    author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".', column: 'author_id' },
+    parent_id: { type: 'int', description: 'Replies in the thread of this root comment.', column: 'parent_id' },
+    is_root: {
+      type: 'bool',
+      description: 'Only thread roots (true) or only replies (false).',
+      where: (values) => (eb) => eb.or(values.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))),
+    },
+    resolved: {
+      type: 'bool',
+      description: 'Thread roots that are (not) resolved.',
+      where: (values) => (eb) => eb.and([eb('parent_id', 'is', null), eb('resolved', 'in', values.map((v) => (v ? 1 : 0)))]),
+    },
+    thread: {
+      type: 'int',
+      description: 'Every comment of the thread whose root has this id (the root and its replies).',
+      where: (ids) => (eb) => eb.or([eb('id', 'in', ids as number[]), eb('parent_id', 'in', ids as number[])]),
+    },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
+    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
+    attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).', column: 'attribute' },
+    attribute__isnull: {
+      type: 'bool',
+      description: 'Comments about the whole object (true) or about one attribute (false).',
+      where: (values) => (eb) => eb.or(values.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))),
+    },
+  },
+  ordering: { id: 'id', created: 'created', last_updated: 'last_updated' },
+  search: ['text'],
+  admit: async (ctx) => {
+    const visibility = await ChangeVisibility.load(ctx);
+    return visibility.unrestricted ? null : (rows) => visibleCommentRows(ctx, rows, visibility);
+  },
+  present: async (ctx, rows) => (await presentComments(ctx, rows)) as Array<ChangeComment & ApiObject>,
+});

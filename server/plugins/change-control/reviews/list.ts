@@ -1,0 +1,23 @@
+import { type Ctx, defineList } from '../../../host';
+import { REVIEW_DECISIONS } from '../../../../contract/api/change-control';
+import { ccDb } from '../db/database';
+import { presentReviewRows } from './repository';
+
+/** `reviews/`: filters, `q` over the review's comment, ordering. */
+export const reviewList = defineList({
+  name: 'reviews',
+  from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_reviews').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    change_request_id: { type: 'int', column: 'change_request_id' },
+    reviewer_id: { type: 'int', allowMe: true, description: 'Reviewer user id, or "me".', column: 'reviewer_id' },
+    decision: { type: 'choice', choices: REVIEW_DECISIONS, column: 'decision' },
+    author_id: { type: 'int', allowMe: true, description: 'The review\'s author (its reviewer), or "me".', column: 'reviewer_id' },
+    stale: { type: 'bool', column: 'stale' },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
+    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
+  },
+  ordering: { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' },
+  search: ['comment'],
+  present: presentReviewRows,
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCtx, inTransaction } from '../../../../server/host/core/context';
+import { ReadMemo } from '../../../../server/host/core/read-memo';
+import { startService, type TestService } from '../../../support/service';
+import { actor } from '../users/fixtures';
+
+/** The version row as stored. */
+async function versionRow(svc: TestService): Promise<number> {
+  return (await svc.host.db.selectFrom('data_version').select('version').executeTakeFirstOrThrow()).version;
+}
+
+function ctxOf(svc: TestService) {
+  return createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
+}
+
+describe('the data version and the read memo (one invalidation mechanism)', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startService();
+  });
+  afterEach(async () => {
+    await svc.close();
+  });
+
+  it('moves once per committed write transaction, not for reads, failed writes or read-only transactions', async () => {
+    const v0 = await versionRow(svc);
+    assert.equal((await svc.admin.get('/api/users/users/')).status, 200);
+    assert.equal(await versionRow(svc), v0);
+    assert.equal((await svc.admin.post('/api/users/users/', { username: 'alice' })).status, 201);
+    const v1 = await versionRow(svc);
+    assert.equal(v1, v0 + 1);
+    // Refused (the name is taken): rolled back, the version with it.
+    assert.equal((await svc.admin.post('/api/users/users/', { username: 'alice' })).status, 400);
+    assert.equal(await versionRow(svc), v1);
+    await inTransaction(ctxOf(svc), async (tx) => {
+      await tx.db.selectFrom('users').select('id').execute();
+    });
+    assert.equal(await versionRow(svc), v1);
+  });
+
+  it('serves an answer again until any write commits, then computes it afresh', async () => {
+    const memo = new ReadMemo();
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = () => memo.get(ctx, 'k', async () => ++computed);
+    assert.equal(await read(), 1);
+    assert.equal(await read(), 1);
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+    });
+    assert.equal(await read(), 2);
+    // A write on the service's handle outside any transaction counts too.
+    await svc.host.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
+    assert.equal(await read(), 3);
+    assert.equal(await read(), 3);
+  });
+
+  it('inside a transaction, keeps answers for that transaction until it writes', async () => {
+    const memo = new ReadMemo();
+    let computed = 0;
+    await inTransaction(ctxOf(svc), async (tx) => {
+      const read = () => memo.get(tx, 'k', async () => ++computed);
+      assert.equal(await read(), 1);
+      assert.equal(await read(), 1);
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(), 2);
+      assert.equal(await read(), 2);
+    });
+    // Nothing of the transaction is served outside it.
+    assert.equal(await memo.get(ctxOf(svc), 'k', async () => ++computed), 3);
+  });
+
+  it('is bounded: the least recently used answer goes first', async () => {
+    const memo = new ReadMemo(3);
+    const ctx = ctxOf(svc);
+    const computed: string[] = [];
+    const read = (key: string) => memo.get(ctx, key, async () => (computed.push(key), key));
+    for (const key of ['a', 'b', 'c']) await read(key);
+    await read('a');
+    await read('d');
+    assert.equal(memo.size, 3);
+    await read('a');
+    await read('c');
+    await read('d');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd']);
+    await read('b');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd', 'b']);
+  });
+});
+
+describe('several instances on one database', () => {
+  let dir: string;
+  let a: TestService;
+  let b: TestService;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cc-instances-'));
+    a = await startService({ db: join(dir, 'shared.sqlite') });
+    b = await startService({ db: join(dir, 'shared.sqlite') });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("never serves a cached identity or permission after another instance's write", async () => {
+    const alice = await actor(a, 'alice', [{ object_types: ['users.user'], actions: ['view'] }]);
+    const onB = b.as(alice.key);
+    assert.equal((await onB.get('/api/users/me/')).status, 200);
+    assert.equal((await onB.get('/api/users/users/')).status, 200);
+    assert.equal((await onB.get('/api/users/users/')).status, 200);
+
+    const permissions = await a.admin.get('/api/users/permissions/');
+    for (const p of permissions.body.results) assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
+    assert.equal((await onB.get('/api/users/users/')).status, 403);
+
+    assert.equal((await a.admin.patch(`/api/users/users/${alice.id}/`, { is_active: false })).status, 200);
+    assert.equal((await onB.get('/api/users/me/')).status, 403);
+  });
+});
