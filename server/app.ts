@@ -140,6 +140,13 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped.replace(/\/$/, '')}/?$`);
 }
 
+/** Every migration the service runs with these plugins: the host's, then each plugin's. */
+export function migrationsOf(plugins: HostPlugin[]): Record<string, Migration> {
+  const migrations: Record<string, Migration> = { ...hostMigrations };
+  for (const plugin of plugins) Object.assign(migrations, plugin.migrations ?? {});
+  return migrations;
+}
+
 /**
  * Builds the service: runs migrations, creates the host, registers the host core and the
  * plugins, and mounts every registered route with the API conventions (token auth,
@@ -151,9 +158,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const plugins = deps.plugins ?? defaultPlugins(deps.config, deps.configDir ?? process.cwd());
   checkPlugins(plugins);
 
-  const migrations: Record<string, Migration> = { ...hostMigrations };
-  for (const plugin of plugins) Object.assign(migrations, plugin.migrations ?? {});
-  await migrate(deps.db, migrations);
+  await migrate(deps.db, migrationsOf(plugins));
 
   const host = createHost({ db: deps.db, clock: deps.clock, config: deps.config, log });
   registerHostCore(host);

@@ -164,6 +164,8 @@ export const changeRequest = z.object({
   gates_cleared: z.boolean(),
   scheduled_start: z.string().nullable(),
   scheduled_end: z.string().nullable(),
+  /** "Window too short": the window is shorter than the automatic-merge interval (null otherwise). */
+  window_warning: z.string().nullable().default(null),
   auto_merge: z.boolean(),
   comments: z.string(),
   policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()), enforcement: z.enum(POLICY_ENFORCEMENTS) })),

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { valuesTable } from '../db/portable';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
 import type { Ctx } from '../core/context';
@@ -84,7 +84,7 @@ const objectChangeList = defineList({
     const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
     return (eb) =>
       eb.and([
-        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))])]),
+        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))])]),
         ...(hidden.length > 0 ? [eb('changed_object_type', 'not in', hidden)] : []),
       ]);
   },

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { CHANGE_REQUEST_STATUSES, CHECK_STATUSES, PRIORITIES } from '../../../../contract/api/change-control';
 import { ChangeVisibility } from '../../branching';
-import { type Ctx, type DeclaredList, defineList, likePattern, textContains } from '../../../host';
+import { type Ctx, type DeclaredList, defineList, foldedLike, likePattern, textContains } from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
@@ -42,8 +42,8 @@ const declared = defineList({
     ref: {
       type: 'string',
       description: 'Partial, case-insensitive match on the external reference; several values combine as OR.',
-      // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
-      where: (refs) => (eb) => eb.or(refs.map((r) => sql<boolean>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r as string)} escape '\\'`)),
+      // Case folded beyond ASCII; `\` escapes % and _ in the pattern, so they match literally.
+      where: (refs, ctx) => (eb) => eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r as string)))),
     },
     gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).', column: 'gates_cleared' },
     has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.', column: 'has_conflicts' },

@@ -1,6 +1,6 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
 import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches } from '../../../host';
-import { windowState } from '../gate/change-window';
+import { windowState, windowWarning } from '../gate/change-window';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
@@ -43,6 +43,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
     gates_cleared: toBool(row.gates_cleared),
     scheduled_start: row.scheduled_start,
     scheduled_end: row.scheduled_end,
+    window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
     policies: related.policies,

@@ -40,7 +40,7 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
   'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'override', 'digest', 'actions', 'created', 'last_updated',
+  'merge_blocked_reason', 'has_conflicts', 'window_warning', 'gates_cleared', 'policies', 'override', 'digest', 'actions', 'created', 'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */

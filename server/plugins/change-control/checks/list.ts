@@ -32,7 +32,7 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
       .innerJoin('cc_policies as p', 'p.id', 'crp.policy_id')
       .select('crp.policy_id')
       .whereRef('crp.change_request_id', '=', 'cc_merge_checks.change_request_id')
-      .where(jsonArrayHasColumn('p.checks', 'cc_merge_checks.name')),
+      .where(jsonArrayHasColumn(ctx.db, 'p.checks', 'cc_merge_checks.name')),
   );
   const inList = (names: string[]): Expression<SqlBool> => (names.length === 0 ? never : eb('cc_merge_checks.name', 'in', names));
   return eb.or([

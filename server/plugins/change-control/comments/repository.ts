@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects } from '../../../host';
+import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
@@ -23,7 +22,6 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   if (rows.length === 0) return [];
   const visibility = known ?? (await ChangeVisibility.load(ctx));
   if (visibility.unrestricted) return [...rows];
-  const json = (ids: Iterable<number | null>) => JSON.stringify([...new Set([...ids].filter((id): id is number => id !== null))]);
   const changes = new Map(
     (await branchChangesByIds(ctx, rows.flatMap((r) => (r.change_diff_id === null ? [] : [r.change_diff_id])))).map((c) => [c.id, c]),
   );
@@ -31,7 +29,7 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   const requests = new Map(
     gone.length === 0
       ? []
-      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(gone.map((r) => r.change_request_id))})`.as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, [...new Set(gone.map((r) => r.change_request_id))]).as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
   );
   const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
   const refs: Array<ChangedObjectRef & { row: R }> = [];

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { databaseKind } from '../../../host';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -178,10 +179,14 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
  */
 async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_comments').addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  const textChanged =
+    databaseKind(db) === 'postgres'
+      ? sql`(prechange_data::jsonb -> 'text') IS DISTINCT FROM (postchange_data::jsonb -> 'text')`
+      : sql`json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text')`;
   await sql`UPDATE cc_change_comments SET edited = 1 WHERE id IN (
     SELECT changed_object_id FROM object_changes
     WHERE changed_object_type = 'change_control.changecomment' AND action = 'update'
-      AND json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text'))`.execute(db);
+      AND ${textChanged})`.execute(db);
 }
 
 /**

@@ -15,14 +15,14 @@ export const policyList = defineList({
     object_type: {
       type: 'string',
       description: 'Policies whose object types include this "app_label.model".',
-      where: (types) => () => jsonArrayHasAny('cc_policies.object_types', types as string[]),
+      where: (types, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policies.object_types', types as string[]),
     },
     object_type_id: {
       type: 'int',
       description: 'Policies whose object types include the object type with this id (/api/core/object-types/).',
       where: (ids, ctx) => {
         const names = ctx.host.objectTypes.all().filter((t) => ids.includes(t.id)).map((t) => t.name);
-        return () => (names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny('cc_policies.object_types', names));
+        return () => (names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny(ctx.db, 'cc_policies.object_types', names));
       },
     },
     weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', column: 'weight', range: true },
@@ -41,7 +41,7 @@ export const policyList = defineList({
     required_checks: {
       type: 'string',
       description: 'Policies whose checks name this check (several values: any of them).',
-      where: (names) => () => jsonArrayHasAny('cc_policies.checks', names as string[]),
+      where: (names, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policies.checks', names as string[]),
     },
   },
   ordering: { id: 'id', name: 'name', weight: 'weight', created: 'created', last_updated: 'last_updated' },
@@ -76,8 +76,8 @@ export const ruleList = defineList({
     id: { type: 'int', column: 'id' },
     policy_id: { type: 'int', column: 'policy_id' },
     name: { type: 'string', column: 'name' },
-    user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids) => () => jsonArrayHasAny('cc_policy_rules.users', ids as number[]) },
-    group_id: { type: 'int', where: (ids) => () => jsonArrayHasAny('cc_policy_rules.groups', ids as number[]) },
+    user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]) },
+    group_id: { type: 'int', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]) },
     min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', column: 'min_reviews', range: true },
     eligible_for: {
       type: 'int',
@@ -87,7 +87,7 @@ export const ruleList = defineList({
         const users = ids as number[];
         const groups = await groupsOfViewable(ctx, users);
         return (eb) =>
-          eb.or([jsonArrayHasAny('cc_policy_rules.users', users), ...(groups.length > 0 ? [jsonArrayHasAny('cc_policy_rules.groups', groups)] : [])]);
+          eb.or([jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', users), ...(groups.length > 0 ? [jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', groups)] : [])]);
       },
     },
   },

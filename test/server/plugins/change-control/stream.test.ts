@@ -271,10 +271,11 @@ describe('change control: the event stream (stream/)', () => {
     assert.equal(await last(), before, 'nothing was kept');
     const mark = await sentinel(sc);
     const received = await s.nextUntil(isComment(mark));
-    // The first event the stream sends is the sentinel's own, right after what existed before.
-    assert.equal(Number(received[0]!.id), before + 1);
     assert.ok(!said(received).some((x) => x.includes('boom')));
-    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).execute();
+    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).orderBy('id').execute();
+    // The first event the stream sends is the sentinel's own, the first kept after what existed
+    // before (on SQLite right after it; PostgreSQL's identities skip what a rollback used).
+    assert.equal(Number(received[0]!.id), (mine as Array<{ id: number }>)[0]!.id);
     assert.deepEqual(received.map((e) => Number(e.id)), (mine as Array<{ id: number }>).map((r) => r.id).filter((id) => id <= Number(received[received.length - 1]!.id)));
   });
 
