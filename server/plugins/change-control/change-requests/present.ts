@@ -23,7 +23,7 @@ interface Related {
   policies: ChangeRequest['policies'];
 }
 
-type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes'>;
+type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'>;
 
 function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
   return {
@@ -47,7 +47,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     ? await ccDb(ctx)
         .selectFrom('cc_change_request_policies')
         .innerJoin('cc_policies', 'cc_policies.id', 'cc_change_request_policies.policy_id')
-        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_change_request_policies.matched_object_types as types'])
+        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_policies.enforcement as enforcement', 'cc_change_request_policies.matched_object_types as types'])
         .where('cc_change_request_policies.change_request_id', 'in', ids)
         .orderBy('cc_policies.weight')
         .orderBy('cc_policies.id')
@@ -58,7 +58,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     out.set(row.id, {
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
       overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
-      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []) })),
+      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []), enforcement: a.enforcement })),
     });
   }
   return out;
@@ -94,6 +94,7 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
       has_conflicts: state.hasConflicts,
       queue_position: (await queuePositions(ctx, [row.id])).get(row.id) ?? null,
       freezes: state.freezes,
+      digest: state.digest,
     },
     actions,
   );
@@ -162,6 +163,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
         has_conflicts: toBool(row.has_conflicts),
         queue_position: positions.get(row.id) ?? null,
         freezes,
+        digest: row.digest,
       },
       actions,
     );
