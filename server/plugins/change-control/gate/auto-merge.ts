@@ -1,5 +1,5 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import { actingUser, branchAccess, createCtx, findBranch, inTransaction, isClaimed, withClaim, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -51,10 +51,24 @@ async function setJob(host: HostServices, id: number, state: 'running' | 'comple
 
 /** Runs one queued merge job: the merge gate is consulted again; the outcome is kept on the job. */
 export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
+  // Claimed while it runs (another instance starting up leaves it alone), and moved from
+  // pending to running in one statement: whichever instance gets there first runs it, once.
+  await withClaim(host.db, MERGE_JOB_CLAIM, jobId, () => runClaimedJob(host, jobId, requestId, baseUrl));
+}
+
+const MERGE_JOB_CLAIM = 'change-control-merge-job';
+
+async function runClaimedJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
-  const job = await ccDb(base).selectFrom('cc_merge_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
-  if (!job || job.state !== 'pending') return;
-  await setJob(host, jobId, 'running');
+  const claimed = await ccDb(base)
+    .updateTable('cc_merge_jobs')
+    .set({ state: 'running', last_updated: host.clock.now().toISOString() })
+    .where('id', '=', jobId)
+    .where('state', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+  if (!claimed) return;
+  const job = claimed;
   try {
     const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
     const user = await actingUser(base, cr?.requester_id ?? null);
@@ -94,9 +108,15 @@ export async function sweepAutoMerge(host: HostServices): Promise<number> {
 /** Jobs left running by a stopped service did not finish: they are marked failed, so the branch can be queued again. */
 export async function recoverInterruptedJobs(host: HostServices): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId: 'auto-merge-recovery', baseUrl: '' });
+  const live = await ccDb(ctx).selectFrom('cc_merge_jobs').select('id').where('state', 'in', ['pending', 'scheduled', 'running']).execute();
+  // A job another instance is running now is its own (it holds the job's claim).
+  const orphaned: number[] = [];
+  for (const { id } of live) if (!(await isClaimed(host.db, MERGE_JOB_CLAIM, id))) orphaned.push(id);
+  if (orphaned.length === 0) return;
   await ccDb(ctx)
     .updateTable('cc_merge_jobs')
     .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: host.clock.now().toISOString() })
+    .where('id', 'in', orphaned)
     .where('state', 'in', ['pending', 'scheduled', 'running'])
     .execute();
 }
