@@ -7,6 +7,7 @@ import { loadCheckPlugins } from './checks/plugin-loader';
 import { registerReportCheckAction } from './checks/report-check-action';
 import { registerCheckRoutes } from './checks/routes';
 import { registerCheckTriggers } from './checks/triggers';
+import { checkTimeoutSweeper } from './checks/timeouts';
 import { registerCommentRoutes } from './comments/routes';
 import { changeControlMigrations } from './db/migrations';
 import { registerBranchHooks } from './branch-hooks';
@@ -14,11 +15,13 @@ import { registerLifecycleEventTypes } from './change-requests/lifecycle-events'
 import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
 import { registerPolicyRoutes } from './policies/routes';
 import { registerFreezeRoutes } from './freezes/routes';
+import { registerMergeQueueRoute } from './gate/queue-routes';
 import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
 import { registerSettingsRoute } from './settings';
+import { registerPreviewRoute } from './preview/routes';
 import { registerStreamAnnouncements } from './stream/announce';
 import { registerStreamRoutes } from './stream/routes';
 
@@ -55,12 +58,14 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
 
       registerPolicyRoutes(host);
       registerFreezeRoutes(host);
+      registerMergeQueueRoute(host);
       registerChangeRequestRoutes(host);
       registerReviewRoutes(host);
       registerCommentRoutes(host);
       registerCheckRoutes(host);
       registerCheckTriggers(host);
       registerSettingsRoute(host);
+      registerPreviewRoute(host);
       registerStreamRoutes(host);
       registerStreamAnnouncements(host);
       registerBranchHooks(host);
@@ -71,6 +76,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       afterRefresh(host).push(queueAutoMerge);
       await recoverInterruptedJobs(host);
       host.background.push(autoMergeSweeper(host));
+      host.background.push(checkTimeoutSweeper(host));
     },
   };
 }

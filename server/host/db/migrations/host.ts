@@ -218,10 +218,22 @@ async function indexObjectChangesByBranch(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('object_changes_branch_user').on('object_changes').columns(['branch_id', 'user_id', 'changed_object_type']).execute();
 }
 
+/** Failed password attempts, shared by every instance of the service (the credential throttle). */
+async function createCredentialFailures(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('credential_failures')
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('credential_failures_key').on('credential_failures').columns(['key', 'at']).execute();
+  await db.schema.createIndex('credential_failures_at').on('credential_failures').column('at').execute();
+}
+
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
   '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
   '00-host-0004-data-version': { up: createDataVersion },
+  '00-host-0005-credential-failures': { up: createCredentialFailures },
 };

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
-import { registerResource } from '../../../host/http';
+import { conditionSetProblem, Conflict, recordChange, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { ccDb, fromBool, nowIso } from '../db/database';
-import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
+import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
@@ -41,10 +41,74 @@ function policyColumns(input: Partial<PolicyWrite>) {
     ...(input.condition_state !== undefined ? { condition_state: input.condition_state } : {}),
     // A write replaces the whole list.
     ...(input.checks !== undefined ? { checks: JSON.stringify(dedupe(input.checks)) } : {}),
+    ...(input.enforcement !== undefined ? { enforcement: input.enforcement } : {}),
+    ...(input.check_settings !== undefined ? { check_settings: JSON.stringify(input.check_settings) } : {}),
     ...(input.comments !== undefined ? { comments: input.comments } : {}),
   };
 }
 
+/** `check_settings` names only checks of the policy (its `checks` after the write), and existing users and groups. */
+async function validateCheckSettings(ctx: Ctx, input: Partial<PolicyWrite>, existingChecks: readonly string[]): Promise<void> {
+  if (!input.check_settings) return;
+  const checks = new Set(input.checks ?? existingChecks);
+  for (const [name, settings] of Object.entries(input.check_settings)) {
+    if (!checks.has(name)) throw ValidationError.field('check_settings', `"${name}" is not one of the policy's checks.`);
+    await requireExistingIds(ctx, 'users', 'check_settings', settings.reporter?.users ?? []);
+    await requireExistingIds(ctx, 'groups', 'check_settings', settings.reporter?.groups ?? []);
+  }
+}
+
+
+/** How many governed requests a 409 names (the count says how many there are). */
+const NAMED_IN_REFUSAL = 20;
+
+const FORCE_DOC = [{ name: 'force', description: 'true: delete even though open change requests are governed by it; they are detached and refreshed.' }];
+
+function forced(query: QueryParams): boolean {
+  const raw = query.force?.[0];
+  if (raw === undefined || raw === '') return false;
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw ValidationError.field('force', `"${raw}" is not a valid boolean (use true or false).`);
+}
+
+/**
+ * Deleting what governs open change requests: refused (409 naming them, at most
+ * NAMED_IN_REFUSAL, with their count) unless forced; forced, each request records in its
+ * changelog what was detached and by whom. Returns the open requests concerned.
+ */
+async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: QueryParams): Promise<number[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_request_policies as crp')
+    .innerJoin('cc_change_requests as cr', 'cr.id', 'crp.change_request_id')
+    .select(['cr.id', 'cr.title', 'cr.branch_name', 'cr.ref', 'cr.status'])
+    .where('crp.policy_id', '=', policyId)
+    .where('cr.status', 'not in', ['completed', 'abandoned'])
+    .orderBy('cr.id')
+    .execute();
+  if (rows.length === 0) return [];
+  const force = forced(query);
+  if (!force) {
+    const named = rows.slice(0, NAMED_IN_REFUSAL).map((r) => `#${r.id}`);
+    const more = rows.length > named.length ? ` and ${rows.length - named.length} more` : '';
+    throw new Conflict(`${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${named.join(', ')}${more}); delete with ?force=true to detach it and refresh them.`, {
+      change_requests: rows.slice(0, NAMED_IN_REFUSAL).map((r) => r.id),
+      count: rows.length,
+    });
+  }
+  for (const r of rows) {
+    await recordChange(ctx, {
+      action: 'update',
+      objectType: CHANGE_REQUEST_TYPE,
+      objectId: r.id,
+      repr: r.title || r.branch_name,
+      prechange: { governed_by: what },
+      postchange: { detached: what, forced_by: ctx.user?.username ?? null },
+    });
+  }
+  return rows.map((r) => r.id);
+}
 
 /** The change requests a policy governs now (the attached set). */
 async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
@@ -94,6 +158,7 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
         validatePolicy(ctx, input);
+        await validateCheckSettings(ctx, input, []);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
         const row = await ccDb(ctx)
@@ -123,12 +188,15 @@ export function registerPolicyRoutes(host: Host): void {
       put: policyWrite,
       run: async (ctx, existing, input: Partial<PolicyWrite>) => {
         validatePolicy(ctx, input);
+        await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
         await requestRefreshOfOpen(ctx, { rematch: true });
       },
     },
-    remove: async (ctx, existing) => {
+    removeQuery: FORCE_DOC,
+    remove: async (ctx, existing, query) => {
+      await guardGoverned(ctx, `Policy "${existing.name}"`, existing.id, query);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
@@ -173,7 +241,9 @@ export function registerPolicyRoutes(host: Host): void {
         if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
       },
     },
-    remove: async (ctx, existing) => {
+    removeQuery: FORCE_DOC,
+    remove: async (ctx, existing, query) => {
+      await guardGoverned(ctx, `Rule "${existing.name}"`, existing.policy, query);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
       await refreshGovernedBy(ctx, existing.policy);
     },
