@@ -75,7 +75,14 @@ function moveDataVersion(db: SQLite.Database): void {
   db.prepare('UPDATE data_version SET version = version + 1 WHERE id = 1').run();
 }
 
-/** Scenario 2's data: `count` change requests (each on its own branch), about a third with gates cleared. */
+/** Scenario 8's rare type: the branches of 25 of scenario 2's requests (all open) touch it. */
+export const RARE_TYPE = 'ipam.vlan';
+const isRare = (i: number) => i % 798 === 0 && i / 798 < 25;
+
+/**
+ * Scenario 2's data: `count` change requests (each on its own branch), about a third with gates
+ * cleared. Each branch creates one object: an interface, or on 25 of them (scenario 8) a VLAN.
+ */
 export function seedManyRequests(dbFile: string, count: number, requesterId: number): void {
   const db = new SQLite(dbFile);
   db.pragma('busy_timeout = 10000');
@@ -89,6 +96,11 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
        scheduled_start, scheduled_end, auto_merge, comments, approved, gates_cleared, has_conflicts, created, last_updated)
      VALUES (?, ?, 0, ?, '', ?, ?, 'medium', ?, NULL, NULL, 0, '', ?, ?, 0, ?, ?)`,
   );
+  const insertChange = db.prepare(
+    `INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, premerge, created, last_updated)
+     VALUES (?, ?, ?, 'create', NULL, ?, NULL, ?, ?)`,
+  );
+  const firstObjectId = 5_000_000;
   const statuses = ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'];
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
@@ -97,7 +109,10 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
       const cleared = i % 3 === 0 ? 1 : 0;
       const status = cleared ? 'approved' : statuses[i % statuses.length]!;
       insertRequest.run(branchId, name, `Bulk change ${i}`, `BULK-${i}`, status, requesterId, cleared, cleared, now, now);
+      const type = isRare(i) ? RARE_TYPE : 'dcim.interface';
+      insertChange.run(branchId, type, firstObjectId + i, JSON.stringify(isRare(i) ? { vid: 100 + (i % 3000), name: `vlan-${i}` } : { name: `eth${i}` }), now, now);
     }
+    db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`).run(firstObjectId + count);
     moveDataVersion(db);
   })();
   db.close();

@@ -218,10 +218,16 @@ async function indexObjectChangesByBranch(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('object_changes_branch_user').on('object_changes').columns(['branch_id', 'user_id', 'changed_object_type']).execute();
 }
 
+/** Which branches touch an object type (a policy write re-matches only those). */
+async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createIndex('branch_changes_by_type').on('branch_changes').columns(['object_type', 'branch_id']).execute();
+}
+
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
   '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
   '00-host-0004-data-version': { up: createDataVersion },
+  '00-host-0005-branch-changes-by-type': { up: indexBranchChangesByType },
 };

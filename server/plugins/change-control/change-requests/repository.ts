@@ -39,6 +39,21 @@ export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
+/** The open change requests on these branches. */
+export async function listOpenChangeRequestIdsOnBranches(ctx: Ctx, branchIds: readonly number[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let i = 0; i < branchIds.length; i += 500) {
+    const rows = await ccDb(ctx)
+      .selectFrom('cc_change_requests')
+      .select('id')
+      .where('branch_id', 'in', branchIds.slice(i, i + 500))
+      .where('status', 'not in', ['completed', 'abandoned'])
+      .execute();
+    for (const r of rows) ids.push(r.id);
+  }
+  return ids.sort((a, b) => a - b);
+}
+
 type Fields = Omit<Updateable<ChangeRequestsTable>, 'id' | 'created' | 'last_updated'>;
 
 /**
