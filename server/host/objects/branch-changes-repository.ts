@@ -64,6 +64,9 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
   return rows.map((r) => r.object_type).sort();
 }
 
+/** The tables branch data is read from (main's objects, branch changes, branches): what reads of it name for the read memo. */
+export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes', 'branches'];
+
 /**
  * The branches with a change of any of these object types: a range of the index
  * `branch_changes_by_type` (object type, branch) per type, whatever the branches' sizes elsewhere.
