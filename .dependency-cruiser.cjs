@@ -98,6 +98,28 @@ module.exports = {
       },
       to: { path: ['node_modules/(@types/)?express(-serve-static-core)?/', '^server/host/http/', '(^|/|-)routes\\.ts$'] },
     },
+    {
+      name: 'sql-only-in-repositories',
+      severity: 'error',
+      comment:
+        'Kysely and SQL live in repository modules (*-repository.ts, repository.ts, repositories/), list declarations (list.ts) and the database layers (host/db/, a plugin\'s db/); ' +
+        'everything else asks them. Listed below: modules whose list filters still build SQL fragments of their own.',
+      from: {
+        path: '^server/',
+        pathNot: [
+          '^server/host/db/',
+          '^server/plugins/[^/]+/db/',
+          '(^|/|-)repository\\.ts$',
+          '/repositories/',
+          '(^|/)list\\.ts$',
+          // List filters and the search still holding SQL fragments of their own.
+          '^server/host/events/object-changes-routes\\.ts$',
+          '^server/plugins/branching/changes-routes\\.ts$',
+          '^server/plugins/change-control/search\\.ts$',
+        ],
+      },
+      to: { path: 'node_modules/kysely/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

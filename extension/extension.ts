@@ -55,9 +55,14 @@ export function activate(context: vscode.ExtensionContext): void {
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
   const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
 
+  const notifier = new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id));
   /** What the stream says changed, reloaded where it is shown. */
   const apply = (plan: RefreshPlan) => {
-    if (plan.lists) void refreshLists();
+    if (plan.lists) {
+      void refreshLists();
+      // A request changed state: a notification for the caller may have come with it.
+      notifier.checkNow();
+    }
     for (const [id, parts] of plan.requests) {
       void panels.refresh(id);
       const selected = views.selectedChangeRequest()?.id === id;
@@ -77,7 +82,7 @@ export function activate(context: vscode.ExtensionContext): void {
     changedObjects,
     userState,
     new ReviewCountStatus(conn, store),
-    new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id)),
+    notifier,
     new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
     ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState }),
     views.onDidSelect((cr) => {

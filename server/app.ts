@@ -1,7 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { enableLinearRegExps } from './host/core/linear-regexp';
 import { randomUUID } from 'node:crypto';
-import type { Migration } from 'kysely';
 import type { Clock } from './host/core/clock';
 import type { Config } from './host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
@@ -10,7 +9,7 @@ import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, Too
 import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
-import { migrate, type HostDb } from './host/db/database';
+import { migrate, type HostDb, type Migration } from './host/db/database';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
 import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
@@ -141,6 +140,13 @@ function pathPattern(path: string): RegExp {
   return new RegExp(`^${escaped.replace(/\/$/, '')}/?$`);
 }
 
+/** Every migration the service runs with these plugins: the host's, then each plugin's. */
+export function migrationsOf(plugins: HostPlugin[]): Record<string, Migration> {
+  const migrations: Record<string, Migration> = { ...hostMigrations };
+  for (const plugin of plugins) Object.assign(migrations, plugin.migrations ?? {});
+  return migrations;
+}
+
 /**
  * Builds the service: runs migrations, creates the host, registers the host core and the
  * plugins, and mounts every registered route with the API conventions (token auth,
@@ -152,9 +158,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const plugins = deps.plugins ?? defaultPlugins(deps.config, deps.configDir ?? process.cwd());
   checkPlugins(plugins);
 
-  const migrations: Record<string, Migration> = { ...hostMigrations };
-  for (const plugin of plugins) Object.assign(migrations, plugin.migrations ?? {});
-  await migrate(deps.db, migrations);
+  await migrate(deps.db, migrationsOf(plugins));
 
   const host = createHost({ db: deps.db, clock: deps.clock, config: deps.config, log });
   registerHostCore(host);

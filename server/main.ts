@@ -5,14 +5,15 @@ import { createApp, PluginError } from './app';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
 import { consoleLogger } from './host/core/logger';
-import { openDatabase, type OpenDatabase } from './host/db/database';
+import { checkReachable, isPostgresUrl, openDatabase, type OpenDatabase } from './host/db/database';
 import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
 
   --host    address to listen on (env HOST, default 127.0.0.1)
   --port    port to listen on; 0 picks a free one (env PORT, default 8000)
-  --db      SQLite database file or :memory: (env CHANGE_CONTROL_DB, default ./data/change-control.sqlite3)
+  --db      SQLite database file or :memory:, or a PostgreSQL URL postgres://USER:PASSWORD@HOST:PORT/DATABASE
+            (env DATABASE_URL or CHANGE_CONTROL_DB, default ./data/change-control.sqlite3)
   --config  JSON configuration file (env CHANGE_CONTROL_CONFIG)
 
   CHANGE_CONTROL_ADMIN_TOKEN  token the superuser "admin" holds, at least 32 characters (otherwise one is generated on first start)`;
@@ -53,9 +54,14 @@ function readOptions(argv: string[]): Options {
   return {
     host: values.host ?? (process.env.HOST || '127.0.0.1'),
     port,
-    db: values.db ?? (process.env.CHANGE_CONTROL_DB || './data/change-control.sqlite3'),
+    db: values.db ?? (process.env.DATABASE_URL || process.env.CHANGE_CONTROL_DB || './data/change-control.sqlite3'),
     config: values.config ?? (process.env.CHANGE_CONTROL_CONFIG || undefined),
   };
+}
+
+/** A database target as it may be shown (a URL's password hidden). */
+function describeTarget(target: string): string {
+  return isPostgresUrl(target) ? target.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@') : target;
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {
@@ -87,7 +93,7 @@ async function main(): Promise<void> {
     try {
       database = openDatabase(options.db);
     } catch (err) {
-      throw new StartError(`cannot open database ${options.db}: ${(err as Error).message}`);
+      throw new StartError(`cannot open database ${describeTarget(options.db)}: ${(err as Error).message}`);
     }
   } catch (err) {
     process.stderr.write(`change-control: ${(err as Error).message}\n`);
@@ -96,6 +102,11 @@ async function main(): Promise<void> {
 
   let built;
   try {
+    try {
+      await checkReachable(database);
+    } catch (err) {
+      throw new StartError(`cannot open database ${describeTarget(options.db)}: ${(err as Error).message}`);
+    }
     built = await createApp({ db: database.db, clock: systemClock, config, log: consoleLogger, configDir });
     const generated = await bootstrapAdmin(database.db, systemClock, process.env.CHANGE_CONTROL_ADMIN_TOKEN || undefined);
     if (generated) process.stdout.write(`admin token: ${generated}\n`);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
+import { freezeNotice } from './freezes';
 import {
   BUILTIN_CHECKS,
   CALLER_ACTIONS,
@@ -149,6 +150,8 @@ export const changeRequest = z.object({
   gates_cleared: z.boolean(),
   scheduled_start: z.string().nullable(),
   scheduled_end: z.string().nullable(),
+  /** "Window too short": the window is shorter than the automatic-merge interval (null otherwise). */
+  window_warning: z.string().nullable().default(null),
   auto_merge: z.boolean(),
   comments: z.string(),
   policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()) })),
@@ -156,6 +159,10 @@ export const changeRequest = z.object({
   override: changeRequestOverrideRecord.nullable(),
   /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
   actions: z.record(z.enum(CALLER_ACTIONS), actionAvailability),
+  /** Its place in the merge queue (1: merging now or next), or null when it is not queued. */
+  queue_position: z.number().int().nullable().default(null),
+  /** Freezes that apply to it, in force now (they block merging) or starting within 7 days. */
+  freezes: z.array(freezeNotice).default([]),
 });
 export type ChangeRequest = z.infer<typeof changeRequest>;
 
@@ -249,6 +256,15 @@ export const changeCommentUpdate = z.looseObject({
 
 // ---- Merge checks ------------------------------------------------------------------------
 
+/** An object a check result names, and what is wrong with it. */
+export const checkObject = z.object({
+  object_type: z.string(),
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  problem: z.string(),
+});
+export type CheckObject = z.infer<typeof checkObject>;
+
 export const mergeCheck = z.object({
   ...objectBase,
   change_request: z.number().int(),
@@ -257,6 +273,8 @@ export const mergeCheck = z.object({
   status: z.enum(CHECK_STATUSES),
   summary: z.string(),
   details_url: z.string(),
+  /** The objects the result names: for `mergeable`, those that would conflict or fail to apply. */
+  objects: z.array(checkObject).default([]),
   required: z.boolean(),
   blocks_merge: z.boolean(),
   completed: z.string().nullable(),

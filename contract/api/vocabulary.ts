@@ -61,7 +61,7 @@ export const STREAM_EVENTS = [
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
 export const STREAM_RESET = 'reset';
 
-export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] as const;
+export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved', 'mergeable'] as const;
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
 /** What the caller may do next on a change request (`actions` of a change request). */

@@ -1,6 +1,6 @@
-// Polls the caller's unread notifications (with backoff on failures) and, for change requests
-// now waiting for the caller's review, shows a quiet notification with "Open". Setting:
-// changeControl.notifications.enabled.
+// Reads the caller's unread notifications (on a timer, with backoff on failures, and at once when
+// the event stream says a request changed) and, for change requests now waiting for the caller's
+// review, shows a quiet notification with "Open". Setting: changeControl.notifications.enabled.
 import * as vscode from 'vscode';
 import { Backoff } from '../core/backoff';
 import { notificationMessage, reviewNotificationsToShow } from '../core/review-notifications';
@@ -43,6 +43,16 @@ export class ReviewNotifier extends DisposableBase {
     const settings = this.connection.settings().notifications;
     if (!settings.enabled || this.connection.state.phase !== 'connected' || this.isDisposed) return;
     this.backoff = new Backoff(settings.pollIntervalMs, Math.max(MAX_DELAY_MS, settings.pollIntervalMs));
+    this.schedule(0);
+  }
+
+  /**
+   * Reads the notifications now (the event stream saw a change a notification may follow), unless
+   * a read is under way; the timer starts again from here.
+   */
+  checkNow(): void {
+    if (this.running || !this.backoff || this.isDisposed || this.connection.state.phase !== 'connected') return;
+    if (!this.connection.settings().notifications.enabled) return;
     this.schedule(0);
   }
 

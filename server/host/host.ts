@@ -1,5 +1,4 @@
-import type { Migration } from 'kysely';
-import type { HostDb } from './db/database';
+import type { HostDb, Migration } from './db/database';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';

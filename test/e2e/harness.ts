@@ -524,13 +524,23 @@ export class VSCode {
    */
   async runCommand(title: string | RegExp): Promise<void> {
     await this.step(`run command ${title}`, async () => {
-      await this.focusWorkbench();
       const input = this.page.locator(VSCode.sel.quickInputBox);
-      await this.page.keyboard.press('F1');
-      await input.waitFor({ state: 'visible' });
       const query = typeof title === 'string' ? title : title.source.replace(/[\\^$]/g, '');
-      await input.fill(`>${query}`);
-      await this.pickRow(title);
+      // The palette lists the commands known when it opens: just after a reload, the commands of
+      // view containers may come a moment later, so a palette that lacks the row is opened again.
+      for (let attempt = 1; ; attempt += 1) {
+        await this.focusWorkbench();
+        await this.page.keyboard.press('F1');
+        await input.waitFor({ state: 'visible' });
+        await input.fill(`>${query}`);
+        try {
+          await this.pickRow(title, attempt < 3 ? 5_000 : undefined);
+          return;
+        } catch (e) {
+          if (attempt >= 3) throw e;
+          await this.page.keyboard.press('Escape');
+        }
+      }
     });
   }
 
@@ -540,13 +550,13 @@ export class VSCode {
     return rows.evaluateAll((els) => els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()));
   }
 
-  private async pickRow(label: string | RegExp): Promise<void> {
+  private async pickRow(label: string | RegExp, timeout?: number): Promise<void> {
     const want = textMatcher(label);
     const row = this.page.locator(VSCode.sel.quickInputRow).filter({
       has: this.page.locator('.label-name', { hasText: want }),
     }).first();
     try {
-      await row.waitFor({ state: 'visible' });
+      await row.waitFor({ state: 'visible', timeout });
     } catch {
       const seen = await this.quickPickLabels().catch(() => []);
       throw new Error(`no quick-pick row ${want} (shown: ${seen.length ? seen.map((s) => JSON.stringify(s)).join(', ') : 'none'})`);

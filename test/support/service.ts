@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { createApp } from '../../server/app';
+import { createApp, migrationsOf } from '../../server/app';
+import { defaultPlugins } from '../../server/plugins';
+import { openTestDatabase } from './database';
 import { ManualClock } from '../../server/host/core/clock';
 import { parseConfig, type ConfigInput } from '../../server/host/core/config';
 import type { Host, HostPlugin } from '../../server/host/host';
 import { MemoryLogger } from '../../server/host/core/logger';
-import { openDatabase } from '../../server/host/db/database';
 import { bootstrapAdmin } from '../../server/host/users/bootstrap';
 import type { Config } from '../../server/host/core/config';
 import { branchingPlugin } from '../../server/plugins/branching/plugin';
@@ -145,7 +146,10 @@ function fromAddress<T>(localAddress: string, url: string, method: string, heade
 export interface StartOptions {
   config?: ConfigInput;
   plugins?: HostPlugin[];
-  /** Database path (default `:memory:`: a fresh database per service). */
+  /**
+   * Database path (default `:memory:`: a fresh database per service). On PostgreSQL
+   * (`TEST_DATABASE_URL`), a name for a schema kept while the tests run.
+   */
   db?: string;
   clockStart?: string;
   configDir?: string;
@@ -153,11 +157,12 @@ export interface StartOptions {
 
 /** Starts the real service in process on an ephemeral loopback port, with a fresh database and a manual clock. */
 export async function startService(options: StartOptions = {}): Promise<TestService> {
-  const database = openDatabase(options.db ?? ':memory:');
   const clock = new ManualClock(options.clockStart ?? '2026-11-01T09:00:00Z');
   const log = new MemoryLogger();
   const config = parseConfig(options.config ?? {});
-  const { app, host } = await createApp({ db: database.db, clock, config, log, plugins: options.plugins, configDir: options.configDir });
+  const plugins = options.plugins ?? defaultPlugins(config, options.configDir ?? process.cwd());
+  const database = await openTestDatabase(migrationsOf(plugins), options.db);
+  const { app, host } = await createApp({ db: database.db, clock, config, log, plugins, configDir: options.configDir });
   await bootstrapAdmin(database.db, clock, ADMIN_TOKEN);
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -45,6 +45,15 @@ describe('webview: rendering the change request', () => {
     assert.match(text(gone.querySelector('#changes')), /The branch is deleted/);
   });
 
+  it('shows the window warning ("Window too short") when the service gives one, and nothing otherwise', () => {
+    const warning = 'Window too short: the change window lasts 5 minutes, less than the automatic-merge interval of 10 minutes; an automatic merge may miss it.';
+    const cr = makeChangeRequest({ id: 1, scheduled_start: '2026-11-10T22:00:00Z', scheduled_end: '2026-11-10T22:05:00Z', window_warning: warning });
+    const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));
+    assert.equal(text(root.querySelector('#cr-window-warning')), warning);
+    const none = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1 }) })));
+    assert.equal(none.querySelector('#cr-window-warning'), null);
+  });
+
   it('offers the actions the service allows; Merge stays visible but disabled with its reason', () => {
     const cr = makeChangeRequest({ id: 1, status: 'needs-review', merge_blocked_reason: 'Required check "ci" is pending.', actions: actions(['return_to_draft', 'abandon', 'run_checks'], { merge: 'Required check "ci" is pending.' }) });
     const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));

@@ -69,6 +69,7 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
       fact(doc, 'Branch', h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch)),
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
       fact(doc, 'Change window', window),
+      fact(doc, 'Window warning', cr.window_warning ? h(doc, 'span', { id: 'cr-window-warning', class: 'warning' }, cr.window_warning) : null),
       fact(doc, 'Updated', timeEl(doc, cr.last_updated, now)),
     ),
     h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },

@@ -109,7 +109,8 @@ async function selectVersion(db: Queryable<any>): Promise<number> {
     .select('version')
     .where('id', '=', 1)
     .executeTakeFirst();
-  return row?.version ?? 0;
+  // A bigint: PostgreSQL's driver gives it as a string.
+  return Number(row?.version ?? 0);
 }
 
 /** Moves the data version (inside the write transaction, last, so the row is held briefly). */

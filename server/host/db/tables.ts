@@ -213,3 +213,5 @@ import type { Selectable } from 'kysely';
 export type BranchRow = Selectable<BranchesTable>;
 export type BranchChangeRow = Selectable<BranchChangesTable>;
 export type UserRow = Selectable<UsersTable>;
+/** A row as read from a table (modules outside the database layer name rows through this, not Kysely). */
+export type Row<Table> = Selectable<Table>;

@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { objectBase, objectTypeName } from '../../../contract/api/common';
 import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
-import type { EventRulesTable } from '../db/tables';
+import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList, jsonListHasAny } from '../db/list';
 
@@ -47,7 +46,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
   return raw === null ? fallback : (JSON.parse(raw) as T);
 }
 
-function present(ctx: Ctx, row: Selectable<EventRulesTable>): EventRuleOut {
+function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -158,8 +157,8 @@ function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<EventRuleWrite>): Partial<Omit<Selectable<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<EventRulesTable>, 'id'>> = {};
+function columns(input: Partial<EventRuleWrite>): Partial<Omit<Row<EventRulesTable>, 'id'>> {
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));

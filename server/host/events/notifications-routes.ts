@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { notification, type Notification } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
-import type { NotificationsTable } from '../db/tables';
+import type { NotificationsTable, Row } from '../db/tables';
 import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from '../http/query';
 import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
@@ -14,7 +13,7 @@ const PATH = '/api/extras/notifications/';
 
 const notificationUpdate = z.strictObject({ read: z.boolean() });
 
-function present(ctx: Ctx, row: Selectable<NotificationsTable>): Notification {
+function present(ctx: Ctx, row: Row<NotificationsTable>): Notification {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -51,7 +50,7 @@ const notificationList = defineList({
 });
 
 /** The caller's own notification; anyone else's is 404. */
-async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Selectable<NotificationsTable>> {
+async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<NotificationsTable>> {
   const row = await ctx.db
     .selectFrom('notifications')
     .selectAll()

@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
+import { valuesTable } from '../db/portable';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
-import type { Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
-import type { ObjectChangesTable } from '../db/tables';
+import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 
@@ -35,7 +34,7 @@ function parseJson(raw: string | null): Record<string, unknown> | null {
   return raw === null ? null : (JSON.parse(raw) as Record<string, unknown>);
 }
 
-function present(ctx: Ctx, row: Selectable<ObjectChangesTable>): ObjectChangeOut {
+function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -85,7 +84,7 @@ const objectChangeList = defineList({
     const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
     return (eb) =>
       eb.and([
-        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))])]),
+        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))])]),
         ...(hidden.length > 0 ? [eb('changed_object_type', 'not in', hidden)] : []),
       ]);
   },

@@ -1,9 +1,8 @@
-import type { Selectable } from 'kysely';
 import type { BackgroundTask, Host } from '../host';
-import type { WebhookOutboxTable } from '../db/tables';
+import type { WebhookOutboxTable, Row } from '../db/tables';
 import { sendRequest, type OutgoingRequest, type SendResult } from './http-send';
 
-type OutboxRow = Selectable<WebhookOutboxTable>;
+type OutboxRow = Row<WebhookOutboxTable>;
 
 export interface DeliveryOptions {
   /** Real-time interval of the polling loop (default 1 s). */

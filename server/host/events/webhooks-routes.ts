@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { httpUrl } from '../../../contract/api/common';
-import type { Selectable } from 'kysely';
 import { objectBase, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { Conflict, ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
-import type { WebhooksTable } from '../db/tables';
+import type { WebhooksTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 
@@ -71,7 +70,7 @@ const webhookWrite = z.strictObject({
 });
 type WebhookWrite = z.infer<typeof webhookWrite>;
 
-function present(ctx: Ctx, row: Selectable<WebhooksTable>): WebhookOut {
+function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,
@@ -115,8 +114,8 @@ async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): 
   if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A webhook with this name already exists.');
 }
 
-function columns(input: Partial<WebhookWrite>): Partial<Omit<Selectable<WebhooksTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<WebhooksTable>, 'id'>> = {};
+function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
+  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.payload_url !== undefined) out.payload_url = input.payload_url;
   if (input.http_method !== undefined) out.http_method = input.http_method;

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { DomainError, TooManyRequests } from '../core/errors';
 import type { Logger } from '../core/logger';
+import { constraintViolation } from '../db/constraint-errors';
 import { zodFieldErrors } from './validation';
 
 interface BodyParserError {
@@ -44,12 +45,12 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
         break;
     }
     const message = err instanceof Error ? err.message : String(err);
-    const unique = /UNIQUE constraint failed: \w+\.(\w+)/.exec(message);
-    if (unique) {
-      res.status(400).json({ [unique[1]!]: ['An object with this value already exists.'] });
+    const violation = constraintViolation(err);
+    if (violation?.kind === 'unique') {
+      res.status(400).json({ [violation.column]: ['An object with this value already exists.'] });
       return;
     }
-    if (/FOREIGN KEY constraint failed/.test(message)) {
+    if (violation?.kind === 'foreign-key') {
       res.status(400).json({ detail: 'A related object does not exist.' });
       return;
     }

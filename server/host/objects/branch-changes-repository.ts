@@ -3,6 +3,44 @@ import type { BranchChangeRow } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
 import type { ChangeAction, NetChange } from './net-effect';
 
+/** Change rows read per query (the database's bound-parameter limit stays far away). */
+const ID_BATCH = 500;
+
+/** Changes by id, of any branch (unknown ids are left out): a few queries for any number. */
+export async function branchChangesByIds(ctx: Ctx, ids: Iterable<number>): Promise<BranchChange[]> {
+  const wanted = [...new Set(ids)];
+  const out: BranchChange[] = [];
+  for (let i = 0; i < wanted.length; i += ID_BATCH) {
+    const rows = await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute();
+    out.push(...rows.map(parseChangeRow));
+  }
+  return out;
+}
+
+/** Which of these change ids still exist (no states read). */
+export async function existingBranchChangeIds(ctx: Ctx, ids: Iterable<number>): Promise<Set<number>> {
+  const wanted = [...new Set(ids)];
+  const out = new Set<number>();
+  for (let i = 0; i < wanted.length; i += ID_BATCH) {
+    for (const r of await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute()) out.add(r.id);
+  }
+  return out;
+}
+
+/** The ready branches (not merged, not being worked on) that change this object. */
+export async function readyBranchesChanging(ctx: Ctx, objectType: string, objectId: number): Promise<number[]> {
+  const rows = await ctx.db
+    .selectFrom('branch_changes')
+    .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
+    .select('branches.id as id')
+    .distinct()
+    .where('branch_changes.object_type', '=', objectType)
+    .where('branch_changes.object_id', '=', objectId)
+    .where('branches.status', '=', 'ready')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** A branch's change row with its JSON parsed. */
 export interface BranchChange extends NetChange {
   id: number;

@@ -35,6 +35,13 @@ export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | unde
   return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Branches by id (unknown ids are left out). */
+export async function findBranches(ctx: Ctx, ids: Iterable<number>): Promise<BranchRow[]> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return [];
+  return ctx.db.selectFrom('branches').selectAll().where('id', 'in', wanted).execute();
+}
+
 /** The branch, or 404. */
 export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {
   const row = await findBranch(ctx, id);

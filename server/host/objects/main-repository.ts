@@ -26,7 +26,7 @@ export async function nextObjectId(ctx: Ctx): Promise<number> {
   const row = await sql<{ value: number }>`
     INSERT INTO sequences (name, value)
     VALUES (${OBJECT_SEQUENCE}, COALESCE((SELECT MAX(id) FROM objects), 0) + 1)
-    ON CONFLICT (name) DO UPDATE SET value = value + 1
+    ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1
     RETURNING value`.execute(ctx.db);
   return Number(row.rows[0]!.value);
 }

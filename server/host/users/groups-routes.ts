@@ -3,8 +3,7 @@ import type { Ctx } from '../core/context';
 import type { Host } from '../host';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
-import type { Selectable } from 'kysely';
-import type { GroupsTable } from '../db/tables';
+import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
 
 export const groupOutput = z.object({
@@ -23,7 +22,7 @@ const groupWrite = z.strictObject({
   description: z.string().max(200).optional(),
 });
 
-function present(ctx: Ctx, row: Selectable<GroupsTable>): GroupOut {
+function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}/api/users/groups/${row.id}/`,

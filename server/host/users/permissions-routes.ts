@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { objectBase, objectTypeName, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../host';
-import type { PermissionsTable } from '../db/tables';
+import type { PermissionsTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList, jsonListHasAny } from '../db/list';
 import { constraints, type Constraints } from './constraints';
@@ -42,7 +41,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
   return JSON.parse(raw) as T;
 }
 
-function present(ctx: Ctx, row: Selectable<PermissionsTable>): PermissionOut {
+function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
@@ -95,8 +94,8 @@ function uniqueList<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<PermissionWrite>): Partial<Omit<Selectable<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Selectable<PermissionsTable>, 'id'>> = {};
+function columns(input: Partial<PermissionWrite>): Partial<Omit<Row<PermissionsTable>, 'id'>> {
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = {};
   if (input.name !== undefined) out.name = input.name;
   if (input.description !== undefined) out.description = input.description;
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;

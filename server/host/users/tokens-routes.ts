@@ -6,8 +6,7 @@ import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
 import type { Host } from '../host';
 import { grantAllows } from './object-permissions';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
-import type { TokensTable } from '../db/tables';
-import type { Selectable } from 'kysely';
+import type { TokensTable, Row } from '../db/tables';
 import { parseId } from '../http/resource';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
@@ -40,7 +39,7 @@ const FILTERS: Record<string, FilterDef> = {
 };
 const ORDERING = ['id', 'user', 'created', 'expires', 'last_used'];
 
-function present(ctx: Ctx, row: Selectable<TokensTable>): TokenOut {
+function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${PATH}${row.id}/`,

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { changeDiff, CHANGE_ACTIONS } from '../../../contract/api/branching';
-import { type Ctx, type Host, parseChangeRow, ChangeVisibility, defineList } from '../../host';
+import { type Ctx, type Host, parseChangeRow, ChangeVisibility, defineList, valuesTable } from '../../host';
 import { registerResource } from '../../host/http';
 import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff } from './changes';
 
@@ -27,7 +26,7 @@ const changeList = defineList({
     const types = visibility.viewableTypes();
     return (eb) =>
       eb.and([
-        ...(branchIds === 'all' ? [] : [eb('branch_id', 'in', eb.selectFrom(sql<{ value: number }>`json_each(${JSON.stringify([...branchIds])})`.as('j')).select('j.value'))]),
+        ...(branchIds === 'all' ? [] : [eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]),
         eb('object_type', 'in', types.length > 0 ? types : ['']),
       ]);
   },

@@ -5,7 +5,7 @@
 export { branchingPlugin, BRANCHING_VERSION } from './plugin';
 export { findBranch, loadBranch, presentBranch, BRANCH_TYPE, type BranchOut } from './branches';
 export { ChangeVisibility, type ChangedObjectRef, branchAccess, requireBranchWrite } from '../../host';
-export { branchContributors } from './contributors';
+export { branchContributors } from '../../host';
 export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDiff, branchHasConflicts, touchedObjectTypes, CHANGEDIFF_TYPE, type ChangeDiffOut } from './changes';
 export { computeConflicts } from './conflicts';
 export { isBranchStale } from './staleness';

@@ -75,8 +75,8 @@ export function registerBranchHooks(host: Host): void {
 async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
   const db = ccDb(ctx);
   const conditions = [
-    ...(userIds.length ? [jsonArrayHasAny('cc_policy_rules.users', userIds)] : []),
-    ...(groupIds.length ? [jsonArrayHasAny('cc_policy_rules.groups', groupIds)] : []),
+    ...(userIds.length ? [jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.users', userIds)] : []),
+    ...(groupIds.length ? [jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.groups', groupIds)] : []),
   ];
   if (conditions.length === 0) return;
   const rows = await db

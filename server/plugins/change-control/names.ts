@@ -11,6 +11,7 @@ export const MODELS = {
   review: { model: 'review', display: 'Review', path: `${API_ROOT}reviews/` },
   mergeCheck: { model: 'mergecheck', display: 'Merge check', path: `${API_ROOT}checks/` },
   changeComment: { model: 'changecomment', display: 'Change comment', path: `${API_ROOT}change-comments/` },
+  freeze: { model: 'freeze', display: 'Freeze', path: `${API_ROOT}freezes/` },
 } as const;
 export type ModelKey = keyof typeof MODELS;
 
@@ -25,6 +26,7 @@ export const CHANGE_REQUEST_TYPE = objectType('changeRequest');
 export const REVIEW_TYPE = objectType('review');
 export const MERGE_CHECK_TYPE = objectType('mergeCheck');
 export const CHANGE_COMMENT_TYPE = objectType('changeComment');
+export const FREEZE_TYPE = objectType('freeze');
 
 /**
  * The object type of `override_gate`: it has no rows of its own; a grant's constraints are

@@ -13,6 +13,7 @@ import { registerBranchHooks } from './branch-hooks';
 import { registerLifecycleEventTypes } from './change-requests/lifecycle-events';
 import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
 import { registerPolicyRoutes } from './policies/routes';
+import { registerFreezeRoutes } from './freezes/routes';
 import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
@@ -47,12 +48,13 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerReportCheckAction(host);
 
       const { registry } = runtime(host);
-      registerBuiltins(registry, host.config, host.log);
+      registerBuiltins(registry, host.config, host.log, host.objectTypes);
       await loadCheckPlugins(host.config.check_plugins, options.configDir, registry);
       // Checks register at start only.
       registry.seal();
 
       registerPolicyRoutes(host);
+      registerFreezeRoutes(host);
       registerChangeRequestRoutes(host);
       registerReviewRoutes(host);
       registerCommentRoutes(host);

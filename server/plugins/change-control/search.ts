@@ -1,5 +1,5 @@
-import { sql, type Selectable } from 'kysely';
-import { type Ctx, grantAllows, type SearchHit } from '../../host';
+import { sql } from 'kysely';
+import { type Ctx, foldedLike, grantAllows, type SearchHit, type Row } from '../../host';
 import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';
@@ -27,7 +27,7 @@ function excerpt(value: string, q: string): string {
 }
 
 type SearchTable = 'cc_change_requests' | 'cc_policies' | 'cc_policy_rules' | 'cc_reviews' | 'cc_change_comments' | 'cc_merge_checks';
-type RowOf<T extends SearchTable> = Selectable<ChangeControlTables[T]> & { id: number };
+type RowOf<T extends SearchTable> = Row<ChangeControlTables[T]> & { id: number };
 
 interface Source<T extends SearchTable> {
   objectType: string;
@@ -141,7 +141,7 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
 
 /** Rows of `table` with any of `fields` containing the pattern (case folded beyond ASCII), newest first. */
 async function matchingRows<T extends SearchTable>(ctx: Ctx, table: T, fields: readonly string[], like: string, offset: number, count: number): Promise<RowOf<T>[]> {
-  const matches = sql.join(fields.map((f) => sql`unicode_lower(${sql.ref(f)}) like ${like} escape '\\'`), sql` or `);
+  const matches = sql.join(fields.map((f) => foldedLike(ctx.db, sql.ref(f), like)), sql` or `);
   const { rows } = await sql<RowOf<T>>`select * from ${sql.table(table)} where (${matches}) order by id desc limit ${count} offset ${offset}`.execute(ccDb(ctx));
   return rows;
 }

@@ -87,6 +87,19 @@ export const scenarios: Scenario[] = [
       // The API agrees: bob is the outstanding reviewer.
       const listed = await w().svc.as(w().reviewer.token).get(`${API.changeRequests}?reviewer=me`);
       assertEqual(listed.body.results.map((r: any) => r.id), [w().changeRequest.id], 'reviewer=me through the API');
+
+      // A request that starts waiting for bob later is told at once (the event stream wakes the
+      // notifications), not at the next timed read (60 s). The draft goes back as it was.
+      const author = w().svc.as(w().author.token);
+      const submitted = await author.post(`${API.changeRequests}${w().draft.id}/submit/`, {});
+      if (submitted.status !== 200) throw new Error(`submit the draft: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+      try {
+        await vscode.expectNotification(`Change request waiting for your review: CHG-1043: ${w().draft.title}`, 15_000);
+      } finally {
+        const back = await author.post(`${API.changeRequests}${w().draft.id}/return-to-draft/`, {});
+        if (back.status !== 200) throw new Error(`return the draft to draft: ${back.status} ${JSON.stringify(back.body)}`);
+      }
+      await vscode.clearNotifications();
     },
   },
   {

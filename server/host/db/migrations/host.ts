@@ -1,9 +1,9 @@
-import { sql, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import { createDataVersion } from '../data-version';
-
-const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
+import { nowText } from '../portable';
 
 async function createHostTables(db: Kysely<unknown>): Promise<void> {
+  const now = nowText(db);
   await db.schema
     .createTable('users')
     .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

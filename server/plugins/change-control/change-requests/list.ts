@@ -1,11 +1,31 @@
 import { sql } from 'kysely';
 import { CHANGE_REQUEST_STATUSES, CHECK_STATUSES, PRIORITIES } from '../../../../contract/api/change-control';
-import { type Ctx, type DeclaredList, defineList, likePattern } from '../../../host';
+import { ChangeVisibility } from '../../branching';
+import { type Ctx, type DeclaredList, defineList, foldedLike, likePattern, textContains } from '../../../host';
+import { visibleCommentRows } from '../comments/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
 
 const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
+
+/**
+ * Requests with an open (unresolved) thread the caller may see. Unrestricted callers: SQL. A
+ * caller whose view of changes is restricted: the open thread roots are read and judged in code
+ * (bounded by the number of open threads, not of requests), so a thread on a change they may not
+ * see never counts.
+ */
+async function withOpenThreads(ctx: Ctx): Promise<number[] | null> {
+  const visibility = await ChangeVisibility.load(ctx);
+  if (visibility.unrestricted) return null;
+  const roots = await ccDb(ctx)
+    .selectFrom('cc_change_comments')
+    .select(['id', 'change_request_id', 'change_diff_id', 'change_object_type', 'change_object_id', 'created'])
+    .where('parent_id', 'is', null)
+    .where('resolved', '=', 0)
+    .execute();
+  return [...new Set((await visibleCommentRows(ctx, roots, visibility)).map((r) => r.change_request_id))];
+}
 
 const declared = defineList({
   name: 'change-requests',
@@ -22,8 +42,8 @@ const declared = defineList({
     ref: {
       type: 'string',
       description: 'Partial, case-insensitive match on the external reference; several values combine as OR.',
-      // Case folded beyond ASCII (`unicode_lower`); `\` escapes % and _ in the pattern, so they match literally.
-      where: (refs) => (eb) => eb.or(refs.map((r) => sql<boolean>`unicode_lower(${sql.ref('ref')}) like ${likePattern(r as string)} escape '\\'`)),
+      // Case folded beyond ASCII; `\` escapes % and _ in the pattern, so they match literally.
+      where: (refs, ctx) => (eb) => eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r as string)))),
     },
     gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).', column: 'gates_cleared' },
     has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.', column: 'has_conflicts' },
@@ -31,6 +51,48 @@ const declared = defineList({
     branch_id: { type: 'int', column: 'branch_id' },
     branch_name: { type: 'string', column: 'branch_name' },
     requester: { type: 'int', allowMe: true, description: 'Requester user id, or "me".', column: 'requester_id' },
+    title: { type: 'string', description: 'Case-insensitive substring of the title (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('title', t as string))) },
+    description: { type: 'string', description: 'Case-insensitive substring of the description (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('description', t as string))) },
+    auto_merge: { type: 'bool', column: 'auto_merge' },
+    branch: { type: 'string', description: 'The branch\'s name (kept after the branch is deleted).', column: 'branch_name' },
+    branch_deleted: { type: 'bool', column: 'branch_deleted' },
+    policy_id: {
+      type: 'int',
+      description: 'Requests this policy governs now (attached).',
+      where: (ids) => (eb) => eb('id', 'in', eb.selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', 'in', ids as number[])),
+    },
+    has_reviews: {
+      type: 'bool',
+      description: 'Requests with (true) or without (false) any review.',
+      where: (v) => (eb) => eb.or(v.map((has) => eb('id', has ? 'in' : 'not in', eb.selectFrom('cc_reviews').select('change_request_id')))),
+    },
+    has_open_threads: {
+      type: 'bool',
+      description: 'Requests with (true) or without (false) an unresolved comment thread the caller may see.',
+      where: async (v, ctx) => {
+        const visible = await withOpenThreads(ctx);
+        return (eb) =>
+          eb.or(
+            v.map((has) => {
+              if (visible === null) {
+                const open = eb.selectFrom('cc_change_comments').select('change_request_id').where('parent_id', 'is', null).where('resolved', '=', 0);
+                return eb('id', has ? 'in' : 'not in', open);
+              }
+              if (visible.length === 0) return has ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
+              return eb('id', has ? 'in' : 'not in', visible);
+            }),
+          );
+      },
+    },
+    has_window: {
+      type: 'bool',
+      description: 'Requests with (true) or without (false) a change window (scheduled_start or scheduled_end set).',
+      where: (v) => (eb) =>
+        eb.or(v.map((has) => (has ? eb.or([eb('scheduled_start', 'is not', null), eb('scheduled_end', 'is not', null)]) : eb.and([eb('scheduled_start', 'is', null), eb('scheduled_end', 'is', null)])))),
+    },
+    scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', column: 'scheduled_start', range: true },
+    scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', column: 'scheduled_end', range: true },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
     reviewer: {
       type: 'int',
       allowMe: true,
@@ -39,7 +101,7 @@ const declared = defineList({
         eb.and([eb('status', '=', 'needs-review'), eb('id', 'in', eb.selectFrom('cc_outstanding_reviewers').select('change_request_id').where('user_id', 'in', users as number[]))]),
     },
   },
-  ordering: { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: PRIORITY_RANK, scheduled_start: 'scheduled_start', ref: 'ref' },
+  ordering: { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: PRIORITY_RANK, scheduled_start: 'scheduled_start', scheduled_end: 'scheduled_end', ref: 'ref', branch: 'branch_name' },
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['title', 'description', 'ref', 'branch_name'],
   memoCount: true,

@@ -1,11 +1,13 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal } from '../../../host';
-import { windowState } from '../gate/change-window';
+import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches } from '../../../host';
+import { windowState, windowWarning } from '../gate/change-window';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { liveGate, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
+import { queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
@@ -21,7 +23,9 @@ interface Related {
   policies: ChangeRequest['policies'];
 }
 
-function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts'>, actions: ChangeRequest['actions']): ChangeRequestOut {
+type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes'>;
+
+function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
   return {
     id: row.id,
     url: changeRequestUrl(ctx, row.id),
@@ -39,6 +43,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Pick<Cha
     gates_cleared: toBool(row.gates_cleared),
     scheduled_start: row.scheduled_start,
     scheduled_end: row.scheduled_end,
+    window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
     policies: related.policies,
@@ -99,13 +104,20 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
     ctx,
     row,
     related,
-    { approved: state.evaluation.approved, ready_to_merge: state.readyToMerge, merge_blocked_reason: state.mergeBlockedReason, has_conflicts: state.hasConflicts },
+    {
+      approved: state.evaluation.approved,
+      ready_to_merge: state.readyToMerge,
+      merge_blocked_reason: state.mergeBlockedReason,
+      has_conflicts: state.hasConflicts,
+      queue_position: (await queuePositions(ctx, [row.id])).get(row.id) ?? null,
+      freezes: state.freezes,
+    },
     actions,
   );
 }
 
 /** Why a listed request is not ready, from what was cached at its last refresh. */
-function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; status: string } | undefined, now: Date): string[] {
+function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; status: string } | undefined, now: Date, freezes: ChangeRequest['freezes']): string[] {
   if (row.status === 'completed') return ['The change request is completed.'];
   if (row.status === 'abandoned') return ['The change request is abandoned.'];
   const reasons: string[] = [];
@@ -115,6 +127,7 @@ function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; stat
   else if (row.gates_cleared !== 1) reasons.push('Approvals or required checks were outstanding at the last refresh; open the change request for details.');
   const window = windowState(row.scheduled_start, row.scheduled_end, now);
   if (!window.open) reasons.push(window.reason!);
+  for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
   return reasons;
 }
 
@@ -127,14 +140,19 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
   const related = await relatedOf(ctx, rows);
   const branchIds = rows.flatMap((r) => (r.branch_id === null ? [] : [r.branch_id]));
   const branches = new Map(
-    (branchIds.length ? await ctx.db.selectFrom('branches').selectAll().where('id', 'in', branchIds).execute() : []).map((b) => [b.id, b]),
+    (await findBranches(ctx, branchIds)).map((b) => [b.id, b]),
   );
   const perms = await callerPermissions(ctx);
   const access = await branchAccess(ctx);
   const now = ctx.host.clock.now();
+  const positions = await queuePositions(ctx, rows.map((r) => r.id));
+  const allFreezes = await enabledFreezes(ctx);
   return rows.map((row) => {
     const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
-    const reasons = cachedBlockedReason(row, branch, now);
+    const live = row.status !== 'completed' && row.status !== 'abandoned';
+    const rel = related.get(row.id)!;
+    const freezes = live ? freezeNotices(allFreezes, rel.policies.map((p) => p.id), now) : [];
+    const reasons = cachedBlockedReason(row, branch, now, freezes);
     const window = windowState(row.scheduled_start, row.scheduled_end, now);
     const onlyWindowBlocks = reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';
     const ready = reasons.length === 0 && row.status === 'approved';
@@ -153,8 +171,15 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
     return build(
       ctx,
       row,
-      related.get(row.id)!,
-      { approved: toBool(row.approved), ready_to_merge: ready, merge_blocked_reason: mergeBlockedReason, has_conflicts: toBool(row.has_conflicts) },
+      rel,
+      {
+        approved: toBool(row.approved),
+        ready_to_merge: ready,
+        merge_blocked_reason: mergeBlockedReason,
+        has_conflicts: toBool(row.has_conflicts),
+        queue_position: positions.get(row.id) ?? null,
+        freezes,
+      },
       actions,
     );
   });

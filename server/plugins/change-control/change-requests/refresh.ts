@@ -1,4 +1,4 @@
-import { inTransaction, type Ctx, type HostServices } from '../../../host';
+import { findBranch, inTransaction, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
 import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
 import type { ChangeRequestRow } from '../db/tables';
@@ -133,7 +133,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
 
   let matched: GoverningPolicy[] | undefined;
   if (isOpen(cr.status) && wishes.rematch && cr.branch_id !== null) {
-    const branch = await ctx.db.selectFrom('branches').select(['id', 'status']).where('id', '=', cr.branch_id).executeTakeFirst();
+    const branch = await findBranch(ctx, cr.branch_id);
     if (branch && branch.status !== 'merged') {
       matched = await matchBranch(ctx, branch.id);
       // Trigger 4: a policy attached or detached.

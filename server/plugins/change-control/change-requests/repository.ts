@@ -39,8 +39,8 @@ export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-/** The open change requests on these branches. */
-export async function listOpenChangeRequestIdsOnBranches(ctx: Ctx, branchIds: readonly number[]): Promise<number[]> {
+/** The open change requests of these branches (asked 500 branches at a time). */
+export async function openChangeRequestIdsOfBranches(ctx: Ctx, branchIds: readonly number[]): Promise<number[]> {
   const ids: number[] = [];
   for (let i = 0; i < branchIds.length; i += 500) {
     const rows = await ccDb(ctx)

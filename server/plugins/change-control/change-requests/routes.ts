@@ -10,7 +10,7 @@ import {
   LIFECYCLE_ACTIONS,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { branchAccess, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { branchAccess, findBranch, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
@@ -40,7 +40,7 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
   'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'gates_cleared', 'policies', 'override', 'actions', 'created', 'last_updated',
+  'merge_blocked_reason', 'has_conflicts', 'window_warning', 'gates_cleared', 'policies', 'override', 'actions', 'created', 'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */
@@ -71,7 +71,7 @@ async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow
 }
 
 async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
-  const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', input.branch).executeTakeFirst();
+  const branch = await findBranch(ctx, input.branch);
   // A branch the caller cannot view is answered as one that does not exist.
   if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
   // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
@@ -121,7 +121,7 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
   const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
   if (problem) throw ValidationError.field('scheduled_end', problem);
   if (input.auto_merge && before.auto_merge !== 1 && before.branch_id !== null) {
-    const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', before.branch_id).executeTakeFirst();
+    const branch = await findBranch(ctx, before.branch_id);
     if (branch) await requireBranchWrite(ctx, branch);
   }
   await updateChangeRequest(ctx, before, {
@@ -225,7 +225,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     response: changeRequestOutput,
     handler: async ({ ctx, params, body }) => {
       const row = await viewableRow(ctx, params.id);
-      const branch = row.branch_id === null ? undefined : await ctx.db.selectFrom('branches').selectAll().where('id', '=', row.branch_id).executeTakeFirst();
+      const branch = row.branch_id === null ? undefined : await findBranch(ctx, row.branch_id);
       if (branch) {
         await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
         await requireBranchWrite(ctx, branch);

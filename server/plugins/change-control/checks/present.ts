@@ -1,6 +1,7 @@
 import type { Ctx, ApiObject } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
+import { parseJson } from '../db/database';
 import { attachedPolicies } from '../policies/governing';
 import { declaredFor } from './state';
 import { MODELS } from '../names';
@@ -18,6 +19,7 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
     status: row.status,
     summary: row.summary,
     details_url: row.details_url,
+    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
     created: row.created,
     last_updated: row.last_updated,

@@ -1,4 +1,4 @@
-import type { CheckStatus } from '../../../../contract/api/change-control';
+import type { CheckObject, CheckStatus } from '../../../../contract/api/change-control';
 import { CHECK_STATUSES } from '../../../../contract/api/change-control';
 
 /**
@@ -17,14 +17,17 @@ export class CheckResult {
   readonly status: CheckStatus;
   readonly summary: string;
   readonly detailsUrl: string;
+  /** The objects the result names (the built-in `mergeable` lists what would conflict or fail to apply). */
+  readonly objects: readonly CheckObject[];
 
-  constructor(status: CheckStatus, summary = '', detailsUrl = '') {
+  constructor(status: CheckStatus, summary = '', detailsUrl = '', objects: readonly CheckObject[] = []) {
     if (!(CHECK_STATUSES as readonly string[]).includes(status)) {
       throw new TypeError(`CheckResult: unknown status "${String(status)}" (expected one of: ${CHECK_STATUSES.join(', ')})`);
     }
     this.status = status;
     this.summary = String(summary ?? '');
     this.detailsUrl = String(detailsUrl ?? '');
+    this.objects = Array.isArray(objects) ? objects : [];
   }
 
   static passed(summary = ''): CheckResult {

@@ -19,6 +19,14 @@ function safeDetailsUrl(url: string): string {
 
 export const CHECK_TIMEOUT_MS = 10_000;
 
+/** The objects a registered check names, as stored: well-formed entries only, at most 200. */
+function safeObjects(result: CheckResult): CheckResult['objects'] {
+  return result.objects
+    .filter((o) => o && typeof o.object_type === 'string' && Number.isInteger(o.object_id) && typeof o.object_repr === 'string' && typeof o.problem === 'string')
+    .slice(0, 200)
+    .map((o) => ({ object_type: o.object_type.slice(0, 200), object_id: o.object_id, object_repr: o.object_repr.slice(0, 500), problem: o.problem.slice(0, 1000) }));
+}
+
 /** Runs one registered check; a raise, a wrong answer or a timeout is an `error` result carrying the reason. */
 export async function runOneCheck(check: RegisteredCheck, view: CheckView): Promise<CheckResult> {
   let timer: NodeJS.Timeout | undefined;
@@ -47,6 +55,8 @@ interface Wanted {
   status: CheckStatus;
   summary: string;
   details_url: string;
+  /** JSON of the objects the result names; a reported check names none. */
+  objects?: string;
 }
 
 async function insertCheck(ctx: Ctx, cr: ChangeRequestRow, name: string, wanted: Wanted, completed: string | null): Promise<void> {
@@ -60,14 +70,15 @@ async function insertCheck(ctx: Ctx, cr: ChangeRequestRow, name: string, wanted:
 }
 
 async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted, options: { neverReported?: boolean } = {}): Promise<void> {
-  const resultMoved = row.status !== wanted.status || row.summary !== wanted.summary || row.details_url !== wanted.details_url;
+  const objects = wanted.objects ?? '[]';
+  const resultMoved = row.status !== wanted.status || row.summary !== wanted.summary || row.details_url !== wanted.details_url || row.objects !== objects;
   if (!resultMoved && row.label === wanted.label && row.kind === wanted.kind) return;
   const now = nowIso(ctx);
   const completed = options.neverReported ? null : resultMoved ? now : row.completed;
-  const after: MergeCheckRow = { ...row, ...wanted, completed, last_updated: now };
+  const after: MergeCheckRow = { ...row, ...wanted, objects, completed, last_updated: now };
   await ccDb(ctx)
     .updateTable('cc_merge_checks')
-    .set({ kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, completed: after.completed, last_updated: now })
+    .set({ kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now })
     .where('id', '=', row.id)
     .execute();
   await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
@@ -95,7 +106,14 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
     rows.delete(d.name);
     if (d.registered) {
       const result = await runOneCheck(d.registered, view!);
-      const wanted: Wanted = { kind: 'registered', label: d.label, status: result.status, summary: result.summary.slice(0, 4000), details_url: safeDetailsUrl(result.detailsUrl) };
+      const wanted: Wanted = {
+        kind: 'registered',
+        label: d.label,
+        status: result.status,
+        summary: result.summary.slice(0, 4000),
+        details_url: safeDetailsUrl(result.detailsUrl),
+        objects: JSON.stringify(safeObjects(result)),
+      };
       if (row) await updateCheck(ctx, row, wanted);
       else await insertCheck(ctx, cr, d.name, wanted, nowIso(ctx));
     } else if (!row) {

@@ -28,6 +28,13 @@ export const commentList = defineList({
       description: 'Thread roots that are (not) resolved.',
       where: (values) => (eb) => eb.and([eb('parent_id', 'is', null), eb('resolved', 'in', values.map((v) => (v ? 1 : 0)))]),
     },
+    thread: {
+      type: 'int',
+      description: 'Every comment of the thread whose root has this id (the root and its replies).',
+      where: (ids) => (eb) => eb.or([eb('id', 'in', ids as number[]), eb('parent_id', 'in', ids as number[])]),
+    },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
+    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
     attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).', column: 'attribute' },
     attribute__isnull: {
       type: 'bool',

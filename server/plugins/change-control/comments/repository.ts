@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { type Ctx, parseChangeRow, getMainObjects } from '../../../host';
+import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
@@ -23,17 +22,14 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   if (rows.length === 0) return [];
   const visibility = known ?? (await ChangeVisibility.load(ctx));
   if (visibility.unrestricted) return [...rows];
-  const json = (ids: Iterable<number | null>) => JSON.stringify([...new Set([...ids].filter((id): id is number => id !== null))]);
   const changes = new Map(
-    (await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(rows.map((r) => r.change_diff_id))})`.as('j')).select('j.value')).execute())
-      .map(parseChangeRow)
-      .map((c) => [c.id, c]),
+    (await branchChangesByIds(ctx, rows.flatMap((r) => (r.change_diff_id === null ? [] : [r.change_diff_id])))).map((c) => [c.id, c]),
   );
   const gone = rows.filter((r) => !changes.has(r.change_diff_id ?? -1));
   const requests = new Map(
     gone.length === 0
       ? []
-      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(sql<{ value: number }>`json_each(${json(gone.map((r) => r.change_request_id))})`.as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, [...new Set(gone.map((r) => r.change_request_id))]).as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
   );
   const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
   const refs: Array<ChangedObjectRef & { row: R }> = [];
@@ -64,9 +60,6 @@ export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeComment
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Changes read per query (SQLite's bound-parameter limit stays far away). */
-const CHANGE_BATCH = 500;
-
 interface ChangeSides {
   original: unknown;
   modified: unknown;
@@ -86,18 +79,8 @@ async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Pro
   }
   for (const id of withAttribute) withoutAttribute.delete(id);
   const out = new Map<number, ChangeSides>();
-  const states = [...withAttribute];
-  for (let i = 0; i < states.length; i += CHANGE_BATCH) {
-    const found = await ctx.db.selectFrom('branch_changes').select(['id', 'original', 'modified']).where('id', 'in', states.slice(i, i + CHANGE_BATCH)).execute();
-    for (const c of found) {
-      out.set(c.id, { original: c.original === null ? null : JSON.parse(c.original), modified: c.modified === null ? null : JSON.parse(c.modified) });
-    }
-  }
-  const existence = [...withoutAttribute];
-  for (let i = 0; i < existence.length; i += CHANGE_BATCH) {
-    const found = await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', existence.slice(i, i + CHANGE_BATCH)).execute();
-    for (const c of found) out.set(c.id, { original: null, modified: null });
-  }
+  for (const c of await branchChangesByIds(ctx, withAttribute)) out.set(c.id, { original: c.original, modified: c.modified });
+  for (const id of await existingBranchChangeIds(ctx, withoutAttribute)) out.set(id, { original: null, modified: null });
   return out;
 }
 

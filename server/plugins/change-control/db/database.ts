@@ -1,5 +1,5 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { type Ctx, withTables, type Queryable, type HostTables } from '../../../host';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { type Ctx, jsonArrayHasAnyIn, jsonArrayHasColumnIn, withTables, type Queryable, type HostTables } from '../../../host';
 import type { ChangeControlTables } from './tables';
 
 export type CcDb = Queryable<HostTables & ChangeControlTables>;
@@ -22,6 +22,11 @@ export function nowIso(ctx: Ctx): string {
 }
 
 /** SQL: the JSON array in `column` (a qualified column name) holds any of `values`. */
-export function jsonArrayHasAny(column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
-  return sql<SqlBool>`exists (select 1 from json_each(${sql.ref(column)}) where value in (${sql.join([...values])}))`;
+export function jsonArrayHasAny(db: Kysely<any>, column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
+  return jsonArrayHasAnyIn(db, sql.ref(column), values);
+}
+
+/** SQL: the JSON array in `column` holds the value of `valueColumn` (both qualified column names). */
+export function jsonArrayHasColumn(db: Kysely<any>, column: string, valueColumn: string): RawBuilder<SqlBool> {
+  return jsonArrayHasColumnIn(db, sql.ref(column), sql.ref(valueColumn));
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { databaseKind } from '../../../host';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -178,10 +179,14 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
  */
 async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_comments').addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  const textChanged =
+    databaseKind(db) === 'postgres'
+      ? sql`(prechange_data::jsonb -> 'text') IS DISTINCT FROM (postchange_data::jsonb -> 'text')`
+      : sql`json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text')`;
   await sql`UPDATE cc_change_comments SET edited = 1 WHERE id IN (
     SELECT changed_object_id FROM object_changes
     WHERE changed_object_type = 'change_control.changecomment' AND action = 'update'
-      AND json_extract(prechange_data, '$.text') IS NOT json_extract(postchange_data, '$.text'))`.execute(db);
+      AND ${textChanged})`.execute(db);
 }
 
 /**
@@ -195,6 +200,40 @@ async function addOverride(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
 }
 
+/**
+ * Freeze calendars (`cc_freezes`), the merge queue's head claim (`cc_merge_queue_claim`, one
+ * row: which service instance runs the queue, until when) and the objects a check names
+ * (`cc_merge_checks.objects`: the `mergeable` check lists what would conflict or fail to apply).
+ */
+async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_freezes')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('start_at', 'text')
+    .addColumn('end_at', 'text')
+    .addColumn('weekdays', 'text', (c) => c.notNull().defaultTo('[]'))
+    .addColumn('start_time', 'text')
+    .addColumn('end_time', 'text')
+    .addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC'))
+    .addColumn('policy_id', 'integer', (c) => c.references('cc_policies.id').onDelete('cascade'))
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('cc_merge_queue_claim')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('holder', 'text')
+    .addColumn('expires', 'text')
+    .execute();
+  await sql`INSERT INTO cc_merge_queue_claim (id, holder, expires) VALUES (1, NULL, NULL)`.execute(db);
+  await db.schema.createIndex('cc_merge_jobs_state').on('cc_merge_jobs').columns(['state', 'id']).execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('objects', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -204,4 +243,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0005-stream-events': { up: createStreamEvents },
   '20-change-control-0006-comment-edited': { up: addCommentEdited },
   '20-change-control-0007-override': { up: addOverride },
+  '20-change-control-0020-freezes-queue-claim-check-objects': { up: addFreezesQueueClaimAndCheckObjects },
 };

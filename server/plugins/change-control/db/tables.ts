@@ -111,6 +111,8 @@ export interface MergeChecksTable {
   kind: 'registered' | 'reported';
   summary: string;
   details_url: string;
+  /** The objects the result names (JSON: `{object_type, object_id, object_repr, problem}[]`). */
+  objects: Generated<Json>;
   completed: string | null;
   created: string;
   last_updated: string;
@@ -131,6 +133,33 @@ export interface MergeJobsTable {
   detail: string;
   created: string;
   last_updated: string;
+}
+
+/** A named freeze period: one-off (`start_at`..`end_at`) or recurring (weekdays, a daily time range in `time_zone`). */
+export interface FreezesTable {
+  id: Id;
+  name: string;
+  description: string;
+  enabled: Bool;
+  kind: 'once' | 'recurring';
+  start_at: string | null;
+  end_at: string | null;
+  /** JSON: ISO weekdays, 1 is Monday. */
+  weekdays: Json;
+  start_time: string | null;
+  end_time: string | null;
+  time_zone: string;
+  /** Null: a global freeze. */
+  policy_id: number | null;
+  created: string;
+  last_updated: string;
+}
+
+/** The merge queue's head claim: one row; the instance holding it runs the queue until `expires`. */
+export interface MergeQueueClaimTable {
+  id: number;
+  holder: string | null;
+  expires: string | null;
 }
 
 /** One event of the stream (`stream/`): what changed, on which change request. */
@@ -163,6 +192,8 @@ export interface ChangeControlTables {
   cc_outstanding_reviewers: OutstandingReviewersTable;
   cc_stream_events: StreamEventsTable;
   cc_stream_state: StreamStateTable;
+  cc_freezes: FreezesTable;
+  cc_merge_queue_claim: MergeQueueClaimTable;
 }
 
 export type PolicyRow = Selectable<PoliciesTable>;
@@ -172,4 +203,5 @@ export type ReviewRow = Selectable<ReviewsTable>;
 export type ChangeCommentRow = Selectable<ChangeCommentsTable>;
 export type MergeCheckRow = Selectable<MergeChecksTable>;
 export type MergeJobRow = Selectable<MergeJobsTable>;
+export type FreezeRow = Selectable<FreezesTable>;
 export type StreamEventRow = Selectable<StreamEventsTable>;

@@ -1,5 +1,5 @@
 import { branchContributors } from '../../branching';
-import type { Ctx } from '../../../host';
+import { activeGroupMembers, groupsByIds, usersByIds, type Ctx } from '../../../host';
 import { computations } from '../computations';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -24,9 +24,7 @@ export async function loadReviews(ctx: Ctx, changeRequestId: number): Promise<Ev
 
 /** Users by id (unknown ids are left out). */
 export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<number, EvalUser>> {
-  const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return new Map();
-  const rows = await ctx.db.selectFrom('users').select(['id', 'username']).where('id', 'in', wanted).execute();
+  const rows = await usersByIds(ctx, ids);
   return new Map(rows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
 }
 
@@ -44,19 +42,11 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
   const groupNames = new Map<number, string>();
   const groupMembers = new Map<number, number[]>();
   if (groupIds.length > 0) {
-    const groups = await ctx.db.selectFrom('groups').select(['id', 'name']).where('id', 'in', groupIds).execute();
-    for (const g of groups) groupNames.set(g.id, g.name);
-    const members = await ctx.db
-      .selectFrom('user_groups')
-      .innerJoin('users', 'users.id', 'user_groups.user_id')
-      .select(['user_groups.group_id as group_id', 'users.id as user_id'])
-      .where('user_groups.group_id', 'in', groupIds)
-      .where('users.is_active', '=', 1)
-      .execute();
-    for (const m of members) {
-      const list = groupMembers.get(m.group_id) ?? [];
-      list.push(m.user_id);
-      groupMembers.set(m.group_id, list);
+    for (const g of await groupsByIds(ctx, groupIds)) groupNames.set(g.id, g.name);
+    for (const m of await activeGroupMembers(ctx, groupIds)) {
+      const list = groupMembers.get(m.groupId) ?? [];
+      list.push(m.userId);
+      groupMembers.set(m.groupId, list);
     }
   }
   const userIds = new Set<number>([
@@ -64,10 +54,10 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
     ...[...groupMembers.values()].flat(),
     ...reviews.map((r) => r.reviewerId),
   ]);
-  const userRows = userIds.size ? await ctx.db.selectFrom('users').select(['id', 'username', 'is_active']).where('id', 'in', [...userIds]).execute() : [];
+  const userRows = await usersByIds(ctx, userIds);
   const users = new Map(userRows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
   // Inactive users named directly by a rule cannot approve either.
-  const inactive = new Set(userRows.filter((r) => r.is_active !== 1).map((r) => r.id));
+  const inactive = new Set(userRows.filter((r) => !r.isActive).map((r) => r.id));
   const policies: EvalPolicy[] = governing.map((g) => ({
     id: g.policy.id,
     name: g.policy.name,

@@ -1,5 +1,5 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { branchAccess, createCtx, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import { actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -33,14 +33,6 @@ export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateS
   ctx.afterCommit(() => runMergeJob(host, inserted.id, requestId, baseUrl));
 }
 
-async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | null> {
-  if (userId === null) return null;
-  const user = await ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser', 'is_active']).where('id', '=', userId).executeTakeFirst();
-  if (!user || user.is_active !== 1) return null;
-  const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', userId).execute();
-  return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true };
-}
-
 /** Whether this user may merge the branch by hand (view and `branching.merge_branch`, constraints included). */
 async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Promise<boolean> {
   if (!user) return false;
@@ -66,7 +58,7 @@ export async function runMergeJob(host: HostServices, jobId: number, requestId: 
   try {
     const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
     const user = await actingUser(base, cr?.requester_id ?? null);
-    const branch = await base.db.selectFrom('branches').selectAll().where('id', '=', job.branch_id).executeTakeFirst();
+    const branch = await findBranch(base, job.branch_id);
     if (!branch) throw new Error('the branch no longer exists');
     if (!(await mayMerge(base, user, branch))) throw new Error('the requester may not merge this branch');
     await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });

@@ -28,3 +28,15 @@ export function windowProblem(start: string | null, end: string | null): string 
   if (start && end && Date.parse(end) <= Date.parse(start)) return 'scheduled_end must be after scheduled_start.';
   return null;
 }
+
+/**
+ * "Window too short": a window (both ends set) shorter than the automatic-merge interval may open
+ * and close between two runs of the automatic merge. Null otherwise.
+ */
+export function windowWarning(start: string | null, end: string | null, autoMergeIntervalMinutes: number): string | null {
+  if (!start || !end) return null;
+  const minutes = (Date.parse(end) - Date.parse(start)) / 60_000;
+  if (!(minutes < autoMergeIntervalMinutes)) return null;
+  const shown = Number.isInteger(minutes) ? String(minutes) : minutes.toFixed(1);
+  return `Window too short: the change window lasts ${shown} minute${minutes === 1 ? '' : 's'}, less than the automatic-merge interval of ${autoMergeIntervalMinutes} minutes; an automatic merge may miss it.`;
+}

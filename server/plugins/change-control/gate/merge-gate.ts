@@ -1,4 +1,5 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
+import type { FreezeNotice } from '../../../../contract/api/freezes';
 import type { Ctx, BranchRow } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { branchOf } from '../change-requests/repository';
@@ -11,12 +12,13 @@ import type { EvaluationResult } from '../evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { PERMISSIONS } from '../names';
 import { attachedPolicies, matchBranch } from '../policies/governing';
+import { enabledFreezes, freezeNotices, freezeReason, type LoadedFreezes } from '../freezes/repository';
 
 /**
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
  * Ready means: the request is open and submitted, its policies are satisfied (status
  * `approved`), every required check passes, the change window is open, and the branch exists
- * and is ready. Conflicts are shown (`has_conflicts`) but gate the merge only through the
+ * and is ready, and no freeze that applies to it is in force. Conflicts are shown (`has_conflicts`) but gate the merge only through the
  * `no-conflicts` check a policy may name.
  */
 export interface GateState {
@@ -26,6 +28,8 @@ export interface GateState {
   checks: CheckState[];
   checksCleared: boolean;
   window: WindowState;
+  /** The freezes that apply to the request, in force now or starting soon (those in force block). */
+  freezes: FreezeNotice[];
   branch: BranchRow | null;
   hasConflicts: boolean;
   /** Policies and every required check satisfied; the change window is not part of it. */
@@ -58,7 +62,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 }
 
 /** What the gate finds apart from the change window (which depends on the time of asking). */
-type GateFacts = Omit<GateState, 'window' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[] };
+type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
 
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
   computations(ctx.host).gate++;
@@ -82,16 +86,22 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
     for (const check of blocking) reasons.push(blockingReason(check));
   }
   const checksCleared = blocking.length === 0;
-  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, gatesCleared: status === 'approved' && checksCleared, reasons };
+  const allFreezes = await enabledFreezes(ctx);
+  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, gatesCleared: status === 'approved' && checksCleared, reasons, allFreezes };
 }
 
-/** The facts with the change window as it stands at `now`. */
+/** The facts with the change window and the freezes as they stand at `now`. */
 function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideWindow: boolean): GateState {
+  const { allFreezes, ...rest } = facts;
   const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
+  const live = facts.status !== 'completed' && facts.status !== 'abandoned';
+  const freezes = live ? freezeNotices(allFreezes, facts.governing.map((g) => g.policy.id), now) : [];
   const reasons = [...facts.reasons];
-  const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved';
-  if (!window.open && !overrideWindow && facts.status !== 'completed' && facts.status !== 'abandoned') reasons.push(window.reason!);
-  return { ...facts, window, readyToMerge: reasons.length === 0, onlyWindowBlocks, reasons, mergeBlockedReason: reasons.join(' ') };
+  const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved' && !freezes.some((f) => f.active);
+  if (!window.open && !overrideWindow && live) reasons.push(window.reason!);
+  // A freeze is a blocking reason like any other: only the accountable override passes it.
+  for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
+  return { ...rest, window, freezes, readyToMerge: reasons.length === 0, onlyWindowBlocks, reasons, mergeBlockedReason: reasons.join(' ') };
 }
 
 export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<GateState> {

@@ -1,4 +1,6 @@
-import { type Ctx, defineList } from '../../../host';
+import { sql } from 'kysely';
+import { type Ctx, defineList, grantAllows } from '../../../host';
+import { CONDITION_STATES } from '../../../../contract/api/change-control';
 import { ccDb, jsonArrayHasAny } from '../db/database';
 import { presentPolicy, presentRule } from './repository';
 
@@ -13,12 +15,33 @@ export const policyList = defineList({
     object_type: {
       type: 'string',
       description: 'Policies whose object types include this "app_label.model".',
-      where: (types) => () => jsonArrayHasAny('cc_policies.object_types', types as string[]),
+      where: (types, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policies.object_types', types as string[]),
     },
+    object_type_id: {
+      type: 'int',
+      description: 'Policies whose object types include the object type with this id (/api/core/object-types/).',
+      where: (ids, ctx) => {
+        const names = ctx.host.objectTypes.all().filter((t) => ids.includes(t.id)).map((t) => t.name);
+        return () => (names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny(ctx.db, 'cc_policies.object_types', names));
+      },
+    },
+    weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', column: 'weight', range: true },
+    condition_state: { type: 'choice', choices: CONDITION_STATES, column: 'condition_state' },
+    has_conditions: {
+      type: 'bool',
+      description: 'Policies with (true) or without (false) conditions.',
+      where: (v) => (eb) => eb.or(v.map((has) => (has ? eb('conditions', 'is not', null) : eb('conditions', 'is', null)))),
+    },
+    has_checks: {
+      type: 'bool',
+      description: 'Policies naming (true) or not naming (false) any check.',
+      where: (v) => (eb) => eb.or(v.map((has) => eb('checks', has ? '!=' : '=', '[]'))),
+    },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
     required_checks: {
       type: 'string',
       description: 'Policies whose checks name this check (several values: any of them).',
-      where: (names) => () => jsonArrayHasAny('cc_policies.checks', names as string[]),
+      where: (names, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policies.checks', names as string[]),
     },
   },
   ordering: { id: 'id', name: 'name', weight: 'weight', created: 'created', last_updated: 'last_updated' },
@@ -30,6 +53,21 @@ export const policyList = defineList({
   present: async (ctx, rows) => rows.map((r) => presentPolicy(ctx, r)),
 });
 
+/**
+ * The groups of these users, for those the caller may view (their own, or by `users.view_user`):
+ * a filter never tells the caller the groups of a user they may not see.
+ */
+async function groupsOfViewable(ctx: Ctx, userIds: number[]): Promise<number[]> {
+  const caller = ctx.user;
+  if (!caller) return [];
+  const grant = (await ctx.host.permissions.forUser(caller, ctx.db)).grant('users.user', 'view');
+  const rows = await ccDb(ctx).selectFrom('users').selectAll().where('id', 'in', userIds).execute();
+  const viewable = rows.filter((u) => u.id === caller.id || grantAllows(grant, { ...u, is_superuser: u.is_superuser === 1, is_active: u.is_active === 1 }, caller)).map((u) => u.id);
+  if (viewable.length === 0) return [];
+  const memberships = await ccDb(ctx).selectFrom('user_groups').select('group_id').where('user_id', 'in', viewable).execute();
+  return [...new Set(memberships.map((m) => m.group_id))];
+}
+
 /** `policy-rules/`: filters, `q` over the name, ordering. */
 export const ruleList = defineList({
   name: 'policy-rules',
@@ -38,8 +76,20 @@ export const ruleList = defineList({
     id: { type: 'int', column: 'id' },
     policy_id: { type: 'int', column: 'policy_id' },
     name: { type: 'string', column: 'name' },
-    user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids) => () => jsonArrayHasAny('cc_policy_rules.users', ids as number[]) },
-    group_id: { type: 'int', where: (ids) => () => jsonArrayHasAny('cc_policy_rules.groups', ids as number[]) },
+    user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]) },
+    group_id: { type: 'int', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]) },
+    min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', column: 'min_reviews', range: true },
+    eligible_for: {
+      type: 'int',
+      allowMe: true,
+      description: 'Rules this user (or "me") may approve for: the rule names them or one of their groups. Group membership counts only for users the caller may view.',
+      where: async (ids, ctx) => {
+        const users = ids as number[];
+        const groups = await groupsOfViewable(ctx, users);
+        return (eb) =>
+          eb.or([jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', users), ...(groups.length > 0 ? [jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', groups)] : [])]);
+      },
+    },
   },
   ordering: { id: 'id', name: 'name', policy: 'policy_id', min_reviews: 'min_reviews', created: 'created' },
   search: ['name'],

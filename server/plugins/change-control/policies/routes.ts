@@ -4,7 +4,7 @@ import { branchesTouching, conditionSetProblem, type Ctx, ValidationError, type 
 import { registerResource } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
-import { listOpenChangeRequestIdsOnBranches } from '../change-requests/repository';
+import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
@@ -71,7 +71,7 @@ async function refreshAfterPolicyWrite(ctx: Ctx, policyId: number, typeLists: re
     return;
   }
   const branches = await branchesTouching(ctx, [...new Set(typeLists.flat())]);
-  const ids = new Set([...(await governedBy(ctx, policyId)), ...(await listOpenChangeRequestIdsOnBranches(ctx, branches))]);
+  const ids = new Set([...(await governedBy(ctx, policyId)), ...(await openChangeRequestIdsOfBranches(ctx, branches))]);
   for (const id of [...ids].sort((a, b) => a - b)) await requestRefresh(ctx, id, { rematch: true });
 }
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { branchContributors } from '../../branching';
 import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
-import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import { constraintViolation, recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
 import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
@@ -66,7 +66,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
-    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
+    if (constraintViolation(err)?.kind === 'unique') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
     throw err;
   }
   const presented = (await presentReviewRows(ctx, [row]))[0]!;

@@ -3,7 +3,7 @@ import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../
 import type { Ctx, EmittedEvent, Host } from '../../../host';
 import { ccDb } from '../db/database';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
-import { announce, type Announcement } from './store';
+import { announce, type Announcement } from './stream-repository';
 
 /**
  * Which writes the stream announces. Every write of the plugin's models goes through the

@@ -2,7 +2,7 @@ import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../.
 import { type CommitSignal, createCtx, type AuthUser, type Ctx, type Host, type StreamSink } from '../../../host';
 import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
-import { eventsAfter } from './store';
+import { eventsAfter } from './stream-repository';
 import { mayReceive, SubjectCache } from './visibility';
 
 /** A comment line this often keeps proxies and clients from timing the stream out. */

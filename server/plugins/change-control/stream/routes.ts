@@ -5,7 +5,7 @@ import { ccDb } from '../db/database';
 import { API_ROOT, APP_LABEL } from '../names';
 import { stateSlot } from '../state';
 import { KEEP_ALIVE_MS, StreamHub } from './hub';
-import { pruneStreamEvents, streamPosition, streamSignal, STREAM_RETENTION } from './store';
+import { pruneStreamEvents, streamPosition, streamSignal, STREAM_RETENTION } from './stream-repository';
 
 export const STREAM_PATH = `${API_ROOT}stream/`;
 /** At most this many `change_request` values on one stream. */

@@ -3,9 +3,9 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../../../server/host/db/database';
 import { webhookDeliveryWorker, type WebhookDeliveryWorker } from '../../../../server/host/events/webhook-delivery';
 import { Receiver } from '../../../support/receiver';
+import { openTestDatabase } from '../../../support/database';
 import { startService, type TestService } from '../../../support/service';
 
 interface HookOptions {
@@ -305,7 +305,7 @@ describe('extras: webhook delivery across a restart', () => {
     } finally {
       await svc.close();
     }
-    const reopened = openDatabase(db);
+    const reopened = await openTestDatabase({}, db);
     try {
       const rows = await reopened.db.selectFrom('webhook_outbox').selectAll().execute();
       assert.deepEqual(rows.map((r) => [r.state, r.attempts]), [['delivered', 1]]);

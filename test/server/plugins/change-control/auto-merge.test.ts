@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { runMergeJob, sweepAutoMerge, autoMergeSweeper } from '../../../../server/plugins/change-control/gate/auto-merge';
 import { parseConfig, ConfigError } from '../../../../server/host/core/config';
+import { constraintViolation } from '../../../../server/host/db/constraint-errors';
 import type { MergeJobRow } from '../../../../server/plugins/change-control/db/tables';
 
 type MergeJobState = MergeJobRow['state'];
@@ -170,7 +171,7 @@ describe('change control: automatic merge', () => {
       for (const live of ['pending', 'scheduled', 'running'] as const) {
         await insertJob(s.cr.id, s.branch.id, live);
         for (const second of ['pending', 'scheduled', 'running'] as const) {
-          await assert.rejects(insertJob(s.cr.id, s.branch.id, second), /UNIQUE/, `${second} while ${live}`);
+          await assert.rejects(insertJob(s.cr.id, s.branch.id, second), (err) => constraintViolation(err)?.kind === 'unique', `${second} while ${live}`);
         }
         await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).where('state', '=', live).execute();
       }

@@ -32,6 +32,19 @@ describe('change control: change windows', () => {
       assert.equal(cleared.scheduled_end, null);
     });
 
+    it('ChangeRequest window_warning: "Window too short" when the window is shorter than the automatic-merge interval; null otherwise (read-only)', async () => {
+      const interval = svc.config.change_control.auto_merge_interval;
+      const s = await scenario(cast, 'window-short', { upTo: 'draft', fields: { scheduled_start: '2026-11-02T22:00:00Z', scheduled_end: '2026-11-02T22:05:00Z' } });
+      assert.ok(interval > 5);
+      assert.match(s.cr.window_warning, /^Window too short: the change window lasts 5 minutes, less than the automatic-merge interval of \d+ minutes/);
+      const listedCr = (await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`))).results[0];
+      assert.equal(listedCr.window_warning, s.cr.window_warning);
+      const long = await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { scheduled_end: '2026-11-03T02:00:00Z', window_warning: 'ignored' }));
+      assert.equal(long.window_warning, null);
+      const open = await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { scheduled_end: null }));
+      assert.equal(open.window_warning, null);
+    });
+
     it('ChangeRequest scheduled_end must be after scheduled_start (400 naming scheduled_end), on create and on PATCH', async () => {
       const s = await scenario(cast, 'window-order', { upTo: 'draft', fields: { scheduled_start: '2026-11-02T22:00:00Z' } });
       const same = await cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { scheduled_end: '2026-11-02T22:00:00Z' });

@@ -3,9 +3,9 @@ import type { TestService } from '../../../support/service';
 import { branch, BRANCHES, changesOf, COMMENTS, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS } from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 
-const BUILTINS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'];
+const BUILTINS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved', 'mergeable'];
 
-/** The four built-in checks: labels, failing conditions, applied only when a policy names them, skipped when the branch is gone. */
+/** The built-in checks: labels, failing conditions, applied only when a policy names them, skipped when the branch is gone. */
 describe('change control checks: built-in checks', () => {
   let svc: TestService;
   before(async () => {
@@ -58,6 +58,34 @@ describe('change control checks: built-in checks', () => {
     assertCheck((await checksByName(svc.admin, s.cr.id))['no-conflicts'], { status: 'success' });
   });
 
+  it('Built-in mergeable: the merge as a dry run passes while it applies cleanly, and fails listing each object that would conflict or fail to apply; nothing is written', async () => {
+    const edited = await created(svc.admin.post(DEVICES, { name: `edited-${Date.now()}`, status: 'active' }));
+    const removed = await created(svc.admin.post(DEVICES, { name: `removed-${Date.now()}`, status: 'active' }));
+    const s = await setup(svc, { policy: { checks: ['mergeable'] } });
+    await ok(s.inBranch.patch(`${DEVICES}${edited.id}/`, { status: 'planned' }));
+    await ok(s.inBranch.patch(`${DEVICES}${removed.id}/`, { serial: 'X1' }));
+    const clean = (await checksByName(svc.admin, s.cr.id))['mergeable'];
+    assertCheck(clean, { label: 'Merges cleanly', required: true, status: 'success', summary: /^The merge applies cleanly \(\d+ changes\)\.$/ });
+    assert.deepEqual(clean.objects, []);
+
+    await ok(svc.admin.patch(`${DEVICES}${edited.id}/`, { status: 'offline' }));
+    expectStatus(await svc.admin.delete(`${DEVICES}${removed.id}/`), 204);
+    const failing = (await checksByName(svc.admin, s.cr.id))['mergeable'];
+    assertCheck(failing, { status: 'failure', blocks_merge: true, summary: /^2 objects would conflict or fail to apply: / });
+    assert.deepEqual(
+      failing.objects.map((o: any) => [o.object_type, o.object_id, o.problem]).sort((a: any[], b: any[]) => a[1] - b[1]),
+      [
+        ['dcim.device', edited.id, 'Conflicts with main on status.'],
+        ['dcim.device', removed.id, 'Main deleted it since the branch changed it.'],
+      ],
+    );
+    assert.equal(failing.objects.find((o: any) => o.object_id === edited.id).object_repr, edited.name);
+    // A dry run: main still has what it had.
+    assert.match(JSON.stringify((await ok(svc.admin.get(`${DEVICES}${edited.id}/`))).status), /offline/);
+    const d = await detail(s.author.client, s.cr.id);
+    assert.match(d.merge_blocked_reason, /Required check "Merges cleanly" failed \(2 objects would conflict or fail to apply/);
+  });
+
   it('Built-in not-stale: fails when the branch is older than changelog_retention_days without a sync; a sync makes it pass', async () => {
     const s = await setup(svc, { policy: { checks: ['not-stale'] } });
     assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], { status: 'success' });
@@ -98,7 +126,7 @@ describe('change control checks: built-in checks', () => {
     svc.clock.advanceDays(6);
     await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
     const before = await checksByName(svc.admin, s.cr.id);
-    for (const name of ['no-conflicts', 'not-stale', 'threads-resolved']) assertCheck(before[name], { status: 'failure' });
+    for (const name of ['no-conflicts', 'not-stale', 'threads-resolved', 'mergeable']) assertCheck(before[name], { status: 'failure' });
 
     expectStatus(await s.author.client.delete(`${BRANCHES}${s.branchId}/`), 204);
     const d = await detail(svc.admin, s.cr.id);

@@ -20,10 +20,10 @@ function refused(input: unknown, key: RegExp): void {
 /** Plugin settings: enable_builtin_checks, required_external_checks, branch_page_placement, protect_main. */
 describe('change control checks: plugin settings', () => {
   describe('enable_builtin_checks', () => {
-    it('True (the default): all four built-ins are available, each applied when a policy names it', async () => {
+    it('True (the default): all five built-ins are available, each applied when a policy names it', async () => {
       const svc = await startWithChecks();
       try {
-        assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved']);
+        assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved', 'mergeable']);
         const s = await setup(svc, { policy: { checks: ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] } });
         const checks = await checksByName(svc.admin, s.cr.id);
         assertCheck(checks['has-changes'], { label: 'Branch has changes', status: 'success' });

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { streamEvent, STREAM_EVENTS } from '../../../../contract/api/change-control';
 import { createCtx } from '../../../../server/host/core/context';
 import { streamHub } from '../../../../server/plugins/change-control/stream/routes';
-import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/store';
+import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/stream-repository';
 import { startService, type TestService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
 import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL, ccDb } from './fixtures';
@@ -271,10 +271,11 @@ describe('change control: the event stream (stream/)', () => {
     assert.equal(await last(), before, 'nothing was kept');
     const mark = await sentinel(sc);
     const received = await s.nextUntil(isComment(mark));
-    // The first event the stream sends is the sentinel's own, right after what existed before.
-    assert.equal(Number(received[0]!.id), before + 1);
     assert.ok(!said(received).some((x) => x.includes('boom')));
-    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).execute();
+    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).orderBy('id').execute();
+    // The first event the stream sends is the sentinel's own, the first kept after what existed
+    // before (on SQLite right after it; PostgreSQL's identities skip what a rollback used).
+    assert.equal(Number(received[0]!.id), (mine as Array<{ id: number }>)[0]!.id);
     assert.deepEqual(received.map((e) => Number(e.id)), (mine as Array<{ id: number }>).map((r) => r.id).filter((id) => id <= Number(received[received.length - 1]!.id)));
   });
 

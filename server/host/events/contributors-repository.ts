@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import type { Ctx } from '../../host';
+import type { Ctx } from '../core/context';
+import { databaseKind } from '../db/database';
+import { valuesTable } from '../db/portable';
 
 /**
  * Who changed objects in a branch, as the branch's own changelog says: every user with a
@@ -10,13 +12,15 @@ import type { Ctx } from '../../host';
 export async function branchContributors(ctx: Ctx, branchId: number | null): Promise<Set<number>> {
   const out = new Set<number>();
   if (branchId === null) return out;
-  const types = JSON.stringify(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
+  const types = valuesTable(ctx.db, ctx.host.objectTypes.sourceOfTruth().map((t) => t.name), 'text');
+  // SQLite's planner is told the index; PostgreSQL's finds it.
+  const hint = databaseKind(ctx.db) === 'sqlite' ? sql.raw(' INDEXED BY object_changes_branch_user') : sql.raw('');
   let after = -1;
   for (;;) {
     const row = await sql<{ user_id: number | null }>`
-      SELECT user_id FROM object_changes INDEXED BY object_changes_branch_user
+      SELECT user_id FROM object_changes${hint}
       WHERE branch_id = ${branchId} AND user_id > ${after}
-        AND changed_object_type IN (SELECT value FROM json_each(${types}))
+        AND changed_object_type IN (SELECT j.value FROM ${types} AS j)
       ORDER BY user_id LIMIT 1`.execute(ctx.db);
     const next = row.rows[0]?.user_id;
     if (next === null || next === undefined) return out;

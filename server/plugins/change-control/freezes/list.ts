@@ -1,0 +1,24 @@
+import { type Ctx, defineList } from '../../../host';
+import { ccDb } from '../db/database';
+import { presentFreeze } from './repository';
+
+/** `freezes/`: filters, `q` over name and description, ordering. */
+export const freezeList = defineList({
+  name: 'freezes',
+  from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_freezes').selectAll(),
+  filters: {
+    id: { type: 'int', column: 'id' },
+    name: { type: 'string', column: 'name' },
+    enabled: { type: 'bool', column: 'enabled' },
+    kind: { type: 'string', column: 'kind', description: '"once" or "recurring".' },
+    policy_id: { type: 'int', column: 'policy_id', description: 'Freezes of this policy.' },
+    global: {
+      type: 'bool',
+      description: 'true: freezes of every request (no policy); false: freezes of a policy.',
+      where: (values) => (eb) => eb.or(values.map((v) => (v ? eb('policy_id', 'is', null) : eb('policy_id', 'is not', null)))),
+    },
+  },
+  ordering: { id: 'id', name: 'name', kind: 'kind', start: 'start_at', created: 'created', last_updated: 'last_updated' },
+  search: ['name', 'description'],
+  present: async (ctx, rows) => rows.map((r) => presentFreeze(ctx, r)),
+});

@@ -1,0 +1,109 @@
+import type { z } from 'zod';
+import { freeze as freezeOutput, freezeWrite } from '../../../../contract/api/freezes';
+import { type Ctx, ValidationError, type Host } from '../../../host';
+import { registerResource } from '../../../host/http';
+import { ccDb, fromBool, nowIso } from '../db/database';
+import type { FreezeRow } from '../db/tables';
+import { sweepAutoMerge } from '../gate/auto-merge';
+import { getPolicyRow } from '../policies/repository';
+import { FREEZE_TYPE, MODELS } from '../names';
+import { scheduleProblem } from './calendar';
+import { freezeList } from './list';
+import { getFreezeRow, presentFreeze, scheduleOf, snapshotFreeze } from './repository';
+
+type FreezeWrite = z.infer<typeof freezeWrite>;
+
+function columns(input: Partial<FreezeWrite>) {
+  return {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
+    ...(input.kind !== undefined ? { kind: input.kind } : {}),
+    ...(input.start !== undefined ? { start_at: input.start === null ? null : new Date(input.start).toISOString() } : {}),
+    ...(input.end !== undefined ? { end_at: input.end === null ? null : new Date(input.end).toISOString() } : {}),
+    ...(input.weekdays !== undefined ? { weekdays: JSON.stringify([...new Set(input.weekdays)].sort()) } : {}),
+    ...(input.start_time !== undefined ? { start_time: input.start_time } : {}),
+    ...(input.end_time !== undefined ? { end_time: input.end_time } : {}),
+    ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
+    ...(input.policy !== undefined ? { policy_id: input.policy } : {}),
+  };
+}
+
+/** Checks the freeze as it would be stored (the fields taken together), its policy and its unique name. */
+async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
+  const problem = scheduleProblem(scheduleOf(row));
+  if (problem) throw ValidationError.field(problem.field, problem.message);
+  if (row.policy_id !== null && !(await getPolicyRow(ctx, row.policy_id))) throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
+  let q = ccDb(ctx).selectFrom('cc_freezes').select('id').where('name', '=', row.name);
+  if (row.id !== 0) q = q.where('id', '!=', row.id);
+  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A freeze with this name already exists.');
+}
+
+/** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
+function sweepAfterCommit(ctx: Ctx): void {
+  const host = ctx.host;
+  ctx.afterCommit(async () => {
+    await sweepAutoMerge(host);
+  });
+}
+
+/**
+ * `freezes/`: named freeze periods. Managed by holders of `change_control.{view,add,change,delete}_freeze`;
+ * a freeze in force blocks merging the requests it applies to (see the merge gate).
+ */
+export function registerFreezeRoutes(host: Host): void {
+  registerResource(host.routes, {
+    tag: 'change-control',
+    objectType: FREEZE_TYPE,
+    path: MODELS.freeze.path,
+    output: freezeOutput,
+    list: freezeList,
+    get: async (ctx, id) => {
+      const row = await getFreezeRow(ctx, id);
+      return row ? presentFreeze(ctx, row) : undefined;
+    },
+    snapshot: snapshotFreeze,
+    create: {
+      body: freezeWrite,
+      run: async (ctx, input: FreezeWrite) => {
+        const now = nowIso(ctx);
+        const kind = input.kind ?? (input.weekdays !== undefined || input.start_time !== undefined ? 'recurring' : 'once');
+        const values = {
+          name: input.name,
+          description: '',
+          enabled: 1,
+          kind,
+          start_at: null,
+          end_at: null,
+          weekdays: '[]',
+          start_time: null,
+          end_time: null,
+          time_zone: 'UTC',
+          policy_id: null,
+          ...columns(input),
+          created: now,
+          last_updated: now,
+        };
+        await validate(ctx, { id: 0, ...values });
+        const row = await ccDb(ctx).insertInto('cc_freezes').values(values).returning('id').executeTakeFirstOrThrow();
+        sweepAfterCommit(ctx);
+        return row.id;
+      },
+    },
+    update: {
+      body: freezeWrite.partial(),
+      put: freezeWrite,
+      run: async (ctx, existing, input: Partial<FreezeWrite>) => {
+        const before = (await getFreezeRow(ctx, existing.id))!;
+        const next: FreezeRow = { ...before, ...columns(input), last_updated: nowIso(ctx) };
+        await validate(ctx, next);
+        await ccDb(ctx).updateTable('cc_freezes').set({ ...columns(input), last_updated: next.last_updated }).where('id', '=', existing.id).execute();
+        sweepAfterCommit(ctx);
+      },
+    },
+    remove: async (ctx, existing) => {
+      await ccDb(ctx).deleteFrom('cc_freezes').where('id', '=', existing.id).execute();
+      sweepAfterCommit(ctx);
+    },
+  });
+}

@@ -1,0 +1,63 @@
+import type { Ctx } from '../../../host';
+import { ccDb } from '../db/database';
+import type { MergeJobRow } from '../db/tables';
+
+/**
+ * The merge queue as stored: the live automatic-merge jobs (`pending` or `running`), in the
+ * order they were queued (their id). The order is derived from persisted rows only, so every
+ * service instance sees the same queue.
+ */
+export const LIVE_JOB_STATES = ['pending', 'running'] as const;
+
+/** Each queued request's position (1: the head), for the given requests only. */
+export async function queuePositions(ctx: Ctx, changeRequestIds: readonly number[]): Promise<Map<number, number>> {
+  if (changeRequestIds.length === 0) return new Map();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_merge_jobs as j')
+    .select((eb) => [
+      'j.change_request_id as cr',
+      eb
+        .selectFrom('cc_merge_jobs as ahead')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('ahead.state', 'in', [...LIVE_JOB_STATES])
+        .whereRef('ahead.id', '<=', 'j.id')
+        .as('position'),
+    ])
+    .where('j.state', 'in', [...LIVE_JOB_STATES])
+    .where('j.change_request_id', 'in', [...changeRequestIds])
+    .execute();
+  return new Map(rows.map((r) => [r.cr, Number(r.position)]));
+}
+
+/** The queue, head first: one page of it and its length. */
+export async function queuePage(ctx: Ctx, limit: number, offset: number): Promise<{ count: number; rows: MergeJobRow[] }> {
+  const base = ccDb(ctx).selectFrom('cc_merge_jobs').where('state', 'in', [...LIVE_JOB_STATES]);
+  const { count } = await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
+  return { count: Number(count), rows };
+}
+
+/** The queue's head: the oldest pending job, or undefined. */
+export async function queueHead(ctx: Ctx): Promise<MergeJobRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_merge_jobs').selectAll().where('state', '=', 'pending').orderBy('id').limit(1).executeTakeFirst();
+}
+
+/**
+ * Claims the right to run the queue for `holder` until `expires`, in the database: one row,
+ * updated only when free or when the previous claim has expired. With several service
+ * instances on one database, exactly one update succeeds (the row is the lock).
+ */
+export async function claimQueue(ctx: Ctx, holder: string, now: string, expires: string): Promise<boolean> {
+  const result = await ccDb(ctx)
+    .updateTable('cc_merge_queue_claim')
+    .set({ holder, expires })
+    .where('id', '=', 1)
+    .where((eb) => eb.or([eb('holder', 'is', null), eb('expires', '<', now), eb('holder', '=', holder)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives the claim back (only the holder's own). */
+export async function releaseQueue(ctx: Ctx, holder: string): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_queue_claim').set({ holder: null, expires: null }).where('id', '=', 1).where('holder', '=', holder).execute();
+}
