@@ -277,7 +277,7 @@ async function main(): Promise<void> {
     log(`service ${svc.url}, ceiling ${ceiling.url}, ${DURATION} s per scenario`);
 
     log('seeding scenario 1 (3 policies x 2 rules, 200 changes, 10 reviews, 8 checks)');
-    const { crId, reviewerTokens } = await seedDetailScenario(admin);
+    const { crId, commentReviews } = await seedDetailScenario(admin);
     const detailCr = await admin.get(`${CC}change-requests/${crId}/`);
     const checks = await admin.get(`${CC}checks/?change_request_id=${crId}`);
     log(`  request ${crId}: status ${detailCr.status}, ${detailCr.policies.length} policies, ${checks.count} checks`);
@@ -354,7 +354,7 @@ async function main(): Promise<void> {
           next: () => {
             const n = writeTurn++;
             return n % 2
-              ? { method: 'POST', path: `${CC}reviews/`, token: reviewerTokens[7 + (n % 3)], body: { change_request: crId, decision: 'comment', comment: `still looking ${n}` } }
+              ? { method: 'PATCH', path: `${CC}reviews/${commentReviews[n % 3]!.id}/`, token: commentReviews[n % 3]!.token, body: { comment: `still looking ${n}` } }
               : { method: 'POST', path: `${CC}change-comments/`, body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` } };
           },
         },

@@ -23,7 +23,7 @@ export async function grantAll(admin: Api, userIds: number[]): Promise<void> {
  * Scenario 1's request: 3 policies × 2 rules, 200 changes, 10 reviews, 8 checks
  * (the four built-ins, two required external checks from the configuration, two named by a policy).
  */
-export async function seedDetailScenario(admin: Api): Promise<{ crId: number; reviewerTokens: string[] }> {
+export async function seedDetailScenario(admin: Api): Promise<{ crId: number; reviewerTokens: string[]; commentReviews: Array<{ id: number; token: string }> }> {
   const author = await user(admin, 'bench-author');
   const reviewers = [];
   for (let i = 0; i < 10; i++) reviewers.push(await user(admin, `bench-reviewer-${i}`));
@@ -49,10 +49,12 @@ export async function seedDetailScenario(admin: Api): Promise<{ crId: number; re
   for (let i = 0; i < 200; i++) await inBranch.post('/api/dcim/devices/', { name: `dev-${i}`, role: i % 10 === 0 ? 'core' : 'edge', site: i % 7 });
   const cr = await authorApi.post(`${CC}change-requests/`, { branch: branch.id, ref: 'BENCH-1', title: 'Bench detail' });
   await authorApi.post(`${CC}change-requests/${cr.id}/submit/`);
+  const commentReviews: Array<{ id: number; token: string }> = [];
   for (const [i, r] of reviewers.entries()) {
-    await new Api(admin.base, r.token).post(`${CC}reviews/`, { change_request: cr.id, decision: i < 7 ? 'approve' : 'comment', comment: `Looks ${i}` });
+    const review = await new Api(admin.base, r.token).post(`${CC}reviews/`, { change_request: cr.id, decision: i < 7 ? 'approve' : 'comment', comment: `Looks ${i}` });
+    if (i >= 7) commentReviews.push({ id: review.id as number, token: r.token });
   }
-  return { crId: cr.id, reviewerTokens: reviewers.map((r) => r.token) };
+  return { crId: cr.id, reviewerTokens: reviewers.map((r) => r.token), commentReviews };
 }
 
 /** Scenario 3's checks: one submitted request carrying 64 reported checks named by a policy. */
