@@ -205,7 +205,7 @@ async function policyWriteScenario(admin: Api, times: number): Promise<{ create:
     t0 = performance.now();
     await admin.patch(`${CC}policies/${p.id}/`, { conditions: { attr: 'vid', op: 'gte', value: 100 + i } });
     edit.push(performance.now() - t0);
-    await admin.delete(`${CC}policies/${p.id}/`);
+    await admin.delete(`${CC}policies/${p.id}/?force=true`);
   }
   return { create, edit };
 }

@@ -83,11 +83,13 @@ export const freezeNotice = z.object({
 });
 export type FreezeNotice = z.infer<typeof freezeNotice>;
 
-/** One entry of the merge queue (`merge-queue/`). */
+/** One entry of the merge queue (`merge-queue/`): the change request (`id`, `url`, `display`) and its place. */
 export const mergeQueueEntry = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
   /** 1 is the head (merging now or next). Positions count every queued request, also those the caller cannot see. */
   position: z.number().int(),
-  change_request: z.object({ id: z.number().int(), url: z.string(), display: z.string() }),
   branch: z.number().int(),
   /** `running`: being re-validated and merged now; `pending`: waiting. */
   state: z.enum(['pending', 'running']),

@@ -52,6 +52,16 @@ export class NotFound extends DomainError {
 /** 409: the action does not apply in the current state. */
 export class Conflict extends DomainError {
   readonly status = 409;
+  /** More of the answer than `detail` (what is in the way: ids and a count). */
+  constructor(
+    message: string,
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+  override body(): Record<string, unknown> {
+    return { detail: this.message, ...(this.extra ?? {}) };
+  }
 }
 
 /** 422: the request is well-formed but cannot be processed as sent (an idempotency key reused for another request). */

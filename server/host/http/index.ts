@@ -1,6 +1,7 @@
 /** What plugin routes may use of the host's HTTP layer: route definitions and standard resources. */
-export { parseFilters } from './query';
+export { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from './query';
 export type { FilterDef } from './query';
 export { getViewable, parseId, registerResource, requireObjectPermission } from './resource';
 export type { ListOptions } from './resource';
 export { Reply, StreamReply } from './routes';
+export type { QueryParams } from './routes';

@@ -6,7 +6,7 @@ import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
 import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject, sortObjects } from './query';
-import { Reply, type QueryParamDoc, type RouteRegistry } from './routes';
+import { Reply, type QueryParamDoc, type QueryParams, type RouteRegistry } from './routes';
 
 export type { ApiObject };
 
@@ -32,7 +32,10 @@ export interface ResourceSpec<T extends ApiObject, C = never, U = never> {
   create?: { body: z.ZodType<C>; run(ctx: Ctx, input: C): Promise<number> };
   /** PATCH with `body`, PUT with `put` (default: `body`); `run` gets what the schema gives. */
   update?: { body: z.ZodType<U>; put?: z.ZodType<U>; run(ctx: Ctx, existing: T, input: U): Promise<void> };
-  remove?(ctx: Ctx, existing: T): Promise<void>;
+  /** DELETE; `query` carries its options (`force`). */
+  remove?(ctx: Ctx, existing: T, query: QueryParams): Promise<void>;
+  /** The query parameters DELETE takes (documented). */
+  removeQuery?: QueryParamDoc[];
   /** What the changelog keeps of an object (default: the API object). */
   snapshot?(obj: T): Record<string, unknown>;
   /** Skip the generic changelog (the domain records its own). */
@@ -214,11 +217,12 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
       access: { permission: permName(spec.objectType, 'delete') },
       summary: `Delete a ${spec.objectType} object`,
       tag: spec.tag,
+      query: spec.removeQuery,
       status: 204,
-      handler: async ({ ctx, params }) => {
+      handler: async ({ ctx, params, query }) => {
         const existing = await getViewable(ctx, spec, parseId(params.id));
         await requireObjectPermission(ctx, spec.objectType, 'delete', existing);
-        await remove(ctx, existing);
+        await remove(ctx, existing, query);
         if (!spec.ownChangelog) {
           await recordChange(ctx, { action: 'delete', objectType: spec.objectType, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
         }

@@ -14,6 +14,7 @@ import { registerLifecycleEventTypes } from './change-requests/lifecycle-events'
 import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
 import { registerPolicyRoutes } from './policies/routes';
 import { registerFreezeRoutes } from './freezes/routes';
+import { registerMergeQueueRoute } from './gate/queue-routes';
 import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
@@ -55,6 +56,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
 
       registerPolicyRoutes(host);
       registerFreezeRoutes(host);
+      registerMergeQueueRoute(host);
       registerChangeRequestRoutes(host);
       registerReviewRoutes(host);
       registerCommentRoutes(host);

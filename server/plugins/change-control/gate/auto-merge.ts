@@ -1,14 +1,23 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import { Conflict, actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { ccDb, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from './merge-gate';
 import { PERMISSIONS } from '../names';
+import { claimQueue, queueHead, releaseQueue } from './queue-repository';
+import { randomUUID } from 'node:crypto';
 
 /**
- * Automatic merge: a request with `auto_merge` whose gates are all clear (change window
- * included) has its branch merged, as its requester, right after the write that made it ready.
+ * Automatic merge through the merge queue: a request with `auto_merge` whose gates are all
+ * clear (change window and freezes included) joins the queue (a `pending` job) in the write
+ * that made it ready; right after that write commits, the queue runs. The queue merges one
+ * request at a time, oldest job first: the instance that claims the queue in the database
+ * (`cc_merge_queue_claim`) takes the head, re-validates it (a refresh that re-matches its
+ * policies and runs its checks, `mergeable` and `no-conflicts` among them, then the merge gate
+ * again: the merge before it may have moved main) and merges its branch, as its requester;
+ * a head that is no longer ready leaves the queue (its job fails, saying why) and joins again
+ * at the back once it is ready again.
  * A branch never has a second merge job while one is pending, scheduled or running (the
  * database refuses it), and the merge gate decides again when the job runs. A periodic sweep
  * (`auto_merge_interval` minutes) catches requests that became ready with time (a window opening).
@@ -30,7 +39,38 @@ export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateS
   const host = ctx.host;
   const requestId = ctx.requestId;
   const baseUrl = ctx.baseUrl;
-  ctx.afterCommit(() => runMergeJob(host, inserted.id, requestId, baseUrl));
+  ctx.afterCommit(() => drainMergeQueue(host, requestId, baseUrl));
+}
+
+/** How long a claim on the queue holds without being renewed (a stopped instance's claim lapses). */
+export const QUEUE_CLAIM_MS = 5 * 60_000;
+
+/**
+ * Runs the merge queue until it is empty, if this caller can claim it; otherwise the instance
+ * holding the claim runs it (and finds the new jobs). The claim is renewed before each job.
+ */
+export async function drainMergeQueue(host: HostServices, requestId: string, baseUrl: string): Promise<void> {
+  const ctx = createCtx({ host, user: null, requestId, baseUrl });
+  const holder = `${process.pid}:${randomUUID()}`;
+  // An empty queue is left alone: nothing is written.
+  if (!(await queueHead(ctx))) return;
+  const claim = async () => {
+    const now = host.clock.now();
+    return claimQueue(ctx, holder, now.toISOString(), new Date(now.getTime() + QUEUE_CLAIM_MS).toISOString());
+  };
+  for (;;) {
+    if (!(await claim())) return;
+    try {
+      for (let head = await queueHead(ctx); head; head = await queueHead(ctx)) {
+        if (!(await claim())) return;
+        await runMergeJob(host, head.id, requestId, baseUrl);
+      }
+    } finally {
+      await releaseQueue(ctx, holder);
+    }
+    // A job queued while the claim was being given back found the queue claimed: look again.
+    if (!(await queueHead(ctx))) return;
+  }
 }
 
 /** Whether this user may merge the branch by hand (view and `branching.merge_branch`, constraints included). */
@@ -49,7 +89,12 @@ async function setJob(host: HostServices, id: number, state: 'running' | 'comple
     .execute();
 }
 
-/** Runs one queued merge job: the merge gate is consulted again; the outcome is kept on the job. */
+/**
+ * Runs one queued merge job. The merge re-validates the request first (the merge gate's
+ * validator re-matches its policies, runs its registered checks again, `mergeable` and
+ * `no-conflicts` among them, and asks the gate, checks bound to the branch's content
+ * included); one that is no longer ready leaves the queue, saying why. The outcome is kept on the job.
+ */
 export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
   const job = await ccDb(base).selectFrom('cc_merge_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
@@ -61,7 +106,13 @@ export async function runMergeJob(host: HostServices, jobId: number, requestId: 
     const branch = await findBranch(base, job.branch_id);
     if (!branch) throw new Error('the branch no longer exists');
     if (!(await mayMerge(base, user, branch))) throw new Error('the requester may not merge this branch');
-    await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
+    try {
+      await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
+    } catch (err) {
+      // The merge gate refused it now: it leaves the queue (and joins it again once ready).
+      if (err instanceof Conflict) throw new Error(`left the merge queue: ${err.message}`);
+      throw err;
+    }
     await setJob(host, jobId, 'completed');
     host.log.info(`auto-merge: merged branch ${job.branch_id} of change request ${job.change_request_id}`);
   } catch (err) {
@@ -91,13 +142,20 @@ export async function sweepAutoMerge(host: HostServices): Promise<number> {
   return rows.length;
 }
 
-/** Jobs left running by a stopped service did not finish: they are marked failed, so the branch can be queued again. */
+/**
+ * At start: a job left running while nobody holds a live claim on the queue was interrupted (the
+ * instance running it stopped): it is marked failed, so the branch can be queued again. Pending
+ * jobs stay queued; the queue runs at start and at every sweep.
+ */
 export async function recoverInterruptedJobs(host: HostServices): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId: 'auto-merge-recovery', baseUrl: '' });
+  const now = host.clock.now().toISOString();
+  const claim = await ccDb(ctx).selectFrom('cc_merge_queue_claim').select(['holder', 'expires']).where('id', '=', 1).executeTakeFirst();
+  if (claim?.holder && claim.expires !== null && claim.expires >= now) return;
   await ccDb(ctx)
     .updateTable('cc_merge_jobs')
-    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: host.clock.now().toISOString() })
-    .where('state', 'in', ['pending', 'scheduled', 'running'])
+    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: now })
+    .where('state', 'in', ['scheduled', 'running'])
     .execute();
 }
 
@@ -108,9 +166,14 @@ export function autoMergeSweeper(host: HostServices): BackgroundTask {
     start() {
       const minutes = host.config.change_control.auto_merge_interval;
       timer = setInterval(() => {
-        running = running.then(() => sweepAutoMerge(host)).catch((err) => host.log.error(`auto-merge sweep failed: ${(err as Error).message}`));
+        running = running
+          .then(() => sweepAutoMerge(host))
+          .then(() => drainMergeQueue(host, 'auto-merge-sweep', ''))
+          .catch((err) => host.log.error(`auto-merge sweep failed: ${(err as Error).message}`));
       }, minutes * 60_000);
       timer.unref();
+      // Jobs queued before a restart go now.
+      running = drainMergeQueue(host, 'auto-merge-start', '').catch((err) => host.log.error(`merge queue failed: ${(err as Error).message}`));
     },
     async stop() {
       if (timer) clearInterval(timer);

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { branchesTouching, conditionSetProblem, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
-import { registerResource } from '../../../host/http';
+import { branchesTouching, conditionSetProblem, Conflict, recordChange, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
-import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
+import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
@@ -46,6 +46,57 @@ function policyColumns(input: Partial<PolicyWrite>) {
   };
 }
 
+
+/** How many governed requests a 409 names (the count says how many there are). */
+const NAMED_IN_REFUSAL = 20;
+
+const FORCE_DOC = [{ name: 'force', description: 'true: delete even though open change requests are governed by it; they are detached and refreshed.' }];
+
+function forced(query: QueryParams): boolean {
+  const raw = query.force?.[0];
+  if (raw === undefined || raw === '') return false;
+  const v = raw.toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw ValidationError.field('force', `"${raw}" is not a valid boolean (use true or false).`);
+}
+
+/**
+ * Deleting what governs open change requests: refused (409 naming them, at most
+ * NAMED_IN_REFUSAL, with their count) unless forced; forced, each request records in its
+ * changelog what was detached and by whom. Returns the open requests concerned.
+ */
+async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: QueryParams): Promise<number[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_request_policies as crp')
+    .innerJoin('cc_change_requests as cr', 'cr.id', 'crp.change_request_id')
+    .select(['cr.id', 'cr.title', 'cr.branch_name', 'cr.ref', 'cr.status'])
+    .where('crp.policy_id', '=', policyId)
+    .where('cr.status', 'not in', ['completed', 'abandoned'])
+    .orderBy('cr.id')
+    .execute();
+  if (rows.length === 0) return [];
+  const force = forced(query);
+  if (!force) {
+    const named = rows.slice(0, NAMED_IN_REFUSAL).map((r) => `#${r.id}`);
+    const more = rows.length > named.length ? ` and ${rows.length - named.length} more` : '';
+    throw new Conflict(`${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${named.join(', ')}${more}); delete with ?force=true to detach it and refresh them.`, {
+      change_requests: rows.slice(0, NAMED_IN_REFUSAL).map((r) => r.id),
+      count: rows.length,
+    });
+  }
+  for (const r of rows) {
+    await recordChange(ctx, {
+      action: 'update',
+      objectType: CHANGE_REQUEST_TYPE,
+      objectId: r.id,
+      repr: r.title || r.branch_name,
+      prechange: { governed_by: what },
+      postchange: { detached: what, forced_by: ctx.user?.username ?? null },
+    });
+  }
+  return rows.map((r) => r.id);
+}
 
 /** The change requests a policy governs now (the attached set). */
 async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
@@ -152,7 +203,9 @@ export function registerPolicyRoutes(host: Host): void {
         await refreshAfterPolicyWrite(ctx, existing.id, [before, await policyTypes(ctx, existing.id)]);
       },
     },
-    remove: async (ctx, existing) => {
+    removeQuery: FORCE_DOC,
+    remove: async (ctx, existing, query) => {
+      await guardGoverned(ctx, `Policy "${existing.name}"`, existing.id, query);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
@@ -197,7 +250,9 @@ export function registerPolicyRoutes(host: Host): void {
         if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
       },
     },
-    remove: async (ctx, existing) => {
+    removeQuery: FORCE_DOC,
+    remove: async (ctx, existing, query) => {
+      await guardGoverned(ctx, `Rule "${existing.name}"`, existing.policy, query);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
       await refreshGovernedBy(ctx, existing.policy);
     },

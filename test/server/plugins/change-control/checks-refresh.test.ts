@@ -116,7 +116,7 @@ describe('change control checks: when checks are refreshed', () => {
       await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { enabled: true }));
       assert.equal(runsFor(s.cr.id), 1, 'attached again');
       probe.reset();
-      expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/`), 204);
+      expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/?force=true`), 204);
       assert.equal(runsFor(s.cr.id), 1, 'detached by deletion');
     });
 

@@ -79,7 +79,7 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.ok(moved.evaluation >= 1, JSON.stringify(moved));
     assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies.map((p: { name: string }) => p.name), ['sites-only']);
     // Gone: only the request it governed moves.
-    assert.deepEqual(await counted(() => svc.admin.delete(`${POLICIES}${id}/`)), ONCE);
+    assert.deepEqual(await counted(() => svc.admin.delete(`${POLICIES}${id}/?force=true`)), ONCE);
     assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies, []);
   });
 

@@ -211,6 +211,39 @@ describe('policy rules: fields', () => {
     assert.ok(missing.body.policy, JSON.stringify(missing.body));
   });
 
+  it('deleting a policy or rule that governs an open change request is 409 naming the requests, unless ?force=true, which detaches it, refreshes them and records it', async () => {
+    const author = await actor(svc, 'forced-author', AUTHOR);
+    const p = await policy(svc, { name: 'Governing', object_types: ['dcim.device'], rules: [{ name: 'gate', min_reviews: 5 }] });
+    const one = await draftRequest(author, 'forced-1');
+    const two = await draftRequest(author, 'forced-2');
+    assert.ok((await detail(author.client, one.cr.id)).policies.some((x: { id: number }) => x.id === p.id));
+    const refused = await svc.admin.delete(`${POLICIES}${p.id}/`);
+    expectStatus(refused, 409);
+    assert.ok(refused.body.change_requests.includes(one.cr.id) && refused.body.change_requests.includes(two.cr.id), JSON.stringify(refused.body));
+    assert.equal(refused.body.count, refused.body.change_requests.length);
+    assert.match(refused.body.detail, new RegExp(`#${one.cr.id}`));
+    const ruleRefused = await svc.admin.delete(`${RULES}${p.rules[0]!.id}/`);
+    expectStatus(ruleRefused, 409);
+    assert.ok(ruleRefused.body.change_requests.includes(one.cr.id));
+    expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/?force=maybe`), 400);
+    expectStatus(await svc.admin.get(`${POLICIES}${p.id}/`), 200);
+    // Forced: the rule goes, then the policy; the requests are detached and refreshed.
+    expectStatus(await svc.admin.delete(`${RULES}${p.rules[0]!.id}/?force=true`), 204);
+    expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/?force=true`), 204);
+    assert.ok(!(await detail(author.client, one.cr.id)).policies.some((x: { id: number }) => x.id === p.id));
+    const history = (await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${one.cr.id}&limit=100`))).results;
+    assert.ok(history.some((h: any) => h.postchange_data?.detached === 'Policy "Governing"' && h.postchange_data?.forced_by === 'admin'), JSON.stringify(history.map((h: any) => h.postchange_data)));
+    for (const id of [one.cr.id, two.cr.id]) await ok(svc.admin.post(`/api/plugins/change-control/change-requests/${id}/abandon/`, {}));
+  });
+
+  it('deleting a policy that governs only closed change requests needs no force', async () => {
+    const author = await actor(svc, 'closed-author', AUTHOR);
+    const p = await policy(svc, { name: 'Past', object_types: ['dcim.device'] });
+    const { cr } = await draftRequest(author, 'closed-1');
+    await ok(svc.admin.post(`/api/plugins/change-control/change-requests/${cr.id}/abandon/`, {}));
+    expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/`), 204);
+  });
+
   it('PolicyRule: deleting a policy deletes its rules', async () => {
     const p = await policy(svc, { name: 'Doomed', rules: [{ name: 'r1' }, { name: 'r2' }] });
     expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/`), 204);

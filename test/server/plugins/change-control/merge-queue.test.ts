@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { drainMergeQueue } from '../../../../server/plugins/change-control/gate/auto-merge';
+import { claimQueue, releaseQueue } from '../../../../server/plugins/change-control/gate/queue-repository';
+import { createCtx } from '../../../../server/host';
+import { startService, type TestService } from '../../../support/service';
+import { act, actor, branch, CC, ccDb, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, VIEW_ALL } from './fixtures';
+import { branchOf, MERGER, mergeJobs, type Scenario } from './gate-support';
+
+const QUEUE = `${CC}merge-queue/`;
+
+describe('change control: the merge queue', () => {
+  let svc: TestService;
+  let author: Awaited<ReturnType<typeof actor>>;
+  let reviewer: Awaited<ReturnType<typeof actor>>;
+  let shared: any;
+  before(async () => {
+    svc = await startService();
+    author = await actor(svc, 'queue-author', MERGER);
+    reviewer = await actor(svc, 'queue-reviewer', REVIEWER);
+    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], checks: ['mergeable'], rules: [{ name: 'netops', users: [reviewer.id] }] });
+    shared = await device(svc.admin, { name: 'shared-core', status: 'active' });
+  });
+  after(async () => svc.close());
+
+  async function device(client: typeof svc.admin, attrs: Record<string, unknown>): Promise<any> {
+    return created(client.post(DEVICES, attrs));
+  }
+
+  /** A request set to merge automatically, approved: it joins the queue. `edit` changes its branch. */
+  async function readyRequest(name: string, edit: (inBranch: typeof svc.admin) => Promise<unknown>, ref = ''): Promise<Scenario> {
+    const work = await branch(author.client, name);
+    await edit(work.inBranch);
+    const cr = await openRequest(author.client, work.branch.id, { auto_merge: true, ref });
+    await ok(act(author.client, cr.id, 'submit'));
+    expectStatus(await review(reviewer.client, cr.id, 'approve'), 201);
+    return { ...work, cr: await detail(author.client, cr.id) };
+  }
+
+  /** Another service instance holds the queue: nothing here runs it until the claim is given back. */
+  async function holdQueueElsewhere(): Promise<void> {
+    const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' });
+    assert.equal(await claimQueue(ctx, 'other-instance', svc.clock.now().toISOString(), new Date(svc.clock.now().getTime() + 60_000).toISOString()), true);
+  }
+
+  async function releaseElsewhere(): Promise<void> {
+    await releaseQueue(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' }), 'other-instance');
+  }
+
+  it('Merge queue: ready requests set to merge automatically wait in a visible order (queue_position, merge-queue/), then merge one at a time, re-validated after each merge: one that would now conflict leaves the queue saying why', async () => {
+    await holdQueueElsewhere();
+    const first = await readyRequest('q-first', (b) => b.patch(`${DEVICES}${shared.id}/`, { status: 'planned' }));
+    const second = await readyRequest('q-second', (b) => b.patch(`${DEVICES}${shared.id}/`, { status: 'offline' }), 'HIDDEN');
+    const third = await readyRequest('q-third', (b) => device(b, { name: 'q-third-dev' }));
+    for (const s of [first, second, third]) assert.equal((await branchOf(svc, s.branch.id)).status, 'ready', 'nothing merges while the queue is held');
+
+    assert.deepEqual([first, second, third].map((s) => s.cr.queue_position), [1, 2, 3]);
+    const listed = await ok(author.client.get(`${REQUESTS}?id=${first.cr.id}&id=${second.cr.id}&id=${third.cr.id}&ordering=id`));
+    assert.deepEqual(listed.results.map((r: any) => r.queue_position), [1, 2, 3]);
+    const queue = await ok(author.client.get(QUEUE));
+    assert.deepEqual(queue.results.map((e: any) => [e.position, e.id, e.state]), [
+      [1, first.cr.id, 'pending'],
+      [2, second.cr.id, 'pending'],
+      [3, third.cr.id, 'pending'],
+    ]);
+
+    // A caller sees only the requests it may view; positions still count the whole queue.
+    const narrow = await actor(svc, 'queue-narrow', [
+      ...VIEW_ALL.filter((g) => !g.object_types.includes('change_control.changerequest')),
+      { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { ref: '' } },
+    ]);
+    const seen = await ok(narrow.client.get(QUEUE));
+    assert.deepEqual(seen.results.map((e: any) => [e.position, e.id]), [
+      [1, first.cr.id],
+      [3, third.cr.id],
+    ]);
+    assert.equal(seen.count, 2);
+    assert.deepEqual((await ok(author.client.get(`${QUEUE}?ordering=-position&brief=true&limit=1`))).results, [{ id: third.cr.id, url: third.cr.url, display: third.cr.display }]);
+    assert.deepEqual((await ok(author.client.get(`${QUEUE}?q=q-sec&fields=position`))).results, [{ position: 2 }]);
+    expectStatus(await narrow.client.get(`${REQUESTS}${second.cr.id}/`), 404);
+
+    await releaseElsewhere();
+    await drainMergeQueue(svc.host, 'test-drain', svc.url);
+    assert.equal((await branchOf(svc, first.branch.id)).status, 'merged');
+    assert.equal((await branchOf(svc, second.branch.id)).status, 'ready', 'the merge before it made it conflict: it did not go');
+    assert.equal((await branchOf(svc, third.branch.id)).status, 'merged');
+    const [job] = await mergeJobs(svc, second.branch.id);
+    assert.equal(job!.state, 'failed');
+    assert.match(job!.detail, /^left the merge queue: .*Required check "Merges cleanly" failed \(1 object would conflict or fail to apply: shared-core/);
+    const after = await detail(author.client, second.cr.id);
+    assert.equal(after.queue_position, null);
+    assert.equal((await detail(author.client, first.cr.id)).queue_position, null);
+    assert.deepEqual((await ok(author.client.get(QUEUE))).results, []);
+  });
+
+  it('merge-queue/: takes limit, offset, q, ordering, brief and fields; an unknown parameter or a malformed value is 400 naming it; anonymous callers are refused', async () => {
+    expectStatus(await author.client.get(`${QUEUE}?limit=5&offset=0&q=x&ordering=position&brief=true&fields=id`), 200);
+    const unknown = await author.client.get(`${QUEUE}?position=1`);
+    expectStatus(unknown, 400);
+    assert.ok(Array.isArray(unknown.body.position));
+    const bad = await author.client.get(`${QUEUE}?limit=abc`);
+    expectStatus(bad, 400);
+    assert.ok(Array.isArray(bad.body.limit));
+    expectStatus(await svc.anonymous.get(QUEUE), 403);
+  });
+
+  it('The queue head is claimed in the database: one holder at a time; an expired claim can be taken over; only the holder gives it back', async () => {
+    const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' });
+    const t0 = '2026-11-01T09:00:00.000Z';
+    assert.equal(await claimQueue(ctx, 'a', t0, '2026-11-01T09:05:00.000Z'), true);
+    assert.equal(await claimQueue(ctx, 'b', t0, '2026-11-01T09:05:00.000Z'), false);
+    assert.equal(await claimQueue(ctx, 'a', t0, '2026-11-01T09:06:00.000Z'), true, 'the holder renews');
+    await releaseQueue(ctx, 'b');
+    assert.equal(await claimQueue(ctx, 'b', '2026-11-01T09:05:59.000Z', '2026-11-01T09:10:00.000Z'), false);
+    assert.equal(await claimQueue(ctx, 'b', '2026-11-01T09:06:01.000Z', '2026-11-01T09:10:00.000Z'), true, 'a lapsed claim is taken over');
+    await releaseQueue(ctx, 'b');
+    const row = await ccDb(svc).selectFrom('cc_merge_queue_claim').selectAll().executeTakeFirstOrThrow();
+    assert.equal(row.holder, null);
+  });
+});
