@@ -8,6 +8,7 @@ import {
   CHECK_STATUSES,
   CONDITION_STATES,
   CONDITION_OPS,
+  POLICY_ENFORCEMENTS,
   PRIORITIES,
   REVIEW_DECISIONS,
   STREAM_EVENTS,
@@ -66,6 +67,13 @@ export const conditionSet: z.ZodType<ConditionSet> = z
 
 // ---- Policies and rules ------------------------------------------------------------------
 
+/** A declared check's reporter restriction (users and groups by id) and its timeout. */
+export const checkSettings = z.strictObject({
+  reporter: z.strictObject({ users: z.array(z.number().int()).default([]), groups: z.array(z.number().int()).default([]) }).nullable().default(null),
+  timeout_minutes: z.number().int().min(1).max(525_600).nullable().default(null),
+});
+export type CheckSettings = z.infer<typeof checkSettings>;
+
 export const policy = z.object({
   ...objectBase,
   name: z.string(),
@@ -76,6 +84,10 @@ export const policy = z.object({
   conditions: conditionSet.nullable(),
   condition_state: z.enum(CONDITION_STATES),
   checks: z.array(z.string()),
+  /** `active` (default) blocks; `evaluate`: matched and evaluated, its would-be blocking reason shown, never blocking. */
+  enforcement: z.enum(POLICY_ENFORCEMENTS),
+  /** Per name in `checks`: who alone may report it, and how long a required reported check may stay pending. */
+  check_settings: z.record(z.string(), checkSettings),
   comments: z.string(),
 });
 export type Policy = z.infer<typeof policy>;
@@ -89,6 +101,8 @@ export const policyWrite = z.strictObject({
   conditions: conditionSet.nullable().optional(),
   condition_state: z.enum(CONDITION_STATES).optional(),
   checks: z.array(z.string().trim().min(1).max(100)).optional(),
+  enforcement: z.enum(POLICY_ENFORCEMENTS).optional(),
+  check_settings: z.record(z.string().max(100), checkSettings).optional(),
   comments: text().optional(),
 });
 
@@ -154,7 +168,9 @@ export const changeRequest = z.object({
   window_warning: z.string().nullable().default(null),
   auto_merge: z.boolean(),
   comments: z.string(),
-  policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()) })),
+  policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()), enforcement: z.enum(POLICY_ENFORCEMENTS) })),
+  /** The digest of the branch's net diff now (read-only; `docs/digest-and-override.md` gives the algorithm). */
+  digest: z.string().nullable(),
   /** Set when someone merged the request past its gate: their reason, who, when, and what the gate refused with. */
   override: changeRequestOverrideRecord.nullable(),
   /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
@@ -207,6 +223,8 @@ export const review = z.object({
   comment_html: z.string(),
   reviewer: userRef,
   stale: z.boolean(),
+  /** The digest of the branch's net diff the review was given on (null for reviews older than digests). */
+  digest: z.string().nullable(),
 });
 export type Review = z.infer<typeof review>;
 
@@ -278,6 +296,10 @@ export const mergeCheck = z.object({
   required: z.boolean(),
   blocks_merge: z.boolean(),
   completed: z.string().nullable(),
+  /** The digest of the branch's net diff the result ran on (reported checks; null for registered checks and before any report). */
+  digest: z.string().nullable(),
+  /** The result is for an older digest than the branch's now: it does not clear the gate. */
+  outdated: z.boolean(),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 
@@ -301,8 +323,13 @@ export const runChecksResult = changeRequest.extend({ check_run: z.array(checkRu
 export type RunChecksResult = z.infer<typeof runChecksResult>;
 
 /** A reporter's write. `required` and `change_request` are read-only and ignored when sent. */
+/** A digest as the service writes it: 64 lowercase hex digits. */
+export const digestValue = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hexadecimal digits (the change request\'s digest)' });
+
 export const mergeCheckReport = z.looseObject({
   status: z.enum(CHECK_STATUSES).optional(),
+  /** The digest the result ran on; taken at report time when not sent. */
+  digest: digestValue.optional(),
   summary: text(4000).optional(),
   details_url: z.union([z.literal(''), httpUrl(2000)]).optional(),
 });
@@ -337,19 +364,26 @@ export const evaluationRule = z.object({
 });
 export type EvaluationRule = z.infer<typeof evaluationRule>;
 
+export const evaluationPolicy = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  matched_object_types: z.array(z.string()),
+  checks: z.array(z.string()),
+  enforcement: z.enum(POLICY_ENFORCEMENTS),
+  rules: z.array(evaluationRule),
+  /**
+   * What this policy has against the request now: its unsatisfied rules, empty groups and
+   * failing checks; for a policy in `evaluate` enforcement, what it would block on (it never does).
+   */
+  blocking_reasons: z.array(z.string()),
+});
+export type EvaluationPolicy = z.infer<typeof evaluationPolicy>;
+
 export const evaluation = z.object({
   change_request: z.number().int(),
   status: z.enum(CHANGE_REQUEST_STATUSES),
   approved: z.boolean(),
-  policies: z.array(
-    z.object({
-      id: z.number().int(),
-      name: z.string(),
-      matched_object_types: z.array(z.string()),
-      checks: z.array(z.string()),
-      rules: z.array(evaluationRule),
-    }),
-  ),
+  policies: z.array(evaluationPolicy),
   stale_reviews: z.array(z.object({ id: z.number().int(), reviewer: userRef, decision: z.enum(REVIEW_DECISIONS) })),
   rejections: z.array(z.object({ id: z.number().int(), reviewer: userRef, comment: z.string(), comment_html: z.string() })),
   reasons: z.array(z.string()),
@@ -395,3 +429,27 @@ export const streamEvent = z.object({
   object_id: z.number().int(),
 });
 export type StreamEvent = z.infer<typeof streamEvent>;
+
+// ---- Preview: what would govern a branch, before a change request exists ------------------
+
+export const previewCheck = z.object({
+  name: z.string(),
+  label: z.string(),
+  required: z.boolean(),
+  /** Computed by the service (true) or reported from outside (false). */
+  registered: z.boolean(),
+  /** Only a declared reporter may report it. */
+  reporter_restricted: z.boolean(),
+  timeout_minutes: z.number().int().nullable(),
+});
+
+/** GET `preview/?branch_id=N`: the policies and rules that would govern the branch, the checks it would need, what would block it. */
+export const preview = z.object({
+  branch: z.object({ id: z.number().int(), name: z.string(), status: z.string() }),
+  digest: z.string(),
+  policies: z.array(evaluationPolicy),
+  checks: z.array(previewCheck),
+  /** What would block a request for this branch as it stands, before any review or check result. */
+  reasons: z.array(z.string()),
+});
+export type Preview = z.infer<typeof preview>;

@@ -19,6 +19,10 @@ export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
 export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** A policy's enforcement: `active` blocks; `evaluate` is tried without blocking. */
+export const POLICY_ENFORCEMENTS = ['active', 'evaluate'] as const;
+export type PolicyEnforcement = (typeof POLICY_ENFORCEMENTS)[number];
+
 export const CONDITION_STATES = ['either', 'before', 'after'] as const;
 export type ConditionState = (typeof CONDITION_STATES)[number];
 

@@ -1,11 +1,18 @@
 // Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
-// requests that now wait for the caller's review. Ids only grow, so "new" is "above the last seen".
+// requests that now wait for the caller's review, and the caller's own requests approved,
+// rejected or merged. Ids only grow, so "new" is "above the last seen".
 import type { Notification } from '../../contract/api/host';
+import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 
-export const CHANGE_REQUEST_TYPE = 'change_control.changerequest';
+export { CHANGE_REQUEST_TYPE };
 
 /** Event types that mean "your review is wanted". */
 export const REVIEW_WANTED_EVENTS = ['change_request_review_requested', 'change_request_submitted'] as const;
+
+/** Event types that tell the requester what became of their request. */
+export const REQUESTER_EVENTS = ['change_request_approved', 'change_request_rejected', 'change_request_completed'] as const;
+
+const SHOWN_EVENTS: readonly string[] = [...REVIEW_WANTED_EVENTS, ...REQUESTER_EVENTS];
 
 export const MAX_SHOWN_AT_ONCE = 3;
 
@@ -20,7 +27,7 @@ export interface NotificationDecision {
 
 export function reviewNotificationsToShow(unread: readonly Notification[], lastSeenId: number): NotificationDecision {
   const fresh = unread
-    .filter((n) => !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && (REVIEW_WANTED_EVENTS as readonly string[]).includes(n.event_type))
+    .filter((n) => !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && SHOWN_EVENTS.includes(n.event_type))
     .sort((a, b) => b.id - a.id);
   // One notification per change request, the newest.
   const perRequest = new Map<number, Notification>();
@@ -31,5 +38,14 @@ export function reviewNotificationsToShow(unread: readonly Notification[], lastS
 }
 
 export function notificationMessage(n: Notification): string {
-  return `Change request waiting for your review: ${n.object_repr}`;
+  switch (n.event_type) {
+    case 'change_request_approved':
+      return `Your change request was approved: ${n.object_repr}`;
+    case 'change_request_rejected':
+      return `Your change request was rejected: ${n.object_repr}`;
+    case 'change_request_completed':
+      return `Your change request was merged: ${n.object_repr}`;
+    default:
+      return `Change request waiting for your review: ${n.object_repr}`;
+  }
 }

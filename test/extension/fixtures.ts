@@ -53,6 +53,7 @@ export function makeChangeRequest(over: Partial<ChangeRequest> & { id: number })
     has_conflicts: false,
     gates_cleared: false,
     override: null,
+    digest: null,
     scheduled_start: null,
     scheduled_end: null,
     auto_merge: false,
@@ -75,6 +76,8 @@ export function makeCheck(over: Partial<MergeCheck> & { id: number }): MergeChec
     required: true,
     blocks_merge: true,
     completed: null,
+    digest: null,
+    outdated: false,
     ...over,
   });
 }
@@ -88,6 +91,7 @@ export function makeReview(over: Partial<Review> & { id: number }): Review {
     comment_html: '',
     reviewer: ALICE,
     stale: false,
+    digest: null,
     ...over,
   });
 }
@@ -136,6 +140,8 @@ export function makeEvaluation(over: Partial<Evaluation> = {}): Evaluation {
         name: 'Core network',
         matched_object_types: ['dcim.device'],
         checks: ['has-changes'],
+        enforcement: 'active',
+        blocking_reasons: ['Rule "Network team" of policy "Core network" has 1 of 2 required approvals.'],
         rules: [
           {
             id: 7,

@@ -21,12 +21,21 @@ describe('extension: polling for review requests', () => {
 
   it('shows only new review requests on change requests, once per request, newest first', () => {
     const d = reviewNotificationsToShow(
-      [note(5), note(4, { event_type: 'change_request_approved' }), note(3, { object_type: 'dcim.device' }), note(2), note(6, { object_id: 2 }), note(1)],
+      [note(5), note(4, { event_type: 'change_request_updated' }), note(3, { object_type: 'dcim.device' }), note(2), note(6, { object_id: 2 }), note(1)],
       1,
     );
     assert.deepEqual(d.show.map((n) => n.id), [6, 5]);
     assert.equal(d.more, 0);
     assert.equal(d.lastSeenId, 6);
+  });
+
+  it('shows the requester\'s own requests approved, rejected or merged, each in its words', () => {
+    const d = reviewNotificationsToShow(
+      [note(7, { event_type: 'change_request_approved' }), note(8, { event_type: 'change_request_rejected' }), note(9, { event_type: 'change_request_completed' })],
+      0,
+    );
+    assert.deepEqual(d.show.map((n) => n.id), [9, 8, 7]);
+    assert.deepEqual(d.show.map(notificationMessage), ['Your change request was merged: CR 9', 'Your change request was rejected: CR 8', 'Your change request was approved: CR 7']);
   });
 
   it('shows a few at once and counts the rest', () => {

@@ -2,7 +2,17 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /** The configuration file (contract section 5). Every key is optional; unknown keys refuse the start. */
-const externalCheck = z.union([z.string().min(1), z.tuple([z.string().min(1), z.string()])]);
+const externalCheck = z.union([
+  z.string().min(1),
+  z.tuple([z.string().min(1), z.string()]),
+  /** With who alone may report it (usernames, group names) and how long it may stay pending. */
+  z.strictObject({
+    name: z.string().min(1),
+    label: z.string().optional(),
+    reporter: z.strictObject({ users: z.array(z.string().min(1)).default([]), groups: z.array(z.string().min(1)).default([]) }).optional(),
+    timeout_minutes: z.number().int().min(1).optional(),
+  }),
+]);
 
 export const configSchema = z.strictObject({
   host: z
@@ -25,6 +35,8 @@ export const configSchema = z.strictObject({
       enable_auto_merge: z.boolean().default(true),
       auto_merge_interval: z.number().int().min(1).default(10),
       contributors_can_approve: z.boolean().default(false),
+      /** What makes an approval stale: a change of the branch's net diff (`content`) or any write in the branch (`write`). */
+      stale_approval_basis: z.enum(['content', 'write']).default('content'),
     })
     .prefault({}),
   check_plugins: z.array(z.string().min(1)).default([]),

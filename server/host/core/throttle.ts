@@ -11,15 +11,50 @@ export const CREDENTIAL_LIMITS = {
 
 export type CredentialKind = 'password' | 'token';
 
+/** Recent failure times of a key (ascending, within the window). */
+export type FailureLookup = (key: string) => readonly number[];
+
+/** The keys a failed attempt counts under: the address, and with a username the username and the pair. */
+export function failureKeys(kind: CredentialKind, address: string, username?: string): string[] {
+  const keys = [`${kind}|a|${address}`];
+  if (username !== undefined) keys.push(`${kind}|u|${username}`, `${kind}|ua|${username}|${address}`);
+  return keys;
+}
+
+/** When the key drops below the limit again (0: it is below now). */
+function blockedUntil(times: readonly number[]): number {
+  if (times.length < CREDENTIAL_LIMITS.failures) return 0;
+  return times[times.length - CREDENTIAL_LIMITS.failures]! + CREDENTIAL_LIMITS.windowMs;
+}
+
 /**
- * Failed credentials per client address and per username, in a sliding window, in memory.
+ * Seconds until an attempt may be made again (0: now), from the recent failures `lookup` gives.
  *
- * - Token authentication: an address with `failures` failed tokens within the window is
- *   refused (429) for every request carrying a token until the window passes.
- * - Token provisioning (username and password): an address with `failures` failed attempts is
- *   refused likewise. A username with `failures` failed attempts (from anywhere) is refused to
- *   every address that itself failed on it within the window; an address that has not failed
- *   on it (the user signing in from their own machine) is unaffected.
+ * - An address with `failures` failed attempts within the window is refused (429).
+ * - With a username: a username with `failures` failed attempts (from anywhere) is refused to
+ *   every address that itself failed on it within the window; an address that has not failed on
+ *   it (the user signing in from their own machine) is unaffected.
+ */
+export function retryAfterFrom(lookup: FailureLookup, now: number, kind: CredentialKind, address: string, username?: string): number {
+  const [addressKey, userKey, pairKey] = failureKeys(kind, address, username);
+  let until = blockedUntil(lookup(addressKey!));
+  if (username !== undefined) {
+    const own = lookup(pairKey!);
+    if (own.length > 0) {
+      const userUntil = blockedUntil(lookup(userKey!));
+      // Blocked until the username's count falls below the limit or this address's own failures expire.
+      if (userUntil > 0) until = Math.max(until, Math.min(userUntil, own[own.length - 1]! + CREDENTIAL_LIMITS.windowMs));
+    }
+  }
+  return until > now ? Math.ceil((until - now) / 1000) : 0;
+}
+
+/**
+ * Failed credentials per client address and per username, in a sliding window, in this process's
+ * memory: token authentication, which runs on every request with a token (a 40-character random
+ * token is not guessable anyway; the limit keeps a flood cheap). Passwords are counted in the
+ * database instead, so that every instance of the service shares one count
+ * (`users/credential-failures-repository.ts`, the token provisioning route).
  *
  * Only failures count: a success neither resets nor adds.
  */
@@ -31,26 +66,13 @@ export class CredentialThrottle {
   /** Seconds until an attempt may be made again, or 0 when it may be made now. */
   retryAfter(kind: CredentialKind, address: string, username?: string): number {
     const now = this.clock.now().getTime();
-    let until = this.blockedUntil(`${kind}|a|${address}`, now);
-    if (username !== undefined) {
-      const own = this.recent(`${kind}|ua|${username}|${address}`, now);
-      if (own.length > 0) {
-        const userUntil = this.blockedUntil(`${kind}|u|${username}`, now);
-        // Blocked until the username's count falls below the limit or this address's own failures expire.
-        if (userUntil > 0) until = Math.max(until, Math.min(userUntil, own[own.length - 1]! + CREDENTIAL_LIMITS.windowMs));
-      }
-    }
-    return until > now ? Math.ceil((until - now) / 1000) : 0;
+    return retryAfterFrom((key) => this.recent(key, now), now, kind, address, username);
   }
 
   /** Records one failed attempt. */
   fail(kind: CredentialKind, address: string, username?: string): void {
     const now = this.clock.now().getTime();
-    this.add(`${kind}|a|${address}`, now);
-    if (username !== undefined) {
-      this.add(`${kind}|u|${username}`, now);
-      this.add(`${kind}|ua|${username}|${address}`, now);
-    }
+    for (const key of failureKeys(kind, address, username)) this.add(key, now);
   }
 
   private recent(key: string, now: number): number[] {
@@ -61,13 +83,6 @@ export class CredentialThrottle {
     if (kept.length === 0) this.failures.delete(key);
     else if (kept.length !== times.length) this.failures.set(key, kept);
     return kept;
-  }
-
-  /** When the key drops below the limit again (0: it is below now). */
-  private blockedUntil(key: string, now: number): number {
-    const times = this.recent(key, now);
-    if (times.length < CREDENTIAL_LIMITS.failures) return 0;
-    return times[times.length - CREDENTIAL_LIMITS.failures]! + CREDENTIAL_LIMITS.windowMs;
   }
 
   private add(key: string, now: number): void {

@@ -205,6 +205,14 @@ export interface HostTables {
   notifications: NotificationsTable;
   idempotency_keys: IdempotencyKeysTable;
   data_version: DataVersionTable;
+  credential_failures: CredentialFailuresTable;
+}
+
+/** One failed password attempt under one throttle key (kept for the throttle's window). */
+export interface CredentialFailuresTable {
+  key: string;
+  /** Milliseconds since the epoch. */
+  at: number;
 }
 
 export type Timestamp = ColumnType<string, string, string>;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { deriveCtx, inTransaction } from '../core/context';
 import { AuthenticationFailed, TooManyRequests } from '../core/errors';
+import { CREDENTIAL_LIMITS, failureKeys, retryAfterFrom } from '../core/throttle';
+import { recentCredentialFailures, recordCredentialFailure } from './credential-failures-repository';
 import type { Host } from '../host';
 import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
@@ -31,13 +33,16 @@ export function registerTokenProvisioning(host: Host): void {
     transaction: false,
     handler: async ({ ctx, body, address }) => {
       const { username, password, ...settings } = body;
-      const throttle = ctx.host.credentialThrottle;
-      const wait = throttle.retryAfter('password', address, username);
+      // Failures are counted in the database: every instance of the service shares the count.
+      const now = ctx.host.clock.now().getTime();
+      const keys = failureKeys('password', address, username);
+      const recent = await recentCredentialFailures(ctx.db, keys, now - CREDENTIAL_LIMITS.windowMs);
+      const wait = retryAfterFrom((key) => recent.get(key) ?? [], now, 'password', address, username);
       if (wait > 0) throw new TooManyRequests(wait);
       const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
       const valid = (await verifyPassword(password, user?.password_hash ?? DUMMY_HASH)) && user !== undefined;
       if (!user || !valid) {
-        throttle.fail('password', address, username);
+        await recordCredentialFailure(ctx.db, keys, now, now - CREDENTIAL_LIMITS.windowMs);
         throw new AuthenticationFailed('Invalid username or password.');
       }
       if (user.is_active !== 1) throw new AuthenticationFailed('User is inactive.');

@@ -1,10 +1,11 @@
+import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
 import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility } from '../../host';
 import { catalogueType } from './catalogue';
 import { computeConflicts } from './conflicts';
 
 export const CHANGEDIFF_TYPE = 'branching.changediff';
-export const CHANGES_PATH = '/api/plugins/branching/changes/';
+export const CHANGES_PATH = API_PATHS.changes;
 
 export type ChangeDiffOut = ChangeDiff & ApiObject;
 export { touchedObjectTypes };

@@ -10,6 +10,7 @@ export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDi
 export { computeConflicts } from './conflicts';
 export { isBranchStale } from './staleness';
 export { mergeBranch } from './merge';
+export { branchDigest, digestOfChanges, canonicalJson, EMPTY_DIGEST } from './digest';
 export { syncBranch } from './sync';
 export { revertBranch } from './revert';
 export type { ActionOptions, BranchActionResult } from './action-result';

@@ -4,7 +4,7 @@ import { requestRefresh } from './change-requests/refresh';
 import { ccDb, jsonArrayHasAny } from './db/database';
 import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
-import { markReviewsStale } from './reviews/repository';
+import { followContent } from './change-requests/content';
 import { mergeGateValidator } from './gate/validator';
 import { recordWindowOverride } from './gate/override';
 
@@ -19,14 +19,17 @@ export function registerBranchHooks(host: Host): void {
   host.branchHooks.on('changesMoved', async (ctx, { branch }) => {
     const cr = await findChangeRequestForBranch(ctx, branch.id);
     if (!cr || !isOpen(cr.status)) return;
-    // Review rule 5: the branch moved on, so its reviews are stale and stale approvals drop.
-    await markReviewsStale(ctx, cr.id);
+    // Review rule 5: the branch moved on, so its reviews are stale and stale approvals drop
+    // (by default only when its net diff differs from the one each review was given on).
+    await followContent(ctx, cr, true);
     // Trigger 6 (a branch diff changed); matching follows what the branch touches now.
     await requestRefresh(ctx, cr.id, { rematch: true, checks: true });
   });
 
   const refreshChecks = async (ctx: Ctx, branchId: number, completedToo: boolean): Promise<void> => {
     const cr = await findChangeRequestForBranch(ctx, branchId);
+    // A sync that rebases what the branch changes moves its net diff; one bringing only unrelated changes does not.
+    if (cr && isOpen(cr.status)) await followContent(ctx, cr, false);
     // Trigger 5: synced or reverted. A revert undoes the merge that completed the request: its
     // branch is live again, so its checks run even though the request stays completed.
     if (cr) await requestRefresh(ctx, cr.id, { rematch: true, checks: true, completedToo });

@@ -7,6 +7,7 @@ import { loadCheckPlugins } from './checks/plugin-loader';
 import { registerReportCheckAction } from './checks/report-check-action';
 import { registerCheckRoutes } from './checks/routes';
 import { registerCheckTriggers } from './checks/triggers';
+import { checkTimeoutSweeper } from './checks/timeouts';
 import { registerCommentRoutes } from './comments/routes';
 import { changeControlMigrations } from './db/migrations';
 import { registerBranchHooks } from './branch-hooks';
@@ -20,6 +21,7 @@ import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
 import { registerSettingsRoute } from './settings';
+import { registerPreviewRoute } from './preview/routes';
 import { registerStreamAnnouncements } from './stream/announce';
 import { registerStreamRoutes } from './stream/routes';
 
@@ -63,6 +65,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerCheckRoutes(host);
       registerCheckTriggers(host);
       registerSettingsRoute(host);
+      registerPreviewRoute(host);
       registerStreamRoutes(host);
       registerStreamAnnouncements(host);
       registerBranchHooks(host);
@@ -73,6 +76,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       afterRefresh(host).push(queueAutoMerge);
       await recoverInterruptedJobs(host);
       host.background.push(autoMergeSweeper(host));
+      host.background.push(checkTimeoutSweeper(host));
     },
   };
 }

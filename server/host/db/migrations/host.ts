@@ -218,6 +218,17 @@ async function indexObjectChangesByBranch(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('object_changes_branch_user').on('object_changes').columns(['branch_id', 'user_id', 'changed_object_type']).execute();
 }
 
+/** Failed password attempts, shared by every instance of the service (the credential throttle). */
+async function createCredentialFailures(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('credential_failures')
+    .addColumn('key', 'text', (c) => c.notNull())
+    .addColumn('at', 'integer', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('credential_failures_key').on('credential_failures').columns(['key', 'at']).execute();
+  await db.schema.createIndex('credential_failures_at').on('credential_failures').column('at').execute();
+}
+
 /** Which branches touch an object type (a policy write re-matches only those). */
 async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('branch_changes_by_type').on('branch_changes').columns(['object_type', 'branch_id']).execute();
@@ -229,5 +240,6 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
   '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
   '00-host-0004-data-version': { up: createDataVersion },
-  '00-host-0005-branch-changes-by-type': { up: indexBranchChangesByType },
+  '00-host-0005-credential-failures': { up: createCredentialFailures },
+  '00-host-0006-branch-changes-by-type': { up: indexBranchChangesByType },
 };

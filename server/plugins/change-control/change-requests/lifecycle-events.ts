@@ -1,9 +1,9 @@
 import type { ChangeRequestStatus, LifecycleEvent } from '../../../../contract/api/change-control';
 import { LIFECYCLE_EVENTS } from '../../../../contract/api/change-control';
-import type { Ctx, Host } from '../../../host';
+import { notify, usersHolding, type Ctx, type Host } from '../../../host';
 import type { GateState } from '../gate/merge-gate';
 import { presentChangeRequest } from './present';
-import { snapshotChangeRequest } from './snapshot';
+import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { ChangeRequestRow } from '../db/tables';
 import { CHANGE_REQUEST_TYPE, OVERRIDE_EVENT } from '../names';
 
@@ -46,8 +46,24 @@ export function transitionEvent(from: ChangeRequestStatus, to: ChangeRequestStat
   }
 }
 
+/** The transitions the requester hears of: their request approved, rejected, or merged (completed). */
+export const REQUESTER_NOTIFIED: readonly LifecycleEvent[] = ['change_request_approved', 'change_request_rejected', 'change_request_completed'];
+
+/**
+ * Tells the requester their request moved (approved, rejected, merged), once per real transition
+ * (the event fires once), not when the move is their own doing, and only while they may still
+ * view the request.
+ */
+async function notifyRequester(ctx: Ctx, event: LifecycleEvent, after: ChangeRequestRow): Promise<void> {
+  const requester = after.requester_id;
+  if (requester === null || !REQUESTER_NOTIFIED.includes(event) || ctx.user?.id === requester) return;
+  const recipients = await usersHolding(ctx, [requester], `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
+  await notify(ctx, recipients, { objectType: CHANGE_REQUEST_TYPE, objectId: after.id, objectRepr: displayOfChangeRequest(after), eventType: event });
+}
+
 /** Fires a lifecycle event; its data is the request `after` with the given gate (or the gate as it stands). */
 export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow, gate?: GateState): Promise<void> {
+  await notifyRequester(ctx, event, after);
   await ctx.host.events.emit(ctx, {
     event,
     objectType: CHANGE_REQUEST_TYPE,

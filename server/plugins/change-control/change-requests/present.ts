@@ -9,7 +9,7 @@ import { callerActions } from './actions';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
 import { queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
-import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { snapshotChangeRequest, storedFields } from './snapshot';
 
 export type ChangeRequestOut = ChangeRequest;
 
@@ -23,37 +23,20 @@ interface Related {
   policies: ChangeRequest['policies'];
 }
 
-type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes'>;
+type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'>;
 
 function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
   return {
-    id: row.id,
-    url: changeRequestUrl(ctx, row.id),
-    display: displayOfChangeRequest(row),
-    title: row.title,
-    description: row.description,
-    ref: row.ref,
-    status: row.status,
-    priority: row.priority,
+    ...storedFields(ctx, row),
     requester: related.requester,
-    branch: row.branch_id,
-    branch_name: row.branch_name,
-    branch_deleted: toBool(row.branch_deleted),
     ...live,
-    gates_cleared: toBool(row.gates_cleared),
-    scheduled_start: row.scheduled_start,
-    scheduled_end: row.scheduled_end,
     window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
-    auto_merge: toBool(row.auto_merge),
-    comments: row.comments,
     policies: related.policies,
     override:
       row.override_reason === null
         ? null
         : { reason: row.override_reason, user: related.overrideBy, time: row.override_time ?? '', overridden_reason: row.overridden_reason ?? '' },
     actions,
-    created: row.created,
-    last_updated: row.last_updated,
   };
 }
 
@@ -64,7 +47,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     ? await ccDb(ctx)
         .selectFrom('cc_change_request_policies')
         .innerJoin('cc_policies', 'cc_policies.id', 'cc_change_request_policies.policy_id')
-        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_change_request_policies.matched_object_types as types'])
+        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_policies.enforcement as enforcement', 'cc_change_request_policies.matched_object_types as types'])
         .where('cc_change_request_policies.change_request_id', 'in', ids)
         .orderBy('cc_policies.weight')
         .orderBy('cc_policies.id')
@@ -75,7 +58,7 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
     out.set(row.id, {
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
       overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
-      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []) })),
+      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []), enforcement: a.enforcement })),
     });
   }
   return out;
@@ -111,6 +94,7 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
       has_conflicts: state.hasConflicts,
       queue_position: (await queuePositions(ctx, [row.id])).get(row.id) ?? null,
       freezes: state.freezes,
+      digest: state.digest,
     },
     actions,
   );
@@ -179,6 +163,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
         has_conflicts: toBool(row.has_conflicts),
         queue_position: positions.get(row.id) ?? null,
         freezes,
+        digest: row.digest,
       },
       actions,
     );

@@ -15,7 +15,7 @@ import { getViewable, parseId, registerResource, requireObjectPermission } from 
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
-import { BRANCH_TYPE, presentBranch } from '../../branching';
+import { BRANCH_TYPE, branchDigest, presentBranch } from '../../branching';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
@@ -40,7 +40,7 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
   'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'window_warning', 'gates_cleared', 'policies', 'override', 'actions', 'created', 'last_updated',
+  'merge_blocked_reason', 'has_conflicts', 'window_warning', 'gates_cleared', 'policies', 'override', 'digest', 'actions', 'created', 'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */
@@ -101,6 +101,7 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
       approved: 0,
       gates_cleared: 0,
       has_conflicts: 0,
+      digest: await branchDigest(ctx, branch.id),
       created: now,
       last_updated: now,
     })

@@ -3,12 +3,14 @@ import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
 import { attachedPolicies } from '../policies/governing';
-import { declaredFor } from './state';
+import { declaredFor, isOutdated } from './state';
+import { requestDigest } from '../change-requests/content';
+import { getChangeRequestRow } from '../change-requests/repository';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
 /** What the changelog keeps of a check: its stored fields. */
-export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge'> {
+export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
   return {
     id: row.id,
     url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
@@ -21,6 +23,7 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
     details_url: row.details_url,
     objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
+    digest: row.digest,
     created: row.created,
     last_updated: row.last_updated,
   };
@@ -31,9 +34,10 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
  * declared to carry (registry, configuration, policies), never from the row: a row nothing
  * declares is advisory.
  */
-export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined): MergeCheck {
+export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined, currentDigest: string | null): MergeCheck {
   const required = declared?.required ?? false;
-  return { ...snapshotCheck(ctx, row), required, blocks_merge: required && !clearsGate(row.status) };
+  const outdated = isOutdated(row, currentDigest);
+  return { ...snapshotCheck(ctx, row), required, outdated, blocks_merge: required && (!clearsGate(row.status) || outdated) };
 }
 
 export type CheckOut = MergeCheck & ApiObject;
@@ -41,8 +45,11 @@ export type CheckOut = MergeCheck & ApiObject;
 /** Checks as the API shows them, with `required` and `blocks_merge` from each request's declarations. */
 export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[]): Promise<CheckOut[]> {
   const declaredByRequest = new Map<number, Map<string, ReturnType<typeof declaredFor>[number]>>();
+  const digests = new Map<number, string | null>();
   for (const crId of new Set(rows.map((r) => r.change_request_id))) {
     declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
+    const cr = await getChangeRequestRow(ctx, crId);
+    digests.set(crId, cr ? await requestDigest(ctx, cr) : null);
   }
-  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name)) as CheckOut);
+  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name), digests.get(row.change_request_id) ?? null) as CheckOut);
 }

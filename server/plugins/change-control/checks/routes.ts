@@ -1,10 +1,14 @@
 import type { z } from 'zod';
 import { mergeCheck as checkOutput, mergeCheckCreate, mergeCheckReport } from '../../../../contract/api/change-control';
-import { recordChange, type Ctx, ValidationError, type Host } from '../../../host';
+import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host } from '../../../host';
 import { registerResource } from '../../../host/http';
 import { checkList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
-import { changeRequestNamedInBody } from '../change-requests/repository';
+import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
+import { requestDigest } from '../change-requests/content';
+import { attachedPolicies } from '../policies/governing';
+import { reporterRefusal } from './reporter';
+import { declaredFor } from './state';
 import { ccDb, nowIso } from '../db/database';
 import { MERGE_CHECK_TYPE, MODELS } from '../names';
 import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
@@ -26,12 +30,18 @@ async function getCheck(ctx: Ctx, id: number): Promise<CheckOut | undefined> {
  */
 async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): Promise<void> {
   const before = (await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', existing.id).executeTakeFirst())!;
+  const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
+  const declared = declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === before.name);
+  const refusal = await reporterRefusal(ctx, declared);
+  if (refusal) throw new PermissionDenied(refusal);
   const next = {
     status: input.status ?? before.status,
     summary: input.summary ?? before.summary,
     details_url: input.details_url ?? before.details_url,
+    // A reported result is bound to the digest it ran on: the one sent, or the branch's now.
+    digest: before.kind === 'reported' ? (input.digest ?? (await requestDigest(ctx, cr))) : before.digest,
   };
-  if (next.status === before.status && next.summary === before.summary && next.details_url === before.details_url) return;
+  if (next.status === before.status && next.summary === before.summary && next.details_url === before.details_url && next.digest === before.digest) return;
   const now = nowIso(ctx);
   await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', before.id).execute();
   const after = { ...before, ...next, completed: now, last_updated: now };
@@ -42,6 +52,8 @@ async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): P
 
 async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
+  const refusal = await reporterRefusal(ctx, declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === input.name));
+  if (refusal) throw new PermissionDenied(refusal);
   const clash = await ccDb(ctx).selectFrom('cc_merge_checks').select('id').where('change_request_id', '=', cr.id).where('name', '=', input.name).executeTakeFirst();
   if (clash) throw ValidationError.field('name', `This change request already has a check named "${input.name}" (check ${clash.id}).`);
   const now = nowIso(ctx);
@@ -57,6 +69,7 @@ async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
       summary: input.summary ?? '',
       details_url: input.details_url ?? '',
       completed: status === 'pending' ? null : now,
+      digest: status === 'pending' ? null : await requestDigest(ctx, cr),
       created: now,
       last_updated: now,
     })

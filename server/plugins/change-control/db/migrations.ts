@@ -201,6 +201,19 @@ async function addOverride(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
+ * Content digests (branching/digest.ts): the digest of the branch's net diff a review was given
+ * on, a check result ran on, and the request's branch has now (cached at each refresh of the
+ * branch's content); a policy's enforcement and per-check settings (reporter, timeout).
+ */
+async function addDigestsAndEnforcement(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_reviews').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('digest', 'text').execute();
+  await db.schema.alterTable('cc_policies').addColumn('enforcement', 'text', (c) => c.notNull().defaultTo('active')).execute();
+  await db.schema.alterTable('cc_policies').addColumn('check_settings', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+}
+
+/**
  * Freeze calendars (`cc_freezes`), the merge queue's head claim (`cc_merge_queue_claim`, one
  * row: which service instance runs the queue, until when) and the objects a check names
  * (`cc_merge_checks.objects`: the `mergeable` check lists what would conflict or fail to apply).
@@ -244,4 +257,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0006-comment-edited': { up: addCommentEdited },
   '20-change-control-0007-override': { up: addOverride },
   '20-change-control-0020-freezes-queue-claim-check-objects': { up: addFreezesQueueClaimAndCheckObjects },
+  '20-change-control-0021-digests-enforcement': { up: addDigestsAndEnforcement },
 };

@@ -15,6 +15,10 @@ export interface PoliciesTable {
   conditions: Json | null;
   condition_state: 'either' | 'before' | 'after';
   checks: Json;
+  /** `active` blocks; `evaluate` is matched and evaluated but never blocks. */
+  enforcement: Generated<'active' | 'evaluate'>;
+  /** Per check name: `{reporter: {users, groups} | null, timeout_minutes: number | null}`. */
+  check_settings: Generated<Json>;
   comments: string;
   created: string;
   last_updated: string;
@@ -59,6 +63,8 @@ export interface ChangeRequestsTable {
   override_time: string | null;
   /** What the gate refused with when it was overridden. */
   overridden_reason: string | null;
+  /** The digest of the branch's net diff, cached whenever the branch's content moves. */
+  digest: string | null;
   created: string;
   last_updated: string;
 }
@@ -77,6 +83,8 @@ export interface ReviewsTable {
   decision: 'approve' | 'reject' | 'comment';
   comment: string;
   stale: Bool;
+  /** The digest of the branch's net diff the review was given on (null: given before digests were kept). */
+  digest: string | null;
   created: string;
   last_updated: string;
 }
@@ -114,6 +122,8 @@ export interface MergeChecksTable {
   /** The objects the result names (JSON: `{object_type, object_id, object_repr, problem}[]`). */
   objects: Generated<Json>;
   completed: string | null;
+  /** The digest of the branch's net diff a reported result ran on (null: never reported, or registered). */
+  digest: string | null;
   created: string;
   last_updated: string;
 }

@@ -21,6 +21,8 @@ export interface EvalPolicy {
   name: string;
   matchedObjectTypes: string[];
   checks: string[];
+  /** `evaluate`: evaluated and shown with what it would block on, never counted for the decision. */
+  enforcement?: 'active' | 'evaluate';
   rules: RuleDef[];
 }
 
@@ -81,7 +83,10 @@ export interface PolicyEvaluation {
   name: string;
   matchedObjectTypes: string[];
   checks: string[];
+  enforcement: 'active' | 'evaluate';
   rules: RuleEvaluation[];
+  /** What this policy's rules say against the request (for an evaluating policy: what it would block on). */
+  reasons: string[];
 }
 
 export interface EvaluationResult {
@@ -156,36 +161,46 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
   };
 }
 
+/** What a policy's rules say against the request: empty groups and unsatisfied rules. */
+function ruleReasons(policyName: string, rules: readonly RuleEvaluation[]): string[] {
+  const reasons: string[] = [];
+  for (const rule of rules) {
+    for (const group of rule.emptyGroups) {
+      reasons.push(`Group "${group}" of rule "${rule.name}" (policy "${policyName}") has no members and can never approve.`);
+    }
+    if (!rule.satisfied) {
+      const who = rule.eligibleUserIds.length === 0 ? ' Nobody may approve it.' : '';
+      const contributors = rule.uncounted.filter((u) => u.reason === 'contributor').length;
+      const notCounted = contributors > 0 ? ` ${plural(contributors, 'approval does', 'approvals do')} not count: ${contributors === 1 ? 'its reviewer' : 'their reviewers'} changed the branch.` : '';
+      reasons.push(`Rule "${rule.name}" of policy "${policyName}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}${notCounted}`);
+    }
+  }
+  return reasons;
+}
+
 export function evaluate(input: EvaluationInput): EvaluationResult {
   const live = input.reviews.filter((r) => !r.stale && r.reviewerId !== input.requesterId);
   const liveByReviewer = new Map(live.map((r) => [r.reviewerId, r]));
   const byReviewer = new Map(input.reviews.filter((r) => r.reviewerId !== input.requesterId).map((r) => [r.reviewerId, r]));
-  const policies: PolicyEvaluation[] = input.policies.map((p) => ({
-    id: p.id,
-    name: p.name,
-    matchedObjectTypes: p.matchedObjectTypes,
-    checks: p.checks,
-    rules: p.rules.map((r) => evaluateRule(r, input, liveByReviewer, byReviewer)),
-  }));
-  const rules = policies.flatMap((p) => p.rules);
+  const policies: PolicyEvaluation[] = input.policies.map((p) => {
+    const rules = p.rules.map((r) => evaluateRule(r, input, liveByReviewer, byReviewer));
+    return { id: p.id, name: p.name, matchedObjectTypes: p.matchedObjectTypes, checks: p.checks, enforcement: p.enforcement ?? 'active', rules, reasons: ruleReasons(p.name, rules) };
+  });
+  // Policies in `evaluate` enforcement are evaluated and shown, but never decide anything.
+  const active = policies.filter((p) => p.enforcement === 'active');
+  const rules = active.flatMap((p) => p.rules);
   const eligible = new Set(rules.flatMap((r) => r.eligibleUserIds));
   const rejections = live.filter((r) => r.decision === 'reject' && eligible.has(r.reviewerId));
   const approved = rules.length > 0 && rules.every((r) => r.satisfied);
 
   const reasons: string[] = [];
   if (rules.length === 0) reasons.push(NO_RULES_REASON);
+  for (const policy of active) reasons.push(...policy.reasons);
   for (const policy of policies) {
-    for (const rule of policy.rules) {
-      for (const group of rule.emptyGroups) {
-        reasons.push(`Group "${group}" of rule "${rule.name}" (policy "${policy.name}") has no members and can never approve.`);
-      }
-      if (!rule.satisfied) {
-        const who = rule.eligibleUserIds.length === 0 ? ' Nobody may approve it.' : '';
-        const contributors = rule.uncounted.filter((u) => u.reason === 'contributor').length;
-        const notCounted = contributors > 0 ? ` ${plural(contributors, 'approval does', 'approvals do')} not count: ${contributors === 1 ? 'its reviewer' : 'their reviewers'} changed the branch.` : '';
-        reasons.push(`Rule "${rule.name}" of policy "${policy.name}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}${notCounted}`);
-      }
-    }
+    if (policy.enforcement !== 'evaluate') continue;
+    // A rejection by someone only an evaluating policy makes eligible would reject.
+    const own = new Set(policy.rules.flatMap((r) => r.eligibleUserIds));
+    for (const r of live) if (r.decision === 'reject' && own.has(r.reviewerId)) policy.reasons.push(`Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`);
   }
   for (const r of rejections) {
     reasons.push(`Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`);

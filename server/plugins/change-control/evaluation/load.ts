@@ -63,6 +63,7 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
     name: g.policy.name,
     matchedObjectTypes: g.matchedObjectTypes,
     checks: g.policy.checks,
+    enforcement: g.policy.enforcement,
     rules: g.policy.rules.map((r) => ({ ...r, userIds: r.userIds.filter((id) => !inactive.has(id)) })),
   }));
   return evaluate({ requesterId: cr.requester_id, contributorIds, contributorsCanApprove, policies, reviews, groupMembers, groupNames, users });

@@ -3,10 +3,17 @@ import type { Ctx } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from '../gate/merge-gate';
 import { renderMarkdown } from '../markdown';
+import { clearsGate } from '../checks/declared';
+import { blockingReason } from '../checks/state';
 import { loadUsers } from './load';
 
+/** What the policy's checks would block on (a check is advisory when only evaluating policies name it). */
+export function checkReasons(gate: Pick<GateState, 'checks'>, names: readonly string[]): string[] {
+  return gate.checks.filter((c) => names.includes(c.name) && (!clearsGate(c.row?.status) || c.outdated)).map((c) => blockingReason(c).replace(/^Required check/, 'Check'));
+}
+
 /** The approval panel as data (`GET change-requests/{id}/evaluation/`). */
-export async function presentEvaluation(ctx: Ctx, cr: ChangeRequestRow, gate: GateState): Promise<Evaluation> {
+export async function presentEvaluation(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id'>, gate: Pick<GateState, 'status' | 'evaluation' | 'checks'>): Promise<Evaluation> {
   const ev = gate.evaluation;
   const ids = new Set<number>([
     ...ev.policies.flatMap((p) => p.rules.flatMap((r) => [...r.eligibleUserIds, ...r.approverIds, ...r.outstandingReviewerIds])),
@@ -25,6 +32,8 @@ export async function presentEvaluation(ctx: Ctx, cr: ChangeRequestRow, gate: Ga
       name: p.name,
       matched_object_types: p.matchedObjectTypes,
       checks: p.checks,
+      enforcement: p.enforcement,
+      blocking_reasons: [...p.reasons, ...checkReasons(gate, p.checks)],
       rules: p.rules.map((r) => ({
         id: r.id,
         name: r.name,

@@ -1,7 +1,7 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
 import type { Ctx, BranchRow } from '../../../host';
-import { branchChangesView } from '../../branching';
+import { branchChangesView, branchDigest } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
@@ -32,6 +32,8 @@ export interface GateState {
   freezes: FreezeNotice[];
   branch: BranchRow | null;
   hasConflicts: boolean;
+  /** The digest of the branch's net diff now (the last one cached once the branch is gone). */
+  digest: string | null;
   /** Policies and every required check satisfied; the change window is not part of it. */
   gatesCleared: boolean;
   readyToMerge: boolean;
@@ -71,7 +73,8 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
   const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
   const status = deriveStatus(cr.status, evaluation);
-  const checks = await checkStates(ctx, cr.id, governing, options.checkRows);
+  const digest = branch ? await branchDigest(ctx, branch.id) : cr.digest;
+  const checks = await checkStates(ctx, cr.id, governing, options.checkRows, digest);
   const blocking = checks.filter((c) => c.blocks);
   const hasConflicts = await branchConflictsNow(ctx, branch);
 
@@ -87,7 +90,7 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
   }
   const checksCleared = blocking.length === 0;
   const allFreezes = await enabledFreezes(ctx);
-  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, gatesCleared: status === 'approved' && checksCleared, reasons, allFreezes };
+  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, digest, gatesCleared: status === 'approved' && checksCleared, reasons, allFreezes };
 }
 
 /** The facts with the change window and the freezes as they stand at `now`. */

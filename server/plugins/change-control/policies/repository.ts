@@ -1,6 +1,6 @@
 import type { Ctx } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
-import type { Policy, PolicyRule } from '../../../../contract/api/change-control';
+import type { CheckSettings, Policy, PolicyEnforcement, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
 import type { PolicyRow, PolicyRuleRow } from '../db/tables';
 import { MODELS } from '../names';
@@ -15,6 +15,8 @@ export interface PolicyWithRules extends MatchablePolicy {
   enabled: boolean;
   weight: number;
   checks: string[];
+  enforcement: PolicyEnforcement;
+  checkSettings: Record<string, CheckSettings>;
   rules: RuleDef[];
 }
 
@@ -40,6 +42,8 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
     conditions: parseJson<ConditionSet | null>(row.conditions, null),
     condition_state: row.condition_state,
     checks: parseJson<string[]>(row.checks, []),
+    enforcement: row.enforcement,
+    check_settings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
     comments: row.comments,
     created: row.created,
     last_updated: row.last_updated,
@@ -82,6 +86,8 @@ function withRules(row: PolicyRow, rules: PolicyRuleRow[]): PolicyWithRules {
     conditions: parseJson<ConditionSet | null>(row.conditions, null),
     conditionState: row.condition_state,
     checks: parseJson<string[]>(row.checks, []),
+    enforcement: row.enforcement,
+    checkSettings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
     rules: rules.filter((r) => r.policy_id === row.id).map(ruleDef),
   };
 }

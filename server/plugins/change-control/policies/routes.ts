@@ -42,8 +42,21 @@ function policyColumns(input: Partial<PolicyWrite>) {
     ...(input.condition_state !== undefined ? { condition_state: input.condition_state } : {}),
     // A write replaces the whole list.
     ...(input.checks !== undefined ? { checks: JSON.stringify(dedupe(input.checks)) } : {}),
+    ...(input.enforcement !== undefined ? { enforcement: input.enforcement } : {}),
+    ...(input.check_settings !== undefined ? { check_settings: JSON.stringify(input.check_settings) } : {}),
     ...(input.comments !== undefined ? { comments: input.comments } : {}),
   };
+}
+
+/** `check_settings` names only checks of the policy (its `checks` after the write), and existing users and groups. */
+async function validateCheckSettings(ctx: Ctx, input: Partial<PolicyWrite>, existingChecks: readonly string[]): Promise<void> {
+  if (!input.check_settings) return;
+  const checks = new Set(input.checks ?? existingChecks);
+  for (const [name, settings] of Object.entries(input.check_settings)) {
+    if (!checks.has(name)) throw ValidationError.field('check_settings', `"${name}" is not one of the policy's checks.`);
+    await requireExistingIds(ctx, 'users', 'check_settings', settings.reporter?.users ?? []);
+    await requireExistingIds(ctx, 'groups', 'check_settings', settings.reporter?.groups ?? []);
+  }
 }
 
 
@@ -168,6 +181,7 @@ export function registerPolicyRoutes(host: Host): void {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
         validatePolicy(ctx, input);
+        await validateCheckSettings(ctx, input, []);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
         const row = await ccDb(ctx)
@@ -197,6 +211,7 @@ export function registerPolicyRoutes(host: Host): void {
       put: policyWrite,
       run: async (ctx, existing, input: Partial<PolicyWrite>) => {
         validatePolicy(ctx, input);
+        await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         const before = await policyTypes(ctx, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();

@@ -25,6 +25,7 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
       comment_html: renderMarkdown(row.comment),
       reviewer,
       stale: toBool(row.stale),
+      digest: row.digest,
       created: row.created,
       last_updated: row.last_updated,
     };
@@ -45,6 +46,7 @@ export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown
     comment: row.comment,
     reviewer: row.reviewer_id,
     stale: toBool(row.stale),
+    digest: row.digest,
     created: row.created,
     last_updated: row.last_updated,
   };
@@ -70,4 +72,32 @@ export async function markReviewsStale(ctx: Ctx, changeRequestId: number): Promi
     });
   }
   return live.length;
+}
+
+/**
+ * Staleness by content: a review is stale exactly when the digest it was given on differs from
+ * the branch's digest now, so an edit that is undone or a sync that brings only unrelated
+ * changes leaves it live (and a review made stale by an edit that is then undone counts again).
+ * A review without a digest (given before digests were kept) goes stale on any write, as before.
+ * Each review that moves gets its changelog entry. Returns how many moved.
+ */
+export async function settleReviewsByContent(ctx: Ctx, changeRequestId: number, digest: string, wrote: boolean): Promise<number> {
+  const rows = await ccDb(ctx).selectFrom('cc_reviews').selectAll().where('change_request_id', '=', changeRequestId).execute();
+  const now = nowIso(ctx);
+  let moved = 0;
+  for (const row of rows) {
+    const stale = row.digest === null ? (wrote ? 1 : row.stale) : row.digest === digest ? 0 : 1;
+    if (stale === row.stale) continue;
+    moved++;
+    await ccDb(ctx).updateTable('cc_reviews').set({ stale, last_updated: now }).where('id', '=', row.id).execute();
+    await recordChange(ctx, {
+      action: 'update',
+      objectType: REVIEW_TYPE,
+      objectId: row.id,
+      repr: `review ${row.id}`,
+      prechange: snapshotReview(ctx, row),
+      postchange: snapshotReview(ctx, { ...row, stale, last_updated: now }),
+    });
+  }
+  return moved;
 }

@@ -6,6 +6,7 @@ import { getViewable, parseId, registerResource, Reply } from '../../../host/htt
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
+import { requestDigest } from '../change-requests/content';
 import { ccDb, nowIso } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
@@ -62,7 +63,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   try {
     row = await ccDb(ctx)
       .insertInto('cc_reviews')
-      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, created: now, last_updated: now })
+      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), created: now, last_updated: now })
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
@@ -100,9 +101,11 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   const comment = input.comment ?? (replace ? '' : before.comment);
   refuse('comment', rejectNeedsComment(decision, comment));
   await refuseContributorApproval(ctx, decision, cr.branch_id);
-  if (decision === before.decision && comment === before.comment && before.stale === 0) return before;
+  const digest = await requestDigest(ctx, cr);
+  if (decision === before.decision && comment === before.comment && before.stale === 0 && before.digest === digest) return before;
   const now = nowIso(ctx);
-  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, last_updated: now }).where('id', '=', before.id).execute();
+  // An edit is given on the branch as it is now.
+  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, digest, last_updated: now }).where('id', '=', before.id).execute();
   const after = (await getReviewRow(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startService, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
@@ -260,5 +263,39 @@ describe('host: tokens/provision', () => {
       assert.equal(ranMeanwhile, true);
     }
     assert.equal(await verifyPassword('wrong', stored), false);
+  });
+});
+
+describe('host: the password throttle across instances on one database', () => {
+  let dir: string;
+  let a: TestService;
+  let b: TestService;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cc-throttle-'));
+    a = await startService({ db: join(dir, 'shared.sqlite') });
+    b = await startService({ db: join(dir, 'shared.sqlite') });
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts failed passwords once for every instance: guesses spread over two instances reach the limit together, and the window passes for both', async () => {
+    await createUser(a, 'alice', { password: 'correct horse' });
+    const guess = (svc: TestService, password: string) => svc.anonymous.from('127.0.3.1').post('/api/users/tokens/provision/', { username: 'alice', password });
+    for (let i = 0; i < 10; i++) assert.equal((await guess(i % 2 ? a : b, `guess ${i}`)).status, 403, `guess ${i + 1}`);
+    for (const svc of [a, b]) {
+      const refused = await guess(svc, 'correct horse');
+      assert.equal(refused.status, 429, 'the eleventh attempt, on either instance');
+      assert.equal(refused.headers.get('retry-after'), '60');
+    }
+    for (const svc of [a, b]) svc.clock.advance(60_001);
+    assert.equal((await guess(b, 'correct horse')).status, 201);
+    // Failures older than the window are deleted as new ones come.
+    await guess(a, 'wrong again');
+    const rows = await a.host.db.selectFrom('credential_failures').select('at').execute();
+    assert.ok(rows.every((r) => Number(r.at) === Number(rows[0]!.at)), 'only the last failure is kept');
+    assert.equal(rows.length, 3, 'one row per key: address, username, both');
   });
 });

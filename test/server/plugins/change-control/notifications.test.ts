@@ -125,3 +125,57 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
     });
   });
 });
+
+describe('change control: the requester is notified when their request is approved, rejected or merged', () => {
+  let svc: TestService;
+  let author: Actor;
+  let reviewer: Actor;
+  let second: Actor;
+  before(async () => {
+    svc = await startService();
+    author = await actor(svc, 'requester', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]);
+    reviewer = await actor(svc, 'approver', REVIEWER);
+    second = await actor(svc, 'second', REVIEWER);
+    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 1, users: [reviewer.id, second.id] }] });
+  });
+  after(async () => svc.close());
+
+  async function submittedRequest(name: string): Promise<{ id: number; branchId: number }> {
+    const { branch: b, inBranch } = await branch(author.client, name);
+    await device(inBranch, { name: `${name}-dev` });
+    const cr = await openRequest(author.client, b.id, { title: `Change ${name}` });
+    await ok(act(author.client, cr.id, 'submit'));
+    return { id: cr.id, branchId: b.id };
+  }
+  const eventsFor = async (id: number): Promise<string[]> => (await notificationsOf(author)).filter((n) => n.object_id === id).map((n) => n.event_type).sort();
+
+  it('approved: one notification for the transition; a second approval (no transition) adds none', async () => {
+    const cr = await submittedRequest('req-approved');
+    assert.deepEqual(await eventsFor(cr.id), []);
+    expectStatus(await review(reviewer.client, cr.id, 'approve'), 201);
+    assert.deepEqual(await eventsFor(cr.id), ['change_request_approved']);
+    expectStatus(await review(second.client, cr.id, 'approve'), 201);
+    assert.deepEqual(await eventsFor(cr.id), ['change_request_approved']);
+    const [n] = (await notificationsOf(author)).filter((x) => x.object_id === cr.id);
+    assert.equal(n.object_type, 'change_control.changerequest');
+    assert.match(n.object_repr, /Change req-approved/);
+  });
+
+  it('rejected: the requester hears of it; the reviewer does not', async () => {
+    const cr = await submittedRequest('req-rejected');
+    expectStatus(await review(reviewer.client, cr.id, 'reject', 'not like this'), 201);
+    assert.deepEqual(await eventsFor(cr.id), ['change_request_rejected']);
+    assert.deepEqual((await notificationsOf(reviewer)).filter((n) => n.object_id === cr.id && n.event_type === 'change_request_rejected'), []);
+  });
+
+  it('merged by someone else: change_request_completed; merged by the requester: no notification of their own action', async () => {
+    const byAdmin = await submittedRequest('req-merged');
+    expectStatus(await review(reviewer.client, byAdmin.id, 'approve'), 201);
+    expectStatus(await svc.admin.post(`/api/plugins/branching/branches/${byAdmin.branchId}/merge/`, { commit: true }), 200);
+    assert.deepEqual(await eventsFor(byAdmin.id), ['change_request_approved', 'change_request_completed']);
+    const own = await submittedRequest('req-own-merge');
+    expectStatus(await review(reviewer.client, own.id, 'approve'), 201);
+    expectStatus(await author.client.post(`/api/plugins/branching/branches/${own.branchId}/merge/`, { commit: true }), 200);
+    assert.deepEqual(await eventsFor(own.id), ['change_request_approved']);
+  });
+});

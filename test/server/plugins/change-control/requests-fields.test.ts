@@ -127,7 +127,8 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
   it('contract 4.1 policies: read-only [{id, name, matched_object_types}]; a body naming policies is accepted and ignored', async () => {
     const { cr } = await draftRequest(author, `pol-${++n}`);
     assert.equal(cr.policies.length, 1);
-    assert.deepEqual(Object.keys(cr.policies[0]).sort(), ['id', 'matched_object_types', 'name']);
+    // Besides the contract's three fields, each policy says its enforcement (docs/digest-and-override.md).
+    assert.deepEqual(Object.keys(cr.policies[0]).sort(), ['enforcement', 'id', 'matched_object_types', 'name']);
     assert.deepEqual([cr.policies[0].name, cr.policies[0].matched_object_types], ['Devices', ['dcim.device']]);
     const patched = await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { policies: [], approved: true, ready_to_merge: true, gates_cleared: true, has_conflicts: true, branch_name: 'x', branch_deleted: true }));
     assert.deepEqual(patched.policies, cr.policies);

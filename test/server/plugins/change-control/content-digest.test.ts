@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { startService, type TestService } from '../../../support/service';
+import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
+import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
+
+/** The documented algorithm, written again from its description (docs/digest-and-override.md). */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  return `{${Object.keys(value)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+    .join(',')}}`;
+}
+async function documentedDigest(svc: TestService, branchId: number): Promise<string> {
+  const changes = (await ok(svc.admin.get(`${CHANGES}?branch_id=${branchId}&limit=1000`))).results as any[];
+  changes.sort((a, b) => (a.object_type < b.object_type ? -1 : a.object_type > b.object_type ? 1 : a.object_id - b.object_id));
+  const text = changes.map((c) => `${canonical([c.object_type, c.object_id, c.original, c.modified])}\n`).join('');
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+async function reviewOf(s: Scenario, cast: GateCast): Promise<any> {
+  return (await ok(cast.reviewer.client.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results[0];
+}
+
+/** The device the scenario's branch created. */
+async function branchDevice(s: Scenario): Promise<any> {
+  return (await ok(s.inBranch.get(`${DEVICES}?name=${s.branch.name}-dev`))).results[0];
+}
+
+describe('change control: staleness by content (digest of the net diff)', () => {
+  let svc: TestService;
+  let cast: GateCast;
+  before(async () => {
+    svc = await startService();
+    cast = await gateCast(svc);
+  });
+  after(async () => svc.close());
+
+  it('Digest: the request shows the digest of its branch net diff, computed as documented; each review shows the digest it was given on', async () => {
+    const s = await scenario(cast, 'dg-field');
+    const cr = await detail(cast.author.client, s.cr.id);
+    assert.match(cr.digest, /^[0-9a-f]{64}$/);
+    assert.equal(cr.digest, await documentedDigest(svc, s.branch.id));
+    assert.equal((await reviewOf(s, cast)).digest, cr.digest);
+    const listed = (await ok(cast.author.client.get(`/api/plugins/change-control/change-requests/?id=${s.cr.id}`))).results[0];
+    assert.equal(listed.digest, cr.digest, 'the list shows the same digest');
+
+    await device(s.inBranch, { name: 'dg-field-second', status: 'planned' });
+    const moved = await detail(cast.author.client, s.cr.id);
+    assert.notEqual(moved.digest, cr.digest);
+    assert.equal(moved.digest, await documentedDigest(svc, s.branch.id));
+  });
+
+  it('Staleness by content: an edit makes the approval stale; undoing the edit makes it count again', async () => {
+    const s = await scenario(cast, 'dg-undo');
+    const dev = await branchDevice(s);
+    await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'active' }));
+    assert.equal((await reviewOf(s, cast)).stale, true);
+    assert.equal((await detail(cast.author.client, s.cr.id)).status, 'needs-review');
+
+    await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
+    assert.equal((await reviewOf(s, cast)).stale, false, 'the net diff is the one approved');
+    const cr = await detail(cast.author.client, s.cr.id);
+    assert.equal(cr.status, 'approved');
+    assert.equal(cr.ready_to_merge, true);
+  });
+
+  it('Staleness by content: a sync bringing unrelated changes from main keeps the approval; one that rebases a changed object makes it stale', async () => {
+    const site = await created(svc.admin.post(SITES, { name: 'dg-site', status: 'active' }));
+    const s = await scenario(cast, 'dg-sync');
+    const digest = (await detail(cast.author.client, s.cr.id)).digest;
+    await created(svc.admin.post(DEVICES, { name: 'dg-unrelated-on-main', status: 'active' }));
+    await ok(cast.author.client.post(`/api/plugins/branching/branches/${s.branch.id}/sync/`, { commit: true }));
+    assert.equal((await detail(cast.author.client, s.cr.id)).digest, digest);
+    assert.equal((await reviewOf(s, cast)).stale, false);
+    assert.equal((await detail(cast.author.client, s.cr.id)).status, 'approved');
+
+    // The branch changes the site; main changes another attribute of it; the sync rebases the change.
+    await ok(s.inBranch.patch(`${SITES}${site.id}/`, { status: 'planned' }));
+    await ok(cast.reviewer.client.patch(`${REVIEWS}${(await reviewOf(s, cast)).id}/`, {}));
+    assert.equal((await reviewOf(s, cast)).stale, false);
+    await ok(svc.admin.patch(`${SITES}${site.id}/`, { description: 'moved on main' }));
+    await ok(cast.author.client.post(`/api/plugins/branching/branches/${s.branch.id}/sync/`, { commit: true }));
+    assert.equal((await reviewOf(s, cast)).stale, true, 'what the branch changes now differs from what was approved');
+  });
+
+  it('stale_approval_basis "write": any write in the branch makes the approval stale, and undoing it does not restore it', async () => {
+    const other = await startService({ config: { change_control: { stale_approval_basis: 'write' } } });
+    try {
+      const c = await gateCast(other);
+      const s = await scenario(c, 'dg-write');
+      const dev = (await ok(s.inBranch.get(`${DEVICES}?name=dg-write-dev`))).results[0];
+      await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'active' }));
+      await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
+      assert.equal((await reviewOf(s, c)).stale, true);
+      assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
+    } finally {
+      await other.close();
+    }
+  });
+});
