@@ -22,6 +22,7 @@ export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
 export { constraintViolation } from './db/constraint-errors';
 export { isClaimed, withClaim } from './db/claims';
+export { commitSignal } from './db/commit-signals';
 export type { DatabaseKind } from './db/database';
 export { foldedLike, jsonArrayHasAny as jsonArrayHasAnyIn, jsonArrayHasColumn as jsonArrayHasColumnIn, valuesTable } from './db/portable';
 export type { Queryable } from './db/database';
