@@ -100,3 +100,13 @@ export function approvalsPhrase(approvals: number, needed: number): string {
   if (approvals > needed) return `${approvals} approvals (${needed} needed)`;
   return `${approvals} of ${needed} approval${needed === 1 ? '' : 's'}`;
 }
+
+/** A freeze as a change request shows it: in force (it blocks merging until its end) or upcoming. */
+export function freezePhrase(f: { name: string; active: boolean; start: string; end: string }, time: (iso: string) => string): string {
+  return f.active ? `Frozen by "${f.name}" until ${time(f.end)}` : `Freeze "${f.name}" from ${time(f.start)} to ${time(f.end)}`;
+}
+
+/** Where a request stands in the merge queue. */
+export function queuePhrase(position: number): string {
+  return position === 1 ? 'First in the merge queue (merging now or next)' : `Position ${position} in the merge queue`;
+}

@@ -1,14 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp, PluginError } from './app';
+import { createApp, migrationsOf, PluginError } from './app';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
 import { consoleLogger } from './host/core/logger';
-import { checkReachable, isPostgresUrl, openDatabase, type OpenDatabase } from './host/db/database';
+import { checkReachable, isPostgresUrl, migrate, openDatabase, type OpenDatabase } from './host/db/database';
+import { BackupError, backupDatabase, restoreDatabase } from './host/db/backup';
+import { defaultPlugins } from './plugins';
 import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
+       change-control backup FILE [--db PATH] [--config FILE]
+       change-control restore FILE [--db PATH] [--config FILE]
+
+  backup    writes every table of the database to FILE (JSON lines), while the service may run
+  restore   replaces the database's data with FILE's (SQLite and PostgreSQL backups restore into either)
 
   --host    address to listen on (env HOST, default 127.0.0.1)
   --port    port to listen on; 0 picks a free one (env PORT, default 8000)
@@ -74,7 +81,38 @@ function listen(server: Server, host: string, port: number): Promise<number> {
   });
 }
 
+/** `change-control backup FILE` / `restore FILE`: exit 0 when done, 2 with the reason otherwise. */
+async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<void> {
+  let database: OpenDatabase | undefined;
+  try {
+    const file = argv[0];
+    if (!file || file.startsWith('-')) throw new StartError(`${command} needs a FILE\n${USAGE}`);
+    const options = readOptions(argv.slice(1));
+    const config = options.config ? loadConfigFile(options.config) : defaultConfig();
+    const configDir = options.config ? dirname(resolve(options.config)) : process.cwd();
+    database = openDatabase(options.db);
+    await checkReachable(database);
+    if (command === 'backup') {
+      const rows = await backupDatabase(database.db, file);
+      process.stdout.write(`backed up ${rows} rows of ${describeTarget(options.db)} to ${file}\n`);
+    } else {
+      await migrate(database.db, migrationsOf(defaultPlugins(config, configDir)));
+      const rows = await restoreDatabase(database.db, file);
+      process.stdout.write(`restored ${rows} rows from ${file} into ${describeTarget(options.db)}\n`);
+    }
+    await database.close();
+    process.exit(0);
+  } catch (err) {
+    const known = err instanceof StartError || err instanceof ConfigError || err instanceof BackupError;
+    process.stderr.write(`change-control: ${known ? (err as Error).message : ((err as Error).stack ?? String(err))}\n`);
+    await database?.close().catch(() => undefined);
+    process.exit(2);
+  }
+}
+
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  if (command === 'backup' || command === 'restore') return runTool(command, process.argv.slice(3));
   let database: OpenDatabase | undefined;
   let options: Options;
   let config: Config;

@@ -20,25 +20,12 @@ import {
   type ReviewDecision,
 } from '../../contract/api/change-control';
 import { listOf } from '../../contract/api/common';
+import { API_PATHS, CHANGE_CONTROL_API } from '../../contract/api/paths';
 import { ApiError, errorFromResponse } from './api-error';
 import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchHit } from '../../contract/api/host';
 
-export const CC = '/api/plugins/change-control/';
-export const PATHS = {
-  status: '/api/status/',
-  me: '/api/users/me/',
-  provision: '/api/users/tokens/provision/',
-  branches: '/api/plugins/branching/branches/',
-  changes: '/api/plugins/branching/changes/',
-  notifications: '/api/extras/notifications/',
-  search: '/api/search/',
-  changeRequests: `${CC}change-requests/`,
-  checks: `${CC}checks/`,
-  reviews: `${CC}reviews/`,
-  comments: `${CC}change-comments/`,
-  settings: `${CC}settings/`,
-  stream: `${CC}stream/`,
-} as const;
+export const CC = CHANGE_CONTROL_API;
+export const PATHS = API_PATHS;
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
 export type Query = Record<string, QueryValue | undefined>;

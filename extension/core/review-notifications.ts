@@ -2,8 +2,9 @@
 // requests that now wait for the caller's review, and the caller's own requests approved,
 // rejected or merged. Ids only grow, so "new" is "above the last seen".
 import type { Notification } from '../../contract/api/host';
+import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 
-export const CHANGE_REQUEST_TYPE = 'change_control.changerequest';
+export { CHANGE_REQUEST_TYPE };
 
 /** Event types that mean "your review is wanted". */
 export const REVIEW_WANTED_EVENTS = ['change_request_review_requested', 'change_request_submitted'] as const;

@@ -1,5 +1,6 @@
 // Loads everything the change request webview shows. The request itself must load; the other
 // parts load side by side and a part that fails is named in `problems` instead of failing all.
+import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 import * as z from 'zod';
 import type { ChangeRequestSnapshot, LifecycleMove } from '../../contract/webview/protocol';
 import type { ApiClient } from './api-client';
@@ -46,7 +47,7 @@ export function lifecycleMoves(entries: readonly ChangelogEntry[]): LifecycleMov
 
 /** The request's status moves from the changelog; null when the caller may not read it (or it cannot be read). */
 async function loadHistory(client: SnapshotClient, changeRequestId: number): Promise<LifecycleMove[] | null> {
-  const query = new URLSearchParams({ changed_object_type: 'change_control.changerequest', changed_object_id: String(changeRequestId), ordering: '-time', limit: String(HISTORY_LIMIT) });
+  const query = new URLSearchParams({ changed_object_type: CHANGE_REQUEST_TYPE, changed_object_id: String(changeRequestId), ordering: '-time', limit: String(HISTORY_LIMIT) });
   try {
     const page = changelogPage.safeParse(await client.request('GET', `/api/core/object-changes/?${query}`));
     return page.success ? lifecycleMoves(page.data.results) : null;

@@ -1,11 +1,11 @@
 // Tree items as plain data: what each row of the Change Requests, Checks and My Reviews views
 // shows. extension/vscode/tree-view.ts turns these into vscode.TreeItems.
-import type { ChangeRequest, MergeCheck, Review } from '../../contract/api/change-control';
+import type { ChangeRequest, CheckObject, MergeCheck, Review } from '../../contract/api/change-control';
 import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { StoreState } from './change-request-store';
 import { groupChangeRequests, isEmpty, type Group } from './grouping';
-import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, type IconRef } from '../../contract/labels';
+import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, freezePhrase, queuePhrase, type IconRef } from '../../contract/labels';
 import { exactTime, relativeTime } from '../../contract/time';
 
 export interface TreeItemData {
@@ -70,6 +70,8 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
   const window = changeWindow(cr);
   if (window) lines.push('', `Change window: ${escapeMarkdown(window)}`);
   if (cr.has_conflicts) lines.push('', 'Conflicts with main');
+  for (const f of cr.freezes) lines.push('', escapeMarkdown(freezePhrase(f, exactTime)));
+  if (cr.queue_position !== null) lines.push('', queuePhrase(cr.queue_position));
   lines.push('', mergeLine(cr));
   lines.push('', `Updated ${when(cr.last_updated, now)}`);
   return lines.join('\n');
@@ -79,6 +81,9 @@ export function changeRequestDescription(cr: ChangeRequest): string {
   const parts = [cr.ref, STATUS_LABEL[cr.status]].filter((p) => p);
   if (cr.priority === 'high' || cr.priority === 'critical') parts.push(PRIORITY_LABEL[cr.priority]);
   if (cr.has_conflicts) parts.push('conflicts');
+  if (cr.freezes.some((f) => f.active)) parts.push('frozen');
+  else if (cr.freezes.length > 0) parts.push('freeze ahead');
+  if (cr.queue_position !== null) parts.push(`queued #${cr.queue_position}`);
   return parts.join(' · ');
 }
 
@@ -106,6 +111,10 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
   const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_LABEL[check.status]}`];
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
+  if (check.objects.length > 0) {
+    lines.push('', ...check.objects.slice(0, 20).map((o) => `- ${escapeMarkdown(o.object_repr)}: ${escapeMarkdown(o.problem)}`));
+    if (check.objects.length > 20) lines.push(`- and ${check.objects.length - 20} more`);
+  }
   if (check.completed) lines.push('', `Result from ${when(check.completed, now)}`);
   const hasDetails = /^https?:\/\//i.test(check.details_url);
   return {
@@ -115,8 +124,22 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
     tooltip: lines.join('\n'),
     icon: CHECK_ICON[check.status],
     contextValue: `check;${check.required ? 'required' : 'advisory'};${hasDetails ? 'details;' : ''}`,
-    collapsible: 'none',
+    // The objects the result names (mergeable: what would conflict or fail to apply) are its rows.
+    collapsible: check.objects.length > 0 ? 'expanded' : 'none',
     command: hasDetails ? { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: [check.details_url] } : undefined,
+  };
+}
+
+/** An object a check names, under the check: what it is and what is wrong with it. */
+export function checkObjectItem(check: MergeCheck, o: CheckObject): TreeItemData {
+  return {
+    id: `check:${check.id}/object:${o.object_type}:${o.object_id}`,
+    label: o.object_repr || `${o.object_type} ${o.object_id}`,
+    description: o.problem,
+    tooltip: `**${escapeMarkdown(o.object_repr)}** (${escapeMarkdown(o.object_type)} ${o.object_id})\n\n${escapeMarkdown(o.problem)}`,
+    icon: { id: 'warning' },
+    contextValue: 'checkObject;',
+    collapsible: 'none',
   };
 }
 
@@ -150,6 +173,7 @@ export type TreeNode =
   | { kind: 'group'; group: Group }
   | { kind: 'changeRequest'; cr: ChangeRequest; scope: string }
   | { kind: 'check'; check: MergeCheck }
+  | { kind: 'checkObject'; check: MergeCheck; object: CheckObject }
   | { kind: 'review'; review: Review; cr: ChangeRequest | undefined }
   | { kind: 'reviewSection'; id: string; label: string; children: TreeNode[] }
   | { kind: 'message'; id: string; label: string; icon?: IconRef; command?: TreeItemData['command'] };
@@ -162,6 +186,8 @@ export function nodeItem(node: TreeNode): TreeItemData {
       return changeRequestItem(node.cr, node.scope);
     case 'check':
       return checkItem(node.check);
+    case 'checkObject':
+      return checkObjectItem(node.check, node.object);
     case 'review':
       return reviewItem(node.review, node.cr);
     case 'reviewSection':
@@ -187,6 +213,7 @@ export function changeRequestRoots(state: Pick<StoreState, 'loaded' | 'error' | 
 export function childNodes(node: TreeNode): TreeNode[] {
   if (node.kind === 'group') return node.group.items.map((cr) => ({ kind: 'changeRequest', cr, scope: node.group.id }));
   if (node.kind === 'reviewSection') return node.children;
+  if (node.kind === 'check') return node.check.objects.map((object) => ({ kind: 'checkObject', check: node.check, object }));
   return [];
 }
 

@@ -77,6 +77,47 @@ describe('extension: tree items', () => {
     assert.equal(changeRequestIdOf({ kind: 'check', check: makeCheck({ id: 1 }) }), undefined);
   });
 
+  it('shows a request\'s freezes and queue position in its row and tooltip', () => {
+    const frozen = makeChangeRequest({
+      id: 8,
+      ref: 'CHG-8',
+      status: 'approved',
+      queue_position: 2,
+      freezes: [{ id: 1, name: 'Year *end*', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' }],
+    });
+    const item = changeRequestItem(frozen, 'mine');
+    assert.equal(item.description, 'CHG-8 · Approved · frozen · queued #2');
+    assert.match(item.tooltip!, /Frozen by "Year \\\*end\\\*" until 4 Jan 2027/);
+    assert.match(item.tooltip!, /Position 2 in the merge queue/);
+    const upcoming = makeChangeRequest({ id: 9, ref: '', status: 'approved', freezes: [{ id: 2, name: 'Fridays', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' }] });
+    assert.equal(changeRequestItem(upcoming, 'mine').description, 'Approved · freeze ahead');
+    assert.match(changeRequestItem(upcoming, 'mine').tooltip!, /Freeze "Fridays" from 6 Nov 2026/);
+  });
+
+  it('lists the objects the mergeable check names as rows under it', () => {
+    const check = makeCheck({
+      id: 5,
+      name: 'mergeable',
+      label: 'Merges cleanly',
+      status: 'failure',
+      summary: '2 objects would conflict or fail to apply: sw1; sw2.',
+      objects: [
+        { object_type: 'dcim.device', object_id: 1, object_repr: 'sw1', problem: 'Conflicts with main on status.' },
+        { object_type: 'dcim.device', object_id: 2, object_repr: 'sw2', problem: 'Main deleted it since the branch changed it.' },
+      ],
+    });
+    const item = checkItem(check);
+    assert.equal(item.collapsible, 'expanded');
+    assert.match(item.tooltip!, /- sw1: Conflicts with main on status/);
+    const rows = childNodes({ kind: 'check', check }).map(nodeItem);
+    assert.deepEqual(rows.map((r) => [r.label, r.description]), [
+      ['sw1', 'Conflicts with main on status.'],
+      ['sw2', 'Main deleted it since the branch changed it.'],
+    ]);
+    assert.notEqual(rows[0]!.id, rows[1]!.id);
+    assert.equal(checkItem(makeCheck({ id: 6 })).collapsible, 'none');
+  });
+
   it('turns every node kind into an item', () => {
     const node = nodeItem({ kind: 'reviewSection', id: 'waiting', label: 'Waiting for my review', children: [] });
     assert.equal(node.description, '0');

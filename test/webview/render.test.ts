@@ -103,6 +103,37 @@ describe('webview: rendering the change request', () => {
     assert.match(text(renderApp(doc(), ready(makeSnapshot({ checks: [] }))).querySelector('#checks')), /No checks/);
   });
 
+  it('shows the freezes that apply (in force, upcoming), the queue position, and the objects the mergeable check names', () => {
+    const cr = makeChangeRequest({
+      id: 1,
+      status: 'approved',
+      approved: true,
+      queue_position: 3,
+      merge_blocked_reason: 'Merging is frozen by "Year end" until 2027-01-04T00:00:00.000Z.',
+      freezes: [
+        { id: 4, name: 'Year end', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+        { id: 5, name: 'Friday evenings', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' },
+      ],
+    });
+    const mergeable = makeCheck({
+      id: 9,
+      name: 'mergeable',
+      label: 'Merges cleanly',
+      status: 'failure',
+      objects: [{ object_type: 'dcim.device', object_id: 12, object_repr: 'sw1', problem: 'Conflicts with main on status.' }],
+    });
+    const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr, checks: [mergeable] })));
+    const active = root.querySelector('[data-freeze="4"]')!;
+    assert.match(text(active), /^❄ Frozen by "Year end" until 4 Jan 2027/);
+    assert.ok(active.classList.contains('active'));
+    assert.match(text(root.querySelector('[data-freeze="5"]')), /^Freeze "Friday evenings" from 6 Nov 2026/);
+    assert.equal(text(root.querySelector('#merge-queue')), 'Position 3 in the merge queue.');
+    assert.equal(text(root.querySelector('[data-check="mergeable"] .check-objects')), 'sw1 (dcim.device): Conflicts with main on status.');
+    const plain = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 2 }) })));
+    assert.equal(plain.querySelector('#merge-queue'), null);
+    assert.equal(plain.querySelector('.freeze'), null);
+  });
+
   it('shows the merge state: ready, blocked with the reason, conflicts', () => {
     const readyCr = makeChangeRequest({ id: 1, status: 'approved', approved: true, ready_to_merge: true, merge_blocked_reason: '', actions: actions(['merge']) });
     assert.equal(text(renderApp(doc(), ready(makeSnapshot({ changeRequest: readyCr }))).querySelector('#merge-state')), '✓ Ready to merge.');

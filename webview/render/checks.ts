@@ -1,7 +1,8 @@
 // Merge checks and the merge state (ready, or why not).
 import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
 import { mergeBlockedReason } from '../../contract/merge-reason';
-import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL } from '../../contract/labels';
+import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL, freezePhrase, queuePhrase } from '../../contract/labels';
+import { exactTime } from '../../contract/time';
 import { isSafeLink } from '../markdown';
 import { h, timeEl } from './dom';
 
@@ -26,6 +27,11 @@ export function renderChecks(doc: Document, checks: readonly MergeCheck[], now: 
             c.completed ? h(doc, 'span', { class: 'muted' }, ' · ', timeEl(doc, c.completed, now)) : null,
           ),
           c.summary ? h(doc, 'p', { class: 'check-summary' }, c.summary) : null,
+          c.objects.length > 0
+            ? h(doc, 'ul', { class: 'check-objects', 'aria-label': `Objects named by ${c.label || c.name}` },
+                c.objects.map((o) => h(doc, 'li', { class: 'check-object' }, h(doc, 'strong', {}, o.object_repr || `${o.object_type} ${o.object_id}`), ` (${o.object_type}): ${o.problem}`)),
+              )
+            : null,
           isSafeLink(c.details_url) ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-link', 'data-url': c.details_url, 'aria-label': `Details of ${c.label || c.name}` }, 'Details') : null,
         ),
       ),
@@ -45,6 +51,10 @@ export function renderMergeState(doc: Document, cr: ChangeRequest): HTMLElement 
     );
   }
   if (cr.has_conflicts) section.append(h(doc, 'p', { class: 'warning', id: 'merge-conflicts' }, 'The branch conflicts with main.'));
+  for (const f of cr.freezes) {
+    section.append(h(doc, 'p', { class: f.active ? 'warning freeze active' : 'muted freeze', 'data-freeze': String(f.id) }, `${f.active ? '❄ ' : ''}${freezePhrase(f, (iso) => exactTime(iso))}.`));
+  }
+  if (cr.queue_position !== null) section.append(h(doc, 'p', { class: 'queue', id: 'merge-queue' }, `${queuePhrase(cr.queue_position)}.`));
   // Only while it is approved: a draft keeps `approved` from its reviews but waits for a submit first.
   if (cr.status === 'approved' && !cr.ready_to_merge) {
     section.append(h(doc, 'p', { class: 'muted' }, 'Approved, but a check, the change window or the branch still blocks the merge.'));

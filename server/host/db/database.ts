@@ -95,7 +95,13 @@ function openSqlite(path: string): OpenDatabase {
   // The data version is read on a read-only connection of its own (WAL: it sees the last
   // commit and never waits for a transaction on the main one). Nothing else can open a
   // database in memory.
-  const versionReader = path === ':memory:' ? null : new Kysely<HostTables>({ dialect: new SqliteDialect({ database: new SQLite(path, { readonly: true }) }) });
+  let versionReader: Kysely<HostTables> | null = null;
+  if (path !== ':memory:') {
+    const reader = new SQLite(path, { readonly: true });
+    // As patient as the main connection: another process's checkpoint may hold the WAL briefly.
+    reader.pragma('busy_timeout = 5000');
+    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) });
+  }
   readVersionWith(db, versionReader);
   return {
     db,
@@ -171,6 +177,21 @@ const pgTypes = {
   getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
 
+const urls = new WeakMap<object, string>();
+const closers = new WeakMap<object, Array<() => Promise<void>>>();
+
+/** The URL a PostgreSQL handle was opened with (undefined for SQLite). */
+export function postgresUrlOf(db: HostDb): string | undefined {
+  return urls.get(db);
+}
+
+/** Work to do when the database is closed (connections of its own a helper opened). */
+export function onClose(db: HostDb, task: () => Promise<void>): void {
+  const list = closers.get(db) ?? [];
+  list.push(task);
+  closers.set(db, list);
+}
+
 function openPostgres(url: string, poolSize: number): OpenDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
@@ -178,11 +199,13 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   // The data version is read through the pool: a connection of its own, which sees the last
   // commit of any instance and never waits for a transaction.
   const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));
+  urls.set(db, url);
   return {
     db,
     kind: 'postgres',
     target: url,
     close: async () => {
+      for (const task of closers.get(db) ?? []) await task();
       await db.destroy();
     },
   };

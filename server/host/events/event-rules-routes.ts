@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { objectBase, objectTypeName } from '../../../contract/api/common';
+import { CONDITION_OPS } from '../../../contract/api/vocabulary';
 import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
@@ -12,8 +13,6 @@ import { defineList, jsonListHasAny } from '../db/list';
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
 
-/** Operators of condition sets (contract 4.2). */
-export const CONDITION_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'changed', 'unchanged'] as const;
 /** Deeper condition sets are refused (they would only ever be a mistake). */
 const MAX_CONDITION_DEPTH = 32;
 

@@ -1,4 +1,5 @@
 import type { BackgroundTask, Host } from '../host';
+import { withClaim } from '../db/claims';
 import type { WebhookOutboxTable, Row } from '../db/tables';
 import { sendRequest, type OutgoingRequest, type SendResult } from './http-send';
 
@@ -143,7 +144,24 @@ export class WebhookDeliveryWorker implements BackgroundTask {
     }
   }
 
-  private async deliver(row: OutboxRow): Promise<void> {
+  /**
+   * One attempt, made by one instance: the delivery is claimed (`withClaim`), then read again;
+   * another instance that made this attempt meanwhile has moved it on (delivered, failed, or a
+   * later retry time), and it is left alone.
+   */
+  private async deliver(listed: OutboxRow): Promise<void> {
+    try {
+      await withClaim(this.host.db, 'webhook-delivery', listed.id, async () => {
+        const row = await this.host.db.selectFrom('webhook_outbox').selectAll().where('id', '=', listed.id).executeTakeFirst();
+        if (!row || row.state !== 'pending' || row.attempts !== listed.attempts || row.next_attempt_at > this.host.clock.now().toISOString()) return;
+        await this.attempt(row);
+      });
+    } catch (err) {
+      this.host.log.error(`webhook delivery ${listed.id}: ${(err as Error).message}`);
+    }
+  }
+
+  private async attempt(row: OutboxRow): Promise<void> {
     let error: string | null = null;
     try {
       const hook = await this.host.db.selectFrom('webhooks').select('ssl_verification').where('id', '=', row.webhook_id).executeTakeFirst();

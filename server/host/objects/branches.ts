@@ -1,4 +1,5 @@
 import type { Branch } from '../../../contract/api/branching';
+import { API_PATHS } from '../../../contract/api/paths';
 import type { ApiObject } from '../core/api-object';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
@@ -9,7 +10,7 @@ import type { BranchRow } from '../db/tables';
  * branching plugin brings their API and actions.
  */
 export const BRANCH_TYPE = 'branching.branch';
-export const BRANCHES_PATH = '/api/plugins/branching/branches/';
+export const BRANCHES_PATH = API_PATHS.branches;
 
 export type BranchOut = Branch & ApiObject;
 

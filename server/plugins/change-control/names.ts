@@ -1,18 +1,12 @@
+import { CHANGE_CONTROL_API, CHANGE_CONTROL_APP, CHANGE_CONTROL_MODELS } from '../../../contract/api/paths';
+
 /** Names of the change-control plugin: object types, paths and permissions (contract 4.3). */
 export const PLUGIN_NAME = 'change-control';
 export const PLUGIN_VERSION = '0.5.0';
-export const APP_LABEL = 'change_control';
-export const API_ROOT = '/api/plugins/change-control/';
-
-export const MODELS = {
-  policy: { model: 'policy', display: 'Policy', path: `${API_ROOT}policies/` },
-  policyRule: { model: 'policyrule', display: 'Policy rule', path: `${API_ROOT}policy-rules/` },
-  changeRequest: { model: 'changerequest', display: 'Change request', path: `${API_ROOT}change-requests/` },
-  review: { model: 'review', display: 'Review', path: `${API_ROOT}reviews/` },
-  mergeCheck: { model: 'mergecheck', display: 'Merge check', path: `${API_ROOT}checks/` },
-  changeComment: { model: 'changecomment', display: 'Change comment', path: `${API_ROOT}change-comments/` },
-  freeze: { model: 'freeze', display: 'Freeze', path: `${API_ROOT}freezes/` },
-} as const;
+/** The app label, the API root and the models are the contract's (contract/api/paths.ts). */
+export const APP_LABEL = CHANGE_CONTROL_APP;
+export const API_ROOT = CHANGE_CONTROL_API;
+export const MODELS = CHANGE_CONTROL_MODELS;
 export type ModelKey = keyof typeof MODELS;
 
 /** `change_control.<model>` */

@@ -10,7 +10,7 @@ export interface Started {
   stderr: () => string;
 }
 
-const SERVICE_VARS = ['PORT', 'HOST', 'CHANGE_CONTROL_DB', 'CHANGE_CONTROL_CONFIG', 'CHANGE_CONTROL_ADMIN_TOKEN'];
+const SERVICE_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'CHANGE_CONTROL_DB', 'CHANGE_CONTROL_CONFIG', 'CHANGE_CONTROL_ADMIN_TOKEN'];
 
 /** The test runner's environment without the service's own variables, plus the given ones. */
 function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -9,7 +9,7 @@ import { callerActions } from './actions';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
 import { queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
-import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { snapshotChangeRequest, storedFields } from './snapshot';
 import { CHANGE_REQUEST_TYPE } from '../names';
 
 export type ChangeRequestOut = ChangeRequest;
@@ -29,34 +29,17 @@ type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_r
 
 function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
   return {
-    id: row.id,
-    url: changeRequestUrl(ctx, row.id),
-    display: displayOfChangeRequest(row),
-    title: row.title,
-    description: row.description,
-    ref: row.ref,
-    status: row.status,
-    priority: row.priority,
+    ...storedFields(ctx, row),
     requester: related.requester,
-    branch: row.branch_id,
-    branch_name: row.branch_name,
-    branch_deleted: toBool(row.branch_deleted),
     ...live,
-    gates_cleared: toBool(row.gates_cleared),
-    scheduled_start: row.scheduled_start,
-    scheduled_end: row.scheduled_end,
     tags: related.tags,
     window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
-    auto_merge: toBool(row.auto_merge),
-    comments: row.comments,
     policies: related.policies,
     override:
       row.override_reason === null
         ? null
         : { reason: row.override_reason, user: related.overrideBy, time: row.override_time ?? '', overridden_reason: row.overridden_reason ?? '' },
     actions,
-    created: row.created,
-    last_updated: row.last_updated,
   };
 }
 

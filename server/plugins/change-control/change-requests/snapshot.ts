@@ -4,10 +4,10 @@ import type { ChangeRequestRow } from '../db/tables';
 import { MODELS } from '../names';
 
 /**
- * A change request's stored fields under their API names (no live values): what the changelog
- * keeps and what permission constraints are checked against.
+ * The fields a change request shows as they are stored, under their API names: written once
+ * here for the snapshot below and the presenter (`present.ts`), which add their own.
  */
-export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
+export function storedFields(ctx: Ctx, row: ChangeRequestRow) {
   return {
     id: row.id,
     url: changeRequestUrl(ctx, row.id),
@@ -17,22 +17,32 @@ export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<s
     ref: row.ref,
     status: row.status,
     priority: row.priority,
-    requester: row.requester_id,
     branch: row.branch_id,
     branch_name: row.branch_name,
     branch_deleted: toBool(row.branch_deleted),
+    gates_cleared: toBool(row.gates_cleared),
     scheduled_start: row.scheduled_start,
     scheduled_end: row.scheduled_end,
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
-    gates_cleared: toBool(row.gates_cleared),
+    created: row.created,
+    last_updated: row.last_updated,
+  };
+}
+
+/**
+ * A change request's stored fields under their API names (no live values): what the changelog
+ * keeps and what permission constraints are checked against.
+ */
+export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
+  return {
+    ...storedFields(ctx, row),
+    requester: row.requester_id,
     has_conflicts: toBool(row.has_conflicts),
     override_reason: row.override_reason,
     override_by: row.override_by_id,
     override_time: row.override_time,
     overridden_reason: row.overridden_reason,
-    created: row.created,
-    last_updated: row.last_updated,
   };
 }
 

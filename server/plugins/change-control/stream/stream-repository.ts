@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
-import { LocalCommitSignal, type CommitSignal, type Ctx, type HostServices } from '../../../host';
+import { commitSignal, type CommitSignal, type Ctx, type HostServices } from '../../../host';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';
@@ -21,9 +21,9 @@ export const STREAM_RETENTION = {
 /** The write path prunes every this many events, so a burst never outgrows the window. */
 const PRUNE_EVERY = 1000;
 
-/** The signal that new events committed; one per service instance (see `CommitSignal`). */
+/** The signal that new events committed; one per service instance, heard by every instance on PostgreSQL (see `CommitSignal`). */
 export function streamSignal(host: HostServices): CommitSignal {
-  return stateSlot(host, 'stream-signal', () => new LocalCommitSignal());
+  return stateSlot(host, 'stream-signal', () => commitSignal(host.db, 'change_control_stream'));
 }
 
 export interface Announcement {

@@ -1,0 +1,75 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
+import { databaseKind, onClose, postgresUrlOf, type HostDb } from './database';
+
+/**
+ * The commit signal of a channel for this database (`core/commit-signal.ts`): in memory on
+ * SQLite (one process); on PostgreSQL, `NOTIFY <channel>` after the commit, heard by every
+ * instance through one `LISTEN` connection per process and channel, so a client of one
+ * instance hears of an event written by another at once. The writer's own listeners are
+ * called at once too (a doubled signal costs a query, never an event).
+ */
+export function commitSignal(db: HostDb, channel: string): CommitSignal {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+  if (databaseKind(db) === 'sqlite') return new LocalCommitSignal();
+  const signal = new PostgresCommitSignal(db, postgresUrlOf(db)!, channel);
+  onClose(db, () => signal.close());
+  return signal;
+}
+
+class PostgresCommitSignal implements CommitSignal {
+  private readonly local = new LocalCommitSignal();
+  private client: pg.Client | null = null;
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: HostDb,
+    private readonly url: string,
+    private readonly channel: string,
+  ) {}
+
+  notify(): void {
+    this.local.notify();
+    void sql`select pg_notify(${this.channel}, '')`.execute(this.db).catch(() => undefined);
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listen();
+    return this.local.subscribe(listener);
+  }
+
+  /** Opens the LISTEN connection once; a lost one is opened again, and listeners re-read (they may have missed a signal). */
+  private listen(): void {
+    if (this.client || this.closed) return;
+    const client = new pg.Client({ connectionString: this.url });
+    this.client = client;
+    const lost = (): void => {
+      if (this.client !== client) return;
+      this.client = null;
+      client.end().catch(() => undefined);
+      if (this.closed) return;
+      this.retry = setTimeout(() => {
+        this.listen();
+        this.local.notify();
+      }, 1000);
+      this.retry.unref();
+    };
+    client.on('notification', () => this.local.notify());
+    client.on('error', lost);
+    client.on('end', lost);
+    client
+      .connect()
+      .then(() => client.query(`listen ${this.channel}`))
+      .catch(lost);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+  }
+}
