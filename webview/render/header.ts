@@ -12,6 +12,7 @@ export const PANEL_ACTION_LABEL = {
   reopen: 'Reopen',
   run_checks: 'Re-run Checks',
   merge: 'Merge Branch',
+  override: 'Override and Merge…',
 } as const satisfies Record<PanelAction, string>;
 
 const CALLER_ACTION_OF = {
@@ -21,6 +22,7 @@ const CALLER_ACTION_OF = {
   reopen: 'reopen',
   run_checks: 'run_checks',
   merge: 'merge',
+  override: 'override',
 } as const satisfies Record<PanelAction, CallerAction>;
 
 function fact(doc: Document, term: string, value: Node | string | null): Node[] {
@@ -70,6 +72,7 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
       fact(doc, 'Change window', window),
       fact(doc, 'Window warning', cr.window_warning ? h(doc, 'span', { id: 'cr-window-warning', class: 'warning' }, cr.window_warning) : null),
+      fact(doc, 'Tags', cr.tags.length ? h(doc, 'span', { id: 'cr-tags' }, cr.tags.map((t) => h(doc, 'span', { class: 'tag', title: t.slug }, t.name))) : null),
       fact(doc, 'Updated', timeEl(doc, cr.last_updated, now)),
     ),
     h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },
