@@ -20,6 +20,7 @@ export const API = {
   checks: `${CC}checks/`,
   reviews: `${CC}reviews/`,
   comments: `${CC}change-comments/`,
+  freezes: `${CC}freezes/`,
 } as const;
 
 export interface Actor {

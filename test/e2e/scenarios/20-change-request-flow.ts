@@ -18,10 +18,6 @@ const BRANCH = 'move-sw1';
 const seeded = new SeededWorld();
 const w = () => seeded.get();
 
-function host(): string {
-  return new URL(w().svc.url).host;
-}
-
 /** The request as the service has it now (admin's view). */
 async function apiRequest(): Promise<any> {
   const res = await w().svc.admin.get(`${API.changeRequests}${w().changeRequest.id}/`);
@@ -31,20 +27,6 @@ async function apiRequest(): Promise<any> {
 
 async function apiBranchStatus(): Promise<string> {
   return (await w().svc.admin.get(`${API.branches}${w().branch.id}/`)).body.status;
-}
-
-/** The description VS Code shows next to a view's title (TreeView.description). */
-function viewDescription(vscode: VSCode, title: string) {
-  return vscode.view(title).locator('.pane-header .description').first();
-}
-
-/** Signs in to the seeded service with a token, from the palette. */
-async function signIn(vscode: VSCode, token: string, username: string): Promise<void> {
-  await vscode.runCommand('Change Control: Sign In');
-  await vscode.quickPick(/Sign in with a token/);
-  await vscode.inputBox(token, { expectPrompt: 'API token' });
-  await vscode.expectNotification(`Signed in to ${host()} as ${username}.`, 30_000);
-  await expectText(viewDescription(vscode, VIEW), `${username} · ${host()}`);
 }
 
 /** Opens the request's panel from the Change Requests tree and returns its content. */
@@ -66,7 +48,7 @@ export const scenarios: Scenario[] = [
       await vscode.updateMachineSettings({ 'changeControl.serverUrl': w().svc.url });
       await vscode.step('not signed in to the seeded service', () =>
         expectText(vscode.view(VIEW).locator('.welcome-view-content'), 'You are not connected', 30_000));
-      await signIn(vscode, w().reviewer.token, 'bob');
+      await seeded.signIn(vscode, w().reviewer.token, 'bob');
 
       await vscode.step('Needs my review lists the request', async () => {
         const children = await vscode.treeChildren(VIEW, 'Needs my review', (c) => c.some((r) => r.label === TITLE));
@@ -320,7 +302,7 @@ export const scenarios: Scenario[] = [
       await vscode.runCommand('Change Control: Sign Out');
       await vscode.expectNotification('Signed out of Change Control.');
       await vscode.clearNotifications();
-      await signIn(vscode, w().author.token, 'alice');
+      await seeded.signIn(vscode, w().author.token, 'alice');
       await vscode.treeChildren(VIEW, 'Mine', (c) => c.some((r) => r.label === TITLE));
       await vscode.clearNotifications();
 
