@@ -29,6 +29,9 @@ export class Api {
   patch<T = any>(path: string, body: unknown) {
     return this.call<T>('PATCH', path, body);
   }
+  delete(path: string) {
+    return this.call('DELETE', path, undefined, [204]);
+  }
 }
 
 export const CC = '/api/plugins/change-control/';

@@ -3,13 +3,13 @@
 // figures for a trivial Express JSON route measured in the same run (the ceiling).
 //   npm run bench            (BENCH_DURATION=seconds per scenario, default 10)
 import autocannon from 'autocannon';
-import { request } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, CC } from './api';
-import { seedBranchChanges, seedCommentThreads, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
+import { RARE_TYPE, seedBranchChanges, seedCommentThreads, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
 import { startCeiling, startService } from './service';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -90,11 +90,124 @@ async function timeSubmits(api: Api, crId: number, times: number): Promise<numbe
   return ms;
 }
 
-async function submitScenario(admin: Api, dbFile: string, changes: number, firstObjectId: number): Promise<number[]> {
+async function submitScenario(admin: Api, dbFile: string, changes: number, firstObjectId: number): Promise<{ ms: number[]; crId: number }> {
   const branch = await admin.post('/api/plugins/branching/branches/', { name: `bench-submit-${changes}` });
   seedBranchChanges(dbFile, branch.id, changes, firstObjectId);
   const cr = await admin.post(`${CC}change-requests/`, { branch: branch.id, title: `Submit ${changes}` });
-  return timeSubmits(admin, cr.id, 5);
+  return { ms: await timeSubmits(admin, cr.id, 5), crId: cr.id };
+}
+
+/** The resident set of a process, in MB (Linux). */
+function rssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One HTTP request; resolves with the status once the answer is read. */
+function send(url: string, method: string, token: string, body?: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { Authorization: `Token ${token}`, Accept: 'application/json' };
+    if (payload !== undefined) headers['Content-Type'] = 'application/json';
+    const req = request(url, { method, headers, agent: keepAlive }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
+}
+
+interface Kind {
+  name: string;
+  /** Out of 10. */
+  weight: number;
+  next(): { method: string; path: string; token?: string; body?: unknown };
+}
+
+/** Scenario 9: `connections` loops sending a weighted mix of kinds for `seconds`; req/s and p50/p99 per kind. */
+async function mixedLoad(base: string, kinds: Kind[], connections: number, seconds: number): Promise<Array<{ name: string; count: number; rps: number; p50: number; p99: number; failed: number }>> {
+  const wheel = kinds.flatMap((k) => Array.from({ length: k.weight }, () => k));
+  const latencies = new Map(kinds.map((k) => [k.name, [] as number[]]));
+  const failed = new Map(kinds.map((k) => [k.name, 0]));
+  let turn = 0;
+  const end = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end) {
+        const kind = wheel[turn++ % wheel.length]!;
+        const r = kind.next();
+        const t0 = performance.now();
+        const status = await send(`${base}${r.path}`, r.method, r.token ?? TOKEN, r.body);
+        latencies.get(kind.name)!.push(performance.now() - t0);
+        if (status >= 300) failed.set(kind.name, failed.get(kind.name)! + 1);
+      }
+    }),
+  );
+  return kinds.map((k) => {
+    const l = latencies.get(k.name)!;
+    return { name: k.name, count: l.length, rps: l.length / seconds, p50: percentile(l, 50), p99: percentile(l, 99), failed: failed.get(k.name)! };
+  });
+}
+
+/** Scenario 10: the first detail read after a write (the request's description edited), `times` times. */
+async function firstReadAfterWrite(base: string, crId: number, times: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const written = await send(`${base}${CC}change-requests/${crId}/`, 'PATCH', TOKEN, { description: `note ${i}` });
+    if (written !== 200) throw new Error(`edit of ${crId}: ${written}`);
+    const t0 = performance.now();
+    const status = await send(`${base}${CC}change-requests/${crId}/`, 'GET', TOKEN);
+    ms.push(performance.now() - t0);
+    if (status !== 200) throw new Error(`detail of ${crId}: ${status}`);
+  }
+  return ms;
+}
+
+/** Scenario 11: `count` device creates in a branch, one after another; writes per second. */
+async function branchWriteRate(admin: Api, schemaId: string, count: number, tag: string): Promise<number> {
+  const inBranch = admin.inBranch(schemaId);
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) await inBranch.post('/api/dcim/devices/', { name: `grow-${tag}-${i}`, role: 'edge', site: i % 7 });
+  return count / ((performance.now() - t0) / 1000);
+}
+
+/** Scenario 12: the built service started again on the database as the run left it, to listening. */
+async function startTimes(dbFile: string, config: string, times: number): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    const again = await startService(dbFile, config, TOKEN);
+    ms.push(performance.now() - t0);
+    await again.stop();
+  }
+  return ms;
+}
+
+/**
+ * Scenario 8: a policy naming the type 25 of scenario 2's branches touch is created, edited
+ * (its conditions change) and deleted, `times` times; each write re-matches what it can move.
+ */
+async function policyWriteScenario(admin: Api, times: number): Promise<{ create: number[]; edit: number[] }> {
+  const create: number[] = [];
+  const edit: number[] = [];
+  for (let i = 0; i < times; i++) {
+    let t0 = performance.now();
+    const p = await admin.post(`${CC}policies/`, { name: `bench-rare-${i}`, object_types: [RARE_TYPE] });
+    create.push(performance.now() - t0);
+    t0 = performance.now();
+    await admin.patch(`${CC}policies/${p.id}/`, { conditions: { attr: 'vid', op: 'gte', value: 100 + i } });
+    edit.push(performance.now() - t0);
+    await admin.delete(`${CC}policies/${p.id}/?force=true`);
+  }
+  return { create, edit };
 }
 
 /** An open event stream that counts the check_updated events it received. */
@@ -164,7 +277,7 @@ async function main(): Promise<void> {
     log(`service ${svc.url}, ceiling ${ceiling.url}, ${DURATION} s per scenario`);
 
     log('seeding scenario 1 (3 policies x 2 rules, 200 changes, 10 reviews, 8 checks)');
-    const { crId } = await seedDetailScenario(admin);
+    const { crId, commentReviews } = await seedDetailScenario(admin);
     const detailCr = await admin.get(`${CC}change-requests/${crId}/`);
     const checks = await admin.get(`${CC}checks/?change_request_id=${crId}`);
     log(`  request ${crId}: status ${detailCr.status}, ${detailCr.policies.length} policies, ${checks.count} checks`);
@@ -215,8 +328,48 @@ async function main(): Promise<void> {
     const threads = await load(threadsUrl, {});
     record('5. 1,000 of 2,000 threads with attribute and outdated', threads, '-', null);
 
+    log('scenario 10: first detail read after a write, 200 changes');
+    const firstSmall = await firstReadAfterWrite(svc.url, crId, 100);
+
+    log('scenario 9: mixed load, 16 connections');
+    const anchor = (await admin.get(`/api/plugins/branching/changes/?branch_id=${detailCr.branch}&limit=1`)).results[0].id as number;
+    let readTurn = 0;
+    let reportTurn = 0;
+    let writeTurn = 0;
+    const mixed = await mixedLoad(
+      svc.url,
+      [
+        { name: 'reads (detail, list)', weight: 7, next: () => ({ method: 'GET', path: readTurn++ % 2 ? `${CC}change-requests/${crId}/` : `${CC}change-requests/?limit=50` }) },
+        {
+          name: 'check reports',
+          weight: 2,
+          next: () => {
+            const n = reportTurn++;
+            return { method: 'PATCH', path: `${CC}checks/${reportChecks[n % reportChecks.length]}/`, body: { status: n % 2 ? 'success' : 'failure', summary: `run ${n}` } };
+          },
+        },
+        {
+          name: 'reviews and comments',
+          weight: 1,
+          next: () => {
+            const n = writeTurn++;
+            return n % 2
+              ? { method: 'PATCH', path: `${CC}reviews/${commentReviews[n % 3]!.id}/`, token: commentReviews[n % 3]!.token, body: { comment: `still looking ${n}` } }
+              : { method: 'POST', path: `${CC}change-comments/`, body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` } };
+          },
+        },
+      ],
+      16,
+      DURATION,
+    );
+
     log('scenario 6: 100 open event streams, 50 check reports');
     const streamed = await streamScenario(svc.url, admin, reportChecks[0]!, 100, 50);
+
+    log('scenario 11: object writes into one branch, empty');
+    const grow = await admin.post('/api/plugins/branching/branches/', { name: 'bench-grow' });
+    const growCr = await admin.post(`${CC}change-requests/`, { branch: grow.id, title: 'Growing branch' });
+    const rateEmpty = await branchWriteRate(admin, grow.schema_id, 100, 'a');
 
     log('seeding scenario 2 (20,000 change requests)');
     seedManyRequests(dbFile, 20_000, 1);
@@ -231,10 +384,27 @@ async function main(): Promise<void> {
     const cold = await load(svc.url, { requests: [coldPages], amount: 6600 });
     record('2b. the same, every page computed afresh (offset moves)', cold, 'p50 < 15 ms', cold.latency.p50 < 15);
 
+    log('scenario 8: policy writes that can govern 25 of the 20,000 requests');
+    const policyWrites = await policyWriteScenario(admin, 5);
+    const rss20k = rssMb(svc.child.pid);
+
     log('scenario 4: submit with 10,000 changes and 50 policies with conditions');
-    const small = await submitScenario(admin, dbFile, 10_000, 1_000_000);
+    const { ms: small, crId: smallCr } = await submitScenario(admin, dbFile, 10_000, 1_000_000);
     log('scenario 4: submit with 100,000 changes');
-    const large = await submitScenario(admin, dbFile, 100_000, 2_000_000);
+    const { ms: large } = await submitScenario(admin, dbFile, 100_000, 2_000_000);
+    const rss100k = rssMb(svc.child.pid);
+
+    log('scenario 10: first detail read after a write, 10,000 changes');
+    const firstLarge = await firstReadAfterWrite(svc.url, smallCr, 20);
+
+    log('scenario 11: object writes into one branch of 100,000 changes');
+    seedBranchChanges(dbFile, grow.id, 100_000, 3_000_000);
+    const rateFull = await branchWriteRate(admin, grow.schema_id, 10, 'b');
+    void growCr;
+
+    await svc.stop();
+    log('scenario 12: service start on the database of 20,000 requests');
+    const starts = await startTimes(dbFile, config, 5);
 
     const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
     console.log('\nscenario'.padEnd(70) + 'req/s'.padStart(9) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + '  target');
@@ -248,6 +418,22 @@ async function main(): Promise<void> {
     const m100 = median(large);
     console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target < 500 ms${m10 < 500 ? ' (met)' : ' (MISSED)'}`);
     console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) target < 5000 ms (ten times 500 ms)${m100 < 5000 ? ' (met)' : ' (MISSED)'}; ${(m100 / m10).toFixed(1)}x the 10,000 figure`);
+    console.log(`\n9. mixed load, 16 connections (70 % detail and list reads, 20 % check reports, 10 % reviews and comments), ${DURATION} s:`);
+    for (const k of mixed) console.log(`   ${k.name.padEnd(24)} ${k.rps.toFixed(0).padStart(6)} req/s  p50 ${k.p50.toFixed(1).padStart(6)} ms  p99 ${k.p99.toFixed(1).padStart(6)} ms${k.failed ? `  (${k.failed} not 2xx)` : ''}`);
+    const readsP99 = mixed[0]!.p99;
+    console.log(`   total ${mixed.reduce((a, k) => a + k.rps, 0).toFixed(0)} req/s; target: reads p99 <= 25 ms${readsP99 <= 25 ? ' (met)' : ' (MISSED)'}`);
+    const firstLine = (label: string, ms: number[], target: number) =>
+      ms.length ? `   ${label}: p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms over ${ms.length} reads; target <= ${target} ms${percentile(ms, 99) <= target ? ' (met)' : ' (MISSED)'}` : `   ${label}: not measured`;
+    console.log(`\n10. change-request detail, first read after a write:`);
+    console.log(firstLine('200 changes', firstSmall, 5));
+    console.log(firstLine('10,000 changes', firstLarge, 30));
+    console.log(`\n11. object writes into one branch: ${rateEmpty.toFixed(0)}/s at first, ${rateFull.toFixed(0)}/s at 100,000 changes (${((rateFull / rateEmpty) * 100).toFixed(0)} %); target >= 80 %${rateFull >= 0.8 * rateEmpty ? ' (met)' : ' (MISSED)'}`);
+    console.log(`\n12. service start on the database of 20,000 requests (node dist/server.js to listening): median ${median(starts).toFixed(0)} ms (runs: ${starts.map((v) => v.toFixed(0)).join(', ')}); target <= 300 ms${median(starts) <= 300 ? ' (met)' : ' (MISSED)'}`);
+    console.log(`\n13. RSS after the 20,000-request scenarios: ${rss20k.toFixed(0)} MB (target <= 150 MB${rss20k <= 150 ? ', met' : ', MISSED'}); after the 100,000-change submit: ${rss100k.toFixed(0)} MB (target <= 200 MB${rss100k <= 200 ? ', met' : ', MISSED'})`);
+    console.log(`\n    submit ratio 100,000 vs 10,000 changes: ${(m100 / m10).toFixed(1)}x; target <= 9x${m100 / m10 <= 9 ? ' (met)' : ' (MISSED)'}`);
+    console.log(
+      `\n8. create or edit a policy that can govern 25 of 20,000 requests: create median ${median(policyWrites.create).toFixed(0)} ms (runs: ${policyWrites.create.map((v) => v.toFixed(0)).join(', ')}), edit median ${median(policyWrites.edit).toFixed(0)} ms (runs: ${policyWrites.edit.map((v) => v.toFixed(0)).join(', ')}); target <= 100 ms${Math.max(median(policyWrites.create), median(policyWrites.edit)) <= 100 ? ' (met)' : ' (MISSED)'}`,
+    );
   } finally {
     await svc.stop();
     await ceiling.stop();

@@ -23,7 +23,7 @@ export async function grantAll(admin: Api, userIds: number[]): Promise<void> {
  * Scenario 1's request: 3 policies × 2 rules, 200 changes, 10 reviews, 8 checks
  * (the four built-ins, two required external checks from the configuration, two named by a policy).
  */
-export async function seedDetailScenario(admin: Api): Promise<{ crId: number; reviewerTokens: string[] }> {
+export async function seedDetailScenario(admin: Api): Promise<{ crId: number; reviewerTokens: string[]; commentReviews: Array<{ id: number; token: string }> }> {
   const author = await user(admin, 'bench-author');
   const reviewers = [];
   for (let i = 0; i < 10; i++) reviewers.push(await user(admin, `bench-reviewer-${i}`));
@@ -49,10 +49,12 @@ export async function seedDetailScenario(admin: Api): Promise<{ crId: number; re
   for (let i = 0; i < 200; i++) await inBranch.post('/api/dcim/devices/', { name: `dev-${i}`, role: i % 10 === 0 ? 'core' : 'edge', site: i % 7 });
   const cr = await authorApi.post(`${CC}change-requests/`, { branch: branch.id, ref: 'BENCH-1', title: 'Bench detail' });
   await authorApi.post(`${CC}change-requests/${cr.id}/submit/`);
+  const commentReviews: Array<{ id: number; token: string }> = [];
   for (const [i, r] of reviewers.entries()) {
-    await new Api(admin.base, r.token).post(`${CC}reviews/`, { change_request: cr.id, decision: i < 7 ? 'approve' : 'comment', comment: `Looks ${i}` });
+    const review = await new Api(admin.base, r.token).post(`${CC}reviews/`, { change_request: cr.id, decision: i < 7 ? 'approve' : 'comment', comment: `Looks ${i}` });
+    if (i >= 7) commentReviews.push({ id: review.id as number, token: r.token });
   }
-  return { crId: cr.id, reviewerTokens: reviewers.map((r) => r.token) };
+  return { crId: cr.id, reviewerTokens: reviewers.map((r) => r.token), commentReviews };
 }
 
 /** Scenario 3's checks: one submitted request carrying 64 reported checks named by a policy. */
@@ -75,7 +77,14 @@ function moveDataVersion(db: SQLite.Database): void {
   db.prepare('UPDATE data_version SET version = version + 1 WHERE id = 1').run();
 }
 
-/** Scenario 2's data: `count` change requests (each on its own branch), about a third with gates cleared. */
+/** Scenario 8's rare type: the branches of 25 of scenario 2's requests (all open) touch it. */
+export const RARE_TYPE = 'ipam.vlan';
+const isRare = (i: number) => i % 798 === 0 && i / 798 < 25;
+
+/**
+ * Scenario 2's data: `count` change requests (each on its own branch), about a third with gates
+ * cleared. Each branch creates one object: an interface, or on 25 of them (scenario 8) a VLAN.
+ */
 export function seedManyRequests(dbFile: string, count: number, requesterId: number): void {
   const db = new SQLite(dbFile);
   db.pragma('busy_timeout = 10000');
@@ -89,6 +98,11 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
        scheduled_start, scheduled_end, auto_merge, comments, approved, gates_cleared, has_conflicts, created, last_updated)
      VALUES (?, ?, 0, ?, '', ?, ?, 'medium', ?, NULL, NULL, 0, '', ?, ?, 0, ?, ?)`,
   );
+  const insertChange = db.prepare(
+    `INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, premerge, created, last_updated)
+     VALUES (?, ?, ?, 'create', NULL, ?, NULL, ?, ?)`,
+  );
+  const firstObjectId = 5_000_000;
   const statuses = ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'];
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
@@ -97,7 +111,10 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
       const cleared = i % 3 === 0 ? 1 : 0;
       const status = cleared ? 'approved' : statuses[i % statuses.length]!;
       insertRequest.run(branchId, name, `Bulk change ${i}`, `BULK-${i}`, status, requesterId, cleared, cleared, now, now);
+      const type = isRare(i) ? RARE_TYPE : 'dcim.interface';
+      insertChange.run(branchId, type, firstObjectId + i, JSON.stringify(isRare(i) ? { vid: 100 + (i % 3000), name: `vlan-${i}` } : { name: `eth${i}` }), now, now);
     }
+    db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`).run(firstObjectId + count);
     moveDataVersion(db);
   })();
   db.close();

@@ -28,10 +28,16 @@ export async function startProcess(script: string, args: string[], env: Record<s
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before listening: ${stderr}`)));
   });
+  // A process that dies while being measured says why (its last output) instead of leaving only "other side closed".
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`[bench] ${script} exited (${code ?? signal}) while in use:\n${stderr.slice(-4000)}\n`);
+  });
   return {
     url,
     child,
     stop: async () => {
+      stopping = true;
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');

@@ -31,7 +31,7 @@ export interface ChangeRequestSnapshot {
 }
 
 /** Buttons of the header, run by the host as the matching commands (with their confirmations). */
-export const PANEL_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'run_checks', 'merge'] as const;
+export const PANEL_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'run_checks', 'merge', 'override'] as const;
 export type PanelAction = (typeof PANEL_ACTIONS)[number];
 
 export type HostToWebview =

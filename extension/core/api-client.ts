@@ -9,6 +9,7 @@ import {
   evaluation,
   mergeCheck,
   pluginSettings,
+  preview,
   review,
   type ChangeComment,
   type ChangeRequest,
@@ -16,6 +17,7 @@ import {
   type LifecycleAction,
   type MergeCheck,
   type PluginSettings,
+  type Preview,
   type Review,
   type ReviewDecision,
 } from '../../contract/api/change-control';
@@ -303,6 +305,16 @@ export class ApiClient {
   /** submit, return-to-draft, abandon or reopen; a move that does not apply is a 409. */
   lifecycle(id: number, action: LifecycleAction): Promise<ChangeRequest> {
     return this.call(changeRequest, 'POST', `${PATHS.changeRequests}${id}/${action}/`);
+  }
+
+  /** Merges a request the gate refuses, giving a reason (needs change_control.override_gate). */
+  overrideChangeRequest(id: number, reason: string): Promise<ChangeRequest> {
+    return this.call(changeRequest, 'POST', `${PATHS.changeRequests}${id}/override/`, { reason });
+  }
+
+  /** What would govern a branch before a change request exists. */
+  previewBranch(branchId: number): Promise<Preview> {
+    return this.call(preview, 'GET', `/api/plugins/change-control/preview/?branch_id=${branchId}`);
   }
 
   runChecks(id: number): Promise<ChangeRequest> {

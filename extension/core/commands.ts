@@ -26,6 +26,8 @@ export const COMMANDS = [
   { id: 'changeControl.review', title: 'Review', icon: 'feedback', action: 'review', palette: true },
   { id: 'changeControl.runChecks', title: 'Re-run Checks', icon: 'debug-rerun', action: 'run_checks', palette: true },
   { id: 'changeControl.merge', title: 'Merge Branch', icon: 'git-merge', action: 'merge', palette: true },
+  { id: 'changeControl.override', title: 'Override and Merge…', icon: 'unlock', action: 'override', palette: true },
+  { id: 'changeControl.previewBranch', title: 'Preview Policies for Branch', icon: 'preview', palette: true },
   { id: 'changeControl.refresh', title: 'Refresh', icon: 'refresh', palette: true },
   { id: 'changeControl.search', title: 'Search', icon: 'search', palette: true },
   { id: 'changeControl.signIn', title: 'Sign In', icon: 'sign-in', palette: true },

@@ -107,8 +107,9 @@ export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = 
 
 export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemData {
   const kind = check.required ? 'required' : 'advisory';
-  const description = [CHECK_STATUS_LABEL[check.status], kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
+  const description = [CHECK_STATUS_LABEL[check.status], check.outdated ? 'outdated' : '', kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
   const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_LABEL[check.status]}`];
+  if (check.outdated) lines.push('', `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}); it no longer counts`);
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
   if (check.objects.length > 0) {
@@ -154,7 +155,13 @@ export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: D
     id: `review:${review.id}`,
     label: title,
     description: parts.join(' · '),
-    tooltip: [`**${escapeMarkdown(title)}**`, '', `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch changed since)' : ''}`, '', `Given ${when(review.last_updated, now)}`].join('\n'),
+    tooltip: [
+      `**${escapeMarkdown(title)}**`,
+      '',
+      `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch\'s changes differ from those you reviewed)' : ''}`,
+      '',
+      `Given ${when(review.last_updated, now)}${review.digest ? ` on digest ${review.digest.slice(0, 12)}` : ''}`,
+    ].join('\n'),
     icon: DECISION_ICON[review.decision],
     contextValue: cr ? changeRequestContextValue(cr) : 'review;',
     collapsible: 'none',

@@ -23,6 +23,7 @@ const COMMAND_OF_ACTION = {
   reopen: 'changeControl.reopen',
   run_checks: 'changeControl.runChecks',
   merge: 'changeControl.merge',
+  override: 'changeControl.override',
 } as const satisfies Record<PanelAction, CommandId>;
 
 export interface PanelDeps {

@@ -13,6 +13,7 @@ import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';
 import { branchPicks, changeRequestPicks, withLiveMergeState } from '../core/pick-items';
+import { previewMarkdown } from '../core/preview';
 import type { RequestDataCache } from '../core/request-data';
 import { normalizeBaseUrl, SETTING_KEYS } from '../core/settings';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
@@ -253,6 +254,54 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` }, () => c.mergeBranch(branchId));
         void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
         await afterChange(cr.id);
+      });
+    },
+
+    'changeControl.override': async (arg) => {
+      const t = await target(arg, 'override', 'Change request to override');
+      if (!t) return;
+      const { c, cr } = t;
+      if (!availability(cr, 'override').allowed) {
+        void vscode.window.showWarningMessage(`Cannot override "${title(cr)}": ${availability(cr, 'override').reason ?? 'not allowed.'}`);
+        return;
+      }
+      const reason = await vscode.window.showInputBox({
+        title: `Override the merge gate of "${title(cr)}"`,
+        prompt: `It is blocked: ${mergeBlockedReason(cr)} Say why it must merge anyway; the reason, your name and what you overrode are recorded on the request.`,
+        placeHolder: 'Reason (required)',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? null : 'An override needs a reason.'),
+      });
+      if (!reason?.trim()) return;
+      const ok = await vscode.window.showWarningMessage(
+        `Override and merge "${title(cr)}"?`,
+        { modal: true, detail: `Branch ${cr.branch_name} is merged into main although the gate refuses it. Reason: ${reason.trim()}` },
+        'Override and Merge',
+      );
+      if (ok !== 'Override and Merge') return;
+      await reporter.guarded(`Overriding "${title(cr)}"`, async () => {
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name} past the gate…` }, () => c.overrideChangeRequest(cr.id, reason.trim()));
+        void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged; the override is recorded on the request.`);
+        await afterChange(cr.id);
+      });
+    },
+
+    'changeControl.previewBranch': async (branchArg: unknown) => {
+      const c = client();
+      if (!c) return;
+      await reporter.guarded('Previewing the policies for a branch', async () => {
+        const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
+        const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
+        if (open.length === 0) {
+          void vscode.window.showInformationMessage('There are no open branches.');
+          return;
+        }
+        const given = typeof branchArg === 'number' ? branchPicks(open, requests).find((p) => p.value.id === branchArg) : undefined;
+        const chosen = given ?? (await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch to preview', matchOnDetail: true }));
+        if (!chosen) return;
+        const preview = await inView(() => c.previewBranch(chosen.value.id));
+        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: previewMarkdown(preview) });
+        await vscode.window.showTextDocument(doc, { preview: true });
       });
     },
 

@@ -38,7 +38,7 @@ export type { Host, HostPlugin } from './host';
 export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributesOf } from './objects/attributes';
 export type { Attributes } from './objects/attributes';
 export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
-export { branchChanges, branchChangesByIds, existingBranchChangeIds, parseChangeRow, readyBranchesChanging, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
+export { BRANCH_DATA_TABLES, branchChanges, branchChangesByIds, branchesTouching, existingBranchChangeIds, parseChangeRow, readyBranchesChanging, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
 export type { BranchChange } from './objects/branch-changes-repository';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, findBranches, loadBranch, presentBranch } from './objects/branches';
 export type { BranchOut } from './objects/branches';

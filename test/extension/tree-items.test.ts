@@ -54,6 +54,20 @@ describe('extension: tree items', () => {
     assert.equal(advisory.command, undefined);
   });
 
+  it('marks an outdated check result (reported on an earlier digest of the branch) in the Checks view', () => {
+    const outdated = checkItem(makeCheck({ id: 3, label: 'CI', status: 'success', outdated: true, blocks_merge: true, digest: 'a'.repeat(64) }));
+    assert.match(outdated.description!, /^Passed · outdated · required/);
+    assert.match(outdated.tooltip!, /Outdated: reported on an earlier version of the branch \(digest aaaaaaaaaaaa\)/);
+    assert.match(outdated.tooltip!, /Blocks the merge/);
+    assert.doesNotMatch(checkItem(makeCheck({ id: 4, status: 'success' })).description!, /outdated/);
+  });
+
+  it('says which content a review was given on (its digest) and what stale means', () => {
+    const item = reviewItem(makeReview({ id: 6, decision: 'approve', stale: true, digest: 'b'.repeat(64), change_request: 1 }), undefined, new Date('2026-11-01T11:00:00.000Z'));
+    assert.match(item.tooltip!, /on digest bbbbbbbbbbbb/);
+    assert.match(item.tooltip!, /stale: the branch's changes differ from those you reviewed/);
+  });
+
   it('shows one of my reviews with its decision, staleness and the request\'s menus', () => {
     const cr = makeChangeRequest({ id: 1, title: 'Move sw1', actions: actions(['review']) });
     const item = reviewItem(makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }), cr, new Date('2026-11-01T11:00:00.000Z'));

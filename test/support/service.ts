@@ -155,6 +155,19 @@ export interface StartOptions {
   configDir?: string;
 }
 
+/**
+ * A service for the enclosing `describe`: started before its tests and closed after them; `ready`
+ * gets it once started, to keep it and to prepare what the tests share (a world, a cast).
+ */
+export function serviceForSuite(ready: (svc: TestService) => void | Promise<void>, options: StartOptions = {}): void {
+  let svc: TestService | undefined;
+  before(async () => {
+    svc = await startService(options);
+    await ready(svc);
+  });
+  after(async () => svc?.close());
+}
+
 /** Starts the real service in process on an ephemeral loopback port, with a fresh database and a manual clock. */
 export async function startService(options: StartOptions = {}): Promise<TestService> {
   const clock = new ManualClock(options.clockStart ?? '2026-11-01T09:00:00Z');

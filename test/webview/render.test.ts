@@ -308,6 +308,36 @@ describe('webview: rendering the change request', () => {
     assert.match(text(renderApp(doc(), ready()).querySelector('#description')), /No description\./);
   });
 
+  it('marks an outdated check result on the review page', () => {
+    const page = renderApp(doc(), ready(makeSnapshot({ checks: [makeCheck({ id: 1, name: 'ci/build', status: 'success', outdated: true, blocks_merge: true, digest: 'c'.repeat(64) })] })));
+    const meta = page.querySelector('#checks [data-check="ci/build"] .check-meta');
+    assert.match(text(meta), /Passed · required · outdated · blocks merge/);
+    assert.equal(page.querySelector('#checks [data-check="ci/build"] .outdated')!.getAttribute('title'), 'Reported on digest cccccccccccc; the branch has changed since.');
+  });
+
+  it('shows the override recorded on a request: who, why, and what it overrode', () => {
+    const cr = makeChangeRequest({ id: 1, status: 'completed', override: { reason: 'Outage fix', user: BOB, time: '2026-11-01T10:00:00.000Z', overridden_reason: 'Rule "netops" has 0 of 1 required approvals.' } });
+    const page = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));
+    assert.match(text(page.querySelector('#merge-override')), /Merged past the gate by bob: Outage fix It overrode: Rule "netops" has 0 of 1 required approvals\./);
+    assert.equal(renderApp(doc(), ready()).querySelector('#merge-override'), null);
+  });
+
+  it('marks an evaluating policy and says what it would block on', () => {
+    const base = makeEvaluation();
+    const evaluation = { ...base, policies: [...base.policies, { ...base.policies[0], id: 2, name: 'Trial', enforcement: 'evaluate' as const, blocking_reasons: ['Check "trial/scan" is pending.'] }] };
+    const policies = [...renderApp(doc(), ready(makeSnapshot({ evaluation }))).querySelectorAll('#approval .policy')];
+    assert.match(text(policies[1]!.querySelector('h3')), /Trial .* evaluating/);
+    assert.equal(text(policies[1]!.querySelector('.would-block')), 'Would block: Check "trial/scan" is pending.');
+    assert.equal(policies[0]!.querySelector('.evaluating'), null, 'an active policy is not marked');
+  });
+
+  it('offers Override and Merge only when the service allows it to the caller', () => {
+    const holder = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1, actions: actions(['override']) }) })));
+    assert.ok([...holder.querySelectorAll('button')].some((b) => b.textContent === 'Override and Merge…'));
+    const other = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1, actions: actions([]) }) })));
+    assert.ok(![...other.querySelectorAll('button')].some((b) => b.textContent === 'Override and Merge…'));
+  });
+
   it('says which approvals a rule does not count, and why; never "2 of 1 approvals"', () => {
     const base = makeEvaluation();
     const rule = { ...base.policies[0].rules[0], approvals: 1, min_reviews: 1, satisfied: true, uncounted_approvals: [
@@ -316,7 +346,7 @@ describe('webview: rendering the change request', () => {
     ] };
     const evaluation = { ...base, policies: [{ ...base.policies[0], rules: [rule] }] };
     const items = [...renderApp(doc(), ready(makeSnapshot({ evaluation }))).querySelectorAll('#approval .uncounted li')].map(text);
-    assert.deepEqual(items, ['Bob: not counted: changed the branch (Bob wrote changes on the branch.)', 'Carol: not counted: given before the branch last changed']);
+    assert.deepEqual(items, ['Bob: not counted: changed the branch (Bob wrote changes on the branch.)', "Carol: not counted: given on other changes than the branch's now"]);
     // The count is the words the extension uses too (contract/labels.ts, approvalsPhrase).
     const over = { ...evaluation, policies: [{ ...base.policies[0], rules: [{ ...rule, approvals: 2 }] }] };
     assert.equal(text(renderApp(doc(), ready(makeSnapshot({ evaluation: over }))).querySelector('#approval .rule-head .count')), '2 approvals (1 needed)');

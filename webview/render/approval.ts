@@ -11,7 +11,7 @@ function names(list: { display: string }[]): string {
 
 export const UNCOUNTED_REASON = {
   contributor: 'changed the branch',
-  stale: 'given before the branch last changed',
+  stale: "given on other changes than the branch's now",
 } as const satisfies Record<UncountedApprovalReason, string>;
 
 function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
@@ -57,7 +57,12 @@ export function renderApproval(doc: Document, evaluation: Evaluation | null): HT
   for (const policy of evaluation.policies) {
     section.append(
       h(doc, 'div', { class: 'policy', 'data-policy-id': policy.id },
-        h(doc, 'h3', {}, policy.name, policy.matched_object_types.length ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`) : null),
+        h(doc, 'h3', {}, policy.name, policy.matched_object_types.length ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`) : null,
+          policy.enforcement === 'evaluate' ? h(doc, 'span', { class: 'badge evaluating', title: 'Evaluated and shown, never blocking' }, ' evaluating') : null),
+        // What an evaluating policy would block on if it were active.
+        policy.enforcement === 'evaluate' && policy.blocking_reasons.length
+          ? h(doc, 'p', { class: 'would-block' }, 'Would block: ', policy.blocking_reasons.join(' '))
+          : null,
         policy.rules.length ? h(doc, 'ul', { class: 'rules' }, policy.rules.map((r) => renderRule(doc, r))) : h(doc, 'p', { class: 'muted' }, 'No approval rules.'),
         policy.checks.length ? h(doc, 'p', { class: 'muted' }, 'Requires checks: ', policy.checks.join(', ')) : null,
       ),

@@ -23,6 +23,8 @@ export function renderChecks(doc: Document, checks: readonly MergeCheck[], now: 
           ),
           h(doc, 'div', { class: 'check-meta' },
             `${CHECK_STATUS_LABEL[c.status]} · ${c.required ? 'required' : 'advisory'}`,
+            // A result for an earlier version of the branch: it no longer counts.
+            c.outdated ? h(doc, 'strong', { class: 'outdated', title: `Reported on digest ${c.digest?.slice(0, 12) ?? ''}; the branch has changed since.` }, ' · outdated') : null,
             c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,
             c.completed ? h(doc, 'span', { class: 'muted' }, ' · ', timeEl(doc, c.completed, now)) : null,
           ),
@@ -55,6 +57,14 @@ export function renderMergeState(doc: Document, cr: ChangeRequest): HTMLElement 
     section.append(h(doc, 'p', { class: f.active ? 'warning freeze active' : 'muted freeze', 'data-freeze': String(f.id) }, `${f.active ? '❄ ' : ''}${freezePhrase(f, (iso) => exactTime(iso))}.`));
   }
   if (cr.queue_position !== null) section.append(h(doc, 'p', { class: 'queue', id: 'merge-queue' }, `${queuePhrase(cr.queue_position)}.`));
+  if (cr.override) {
+    section.append(
+      h(doc, 'div', { class: 'override', id: 'merge-override' },
+        h(doc, 'p', {}, h(doc, 'strong', {}, 'Merged past the gate'), ` by ${cr.override.user?.username ?? 'a deleted user'}: `, h(doc, 'span', { class: 'override-reason' }, cr.override.reason)),
+        h(doc, 'p', { class: 'muted' }, 'It overrode: ', cr.override.overridden_reason),
+      ),
+    );
+  }
   // Only while it is approved: a draft keeps `approved` from its reviews but waits for a submit first.
   if (cr.status === 'approved' && !cr.ready_to_merge) {
     section.append(h(doc, 'p', { class: 'muted' }, 'Approved, but a check, the change window or the branch still blocks the merge.'));

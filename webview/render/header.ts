@@ -12,6 +12,7 @@ export const PANEL_ACTION_LABEL = {
   reopen: 'Reopen',
   run_checks: 'Re-run Checks',
   merge: 'Merge Branch',
+  override: 'Override and Merge…',
 } as const satisfies Record<PanelAction, string>;
 
 const CALLER_ACTION_OF = {
@@ -21,6 +22,7 @@ const CALLER_ACTION_OF = {
   reopen: 'reopen',
   run_checks: 'run_checks',
   merge: 'merge',
+  override: 'override',
 } as const satisfies Record<PanelAction, CallerAction>;
 
 function fact(doc: Document, term: string, value: Node | string | null): Node[] {

@@ -64,7 +64,9 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
       return [
         h(doc, 'strong', {}, e.review.reviewer.display),
         ` ${e.updated ? 'updated their review: ' : ''}${DECISION_PAST[e.review.decision]}`,
-        e.review.stale ? h(doc, 'span', { class: 'badge stale' }, 'stale') : null,
+        e.review.stale ? h(doc, 'span', { class: 'badge stale', title: "The branch's changes differ from those this review was given on" }, 'stale') : null,
+        // The content the review was given on: the digest of the branch's net diff.
+        e.review.digest ? h(doc, 'span', { class: 'muted digest', title: `Given on digest ${e.review.digest}` }, ` · on ${e.review.digest.slice(0, 8)}`) : null,
       ];
     case 'comment': {
       const c = e.comment;

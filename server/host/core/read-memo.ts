@@ -18,7 +18,8 @@ export const READ_MEMO_ENTRIES = 2000;
  *   by every committed write transaction, ours or another process's, plus the writes this
  *   process made outside transactions); when it moved, everything kept is dropped.
  * - Inside a transaction, answers are kept for that transaction only, and dropped at each
- *   write it makes (the transaction's handle counts them).
+ *   write it makes (the transaction's handle counts them), or, when the answer names the
+ *   tables it reads, at each write of one of those.
  *
  * So no write needs to say what it invalidates. Entries are bounded (least recently used go
  * first). Nothing that depends on the time may be memoized here.
@@ -27,19 +28,33 @@ export class ReadMemo {
   private committed = -1;
   private local = -1;
   private readonly entries = new Map<string, Promise<unknown>>();
-  private readonly byTransaction = new WeakMap<object, { writes: number; entries: Map<string, Promise<unknown>> }>();
+  private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
 
   constructor(private readonly maxEntries = READ_MEMO_ENTRIES) {}
 
-  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>): Promise<T> {
+  /**
+   * The answer for `key`, computed by `compute` unless kept. `reads` names the tables the answer
+   * is computed from: inside a transaction, a write of another table keeps it (without `reads`,
+   * any write drops it). Outside one, any committed write drops everything.
+   */
+  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[]): Promise<T> {
     if (scope.inTransaction) {
-      const writes = writesThrough(scope.db);
-      let memo = this.byTransaction.get(scope.db);
-      if (!memo || memo.writes !== writes) {
-        memo = { writes, entries: new Map() };
-        this.byTransaction.set(scope.db, memo);
+      const stamp = writesThrough(scope.db, reads);
+      let entries = this.byTransaction.get(scope.db);
+      if (!entries) {
+        entries = new Map();
+        this.byTransaction.set(scope.db, entries);
       }
-      return remember(memo.entries, key, compute, this.maxEntries);
+      const kept = entries.get(key);
+      if (kept && kept.stamp === stamp) return kept.value as Promise<T>;
+      const value = compute();
+      const entry = { stamp, value };
+      entries.set(key, entry);
+      if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
+      value.catch(() => {
+        if (entries.get(key) === entry) entries.delete(key);
+      });
+      return value;
     }
     const local = writesThrough(scope.db);
     const committed = await readDataVersion(scope.db);

@@ -1,4 +1,5 @@
-import type { Kysely, KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
+import { AliasNode, DeleteQueryNode, InsertQueryNode, TableNode, UpdateQueryNode } from 'kysely';
+import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
 
 type Queryable<T> = Kysely<T> | Transaction<T>;
 
@@ -28,10 +29,32 @@ export function isWrite(node: RootOperationNode): boolean {
   return true;
 }
 
+/** The table a write statement writes, or null when it cannot be told (raw SQL, schema changes). */
+export function writtenTable(node: RootOperationNode): string | null {
+  const nameOf = (table: OperationNode | undefined): string | null => {
+    if (!table) return null;
+    if (TableNode.is(table)) return table.table.identifier.name;
+    if (AliasNode.is(table)) return nameOf(table.node);
+    return null;
+  };
+  if (InsertQueryNode.is(node)) return nameOf(node.into);
+  if (UpdateQueryNode.is(node)) return nameOf(node.table);
+  if (DeleteQueryNode.is(node)) return node.from.froms.length === 1 ? nameOf(node.from.froms[0]) : null;
+  return null;
+}
+
 class WriteCounter implements KyselyPlugin {
   writes = 0;
+  /** Writes whose table could not be told: they count as a write of every table. */
+  unknown = 0;
+  readonly byTable = new Map<string, number>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (isWrite(args.node)) this.writes++;
+    if (isWrite(args.node)) {
+      this.writes++;
+      const table = writtenTable(args.node);
+      if (table === null) this.unknown++;
+      else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+    }
     return args.node;
   }
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
@@ -49,9 +72,17 @@ export function countingWrites<T extends Kysely<any>>(db: T): T {
   return counted;
 }
 
-/** How many writes went through this handle so far (0 for a handle that does not count). */
-export function writesThrough(db: Queryable<any>): number {
-  return counters.get(db)?.writes ?? 0;
+/**
+ * How many writes went through this handle so far (0 for a handle that does not count); with
+ * `tables`, only the writes that may have changed one of them.
+ */
+export function writesThrough(db: Queryable<any>, tables?: readonly string[]): number {
+  const counter = counters.get(db);
+  if (!counter) return 0;
+  if (!tables) return counter.writes;
+  let n = counter.unknown;
+  for (const table of tables) n += counter.byTable.get(table) ?? 0;
+  return n;
 }
 
 const readers = new WeakMap<object, () => Promise<number>>();
@@ -78,7 +109,8 @@ async function selectVersion(db: Queryable<any>): Promise<number> {
     .select('version')
     .where('id', '=', 1)
     .executeTakeFirst();
-  return row?.version ?? 0;
+  // A bigint: PostgreSQL's driver gives it as a string.
+  return Number(row?.version ?? 0);
 }
 
 /** Moves the data version (inside the write transaction, last, so the row is held briefly). */

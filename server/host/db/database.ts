@@ -95,7 +95,13 @@ function openSqlite(path: string): OpenDatabase {
   // The data version is read on a read-only connection of its own (WAL: it sees the last
   // commit and never waits for a transaction on the main one). Nothing else can open a
   // database in memory.
-  const versionReader = path === ':memory:' ? null : new Kysely<HostTables>({ dialect: new SqliteDialect({ database: new SQLite(path, { readonly: true }) }) });
+  let versionReader: Kysely<HostTables> | null = null;
+  if (path !== ':memory:') {
+    const reader = new SQLite(path, { readonly: true });
+    // As patient as the main connection: another process's checkpoint may hold the WAL briefly.
+    reader.pragma('busy_timeout = 5000');
+    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) });
+  }
   readVersionWith(db, versionReader);
   return {
     db,

@@ -102,6 +102,19 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
   return rows.map((r) => r.object_type).sort();
 }
 
+/** The tables branch data is read from (main's objects, branch changes, branches): what reads of it name for the read memo. */
+export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes', 'branches'];
+
+/**
+ * The branches with a change of any of these object types: a range of the index
+ * `branch_changes_by_type` (object type, branch) per type, whatever the branches' sizes elsewhere.
+ */
+export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[]): Promise<number[]> {
+  if (objectTypes.length === 0) return [];
+  const rows = await ctx.db.selectFrom('branch_changes').select('branch_id').distinct().where('object_type', 'in', [...objectTypes]).execute();
+  return rows.map((r) => r.branch_id);
+}
+
 /** Stores a change (keeping the row, and so its id, when the object already has one). */
 export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange): Promise<void> {
   const now = ctx.host.clock.now().toISOString();

@@ -1,6 +1,6 @@
 import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
-import { type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility } from '../../host';
+import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility } from '../../host';
 import { catalogueType } from './catalogue';
 import { computeConflicts } from './conflicts';
 
@@ -77,10 +77,10 @@ export async function getVisibleChangeDiff(ctx: Ctx, id: number): Promise<Change
 
 /**
  * `listBranchChanges`, reused within a transaction until branch data is written, and between
- * writes outside one. The answer is shared: treat it as read-only.
+ * committed writes outside one. The answer is shared: treat it as read-only.
  */
 export function branchChangesView(ctx: Ctx, branchId: number): Promise<readonly ChangeDiffOut[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:${ctx.baseUrl}|${branchId}`, () => listBranchChanges(ctx, branchId));
+  return ctx.host.readMemo.get(ctx, `branch-data:${ctx.baseUrl}|${branchId}`, () => listBranchChanges(ctx, branchId), BRANCH_DATA_TABLES);
 }
 
 /** Whether any change of the branch conflicts with main now. */

@@ -229,6 +229,11 @@ async function createCredentialFailures(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('credential_failures_at').on('credential_failures').column('at').execute();
 }
 
+/** Which branches touch an object type (a policy write re-matches only those). */
+async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
+  await db.schema.createIndex('branch_changes_by_type').on('branch_changes').columns(['object_type', 'branch_id']).execute();
+}
+
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
@@ -236,4 +241,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0003-object-changes-by-branch': { up: indexObjectChangesByBranch },
   '00-host-0004-data-version': { up: createDataVersion },
   '00-host-0005-credential-failures': { up: createCredentialFailures },
+  '00-host-0006-branch-changes-by-type': { up: indexBranchChangesByType },
 };

@@ -39,11 +39,19 @@ export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
   return rows.map((r) => r.id);
 }
 
-/** The open change requests of these branches. */
+/** The open change requests of these branches (asked 500 branches at a time). */
 export async function openChangeRequestIdsOfBranches(ctx: Ctx, branchIds: readonly number[]): Promise<number[]> {
-  if (branchIds.length === 0) return [];
-  const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', 'in', branchIds).where('status', 'not in', ['completed', 'abandoned']).orderBy('id').execute();
-  return rows.map((r) => r.id);
+  const ids: number[] = [];
+  for (let i = 0; i < branchIds.length; i += 500) {
+    const rows = await ccDb(ctx)
+      .selectFrom('cc_change_requests')
+      .select('id')
+      .where('branch_id', 'in', branchIds.slice(i, i + 500))
+      .where('status', 'not in', ['completed', 'abandoned'])
+      .execute();
+    for (const r of rows) ids.push(r.id);
+  }
+  return ids.sort((a, b) => a - b);
 }
 
 type Fields = Omit<Updateable<ChangeRequestsTable>, 'id' | 'created' | 'last_updated'>;

@@ -1,4 +1,6 @@
-import { type Ctx } from '../../../host';
+import { BRANCH_DATA_TABLES, type Ctx } from '../../../host';
+
+const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
 import { branchChangesView } from '../../branching';
 import { ccDb, parseJson } from '../db/database';
 import type { GoverningPolicy } from '../evaluation/load';
@@ -12,7 +14,7 @@ export async function branchMatchables(ctx: Ctx, branchId: number): Promise<Matc
 
 /** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
 export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId));
+  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId), [...BRANCH_DATA_TABLES, ...POLICY_TABLES]);
 }
 
 async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
@@ -25,7 +27,7 @@ async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPoli
 
 /** The policies attached to a change request at its last refresh, by weight. */
 export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId));
+  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId), ['cc_change_request_policies', ...POLICY_TABLES]);
 }
 
 async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {

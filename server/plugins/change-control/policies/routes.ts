@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { conditionSetProblem, Conflict, recordChange, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { branchesTouching, conditionSetProblem, Conflict, recordChange, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
 import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
+import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
@@ -121,6 +122,28 @@ async function refreshGovernedBy(ctx: Ctx, policyId: number): Promise<void> {
 }
 
 
+/**
+ * Trigger 4 after a policy is created or edited: re-match the open requests it can move, those
+ * whose branches touch one of its object types (before or after the write) and those it
+ * governs now. A policy cannot match a branch that touches none of its types, so no other
+ * request can gain or lose it. A policy naming no type can match any branch: then every open
+ * request is re-matched.
+ */
+async function refreshAfterPolicyWrite(ctx: Ctx, policyId: number, typeLists: readonly string[][]): Promise<void> {
+  if (typeLists.some((types) => types.length === 0)) {
+    await requestRefreshOfOpen(ctx, { rematch: true });
+    return;
+  }
+  const branches = await branchesTouching(ctx, [...new Set(typeLists.flat())]);
+  const ids = new Set([...(await governedBy(ctx, policyId)), ...(await openChangeRequestIdsOfBranches(ctx, branches))]);
+  for (const id of [...ids].sort((a, b) => a - b)) await requestRefresh(ctx, id, { rematch: true });
+}
+
+async function policyTypes(ctx: Ctx, id: number): Promise<string[]> {
+  const row = await getPolicyRow(ctx, id);
+  return row ? (JSON.parse(row.object_types) as string[]) : [];
+}
+
 async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
   if (!(await getPolicyRow(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
   if (input.name !== undefined) {
@@ -179,7 +202,7 @@ export function registerPolicyRoutes(host: Host): void {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await requestRefreshOfOpen(ctx, { rematch: true });
+        await refreshAfterPolicyWrite(ctx, row.id, [await policyTypes(ctx, row.id)]);
         return row.id;
       },
     },
@@ -190,8 +213,9 @@ export function registerPolicyRoutes(host: Host): void {
         validatePolicy(ctx, input);
         await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
+        const before = await policyTypes(ctx, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
-        await requestRefreshOfOpen(ctx, { rematch: true });
+        await refreshAfterPolicyWrite(ctx, existing.id, [before, await policyTypes(ctx, existing.id)]);
       },
     },
     removeQuery: FORCE_DOC,
@@ -200,8 +224,8 @@ export function registerPolicyRoutes(host: Host): void {
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
+      // A policy that is gone matches nothing: no other request can move.
       for (const id of governed) await requestRefresh(ctx, id, { rematch: true, checks: true });
-      await requestRefreshOfOpen(ctx, { rematch: true });
     },
   });
 

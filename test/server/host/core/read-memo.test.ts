@@ -73,6 +73,21 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(await memo.get(ctxOf(svc), 'k', async () => ++computed), 3);
   });
 
+  it('inside a transaction, keeps an answer that names the tables it reads across writes of other tables', async () => {
+    const memo = new ReadMemo();
+    let computed = 0;
+    await inTransaction(ctxOf(svc), async (tx) => {
+      const read = () => memo.get(tx, 'k', async () => ++computed, ['groups']);
+      assert.equal(await read(), 1);
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(), 1);
+      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      assert.equal(await read(), 2);
+      await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
+      assert.equal(await read(), 3);
+    });
+  });
+
   it('is bounded: the least recently used answer goes first', async () => {
     const memo = new ReadMemo(3);
     const ctx = ctxOf(svc);

@@ -6,7 +6,7 @@ import type { MergeJobRow } from '../../../../server/plugins/change-control/db/t
 
 type MergeJobState = MergeJobRow['state'];
 import { Receiver } from '../../../support/receiver';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER, ccDb } from './fixtures';
 import { branchOf, eventsOf, gateCast, hookLifecycleEvents, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
 
@@ -152,11 +152,7 @@ describe('change control: automatic merge', () => {
   describe('one merge job per branch', () => {
     let svc: TestService;
     let cast: GateCast;
-    before(async () => {
-      svc = await startService();
-      cast = await gateCast(svc);
-    });
-    after(async () => svc.close());
+    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
 
     async function insertJob(crId: number, branchId: number, state: MergeJobState): Promise<void> {
       const now = svc.clock.now().toISOString();

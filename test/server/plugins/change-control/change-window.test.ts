@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, type TestService } from '../../../support/service';
 import { actor, branch, detail, expectStatus, grant, ok, REQUESTS, VIEW_ALL } from './fixtures';
 import { assertRefusedMerge, gateCast, mainDeviceNames, mergeBranch, scenario, type GateCast } from './gate-support';
 
@@ -11,12 +11,8 @@ const MERGE_ONLY = [...VIEW_ALL, { object_types: ['branching.branch'], actions: 
 describe('change control: change windows', () => {
   let svc: TestService;
   let cast: GateCast;
-  before(async () => {
-    // The clock stands at 2026-11-01T09:00:00Z.
-    svc = await startService();
-    cast = await gateCast(svc);
-  });
-  after(async () => svc.close());
+  // The clock stands at 2026-11-01T09:00:00Z.
+  serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
   afterEach(() => svc.clock.set('2026-11-01T09:00:00Z'));
 
   describe('fields (contract 4.1)', () => {

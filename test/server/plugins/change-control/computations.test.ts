@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { computations } from '../../../../server/plugins/change-control/computations';
 import type { TestService } from '../../../support/service';
-import { CHECKS, created, detail, ok, REQUESTS, REVIEWS } from './fixtures';
+import { CHECKS, created, detail, ok, POLICIES, REQUESTS, REVIEWS } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -67,6 +67,20 @@ describe('change control: the gate and the evaluation are computed once per requ
     const again = await counted(() => detail(s.author.client, s.cr.id));
     assert.ok(again.gate <= 1 && again.evaluation <= 1, JSON.stringify(again));
     assert.deepEqual(await counted(() => ok(s.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))), ONCE);
+  });
+
+  it('a policy write evaluates only the requests it can move: those whose branches touch its types, and those it governs', async () => {
+    const s = await setup(svc, {});
+    let id = 0;
+    // No branch touches sites: no request can gain or lose the policy.
+    assert.deepEqual(await counted(async () => (id = (await created(svc.admin.post(POLICIES, { name: 'sites-only', object_types: ['dcim.site'] }))).id)), NONE);
+    // Now it names devices, which every request of this suite touches: they are re-matched, and this one gains it.
+    const moved = await counted(() => ok(svc.admin.patch(`${POLICIES}${id}/`, { object_types: ['dcim.device'], conditions: { attr: 'name', op: 'eq', value: s.device.name } })));
+    assert.ok(moved.evaluation >= 1, JSON.stringify(moved));
+    assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies.map((p: { name: string }) => p.name), ['sites-only']);
+    // Gone: only the request it governed moves.
+    assert.deepEqual(await counted(() => svc.admin.delete(`${POLICIES}${id}/?force=true`)), ONCE);
+    assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies, []);
   });
 
   it('a page of the list computes none: it shows what each request cached at its last refresh', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
 import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
 
@@ -32,11 +32,7 @@ async function branchDevice(s: Scenario): Promise<any> {
 describe('change control: staleness by content (digest of the net diff)', () => {
   let svc: TestService;
   let cast: GateCast;
-  before(async () => {
-    svc = await startService();
-    cast = await gateCast(svc);
-  });
-  after(async () => svc.close());
+  serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
 
   it('Digest: the request shows the digest of its branch net diff, computed as documented; each review shows the digest it was given on', async () => {
     const s = await scenario(cast, 'dg-field');

@@ -60,6 +60,15 @@ export function expectStatus(res: ApiResponse, status: number, what = ''): void 
   assert.equal(res.status, status, `${what} ${JSON.stringify(res.body)}`.trim());
 }
 
+/** Each body posted to `path` is refused with a 4xx whose body names the problem (never a 5xx). */
+export async function expectEachRefused(client: ApiClient, path: string, bodies: readonly unknown[]): Promise<void> {
+  for (const body of bodies) {
+    const res = await client.post(path, body);
+    assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(body)} → ${res.status}`);
+    assert.ok(res.body && typeof res.body === 'object', `${JSON.stringify(body)} names the problem`);
+  }
+}
+
 export async function created<T = any>(res: Promise<ApiResponse<T>>, what = ''): Promise<T> {
   const r = await res;
   expectStatus(r, 201, what);

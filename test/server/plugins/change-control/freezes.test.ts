@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { activePeriod, nextPeriod, zonedInstant, type FreezeSchedule } from '../../../../server/plugins/change-control/freezes/calendar';
 import { sweepAutoMerge } from '../../../../server/plugins/change-control/gate/auto-merge';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, type TestService } from '../../../support/service';
 import { actor, CC, detail, expectStatus, ok, policy, REQUESTS, VIEW_ALL } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mergeBranch, scenario, type GateCast } from './gate-support';
 
@@ -64,12 +64,8 @@ describe('change control: freeze calendars', () => {
   describe('freezes/ and the merge gate', () => {
     let svc: TestService;
     let cast: GateCast;
-    before(async () => {
-      // The clock stands at 2026-11-01T09:00:00Z (a Sunday).
-      svc = await startService();
-      cast = await gateCast(svc);
-    });
-    after(async () => svc.close());
+    // The clock stands at 2026-11-01T09:00:00Z (a Sunday).
+    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
     afterEach(async () => {
       svc.clock.set('2026-11-01T09:00:00Z');
       for (const f of (await ok(svc.admin.get(`${FREEZES}?limit=1000`))).results) expectStatus(await svc.admin.delete(`${FREEZES}${f.id}/`), 204);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { renderMarkdown } from '../../../../server/plugins/change-control/markdown';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, type TestService } from '../../../support/service';
 import { COMMENTS, created, ok, REQUESTS, REVIEWS } from './fixtures';
 import { postComment, postReview, scene, world, type World } from './reviews-comments-fixtures';
 
@@ -148,11 +148,7 @@ describe('change control: rendered Markdown never loads a remote resource', () =
 describe('change control: comment_html and text_html through the API', () => {
   let svc: TestService;
   let w: World;
-  before(async () => {
-    svc = await startService();
-    w = await world(svc);
-  });
-  after(async () => svc.close());
+  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
 
   const hostile = HOSTILE.map(([, input]) => input).join('\n\n');
 

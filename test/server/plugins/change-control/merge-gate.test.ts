@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL, ccDb } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mainDeviceNames, mergeBranch, MERGER, scenario, type GateCast } from './gate-support';
 
@@ -304,11 +304,7 @@ describe('change control: the merge gate', () => {
   describe('has_conflicts, live on detail', () => {
     let svc: TestService;
     let cast: GateCast;
-    before(async () => {
-      svc = await startService();
-      cast = await gateCast(svc);
-    });
-    after(async () => svc.close());
+    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
 
     it('ChangeRequest has_conflicts: true on detail as soon as main changes an attribute the branch changed differently; false when both agree', async () => {
       const router = await created(svc.admin.post(DEVICES, { name: 'core1', status: 'active', serial: 'A' }));

@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, type TestService } from '../../../support/service';
 import { branch, created, device, expectStatus, openRequest, POLICIES, detail } from './fixtures';
 
 describe('change control: regular expressions in policy conditions', () => {
   let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(async () => svc.close());
+  serviceForSuite((started) => { svc = started; });
 
   it('refuses an expression that needs backtracking (a backreference or lookaround) with 400 naming it', async () => {
     for (const value of ['(a)\\1', '^(?=core)', '(?<!x)y']) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { withTables } from '../../../../server/host/db/database';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, BRANCHES, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
 import { changelogOfRequest, draftRequest, evaluation, merge } from './requests-support';
 
@@ -309,10 +309,7 @@ describe('change requests: the states table', () => {
 
 describe('change requests: status is never writable (General rule 4)', () => {
   let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(async () => svc.close());
+  serviceForSuite((started) => { svc = started; });
 
   it('General rule 4: a PATCH naming status is accepted, the status is ignored; only the four actions move it', async () => {
     const author = await actor(svc, 'alice', AUTHOR);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { actor, AUTHOR, created, detail, expectStatus, group, ok, policy, POLICIES, RULES, type Actor, type PermissionGrant } from './fixtures';
 import { draftRequest, evaluation, ids, VIEW_ONLY } from './requests-support';
 
@@ -14,10 +14,7 @@ function viewPlus(objectType: string, ...grants: Array<{ actions: string[]; cons
 
 describe('policies: fields, checks and the required_checks filter', () => {
   let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(async () => svc.close());
+  serviceForSuite((started) => { svc = started; });
 
   it('contract 4.1: a policy is created with its defaults (enabled, weight 1000, every object type, no conditions, condition state either, no checks)', async () => {
     const p = await created(svc.admin.post(POLICIES, { name: 'Defaults' }));
@@ -254,10 +251,7 @@ describe('policy rules: fields', () => {
 describe('policies and rules: permission matrix of every write', () => {
   let svc: TestService;
   let n = 0;
-  before(async () => {
-    svc = await startService();
-  });
-  after(async () => svc.close());
+  serviceForSuite((started) => { svc = started; });
 
   // Policies: constraints on the policy's name.
   it('matrix policy create: without add_policy 403; under an add constraint the new policy does not satisfy 403 and nothing written; with it 201', async () => {

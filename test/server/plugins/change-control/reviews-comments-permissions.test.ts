@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { createToken } from '../../host/users/fixtures';
 import { actor, COMMENTS, created, expectStatus, grant, ok, REVIEWS, type Actor, type PermissionGrant } from './fixtures';
 import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene, type World } from './reviews-comments-fixtures';
@@ -27,11 +27,7 @@ async function regrant(svc: TestService, who: Actor, grants: PermissionGrant[]):
 describe('change control: permission matrix of reviews', () => {
   let svc: TestService;
   let w: World;
-  before(async () => {
-    svc = await startService();
-    w = await world(svc);
-  });
-  after(async () => svc.close());
+  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
 
   /** A reviewer of the scene's request who is not one of the shared people (their grants change). */
   async function reviewerWithReview(s: Scene, decision: 'approve' | 'comment' = 'comment'): Promise<{ who: Actor; review: any }> {
@@ -168,11 +164,7 @@ describe('change control: permission matrix of reviews', () => {
 describe('change control: permission matrix of comments', () => {
   let svc: TestService;
   let w: World;
-  before(async () => {
-    svc = await startService();
-    w = await world(svc);
-  });
-  after(async () => svc.close());
+  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
 
   async function authorWithComment(s: Scene): Promise<{ who: Actor; comment: any }> {
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add'] }]);
