@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
+import { tagRef, tagsWrite } from './host';
 import { freezeNotice } from './freezes';
 import {
   BUILTIN_CHECKS,
@@ -89,6 +90,7 @@ export const policy = z.object({
   /** Per name in `checks`: who alone may report it, and how long a required reported check may stay pending. */
   check_settings: z.record(z.string(), checkSettings),
   comments: z.string(),
+  tags: z.array(tagRef).default([]),
 });
 export type Policy = z.infer<typeof policy>;
 
@@ -104,6 +106,7 @@ export const policyWrite = z.strictObject({
   enforcement: z.enum(POLICY_ENFORCEMENTS).optional(),
   check_settings: z.record(z.string().max(100), checkSettings).optional(),
   comments: text().optional(),
+  tags: tagsWrite.optional(),
 });
 
 export const policyRule = z.object({
@@ -113,6 +116,7 @@ export const policyRule = z.object({
   min_reviews: z.number().int(),
   groups: z.array(z.number().int()),
   users: z.array(z.number().int()),
+  tags: z.array(tagRef).default([]),
 });
 export type PolicyRule = z.infer<typeof policyRule>;
 
@@ -122,6 +126,7 @@ export const policyRuleWrite = z.strictObject({
   min_reviews: z.number().int().min(0).max(1000).optional(),
   groups: z.array(z.number().int()).optional(),
   users: z.array(z.number().int()).optional(),
+  tags: tagsWrite.optional(),
 });
 
 // ---- Change requests ---------------------------------------------------------------------
@@ -166,6 +171,7 @@ export const changeRequest = z.object({
   scheduled_end: z.string().nullable(),
   /** "Window too short": the window is shorter than the automatic-merge interval (null otherwise). */
   window_warning: z.string().nullable().default(null),
+  tags: z.array(tagRef).default([]),
   auto_merge: z.boolean(),
   comments: z.string(),
   policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()), enforcement: z.enum(POLICY_ENFORCEMENTS) })),
@@ -199,6 +205,7 @@ export const changeRequestCreate = z.strictObject({
   scheduled_end: isoDateTime.nullable().optional(),
   auto_merge: z.boolean().optional(),
   comments: text().optional(),
+  tags: tagsWrite.optional(),
 });
 export const changeRequestUpdate = changeRequestCreate.omit({ branch: true }).partial();
 /** PUT: a full write; a field left out takes its default (the title: the branch name). */
@@ -225,6 +232,7 @@ export const review = z.object({
   stale: z.boolean(),
   /** The digest of the branch's net diff the review was given on (null for reviews older than digests). */
   digest: z.string().nullable(),
+  tags: z.array(tagRef).default([]),
 });
 export type Review = z.infer<typeof review>;
 
@@ -232,10 +240,12 @@ export const reviewCreate = z.looseObject({
   change_request: z.number().int(),
   decision: z.enum(REVIEW_DECISIONS),
   comment: text().optional(),
+  tags: tagsWrite.optional(),
 });
 export const reviewUpdate = z.looseObject({
   decision: z.enum(REVIEW_DECISIONS).optional(),
   comment: text().optional(),
+  tags: tagsWrite.optional(),
 });
 
 // ---- Comments ----------------------------------------------------------------------------

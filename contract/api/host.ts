@@ -85,3 +85,33 @@ export const serviceStatus = z.object({
   plugins: z.record(z.string(), z.string()),
 });
 export type ServiceStatus = z.infer<typeof serviceStatus>;
+
+/** A tag (`/api/extras/tags/`). */
+export const tag = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  color: z.string().describe('RGB hex, six digits, no #.'),
+  description: z.string(),
+  created: z.string(),
+  last_updated: z.string(),
+});
+export type Tag = z.infer<typeof tag>;
+
+export const tagWrite = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  slug: z.string().trim().min(1).max(100).regex(/^[-a-zA-Z0-9_]+$/, { error: 'Letters, digits, - and _ only.' }),
+  color: z.string().regex(/^[0-9a-fA-F]{6}$/, { error: 'Six hex digits (RGB), no #.' }).transform((c) => c.toLowerCase()).optional(),
+  description: z.string().max(200).optional(),
+});
+
+/** A tag as a tagged object shows it. */
+export const tagRef = z.object({ id: z.number().int(), url: z.string(), display: z.string(), name: z.string(), slug: z.string(), color: z.string() });
+export type TagRef = z.infer<typeof tagRef>;
+
+/** How a write names its tags: ids, names, or {id}, {name}, {slug}; the list replaces the object's tags. */
+export const tagsWrite = z
+  .array(z.union([z.number().int(), z.string().min(1), z.strictObject({ id: z.number().int() }), z.strictObject({ name: z.string().min(1) }), z.strictObject({ slug: z.string().min(1) })]))
+  .max(100);

@@ -43,6 +43,8 @@ export type { BranchChange } from './objects/branch-changes-repository';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, findBranches, loadBranch, presentBranch } from './objects/branches';
 export type { BranchOut } from './objects/branches';
 export { ChangeVisibility } from './objects/change-visibility';
+export { clearTags, setTags, tagsOf, TAG_TYPE } from './objects/tags';
+export type { TagRef, TagWrite } from './objects/tags';
 export type { ChangedObjectRef } from './objects/change-visibility';
 export { deleteMainObject, getMainObjects, putMainObject } from './objects/main-repository';
 export type { ObjectState } from './objects/main-repository';

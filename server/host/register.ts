@@ -16,6 +16,7 @@ import { registerTokenProvisioning } from './users/provision-routes';
 import { registerTokens } from './users/tokens-routes';
 import { registerUsers } from './users/users-routes';
 import { registerObjects } from './objects/routes';
+import { registerTags } from './objects/tags-routes';
 
 /** The object types of the host's own models (contract 3.2). */
 const HOST_MODELS = [
@@ -25,6 +26,7 @@ const HOST_MODELS = [
   { appLabel: 'users', model: 'objectpermission', display: 'Permission' },
   { appLabel: 'extras', model: 'webhook', display: 'Webhook' },
   { appLabel: 'extras', model: 'eventrule', display: 'Event rule' },
+  { appLabel: 'extras', model: 'tag', display: 'Tag' },
   { appLabel: 'core', model: 'objectchange', display: 'Object change' },
 ];
 
@@ -33,6 +35,7 @@ export function registerHostCore(host: Host): void {
   for (const def of DEFAULT_CATALOGUE) host.objectTypes.register(def);
   for (const def of HOST_MODELS) host.objectTypes.register(def);
   registerStatus(host);
+  registerTags(host);
   registerUsers(host);
   registerMe(host);
   registerGroups(host);

@@ -54,6 +54,14 @@ describe('webview: rendering the change request', () => {
     assert.equal(none.querySelector('#cr-window-warning'), null);
   });
 
+  it('shows the request\'s tags by name, and no Tags line without any', () => {
+    const tags = [{ id: 1, url: 'http://x/api/extras/tags/1/', display: 'Network', name: 'Network', slug: 'network', color: '00ff00' }, { id: 2, url: 'http://x/api/extras/tags/2/', display: 'Urgent', name: 'Urgent', slug: 'urgent', color: 'ff0000' }];
+    const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1, tags }) })));
+    assert.deepEqual([...root.querySelectorAll('#cr-tags .tag')].map((e) => e.textContent), ['Network', 'Urgent']);
+    const none = renderApp(doc(), ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1 }) })));
+    assert.equal(none.querySelector('#cr-tags'), null);
+  });
+
   it('offers the actions the service allows; Merge stays visible but disabled with its reason', () => {
     const cr = makeChangeRequest({ id: 1, status: 'needs-review', merge_blocked_reason: 'Required check "ci" is pending.', actions: actions(['return_to_draft', 'abandon', 'run_checks'], { merge: 'Required check "ci" is pending.' }) });
     const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));

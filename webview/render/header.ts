@@ -72,6 +72,7 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
       fact(doc, 'Change window', window),
       fact(doc, 'Window warning', cr.window_warning ? h(doc, 'span', { id: 'cr-window-warning', class: 'warning' }, cr.window_warning) : null),
+      fact(doc, 'Tags', cr.tags.length ? h(doc, 'span', { id: 'cr-tags' }, cr.tags.map((t) => h(doc, 'span', { class: 'tag', title: t.slug }, t.name))) : null),
       fact(doc, 'Updated', timeEl(doc, cr.last_updated, now)),
     ),
     h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },

@@ -188,6 +188,23 @@ export interface IdempotencyKeysTable {
   created: string;
 }
 
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+  slug: string;
+  color: string;
+  description: string;
+  created: string;
+  last_updated: string;
+}
+
+/** Which object carries which tag (objects of any model, by type and id). */
+export interface TaggedItemsTable {
+  tag_id: number;
+  object_type: string;
+  object_id: number;
+}
+
 export interface HostTables {
   users: UsersTable;
   groups: GroupsTable;
@@ -203,6 +220,8 @@ export interface HostTables {
   event_rules: EventRulesTable;
   webhook_outbox: WebhookOutboxTable;
   notifications: NotificationsTable;
+  tags: TagsTable;
+  tagged_items: TaggedItemsTable;
   idempotency_keys: IdempotencyKeysTable;
   data_version: DataVersionTable;
   credential_failures: CredentialFailuresTable;

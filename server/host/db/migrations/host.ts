@@ -235,6 +235,28 @@ async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
 }
 
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
+/** Tags (`/api/extras/tags/`) and their assignment to objects of any model. */
+async function createTags(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('tags')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('name', 'text', (c) => c.notNull().unique())
+    .addColumn('slug', 'text', (c) => c.notNull().unique())
+    .addColumn('color', 'text', (c) => c.notNull())
+    .addColumn('description', 'text', (c) => c.notNull())
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable('tagged_items')
+    .addColumn('tag_id', 'integer', (c) => c.notNull().references('tags.id').onDelete('cascade'))
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('tagged_items_pk', ['tag_id', 'object_type', 'object_id'])
+    .execute();
+  await db.schema.createIndex('tagged_items_object').on('tagged_items').columns(['object_type', 'object_id']).execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -242,4 +264,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0004-data-version': { up: createDataVersion },
   '00-host-0005-credential-failures': { up: createCredentialFailures },
   '00-host-0006-branch-changes-by-type': { up: indexBranchChangesByType },
+  '00-host-0090-tags': { up: createTags },
 };

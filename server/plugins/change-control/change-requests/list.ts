@@ -6,6 +6,8 @@ import { visibleCommentRows } from '../comments/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
+import { taggedWith } from '../tags';
+import { CHANGE_REQUEST_TYPE } from '../names';
 
 const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
 
@@ -56,6 +58,7 @@ const declared = defineList({
     auto_merge: { type: 'bool', column: 'auto_merge' },
     branch: { type: 'string', description: 'The branch\'s name (kept after the branch is deleted).', column: 'branch_name' },
     branch_deleted: { type: 'bool', column: 'branch_deleted' },
+    tag: { type: 'string', description: 'Requests carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(CHANGE_REQUEST_TYPE, slugs as string[]) },
     policy_id: {
       type: 'int',
       description: 'Requests this policy governs now (attached).',

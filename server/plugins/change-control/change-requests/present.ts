@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches } from '../../../host';
+import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches, tagsOf } from '../../../host';
 import { windowState, windowWarning } from '../gate/change-window';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -10,6 +10,7 @@ import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/reposito
 import { queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
 import { snapshotChangeRequest, storedFields } from './snapshot';
+import { CHANGE_REQUEST_TYPE } from '../names';
 
 export type ChangeRequestOut = ChangeRequest;
 
@@ -21,6 +22,7 @@ interface Related {
   requester: { id: number; username: string; display: string } | null;
   overrideBy: { id: number; username: string; display: string } | null;
   policies: ChangeRequest['policies'];
+  tags: ChangeRequest['tags'];
 }
 
 type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'>;
@@ -30,6 +32,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
     ...storedFields(ctx, row),
     requester: related.requester,
     ...live,
+    tags: related.tags,
     window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
     policies: related.policies,
     override:
@@ -53,11 +56,13 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
         .orderBy('cc_policies.id')
         .execute()
     : [];
+  const tags = await tagsOf(ctx, CHANGE_REQUEST_TYPE, ids);
   const out = new Map<number, Related>();
   for (const row of rows) {
     out.set(row.id, {
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
       overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
+      tags: tags.get(row.id) ?? [],
       policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []), enforcement: a.enforcement })),
     });
   }

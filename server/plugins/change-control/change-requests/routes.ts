@@ -10,7 +10,7 @@ import {
   LIFECYCLE_ACTIONS,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { branchAccess, findBranch, recordChange, requireBranchWrite, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import { branchAccess, findBranch, recordChange, requireBranchWrite, setTags, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
 import { getViewable, parseId, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
@@ -107,6 +107,7 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, row.id, input.tags);
   await recordChange(ctx, { action: 'create', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: null, postchange: snapshotChangeRequest(ctx, row) });
   // Trigger 1: the request is created.
   await requestRefresh(ctx, row.id, { rematch: true, checks: true });
@@ -135,6 +136,7 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
     auto_merge: input.auto_merge === undefined ? undefined : fromBool(input.auto_merge),
     comments: input.comments,
   });
+  if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, id, input.tags);
   await requestRefresh(ctx, id, { rematch: false });
   await ctx.flushBeforeCommit();
 }

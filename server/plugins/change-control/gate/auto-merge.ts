@@ -61,6 +61,8 @@ export async function drainMergeQueue(host: HostServices, requestId: string, bas
   for (;;) {
     if (!(await claim())) return;
     try {
+      // Holding the claim, nobody else runs a job: one left running belongs to a holder whose claim lapsed.
+      await failInterruptedJobs(ctx);
       for (let head = await queueHead(ctx); head; head = await queueHead(ctx)) {
         if (!(await claim())) return;
         await runMergeJob(host, head.id, requestId, baseUrl);
@@ -140,6 +142,14 @@ export async function sweepAutoMerge(host: HostServices): Promise<number> {
     }
   }
   return rows.length;
+}
+
+async function failInterruptedJobs(ctx: Ctx): Promise<void> {
+  await ccDb(ctx)
+    .updateTable('cc_merge_jobs')
+    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: nowIso(ctx) })
+    .where('state', 'in', ['scheduled', 'running'])
+    .execute();
 }
 
 /**

@@ -2,7 +2,9 @@ import { sql } from 'kysely';
 import { type Ctx, defineList, grantAllows } from '../../../host';
 import { CONDITION_STATES } from '../../../../contract/api/change-control';
 import { ccDb, jsonArrayHasAny } from '../db/database';
-import { presentPolicy, presentRule } from './repository';
+import { presentPolicy, presentRule, withPolicyTags, withRuleTags } from './repository';
+import { taggedWith } from '../tags';
+import { POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 
 /** `policies/`: filters, `q` over name, description and comments, ordering (by weight first). */
 export const policyList = defineList({
@@ -25,6 +27,7 @@ export const policyList = defineList({
         return () => (names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny(ctx.db, 'cc_policies.object_types', names));
       },
     },
+    tag: { type: 'string', description: 'Policies carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_TYPE, slugs as string[]) },
     weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', column: 'weight', range: true },
     condition_state: { type: 'choice', choices: CONDITION_STATES, column: 'condition_state' },
     has_conditions: {
@@ -50,7 +53,7 @@ export const policyList = defineList({
     { field: 'id', desc: false },
   ],
   search: ['name', 'description', 'comments'],
-  present: async (ctx, rows) => rows.map((r) => presentPolicy(ctx, r)),
+  present: async (ctx, rows) => withPolicyTags(ctx, rows.map((r) => presentPolicy(ctx, r))),
 });
 
 /**
@@ -78,6 +81,7 @@ export const ruleList = defineList({
     name: { type: 'string', column: 'name' },
     user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]) },
     group_id: { type: 'int', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]) },
+    tag: { type: 'string', description: 'Rules carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_RULE_TYPE, slugs as string[]) },
     min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', column: 'min_reviews', range: true },
     eligible_for: {
       type: 'int',
@@ -93,5 +97,5 @@ export const ruleList = defineList({
   },
   ordering: { id: 'id', name: 'name', policy: 'policy_id', min_reviews: 'min_reviews', created: 'created' },
   search: ['name'],
-  present: async (ctx, rows) => rows.map((r) => presentRule(ctx, r)),
+  present: async (ctx, rows) => withRuleTags(ctx, rows.map((r) => presentRule(ctx, r))),
 });

@@ -1,9 +1,9 @@
-import type { Ctx } from '../../../host';
+import { tagsOf, type Ctx } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
 import type { CheckSettings, Policy, PolicyEnforcement, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
 import type { PolicyRow, PolicyRuleRow } from '../db/tables';
-import { MODELS } from '../names';
+import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import type { MatchablePolicy } from './matching';
 
 export type PolicyOut = Policy;
@@ -31,6 +31,7 @@ export interface RuleDef {
 
 export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
   return {
+    tags: [],
     id: row.id,
     url: `${ctx.baseUrl}${MODELS.policy.path}${row.id}/`,
     display: row.name,
@@ -52,6 +53,7 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
 
 export function presentRule(ctx: Ctx, row: PolicyRuleRow): PolicyRuleOut {
   return {
+    tags: [],
     id: row.id,
     url: `${ctx.baseUrl}${MODELS.policyRule.path}${row.id}/`,
     display: row.name,
@@ -128,4 +130,16 @@ export async function policyCheckNames(ctx: Ctx): Promise<Set<string>> {
 
 export function touch(ctx: Ctx): { last_updated: string } {
   return { last_updated: nowIso(ctx) };
+}
+
+/** Policies with their tags. */
+export async function withPolicyTags(ctx: Ctx, items: PolicyOut[]): Promise<PolicyOut[]> {
+  const tags = await tagsOf(ctx, POLICY_TYPE, items.map((p) => p.id));
+  return items.map((p) => ({ ...p, tags: tags.get(p.id) ?? [] }));
+}
+
+/** Rules with their tags. */
+export async function withRuleTags(ctx: Ctx, items: PolicyRuleOut[]): Promise<PolicyRuleOut[]> {
+  const tags = await tagsOf(ctx, POLICY_RULE_TYPE, items.map((r) => r.id));
+  return items.map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
 }

@@ -1,13 +1,13 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { branchesTouching, conditionSetProblem, Conflict, recordChange, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { branchesTouching, clearTags, conditionSetProblem, Conflict, recordChange, setTags, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
 import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
-import { getPolicyRow, getRuleRow, presentPolicy, presentRule } from './repository';
+import { getPolicyRow, getRuleRow, presentPolicy, presentRule, withPolicyTags, withRuleTags } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
 type RuleWrite = z.infer<typeof policyRuleWrite>;
@@ -175,7 +175,7 @@ export function registerPolicyRoutes(host: Host): void {
     list: policyList,
     get: async (ctx, id) => {
       const row = await getPolicyRow(ctx, id);
-      return row ? presentPolicy(ctx, row) : undefined;
+      return row ? (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0] : undefined;
     },
     create: {
       body: policyWrite,
@@ -202,6 +202,7 @@ export function registerPolicyRoutes(host: Host): void {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
+        if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, row.id, input.tags);
         await refreshAfterPolicyWrite(ctx, row.id, [await policyTypes(ctx, row.id)]);
         return row.id;
       },
@@ -215,6 +216,7 @@ export function registerPolicyRoutes(host: Host): void {
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         const before = await policyTypes(ctx, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, existing.id, input.tags);
         await refreshAfterPolicyWrite(ctx, existing.id, [before, await policyTypes(ctx, existing.id)]);
       },
     },
@@ -224,6 +226,7 @@ export function registerPolicyRoutes(host: Host): void {
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await governedBy(ctx, existing.id);
       await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
+      await clearTags(ctx, POLICY_TYPE, existing.id);
       // A policy that is gone matches nothing: no other request can move.
       for (const id of governed) await requestRefresh(ctx, id, { rematch: true, checks: true });
     },
@@ -237,7 +240,7 @@ export function registerPolicyRoutes(host: Host): void {
     list: ruleList,
     get: async (ctx, id) => {
       const row = await getRuleRow(ctx, id);
-      return row ? presentRule(ctx, row) : undefined;
+      return row ? (await withRuleTags(ctx, [presentRule(ctx, row)]))[0] : undefined;
     },
     create: {
       body: policyRuleWrite,
@@ -250,6 +253,7 @@ export function registerPolicyRoutes(host: Host): void {
           .returning('id')
           .executeTakeFirstOrThrow();
         await refreshGovernedBy(ctx, input.policy);
+        if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, row.id, input.tags);
         return row.id;
       },
     },
@@ -261,6 +265,7 @@ export function registerPolicyRoutes(host: Host): void {
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
         await ccDb(ctx).updateTable('cc_policy_rules').set({ ...ruleColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, existing.id, input.tags);
         await refreshGovernedBy(ctx, existing.policy);
         if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
       },
@@ -269,6 +274,7 @@ export function registerPolicyRoutes(host: Host): void {
     remove: async (ctx, existing, query) => {
       await guardGoverned(ctx, `Rule "${existing.name}"`, existing.policy, query);
       await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
+      await clearTags(ctx, POLICY_RULE_TYPE, existing.id);
       await refreshGovernedBy(ctx, existing.policy);
     },
   });

@@ -2,6 +2,8 @@ import { type Ctx, defineList } from '../../../host';
 import { REVIEW_DECISIONS } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { presentReviewRows } from './repository';
+import { taggedWith } from '../tags';
+import { REVIEW_TYPE } from '../names';
 
 /** `reviews/`: filters, `q` over the review's comment, ordering. */
 export const reviewList = defineList({
@@ -14,6 +16,7 @@ export const reviewList = defineList({
     decision: { type: 'choice', choices: REVIEW_DECISIONS, column: 'decision' },
     author_id: { type: 'int', allowMe: true, description: 'The review\'s author (its reviewer), or "me".', column: 'reviewer_id' },
     stale: { type: 'bool', column: 'stale' },
+    tag: { type: 'string', description: 'Reviews carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(REVIEW_TYPE, slugs as string[]) },
     created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
     last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
   },

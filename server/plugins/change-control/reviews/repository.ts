@@ -1,4 +1,4 @@
-import { recordChange, type Ctx } from '../../../host';
+import { recordChange, tagsOf, type Ctx } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, toBool } from '../db/database';
 import type { ReviewRow } from '../db/tables';
@@ -26,6 +26,7 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
       reviewer,
       stale: toBool(row.stale),
       digest: row.digest,
+      tags: [],
       created: row.created,
       last_updated: row.last_updated,
     };
@@ -33,7 +34,8 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
 }
 
 export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Review[]> {
-  return presentReviews(ctx, rows, await loadUsers(ctx, rows.map((r) => r.reviewer_id)));
+  const tags = await tagsOf(ctx, REVIEW_TYPE, rows.map((r) => r.id));
+  return presentReviews(ctx, rows, await loadUsers(ctx, rows.map((r) => r.reviewer_id))).map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
 }
 
 /** What the changelog keeps of a review (no rendered HTML). */

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { branchContributors } from '../../branching';
 import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
-import { constraintViolation, recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import { constraintViolation, recordChange, setTags, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
 import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
@@ -70,6 +70,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
     if (constraintViolation(err)?.kind === 'unique') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
     throw err;
   }
+  if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, row.id, input.tags);
   const presented = (await presentReviewRows(ctx, [row]))[0]!;
   // The add permission's constraints decide which reviews the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
@@ -102,6 +103,7 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   refuse('comment', rejectNeedsComment(decision, comment));
   await refuseContributorApproval(ctx, decision, cr.branch_id);
   const digest = await requestDigest(ctx, cr);
+  if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, before.id, input.tags);
   if (decision === before.decision && comment === before.comment && before.stale === 0 && before.digest === digest) return before;
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.

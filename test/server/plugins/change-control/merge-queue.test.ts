@@ -116,4 +116,26 @@ describe('change control: the merge queue', () => {
     const row = await ccDb(svc).selectFrom('cc_merge_queue_claim').selectAll().executeTakeFirstOrThrow();
     assert.equal(row.holder, null);
   });
+
+  it('A job left running by a holder whose claim lapsed is failed as interrupted by the next holder, and the queue goes on', async () => {
+    svc.clock.set('2026-11-01T09:00:00Z');
+    const crashed = await readyRequest('q-crashed', (b) => device(b, { name: 'q-crashed-dev' }));
+    await holdQueueElsewhere();
+    const waiting = await readyRequest('q-waiting', (b) => device(b, { name: 'q-waiting-dev' }));
+    // The other instance took q-waiting's job and stopped while merging it.
+    await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'running' }).where('change_request_id', '=', waiting.cr.id).execute();
+    const next = await readyRequest('q-next', (b) => device(b, { name: 'q-next-dev' }));
+    assert.equal((await detail(author.client, next.cr.id)).queue_position, 2);
+    await drainMergeQueue(svc.host, 'test-drain', svc.url);
+    assert.equal((await branchOf(svc, next.branch.id)).status, 'ready', 'the claim still holds');
+
+    svc.clock.set('2026-11-01T09:02:00Z');
+    await drainMergeQueue(svc.host, 'test-drain', svc.url);
+    assert.equal((await branchOf(svc, next.branch.id)).status, 'merged', 'the lapsed claim was taken over');
+    const [job] = await mergeJobs(svc, waiting.branch.id);
+    assert.equal(job!.state, 'failed');
+    assert.match(job!.detail, /^interrupted/);
+    assert.equal((await branchOf(svc, crashed.branch.id)).status, 'merged');
+    svc.clock.set('2026-11-01T09:00:00Z');
+  });
 });
