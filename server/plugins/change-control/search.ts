@@ -1,11 +1,9 @@
-import { sql } from 'kysely';
-import { type Ctx, foldedLike, grantAllows, type SearchHit, type Row } from '../../host';
+import { type Ctx, grantAllows, type SearchHit } from '../../host';
+import { matchingRows, type RowOf, type SearchTable } from './search-repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';
 import { ChangeVisibility } from '../branching';
-import { ccDb } from './db/database';
-import type { ChangeControlTables } from './db/tables';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE, REVIEW_TYPE } from './names';
 import { presentPolicy, presentRule } from './policies/repository';
 import { snapshotReview } from './reviews/repository';
@@ -26,8 +24,6 @@ function excerpt(value: string, q: string): string {
   return `${start > 0 ? '…' : ''}${value.slice(start, start + 200)}${start + 200 < value.length ? '…' : ''}`;
 }
 
-type SearchTable = 'cc_change_requests' | 'cc_policies' | 'cc_policy_rules' | 'cc_reviews' | 'cc_change_comments' | 'cc_merge_checks';
-type RowOf<T extends SearchTable> = Row<ChangeControlTables[T]> & { id: number };
 
 interface Source<T extends SearchTable> {
   objectType: string;
@@ -137,11 +133,4 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
     }
   }
   return hits;
-}
-
-/** Rows of `table` with any of `fields` containing the pattern (case folded beyond ASCII), newest first. */
-async function matchingRows<T extends SearchTable>(ctx: Ctx, table: T, fields: readonly string[], like: string, offset: number, count: number): Promise<RowOf<T>[]> {
-  const matches = sql.join(fields.map((f) => foldedLike(ctx.db, sql.ref(f), like)), sql` or `);
-  const { rows } = await sql<RowOf<T>>`select * from ${sql.table(table)} where (${matches}) order by id desc limit ${count} offset ${offset}`.execute(ccDb(ctx));
-  return rows;
 }
