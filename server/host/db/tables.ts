@@ -198,6 +198,8 @@ export interface TagsTable {
   last_updated: string;
 }
 
+export type TagRow = Selectable<TagsTable>;
+
 /** Which object carries which tag (objects of any model, by type and id). */
 export interface TaggedItemsTable {
   tag_id: number;

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
 import { tag as tagOutput, tagWrite } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
 import type { Host } from '../host';
-import type { TagsTable } from '../db/tables';
+import type { TagRow } from '../db/tables';
 import { defineList } from '../db/list';
 import { registerResource, type ApiObject } from '../http/resource';
 import { TAG_TYPE, TAGS_PATH, tagUrl } from './tags';
@@ -12,7 +11,7 @@ import { TAG_TYPE, TAGS_PATH, tagUrl } from './tags';
 type TagOut = z.infer<typeof tagOutput> & ApiObject;
 type TagWriteInput = z.infer<typeof tagWrite>;
 
-function present(ctx: Ctx, row: Selectable<TagsTable>): TagOut {
+function present(ctx: Ctx, row: TagRow): TagOut {
   return { id: row.id, url: tagUrl(ctx, row.id), display: row.name, name: row.name, slug: row.slug, color: row.color, description: row.description, created: row.created, last_updated: row.last_updated };
 }
 

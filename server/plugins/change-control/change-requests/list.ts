@@ -6,7 +6,7 @@ import { visibleCommentRows } from '../comments/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
-import { taggedWith } from '../tags';
+import { taggedWith } from '../db/tags';
 import { CHANGE_REQUEST_TYPE } from '../names';
 
 const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;

@@ -3,7 +3,7 @@ import { type Ctx, defineList, grantAllows } from '../../../host';
 import { CONDITION_STATES } from '../../../../contract/api/change-control';
 import { ccDb, jsonArrayHasAny } from '../db/database';
 import { presentPolicy, presentRule, withPolicyTags, withRuleTags } from './repository';
-import { taggedWith } from '../tags';
+import { taggedWith } from '../db/tags';
 import { POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 
 /** `policies/`: filters, `q` over name, description and comments, ordering (by weight first). */

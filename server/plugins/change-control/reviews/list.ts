@@ -2,7 +2,7 @@ import { type Ctx, defineList } from '../../../host';
 import { REVIEW_DECISIONS } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { presentReviewRows } from './repository';
-import { taggedWith } from '../tags';
+import { taggedWith } from '../db/tags';
 import { REVIEW_TYPE } from '../names';
 
 /** `reviews/`: filters, `q` over the review's comment, ordering. */

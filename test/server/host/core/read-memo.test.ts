@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { ReadMemo } from '../../../../server/host/core/read-memo';
+import { sql } from 'kysely';
 import { startService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
@@ -85,6 +86,11 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       assert.equal(await read(), 2);
       await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
       assert.equal(await read(), 3);
+      // Raw SQL cannot say which table it writes: it counts for every table.
+      await sql`update users set last_name = 'B' where username = 'admin'`.execute(tx.db);
+      assert.equal(await read(), 4);
+      await sql`select count(*) from users`.execute(tx.db);
+      assert.equal(await read(), 4);
     });
   });
 
