@@ -247,7 +247,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
           return Array.isArray(value) ? value.join(', ') : value;
         };
         const input = { params: req.params as Record<string, string>, query, body, url, address, header };
+        let replayed = false;
         const respond = async (tx: Ctx): Promise<Answer | StreamReply> => {
+          if (claim && tx.inTransaction) {
+            // Asked again inside the write's transaction: the same request sent to another
+            // instance may have committed while this one waited for its turn to write.
+            const stored = await idempotency.storedAnswer(tx.db, claim, host.clock.now());
+            if (stored) {
+              replayed = true;
+              return stored;
+            }
+          }
           const result = await route.handler({ ...input, ctx: tx });
           if (result instanceof StreamReply) return result;
           const answer = answerOf(route, result);
@@ -257,7 +267,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
         };
         const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond) : await respond(ctx);
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
-        else send(res, outcome);
+        else {
+          if (replayed) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
+          send(res, outcome);
+        }
       } finally {
         claim?.release();
       }

@@ -5,9 +5,9 @@
  * signal costs a query, never an event.
  *
  * One service instance: `LocalCommitSignal`, an in-memory fan-out. Several instances sharing
- * one PostgreSQL database: an implementation that sends `NOTIFY <channel>` after the commit and
- * keeps one `LISTEN <channel>` connection per instance calling the local listeners; nothing
- * else changes.
+ * one PostgreSQL database: `commitSignal` (`db/commit-signals.ts`) sends `NOTIFY <channel>`
+ * after the commit and keeps one `LISTEN <channel>` connection per instance calling the local
+ * listeners; nothing else changes.
  */
 export interface CommitSignal {
   /** Called after a commit that wrote new rows (never inside the transaction). */

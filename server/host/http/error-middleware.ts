@@ -50,6 +50,10 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       res.status(400).json({ [violation.column]: ['An object with this value already exists.'] });
       return;
     }
+    if (violation?.kind === 'out-of-range') {
+      res.status(400).json({ detail: 'A number is out of range.' });
+      return;
+    }
     if (violation?.kind === 'nul-character') {
       res.status(400).json({ detail: 'Text may not contain the NUL character (U+0000).' });
       return;

@@ -49,7 +49,7 @@ if (onPostgres) {
     const via = (i: number): TestService => ({ admin: new ApiClient(instances[i]!.url, ADMIN_TOKEN), as: (key: string) => new ApiClient(instances[i]!.url, key) }) as unknown as TestService;
     const on = (i: number, key: string): ApiClient => new ApiClient(instances[i]!.url, key);
 
-    it('behave as one service: one review each, checks seen at once, each automatic merge and each webhook delivery done once, events on every stream; a killed instance loses nothing', async () => {
+    it('behave as one service: one review each, checks seen at once, a keyed write written once, each automatic merge and each webhook delivery done once, events on every stream; a killed instance loses nothing', async () => {
       const [a, b, c] = [via(0), via(1), via(2)];
       const author = await actor(a, 'author', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }, { object_types: ['change_control.mergecheck'], actions: ['add', 'change'] }]);
       const r1 = await actor(b, 'r1', REVIEWER);
@@ -100,6 +100,12 @@ if (onPostgres) {
       }
       const merged = await ok(a.admin.get(`${DEVICES}?limit=1000`));
       for (let n = 0; n < 3; n++) assert.equal(merged.results.filter((d: { name: string }) => d.name === `branch-device-${n}`).length, 1);
+
+      // The same write with the same Idempotency-Key sent to all three at once: written once, the same answer to each.
+      const keyed = await Promise.all([0, 1, 2].map((n) => on(n, author.key).post(DEVICES, { name: 'keyed', status: 'active' }, { headers: { 'Idempotency-Key': 'one-write' } })));
+      assert.deepEqual(keyed.map((x) => x.status), [201, 201, 201], JSON.stringify(keyed.map((x) => x.body)));
+      assert.equal(new Set(keyed.map((x) => x.body.id)).size, 1);
+      assert.equal((await ok(a.admin.get(`${DEVICES}?name=keyed`))).count, 1);
 
       // A burst of writes through all three; the third instance is killed in the middle of it.
       const names = Array.from({ length: 30 }, (_, k) => `burst-${k}`);

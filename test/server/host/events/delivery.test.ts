@@ -151,7 +151,13 @@ describe('extras: webhook delivery', () => {
   });
 
   it('carries X-Change-Control-Delivery: the same id on every retry, one per event and webhook (two rules sending one event share it), not replaced by configured headers', async () => {
-    receiver.respond = (_req, index) => (index === 0 ? 500 : 200);
+    // The first delivery of the created event to /hook fails, whichever delivery is sent first.
+    let failed = false;
+    receiver.respond = (req) => {
+      if (failed || req.path !== '/hook' || JSON.parse(req.body).event !== 'object_created') return 200;
+      failed = true;
+      return 500;
+    };
     const { webhook } = await hookUpGroups(svc, receiver, { additional_headers: 'X-Change-Control-Delivery: forged' }, { event_types: ['object_created', 'object_updated'] });
     await svc.admin.post('/api/extras/event-rules/', { name: 'second', object_types: ['users.group'], event_types: ['object_created'], action_type: 'webhook', action_object_id: webhook });
     const other = await svc.admin.post('/api/extras/webhooks/', { name: 'other-hook', payload_url: receiver.url('/other') });
