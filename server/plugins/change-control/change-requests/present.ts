@@ -140,7 +140,7 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
     const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
     const live = row.status !== 'completed' && row.status !== 'abandoned';
     const rel = related.get(row.id)!;
-    const freezes = live ? freezeNotices(allFreezes, rel.policies.map((p) => p.id), now) : [];
+    const freezes = live ? freezeNotices(allFreezes, rel.policies.filter((p) => p.enforcement !== 'evaluate').map((p) => p.id), now) : [];
     const reasons = cachedBlockedReason(row, branch, now, freezes);
     const window = windowState(row.scheduled_start, row.scheduled_end, now);
     const onlyWindowBlocks = reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';

@@ -98,7 +98,8 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   const { allFreezes, ...rest } = facts;
   const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
   const live = facts.status !== 'completed' && facts.status !== 'abandoned';
-  const freezes = live ? freezeNotices(allFreezes, facts.governing.map((g) => g.policy.id), now) : [];
+  // A policy on trial (enforcement "evaluate") never blocks: its freezes do not apply.
+  const freezes = live ? freezeNotices(allFreezes, facts.governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id), now) : [];
   const reasons = [...facts.reasons];
   const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved' && !freezes.some((f) => f.active);
   if (!window.open && !overrideWindow && live) reasons.push(window.reason!);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { activePeriod, nextPeriod, zonedInstant, type FreezeSchedule } from '../../../../server/plugins/change-control/freezes/calendar';
 import { sweepAutoMerge } from '../../../../server/plugins/change-control/gate/auto-merge';
 import { serviceForSuite, type TestService } from '../../../support/service';
-import { actor, CC, detail, expectStatus, ok, policy, REQUESTS, VIEW_ALL } from './fixtures';
+import { actor, CC, detail, expectStatus, ok, policy, POLICIES, REQUESTS, VIEW_ALL } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mergeBranch, scenario, type GateCast } from './gate-support';
 
 const FREEZES = `${CC}freezes/`;
@@ -182,6 +182,23 @@ describe('change control: freeze calendars', () => {
       const thawed = await detail(cast.author.client, governed.cr.id);
       assert.deepEqual(thawed.freezes, []);
       assert.equal(thawed.ready_to_merge, true);
+    });
+
+    it('A freeze of a policy on trial (enforcement "evaluate") blocks nothing: such a policy never blocks', async () => {
+      const trial = await policy(svc, { name: 'Devices on trial', object_types: ['dcim.device'], rules: [{ name: 'any', users: [cast.reviewer.id] }] });
+      await ok(svc.admin.patch(`${POLICIES}${trial.id}/`, { enforcement: 'evaluate' }));
+      try {
+        const governed = await scenario(cast, 'frozen-trial');
+        await createFreeze({ name: 'Trial freeze', start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z', policy: trial.id });
+        const cr = await detail(cast.author.client, governed.cr.id);
+        assert.ok(cr.policies.some((p: any) => p.id === trial.id && p.enforcement === 'evaluate'), 'the trial policy governs the request');
+        assert.deepEqual(cr.freezes, []);
+        assert.equal(cr.ready_to_merge, true);
+        const listed = (await ok(cast.author.client.get(`${REQUESTS}?id=${governed.cr.id}`))).results[0];
+        assert.deepEqual(listed.freezes, []);
+      } finally {
+        expectStatus(await svc.admin.delete(`${POLICIES}${trial.id}/?force=true`), 204);
+      }
     });
 
     it('Automatic merge waits out a freeze: the request merges once the freeze has ended (the sweep), not during it', async () => {
