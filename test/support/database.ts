@@ -134,10 +134,14 @@ export async function openTestDatabase(migrations: Record<string, Migration>, na
     schema.seed = await readSeed(schema.name);
   }
   const reusable = name === undefined ? schema : null;
+  let closed = false;
   return {
     ...database,
     url,
     close: async () => {
+      // Closing twice must not offer the schema twice (two services would then share it).
+      if (closed) return;
+      closed = true;
       await database.close();
       if (!reusable) return;
       // Reused only with the migrations it was emptied for (a service may have applied more).

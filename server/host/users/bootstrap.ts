@@ -1,4 +1,5 @@
-import type { HostDb } from '../db/database';
+import type { HostDb, Queryable } from '../db/database';
+import { bumpDataVersion } from '../db/data-version';
 import type { Clock } from '../core/clock';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 
@@ -16,8 +17,20 @@ export function adminTokenProblem(token: string): string | null {
  * Makes sure a superuser `admin` exists at start. With a given token, `admin` holds exactly
  * that token (created or updated). Without one, a first start on an empty database creates
  * `admin` with a fresh token and returns the key so it can be printed once.
+ *
+ * One write transaction: instances of a team server starting at the same moment take turns (on
+ * PostgreSQL every write transaction holds the write lock), so `admin` is created once, and the
+ * data version moves so that running instances read the token afresh.
  */
 export async function bootstrapAdmin(db: HostDb, clock: Clock, token: string | undefined): Promise<string | null> {
+  return db.transaction().execute(async (trx) => {
+    const key = await bootstrapIn(trx, clock, token);
+    await bumpDataVersion(trx);
+    return key;
+  });
+}
+
+async function bootstrapIn(db: Queryable, clock: Clock, token: string | undefined): Promise<string | null> {
   const now = clock.now().toISOString();
   const ensureAdmin = async (): Promise<number> => {
     const existing = await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirst();
