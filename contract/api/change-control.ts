@@ -473,3 +473,36 @@ export const preview = z.object({
   reasons: z.array(z.string()),
 });
 export type Preview = z.infer<typeof preview>;
+
+/** The kinds of a journal entry (NetBox's). */
+export const JOURNAL_KINDS = ['info', 'success', 'warning', 'danger'] as const;
+/** The only object type journal entries are kept on here. */
+export const JOURNAL_OBJECT_TYPE = 'change_control.changerequest';
+
+/** `/api/extras/journal-entries/`: a note on a change request (NetBox's journal entry). */
+export const journalEntry = z.object({
+  ...objectBase,
+  assigned_object_type: z.string(),
+  assigned_object_id: z.number().int(),
+  kind: z.enum(JOURNAL_KINDS),
+  /** Markdown, as written; `comments_html` is it rendered safely (as change comments are). */
+  comments: z.string(),
+  comments_html: z.string(),
+  /** Always whoever wrote the entry (read-only). */
+  created_by: userRef,
+});
+export type JournalEntry = z.infer<typeof journalEntry>;
+
+export const journalEntryCreate = z.looseObject({
+  assigned_object_type: z.literal(JOURNAL_OBJECT_TYPE, { error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").` }),
+  assigned_object_id: z.number().int(),
+  kind: z.enum(JOURNAL_KINDS).default('info'),
+  comments: text().trim().min(1, { error: 'This field may not be blank.' }),
+});
+
+export const journalEntryUpdate = z.looseObject({
+  assigned_object_type: z.literal(JOURNAL_OBJECT_TYPE, { error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").` }).optional(),
+  assigned_object_id: z.number().int().optional(),
+  kind: z.enum(JOURNAL_KINDS).optional(),
+  comments: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+});

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { createApp, migrationsOf } from '../../server/app';
 import { defaultPlugins } from '../../server/plugins';
@@ -166,6 +169,26 @@ export function serviceForSuite(ready: (svc: TestService) => void | Promise<void
     await ready(svc);
   });
   after(async () => svc?.close());
+}
+
+/**
+ * Two instances of the service on one database (a SQLite file, or one PostgreSQL schema), started
+ * afresh before each test of the suite and stopped after it.
+ */
+export function instancesForEachTest(ready: (a: TestService, b: TestService) => void): void {
+  let dir = '';
+  let started: TestService[] = [];
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cc-instances-'));
+    const db = join(dir, 'shared.sqlite');
+    started = [await startService({ db }), await startService({ db })];
+    ready(started[0]!, started[1]!);
+  });
+  afterEach(async () => {
+    for (const svc of started) await svc.close();
+    started = [];
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 /** Starts the real service in process on an ephemeral loopback port, with a fresh database and a manual clock. */

@@ -247,6 +247,22 @@ async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise
   await db.schema.alterTable('cc_merge_checks').addColumn('objects', 'text', (c) => c.notNull().defaultTo('[]')).execute();
 }
 
+/** Journal entries on change requests (they go with their request: ON DELETE CASCADE). */
+async function createJournalEntries(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_journal_entries')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('assigned_object_type', 'text', (c) => c.notNull())
+    .addColumn('assigned_object_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('info'))
+    .addColumn('comments', 'text', (c) => c.notNull())
+    .addColumn('created_by_id', 'integer', (c) => c.notNull())
+    .addColumn('created', 'text', (c) => c.notNull())
+    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('cc_journal_entries_object').on('cc_journal_entries').columns(['assigned_object_id', 'created']).execute();
+}
+
 /** NetBox's free-form `custom_fields` (a JSON object, `{}` by default) on the four tagged models. */
 async function addCustomFields(db: Kysely<unknown>): Promise<void> {
   for (const table of ['cc_policies', 'cc_policy_rules', 'cc_change_requests', 'cc_reviews']) {
@@ -265,5 +281,6 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0007-override': { up: addOverride },
   '20-change-control-0020-freezes-queue-claim-check-objects': { up: addFreezesQueueClaimAndCheckObjects },
   '20-change-control-0021-digests-enforcement': { up: addDigestsAndEnforcement },
-  '20-change-control-0022-custom-fields': { up: addCustomFields },
+  '20-change-control-0022-journal-entries': { up: createJournalEntries },
+  '20-change-control-0023-custom-fields': { up: addCustomFields },
 };

@@ -117,6 +117,19 @@ export interface ChangeCommentsTable {
   last_updated: string;
 }
 
+/** A journal entry on a change request (`/api/extras/journal-entries/`). */
+export interface JournalEntriesTable {
+  id: Id;
+  assigned_object_type: string;
+  /** The change request (deleting it deletes its entries). */
+  assigned_object_id: number;
+  kind: string;
+  comments: string;
+  created_by_id: number;
+  created: string;
+  last_updated: string;
+}
+
 export interface MergeChecksTable {
   id: Id;
   change_request_id: number;
@@ -205,6 +218,7 @@ export interface ChangeControlTables {
   cc_change_request_policies: ChangeRequestPoliciesTable;
   cc_reviews: ReviewsTable;
   cc_change_comments: ChangeCommentsTable;
+  cc_journal_entries: JournalEntriesTable;
   cc_merge_checks: MergeChecksTable;
   cc_merge_jobs: MergeJobsTable;
   cc_outstanding_reviewers: OutstandingReviewersTable;
@@ -219,6 +233,7 @@ export type PolicyRuleRow = Selectable<PolicyRulesTable>;
 export type ChangeRequestRow = Selectable<ChangeRequestsTable>;
 export type ReviewRow = Selectable<ReviewsTable>;
 export type ChangeCommentRow = Selectable<ChangeCommentsTable>;
+export type JournalEntryRow = Selectable<JournalEntriesTable>;
 export type MergeCheckRow = Selectable<MergeChecksTable>;
 export type MergeJobRow = Selectable<MergeJobsTable>;
 export type FreezeRow = Selectable<FreezesTable>;

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { ReadMemo } from '../../../../server/host/core/read-memo';
 import { sql } from 'kysely';
-import { startService, type TestService } from '../../../support/service';
+import { instancesForEachTest, startService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
@@ -113,18 +110,11 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
 });
 
 describe('several instances on one database', () => {
-  let dir: string;
   let a: TestService;
   let b: TestService;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-instances-'));
-    a = await startService({ db: join(dir, 'shared.sqlite') });
-    b = await startService({ db: join(dir, 'shared.sqlite') });
-  });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-    rmSync(dir, { recursive: true, force: true });
+  instancesForEachTest((first, second) => {
+    a = first;
+    b = second;
   });
 
   it("never serves a cached identity or permission after another instance's write", async () => {

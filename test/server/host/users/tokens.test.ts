@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startService, type TestService } from '../../../support/service';
+import { instancesForEachTest, startService, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
@@ -267,18 +264,11 @@ describe('host: tokens/provision', () => {
 });
 
 describe('host: the password throttle across instances on one database', () => {
-  let dir: string;
   let a: TestService;
   let b: TestService;
-  beforeEach(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-throttle-'));
-    a = await startService({ db: join(dir, 'shared.sqlite') });
-    b = await startService({ db: join(dir, 'shared.sqlite') });
-  });
-  afterEach(async () => {
-    await a.close();
-    await b.close();
-    rmSync(dir, { recursive: true, force: true });
+  instancesForEachTest((first, second) => {
+    a = first;
+    b = second;
   });
 
   it('counts failed passwords once for every instance: guesses spread over two instances reach the limit together, and the window passes for both', async () => {
