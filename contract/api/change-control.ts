@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { httpUrl, objectBase, objectTypeName, text, userRef } from './common';
+import { customFields, customFieldsWrite, httpUrl, objectBase, objectTypeName, text, userRef } from './common';
 import { tagRef, tagsWrite } from './host';
 import { freezeNotice } from './freezes';
 import {
@@ -91,6 +91,7 @@ export const policy = z.object({
   check_settings: z.record(z.string(), checkSettings),
   comments: z.string(),
   tags: z.array(tagRef).default([]),
+  custom_fields: customFields.default({}),
 });
 export type Policy = z.infer<typeof policy>;
 
@@ -107,6 +108,7 @@ export const policyWrite = z.strictObject({
   check_settings: z.record(z.string().max(100), checkSettings).optional(),
   comments: text().optional(),
   tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
 });
 
 export const policyRule = z.object({
@@ -117,6 +119,7 @@ export const policyRule = z.object({
   groups: z.array(z.number().int()),
   users: z.array(z.number().int()),
   tags: z.array(tagRef).default([]),
+  custom_fields: customFields.default({}),
 });
 export type PolicyRule = z.infer<typeof policyRule>;
 
@@ -127,6 +130,7 @@ export const policyRuleWrite = z.strictObject({
   groups: z.array(z.number().int()).optional(),
   users: z.array(z.number().int()).optional(),
   tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
 });
 
 // ---- Change requests ---------------------------------------------------------------------
@@ -172,6 +176,7 @@ export const changeRequest = z.object({
   /** "Window too short": the window is shorter than the automatic-merge interval (null otherwise). */
   window_warning: z.string().nullable().default(null),
   tags: z.array(tagRef).default([]),
+  custom_fields: customFields.default({}),
   auto_merge: z.boolean(),
   comments: z.string(),
   policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()), enforcement: z.enum(POLICY_ENFORCEMENTS) })),
@@ -206,6 +211,7 @@ export const changeRequestCreate = z.strictObject({
   auto_merge: z.boolean().optional(),
   comments: text().optional(),
   tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
 });
 export const changeRequestUpdate = changeRequestCreate.omit({ branch: true }).partial();
 /** PUT: a full write; a field left out takes its default (the title: the branch name). */
@@ -218,6 +224,7 @@ export const changeRequestReplace = changeRequestCreate.omit({ branch: true }).e
   scheduled_end: isoDateTime.nullable().default(null),
   auto_merge: z.boolean().default(false),
   comments: text().default(''),
+  custom_fields: customFieldsWrite.default({}),
 });
 
 // ---- Reviews -----------------------------------------------------------------------------
@@ -233,6 +240,7 @@ export const review = z.object({
   /** The digest of the branch's net diff the review was given on (null for reviews older than digests). */
   digest: z.string().nullable(),
   tags: z.array(tagRef).default([]),
+  custom_fields: customFields.default({}),
 });
 export type Review = z.infer<typeof review>;
 
@@ -241,11 +249,13 @@ export const reviewCreate = z.looseObject({
   decision: z.enum(REVIEW_DECISIONS),
   comment: text().optional(),
   tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
 });
 export const reviewUpdate = z.looseObject({
   decision: z.enum(REVIEW_DECISIONS).optional(),
   comment: text().optional(),
   tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
 });
 
 // ---- Comments ----------------------------------------------------------------------------

@@ -42,6 +42,16 @@ export const objectTypeName = z.string().regex(/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9
 export const MAX_TEXT = 65_536;
 export const text = (max = MAX_TEXT) => z.string().max(max, { error: `at most ${max} characters` });
 
+/** Characters `custom_fields` may take, written as JSON (the limit of a text field). */
+export const MAX_CUSTOM_FIELDS = MAX_TEXT;
+/** NetBox's `custom_fields` as shown: a free-form JSON object (`{}` when none were written). */
+export const customFields = z.record(z.string(), z.unknown()).describe('Free-form JSON object (NetBox custom_fields); {} when none were written.');
+/** `custom_fields` as written: a JSON object; a write replaces the whole object. */
+export const customFieldsWrite = z
+  .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
+  .refine((v) => JSON.stringify(v).length <= MAX_CUSTOM_FIELDS, { error: `at most ${MAX_CUSTOM_FIELDS} characters as JSON` })
+  .describe(`Free-form JSON object (at most ${MAX_CUSTOM_FIELDS} characters as JSON); replaces the stored object whole.`);
+
 /** Whether `value` is an absolute `http:` or `https:` URL with a host (nothing else is ever stored as a link). */
 export function isHttpUrl(value: string): boolean {
   try {

@@ -98,6 +98,7 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
       scheduled_end: input.scheduled_end ? new Date(input.scheduled_end).toISOString() : null,
       auto_merge: fromBool(input.auto_merge ?? false),
       comments: input.comments ?? '',
+      custom_fields: JSON.stringify(input.custom_fields ?? {}),
       approved: 0,
       gates_cleared: 0,
       has_conflicts: 0,
@@ -135,6 +136,7 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
     scheduled_end: end,
     auto_merge: input.auto_merge === undefined ? undefined : fromBool(input.auto_merge),
     comments: input.comments,
+    custom_fields: input.custom_fields === undefined ? undefined : JSON.stringify(input.custom_fields),
   });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, id, input.tags);
   await requestRefresh(ctx, id, { rematch: false });

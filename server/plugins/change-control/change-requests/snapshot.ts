@@ -1,5 +1,5 @@
 import type { Ctx } from '../../../host';
-import { toBool } from '../db/database';
+import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { MODELS } from '../names';
 
@@ -25,6 +25,7 @@ export function storedFields(ctx: Ctx, row: ChangeRequestRow) {
     scheduled_end: row.scheduled_end,
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
+    custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
     created: row.created,
     last_updated: row.last_updated,
   };

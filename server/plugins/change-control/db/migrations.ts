@@ -263,6 +263,13 @@ async function createJournalEntries(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('cc_journal_entries_object').on('cc_journal_entries').columns(['assigned_object_id', 'created']).execute();
 }
 
+/** NetBox's free-form `custom_fields` (a JSON object, `{}` by default) on the four tagged models. */
+async function addCustomFields(db: Kysely<unknown>): Promise<void> {
+  for (const table of ['cc_policies', 'cc_policy_rules', 'cc_change_requests', 'cc_reviews']) {
+    await db.schema.alterTable(table).addColumn('custom_fields', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+  }
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -275,4 +282,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0020-freezes-queue-claim-check-objects': { up: addFreezesQueueClaimAndCheckObjects },
   '20-change-control-0021-digests-enforcement': { up: addDigestsAndEnforcement },
   '20-change-control-0022-journal-entries': { up: createJournalEntries },
+  '20-change-control-0023-custom-fields': { up: addCustomFields },
 };

@@ -20,6 +20,8 @@ export interface PoliciesTable {
   /** Per check name: `{reporter: {users, groups} | null, timeout_minutes: number | null}`. */
   check_settings: Generated<Json>;
   comments: string;
+  /** NetBox's free-form `custom_fields`: a JSON object. */
+  custom_fields: Generated<Json>;
   created: string;
   last_updated: string;
 }
@@ -31,6 +33,8 @@ export interface PolicyRulesTable {
   min_reviews: number;
   groups: Json;
   users: Json;
+  /** NetBox's free-form `custom_fields`: a JSON object. */
+  custom_fields: Generated<Json>;
   created: string;
   last_updated: string;
 }
@@ -65,6 +69,8 @@ export interface ChangeRequestsTable {
   overridden_reason: string | null;
   /** The digest of the branch's net diff, cached whenever the branch's content moves. */
   digest: string | null;
+  /** NetBox's free-form `custom_fields`: a JSON object. */
+  custom_fields: Generated<Json>;
   created: string;
   last_updated: string;
 }
@@ -85,6 +91,8 @@ export interface ReviewsTable {
   stale: Bool;
   /** The digest of the branch's net diff the review was given on (null: given before digests were kept). */
   digest: string | null;
+  /** NetBox's free-form `custom_fields`: a JSON object. */
+  custom_fields: Generated<Json>;
   created: string;
   last_updated: string;
 }

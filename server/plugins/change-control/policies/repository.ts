@@ -46,6 +46,7 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
     enforcement: row.enforcement,
     check_settings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
     comments: row.comments,
+    custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
     created: row.created,
     last_updated: row.last_updated,
   };
@@ -62,6 +63,7 @@ export function presentRule(ctx: Ctx, row: PolicyRuleRow): PolicyRuleOut {
     min_reviews: row.min_reviews,
     groups: parseJson<number[]>(row.groups, []),
     users: parseJson<number[]>(row.users, []),
+    custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
     created: row.created,
     last_updated: row.last_updated,
   };

@@ -45,6 +45,8 @@ function policyColumns(input: Partial<PolicyWrite>) {
     ...(input.enforcement !== undefined ? { enforcement: input.enforcement } : {}),
     ...(input.check_settings !== undefined ? { check_settings: JSON.stringify(input.check_settings) } : {}),
     ...(input.comments !== undefined ? { comments: input.comments } : {}),
+    // The whole object: a write replaces it.
+    ...(input.custom_fields !== undefined ? { custom_fields: JSON.stringify(input.custom_fields) } : {}),
   };
 }
 
@@ -162,6 +164,7 @@ function ruleColumns(input: Partial<RuleWrite>) {
     ...(input.min_reviews !== undefined ? { min_reviews: input.min_reviews } : {}),
     ...(input.users !== undefined ? { users: JSON.stringify(dedupe(input.users.map(String)).map(Number)) } : {}),
     ...(input.groups !== undefined ? { groups: JSON.stringify(dedupe(input.groups.map(String)).map(Number)) } : {}),
+    ...(input.custom_fields !== undefined ? { custom_fields: JSON.stringify(input.custom_fields) } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { recordChange, tagsOf, type Ctx } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
-import { ccDb, nowIso, toBool } from '../db/database';
+import { ccDb, nowIso, parseJson, toBool } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
@@ -27,6 +27,7 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
       stale: toBool(row.stale),
       digest: row.digest,
       tags: [],
+      custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
       created: row.created,
       last_updated: row.last_updated,
     };
@@ -49,6 +50,7 @@ export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown
     reviewer: row.reviewer_id,
     stale: toBool(row.stale),
     digest: row.digest,
+    custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
     created: row.created,
     last_updated: row.last_updated,
   };

@@ -63,7 +63,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   try {
     row = await ccDb(ctx)
       .insertInto('cc_reviews')
-      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), created: now, last_updated: now })
+      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now })
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
@@ -86,8 +86,8 @@ const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
 
 /**
  * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
- * author re-affirming a stale review makes it count again). PUT replaces decision and comment
- * (an omitted comment is cleared); PATCH changes what it names.
+ * author re-affirming a stale review makes it count again). PUT replaces decision, comment and
+ * custom_fields (an omitted comment or custom_fields is cleared); PATCH changes what it names.
  */
 async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewRow> {
   const caller = ctx.user!;
@@ -104,10 +104,11 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   await refuseContributorApproval(ctx, decision, cr.branch_id);
   const digest = await requestDigest(ctx, cr);
   if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, before.id, input.tags);
-  if (decision === before.decision && comment === before.comment && before.stale === 0 && before.digest === digest) return before;
+  const customFields = input.custom_fields !== undefined ? JSON.stringify(input.custom_fields) : replace ? '{}' : before.custom_fields;
+  if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) return before;
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
-  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, stale: 0, digest, last_updated: now }).where('id', '=', before.id).execute();
+  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now }).where('id', '=', before.id).execute();
   const after = (await getReviewRow(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);

@@ -156,3 +156,23 @@ export async function checkNamed(client: ApiClient, id: number, name: string): P
 export async function changesOf(svc: TestService, branchId: number): Promise<any[]> {
   return (await ok(svc.admin.get(`${CHANGES}?branch_id=${branchId}&limit=1000`))).results;
 }
+
+/** Values `custom_fields` refuses (400 naming it): anything but a JSON object, or one over 65,536 characters as JSON. */
+export const NOT_CUSTOM_FIELDS: unknown[] = [null, [1], 'text', 5, true, { a: 'x'.repeat(40_000), b: 'x'.repeat(40_000) }];
+
+/** What the changelog kept of `custom_fields` for an object, oldest first: [prechange, postchange] per entry. */
+export async function customFieldsLog(client: ApiClient, objectType: string, id: number): Promise<unknown[][]> {
+  const log = await ok(client.get(`/api/core/object-changes/?changed_object_type=${objectType}&changed_object_id=${id}&limit=1000`));
+  return (log.results as Array<{ id: number; prechange_data: any; postchange_data: any }>)
+    .sort((a, b) => a.id - b.id)
+    .map((e) => [e.prechange_data?.custom_fields, e.postchange_data?.custom_fields]);
+}
+
+/** Each value of NOT_CUSTOM_FIELDS, written with `write`, is 400 naming custom_fields. */
+export async function expectCustomFieldsRefused(write: (custom_fields: unknown) => Promise<ApiResponse>): Promise<void> {
+  for (const value of NOT_CUSTOM_FIELDS) {
+    const res = await write(value);
+    expectStatus(res, 400, JSON.stringify(value).slice(0, 40));
+    assert.ok(res.body.custom_fields, JSON.stringify(res.body).slice(0, 300));
+  }
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, customFieldsLog, detail, DEVICES, expectCustomFieldsRefused, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
 import { draftRequest, listed, mainDevice, merge, patchObject, VIEW_ONLY } from './requests-support';
 
 describe('change requests: fields (ChangeRequest table and contract 4.1)', () => {
@@ -137,6 +137,23 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
     assert.equal(patched.gates_cleared, false);
     assert.equal(patched.branch_name, `pol-${n}`);
     assert.equal(patched.branch_deleted, false);
+  });
+
+  it('ChangeRequest custom_fields: a free-form JSON object ({} by default) a write replaces whole (PUT leaving it out clears it), shown in detail, list and changelog; anything else is 400 naming it', async () => {
+    const { cr } = await draftRequest(author, `custom-${++n}`, { custom_fields: { ticket: 'CHG-1', risk: { score: 2 } } });
+    assert.deepEqual(cr.custom_fields, { ticket: 'CHG-1', risk: { score: 2 } });
+    assert.deepEqual((await draftRequest(author, `custom-none-${++n}`)).cr.custom_fields, {});
+    assert.deepEqual((await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { custom_fields: { ticket: 'CHG-2' } }))).custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual((await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { priority: 'high' }))).custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual((await detail(author.client, cr.id)).custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual((await ok(author.client.get(`${REQUESTS}?id=${cr.id}`))).results[0].custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual((await ok(author.client.put(`${REQUESTS}${cr.id}/`, { title: 'Replaced' }))).custom_fields, {});
+    const log = await customFieldsLog(svc.admin, 'change_control.changerequest', cr.id);
+    assert.deepEqual(log[0], [undefined, { ticket: 'CHG-1', risk: { score: 2 } }]);
+    assert.ok(log.some(([pre, post]) => JSON.stringify(pre) === '{"ticket":"CHG-1","risk":{"score":2}}' && JSON.stringify(post) === '{"ticket":"CHG-2"}'), JSON.stringify(log));
+    assert.deepEqual(log.at(-1)?.[1], {});
+    await expectCustomFieldsRefused((custom_fields) => author.client.patch(`${REQUESTS}${cr.id}/`, { custom_fields }));
+    assert.deepEqual((await detail(author.client, cr.id)).custom_fields, {});
   });
 
   it('contract 4.1: an unknown field is 400 naming it', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { serviceForSuite, startService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, created, detail, expectStatus, group, ok, policy, POLICIES, RULES, type Actor, type PermissionGrant } from './fixtures';
+import { actor, AUTHOR, created, customFieldsLog, detail, expectCustomFieldsRefused, expectStatus, group, ok, policy, POLICIES, RULES, type Actor, type PermissionGrant } from './fixtures';
 import { draftRequest, evaluation, ids, VIEW_ONLY } from './requests-support';
 
 const POLICY_TYPE = 'change_control.policy';
@@ -25,6 +25,22 @@ describe('policies: fields, checks and the required_checks filter', () => {
     assert.equal(p.condition_state, 'either');
     assert.deepEqual(p.checks, []);
     assert.equal(p.display, 'Defaults');
+  });
+
+  it('Policy custom_fields: a free-form JSON object ({} by default) a write replaces whole, shown in detail, list and changelog; anything else is 400 naming it', async () => {
+    const fields = { owner: 'netops', cost: 3, nested: { list: [1, null, true] } };
+    const p = await created(svc.admin.post(POLICIES, { name: 'Custom fields', custom_fields: fields }));
+    assert.deepEqual(p.custom_fields, fields);
+    assert.deepEqual((await created(svc.admin.post(POLICIES, { name: 'No custom fields' }))).custom_fields, {});
+    assert.deepEqual((await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { custom_fields: { ticket: 'T-1' } }))).custom_fields, { ticket: 'T-1' });
+    assert.deepEqual((await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { description: 'kept' }))).custom_fields, { ticket: 'T-1' });
+    assert.deepEqual((await ok(svc.admin.put(`${POLICIES}${p.id}/`, { name: 'Custom fields', custom_fields: { a: 1 } }))).custom_fields, { a: 1 });
+    assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${p.id}/`))).custom_fields, { a: 1 });
+    assert.deepEqual((await ok(svc.admin.get(`${POLICIES}?id=${p.id}`))).results[0].custom_fields, { a: 1 });
+    assert.deepEqual(await customFieldsLog(svc.admin, POLICY_TYPE, p.id), [[undefined, fields], [fields, { ticket: 'T-1' }], [{ ticket: 'T-1' }, { ticket: 'T-1' }], [{ ticket: 'T-1' }, { a: 1 }]]);
+    await expectCustomFieldsRefused((custom_fields) => svc.admin.patch(`${POLICIES}${p.id}/`, { custom_fields }));
+    await expectCustomFieldsRefused((custom_fields) => svc.admin.post(POLICIES, { name: 'Refused', custom_fields }));
+    assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${p.id}/`))).custom_fields, { a: 1 });
   });
 
   it('contract 4.1: policy names are unique (400 naming name)', async () => {
@@ -172,6 +188,17 @@ describe('policy rules: fields', () => {
     assert.deepEqual(res.body.users, []);
     assert.deepEqual(res.body.groups, []);
     assert.equal(res.body.policy, policyId);
+  });
+
+  it('PolicyRule custom_fields: a free-form JSON object ({} by default) a write replaces whole, shown in detail, list and changelog; anything else is 400 naming it', async () => {
+    const r = await created(svc.admin.post(RULES, { policy: policyId, name: 'custom', custom_fields: { team: 'core' } }));
+    assert.deepEqual(r.custom_fields, { team: 'core' });
+    assert.deepEqual((await created(svc.admin.post(RULES, { policy: policyId, name: 'no custom' }))).custom_fields, {});
+    assert.deepEqual((await ok(svc.admin.patch(`${RULES}${r.id}/`, { custom_fields: { on_call: ['bob'] } }))).custom_fields, { on_call: ['bob'] });
+    assert.deepEqual((await ok(svc.admin.get(`${RULES}${r.id}/`))).custom_fields, { on_call: ['bob'] });
+    assert.deepEqual((await ok(svc.admin.get(`${RULES}?id=${r.id}`))).results[0].custom_fields, { on_call: ['bob'] });
+    assert.deepEqual(await customFieldsLog(svc.admin, RULE_TYPE, r.id), [[undefined, { team: 'core' }], [{ team: 'core' }, { on_call: ['bob'] }]]);
+    await expectCustomFieldsRefused((custom_fields) => svc.admin.patch(`${RULES}${r.id}/`, { custom_fields }));
   });
 
   it('PolicyRule: zero approvals is allowed; a negative minimum is refused (400 naming min_reviews)', async () => {

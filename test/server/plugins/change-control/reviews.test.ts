@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
 import { serviceForSuite, startService, type TestService } from '../../../support/service';
-import { expectEachRefused, act, actor, AUTHOR, branch, BRANCHES, created, device, openRequest, detail, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
+import { expectEachRefused, act, actor, AUTHOR, branch, BRANCHES, created, customFieldsLog, device, openRequest, detail, expectCustomFieldsRefused, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
 import {
   assertRefused,
   editInBranch,
@@ -74,6 +74,25 @@ describe('change control: review fields', () => {
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     assert.equal(r.comment, '');
     assert.equal(r.comment_html, '');
+  });
+
+  it('Review custom_fields: a free-form JSON object ({} by default) a write replaces whole (PUT leaving it out clears it), shown in detail, list and changelog; anything else is 400 naming it', async () => {
+    await expectCustomFieldsRefused((custom_fields) => postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', custom_fields }));
+    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', custom_fields: { checklist: [true, false] } }));
+    assert.deepEqual(r.custom_fields, { checklist: [true, false] });
+    assert.deepEqual((await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment' }))).custom_fields, {});
+    assert.deepEqual((await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { custom_fields: { checklist: [true, true] } }))).custom_fields, { checklist: [true, true] });
+    assert.deepEqual((await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'kept' }))).custom_fields, { checklist: [true, true] });
+    assert.deepEqual((await ok(s.bob.client.get(`${REVIEWS}${r.id}/`))).custom_fields, { checklist: [true, true] });
+    assert.deepEqual((await ok(s.bob.client.get(`${REVIEWS}?id=${r.id}`))).results[0].custom_fields, { checklist: [true, true] });
+    assert.deepEqual((await ok(s.bob.client.put(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'kept' }))).custom_fields, {});
+    assert.deepEqual(await customFieldsLog(svc.admin, 'change_control.review', r.id), [
+      [undefined, { checklist: [true, false] }],
+      [{ checklist: [true, false] }, { checklist: [true, true] }],
+      [{ checklist: [true, true] }, { checklist: [true, true] }],
+      [{ checklist: [true, true] }, {}],
+    ]);
+    await expectCustomFieldsRefused((custom_fields) => s.bob.client.patch(`${REVIEWS}${r.id}/`, { custom_fields }));
   });
 
   it('Review field stale is read-only: sending it on create or edit changes nothing', async () => {
