@@ -67,7 +67,10 @@ function parseOne(name: string, def: FilterDef, raw: string, meId: number | null
         return meId;
       }
       if (!/^-?\d+$/.test(raw)) throw ValidationError.field(name, `"${raw}" is not a valid integer.`);
-      return Number.parseInt(raw, 10);
+      const value = Number.parseInt(raw, 10);
+      // Beyond 2^53 a number is no longer exact, and beyond 64 bits PostgreSQL refuses it: one answer on both databases.
+      if (!Number.isSafeInteger(value)) throw ValidationError.field(name, `"${raw.slice(0, 40)}" is out of range (at most ${Number.MAX_SAFE_INTEGER} either way).`);
+      return value;
     }
     case 'bool': {
       const v = raw.toLowerCase();

@@ -61,6 +61,7 @@ describe('change control: the event stream (stream/)', () => {
       [{ lastEventId: '1'.repeat(30) }, 'Last-Event-ID'],
       [{ query: '?last_event_id=1.5' }, 'last_event_id'],
       [{ query: '?change_request=x' }, 'change_request'],
+      [{ query: '?change_request=99999999999999999999' }, 'change_request'],
       [{ query: `?change_request=${Array.from({ length: 1001 }, (_, i) => i + 1).join(',')}` }, 'change_request'],
     ];
     for (const [options, field] of cases) {
