@@ -270,6 +270,29 @@ async function addCustomFields(db: Kysely<unknown>): Promise<void> {
   }
 }
 
+/**
+ * Policy matching kept per branch: per branch, policy and object type, the number of the
+ * branch's changes of that type the policy's condition set holds for, and the definition each
+ * policy's counts were computed with (a policy written elsewhere is recomputed when it differs).
+ * Both start empty: every branch is rebuilt on its first read.
+ */
+async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_branch_policy_matches')
+    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('matches', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('cc_branch_policy_matches_pk', ['branch_id', 'policy_id', 'object_type'])
+    .execute();
+  await db.schema.createIndex('cc_branch_policy_matches_policy').on('cc_branch_policy_matches').columns(['policy_id', 'branch_id']).execute();
+  await db.schema
+    .createTable('cc_policy_match_definitions')
+    .addColumn('policy_id', 'integer', (c) => c.primaryKey().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('definition', 'text', (c) => c.notNull())
+    .execute();
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -283,4 +306,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0021-digests-enforcement': { up: addDigestsAndEnforcement },
   '20-change-control-0022-journal-entries': { up: createJournalEntries },
   '20-change-control-0023-custom-fields': { up: addCustomFields },
+  '20-change-control-0024-branch-policy-matches': { up: addBranchPolicyMatches },
 };
