@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { databaseKind } from '../../../host';
+import type { ConditionSet, ConditionState } from '../../../../contract/api/change-control';
+import { matchingDefinition } from '../policies/matching';
+import { parseJson } from './database';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -274,7 +277,8 @@ async function addCustomFields(db: Kysely<unknown>): Promise<void> {
  * Policy matching kept per branch: per branch, policy and object type, the number of the
  * branch's changes of that type the policy's condition set holds for, and the definition each
  * policy's counts were computed with (a policy written elsewhere is recomputed when it differs).
- * Both start empty: every branch is rebuilt on its first read.
+ * The counts start empty and every existing policy's definition is recorded: each branch is
+ * counted whole on its first read (its kept state is missing), not every branch at once.
  */
 async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -291,6 +295,11 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
     .addColumn('policy_id', 'integer', (c) => c.primaryKey().references('cc_policies.id').onDelete('cascade'))
     .addColumn('definition', 'text', (c) => c.notNull())
     .execute();
+  const policies = await sql<{ id: number; object_types: string; conditions: string | null; condition_state: ConditionState }>`SELECT id, object_types, conditions, condition_state FROM cc_policies`.execute(db);
+  for (const p of policies.rows) {
+    const definition = matchingDefinition({ id: p.id, objectTypes: parseJson<string[]>(p.object_types, []), conditions: parseJson<ConditionSet | null>(p.conditions, null), conditionState: p.condition_state });
+    await sql`INSERT INTO cc_policy_match_definitions (policy_id, definition) VALUES (${p.id}, ${definition})`.execute(db);
+  }
 }
 
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */

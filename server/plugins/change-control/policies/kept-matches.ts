@@ -1,9 +1,9 @@
-import { branchChanges, branchesTouching, inTransaction, type BranchChange, type Ctx } from '../../../host';
+import { branchChanges, inTransaction, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../../host';
 import { stateSlot } from '../state';
 import { changeMatcher, countMatches, countsFor, matchingDefinition, type ChangeMatcher, type MatchableChange, type MatchablePolicy } from './matching';
 import {
   addToMatchCounts,
-  branchesWithChanges,
+  currentBranchesTouching,
   dropBranchMatchCounts,
   dropPolicyMatchCounts,
   matchingDefinitions,
@@ -25,19 +25,6 @@ export const POLICY_MATCHES_KEEPER = 'change-control:policy-matches';
 
 /** The tables the kept matches are read from (for the read memo). */
 export const POLICY_MATCH_TABLES: readonly string[] = ['cc_branch_policy_matches', 'cc_policy_match_definitions'];
-
-// TODO(host keeper interface): replaced by the host's types once the keeper registry is in.
-export interface BranchChangeWrite {
-  branchId: number;
-  before: BranchChange | null;
-  after: BranchChange | null;
-}
-export interface BranchStateKeeper {
-  name: string;
-  apply(ctx: Ctx, write: BranchChangeWrite): Promise<void>;
-  rebuild(ctx: Ctx, branchId: number): Promise<void>;
-  drop(ctx: Ctx, branchId: number): Promise<void>;
-}
 
 function matchable(change: BranchChange): MatchableChange {
   return { objectType: change.objectType, action: change.action, original: change.original, modified: change.modified };
@@ -102,11 +89,12 @@ export function policyMatchesKeeper(): BranchStateKeeper {
 
 /**
  * One policy's counts recomputed in every branch touching its object types (all branches with
- * changes when it names none), from the branches' change rows of those types.
+ * changes when it names none), from the branches' change rows of those types. Only branches
+ * whose kept state is current are counted: the others are rebuilt whole when next read.
  */
 async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void> {
   await dropPolicyMatchCounts(ctx, policy.id);
-  const branches = policy.objectTypes.length === 0 ? await branchesWithChanges(ctx) : await branchesTouching(ctx, policy.objectTypes);
+  const branches = await currentBranchesTouching(ctx, POLICY_MATCHES_KEEPER, policy.objectTypes.length === 0 ? null : policy.objectTypes);
   for (const branchId of branches) {
     const changes: MatchableChange[] = [];
     if (policy.objectTypes.length === 0) changes.push(...(await branchChanges(ctx, branchId)).map(matchable));

@@ -96,8 +96,19 @@ export async function recordDefinition(ctx: Ctx, policyId: number, definition: s
     .execute();
 }
 
-/** The branches with any change at all (what a policy of every object type can match). */
-export async function branchesWithChanges(ctx: Ctx): Promise<number[]> {
-  const rows = await ctx.db.selectFrom('branch_changes').select('branch_id').distinct().execute();
-  return rows.map((r) => r.branch_id);
+/**
+ * The branches whose kept state (`keeper`) is current and that have a change of one of these
+ * object types (of any type: `objectTypes` null). The others are rebuilt when next read.
+ */
+export async function currentBranchesTouching(ctx: Ctx, keeper: string, objectTypes: readonly string[] | null): Promise<number[]> {
+  if (objectTypes !== null && objectTypes.length === 0) return [];
+  let q = ctx.db
+    .selectFrom('branch_changes')
+    .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
+    .innerJoin('branch_state_revisions as r', (j) => j.onRef('r.branch_id', '=', 'branches.id').on('r.keeper', '=', keeper))
+    .whereRef('r.revision', '=', 'branches.changes_revision')
+    .select('branch_changes.branch_id')
+    .distinct();
+  if (objectTypes !== null) q = q.where('branch_changes.object_type', 'in', [...objectTypes]);
+  return (await q.execute()).map((r) => r.branch_id);
 }
