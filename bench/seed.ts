@@ -77,6 +77,15 @@ function moveDataVersion(db: SQLite.Database): void {
   db.prepare('UPDATE data_version SET version = version + 1 WHERE id = 1').run();
 }
 
+/**
+ * Change rows written beside the service move their branch's changes revision, as the
+ * service's own writes do, so that state kept per branch is rebuilt before it is read
+ * (`server/host/objects/branch-state.ts`).
+ */
+function moveChangesRevision(db: SQLite.Database, branchId: number): void {
+  db.prepare('UPDATE branches SET changes_revision = changes_revision + 1 WHERE id = ?').run(branchId);
+}
+
 /** Scenario 8's rare type: the branches of 25 of scenario 2's requests (all open) touch it. */
 export const RARE_TYPE = 'ipam.vlan';
 const isRare = (i: number) => i % 798 === 0 && i / 798 < 25;
@@ -113,6 +122,7 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
       insertRequest.run(branchId, name, `Bulk change ${i}`, `BULK-${i}`, status, requesterId, cleared, cleared, now, now);
       const type = isRare(i) ? RARE_TYPE : 'dcim.interface';
       insertChange.run(branchId, type, firstObjectId + i, JSON.stringify(isRare(i) ? { vid: 100 + (i % 3000), name: `vlan-${i}` } : { name: `eth${i}` }), now, now);
+      moveChangesRevision(db, branchId);
     }
     db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`).run(firstObjectId + count);
     moveDataVersion(db);
@@ -142,6 +152,7 @@ export function seedBranchChanges(dbFile: string, branchId: number, changes: num
       insertChange.run(branchId, id, original, modified, now, now);
     }
     db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`).run(firstObjectId + changes);
+    moveChangesRevision(db, branchId);
     moveDataVersion(db);
   })();
   db.close();

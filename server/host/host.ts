@@ -11,6 +11,7 @@ import type { VersionRange } from './core/version';
 import { EventBus } from './events/bus';
 import { TokenAuthenticator } from './http/auth';
 import { RouteRegistry } from './http/routes';
+import { BranchStateKeepers } from './objects/branch-state-keepers';
 import { ObjectTypeRegistry } from './objects/object-types';
 import { PermissionService } from './users/object-permissions';
 
@@ -64,6 +65,7 @@ export function createHost(deps: HostDeps): Host {
     plugins: new Map(),
     background: [],
     readMemo,
+    branchState: new BranchStateKeepers(),
     credentialThrottle: new CredentialThrottle(deps.clock),
     get auth(): TokenAuthenticator {
       return auth;

@@ -1,6 +1,7 @@
 import type { HostDb, Queryable } from '../db/database';
 import { bumpDataVersion, countingWrites, writesThrough } from '../db/data-version';
 import type { EventBus } from '../events/bus';
+import type { BranchStateKeepers } from '../objects/branch-state-keepers';
 import type { ObjectTypeRegistry } from '../objects/object-types';
 import type { PermissionService } from '../users/object-permissions';
 import type { BranchHooks, MergeValidators } from './hooks';
@@ -42,6 +43,8 @@ export interface HostServices extends CoreServices {
   readonly credentialThrottle: CredentialThrottle;
   /** Reads reused while the data they come from cannot have changed (the one cache mechanism). */
   readonly readMemo: ReadMemo;
+  /** Per-branch state kept current by every write of a branch's changes (`objects/branch-state.ts`). */
+  readonly branchState: BranchStateKeepers<Ctx>;
 }
 
 /**

@@ -88,6 +88,15 @@ export interface BranchesTable {
   merged_by: number | null;
   created: string;
   last_updated: string;
+  /** Moved by every write of the branch's change rows (`objects/branch-state.ts`). */
+  changes_revision: Generated<number>;
+}
+
+/** Which revision of a branch's changes each branch state keeper's state reflects. */
+export interface BranchStateRevisionsTable {
+  branch_id: number;
+  keeper: string;
+  revision: number;
 }
 
 /** One row per object a branch touches: its net effect. */
@@ -217,6 +226,7 @@ export interface HostTables {
   sequences: SequencesTable;
   branches: BranchesTable;
   branch_changes: BranchChangesTable;
+  branch_state_revisions: BranchStateRevisionsTable;
   object_changes: ObjectChangesTable;
   webhooks: WebhooksTable;
   event_rules: EventRulesTable;

@@ -1,7 +1,10 @@
 import type { Ctx } from '../core/context';
-import type { BranchChangeRow } from '../db/tables';
-import { parseAttributes, type Attributes } from './attributes';
+import { parseChangeRow, type BranchChange, type PremergeState } from './branch-change';
+import { branchChangesDeleted, branchChangeWritten } from './branch-state';
 import type { ChangeAction, NetChange } from './net-effect';
+
+export { parseChangeRow };
+export type { BranchChange, PremergeState } from './branch-change';
 
 /** Change rows read per query (the database's bound-parameter limit stays far away). */
 const ID_BATCH = 500;
@@ -41,37 +44,6 @@ export async function readyBranchesChanging(ctx: Ctx, objectType: string, object
   return rows.map((r) => r.id);
 }
 
-/** A branch's change row with its JSON parsed. */
-export interface BranchChange extends NetChange {
-  id: number;
-  branchId: number;
-  objectType: string;
-  objectId: number;
-  premerge: PremergeState | null;
-  created: string;
-  lastUpdated: string;
-}
-
-/** Main's state of the object just before a merge applied the change (null: it did not exist). */
-export interface PremergeState {
-  object: { attrs: Attributes; created: string; lastUpdated: string } | null;
-}
-
-export function parseChangeRow(row: BranchChangeRow): BranchChange {
-  return {
-    id: row.id,
-    branchId: row.branch_id,
-    objectType: row.object_type,
-    objectId: row.object_id,
-    action: row.action,
-    original: parseAttributes(row.original),
-    modified: parseAttributes(row.modified),
-    premerge: row.premerge === null ? null : (JSON.parse(row.premerge) as PremergeState),
-    created: row.created,
-    lastUpdated: row.last_updated,
-  };
-}
-
 export interface ChangeQuery {
   objectType?: string;
   objectIds?: number[];
@@ -102,8 +74,12 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
   return rows.map((r) => r.object_type).sort();
 }
 
-/** The tables branch data is read from (main's objects, branch changes, branches): what reads of it name for the read memo. */
-export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes', 'branches'];
+/**
+ * The tables branch data is read from (main's objects, branch changes, branches, and which
+ * revision kept branch state reflects): what reads of it name for the read memo. A reader of a
+ * keeper's state names the keeper's tables too.
+ */
+export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes', 'branches', 'branch_state_revisions'];
 
 /**
  * The branches with a change of any of these object types: a range of the index
@@ -115,8 +91,13 @@ export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[])
   return rows.map((r) => r.branch_id);
 }
 
-/** Stores a change (keeping the row, and so its id, when the object already has one). */
-export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange): Promise<void> {
+/**
+ * Stores a change (keeping the row, and so its id, when the object already has one), and keeps
+ * the branch's state current (`branch-state.ts`). `before` is the object's change row as it
+ * was, when the caller has it (null: none); otherwise it is read.
+ */
+export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange, before?: BranchChange | null): Promise<void> {
+  const was = before !== undefined ? before : ((await branchChange(ctx, branchId, objectType, objectId)) ?? null);
   const now = ctx.host.clock.now().toISOString();
   const values = {
     action: change.action as ChangeAction,
@@ -124,15 +105,25 @@ export async function saveChange(ctx: Ctx, branchId: number, objectType: string,
     modified: change.modified === null ? null : JSON.stringify(change.modified),
     last_updated: now,
   };
-  await ctx.db
+  const row = await ctx.db
     .insertInto('branch_changes')
     .values({ branch_id: branchId, object_type: objectType, object_id: objectId, premerge: null, created: now, ...values })
     .onConflict((oc) => oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet(values))
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await branchChangeWritten(ctx, { branchId, before: was, after: parseChangeRow(row) });
 }
 
+/** Removes a change, and keeps the branch's state current. */
 export async function removeChange(ctx: Ctx, changeId: number): Promise<void> {
-  await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).execute();
+  const row = await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).returningAll().executeTakeFirst();
+  if (row) await branchChangeWritten(ctx, { branchId: row.branch_id, before: parseChangeRow(row), after: null });
+}
+
+/** Removes every change of a branch (the branch is being deleted); every keeper drops its state of it. */
+export async function removeBranchChanges(ctx: Ctx, branchId: number): Promise<void> {
+  await branchChangesDeleted(ctx, branchId);
+  await ctx.db.deleteFrom('branch_changes').where('branch_id', '=', branchId).execute();
 }
 
 export async function savePremerge(ctx: Ctx, changeId: number, premerge: PremergeState | null): Promise<void> {

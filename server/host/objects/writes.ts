@@ -48,7 +48,7 @@ async function writeInBranch(ctx: Ctx, branch: BranchRow, objectType: string, ob
   const effect = nextNetEffect(existing ?? null, write);
   if (effect.kind === 'unchanged') return false;
   if (effect.kind === 'remove') await removeChange(ctx, existing!.id);
-  else await saveChange(ctx, branch.id, objectType, objectId, effect.change);
+  else await saveChange(ctx, branch.id, objectType, objectId, effect.change, existing ?? null);
   await ctx.host.branchHooks.run('changesMoved', ctx, {
     branch,
     objectTypes: [objectType],

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { branchCreate, branchUpdate } from '../../../contract/api/branching';
-import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
+import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, removeBranchChanges, type BranchOut } from '../../host';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
 
@@ -64,7 +64,7 @@ export async function updateBranch(ctx: Ctx, id: number, input: z.infer<typeof b
 export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
   const branch = await loadBranch(ctx, id);
   await ctx.host.branchHooks.run('deleting', ctx, { branch });
-  await ctx.db.deleteFrom('branch_changes').where('branch_id', '=', id).execute();
+  await removeBranchChanges(ctx, id);
   await ctx.db.deleteFrom('branches').where('id', '=', id).execute();
 }
 

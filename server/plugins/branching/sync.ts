@@ -34,7 +34,7 @@ export function syncStep(change: NetChange, current: Attributes | null): SyncSte
 
 async function applySyncStep(ctx: Ctx, change: BranchChange, step: SyncStep): Promise<void> {
   if (step.effect === 'dropped') await removeChange(ctx, change.id);
-  else if (step.effect === 'rebased' && step.change) await saveChange(ctx, change.branchId, change.objectType, change.objectId, step.change);
+  else if (step.effect === 'rebased' && step.change) await saveChange(ctx, change.branchId, change.objectType, change.objectId, step.change, change);
 }
 
 /**

@@ -257,6 +257,21 @@ async function createTags(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('tagged_items_object').on('tagged_items').columns(['object_type', 'object_id']).execute();
 }
 
+/**
+ * State kept per branch: the revision of the branch's changes (moved by every write of them)
+ * and the revision each branch state keeper's state reflects (`objects/branch-state.ts`).
+ */
+async function createBranchState(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('branches').addColumn('changes_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .createTable('branch_state_revisions')
+    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+    .addColumn('keeper', 'text', (c) => c.notNull())
+    .addColumn('revision', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('branch_state_revisions_pk', ['branch_id', 'keeper'])
+    .execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -265,4 +280,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0005-credential-failures': { up: createCredentialFailures },
   '00-host-0006-branch-changes-by-type': { up: indexBranchChangesByType },
   '00-host-0090-tags': { up: createTags },
+  '00-host-0091-branch-state': { up: createBranchState },
 };
