@@ -22,8 +22,6 @@ const ROUTE_MODULE = /(^|\/|-)routes\.ts$/;
  */
 const KNOWN_QUERIES: Record<string, number> = {
   // Route modules still being emptied into their repositories.
-  'server/plugins/branching/branches-routes.ts': 1,
-  'server/plugins/branching/changes-routes.ts': 2,
   'server/plugins/change-control/change-requests/routes.ts': 3,
   'server/plugins/change-control/checks/routes.ts': 7,
   'server/plugins/change-control/policies/routes.ts': 10,
