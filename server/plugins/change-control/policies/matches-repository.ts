@@ -14,8 +14,15 @@ export interface MatchCountRow {
   matches: number;
 }
 
-/** What matching reads of every policy, enabled or not (the counts are kept for all of them), by id. */
-export async function matchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
+/**
+ * What matching reads of every policy, enabled or not (the counts are kept for all of them), by
+ * id; reused until a policy is written (shared: read-only).
+ */
+export function matchingDefinitions(ctx: Ctx): Promise<readonly MatchablePolicy[]> {
+  return ctx.host.readMemo.get(ctx, 'policy-matching-definitions', () => readMatchingDefinitions(ctx), ['cc_policies']);
+}
+
+async function readMatchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
   const rows = await ccDb(ctx).selectFrom('cc_policies').select(['id', 'object_types', 'conditions', 'condition_state']).orderBy('id').execute();
   return rows.map((r) => ({
     id: r.id,
@@ -82,10 +89,17 @@ export async function dropPolicyMatchCounts(ctx: Ctx, policyId: number): Promise
   await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('policy_id', '=', policyId).execute();
 }
 
-/** The definition each policy's counts were computed with, by policy id. */
-export async function recordedDefinitions(ctx: Ctx): Promise<Map<number, string>> {
-  const rows = await ccDb(ctx).selectFrom('cc_policy_match_definitions').select(['policy_id', 'definition']).execute();
-  return new Map(rows.map((r) => [r.policy_id, r.definition]));
+/** The definition each policy's counts were computed with, by policy id (shared: read-only). */
+export function recordedDefinitions(ctx: Ctx): Promise<ReadonlyMap<number, string>> {
+  return ctx.host.readMemo.get(
+    ctx,
+    'policy-matching-recorded',
+    async () => {
+      const rows = await ccDb(ctx).selectFrom('cc_policy_match_definitions').select(['policy_id', 'definition']).execute();
+      return new Map(rows.map((r) => [r.policy_id, r.definition]));
+    },
+    ['cc_policy_match_definitions', 'cc_policies'],
+  );
 }
 
 export async function recordDefinition(ctx: Ctx, policyId: number, definition: string): Promise<void> {
