@@ -4,7 +4,7 @@ import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
 import { BranchHooks, MergeValidators } from './core/hooks';
 import type { Logger } from './core/logger';
-import { ReadMemo } from './core/read-memo';
+import { READ_MEMO_ENTRIES, ReadMemo } from './core/read-memo';
 import { SearchRegistry } from './core/search';
 import { CredentialThrottle } from './core/throttle';
 import type { VersionRange } from './core/version';
@@ -51,13 +51,13 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo();
+  const readMemo = new ReadMemo(READ_MEMO_ENTRIES, deps.db);
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
     objectTypes: new ObjectTypeRegistry(),
     permissions: new PermissionService(deps.db, readMemo),
-    events: new EventBus(),
+    events: new EventBus(readMemo),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
