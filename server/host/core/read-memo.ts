@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { readDataVersions, tablesStamp, writesThrough, type DataVersions } from '../db/data-version';
+import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type DataVersions } from '../db/data-version';
 
 /** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
 export interface MemoScope {
@@ -116,7 +116,7 @@ export class ReadMemo {
     const root = this.root!;
     let pending = this.transactionVersions.get(scope.db);
     if (!pending) {
-      pending = readDataVersions(root);
+      pending = readDataVersionsIn(root, scope.db);
       this.transactionVersions.set(scope.db, pending);
     }
     const versions = await pending;

@@ -150,6 +150,17 @@ export async function readDataVersions(db: Queryable<any>): Promise<DataVersions
   return reader ? reader() : selectVersions(db);
 }
 
+/**
+ * The same, read inside a write transaction (`trx`) of the handle `db`: on a reader of its own
+ * when the handle has one, else through the transaction itself, never through another
+ * connection of a pool (every connection may be held by a transaction waiting for the write
+ * lock this one holds).
+ */
+export async function readDataVersionsIn(db: Queryable<any>, trx: Queryable<any>): Promise<DataVersions> {
+  const reader = readers.get(db);
+  return reader ? reader() : selectVersions(trx);
+}
+
 async function selectVersions(db: Queryable<any>): Promise<DataVersions> {
   const rows = await (db as Queryable<{ data_version: DataVersionTable }>).selectFrom('data_version').select(['id', 'version']).execute();
   const byRow = new Map<number, number>();
