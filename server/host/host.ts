@@ -4,7 +4,7 @@ import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
 import { BranchHooks, MergeValidators } from './core/hooks';
 import type { Logger } from './core/logger';
-import { READ_MEMO_ENTRIES, ReadMemo } from './core/read-memo';
+import { ReadMemo } from './core/read-memo';
 import { SearchRegistry } from './core/search';
 import { CredentialThrottle } from './core/throttle';
 import type { VersionRange } from './core/version';
@@ -51,7 +51,7 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo(READ_MEMO_ENTRIES, deps.db);
+  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 }, deps.db);
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),

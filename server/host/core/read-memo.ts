@@ -7,22 +7,43 @@ export interface MemoScope {
   readonly inTransaction: boolean;
 }
 
-/** The default bound of a memo: entries beyond it push out the least recently used. */
+/** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
 export const READ_MEMO_ENTRIES = 2000;
 
-/** An answer kept outside transactions, with what it was computed from. */
-interface Kept {
-  value: Promise<unknown>;
+/** The default bound of the memory a memo's answers hold (estimated), in bytes. */
+export const READ_MEMO_BYTES = 16 * 1024 * 1024;
+
+export interface ReadMemoLimits {
+  /** At most this many answers are kept (default `READ_MEMO_ENTRIES`). */
+  readonly maxEntries?: number;
+  /** The answers kept hold at most about this many bytes (default `READ_MEMO_BYTES`); 0 keeps none. */
+  readonly maxBytes?: number;
+}
+
+/** What an answer kept outside transactions was computed from. */
+interface Basis {
   /** The tables it names (undefined: it depends on everything). */
-  reads: readonly string[] | undefined;
+  readonly reads: readonly string[] | undefined;
   /** The versions it was computed at (`stampOf`). */
-  stamp: string;
+  readonly stamp: string;
   /** This process's writes (of `reads`, or of everything) through the service's handle then. */
-  local: number;
+  readonly local: number;
+}
+
+/** An answer kept outside transactions: `bytes` is its estimated size, 0 until it has resolved. */
+interface Kept extends Basis {
+  readonly value: Promise<unknown>;
+  bytes: number;
 }
 
 function stampOf(versions: DataVersions, reads: readonly string[] | undefined): string {
   return reads ? tablesStamp(versions, reads) : `all:${versions.global}`;
+}
+
+function sameTables(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((t, i) => t === b[i]);
 }
 
 /**
@@ -40,8 +61,12 @@ function stampOf(versions: DataVersions, reads: readonly string[] | undefined): 
  *   the committed state: write transactions run one at a time), so one write reuses what the
  *   last one read of the tables it did not write.
  *
- * So no write needs to say what it invalidates. Entries are bounded (least recently used go
- * first). Nothing that depends on the time may be memoized here.
+ * So no write needs to say what it invalidates. Outside transactions, what is kept is bounded
+ * by its size as well as by its number of answers: each answer's size is estimated when it
+ * resolves (`estimateBytes`), and the least recently used answers go first until the total is
+ * within the budget. An answer larger than the whole budget is never kept; reads that asked
+ * for it while it was being computed still share it. Nothing that depends on the time may be
+ * memoized here.
  */
 export class ReadMemo {
   private committed = -1;
@@ -49,12 +74,18 @@ export class ReadMemo {
   private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
   private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
+  private keptBytes = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
 
   /** `root`: the service's handle (without it, answers read inside transactions are never shared). */
   constructor(
-    private readonly maxEntries = READ_MEMO_ENTRIES,
+    limits: ReadMemoLimits = {},
     private readonly root?: Queryable,
-  ) {}
+  ) {
+    this.maxEntries = limits.maxEntries ?? READ_MEMO_ENTRIES;
+    this.maxBytes = limits.maxBytes ?? READ_MEMO_BYTES;
+  }
 
   /**
    * The answer for `key`, computed by `compute` unless kept. `reads` names the tables the answer
@@ -70,23 +101,31 @@ export class ReadMemo {
       return compute();
     }
     this.moveTo(versions, scope.db);
-    const stamp = stampOf(versions, reads);
-    const localNow = writesThrough(scope.db, reads);
-    const kept = this.entries.get(key);
-    if (kept && kept.stamp === stamp && kept.local === localNow && sameTables(kept.reads, reads)) {
-      // Most recently used last.
-      this.entries.delete(key);
-      this.entries.set(key, kept);
-      return kept.value as Promise<T>;
-    }
+    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
+    const kept = this.served(key, basis);
+    if (kept) return kept as Promise<T>;
     const value = compute();
-    this.keep(key, { value, reads, stamp, local: localNow });
+    this.remember(key, value, basis);
     return value;
   }
 
   /** How many answers are kept outside transactions (for tests of the bound). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The estimated bytes of the answers kept outside transactions (for tests of the bound). */
+  get bytes(): number {
+    return this.keptBytes;
+  }
+
+  /** The kept answer for `key` if it was computed on `basis` (most recently used from now). */
+  private served(key: string, basis: Basis): Promise<unknown> | undefined {
+    const kept = this.entries.get(key);
+    if (!kept || kept.stamp !== basis.stamp || kept.local !== basis.local || !sameTables(kept.reads, basis.reads)) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, kept);
+    return kept.value;
   }
 
   private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
@@ -122,44 +161,125 @@ export class ReadMemo {
     const versions = await pending;
     if (versions.global < this.committed) return undefined;
     this.moveTo(versions, root);
-    const stamp = tablesStamp(versions, reads);
-    const local = writesThrough(root, reads);
-    const kept = this.entries.get(key);
-    if (kept && kept.stamp === stamp && kept.local === local && sameTables(kept.reads, reads)) return { value: kept.value as Promise<T> };
+    const basis: Basis = { reads, stamp: tablesStamp(versions, reads), local: writesThrough(root, reads) };
+    const kept = this.served(key, basis);
+    if (kept) return { value: kept as Promise<T> };
     const value = compute();
     // Kept once computed, and only if the transaction has still not written what it read.
-    void value.then(
+    value.then(
       () => {
-        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === local) this.keep(key, { value, reads, stamp, local });
+        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === basis.local && !this.entries.has(key)) this.remember(key, value, basis);
       },
       () => undefined,
     );
     return { value };
   }
 
-  /** Seen a newer version (or local write): drops every answer it makes stale. */
+  /** Seen a newer version (or a local write): drops every answer it makes stale. */
   private moveTo(versions: DataVersions, db: Queryable): void {
     const local = writesThrough(db);
     if (versions.global === this.committed && local === this.local) return;
     for (const [key, kept] of this.entries) {
-      if (kept.stamp !== stampOf(versions, kept.reads) || kept.local !== writesThrough(db, kept.reads)) this.entries.delete(key);
+      if (kept.stamp !== stampOf(versions, kept.reads) || kept.local !== writesThrough(db, kept.reads)) {
+        this.entries.delete(key);
+        this.keptBytes -= kept.bytes;
+      }
     }
     this.committed = versions.global;
     this.local = local;
   }
 
-  private keep(key: string, kept: Kept): void {
-    this.entries.delete(key);
-    this.entries.set(key, kept);
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    kept.value.catch(() => {
-      if (this.entries.get(key) === kept) this.entries.delete(key);
-    });
+  private remember(key: string, value: Promise<unknown>, basis: Basis): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.keptBytes -= previous.bytes;
+    }
+    const entry: Kept = { ...basis, value, bytes: 0 };
+    this.entries.set(key, entry);
+    this.evict();
+    value.then(
+      (answer) => {
+        if (this.entries.get(key) !== entry) return; // dropped meanwhile (a write, or evicted)
+        const bytes = ENTRY_BYTES + 2 * key.length + estimateBytes(answer, this.maxBytes);
+        if (bytes > this.maxBytes) {
+          this.entries.delete(key);
+          return;
+        }
+        entry.bytes = bytes;
+        this.keptBytes += bytes;
+        this.evict();
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+  }
+
+  /** Drops the least recently used answers until both bounds hold. */
+  private evict(): void {
+    for (const [key, kept] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.keptBytes <= this.maxBytes) return;
+      this.entries.delete(key);
+      this.keptBytes -= kept.bytes;
+    }
   }
 }
 
-function sameTables(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  if (a === b) return true;
-  if (!a || !b || a.length !== b.length) return false;
-  return a.every((t, i) => t === b[i]);
+/** What keeping one answer costs besides the answer: its entry, its key, the map's slot. */
+const ENTRY_BYTES = 160;
+
+/**
+ * An estimate of the memory `value` holds (V8 on a 64-bit machine: object headers, 8 bytes a
+ * slot, strings by their length), counting what several parts share once. It stops walking
+ * once the estimate exceeds `limit` (and then returns more than `limit`), so an answer too large
+ * to keep costs no more than the budget to measure. Functions and the insides of class
+ * instances' private state are not walked.
+ */
+export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY): number {
+  const seen = new Set<object>();
+  const pending: unknown[] = [value];
+  let total = 0;
+  while (pending.length > 0 && total <= limit) {
+    const v = pending.pop();
+    switch (typeof v) {
+      case 'string':
+        total += 24 + v.length;
+        continue;
+      case 'number':
+      case 'bigint':
+        total += 16;
+        continue;
+      case 'function':
+        total += 64;
+        continue;
+      case 'object':
+        break;
+      default:
+        continue; // booleans, undefined, symbols: immediates or shared
+    }
+    if (v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      total += 32 + 8 * v.length;
+      for (const item of v) pending.push(item);
+    } else if (v instanceof Map) {
+      total += 64 + 40 * v.size;
+      for (const [k, item] of v) pending.push(k, item);
+    } else if (v instanceof Set) {
+      total += 64 + 24 * v.size;
+      for (const item of v) pending.push(item);
+    } else if (ArrayBuffer.isView(v)) {
+      total += 96 + v.byteLength;
+    } else if (v instanceof ArrayBuffer) {
+      total += 64 + v.byteLength;
+    } else if (v instanceof Date || v instanceof RegExp || v instanceof Promise) {
+      total += 48;
+    } else {
+      const keys = Object.keys(v);
+      total += 32 + 8 * keys.length;
+      for (const k of keys) pending.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return total;
 }
