@@ -6,6 +6,7 @@ import { ChangeRequestStore } from './core/change-request-store';
 import { CONTEXT_KEYS } from './core/commands';
 import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
+import { BranchPreviews } from './vscode/branch-previews';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const documents = new ChangeDocuments({ cache, connection: conn, log, onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]) });
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
   const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
+  const previews = new BranchPreviews(conn);
 
   const notifier = new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id));
   /** What the stream says changed, reloaded where it is shown. */
@@ -77,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): void {
     views,
     panels,
     documents,
+    previews,
     new ChangeDecorations(cache),
     comments,
     changedObjects,
@@ -84,7 +87,7 @@ export function activate(context: vscode.ExtensionContext): void {
     new ReviewCountStatus(conn, store),
     notifier,
     new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
-    ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState }),
+    ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState, previews }),
     views.onDidSelect((cr) => {
       changedObjects.show(cr.id);
       // Stop following requests nothing shows any more (no document open, not selected).

@@ -37,3 +37,19 @@ export function previewMarkdown(p: Preview): string {
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** The scheme of branch previews: read-only Markdown documents, one per branch. */
+export const PREVIEW_SCHEME = 'change-control-preview';
+
+/** A branch's preview document: `change-control-preview:/<branch id>/<branch name>.md`. */
+export function previewDocumentPath(branchId: number, branchName: string): string {
+  // eslint-disable-next-line no-control-regex
+  const label = branchName.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').trim().slice(0, 80) || `branch-${branchId}`;
+  return `/${branchId}/Preview of ${label}.md`;
+}
+
+/** The branch id of a preview document's path, or null for any other path. */
+export function branchOfPreviewPath(path: string): number | null {
+  const m = /^\/([1-9][0-9]{0,15})\/[^/]+\.md$/.exec(path);
+  return m ? Number(m[1]) : null;
+}

@@ -3,6 +3,7 @@
 // requests the service allows it on; from a tree or the webview it receives the request.
 import * as vscode from 'vscode';
 import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
+import type { Branch } from '../../contract/api/branching';
 import type { ApiClient } from '../core/api-client';
 import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availability';
 import type { ChangeRequestStore } from '../core/change-request-store';
@@ -12,13 +13,13 @@ import { DECISION_LABEL, STATUS_LABEL } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';
-import { branchPicks, changeRequestPicks, withLiveMergeState } from '../core/pick-items';
-import { previewMarkdown } from '../core/preview';
+import { branchPicks, changeRequestPicks, withLiveMergeState, type PickItem } from '../core/pick-items';
 import type { RequestDataCache } from '../core/request-data';
 import { normalizeBaseUrl, SETTING_KEYS } from '../core/settings';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
 import { changeRequestIdOf, type TreeNode } from '../core/tree-items';
 import { isOpenableLink } from '../core/links';
+import type { BranchPreviews } from './branch-previews';
 import type { ChangeRequestPanels } from './change-request-panels';
 import type { ChangedObjectsView } from './changed-objects-view';
 import type { ReviewComments } from './comments';
@@ -39,6 +40,8 @@ export interface CommandDeps {
   comments: ReviewComments;
   changedObjects: ChangedObjectsView;
   userState: UserState;
+  /** Branch previews (read-only Markdown documents). */
+  previews: BranchPreviews;
   /** Reloads the lists, the checks, the open panels and what the editor shows of requests. */
   refreshAll(): Promise<void>;
 }
@@ -123,6 +126,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return { c, cr };
   }
 
+  /**
+   * An open branch: the one a view passed (`branchArg`, its id) or one chosen in a QuickPick,
+   * with the change requests read beside it; undefined when there is none or the pick is dismissed.
+   */
+  async function pickOpenBranch(c: ApiClient, branchArg: unknown, placeHolder: string): Promise<{ chosen: PickItem<Branch>; requests: ChangeRequest[] } | undefined> {
+    const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
+    const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
+    if (open.length === 0) {
+      void vscode.window.showInformationMessage('There are no open branches.');
+      return undefined;
+    }
+    const picks = branchPicks(open, requests);
+    const given = typeof branchArg === 'number' ? picks.find((p) => p.value.id === branchArg) : undefined;
+    const chosen = given ?? (await vscode.window.showQuickPick(picks, { placeHolder, matchOnDetail: true }));
+    return chosen ? { chosen, requests } : undefined;
+  }
+
   async function move(arg: unknown, action: Move): Promise<void> {
     const words = MOVE_WORDS[action];
     const t = await target(arg, action, `Change request to ${words.verb}`);
@@ -165,15 +185,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           log.warn(`reading the plugin settings (the panel opens beside): ${(e as Error).message}`);
           return null;
         });
-        const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
-        const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
-        if (open.length === 0) {
-          void vscode.window.showInformationMessage('There are no open branches.');
-          return;
-        }
-        const given = typeof branchArg === 'number' ? branchPicks(open, requests).find((p) => p.value.id === branchArg) : undefined;
-        const chosen = given ?? (await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch', matchOnDetail: true }));
-        if (!chosen) return;
+        const picked = await pickOpenBranch(c, branchArg, 'Branch');
+        if (!picked) return;
+        const { chosen, requests } = picked;
         const placement = branchPanelPlacement((await settings)?.branch_page_placement);
         const show = (cr: ChangeRequest) => {
           panels.open(cr.id, title(cr), { beside: placement.beside });
@@ -290,18 +304,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const c = client();
       if (!c) return;
       await reporter.guarded('Previewing the policies for a branch', async () => {
-        const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
-        const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
-        if (open.length === 0) {
-          void vscode.window.showInformationMessage('There are no open branches.');
-          return;
-        }
-        const given = typeof branchArg === 'number' ? branchPicks(open, requests).find((p) => p.value.id === branchArg) : undefined;
-        const chosen = given ?? (await vscode.window.showQuickPick(branchPicks(open, requests), { placeHolder: 'Branch to preview', matchOnDetail: true }));
+        const chosen = (await pickOpenBranch(c, branchArg, 'Branch to preview'))?.chosen;
         if (!chosen) return;
-        const preview = await inView(() => c.previewBranch(chosen.value.id));
-        const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: previewMarkdown(preview) });
-        await vscode.window.showTextDocument(doc, { preview: true });
+        await inView(() => deps.previews.show(c, chosen.value));
       });
     },
 

@@ -52,7 +52,7 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo();
+  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 });
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),

@@ -130,7 +130,7 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
         if (s.prepare) log(`prepared ${s.name} in ${Date.now() - t0} ms`);
         runnable.push(s);
       } catch (e) {
-        fail(s.name, new Error(`prepare: ${(e as Error).message}`));
+        fail(s.name, new Error(`prepare: ${(e as Error).message}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ""}`));
       }
     }
     if (runnable.length === 0) return result;

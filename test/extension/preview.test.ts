@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { previewMarkdown } from '../../extension/core/preview';
+import { branchOfPreviewPath, previewDocumentPath, previewMarkdown } from '../../extension/core/preview';
 import { preview } from '../../contract/api/change-control';
 import { ALICE } from './fixtures';
 
@@ -23,5 +23,15 @@ describe('extension: the preview of a branch before a change request exists', ()
     assert.match(text, /- Rule \*\*netops\*\*: 1 approval from Alice, group noc \\\(empty\\\)/);
     assert.match(text, /### Trial \(evaluating: never blocks\)\n\n- No approval rules\.\n\nWould block: Rule "security" of policy "Trial" has 0 of 1 required approval\./);
     assert.match(text, /- \*\*CI build\*\* \(ci\/build\): required; reported from outside; only its declared reporter may report it; fails if not reported within 30 min/);
+  });
+});
+
+describe('extension: preview documents', () => {
+  it('name the branch in a path that gives its id back, and nothing else parses', () => {
+    const path = previewDocumentPath(12, 'edge/routers: "R5"');
+    assert.equal(path, '/12/Preview of edge_routers_ _R5_.md');
+    assert.equal(branchOfPreviewPath(path), 12);
+    assert.equal(branchOfPreviewPath(previewDocumentPath(3, '   ')), 3);
+    for (const bad of ['/0/x.md', '/12/x.yaml', '/12/a/b.md', '12/x.md', '/-1/x.md', '/1e3/x.md']) assert.equal(branchOfPreviewPath(bad), null, bad);
   });
 });

@@ -201,6 +201,10 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const { app, host } = await createApp({ db: database.db, clock, config, log, plugins, configDir: options.configDir });
   await bootstrapAdmin(database.db, clock, ADMIN_TOKEN);
   const server: Server = createServer(app);
+  // The clients of a test share the service's event loop: on a loaded machine a connection left
+  // idle for the server's default 5 s could be closed just as a client reuses it (ECONNRESET).
+  // Tests close every connection themselves (close() below).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const task of host.background) task.start();

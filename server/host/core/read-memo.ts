@@ -7,8 +7,24 @@ export interface MemoScope {
   readonly inTransaction: boolean;
 }
 
-/** The default bound of a memo: entries beyond it push out the least recently used. */
+/** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
 export const READ_MEMO_ENTRIES = 2000;
+
+/** The default bound of the memory a memo's answers hold (estimated), in bytes. */
+export const READ_MEMO_BYTES = 16 * 1024 * 1024;
+
+export interface ReadMemoLimits {
+  /** At most this many answers are kept (default `READ_MEMO_ENTRIES`). */
+  readonly maxEntries?: number;
+  /** The answers kept hold at most about this many bytes (default `READ_MEMO_BYTES`); 0 keeps none. */
+  readonly maxBytes?: number;
+}
+
+/** An answer kept outside transactions: `bytes` is its estimated size, 0 until it has resolved. */
+interface Kept {
+  readonly value: Promise<unknown>;
+  bytes: number;
+}
 
 /**
  * The service's one cache of answers computed from the database, and its one invalidation
@@ -21,16 +37,26 @@ export const READ_MEMO_ENTRIES = 2000;
  *   write it makes (the transaction's handle counts them), or, when the answer names the
  *   tables it reads, at each write of one of those.
  *
- * So no write needs to say what it invalidates. Entries are bounded (least recently used go
- * first). Nothing that depends on the time may be memoized here.
+ * So no write needs to say what it invalidates. Outside transactions, what is kept is bounded
+ * by its size as well as by its number of answers: each answer's size is estimated when it
+ * resolves (`estimateBytes`), and the least recently used answers go first until the total is
+ * within the budget. An answer larger than the whole budget is never kept; reads that asked
+ * for it while it was being computed still share it. Nothing that depends on the time may be
+ * memoized here.
  */
 export class ReadMemo {
   private committed = -1;
   private local = -1;
-  private readonly entries = new Map<string, Promise<unknown>>();
+  private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
+  private keptBytes = 0;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
 
-  constructor(private readonly maxEntries = READ_MEMO_ENTRIES) {}
+  constructor(limits: ReadMemoLimits = {}) {
+    this.maxEntries = limits.maxEntries ?? READ_MEMO_ENTRIES;
+    this.maxBytes = limits.maxBytes ?? READ_MEMO_BYTES;
+  }
 
   /**
    * The answer for `key`, computed by `compute` unless kept. `reads` names the tables the answer
@@ -64,31 +90,118 @@ export class ReadMemo {
     }
     if (committed !== this.committed || local !== this.local) {
       this.entries.clear();
+      this.keptBytes = 0;
       this.committed = committed;
       this.local = local;
     }
-    return remember(this.entries, key, compute, this.maxEntries);
+    return this.remember(key, compute);
   }
 
   /** How many answers are kept outside transactions (for tests of the bound). */
   get size(): number {
     return this.entries.size;
   }
+
+  /** The estimated bytes of the answers kept outside transactions (for tests of the bound). */
+  get bytes(): number {
+    return this.keptBytes;
+  }
+
+  private remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const kept = this.entries.get(key);
+    if (kept) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, kept);
+      return kept.value as Promise<T>;
+    }
+    const value = compute();
+    const entry: Kept = { value, bytes: 0 };
+    this.entries.set(key, entry);
+    this.evict();
+    value.then(
+      (answer) => {
+        if (this.entries.get(key) !== entry) return; // dropped meanwhile (a write, or evicted)
+        const bytes = ENTRY_BYTES + 2 * key.length + estimateBytes(answer, this.maxBytes);
+        if (bytes > this.maxBytes) {
+          this.entries.delete(key);
+          return;
+        }
+        entry.bytes = bytes;
+        this.keptBytes += bytes;
+        this.evict();
+      },
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    return value;
+  }
+
+  /** Drops the least recently used answers until both bounds hold. */
+  private evict(): void {
+    for (const [key, kept] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.keptBytes <= this.maxBytes) return;
+      this.entries.delete(key);
+      this.keptBytes -= kept.bytes;
+    }
+  }
 }
 
-function remember<T>(entries: Map<string, Promise<unknown>>, key: string, compute: () => Promise<T>, max: number): Promise<T> {
-  let entry = entries.get(key) as Promise<T> | undefined;
-  if (entry) {
-    // Most recently used last.
-    entries.delete(key);
-    entries.set(key, entry);
-    return entry;
+/** What keeping one answer costs besides the answer: its entry, its key, the map's slot. */
+const ENTRY_BYTES = 160;
+
+/**
+ * An estimate of the memory `value` holds (V8 on a 64-bit machine: object headers, 8 bytes a
+ * slot, strings by their length), counting what several parts share once. It stops walking
+ * once the estimate exceeds `limit` (and then returns more than `limit`), so an answer too large
+ * to keep costs no more than the budget to measure. Functions and the insides of class
+ * instances' private state are not walked.
+ */
+export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY): number {
+  const seen = new Set<object>();
+  const pending: unknown[] = [value];
+  let total = 0;
+  while (pending.length > 0 && total <= limit) {
+    const v = pending.pop();
+    switch (typeof v) {
+      case 'string':
+        total += 24 + v.length;
+        continue;
+      case 'number':
+      case 'bigint':
+        total += 16;
+        continue;
+      case 'function':
+        total += 64;
+        continue;
+      case 'object':
+        break;
+      default:
+        continue; // booleans, undefined, symbols: immediates or shared
+    }
+    if (v === null || seen.has(v)) continue;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      total += 32 + 8 * v.length;
+      for (const item of v) pending.push(item);
+    } else if (v instanceof Map) {
+      total += 64 + 40 * v.size;
+      for (const [k, item] of v) pending.push(k, item);
+    } else if (v instanceof Set) {
+      total += 64 + 24 * v.size;
+      for (const item of v) pending.push(item);
+    } else if (ArrayBuffer.isView(v)) {
+      total += 96 + v.byteLength;
+    } else if (v instanceof ArrayBuffer) {
+      total += 64 + v.byteLength;
+    } else if (v instanceof Date || v instanceof RegExp || v instanceof Promise) {
+      total += 48;
+    } else {
+      const keys = Object.keys(v);
+      total += 32 + 8 * keys.length;
+      for (const k of keys) pending.push((v as Record<string, unknown>)[k]);
+    }
   }
-  entry = compute();
-  entries.set(key, entry);
-  if (entries.size > max) entries.delete(entries.keys().next().value!);
-  entry.catch(() => {
-    if (entries.get(key) === entry) entries.delete(key);
-  });
-  return entry;
+  return total;
 }

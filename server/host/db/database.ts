@@ -14,6 +14,7 @@ import {
   PostgresQueryCompiler,
   SqliteDialect,
   type DatabaseConnection,
+  type LogEvent,
   type Driver,
   type Migration,
   type QueryCompiler,
@@ -58,6 +59,30 @@ export function openDatabase(target: string, options: { poolSize?: number } = {}
   return isPostgresUrl(target) ? openPostgres(target, options.poolSize ?? 20) : openSqlite(target);
 }
 
+/** Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included). */
+export type StatementListener = (sql: string) => void;
+
+const statementListeners = new WeakMap<object, Set<StatementListener>>();
+
+/**
+ * Kysely's query log, feeding the listeners of the handle opened (none but in tests and
+ * benchmarks, which count the statements of a request: each is a round trip on PostgreSQL).
+ */
+function statementLog(listeners: Set<StatementListener>): (event: LogEvent) => void {
+  return (event) => {
+    if (listeners.size === 0 || event.level !== 'query') return;
+    for (const listener of listeners) listener(event.query.sql);
+  };
+}
+
+/** Tells `listener` every statement `db` runs from now on, on any connection of its own; returns the call that stops. */
+export function observeStatements(db: HostDb, listener: StatementListener): () => void {
+  const listeners = statementListeners.get(db);
+  if (!listeners) throw new Error('observeStatements: not a database opened by openDatabase');
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** Prepared statements kept per SQL text (a query compiled again reuses its statement); the cache is bounded. */
 const STATEMENT_CACHE_SIZE = 2000;
 
@@ -91,7 +116,9 @@ function openSqlite(path: string): OpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
   sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) }));
+  const listeners = new Set<StatementListener>();
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: statementLog(listeners) }));
+  statementListeners.set(db, listeners);
   // The data version is read on a read-only connection of its own (WAL: it sees the last
   // commit and never waits for a transaction on the main one). Nothing else can open a
   // database in memory.
@@ -155,8 +182,44 @@ class PortablePostgresQueryCompiler extends PostgresQueryCompiler {
 
 class SerializedWritesDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await super.beginTransaction(connection, settings);
-    await connection.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`));
+    const lock = `select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`;
+    if (settings.isolationLevel || settings.accessMode) {
+      await super.beginTransaction(connection, settings);
+      await connection.executeQuery(CompiledQuery.raw(lock));
+      return;
+    }
+    // One round trip: two statements without parameters go as one simple query.
+    await connection.executeQuery(CompiledQuery.raw(`begin; ${lock}`));
+  }
+}
+
+/**
+ * Statements with parameters are sent as named (prepared) statements: PostgreSQL parses and
+ * plans each text once per connection instead of at every execution. The names are the same
+ * for every connection of the process (a text keeps its name); at most this many texts are
+ * named (each connection keeps what it prepared until it closes), the rest go unnamed.
+ */
+const NAMED_STATEMENTS = 2000;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < NAMED_STATEMENTS) {
+    name = `cc_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+class NamedStatementsClient extends pg.Client {
+  // The driver calls query(text, values); every other form is passed on as it is.
+  override query(...args: unknown[]): any {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = statementName(text);
+      if (name) return super.query({ name, text, values });
+    }
+    return (super.query as (...a: unknown[]) => unknown).apply(this, args);
   }
 }
 
@@ -193,12 +256,14 @@ export function onClose(db: HostDb, task: () => Promise<void>): void {
 }
 
 function openPostgres(url: string, poolSize: number): OpenDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, Client: NamedStatementsClient });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
   // The data version is read through the pool: a connection of its own, which sees the last
   // commit of any instance and never waits for a transaction.
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));
+  const listeners = new Set<StatementListener>();
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }), log: statementLog(listeners) }));
+  statementListeners.set(db, listeners);
   urls.set(db, url);
   return {
     db,

@@ -8,7 +8,10 @@ import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
 import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
-import { defineList, jsonListHasAny } from '../db/list';
+import { rowReads } from '../http/row-reads';
+import { jsonListHasAny } from '../db/list';
+import { deleteEventRule, eventRuleById, eventRuleNameTaken, eventRuleRows, insertEventRule, updateEventRule } from './event-rules-repository';
+import { webhookExists } from './webhooks-repository';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -63,15 +66,12 @@ function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   };
 }
 
-async function getEventRule(ctx: Ctx, id: number): Promise<EventRuleOut | undefined> {
-  const row = await ctx.db.selectFrom('event_rules').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? present(ctx, row) : undefined;
-}
-
-/** The event rules list; the JSON lists inside a row are tested in code (event rules are few). */
-const eventRuleList = defineList({
+/** One event rule and the event rules list; the JSON lists inside a row are tested in code (event rules are few). */
+const eventRules = rowReads({
   name: 'event rules',
-  from: (ctx: Ctx) => ctx.db.selectFrom('event_rules').selectAll(),
+  from: eventRuleRows,
+  byId: eventRuleById,
+  present,
   filters: {
     id: { type: 'int', column: 'id' },
     name: { type: 'string', column: 'name' },
@@ -83,7 +83,6 @@ const eventRuleList = defineList({
   },
   ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
   search: ['name'],
-  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
 /** Nesting depth of a JSON value, without recursion (a hostile body cannot exhaust the stack). */
@@ -139,17 +138,14 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
   }
   if (rule.action_type === WEBHOOK_ACTION) {
     if (rule.action_object_id === null) throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
-    const hook = await ctx.db.selectFrom('webhooks').select('id').where('id', '=', rule.action_object_id).executeTakeFirst();
-    if (!hook) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
+    if (!(await webhookExists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
   }
   const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
   if (dataProblem) throw fieldError('action_data', dataProblem);
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  let q = ctx.db.selectFrom('event_rules').select('id').where('name', '=', name);
-  if (exceptId !== null) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw fieldError('name', 'An event rule with this name already exists.');
+  if (await eventRuleNameTaken(ctx, name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
 }
 
 function unique<T>(values: readonly T[]): T[] {
@@ -188,32 +184,27 @@ export function registerEventRules(host: Host): void {
     objectType: OBJECT_TYPE,
     path: PATH,
     output: eventRuleOutput,
-    list: eventRuleList,
-    get: getEventRule,
+    list: eventRules.list,
+    get: eventRules.get,
     create: {
       body: eventRuleWrite,
       run: async (ctx, input: EventRuleWrite) => {
         await assertNameFree(ctx, input.name, null);
         await validateRule(ctx, merged(null, input));
         const now = ctx.host.clock.now().toISOString();
-        const row = await ctx.db
-          .insertInto('event_rules')
-          .values({
-            name: input.name,
-            enabled: 1,
-            object_types: '[]',
-            event_types: '[]',
-            conditions: null,
-            action_type: input.action_type,
-            action_object_id: null,
-            action_data: null,
-            ...columns(input),
-            created: now,
-            last_updated: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        return row.id;
+        return insertEventRule(ctx, {
+          name: input.name,
+          enabled: 1,
+          object_types: '[]',
+          event_types: '[]',
+          conditions: null,
+          action_type: input.action_type,
+          action_object_id: null,
+          action_data: null,
+          ...columns(input),
+          created: now,
+          last_updated: now,
+        });
       },
     },
     update: {
@@ -222,15 +213,11 @@ export function registerEventRules(host: Host): void {
       run: async (ctx, existing, input: Partial<EventRuleWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateRule(ctx, merged(existing, input));
-        await ctx.db
-          .updateTable('event_rules')
-          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
-          .where('id', '=', existing.id)
-          .execute();
+        await updateEventRule(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await ctx.db.deleteFrom('event_rules').where('id', '=', existing.id).execute();
+      await deleteEventRule(ctx, existing.id);
     },
   });
 }

@@ -8,6 +8,7 @@ import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseSha
 import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
 import { Reply } from '../http/routes';
+import { deleteNotification, markNotificationRead, notificationOf, notificationRowsOf } from './notifications-repository';
 
 const PATH = '/api/extras/notifications/';
 
@@ -35,7 +36,7 @@ function callerId(ctx: Ctx): number {
 /** The caller's notifications (never anyone else's): filters, `q` over the object's text, ordering. */
 const notificationList = defineList({
   name: 'notifications',
-  from: (ctx: Ctx) => ctx.db.selectFrom('notifications').selectAll().where('user_id', '=', callerId(ctx)),
+  from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
   filters: {
     id: { type: 'int', column: 'id' },
     read: { type: 'bool', column: 'read' },
@@ -51,12 +52,7 @@ const notificationList = defineList({
 
 /** The caller's own notification; anyone else's is 404. */
 async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<NotificationsTable>> {
-  const row = await ctx.db
-    .selectFrom('notifications')
-    .selectAll()
-    .where('id', '=', parseId(rawId))
-    .where('user_id', '=', callerId(ctx))
-    .executeTakeFirst();
+  const row = await notificationOf(ctx, callerId(ctx), parseId(rawId));
   if (!row) throw new NotFound();
   return row;
 }
@@ -103,7 +99,7 @@ export function registerNotifications(host: Host): void {
     handler: async ({ ctx, params, body }) => {
       const row = await getOwn(ctx, params.id);
       const { read } = body;
-      await ctx.db.updateTable('notifications').set({ read: read ? 1 : 0 }).where('id', '=', row.id).execute();
+      await markNotificationRead(ctx, row.id, read);
       return present(ctx, { ...row, read: read ? 1 : 0 });
     },
   });
@@ -117,7 +113,7 @@ export function registerNotifications(host: Host): void {
     status: 204,
     handler: async ({ ctx, params }) => {
       const row = await getOwn(ctx, params.id);
-      await ctx.db.deleteFrom('notifications').where('id', '=', row.id).execute();
+      await deleteNotification(ctx, row.id);
       return new Reply(204);
     },
   });

@@ -1,4 +1,3 @@
-import { valuesTable } from '../db/portable';
 import { z } from 'zod';
 import { ChangeVisibility } from '../objects/change-visibility';
 import type { Ctx } from '../core/context';
@@ -6,6 +5,7 @@ import type { Host } from '../host';
 import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
+import { changesIn, objectChangeById, objectChangeRows } from './object-changes-repository';
 
 const OBJECT_TYPE = 'core.objectchange';
 const PATH = '/api/core/object-changes/';
@@ -59,7 +59,7 @@ function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
  */
 const objectChangeList = defineList({
   name: 'object-changes',
-  from: (ctx: Ctx) => ctx.db.selectFrom('object_changes').selectAll(),
+  from: objectChangeRows,
   filters: {
     id: { type: 'int', column: 'id' },
     changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".', column: 'changed_object_type' },
@@ -79,14 +79,9 @@ const objectChangeList = defineList({
   visible: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);
     if (visibility.unrestricted) return null;
-    const branchIds = visibility.branchIds;
     const catalogue = new Set(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
     const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
-    return (eb) =>
-      eb.and([
-        ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))])]),
-        ...(hidden.length > 0 ? [eb('changed_object_type', 'not in', hidden)] : []),
-      ]);
+    return changesIn(ctx, visibility.branchIds, hidden);
   },
   admit: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);
@@ -114,7 +109,7 @@ export function registerObjectChanges(host: Host): void {
     output: objectChangeOutput,
     list: objectChangeList,
     get: async (ctx, id) => {
-      const row = await ctx.db.selectFrom('object_changes').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await objectChangeById(ctx, id);
       if (!row) return undefined;
       const visibility = await ChangeVisibility.load(ctx);
       if (!visibility.branchVisible(row.branch_id)) return undefined;

@@ -3,11 +3,12 @@ import { httpUrl } from '../../../contract/api/common';
 import { objectBase, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { Conflict, ValidationError } from '../core/errors';
-import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
 import type { WebhooksTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
-import { defineList } from '../db/list';
+import { rowReads } from '../http/row-reads';
+import { eventRulesDeliveringTo } from './event-rules-repository';
+import { deleteWebhook, insertWebhook, updateWebhook, webhookById, webhookNameTaken, webhookRows } from './webhooks-repository';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -88,15 +89,12 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   };
 }
 
-async function getWebhook(ctx: Ctx, id: number): Promise<WebhookOut | undefined> {
-  const row = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? present(ctx, row) : undefined;
-}
-
-/** The webhooks list; the JSON lists inside a row are tested in code (webhooks are few). */
-const webhookList = defineList({
+/** One webhook and the webhooks list. */
+const webhooks = rowReads({
   name: 'webhooks',
-  from: (ctx: Ctx) => ctx.db.selectFrom('webhooks').selectAll(),
+  from: webhookRows,
+  byId: webhookById,
+  present,
   filters: {
     id: { type: 'int', column: 'id' },
     name: { type: 'string', column: 'name' },
@@ -105,13 +103,10 @@ const webhookList = defineList({
   },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
-  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  let q = ctx.db.selectFrom('webhooks').select('id').where('name', '=', name);
-  if (exceptId !== null) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A webhook with this name already exists.');
+  if (await webhookNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
 }
 
 function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
@@ -134,31 +129,26 @@ export function registerWebhooks(host: Host): void {
     objectType: OBJECT_TYPE,
     path: PATH,
     output: webhookOutput,
-    list: webhookList,
-    get: getWebhook,
+    list: webhooks.list,
+    get: webhooks.get,
     create: {
       body: webhookWrite,
       run: async (ctx, input: WebhookWrite) => {
         await assertNameFree(ctx, input.name, null);
         const now = ctx.host.clock.now().toISOString();
-        const row = await ctx.db
-          .insertInto('webhooks')
-          .values({
-            name: input.name,
-            payload_url: input.payload_url,
-            http_method: 'POST',
-            http_content_type: 'application/json',
-            additional_headers: '',
-            body_template: '',
-            secret: '',
-            ssl_verification: 1,
-            ...columns(input),
-            created: now,
-            last_updated: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        return row.id;
+        return insertWebhook(ctx, {
+          name: input.name,
+          payload_url: input.payload_url,
+          http_method: 'POST',
+          http_content_type: 'application/json',
+          additional_headers: '',
+          body_template: '',
+          secret: '',
+          ssl_verification: 1,
+          ...columns(input),
+          created: now,
+          last_updated: now,
+        });
       },
     },
     update: {
@@ -166,25 +156,15 @@ export function registerWebhooks(host: Host): void {
       put: webhookWrite,
       run: async (ctx, existing, input: Partial<WebhookWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await ctx.db
-          .updateTable('webhooks')
-          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
-          .where('id', '=', existing.id)
-          .execute();
+        await updateWebhook(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      const users = await ctx.db
-        .selectFrom('event_rules')
-        .select('name')
-        .where('action_type', '=', WEBHOOK_ACTION)
-        .where('action_object_id', '=', existing.id)
-        .orderBy('name')
-        .execute();
-      if (users.length > 0) {
-        throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${users.map((u) => `"${u.name}"`).join(', ')}; change or delete them first.`);
+      const rules = await eventRulesDeliveringTo(ctx, existing.id);
+      if (rules.length > 0) {
+        throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${rules.map((name) => `"${name}"`).join(', ')}; change or delete them first.`);
       }
-      await ctx.db.deleteFrom('webhooks').where('id', '=', existing.id).execute();
+      await deleteWebhook(ctx, existing.id);
     },
   });
 }

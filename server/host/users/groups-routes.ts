@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
 import { registerResource, type ApiObject } from '../http/resource';
-import { defineList } from '../db/list';
+import { rowReads } from '../http/row-reads';
 import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
+import { deleteGroup, groupById, groupRows, insertGroup, updateGroup } from './groups-repository';
 
 export const groupOutput = z.object({
   id: z.number().int(),
@@ -34,17 +35,18 @@ function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   };
 }
 
-/** The groups list: filters, `q` over name and description, ordering. */
-const groupList = defineList({
+/** One group and the groups list: filters, `q` over name and description, ordering. */
+const groups = rowReads({
   name: 'groups',
-  from: (ctx: Ctx) => ctx.db.selectFrom('groups').selectAll(),
+  from: groupRows,
+  byId: groupById,
+  present,
   filters: {
     id: { type: 'int', column: 'id' },
     name: { type: 'string', column: 'name' },
   },
   ordering: { id: 'id', name: 'name', created: 'created' },
   search: ['name', 'description'],
-  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
 export function registerGroups(host: Host): void {
@@ -53,36 +55,24 @@ export function registerGroups(host: Host): void {
     objectType: 'users.group',
     path: '/api/users/groups/',
     output: groupOutput,
-    list: groupList,
-    get: async (ctx, id) => {
-      const row = await ctx.db.selectFrom('groups').selectAll().where('id', '=', id).executeTakeFirst();
-      return row ? present(ctx, row) : undefined;
-    },
+    list: groups.list,
+    get: groups.get,
     create: {
       body: groupWrite,
       run: async (ctx, input: z.infer<typeof groupWrite>) => {
         const now = ctx.host.clock.now().toISOString();
-        const row = await ctx.db
-          .insertInto('groups')
-          .values({ name: input.name, description: input.description ?? '', created: now, last_updated: now })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        return row.id;
+        return insertGroup(ctx, { name: input.name, description: input.description ?? '', created: now, last_updated: now });
       },
     },
     update: {
       body: groupWrite.partial(),
       put: groupWrite,
       run: async (ctx, existing, input: Partial<z.infer<typeof groupWrite>>) => {
-        await ctx.db
-          .updateTable('groups')
-          .set({ ...input, last_updated: ctx.host.clock.now().toISOString() })
-          .where('id', '=', existing.id)
-          .execute();
+        await updateGroup(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await ctx.db.deleteFrom('groups').where('id', '=', existing.id).execute();
+      await deleteGroup(ctx, existing.id);
       await dropFromPermissions(ctx, 'groups', existing.id);
     },
   });

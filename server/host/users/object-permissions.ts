@@ -121,6 +121,9 @@ function parseJsonList<T>(text: string | null): T[] {
   return Array.isArray(value) ? (value as T[]) : [];
 }
 
+/** What the permission rows are read from: inside a write transaction, writes of other tables keep them. */
+const PERMISSION_TABLES: readonly string[] = ['permissions'];
+
 /** Loads permission rows, kept in the host's read memo (any committed write drops them). */
 export class PermissionService {
   constructor(
@@ -134,7 +137,7 @@ export class PermissionService {
    */
   private allRows(db?: Queryable): Promise<PermissionRow[]> {
     const source = db ?? this.db;
-    return this.memo.get({ db: source, inTransaction: source.isTransaction }, 'permission-rows', () => this.load(source));
+    return this.memo.get({ db: source, inTransaction: source.isTransaction }, 'permission-rows', () => this.load(source), PERMISSION_TABLES);
   }
 
   private async load(source: Queryable): Promise<PermissionRow[]> {

@@ -5,7 +5,9 @@ import { ValidationError } from '../core/errors';
 import type { Host } from '../host';
 import type { PermissionsTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
-import { defineList, jsonListHasAny } from '../db/list';
+import { jsonListHasAny } from '../db/list';
+import { rowReads } from '../http/row-reads';
+import { deletePermission, insertPermission, permissionById, permissionNameTaken, permissionRows, updatePermission } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
 
@@ -59,15 +61,12 @@ function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   };
 }
 
-async function getPermission(ctx: Ctx, id: number): Promise<PermissionOut | undefined> {
-  const row = await ctx.db.selectFrom('permissions').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? present(ctx, row) : undefined;
-}
-
-/** The permissions list; the JSON lists inside a row are tested in code (permissions are few). */
-const permissionList = defineList({
+/** One permission and the permissions list; the JSON lists inside a row are tested in code (permissions are few). */
+const permissions = rowReads({
   name: 'permissions',
-  from: (ctx: Ctx) => ctx.db.selectFrom('permissions').selectAll(),
+  from: permissionRows,
+  byId: permissionById,
+  present,
   filters: {
     id: { type: 'int', column: 'id' },
     name: { type: 'string', column: 'name' },
@@ -79,7 +78,6 @@ const permissionList = defineList({
   },
   ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'description'],
-  present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
 function requireKnownObjectTypes(ctx: Ctx, names: readonly string[]): void {
@@ -114,9 +112,7 @@ async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Pr
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  let q = ctx.db.selectFrom('permissions').select('id').where('name', '=', name);
-  if (exceptId !== null) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A permission with this name already exists.');
+  if (await permissionNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
 }
 
 export function registerPermissions(host: Host): void {
@@ -125,32 +121,27 @@ export function registerPermissions(host: Host): void {
     objectType: 'users.objectpermission',
     path: '/api/users/permissions/',
     output: permissionOutput,
-    list: permissionList,
-    get: getPermission,
+    list: permissions.list,
+    get: permissions.get,
     create: {
       body: permissionWrite,
       run: async (ctx, input: PermissionWrite) => {
         await assertNameFree(ctx, input.name, null);
         await validateReferences(ctx, input);
         const now = ctx.host.clock.now().toISOString();
-        const row = await ctx.db
-          .insertInto('permissions')
-          .values({
-            name: input.name,
-            description: input.description ?? '',
-            enabled: input.enabled === false ? 0 : 1,
-            object_types: '[]',
-            actions: '[]',
-            constraints: null,
-            users: '[]',
-            groups: '[]',
-            ...columns(input),
-            created: now,
-            last_updated: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        return row.id;
+        return insertPermission(ctx, {
+          name: input.name,
+          description: input.description ?? '',
+          enabled: input.enabled === false ? 0 : 1,
+          object_types: '[]',
+          actions: '[]',
+          constraints: null,
+          users: '[]',
+          groups: '[]',
+          ...columns(input),
+          created: now,
+          last_updated: now,
+        });
       },
     },
     update: {
@@ -159,15 +150,11 @@ export function registerPermissions(host: Host): void {
       run: async (ctx, existing, input: Partial<PermissionWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateReferences(ctx, input);
-        await ctx.db
-          .updateTable('permissions')
-          .set({ ...columns(input), last_updated: ctx.host.clock.now().toISOString() })
-          .where('id', '=', existing.id)
-          .execute();
+        await updatePermission(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await ctx.db.deleteFrom('permissions').where('id', '=', existing.id).execute();
+      await deletePermission(ctx, existing.id);
     },
   });
 }

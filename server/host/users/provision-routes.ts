@@ -8,6 +8,7 @@ import { verifyPassword } from '../core/secrets';
 import { Reply } from '../http/routes';
 import { provisionedToken } from '../../../contract/api/host';
 import { createToken, tokenSettings } from './tokens-routes';
+import { groupIdsOfUsers, userByUsername } from './users-repository';
 
 const provisionBody = z.strictObject({
   username: z.string().max(150, { error: 'at most 150 characters' }),
@@ -39,16 +40,16 @@ export function registerTokenProvisioning(host: Host): void {
       const recent = await recentCredentialFailures(ctx.db, keys, now - CREDENTIAL_LIMITS.windowMs);
       const wait = retryAfterFrom((key) => recent.get(key) ?? [], now, 'password', address, username);
       if (wait > 0) throw new TooManyRequests(wait);
-      const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+      const user = await userByUsername(ctx, username);
       const valid = (await verifyPassword(password, user?.password_hash ?? DUMMY_HASH)) && user !== undefined;
       if (!user || !valid) {
         await recordCredentialFailure(ctx.db, keys, now, now - CREDENTIAL_LIMITS.windowMs);
         throw new AuthenticationFailed('Invalid username or password.');
       }
       if (user.is_active !== 1) throw new AuthenticationFailed('User is inactive.');
-      const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', user.id).execute();
+      const groupIds = (await groupIdsOfUsers(ctx, [user.id])).get(user.id) ?? [];
       const asUser = deriveCtx(ctx, {
-        user: { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true },
+        user: { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds, writeEnabled: true },
       });
       return new Reply(201, await inTransaction(asUser, (tx) => createToken(tx, { ...settings, userId: user.id })));
     },

@@ -11,6 +11,7 @@ import { parseId } from '../http/resource';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
+import { deleteToken, insertToken, tokenById, tokenKeyTaken, tokensWhere, updateToken } from './tokens-repository';
 
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
@@ -55,7 +56,7 @@ function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
 }
 
 async function getToken(ctx: Ctx, id: number): Promise<TokenOut | undefined> {
-  const row = await ctx.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await tokenById(ctx, id);
   return row ? present(ctx, row) : undefined;
 }
 
@@ -96,35 +97,31 @@ export interface NewToken {
 export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> {
   const key = input.key ?? newTokenKey();
   const keyHash = hashTokenKey(key);
-  const clash = await ctx.db.selectFrom('tokens').select('id').where('key_hash', '=', keyHash).executeTakeFirst();
-  if (clash) throw ValidationError.field('key', 'A token with this key already exists.');
+  if (await tokenKeyTaken(ctx, keyHash)) throw ValidationError.field('key', 'A token with this key already exists.');
   const now = ctx.host.clock.now().toISOString();
-  const row = await ctx.db
-    .insertInto('tokens')
-    .values({
-      user_id: input.userId,
-      key_hash: keyHash,
-      key_prefix: key.slice(0, 6),
-      write_enabled: input.write_enabled === false ? 0 : 1,
-      expires: input.expires ? new Date(input.expires).toISOString() : null,
-      description: input.description ?? '',
-      last_used: null,
-      created: now,
-      last_updated: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertToken(ctx, {
+    user_id: input.userId,
+    key_hash: keyHash,
+    key_prefix: key.slice(0, 6),
+    write_enabled: input.write_enabled === false ? 0 : 1,
+    expires: input.expires ? new Date(input.expires).toISOString() : null,
+    description: input.description ?? '',
+    last_used: null,
+    created: now,
+    last_updated: now,
+  });
   const token = present(ctx, row);
   await recordChange(ctx, { action: 'create', objectType: OBJECT_TYPE, objectId: token.id, repr: token.display, prechange: null, postchange: snapshot(token) });
   return { ...token, key };
 }
 
 async function listTokens(ctx: Ctx, filters: ParsedFilters): Promise<TokenOut[]> {
-  let q = ctx.db.selectFrom('tokens').selectAll();
-  if (filters.id) q = q.where('id', 'in', filters.id as number[]);
-  if (filters.user_id) q = q.where('user_id', 'in', filters.user_id as number[]);
-  if (filters.write_enabled) q = q.where('write_enabled', 'in', filters.write_enabled.map((v) => (v ? 1 : 0)));
-  return (await q.execute()).map((r) => present(ctx, r));
+  const rows = await tokensWhere(ctx, {
+    ids: filters.id as number[] | undefined,
+    userIds: filters.user_id as number[] | undefined,
+    writeEnabled: filters.write_enabled as boolean[] | undefined,
+  });
+  return rows.map((r) => present(ctx, r));
 }
 
 export function registerTokens(host: Host): void {
@@ -195,17 +192,13 @@ export function registerTokens(host: Host): void {
     if (!(await mayAct(ctx, 'change', existing))) throw new PermissionDenied();
     if (input.key !== undefined) throw ValidationError.field('key', 'A token\'s key cannot be changed; create a new token.');
     if (input.user !== undefined && input.user !== existing.user) await requireExistingIds(ctx, 'users', 'user', [input.user]);
-    await ctx.db
-      .updateTable('tokens')
-      .set({
-        ...(input.user !== undefined ? { user_id: input.user } : {}),
-        ...(input.write_enabled !== undefined ? { write_enabled: input.write_enabled ? 1 : 0 } : {}),
-        ...(input.expires !== undefined ? { expires: input.expires ? new Date(input.expires).toISOString() : null } : {}),
-        ...(input.description !== undefined ? { description: input.description } : {}),
-        last_updated: ctx.host.clock.now().toISOString(),
-      })
-      .where('id', '=', existing.id)
-      .execute();
+    await updateToken(ctx, existing.id, {
+      ...(input.user !== undefined ? { user_id: input.user } : {}),
+      ...(input.write_enabled !== undefined ? { write_enabled: input.write_enabled ? 1 : 0 } : {}),
+      ...(input.expires !== undefined ? { expires: input.expires ? new Date(input.expires).toISOString() : null } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      last_updated: ctx.host.clock.now().toISOString(),
+    });
     const updated = await getToken(ctx, existing.id);
     if (!updated) throw new NotFound();
     if (!(await mayAct(ctx, 'change', updated))) throw new PermissionDenied('You may not give this token to that user.');
@@ -240,7 +233,7 @@ export function registerTokens(host: Host): void {
     handler: async ({ ctx, params }) => {
       const existing = await getVisible(ctx, params.id);
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
-      await ctx.db.deleteFrom('tokens').where('id', '=', existing.id).execute();
+      await deleteToken(ctx, existing.id);
       await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
       return new Reply(204);
     },

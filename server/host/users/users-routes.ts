@@ -9,6 +9,7 @@ import type { UserRow } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
+import { deleteUser, groupIdsOfUsers, insertUser, membersOf, setUserGroups, updateUser, userById, usernameTaken, userRows } from './users-repository';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
@@ -49,45 +50,31 @@ function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
   };
 }
 
-async function groupsOf(ctx: Ctx, userIds: number[]): Promise<Map<number, number[]>> {
-  const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
-  if (userIds.length === 0) return byUser;
-  const rows = await ctx.db.selectFrom('user_groups').select(['user_id', 'group_id']).where('user_id', 'in', userIds).orderBy('group_id').execute();
-  for (const r of rows) byUser.get(r.user_id)?.push(r.group_id);
-  return byUser;
-}
-
 /** One user as the API shows it, or undefined. */
 export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined> {
-  const row = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await userById(ctx, id);
   if (!row) return undefined;
-  return present(ctx, row, (await groupsOf(ctx, [id])).get(id) ?? []);
+  return present(ctx, row, (await groupIdsOfUsers(ctx, [id])).get(id) ?? []);
 }
 
 /** The users list: filters, `q` over the names and e-mail, ordering. */
 const userList = defineList({
   name: 'users',
-  from: (ctx: Ctx) => ctx.db.selectFrom('users').selectAll(),
+  from: userRows,
   filters: {
     id: { type: 'int', allowMe: true, column: 'id' },
     username: { type: 'string', column: 'username' },
     is_superuser: { type: 'bool', column: 'is_superuser' },
     is_active: { type: 'bool', column: 'is_active' },
-    group_id: { type: 'int', where: (ids) => (eb) => eb('id', 'in', eb.selectFrom('user_groups').select('user_id').where('group_id', 'in', ids as number[])) },
+    group_id: { type: 'int', where: (ids) => membersOf(ids) },
   },
   ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },
   search: ['username', 'first_name', 'last_name', 'email'],
   present: async (ctx, found) => {
-    const groups = await groupsOf(ctx, found.map((r) => r.id));
+    const groups = await groupIdsOfUsers(ctx, found.map((r) => r.id));
     return found.map((r) => present(ctx, r, groups.get(r.id) ?? []));
   },
 });
-
-async function setGroups(ctx: Ctx, userId: number, groups: number[]): Promise<void> {
-  await ctx.db.deleteFrom('user_groups').where('user_id', '=', userId).execute();
-  const unique = [...new Set(groups)];
-  if (unique.length > 0) await ctx.db.insertInto('user_groups').values(unique.map((g) => ({ user_id: userId, group_id: g }))).execute();
-}
 
 /** Superuser status is granted, revoked and guarded by superusers only. */
 function guardSuperuser(ctx: Ctx, existing: UserOut | null, input: Partial<UserWrite>): void {
@@ -97,9 +84,7 @@ function guardSuperuser(ctx: Ctx, existing: UserOut | null, input: Partial<UserW
 }
 
 async function assertUsernameFree(ctx: Ctx, username: string, exceptId: number | null): Promise<void> {
-  let q = ctx.db.selectFrom('users').select('id').where('username', '=', username);
-  if (exceptId !== null) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw ValidationError.field('username', 'A user with that username already exists.');
+  if (await usernameTaken(ctx, username, exceptId)) throw ValidationError.field('username', 'A user with that username already exists.');
 }
 
 function sameIgnoringTimestamps(a: UserOut, b: UserOut): boolean {
@@ -121,23 +106,19 @@ export function registerUsers(host: Host): void {
         await assertUsernameFree(ctx, input.username, null);
         await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
         const now = ctx.host.clock.now().toISOString();
-        const row = await ctx.db
-          .insertInto('users')
-          .values({
-            username: input.username,
-            password_hash: input.password !== undefined ? await hashPassword(input.password) : null,
-            first_name: input.first_name ?? '',
-            last_name: input.last_name ?? '',
-            email: input.email ?? '',
-            is_superuser: input.is_superuser ? 1 : 0,
-            is_active: input.is_active === false ? 0 : 1,
-            created: now,
-            last_updated: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        await setGroups(ctx, row.id, input.groups ?? []);
-        return row.id;
+        const id = await insertUser(ctx, {
+          username: input.username,
+          password_hash: input.password !== undefined ? await hashPassword(input.password) : null,
+          first_name: input.first_name ?? '',
+          last_name: input.last_name ?? '',
+          email: input.email ?? '',
+          is_superuser: input.is_superuser ? 1 : 0,
+          is_active: input.is_active === false ? 0 : 1,
+          created: now,
+          last_updated: now,
+        });
+        await setUserGroups(ctx, id, input.groups ?? []);
+        return id;
       },
     },
     update: {
@@ -148,18 +129,14 @@ export function registerUsers(host: Host): void {
         if (input.username !== undefined) await assertUsernameFree(ctx, input.username, existing.id);
         if (input.groups !== undefined) await requireExistingIds(ctx, 'groups', 'groups', input.groups);
         const { password, groups, is_superuser, is_active, ...plain } = input;
-        await ctx.db
-          .updateTable('users')
-          .set({
-            ...plain,
-            ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
-            ...(is_superuser !== undefined ? { is_superuser: is_superuser ? 1 : 0 } : {}),
-            ...(is_active !== undefined ? { is_active: is_active ? 1 : 0 } : {}),
-            last_updated: ctx.host.clock.now().toISOString(),
-          })
-          .where('id', '=', existing.id)
-          .execute();
-        if (groups !== undefined) await setGroups(ctx, existing.id, groups);
+        await updateUser(ctx, existing.id, {
+          ...plain,
+          ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
+          ...(is_superuser !== undefined ? { is_superuser: is_superuser ? 1 : 0 } : {}),
+          ...(is_active !== undefined ? { is_active: is_active ? 1 : 0 } : {}),
+          last_updated: ctx.host.clock.now().toISOString(),
+        });
+        if (groups !== undefined) await setUserGroups(ctx, existing.id, groups);
         if (password !== undefined) {
           // A password change shows in no API field; record it here when nothing else changed.
           const updated = await getUser(ctx, existing.id);
@@ -172,7 +149,7 @@ export function registerUsers(host: Host): void {
     },
     remove: async (ctx, existing) => {
       guardSuperuser(ctx, existing, {});
-      await ctx.db.deleteFrom('users').where('id', '=', existing.id).execute();
+      await deleteUser(ctx, existing.id);
       await dropFromPermissions(ctx, 'users', existing.id);
     },
   });

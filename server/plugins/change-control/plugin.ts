@@ -15,6 +15,7 @@ import { registerBranchHooks } from './branch-hooks';
 import { registerLifecycleEventTypes } from './change-requests/lifecycle-events';
 import { APP_LABEL, MODELS, PLUGIN_NAME, PLUGIN_VERSION } from './names';
 import { registerPolicyRoutes } from './policies/routes';
+import { policyMatchesKeeper } from './policies/kept-matches';
 import { registerFreezeRoutes } from './freezes/routes';
 import { registerMergeQueueRoute } from './gate/queue-routes';
 import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
@@ -58,6 +59,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registry.seal();
 
       registerPolicyRoutes(host);
+      host.branchState.register(policyMatchesKeeper());
       registerFreezeRoutes(host);
       registerMergeQueueRoute(host);
       registerChangeRequestRoutes(host);

@@ -28,10 +28,18 @@ interface Related {
 type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'>;
 
 function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
-  return {
-    ...storedFields(ctx, row),
+  // Added onto the stored fields' object (not spread into a new one): a spread whose sources
+  // vary in shape gives every object a hidden class of its own, which multiplied the memory
+  // and the time of a page of requests.
+  return Object.assign(storedFields(ctx, row), {
     requester: related.requester,
-    ...live,
+    approved: live.approved,
+    ready_to_merge: live.ready_to_merge,
+    merge_blocked_reason: live.merge_blocked_reason,
+    has_conflicts: live.has_conflicts,
+    queue_position: live.queue_position,
+    freezes: live.freezes,
+    digest: live.digest,
     tags: related.tags,
     window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
     policies: related.policies,
@@ -40,7 +48,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
         ? null
         : { reason: row.override_reason, user: related.overrideBy, time: row.override_time ?? '', overridden_reason: row.overridden_reason ?? '' },
     actions,
-  };
+  });
 }
 
 async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {

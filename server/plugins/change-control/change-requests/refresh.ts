@@ -1,6 +1,6 @@
 import { findBranch, inTransaction, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
-import { checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
+import { checkedRequest, checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
@@ -113,17 +113,20 @@ export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {})
  * derived) status and its required checks. Returns true when the full refresh must still run
  * (the request asks for automatic merge and its gates may now be clear).
  */
-async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow): Promise<boolean> {
-  const checks = await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id));
+async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow, digest: string | null): Promise<boolean> {
+  const checks = await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest);
   const gatesCleared = cr.status === 'approved' && checks.every((c) => !c.blocks);
   await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
   return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
 }
 
 async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> {
-  let cr = await getChangeRequestRow(ctx, id);
+  const resultsOnly = !wishes.evaluate && !wishes.rematch && !wishes.checks;
+  // Only check results moved (a report): the request and its digest as the report read them.
+  const checked = resultsOnly ? await checkedRequest(ctx, id) : undefined;
+  let cr = checked ? checked.cr : await getChangeRequestRow(ctx, id);
   if (!cr) return;
-  if (!wishes.evaluate && !wishes.rematch && !wishes.checks && !(await checkResultsOnly(ctx, cr))) {
+  if (checked && !(await checkResultsOnly(ctx, cr, checked.digest))) {
     for (const e of wishes.events) await emitLifecycleEvent(ctx, e.event, e.before, e.after);
     return;
   }

@@ -36,15 +36,15 @@ export function storedFields(ctx: Ctx, row: ChangeRequestRow) {
  * keeps and what permission constraints are checked against.
  */
 export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
-  return {
-    ...storedFields(ctx, row),
+  // Added onto the stored fields' object, not spread (see `build` in present.ts).
+  return Object.assign(storedFields(ctx, row), {
     requester: row.requester_id,
     has_conflicts: toBool(row.has_conflicts),
     override_reason: row.override_reason,
     override_by: row.override_by_id,
     override_time: row.override_time,
     overridden_reason: row.overridden_reason,
-  };
+  });
 }
 
 export function changeRequestUrl(ctx: Ctx, id: number): string {

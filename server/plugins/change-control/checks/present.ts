@@ -3,9 +3,7 @@ import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
 import { attachedPolicies } from '../policies/governing';
-import { declaredFor, isOutdated } from './state';
-import { requestDigest } from '../change-requests/content';
-import { getChangeRequestRow } from '../change-requests/repository';
+import { checkedRequest, declaredFor, isOutdated } from './state';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
@@ -48,8 +46,7 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
   const digests = new Map<number, string | null>();
   for (const crId of new Set(rows.map((r) => r.change_request_id))) {
     declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
-    const cr = await getChangeRequestRow(ctx, crId);
-    digests.set(crId, cr ? await requestDigest(ctx, cr) : null);
+    digests.set(crId, (await checkedRequest(ctx, crId))?.digest ?? null);
   }
   return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name), digests.get(row.change_request_id) ?? null) as CheckOut);
 }

@@ -1,16 +1,13 @@
 import { CHECK_STATUSES, type CheckStatus } from '../../../../contract/api/change-control';
-import { requestDigest } from '../change-requests/content';
-import { reporterRefusal } from './reporter';
 import { isHttpUrl } from '../../../../contract/api/common';
-import { recordChange, createCtx, inTransaction, type Ctx, type EmittedEvent, type EventPayload, type EventRuleRow, type Host } from '../../../host';
-import { requestRefresh } from '../change-requests/refresh';
+import { createCtx, inTransaction, type Ctx, type EmittedEvent, type EventPayload, type EventRuleRow, type Host } from '../../../host';
 import { findChangeRequestForBranch } from '../change-requests/repository';
 import { isOpen } from '../change-requests/status';
-import { ccDb, nowIso } from '../db/database';
 import { BRANCH_TYPE } from '../../branching';
-import { CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE } from '../names';
+import { CHANGE_REQUEST_TYPE } from '../names';
 import { attachedPolicies } from '../policies/governing';
-import { snapshotCheck } from './present';
+import { reportCheckResult } from './report-result';
+import { checkRowNamed } from './repository';
 import { declaredFor } from './state';
 
 /**
@@ -59,17 +56,11 @@ async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: Repo
   if (!declared) return log(`check "${data.check}" is not declared for change request ${cr.id}`);
   // A registered check computes its own result; a report would only be overwritten by the next refresh.
   if (declared.registered) return log(`check "${data.check}" is a registered check, whose result the service computes`);
-  // A check that names its reporter takes results from that reporter only: the event's caller must be it.
-  const refusal = await reporterRefusal(ctx, declared);
-  if (refusal) return log(refusal);
-  const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', cr.id).where('name', '=', data.check).executeTakeFirst();
+  const row = await checkRowNamed(ctx, cr.id, data.check);
   if (!row) return log(`check "${data.check}" has no row on change request ${cr.id} yet`);
-  const next = { status: data.status, summary: data.summary ?? row.summary, details_url: data.details_url ?? row.details_url, digest: await requestDigest(ctx, cr) };
-  if (next.status === row.status && next.summary === row.summary && next.details_url === row.details_url && next.digest === row.digest) return;
-  const now = nowIso(ctx);
-  await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', row.id).execute();
-  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...next, completed: now, last_updated: now }) });
-  await requestRefresh(ctx, cr.id, { rematch: false, evaluate: false });
+  // A check that names its reporter takes results from that reporter only: the event's caller must be it.
+  const outcome = await reportCheckResult(ctx, row, { status: data.status, summary: data.summary, details_url: data.details_url });
+  if (outcome.refused) log(outcome.refused);
 }
 
 export function registerReportCheckAction(host: Host): void {

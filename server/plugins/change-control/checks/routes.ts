@@ -4,77 +4,52 @@ import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host } 
 import { registerResource } from '../../../host/http';
 import { checkList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
-import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
+import { changeRequestNamedInBody } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
 import { attachedPolicies } from '../policies/governing';
 import { reporterRefusal } from './reporter';
+import { reportCheckResult } from './report-result';
+import { checkRow, checkRowNamed, deleteCheck, insertCheck } from './repository';
 import { declaredFor } from './state';
-import { ccDb, nowIso } from '../db/database';
+import { nowIso } from '../db/database';
 import { MERGE_CHECK_TYPE, MODELS } from '../names';
 import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
 
 type ReportInput = z.infer<typeof mergeCheckReport>;
 type CreateInput = z.infer<typeof mergeCheckCreate>;
 
-
-
 async function getCheck(ctx: Ctx, id: number): Promise<CheckOut | undefined> {
-  const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await checkRow(ctx, id);
   return row ? (await presentCheckRows(ctx, [row]))[0] : undefined;
 }
 
-/**
- * A reporter's write: status, summary and details_url. `required` and `change_request` are
- * read-only and ignored when sent. `completed` marks when the result last changed; a report
- * of the same result writes nothing.
- */
+/** A reporter's write (status, summary, details_url; `required` and `change_request` are read-only and ignored when sent). */
 async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): Promise<void> {
-  const before = (await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', existing.id).executeTakeFirst())!;
-  const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
-  const declared = declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === before.name);
-  const refusal = await reporterRefusal(ctx, declared);
-  if (refusal) throw new PermissionDenied(refusal);
-  const next = {
-    status: input.status ?? before.status,
-    summary: input.summary ?? before.summary,
-    details_url: input.details_url ?? before.details_url,
-    // A reported result is bound to the digest it ran on: the one sent, or the branch's now.
-    digest: before.kind === 'reported' ? (input.digest ?? (await requestDigest(ctx, cr))) : before.digest,
-  };
-  if (next.status === before.status && next.summary === before.summary && next.details_url === before.details_url && next.digest === before.digest) return;
-  const now = nowIso(ctx);
-  await ccDb(ctx).updateTable('cc_merge_checks').set({ ...next, completed: now, last_updated: now }).where('id', '=', before.id).execute();
-  const after = { ...before, ...next, completed: now, last_updated: now };
-  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: before.id, repr: before.name, prechange: snapshotCheck(ctx, before), postchange: snapshotCheck(ctx, after) });
-  await requestRefresh(ctx, before.change_request_id, { rematch: false, evaluate: false });
-  await ctx.flushBeforeCommit();
+  const outcome = await reportCheckResult(ctx, (await checkRow(ctx, existing.id))!, input);
+  if (outcome.refused) throw new PermissionDenied(outcome.refused);
 }
 
 async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
   const refusal = await reporterRefusal(ctx, declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === input.name));
   if (refusal) throw new PermissionDenied(refusal);
-  const clash = await ccDb(ctx).selectFrom('cc_merge_checks').select('id').where('change_request_id', '=', cr.id).where('name', '=', input.name).executeTakeFirst();
+  const clash = await checkRowNamed(ctx, cr.id, input.name);
   if (clash) throw ValidationError.field('name', `This change request already has a check named "${input.name}" (check ${clash.id}).`);
   const now = nowIso(ctx);
   const status = input.status ?? 'pending';
-  const row = await ccDb(ctx)
-    .insertInto('cc_merge_checks')
-    .values({
-      change_request_id: cr.id,
-      name: input.name,
-      label: input.label || input.name,
-      kind: 'reported',
-      status,
-      summary: input.summary ?? '',
-      details_url: input.details_url ?? '',
-      completed: status === 'pending' ? null : now,
-      digest: status === 'pending' ? null : await requestDigest(ctx, cr),
-      created: now,
-      last_updated: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertCheck(ctx, {
+    change_request_id: cr.id,
+    name: input.name,
+    label: input.label || input.name,
+    kind: 'reported',
+    status,
+    summary: input.summary ?? '',
+    details_url: input.details_url ?? '',
+    completed: status === 'pending' ? null : now,
+    digest: status === 'pending' ? null : await requestDigest(ctx, cr),
+    created: now,
+    last_updated: now,
+  });
   await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
   await requestRefresh(ctx, cr.id, { rematch: false });
   await ctx.flushBeforeCommit();
@@ -95,8 +70,8 @@ export function registerCheckRoutes(host: Host): void {
     update: { body: mergeCheckReport, put: mergeCheckReport, run: reportResult },
     remove: async (ctx, existing) => {
       // Removing a row never opens the gate: a required check with no row blocks as not run.
-      const row = (await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', existing.id).executeTakeFirst())!;
-      await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).execute();
+      const row = (await checkRow(ctx, existing.id))!;
+      await deleteCheck(ctx, row.id);
       await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
       await requestRefresh(ctx, row.change_request_id, { rematch: false });
     },

@@ -1,13 +1,13 @@
-import type { Ctx } from '../../../host';
-import { branchDigest } from '../../branching';
-import { ccDb } from '../db/database';
-import type { MergeCheckRow } from '../db/tables';
+import { BRANCH_DATA_TABLES, type Ctx } from '../../../host';
+import { requestDigest } from '../change-requests/content';
+import { getChangeRequestRow } from '../change-requests/repository';
+import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import type { GoverningPolicy } from '../evaluation/load';
 import { runtime } from '../runtime';
 import { clearsGate, declaredChecks, type DeclaredCheck } from './declared';
+import { checkFactsOf, type CheckFacts } from './repository';
 
-/** What the gate reads of a stored check: its key, how it is written, its result and the digest it ran on. */
-export type CheckFacts = Pick<MergeCheckRow, 'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest'>;
+export { checkFactsOf, checkRowsOf, type CheckFacts } from './repository';
 
 /** A declared check with its stored result (if any) and whether it blocks the merge. */
 export interface CheckState extends DeclaredCheck {
@@ -42,25 +42,27 @@ export function declaredFor(ctx: Ctx, governing: readonly GoverningPolicy[]): De
   return declared;
 }
 
-export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<MergeCheckRow[]> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).orderBy('id').execute();
+/** A request's row and the digest of its branch now (the last one cached once the branch is gone). */
+export interface CheckedRequest {
+  cr: ChangeRequestRow;
+  digest: string | null;
 }
 
 /**
- * The checks a request carries under the given policies, each with its stored row. A required
- * check blocks unless its row says success or skipped; one with no row is treated as not run
- * and blocks; an advisory check never blocks.
+ * The request whose checks are read or written, with its current digest: kept in the read memo
+ * while neither the request nor its branch's changes are written, so one report (finding the
+ * check, binding the result, refreshing the gate, answering) reads them once. Shared: never change it.
  */
-/** The gate's view of a request's stored checks (only the columns it reads). */
-export async function checkFactsOf(ctx: Ctx, changeRequestId: number): Promise<CheckFacts[]> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary', 'digest']).where('change_request_id', '=', changeRequestId).execute();
-}
-
-/** The digest of a request's branch now (the last one cached once the branch is gone). */
-async function currentDigestOf(ctx: Ctx, changeRequestId: number): Promise<string | null> {
-  const cr = await ccDb(ctx).selectFrom('cc_change_requests').select(['branch_id', 'digest']).where('id', '=', changeRequestId).executeTakeFirst();
-  if (!cr) return null;
-  return cr.branch_id === null ? cr.digest : branchDigest(ctx, cr.branch_id);
+export function checkedRequest(ctx: Ctx, changeRequestId: number): Promise<CheckedRequest | undefined> {
+  return ctx.host.readMemo.get(
+    ctx,
+    `cc-checked-request|${changeRequestId}`,
+    async () => {
+      const cr = await getChangeRequestRow(ctx, changeRequestId);
+      return cr && { cr, digest: await requestDigest(ctx, cr) };
+    },
+    ['cc_change_requests', ...BRANCH_DATA_TABLES],
+  );
 }
 
 /**
@@ -70,7 +72,7 @@ async function currentDigestOf(ctx: Ctx, changeRequestId: number): Promise<strin
  */
 export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[], stored?: readonly CheckFacts[], digest?: string | null): Promise<CheckState[]> {
   const rows = new Map((stored ?? (await checkFactsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
-  const current = digest !== undefined ? digest : await currentDigestOf(ctx, changeRequestId);
+  const current = digest !== undefined ? digest : ((await checkedRequest(ctx, changeRequestId))?.digest ?? null);
   return declaredFor(ctx, governing).map((d) => {
     const row = rows.get(d.name);
     const outdated = isOutdated(row, current);

@@ -1,5 +1,8 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { databaseKind } from '../../../host';
+import type { ConditionSet, ConditionState } from '../../../../contract/api/change-control';
+import { matchingDefinition } from '../policies/matching';
+import { parseJson } from './database';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -270,6 +273,35 @@ async function addCustomFields(db: Kysely<unknown>): Promise<void> {
   }
 }
 
+/**
+ * Policy matching kept per branch: per branch, policy and object type, the number of the
+ * branch's changes of that type the policy's condition set holds for, and the definition each
+ * policy's counts were computed with (a policy written elsewhere is recomputed when it differs).
+ * The counts start empty and every existing policy's definition is recorded: each branch is
+ * counted whole on its first read (its kept state is missing), not every branch at once.
+ */
+async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('cc_branch_policy_matches')
+    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('object_type', 'text', (c) => c.notNull())
+    .addColumn('matches', 'integer', (c) => c.notNull())
+    .addPrimaryKeyConstraint('cc_branch_policy_matches_pk', ['branch_id', 'policy_id', 'object_type'])
+    .execute();
+  await db.schema.createIndex('cc_branch_policy_matches_policy').on('cc_branch_policy_matches').columns(['policy_id', 'branch_id']).execute();
+  await db.schema
+    .createTable('cc_policy_match_definitions')
+    .addColumn('policy_id', 'integer', (c) => c.primaryKey().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('definition', 'text', (c) => c.notNull())
+    .execute();
+  const policies = await sql<{ id: number; object_types: string; conditions: string | null; condition_state: ConditionState }>`SELECT id, object_types, conditions, condition_state FROM cc_policies`.execute(db);
+  for (const p of policies.rows) {
+    const definition = matchingDefinition({ id: p.id, objectTypes: parseJson<string[]>(p.object_types, []), conditions: parseJson<ConditionSet | null>(p.conditions, null), conditionState: p.condition_state });
+    await sql`INSERT INTO cc_policy_match_definitions (policy_id, definition) VALUES (${p.id}, ${definition})`.execute(db);
+  }
+}
+
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
@@ -283,4 +315,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0021-digests-enforcement': { up: addDigestsAndEnforcement },
   '20-change-control-0022-journal-entries': { up: createJournalEntries },
   '20-change-control-0023-custom-fields': { up: addCustomFields },
+  '20-change-control-0024-branch-policy-matches': { up: addBranchPolicyMatches },
 };

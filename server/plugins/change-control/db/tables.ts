@@ -211,6 +211,24 @@ export interface StreamStateTable {
   pruned_through: number;
 }
 
+/**
+ * Per branch, policy and object type: how many of the branch's changes of that type satisfy the
+ * policy's condition set (rows at zero are deleted). Kept by the branch state keeper
+ * `change-control:policy-matches` as the branch's changes are written.
+ */
+export interface BranchPolicyMatchesTable {
+  branch_id: number;
+  policy_id: number;
+  object_type: string;
+  matches: number;
+}
+
+/** The matching definition (object types, conditions, condition state) each policy's counts were computed with. */
+export interface PolicyMatchDefinitionsTable {
+  policy_id: number;
+  definition: string;
+}
+
 export interface ChangeControlTables {
   cc_policies: PoliciesTable;
   cc_policy_rules: PolicyRulesTable;
@@ -226,6 +244,8 @@ export interface ChangeControlTables {
   cc_stream_state: StreamStateTable;
   cc_freezes: FreezesTable;
   cc_merge_queue_claim: MergeQueueClaimTable;
+  cc_branch_policy_matches: BranchPolicyMatchesTable;
+  cc_policy_match_definitions: PolicyMatchDefinitionsTable;
 }
 
 export type PolicyRow = Selectable<PoliciesTable>;

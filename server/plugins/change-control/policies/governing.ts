@@ -1,23 +1,41 @@
-import { BRANCH_DATA_TABLES, type Ctx } from '../../../host';
-
-const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
+import { ensureBranchState, type Ctx } from '../../../host';
 import { branchChangesView } from '../../branching';
 import { ccDb, parseJson } from '../db/database';
 import type { GoverningPolicy } from '../evaluation/load';
-import { matchPolicies, type MatchableChange } from './matching';
+import { ensurePolicyMatches, POLICY_MATCHES_KEEPER, POLICY_MATCH_TABLES } from './kept-matches';
+import { matchesFromCounts, matchPolicies, type MatchableChange } from './matching';
+import { matchedTypesOf } from './matches-repository';
 import { loadPolicies } from './repository';
+
+const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
 
 /** The changed objects of a branch, as matching reads them. */
 export async function branchMatchables(ctx: Ctx, branchId: number): Promise<MatchableChange[]> {
   return (await branchChangesView(ctx, branchId)).map((c) => ({ objectType: c.object_type, action: c.action, original: c.original, modified: c.modified }));
 }
 
-/** The enabled policies that match what the branch touches now (the merge gate re-matches with this). */
+/**
+ * The enabled policies that match what the branch touches now (the merge gate re-matches with
+ * this), read from the counts kept per branch (`kept-matches.ts`): O(policies), whatever the
+ * branch's size. The counts are brought up to date first when they are behind (a policy written
+ * by other means, a branch seeded in bulk).
+ */
 export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId), [...BRANCH_DATA_TABLES, ...POLICY_TABLES]);
+  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId), ['branches', 'branch_changes', 'branch_state_revisions', ...POLICY_MATCH_TABLES, ...POLICY_TABLES]);
 }
 
 async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
+  await ensurePolicyMatches(ctx);
+  await ensureBranchState(ctx, POLICY_MATCHES_KEEPER, branchId);
+  const policies = await loadPolicies(ctx, { enabledOnly: true });
+  if (policies.length === 0) return [];
+  const matches = matchesFromCounts(policies, await matchedTypesOf(ctx, branchId));
+  const byId = new Map(policies.map((p) => [p.id, p]));
+  return matches.map((m) => ({ policy: byId.get(m.policyId)!, matchedObjectTypes: m.matchedObjectTypes }));
+}
+
+/** `matchBranch` from every change of the branch (the full computation the kept counts are tested against). */
+export async function matchBranchFully(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
   const policies = await loadPolicies(ctx, { enabledOnly: true });
   if (policies.length === 0) return [];
   const matches = matchPolicies(policies, await branchMatchables(ctx, branchId));

@@ -124,3 +124,63 @@ export function matchPolicies(policies: readonly MatchablePolicy[], changes: rea
   }
   return out;
 }
+
+/**
+ * A policy's matching, one change at a time (what the counts kept per branch are made of): which
+ * object types it looks at (null: all) and whether its condition set holds for one change (null:
+ * no conditions, every change of its types counts).
+ */
+export interface ChangeMatcher {
+  policyId: number;
+  types: ReadonlySet<string> | null;
+  holds: ChangeTest | null;
+}
+
+export function changeMatcher(policy: MatchablePolicy): ChangeMatcher {
+  return {
+    policyId: policy.id,
+    types: policy.objectTypes.length === 0 ? null : new Set(policy.objectTypes),
+    holds: policy.conditions === null ? null : compileForChanges(policy.conditions, policy.conditionState),
+  };
+}
+
+/** Whether the change counts for the policy: of one of its types, and its condition set holds. */
+export function countsFor(matcher: ChangeMatcher, change: MatchableChange): boolean {
+  if (matcher.types !== null && !matcher.types.has(change.objectType)) return false;
+  return matcher.holds === null || matcher.holds(change);
+}
+
+/** Per policy, per object type: how many of `changes` count for it (types without any left out). */
+export type MatchCounts = Map<number, Map<string, number>>;
+
+/** The counts from scratch (a rebuild, and the oracle the kept counts are tested against). */
+export function countMatches(policies: readonly MatchablePolicy[], changes: readonly MatchableChange[]): MatchCounts {
+  const out: MatchCounts = new Map();
+  for (const policy of policies) {
+    const matcher = changeMatcher(policy);
+    const byType = new Map<string, number>();
+    for (const change of changes) if (countsFor(matcher, change)) byType.set(change.objectType, (byType.get(change.objectType) ?? 0) + 1);
+    if (byType.size > 0) out.set(policy.id, byType);
+  }
+  return out;
+}
+
+/**
+ * `matchPolicies` read from counts: a policy matches through the types it has a count for; one
+ * without object types and without conditions matches every branch, even one with no changes.
+ * `typesWithMatches` gives, per policy id, the types whose count is above zero.
+ */
+export function matchesFromCounts(policies: readonly MatchablePolicy[], typesWithMatches: ReadonlyMap<number, readonly string[]>): PolicyMatch[] {
+  const out: PolicyMatch[] = [];
+  for (const policy of policies) {
+    const types = typesWithMatches.get(policy.id);
+    if (types && types.length > 0) out.push({ policyId: policy.id, matchedObjectTypes: [...types].sort() });
+    else if (policy.objectTypes.length === 0 && policy.conditions === null) out.push({ policyId: policy.id, matchedObjectTypes: [] });
+  }
+  return out;
+}
+
+/** What a policy's counts depend on, as one string: counts computed under another are recomputed. */
+export function matchingDefinition(policy: MatchablePolicy): string {
+  return JSON.stringify([policy.objectTypes, policy.conditions, policy.conditionState]);
+}

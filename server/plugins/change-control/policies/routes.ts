@@ -4,6 +4,7 @@ import { branchesTouching, clearTags, conditionSetProblem, Conflict, recordChang
 import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
+import { ensurePolicyMatches } from './kept-matches';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { ccDb, fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
@@ -206,6 +207,8 @@ export function registerPolicyRoutes(host: Host): void {
           .returning('id')
           .executeTakeFirstOrThrow();
         if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, row.id, input.tags);
+        // Its counts in the branches touching its types, before any request is re-matched.
+        await ensurePolicyMatches(ctx);
         await refreshAfterPolicyWrite(ctx, row.id, [await policyTypes(ctx, row.id)]);
         return row.id;
       },
@@ -220,6 +223,8 @@ export function registerPolicyRoutes(host: Host): void {
         const before = await policyTypes(ctx, existing.id);
         await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
         if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, existing.id, input.tags);
+        // Recounted only when its types, conditions or condition state moved.
+        await ensurePolicyMatches(ctx);
         await refreshAfterPolicyWrite(ctx, existing.id, [before, await policyTypes(ctx, existing.id)]);
       },
     },

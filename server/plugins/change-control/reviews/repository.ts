@@ -65,17 +65,20 @@ export async function markReviewsStale(ctx: Ctx, changeRequestId: number): Promi
   if (live.length === 0) return 0;
   const now = nowIso(ctx);
   await ccDb(ctx).updateTable('cc_reviews').set({ stale: 1, last_updated: now }).where('change_request_id', '=', changeRequestId).where('stale', '=', 0).execute();
-  for (const row of live) {
-    await recordChange(ctx, {
-      action: 'update',
-      objectType: REVIEW_TYPE,
-      objectId: row.id,
-      repr: `review ${row.id}`,
-      prechange: snapshotReview(ctx, row),
-      postchange: snapshotReview(ctx, { ...row, stale: 1, last_updated: now }),
-    });
-  }
+  for (const row of live) await recordStaleness(ctx, row, 1, now);
   return live.length;
+}
+
+/** The changelog entry of a review whose staleness moved. */
+function recordStaleness(ctx: Ctx, row: ReviewRow, stale: number, now: string): Promise<void> {
+  return recordChange(ctx, {
+    action: 'update',
+    objectType: REVIEW_TYPE,
+    objectId: row.id,
+    repr: `review ${row.id}`,
+    prechange: snapshotReview(ctx, row),
+    postchange: snapshotReview(ctx, { ...row, stale, last_updated: now }),
+  });
 }
 
 /**
@@ -94,14 +97,7 @@ export async function settleReviewsByContent(ctx: Ctx, changeRequestId: number, 
     if (stale === row.stale) continue;
     moved++;
     await ccDb(ctx).updateTable('cc_reviews').set({ stale, last_updated: now }).where('id', '=', row.id).execute();
-    await recordChange(ctx, {
-      action: 'update',
-      objectType: REVIEW_TYPE,
-      objectId: row.id,
-      repr: `review ${row.id}`,
-      prechange: snapshotReview(ctx, row),
-      postchange: snapshotReview(ctx, { ...row, stale, last_updated: now }),
-    });
+    await recordStaleness(ctx, row, stale, now);
   }
   return moved;
 }

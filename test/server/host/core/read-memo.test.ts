@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { ReadMemo } from '../../../../server/host/core/read-memo';
+import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo';
+import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { instancesForEachTest, startService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
@@ -92,7 +93,7 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
   });
 
   it('is bounded: the least recently used answer goes first', async () => {
-    const memo = new ReadMemo(3);
+    const memo = new ReadMemo({ maxEntries: 3 });
     const ctx = ctxOf(svc);
     const computed: string[] = [];
     const read = (key: string) => memo.get(ctx, key, async () => (computed.push(key), key));
@@ -106,6 +107,87 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.deepEqual(computed, ['a', 'b', 'c', 'd']);
     await read('b');
     assert.deepEqual(computed, ['a', 'b', 'c', 'd', 'b']);
+  });
+  it('is bounded by size: the least recently used answers go until the estimated bytes fit the budget', async () => {
+    // Answers of about 10 kB (a page of presented requests is a few times that), a budget of 35 kB.
+    const answer = (tag: string, n = 10) => Array.from({ length: n }, (_, i) => ({ tag, text: 'x'.repeat(1000 - 60), i }));
+    const one = estimateBytes(answer('a'));
+    assert.ok(one > 9_000 && one < 12_000, `estimate ${one}`);
+    const memo = new ReadMemo({ maxBytes: 35_000 });
+    const ctx = ctxOf(svc);
+    const computed: string[] = [];
+    const read = (key: string, n?: number) => memo.get(ctx, key, async () => (computed.push(key), answer(key, n)));
+    for (const key of ['a', 'b', 'c']) await read(key);
+    assert.equal(memo.size, 3);
+    assert.ok(memo.bytes > 3 * one && memo.bytes <= 35_000);
+    await read('a'); // now the most recently used
+    await read('d'); // pushes out b, the least recently used
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd']);
+    await read('a');
+    await read('c');
+    await read('d');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd']);
+    // One answer twice as large pushes out two.
+    await read('e', 20);
+    assert.equal(memo.size, 2);
+    assert.ok(memo.bytes <= 35_000);
+    await read('d');
+    await read('e');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd', 'e']);
+    await read('a');
+    assert.deepEqual(computed, ['a', 'b', 'c', 'd', 'e', 'a']);
+  });
+
+  it('never keeps an answer larger than its whole budget, but shares it with the reads that asked while it was computed', async () => {
+    const memo = new ReadMemo({ maxBytes: 5_000 });
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = () => memo.get(ctx, 'big', async () => (++computed, 'x'.repeat(10_000)));
+    const [first, second] = await Promise.all([read(), read()]);
+    assert.equal(first, second);
+    assert.equal(computed, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(memo.size, 0);
+    assert.equal(memo.bytes, 0);
+    await read();
+    assert.equal(computed, 2);
+    // A budget of 0 keeps nothing.
+    const none = new ReadMemo({ maxBytes: 0 });
+    let small = 0;
+    await none.get(ctx, 'k', async () => ++small);
+    await none.get(ctx, 'k', async () => ++small);
+    assert.equal(small, 2);
+  });
+
+  it('estimates an answer by what it holds: shared parts once, cycles end, a large answer only up to the limit', () => {
+    const row = { id: 1, title: 'y'.repeat(500) };
+    assert.ok(estimateBytes([row, row]) < estimateBytes([row, { ...row }]));
+    assert.ok(estimateBytes(new Map([[1, row]])) > estimateBytes(row));
+    const cyclic: Record<string, unknown> = { name: 'loop' };
+    cyclic.self = cyclic;
+    assert.ok(estimateBytes(cyclic) > 0);
+    const large = Array.from({ length: 100_000 }, (_, i) => ({ i, text: `change ${i}` }));
+    const capped = estimateBytes(large, 50_000);
+    // The array itself counts at once; of its items, only about the limit is walked.
+    assert.ok(capped > 50_000 && capped < 800_032 + 60_000, `capped estimate ${capped}`);
+    assert.ok(estimateBytes(large) > 5_000_000);
+  });
+});
+
+describe("the read memo's budget in the configuration (host.read_cache_mb)", () => {
+  it('is 16 MiB by default, refuses a negative value naming the key, and 0 keeps no answers', async () => {
+    assert.equal(parseConfig({}).host.read_cache_mb, 16);
+    assert.throws(() => parseConfig({ host: { read_cache_mb: -1 } }), /host\.read_cache_mb/);
+    const svc = await startService({ config: { host: { read_cache_mb: 0 } } });
+    try {
+      const ctx = ctxOf(svc);
+      let computed = 0;
+      await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
+      await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
+      assert.equal(computed, 2);
+    } finally {
+      await svc.close();
+    }
   });
 });
 

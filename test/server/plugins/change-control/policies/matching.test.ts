@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
-import { matchPolicies, matchPolicy, type MatchableChange, type MatchablePolicy } from '../../../../../server/plugins/change-control/policies/matching';
+import { changeMatcher, countMatches, countsFor, matchesFromCounts, matchPolicies, matchPolicy, type MatchableChange, type MatchablePolicy, type MatchCounts } from '../../../../../server/plugins/change-control/policies/matching';
+import { enableLinearRegExps } from '../../../../../server/host/core/linear-regexp';
+import { Rng } from '../../../../support/openapi-fuzz';
+import { randomChange, randomPolicy } from './matching-gen';
 
 /** Which policies govern a branch, from its changes, as a plain function. */
 describe('unit: policy matching (matching.ts)', () => {
+  // The service switches V8's linear-time engine on at start; run alone, this file does it.
+  before(() => enableLinearRegExps());
   const update = (objectType: string, original: Record<string, unknown>, modified: Record<string, unknown>): MatchableChange => ({ objectType, action: 'update', original, modified });
   const create = (objectType: string, modified: Record<string, unknown>): MatchableChange => ({ objectType, action: 'create', original: null, modified });
   const del = (objectType: string, original: Record<string, unknown>): MatchableChange => ({ objectType, action: 'delete', original, modified: null });
@@ -57,5 +62,48 @@ describe('unit: policy matching (matching.ts)', () => {
       { policyId: 1, matchedObjectTypes: ['dcim.device'] },
       { policyId: 2, matchedObjectTypes: ['dcim.device'] },
     ]);
+  });
+
+  it('counts read as matches: a policy without types or conditions matches with no count, the others through their counted types', () => {
+    const policies = [policy({ id: 1 }), policy({ id: 2, objectTypes: ['dcim.site'] }), policy({ id: 3, conditions: { attr: 'status', value: 'x' } })];
+    assert.deepEqual(matchesFromCounts(policies, new Map()), [{ policyId: 1, matchedObjectTypes: [] }]);
+    assert.deepEqual(matchesFromCounts(policies, new Map([[2, ['dcim.site']], [3, ['ipam.prefix', 'dcim.device']]])), [
+      { policyId: 1, matchedObjectTypes: [] },
+      { policyId: 2, matchedObjectTypes: ['dcim.site'] },
+      { policyId: 3, matchedObjectTypes: ['dcim.device', 'ipam.prefix'] },
+    ]);
+  });
+
+  it('counts moved change by change (seeded writes and removals) always equal a full count, and read as matchPolicies does', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      const rng = new Rng(seed);
+      const policies = Array.from({ length: 12 }, (_, i) => randomPolicy(rng, i + 1));
+      const matchers = policies.map(changeMatcher);
+      const changes: Array<MatchableChange | null> = [];
+      const kept: MatchCounts = new Map();
+      const move = (change: MatchableChange, by: number) => {
+        for (const m of matchers) {
+          if (!countsFor(m, change)) continue;
+          const byType = kept.get(m.policyId) ?? new Map<string, number>();
+          const n = (byType.get(change.objectType) ?? 0) + by;
+          if (n === 0) byType.delete(change.objectType);
+          else byType.set(change.objectType, n);
+          if (byType.size === 0) kept.delete(m.policyId);
+          else kept.set(m.policyId, byType);
+        }
+      };
+      for (let step = 0; step < 60; step++) {
+        const at = rng.int(changes.length + 1);
+        const before = changes[at] ?? null;
+        const after = rng.chance(0.25) ? null : before && rng.chance(0.5) ? { ...randomChange(rng), objectType: before.objectType } : randomChange(rng);
+        if (before) move(before, -1);
+        if (after) move(after, +1);
+        changes[at] = after;
+        const live = changes.filter((c): c is MatchableChange => c !== null);
+        assert.deepEqual(kept, countMatches(policies, live), `seed ${seed}, step ${step}: counts`);
+        const types = new Map([...kept].map(([id, byType]) => [id, [...byType.keys()]]));
+        assert.deepEqual(matchesFromCounts(policies, types), matchPolicies(policies, live), `seed ${seed}, step ${step}: matches`);
+      }
+    }
   });
 });

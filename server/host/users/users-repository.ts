@@ -1,0 +1,58 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Ctx } from '../core/context';
+import type { Condition, FilterValue } from '../db/list';
+import type { HostTables, UserRow, UsersTable } from '../db/tables';
+
+/** Every user (the list's query). */
+export function userRows(ctx: Ctx) {
+  return ctx.db.selectFrom('users').selectAll();
+}
+
+export function userById(ctx: Ctx, id: number): Promise<UserRow | undefined> {
+  return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function userByUsername(ctx: Ctx, username: string): Promise<UserRow | undefined> {
+  return ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+}
+
+/** Whether another user than `exceptId` holds this username. */
+export async function usernameTaken(ctx: Ctx, username: string, exceptId: number | null): Promise<boolean> {
+  let q = ctx.db.selectFrom('users').select('id').where('username', '=', username);
+  if (exceptId !== null) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+export async function insertUser(ctx: Ctx, values: Insertable<UsersTable>): Promise<number> {
+  const row = await ctx.db.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateUser(ctx: Ctx, id: number, values: Updateable<UsersTable>): Promise<void> {
+  await ctx.db.updateTable('users').set(values).where('id', '=', id).execute();
+}
+
+export async function deleteUser(ctx: Ctx, id: number): Promise<void> {
+  await ctx.db.deleteFrom('users').where('id', '=', id).execute();
+}
+
+/** The groups of each of `userIds`, by group id (every user has an entry). */
+export async function groupIdsOfUsers(ctx: Ctx, userIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await ctx.db.selectFrom('user_groups').select(['user_id', 'group_id']).where('user_id', 'in', [...userIds]).orderBy('group_id').execute();
+  for (const r of rows) byUser.get(r.user_id)?.push(r.group_id);
+  return byUser;
+}
+
+/** The users in any of these groups (a condition on the users list). */
+export function membersOf(groupIds: FilterValue[]): Condition<HostTables, 'users'> {
+  return (eb) => eb('id', 'in', eb.selectFrom('user_groups').select('user_id').where('group_id', 'in', groupIds as number[]));
+}
+
+/** Makes `groups` the user's groups (duplicates once). */
+export async function setUserGroups(ctx: Ctx, userId: number, groups: readonly number[]): Promise<void> {
+  await ctx.db.deleteFrom('user_groups').where('user_id', '=', userId).execute();
+  const unique = [...new Set(groups)];
+  if (unique.length > 0) await ctx.db.insertInto('user_groups').values(unique.map((g) => ({ user_id: userId, group_id: g }))).execute();
+}

@@ -1,0 +1,53 @@
+import type { CheckStatus } from '../../../../contract/api/change-control';
+import { recordChange, type Ctx } from '../../../host';
+import { requestRefresh } from '../change-requests/refresh';
+import { nowIso } from '../db/database';
+import type { MergeCheckRow } from '../db/tables';
+import { MERGE_CHECK_TYPE } from '../names';
+import { attachedPolicies } from '../policies/governing';
+import { snapshotCheck } from './present';
+import { updateCheckResult } from './repository';
+import { reporterRefusal } from './reporter';
+import { checkedRequest, declaredFor } from './state';
+
+/** A reported result: a field left out keeps the stored one; the digest defaults to the branch's now. */
+export interface CheckReport {
+  status?: CheckStatus;
+  summary?: string;
+  details_url?: string;
+  digest?: string;
+}
+
+/** What became of a report: refused (why), or accepted (`written` false when it repeated the stored result). */
+export type ReportOutcome = { refused: string } | { refused: null; written: boolean };
+
+/**
+ * A result reported onto a check, however it arrives (a pipeline's PATCH of the check, an event
+ * rule's `change_control.report_check` action): one rule for both.
+ *
+ * - A check that names its reporter takes results from that reporter only (the caller's identity,
+ *   superusers included).
+ * - A reported check's result is bound to the digest it ran on: the one sent, or the branch's now.
+ * - `completed` marks when the result last changed: a report of the same result writes nothing.
+ * - A change is recorded in the changelog and moves the request's gate (only check results moved:
+ *   no re-evaluation), before the caller reads anything back.
+ */
+export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: CheckReport): Promise<ReportOutcome> {
+  const declared = declaredFor(ctx, await attachedPolicies(ctx, row.change_request_id)).find((d) => d.name === row.name);
+  const refusal = await reporterRefusal(ctx, declared);
+  if (refusal) return { refused: refusal };
+  const next = {
+    status: report.status ?? row.status,
+    summary: report.summary ?? row.summary,
+    details_url: report.details_url ?? row.details_url,
+    digest: row.kind === 'reported' ? (report.digest ?? (await checkedRequest(ctx, row.change_request_id))?.digest ?? null) : row.digest,
+  };
+  if (next.status === row.status && next.summary === row.summary && next.details_url === row.details_url && next.digest === row.digest) return { refused: null, written: false };
+  const now = nowIso(ctx);
+  const written = { ...next, completed: now, last_updated: now };
+  await updateCheckResult(ctx, row.id, written);
+  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...written }) });
+  await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false });
+  await ctx.flushBeforeCommit();
+  return { refused: null, written: true };
+}

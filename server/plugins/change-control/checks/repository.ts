@@ -1,0 +1,48 @@
+import type { Insertable } from 'kysely';
+import type { Ctx } from '../../../host';
+import { ccDb } from '../db/database';
+import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
+
+/** What a read of checks is computed from: a write of another table keeps it (read memo). */
+const CHECK_TABLES: readonly string[] = ['cc_merge_checks'];
+
+/**
+ * One check's row. Kept in the read memo while no check is written, so the reads of one write
+ * (the route finding the check, the report, the answer) read it once. The row is shared: never
+ * change it, copy it.
+ */
+export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
+  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst(), CHECK_TABLES);
+}
+
+/** The check of a request with this name, if it has a row. */
+export async function checkRowNamed(ctx: Ctx, changeRequestId: number, name: string): Promise<MergeCheckRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).where('name', '=', name).executeTakeFirst();
+}
+
+/** Every check row of a request, oldest first. */
+export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<MergeCheckRow[]> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).orderBy('id').execute();
+}
+
+/** The gate's view of a request's stored checks (only the columns it reads). */
+export type CheckFacts = Pick<MergeCheckRow, 'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest'>;
+
+export async function checkFactsOf(ctx: Ctx, changeRequestId: number): Promise<CheckFacts[]> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary', 'digest']).where('change_request_id', '=', changeRequestId).execute();
+}
+
+export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>): Promise<MergeCheckRow> {
+  return ccDb(ctx).insertInto('cc_merge_checks').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** A reported result's fields, written onto one check. */
+export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'details_url' | 'digest' | 'completed' | 'last_updated'>;
+
+export async function updateCheckResult(ctx: Ctx, id: number, fields: CheckResultFields): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', id).execute();
+}
+
+export async function deleteCheck(ctx: Ctx, id: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', id).execute();
+}

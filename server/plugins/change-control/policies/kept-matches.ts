@@ -1,0 +1,123 @@
+import { branchChanges, inTransaction, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../../host';
+import { stateSlot } from '../state';
+import { changeMatcher, countMatches, countsFor, matchingDefinition, type ChangeMatcher, type MatchableChange, type MatchablePolicy } from './matching';
+import {
+  addToMatchCounts,
+  currentBranchesTouching,
+  dropBranchMatchCounts,
+  dropPolicyMatchCounts,
+  matchingDefinitions,
+  recordDefinition,
+  recordedDefinitions,
+  replaceBranchMatchCounts,
+  type MatchCountRow,
+} from './matches-repository';
+
+/**
+ * Policy matching kept per branch. For every branch, policy (enabled or not) and object type,
+ * `cc_branch_policy_matches` holds how many of the branch's changes of that type the policy's
+ * condition set holds for. A change write moves the counts of the policies whose types cover
+ * the change's type (the row before and after it is evaluated, nothing else is read); a policy
+ * whose matching definition moved is recomputed in the branches touching its types. Which
+ * policies match a branch is then read from the counts: O(policies), whatever the branch's size.
+ */
+export const POLICY_MATCHES_KEEPER = 'change-control:policy-matches';
+
+/** The tables the kept matches are read from (for the read memo). */
+export const POLICY_MATCH_TABLES: readonly string[] = ['cc_branch_policy_matches', 'cc_policy_match_definitions'];
+
+function matchable(change: BranchChange): MatchableChange {
+  return { objectType: change.objectType, action: change.action, original: change.original, modified: change.modified };
+}
+
+/** Compiled matchers, kept per host while a policy's definition stays the same (regular expressions compiled once). */
+function compiledMatchers(ctx: Ctx): Map<number, { definition: string; matcher: ChangeMatcher }> {
+  return stateSlot(ctx.host, 'policy-matchers', () => new Map<number, { definition: string; matcher: ChangeMatcher }>());
+}
+
+function matcherOf(ctx: Ctx, policy: MatchablePolicy): ChangeMatcher {
+  const cache = compiledMatchers(ctx);
+  const definition = matchingDefinition(policy);
+  const kept = cache.get(policy.id);
+  if (kept && kept.definition === definition) return kept.matcher;
+  const matcher = changeMatcher(policy);
+  cache.set(policy.id, { definition, matcher });
+  return matcher;
+}
+
+function countRows(counts: ReturnType<typeof countMatches>): MatchCountRow[] {
+  const rows: MatchCountRow[] = [];
+  for (const [policyId, byType] of counts) for (const [objectType, matches] of byType) rows.push({ policyId, objectType, matches });
+  return rows;
+}
+
+/** One change row written: the counts of the policies covering its type move by what it took and what it brings. */
+async function applyWrite(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
+  const before = write.before && matchable(write.before);
+  const after = write.after && matchable(write.after);
+  const deltas = new Map<string, MatchCountRow>();
+  const move = (policyId: number, objectType: string, by: number) => {
+    const key = `${policyId}|${objectType}`;
+    const row = deltas.get(key);
+    if (row) row.matches += by;
+    else deltas.set(key, { policyId, objectType, matches: by });
+  };
+  for (const policy of await matchingDefinitions(ctx)) {
+    const matcher = matcherOf(ctx, policy);
+    if (before && countsFor(matcher, before)) move(policy.id, before.objectType, -1);
+    if (after && countsFor(matcher, after)) move(policy.id, after.objectType, +1);
+  }
+  await addToMatchCounts(ctx, write.branchId, [...deltas.values()].filter((d) => d.matches !== 0));
+}
+
+/** Every count of the branch from its changes. */
+async function rebuildBranch(ctx: Ctx, branchId: number): Promise<void> {
+  const policies = await matchingDefinitions(ctx);
+  const changes = policies.length === 0 ? [] : (await branchChanges(ctx, branchId)).map(matchable);
+  await replaceBranchMatchCounts(ctx, branchId, countRows(countMatches(policies, changes)));
+}
+
+/** The branch state keeper the plugin registers with the host. */
+export function policyMatchesKeeper(): BranchStateKeeper {
+  return {
+    name: POLICY_MATCHES_KEEPER,
+    apply: applyWrite,
+    rebuild: rebuildBranch,
+    drop: dropBranchMatchCounts,
+  };
+}
+
+/**
+ * One policy's counts recomputed in every branch touching its object types (all branches with
+ * changes when it names none), from the branches' change rows of those types. Only branches
+ * whose kept state is current are counted: the others are rebuilt whole when next read.
+ */
+async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void> {
+  await dropPolicyMatchCounts(ctx, policy.id);
+  const branches = await currentBranchesTouching(ctx, POLICY_MATCHES_KEEPER, policy.objectTypes.length === 0 ? null : policy.objectTypes);
+  for (const branchId of branches) {
+    const changes: MatchableChange[] = [];
+    if (policy.objectTypes.length === 0) changes.push(...(await branchChanges(ctx, branchId)).map(matchable));
+    else for (const objectType of policy.objectTypes) changes.push(...(await branchChanges(ctx, branchId, { objectType })).map(matchable));
+    const rows = countRows(countMatches([policy], changes));
+    if (rows.length > 0) await addToMatchCounts(ctx, branchId, rows);
+  }
+  await recordDefinition(ctx, policy.id, matchingDefinition(policy));
+}
+
+/**
+ * Brings every policy's counts to its current definition: a policy created, or whose object
+ * types, conditions or condition state moved since its counts were computed (through the API or
+ * written by any other means), is recomputed. Enabling or disabling moves nothing (counts are
+ * kept for every policy). A no-op read when nothing moved.
+ */
+export async function ensurePolicyMatches(ctx: Ctx): Promise<void> {
+  const stale = async (c: Ctx) => {
+    const recorded = await recordedDefinitions(c);
+    return (await matchingDefinitions(c)).filter((p) => recorded.get(p.id) !== matchingDefinition(p));
+  };
+  if ((await stale(ctx)).length === 0) return;
+  await inTransaction(ctx, async (tx) => {
+    for (const policy of await stale(tx)) await recomputePolicy(tx, policy);
+  });
+}

@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { ConditionSet, ConditionState } from '../../../../contract/api/change-control';
+import type { Ctx } from '../../../host';
+import { ccDb, parseJson } from '../db/database';
+import type { MatchablePolicy } from './matching';
+
+/** Count rows written per statement (four parameters each: far from either database's limit). */
+const ROW_BATCH = 500;
+
+/** One count: a policy, an object type, and how many of the branch's changes of it count (or by how much that moves). */
+export interface MatchCountRow {
+  policyId: number;
+  objectType: string;
+  matches: number;
+}
+
+/** What matching reads of every policy, enabled or not (the counts are kept for all of them), by id. */
+export async function matchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
+  const rows = await ccDb(ctx).selectFrom('cc_policies').select(['id', 'object_types', 'conditions', 'condition_state']).orderBy('id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    objectTypes: parseJson<string[]>(r.object_types, []),
+    conditions: parseJson<ConditionSet | null>(r.conditions, null),
+    conditionState: r.condition_state as ConditionState,
+  }));
+}
+
+/** Per policy id, the object types through which it has at least one counted change in the branch. */
+export async function matchedTypesOf(ctx: Ctx, branchId: number): Promise<Map<number, string[]>> {
+  const rows = await ccDb(ctx).selectFrom('cc_branch_policy_matches').select(['policy_id', 'object_type']).where('branch_id', '=', branchId).where('matches', '>', 0).execute();
+  const out = new Map<number, string[]>();
+  for (const r of rows) {
+    const list = out.get(r.policy_id);
+    if (list) list.push(r.object_type);
+    else out.set(r.policy_id, [r.object_type]);
+  }
+  return out;
+}
+
+/** Every count of a branch (for tests comparing them with a full count). */
+export async function branchMatchCounts(ctx: Ctx, branchId: number): Promise<MatchCountRow[]> {
+  const rows = await ccDb(ctx).selectFrom('cc_branch_policy_matches').select(['policy_id', 'object_type', 'matches']).where('branch_id', '=', branchId).execute();
+  return rows.map((r) => ({ policyId: r.policy_id, objectType: r.object_type, matches: r.matches }));
+}
+
+async function upsertCounts(ctx: Ctx, branchId: number, rows: readonly MatchCountRow[], mode: 'set' | 'add'): Promise<void> {
+  const db = ccDb(ctx);
+  for (let i = 0; i < rows.length; i += ROW_BATCH) {
+    await db
+      .insertInto('cc_branch_policy_matches')
+      .values(rows.slice(i, i + ROW_BATCH).map((r) => ({ branch_id: branchId, policy_id: r.policyId, object_type: r.objectType, matches: r.matches })))
+      .onConflict((oc) =>
+        oc.columns(['branch_id', 'policy_id', 'object_type']).doUpdateSet({
+          matches: mode === 'set' ? sql<number>`excluded.matches` : sql<number>`cc_branch_policy_matches.matches + excluded.matches`,
+        }),
+      )
+      .execute();
+  }
+}
+
+/** Moves a branch's counts by the deltas given; counts reaching zero are deleted. */
+export async function addToMatchCounts(ctx: Ctx, branchId: number, deltas: readonly MatchCountRow[]): Promise<void> {
+  if (deltas.length === 0) return;
+  await upsertCounts(ctx, branchId, deltas, 'add');
+  if (deltas.some((d) => d.matches < 0)) {
+    await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('branch_id', '=', branchId).where('matches', '<=', 0).execute();
+  }
+}
+
+/** Replaces all of a branch's counts. */
+export async function replaceBranchMatchCounts(ctx: Ctx, branchId: number, rows: readonly MatchCountRow[]): Promise<void> {
+  await dropBranchMatchCounts(ctx, branchId);
+  await upsertCounts(ctx, branchId, rows, 'set');
+}
+
+export async function dropBranchMatchCounts(ctx: Ctx, branchId: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('branch_id', '=', branchId).execute();
+}
+
+/** Deletes one policy's counts in every branch. */
+export async function dropPolicyMatchCounts(ctx: Ctx, policyId: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('policy_id', '=', policyId).execute();
+}
+
+/** The definition each policy's counts were computed with, by policy id. */
+export async function recordedDefinitions(ctx: Ctx): Promise<Map<number, string>> {
+  const rows = await ccDb(ctx).selectFrom('cc_policy_match_definitions').select(['policy_id', 'definition']).execute();
+  return new Map(rows.map((r) => [r.policy_id, r.definition]));
+}
+
+export async function recordDefinition(ctx: Ctx, policyId: number, definition: string): Promise<void> {
+  await ccDb(ctx)
+    .insertInto('cc_policy_match_definitions')
+    .values({ policy_id: policyId, definition })
+    .onConflict((oc) => oc.column('policy_id').doUpdateSet({ definition }))
+    .execute();
+}
+
+/**
+ * The branches whose kept state (`keeper`) is current and that have a change of one of these
+ * object types (of any type: `objectTypes` null). The others are rebuilt when next read.
+ */
+export async function currentBranchesTouching(ctx: Ctx, keeper: string, objectTypes: readonly string[] | null): Promise<number[]> {
+  if (objectTypes !== null && objectTypes.length === 0) return [];
+  let q = ctx.db
+    .selectFrom('branch_changes')
+    .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
+    .innerJoin('branch_state_revisions as r', (j) => j.onRef('r.branch_id', '=', 'branches.id').on('r.keeper', '=', keeper))
+    .whereRef('r.revision', '=', 'branches.changes_revision')
+    .select('branch_changes.branch_id')
+    .distinct();
+  if (objectTypes !== null) q = q.where('branch_changes.object_type', 'in', [...objectTypes]);
+  return (await q.execute()).map((r) => r.branch_id);
+}
