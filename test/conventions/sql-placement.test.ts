@@ -26,12 +26,7 @@ const KNOWN_QUERIES: Record<string, number> = {
   'server/plugins/branching/changes-routes.ts': 2,
   'server/plugins/change-control/change-requests/routes.ts': 3,
   'server/plugins/change-control/checks/routes.ts': 7,
-  'server/plugins/change-control/comments/routes.ts': 4,
-  'server/plugins/change-control/freezes/routes.ts': 4,
-  'server/plugins/change-control/gate/queue-routes.ts': 1,
   'server/plugins/change-control/policies/routes.ts': 10,
-  'server/plugins/change-control/preview/routes.ts': 1,
-  'server/plugins/change-control/reviews/routes.ts': 4,
   // Domain modules.
   'server/host/events/bus.ts': 3,
   'server/host/events/changelog.ts': 1,

@@ -12,6 +12,13 @@ export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeR
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Change requests by id (unknown ids are left out), by id. */
+export async function changeRequestRowsByIds(ctx: Ctx, ids: readonly number[]): Promise<Map<number, ChangeRequestRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', 'in', [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /**
  * The change request a request body names (a review, comment or check points at it), when the
  * caller may view it; otherwise a 400 on `change_request` (a hidden request does not exist).
