@@ -13,6 +13,23 @@ export async function digestRow(ctx: Ctx, branchId: number): Promise<DigestRow |
   return row ? { changes: Number(row.changes), state: row.state, digest: row.digest } : undefined;
 }
 
+/**
+ * A branch's kept digest and change count in one query, with whether the keeper's state is
+ * current (its recorded revision is the branch's): undefined when the branch does not exist.
+ */
+export async function keptDigest(ctx: Ctx, branchId: number, keeper: string): Promise<{ current: boolean; changes: number; digest: string | null } | undefined> {
+  const row = await branchingDb(ctx)
+    .selectFrom('branches as b')
+    .leftJoin('branch_state_revisions as r', (join) => join.onRef('r.branch_id', '=', 'b.id').on('r.keeper', '=', keeper))
+    .leftJoin('branching_digests as d', 'd.branch_id', 'b.id')
+    .select(['b.changes_revision', 'r.revision', 'd.changes', 'd.digest'])
+    .where('b.id', '=', branchId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const current = row.revision !== null && Number(row.revision) === Number(row.changes_revision) && row.digest !== null;
+  return { current, changes: Number(row.changes ?? 0), digest: row.digest };
+}
+
 export async function storeDigest(ctx: Ctx, branchId: number, row: DigestRow): Promise<void> {
   await branchingDb(ctx)
     .insertInto('branching_digests')

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ensureBranchState, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../host';
-import { branchChangeRows, digestRow, dropDigest, storeDigest } from './digest-repository';
+import { branchChangeRows, digestRow, dropDigest, keptDigest, storeDigest } from './digest-repository';
 
 /**
  * The digest of a branch's net diff: what the branch would change on main, independent of how
@@ -92,6 +92,10 @@ export function digestOfChanges(changes: readonly DigestedChange[]): string {
 
 /** The digest of a branch's net diff now, and how many changes it holds (kept per branch). */
 export async function branchDigestState(ctx: Ctx, branchId: number): Promise<{ digest: string; changes: number }> {
+  // One query when the kept state is current (the usual case); else rebuilt, then read.
+  const kept = await keptDigest(ctx, branchId, DIGEST_KEEPER);
+  if (!kept) return { digest: EMPTY_DIGEST, changes: 0 };
+  if (kept.current) return { digest: kept.digest!, changes: kept.changes };
   await ensureBranchState(ctx, DIGEST_KEEPER, branchId);
   const row = await digestRow(ctx, branchId);
   return row ? { digest: row.digest, changes: row.changes } : { digest: EMPTY_DIGEST, changes: 0 };

@@ -2,6 +2,7 @@ import { branchMergeProblems, branchProblems, type BranchRow, type Ctx } from '.
 import type { BuiltinCheck } from '../../../../contract/api/change-control';
 import { branchChangeCount, branchChangesView, changeReprOf, isBranchStale } from '../../branching';
 import { CONFLICTS_SHOWN, OBJECTS_KEPT, type BuiltinFacts } from './builtins';
+import { threadCounts } from './view-repository';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { branchOf } from '../change-requests/repository';
@@ -45,13 +46,7 @@ export async function buildBuiltinFacts(ctx: Ctx, cr: ChangeRequestRow, wanted: 
   }
   let threads: BuiltinFacts['threads'] = { total: 0, open: 0 };
   if (branch && wanted.has('threads-resolved')) {
-    const row = await ccDb(ctx)
-      .selectFrom('cc_change_comments')
-      .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>(eb.case().when('resolved', '=', 0).then(1).else(0).end()).as('open')])
-      .where('change_request_id', '=', cr.id)
-      .where('parent_id', 'is', null)
-      .executeTakeFirst();
-    threads = { total: Number(row?.total ?? 0), open: Number(row?.open ?? 0) };
+    threads = await threadCounts(ctx, cr.id);
   }
   return deepFreeze({ branch: viewBranch(ctx, branch), changes, conflicts, problems, threads });
 }
