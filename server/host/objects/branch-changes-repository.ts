@@ -2,9 +2,26 @@ import type { Ctx } from '../core/context';
 import { parseChangeRow, type BranchChange, type PremergeState } from './branch-change';
 import { branchChangesDeleted, branchChangeWritten } from './branch-state';
 import type { ChangeAction, NetChange } from './net-effect';
+import type { Condition } from '../db/list';
+import { valuesTable } from '../db/portable';
+import type { HostTables } from '../db/tables';
 
 export { parseChangeRow };
 export type { BranchChange, PremergeState } from './branch-change';
+
+/** Every change of every branch (the changes list's query). */
+export function branchChangeRows(ctx: Ctx) {
+  return ctx.db.selectFrom('branch_changes').selectAll();
+}
+
+/** The changes in one of `branchIds` (every branch: 'all') of one of `objectTypes`. */
+export function changesOf(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', objectTypes: readonly string[]): Condition<HostTables, 'branch_changes'> {
+  return (eb) =>
+    eb.and([
+      ...(branchIds === 'all' ? [] : [eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]),
+      eb('object_type', 'in', objectTypes.length > 0 ? [...objectTypes] : ['']),
+    ]);
+}
 
 /** Change rows read per query (the database's bound-parameter limit stays far away). */
 const ID_BATCH = 500;

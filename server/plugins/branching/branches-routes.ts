@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import { branch as branchOutput, branchCreate, branchUpdate, BRANCH_STATUSES } from '../../../contract/api/branching';
-import { type Ctx, type Host, defineList, BRANCHES_PATH, BRANCH_TYPE, presentBranch } from '../../host';
+import { type Host, branchRows, defineList, BRANCHES_PATH, BRANCH_TYPE, presentBranch } from '../../host';
 import { registerResource } from '../../host/http';
 import { branchResource, createBranch, deleteBranch, updateBranch } from './branches';
 
 const branchList = defineList({
   name: 'branches',
-  from: (ctx: Ctx) => ctx.db.selectFrom('branches').selectAll(),
+  from: branchRows,
   filters: {
     id: { type: 'int', column: 'id' },
     name: { type: 'string', column: 'name' },

@@ -1,5 +1,5 @@
 import { changeDiff, CHANGE_ACTIONS } from '../../../contract/api/branching';
-import { type Ctx, type Host, parseChangeRow, ChangeVisibility, defineList, valuesTable } from '../../host';
+import { type Host, branchChangeRows, changesOf, parseChangeRow, ChangeVisibility, defineList } from '../../host';
 import { registerResource } from '../../host/http';
 import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff } from './changes';
 
@@ -10,7 +10,7 @@ import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff } from 
  */
 const changeList = defineList({
   name: 'changes',
-  from: (ctx: Ctx) => ctx.db.selectFrom('branch_changes').selectAll(),
+  from: branchChangeRows,
   filters: {
     id: { type: 'int', column: 'id' },
     branch_id: { type: 'int', description: 'Branch id.', column: 'branch_id' },
@@ -22,13 +22,7 @@ const changeList = defineList({
   visible: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);
     if (visibility.unrestricted) return null;
-    const branchIds = visibility.branchIds;
-    const types = visibility.viewableTypes();
-    return (eb) =>
-      eb.and([
-        ...(branchIds === 'all' ? [] : [eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]),
-        eb('object_type', 'in', types.length > 0 ? types : ['']),
-      ]);
+    return changesOf(ctx, visibility.branchIds, visibility.viewableTypes());
   },
   admit: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);

@@ -2,7 +2,8 @@ import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
 import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
-import type { ChangeCommentRow } from '../db/tables';
+import type { Insertable, Updateable } from 'kysely';
+import type { ChangeCommentRow, ChangeCommentsTable } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS } from '../names';
@@ -58,6 +59,24 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
 
 export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeCommentRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Stores a comment; answers the stored row. */
+export function insertCommentRow(ctx: Ctx, values: Insertable<ChangeCommentsTable>): Promise<ChangeCommentRow> {
+  return ccDb(ctx).insertInto('cc_change_comments').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateCommentRow(ctx: Ctx, id: number, values: Updateable<ChangeCommentsTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_change_comments').set(values).where('id', '=', id).execute();
+}
+
+/** The replies to a thread's root comment. */
+export function repliesTo(ctx: Ctx, rootId: number): Promise<ChangeCommentRow[]> {
+  return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', rootId).execute();
+}
+
+export async function deleteCommentRow(ctx: Ctx, id: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', id).execute();
 }
 
 interface ChangeSides {

@@ -6,12 +6,12 @@ import { getViewable, parseId, registerResource, Reply } from '../../../host/htt
 import { commentList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
-import { ccDb, fromBool, nowIso } from '../db/database';
+import { fromBool, nowIso } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
-import { getCommentRow, presentComments, snapshotComment, visibleCommentRows } from './repository';
+import { deleteCommentRow, getCommentRow, insertCommentRow, presentComments, repliesTo, snapshotComment, updateCommentRow, visibleCommentRows } from './repository';
 
 type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
@@ -62,25 +62,21 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
     attribute = input.attribute;
   }
   const now = nowIso(ctx);
-  const row = await ccDb(ctx)
-    .insertInto('cc_change_comments')
-    .values({
-      change_request_id: cr.id,
-      change_diff_id: change!.id,
-      change_object_type: change!.object_type,
-      change_object_id: change!.object_id,
-      change_label: change!.object_repr,
-      text: input.text,
-      author_id: ctx.user!.id,
-      parent_id: parentId,
-      attribute,
-      resolved: 0,
-      edited: 0,
-      created: now,
-      last_updated: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertCommentRow(ctx, {
+    change_request_id: cr.id,
+    change_diff_id: change!.id,
+    change_object_type: change!.object_type,
+    change_object_id: change!.object_id,
+    change_label: change!.object_repr,
+    text: input.text,
+    author_id: ctx.user!.id,
+    parent_id: parentId,
+    attribute,
+    resolved: 0,
+    edited: 0,
+    created: now,
+    last_updated: now,
+  });
   const presented = (await presentComments(ctx, [row]))[0]!;
   // The add permission's constraints decide which comments the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [ADD], presented);
@@ -130,11 +126,7 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   }
   if (!textChanges && !resolvedChanges) return before;
   const now = nowIso(ctx);
-  await ccDb(ctx)
-    .updateTable('cc_change_comments')
-    .set({ ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now })
-    .where('id', '=', before.id)
-    .execute();
+  await updateCommentRow(ctx, before.id, { ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now });
   const after = (await getCommentRow(ctx, before.id))!;
   const presented = (await presentComments(ctx, [after]))[0]!;
   if (textChanges) await requireStillAdmitted(ctx, AUTHOR_EDIT, presented);
@@ -151,8 +143,8 @@ async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void>
   const row = (await getCommentRow(ctx, existing.id))!;
   const allowedBy = row.author_id === caller.id ? [DELETE, ...AUTHOR_EDIT] : [DELETE];
   await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
-  const replies = row.parent_id === null ? await ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', row.id).execute() : [];
-  await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', row.id).execute();
+  const replies = row.parent_id === null ? await repliesTo(ctx, row.id) : [];
+  await deleteCommentRow(ctx, row.id);
   for (const gone of [...replies, row]) {
     await recordChange(ctx, { action: 'delete', objectType: CHANGE_COMMENT_TYPE, objectId: gone.id, repr: `comment ${gone.id}`, prechange: snapshotComment(ctx, gone), postchange: null });
   }

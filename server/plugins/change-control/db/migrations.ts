@@ -1,8 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { databaseKind } from '../../../host';
-import type { ConditionSet, ConditionState } from '../../../../contract/api/change-control';
-import { matchingDefinition } from '../policies/matching';
-import { parseJson } from './database';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -295,11 +292,9 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
     .addColumn('policy_id', 'integer', (c) => c.primaryKey().references('cc_policies.id').onDelete('cascade'))
     .addColumn('definition', 'text', (c) => c.notNull())
     .execute();
-  const policies = await sql<{ id: number; object_types: string; conditions: string | null; condition_state: ConditionState }>`SELECT id, object_types, conditions, condition_state FROM cc_policies`.execute(db);
-  for (const p of policies.rows) {
-    const definition = matchingDefinition({ id: p.id, objectTypes: parseJson<string[]>(p.object_types, []), conditions: parseJson<ConditionSet | null>(p.conditions, null), conditionState: p.condition_state });
-    await sql`INSERT INTO cc_policy_match_definitions (policy_id, definition) VALUES (${p.id}, ${definition})`.execute(db);
-  }
+  // The definition as `policies/matches-repository.ts` computes it.
+  await sql`INSERT INTO cc_policy_match_definitions (policy_id, definition)
+    SELECT id, object_types || '|' || coalesce(conditions, 'null') || '|' || condition_state FROM cc_policies`.execute(db);
 }
 
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */

@@ -2,14 +2,14 @@ import type { z } from 'zod';
 import { freeze as freezeOutput, freezeWrite } from '../../../../contract/api/freezes';
 import { type Ctx, ValidationError, type Host } from '../../../host';
 import { registerResource } from '../../../host/http';
-import { ccDb, fromBool, nowIso } from '../db/database';
+import { fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { sweepAutoMerge } from '../gate/auto-merge';
 import { getPolicyRow } from '../policies/repository';
 import { FREEZE_TYPE, MODELS } from '../names';
 import { scheduleProblem } from './calendar';
 import { freezeList } from './list';
-import { getFreezeRow, presentFreeze, scheduleOf, snapshotFreeze } from './repository';
+import { deleteFreeze, freezeNameTaken, getFreezeRow, insertFreeze, presentFreeze, scheduleOf, snapshotFreeze, updateFreeze } from './repository';
 
 type FreezeWrite = z.infer<typeof freezeWrite>;
 
@@ -34,9 +34,7 @@ async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
   const problem = scheduleProblem(scheduleOf(row));
   if (problem) throw ValidationError.field(problem.field, problem.message);
   if (row.policy_id !== null && !(await getPolicyRow(ctx, row.policy_id))) throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
-  let q = ccDb(ctx).selectFrom('cc_freezes').select('id').where('name', '=', row.name);
-  if (row.id !== 0) q = q.where('id', '!=', row.id);
-  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A freeze with this name already exists.');
+  if (await freezeNameTaken(ctx, row.name, row.id)) throw ValidationError.field('name', 'A freeze with this name already exists.');
 }
 
 /** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
@@ -85,9 +83,9 @@ export function registerFreezeRoutes(host: Host): void {
           last_updated: now,
         };
         await validate(ctx, { id: 0, ...values });
-        const row = await ccDb(ctx).insertInto('cc_freezes').values(values).returning('id').executeTakeFirstOrThrow();
+        const id = await insertFreeze(ctx, values);
         sweepAfterCommit(ctx);
-        return row.id;
+        return id;
       },
     },
     update: {
@@ -97,12 +95,12 @@ export function registerFreezeRoutes(host: Host): void {
         const before = (await getFreezeRow(ctx, existing.id))!;
         const next: FreezeRow = { ...before, ...columns(input), last_updated: nowIso(ctx) };
         await validate(ctx, next);
-        await ccDb(ctx).updateTable('cc_freezes').set({ ...columns(input), last_updated: next.last_updated }).where('id', '=', existing.id).execute();
+        await updateFreeze(ctx, existing.id, { ...columns(input), last_updated: next.last_updated });
         sweepAfterCommit(ctx);
       },
     },
     remove: async (ctx, existing) => {
-      await ccDb(ctx).deleteFrom('cc_freezes').where('id', '=', existing.id).execute();
+      await deleteFreeze(ctx, existing.id);
       sweepAfterCommit(ctx);
     },
   });

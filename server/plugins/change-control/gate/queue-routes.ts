@@ -2,7 +2,7 @@ import { listOf } from '../../../../contract/api/common';
 import { mergeQueueEntry, type MergeQueueEntry } from '../../../../contract/api/freezes';
 import { grantAllows, type Host } from '../../../host';
 import { envelope, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from '../../../host/http';
-import { ccDb } from '../db/database';
+import { changeRequestRowsByIds } from '../change-requests/repository';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from '../change-requests/snapshot';
 import { API_ROOT, APP_LABEL, CHANGE_REQUEST_TYPE } from '../names';
 import { queuePage } from './queue-repository';
@@ -37,9 +37,7 @@ export function registerMergeQueueRoute(host: Host): void {
       const perms = await ctx.host.permissions.forUser(ctx.user!, ctx.db);
       const grant = perms.grant(CHANGE_REQUEST_TYPE, 'view');
       const { rows } = await queuePage(ctx, MAX_QUEUE, 0);
-      const requests = rows.length
-        ? new Map((await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', 'in', rows.map((r) => r.change_request_id)).execute()).map((r) => [r.id, r]))
-        : new Map();
+      const requests = await changeRequestRowsByIds(ctx, rows.map((r) => r.change_request_id));
       const visible: MergeQueueEntry[] = [];
       rows.forEach((job, i) => {
         const cr = requests.get(job.change_request_id);

@@ -4,7 +4,7 @@ import { ccDb, parseJson } from '../db/database';
 import type { GoverningPolicy } from '../evaluation/load';
 import { ensurePolicyMatches, POLICY_MATCHES_KEEPER, POLICY_MATCH_TABLES } from './kept-matches';
 import { matchesFromCounts, matchPolicies, type MatchableChange } from './matching';
-import { matchedTypesOf } from './matches-repository';
+import { matchedTypesOf, unconditionalPolicyIds } from './matches-repository';
 import { loadPolicies } from './repository';
 
 const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
@@ -27,9 +27,12 @@ export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy
 async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
   await ensurePolicyMatches(ctx);
   await ensureBranchState(ctx, POLICY_MATCHES_KEEPER, branchId);
-  const policies = await loadPolicies(ctx, { enabledOnly: true });
+  // Only the policies with a count in the branch, and those without conditions (one naming no
+  // object type matches every branch), are read.
+  const types = await matchedTypesOf(ctx, branchId);
+  const policies = await loadPolicies(ctx, { enabledOnly: true, ids: [...new Set([...types.keys(), ...(await unconditionalPolicyIds(ctx))])] });
   if (policies.length === 0) return [];
-  const matches = matchesFromCounts(policies, await matchedTypesOf(ctx, branchId));
+  const matches = matchesFromCounts(policies, types);
   const byId = new Map(policies.map((p) => [p.id, p]));
   return matches.map((m) => ({ policy: byId.get(m.policyId)!, matchedObjectTypes: m.matchedObjectTypes }));
 }

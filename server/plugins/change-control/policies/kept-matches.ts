@@ -8,7 +8,7 @@ import {
   dropPolicyMatchCounts,
   matchingDefinitions,
   recordDefinition,
-  recordedDefinitions,
+  stalePolicies,
   replaceBranchMatchCounts,
   type MatchCountRow,
 } from './matches-repository';
@@ -102,7 +102,7 @@ async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void>
     const rows = countRows(countMatches([policy], changes));
     if (rows.length > 0) await addToMatchCounts(ctx, branchId, rows);
   }
-  await recordDefinition(ctx, policy.id, matchingDefinition(policy));
+  await recordDefinition(ctx, policy.id);
 }
 
 /**
@@ -112,12 +112,8 @@ async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void>
  * kept for every policy). A no-op read when nothing moved.
  */
 export async function ensurePolicyMatches(ctx: Ctx): Promise<void> {
-  const stale = async (c: Ctx) => {
-    const recorded = await recordedDefinitions(c);
-    return (await matchingDefinitions(c)).filter((p) => recorded.get(p.id) !== matchingDefinition(p));
-  };
-  if ((await stale(ctx)).length === 0) return;
+  if ((await stalePolicies(ctx)).length === 0) return;
   await inTransaction(ctx, async (tx) => {
-    for (const policy of await stale(tx)) await recomputePolicy(tx, policy);
+    for (const policy of await stalePolicies(tx)) await recomputePolicy(tx, policy);
   });
 }

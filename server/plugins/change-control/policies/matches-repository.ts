@@ -14,15 +14,26 @@ export interface MatchCountRow {
   matches: number;
 }
 
-/** What matching reads of every policy, enabled or not (the counts are kept for all of them), by id. */
-export async function matchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
+/**
+ * What matching reads of every policy, enabled or not (the counts are kept for all of them), by
+ * id; reused until a policy is written (shared: read-only).
+ */
+export function matchingDefinitions(ctx: Ctx): Promise<readonly MatchablePolicy[]> {
+  return ctx.host.readMemo.get(ctx, 'policy-matching-definitions', () => readMatchingDefinitions(ctx), ['cc_policies']);
+}
+
+async function readMatchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
   const rows = await ccDb(ctx).selectFrom('cc_policies').select(['id', 'object_types', 'conditions', 'condition_state']).orderBy('id').execute();
-  return rows.map((r) => ({
+  return rows.map(toMatchable);
+}
+
+function toMatchable(r: { id: number; object_types: string; conditions: string | null; condition_state: string }): MatchablePolicy {
+  return {
     id: r.id,
     objectTypes: parseJson<string[]>(r.object_types, []),
     conditions: parseJson<ConditionSet | null>(r.conditions, null),
     conditionState: r.condition_state as ConditionState,
-  }));
+  };
 }
 
 /** Per policy id, the object types through which it has at least one counted change in the branch. */
@@ -82,18 +93,49 @@ export async function dropPolicyMatchCounts(ctx: Ctx, policyId: number): Promise
   await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('policy_id', '=', policyId).execute();
 }
 
-/** The definition each policy's counts were computed with, by policy id. */
-export async function recordedDefinitions(ctx: Ctx): Promise<Map<number, string>> {
-  const rows = await ccDb(ctx).selectFrom('cc_policy_match_definitions').select(['policy_id', 'definition']).execute();
-  return new Map(rows.map((r) => [r.policy_id, r.definition]));
+/**
+ * A policy's matching definition, computed by SQL from its stored columns (`p`): the object
+ * types, the conditions and the condition state, as stored. Its counts are recounted when it
+ * differs from the one recorded with them.
+ */
+const DEFINITION = sql<string>`(p.object_types || '|' || coalesce(p.conditions, 'null') || '|' || p.condition_state)`;
+
+/** The policies whose counts were computed under another definition than theirs, or never. */
+export async function stalePolicies(ctx: Ctx): Promise<MatchablePolicy[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_policies as p')
+    .leftJoin('cc_policy_match_definitions as d', 'd.policy_id', 'p.id')
+    .select(['p.id', 'p.object_types', 'p.conditions', 'p.condition_state'])
+    .where(sql<boolean>`d.definition IS NULL OR d.definition <> ${DEFINITION}`)
+    .orderBy('p.id')
+    .execute();
+  return rows.map(toMatchable);
 }
 
-export async function recordDefinition(ctx: Ctx, policyId: number, definition: string): Promise<void> {
-  await ccDb(ctx)
+/** Records that the policy's counts reflect its definition as stored now. */
+export async function recordDefinition(ctx: Ctx, policyId: number): Promise<void> {
+  const db = ccDb(ctx);
+  await db.deleteFrom('cc_policy_match_definitions').where('policy_id', '=', policyId).execute();
+  await db
     .insertInto('cc_policy_match_definitions')
-    .values({ policy_id: policyId, definition })
-    .onConflict((oc) => oc.column('policy_id').doUpdateSet({ definition }))
+    .columns(['policy_id', 'definition'])
+    .expression(db.selectFrom('cc_policies as p').select(['p.id', DEFINITION.as('definition')]).where('p.id', '=', policyId))
     .execute();
+}
+
+/**
+ * The enabled policies that may have no conditions (those of them naming no object type match
+ * every branch): stored as NULL, or as any text without `{` (a condition set is an object; text
+ * without one reads as none).
+ */
+export async function unconditionalPolicyIds(ctx: Ctx): Promise<number[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_policies')
+    .select('id')
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('conditions', 'is', null), eb('conditions', 'not like', '%{%')]))
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

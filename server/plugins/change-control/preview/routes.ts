@@ -1,5 +1,5 @@
 import { preview as previewOutput } from '../../../../contract/api/change-control';
-import { NotFound, ValidationError, branchAccess, type Host } from '../../../host';
+import { NotFound, ValidationError, branchAccess, findBranch, type Host } from '../../../host';
 import { parseFilters } from '../../../host/http';
 import { API_ROOT, APP_LABEL } from '../names';
 import { previewBranch } from './preview';
@@ -19,7 +19,7 @@ export function registerPreviewRoute(host: Host): void {
       const filters = parseFilters(query, { branch_id: { type: 'int' } }, ctx.user?.id ?? null);
       const ids = filters.branch_id as number[] | undefined;
       if (!ids || ids.length !== 1) throw ValidationError.field('branch_id', 'Name one branch: ?branch_id=N.');
-      const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', ids[0]!).executeTakeFirst();
+      const branch = await findBranch(ctx, ids[0]!);
       // A branch the caller cannot view is answered as one that does not exist.
       if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw new NotFound();
       return previewBranch(ctx, branch);

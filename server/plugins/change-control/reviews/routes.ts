@@ -7,11 +7,11 @@ import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
-import { ccDb, nowIso } from '../db/database';
+import { nowIso } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { getReviewRow, presentReviewRows, snapshotReview } from './repository';
+import { deleteReviewRow, getReviewRow, insertReviewRow, presentReviewRows, reviewIdOf, snapshotReview, updateReviewRow } from './repository';
 import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
@@ -53,19 +53,14 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
   refuse(null, closedRequestRefusal(cr.status));
   refuse(null, selfReviewRefusal(caller.id, cr.requester_id));
-  const existing = await ccDb(ctx).selectFrom('cc_reviews').select('id').where('change_request_id', '=', cr.id).where('reviewer_id', '=', caller.id).executeTakeFirst();
-  refuse(null, secondReviewRefusal(existing?.id));
+  refuse(null, secondReviewRefusal(await reviewIdOf(ctx, cr.id, caller.id)));
   const comment = input.comment ?? '';
   refuse('comment', rejectNeedsComment(input.decision, comment));
   await refuseContributorApproval(ctx, input.decision, cr.branch_id);
   const now = nowIso(ctx);
   let row: ReviewRow;
   try {
-    row = await ccDb(ctx)
-      .insertInto('cc_reviews')
-      .values({ change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    row = await insertReviewRow(ctx, { change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now });
   } catch (err) {
     if (constraintViolation(err)?.kind === 'unique') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
     throw err;
@@ -108,7 +103,7 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) return before;
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
-  await ccDb(ctx).updateTable('cc_reviews').set({ decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now }).where('id', '=', before.id).execute();
+  await updateReviewRow(ctx, before.id, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
   const after = (await getReviewRow(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
@@ -129,7 +124,7 @@ async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> 
   await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
-  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
+  await deleteReviewRow(ctx, row.id);
   await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
   await requestRefresh(ctx, row.change_request_id, { rematch: false });
 }

@@ -66,7 +66,7 @@ describe('policies: matching kept per branch', () => {
     }
   }
 
-  for (const s of [1, 2, 3]) {
+  for (const s of [1, 2, 3, 4, 5, 6]) {
     it(`seed ${s}: kept counts and matches equal the full computation after every step`, async () => {
       const rng = new Rng(s * 7919);
       const branches = [await seed.branch(d), await seed.branch(d), await seed.branch(d)];
