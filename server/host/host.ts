@@ -12,6 +12,7 @@ import { EventBus } from './events/bus';
 import { TokenAuthenticator } from './http/auth';
 import { RouteRegistry } from './http/routes';
 import { BranchStateKeepers } from './objects/branch-state-keepers';
+import { changeConflictsKeeper } from './objects/change-conflicts-repository';
 import { ObjectTypeRegistry } from './objects/object-types';
 import { PermissionService } from './users/object-permissions';
 
@@ -72,5 +73,6 @@ export function createHost(deps: HostDeps): Host {
     },
   };
   const auth = new TokenAuthenticator(host);
+  host.branchState.register(changeConflictsKeeper());
   return host;
 }
