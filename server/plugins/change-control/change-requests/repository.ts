@@ -5,11 +5,20 @@ import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
 import { CHANGE_REQUEST_TYPE } from '../names';
 import { announceRequestCacheWritten } from '../stream/announce';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
-import type { Updateable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import { findBranch } from '../../branching';
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Stores a change request; answers the stored row. */
+export function insertChangeRequest(ctx: Ctx, values: Insertable<ChangeRequestsTable>): Promise<ChangeRequestRow> {
+  return ccDb(ctx).insertInto('cc_change_requests').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteChangeRequestRow(ctx: Ctx, id: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_change_requests').where('id', '=', id).execute();
 }
 
 /** Change requests by id (unknown ids are left out), by id. */

@@ -16,7 +16,7 @@ import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
 import { BRANCH_TYPE, branchDigest, presentBranch } from '../../branching';
-import { ccDb, fromBool, nowIso } from '../db/database';
+import { fromBool, nowIso } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { presentEvaluation } from '../evaluation/present';
 import { computeGate } from '../gate/merge-gate';
@@ -30,7 +30,7 @@ import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
 import { presentChangeRequest } from './present';
 import { requestRefresh } from './refresh';
-import { getChangeRequestRow, updateChangeRequest } from './repository';
+import { deleteChangeRequestRow, findChangeRequestForBranch, getChangeRequestRow, insertChangeRequest, updateChangeRequest } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { isOpen } from './status';
 
@@ -77,37 +77,33 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
   // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
   if (input.auto_merge) await requireBranchWrite(ctx, branch);
   if (branch.status !== 'ready') throw ValidationError.field('branch', `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`);
-  const existing = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branch.id).executeTakeFirst();
+  const existing = await findChangeRequestForBranch(ctx, branch.id);
   if (existing) throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
   const problem = windowProblem(input.scheduled_start ?? null, input.scheduled_end ?? null);
   if (problem) throw ValidationError.field('scheduled_end', problem);
   const now = nowIso(ctx);
-  const row = await ccDb(ctx)
-    .insertInto('cc_change_requests')
-    .values({
-      branch_id: branch.id,
-      branch_name: branch.name,
-      branch_deleted: 0,
-      title: input.title?.trim() || branch.name,
-      description: input.description ?? '',
-      ref: input.ref ?? '',
-      status: 'draft',
-      priority: input.priority ?? 'medium',
-      requester_id: ctx.user?.id ?? null,
-      scheduled_start: input.scheduled_start ? new Date(input.scheduled_start).toISOString() : null,
-      scheduled_end: input.scheduled_end ? new Date(input.scheduled_end).toISOString() : null,
-      auto_merge: fromBool(input.auto_merge ?? false),
-      comments: input.comments ?? '',
-      custom_fields: JSON.stringify(input.custom_fields ?? {}),
-      approved: 0,
-      gates_cleared: 0,
-      has_conflicts: 0,
-      digest: await branchDigest(ctx, branch.id),
-      created: now,
-      last_updated: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertChangeRequest(ctx, {
+    branch_id: branch.id,
+    branch_name: branch.name,
+    branch_deleted: 0,
+    title: input.title?.trim() || branch.name,
+    description: input.description ?? '',
+    ref: input.ref ?? '',
+    status: 'draft',
+    priority: input.priority ?? 'medium',
+    requester_id: ctx.user?.id ?? null,
+    scheduled_start: input.scheduled_start ? new Date(input.scheduled_start).toISOString() : null,
+    scheduled_end: input.scheduled_end ? new Date(input.scheduled_end).toISOString() : null,
+    auto_merge: fromBool(input.auto_merge ?? false),
+    comments: input.comments ?? '',
+    custom_fields: JSON.stringify(input.custom_fields ?? {}),
+    approved: 0,
+    gates_cleared: 0,
+    has_conflicts: 0,
+    digest: await branchDigest(ctx, branch.id),
+    created: now,
+    last_updated: now,
+  });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, row.id, input.tags);
   await recordChange(ctx, { action: 'create', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: null, postchange: snapshotChangeRequest(ctx, row) });
   // Trigger 1: the request is created.
@@ -167,7 +163,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     update: { body: updateBody, put: putBody, run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input) },
     remove: async (ctx, existing) => {
       const row = (await getChangeRequestRow(ctx, existing.id))!;
-      await ccDb(ctx).deleteFrom('cc_change_requests').where('id', '=', row.id).execute();
+      await deleteChangeRequestRow(ctx, row.id);
       await recordChange(ctx, { action: 'delete', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: snapshotChangeRequest(ctx, row), postchange: null });
     },
   });

@@ -2,7 +2,8 @@ import { tagsOf, type Ctx } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
 import type { CheckSettings, Policy, PolicyEnforcement, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
-import type { PolicyRow, PolicyRuleRow } from '../db/tables';
+import type { Insertable, Updateable } from 'kysely';
+import type { PoliciesTable, PolicyRow, PolicyRuleRow, PolicyRulesTable } from '../db/tables';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import type { MatchablePolicy } from './matching';
 
@@ -122,6 +123,64 @@ export async function getPolicyRow(ctx: Ctx, id: number): Promise<PolicyRow | un
 
 export async function getRuleRow(ctx: Ctx, id: number): Promise<PolicyRuleRow | undefined> {
   return ccDb(ctx).selectFrom('cc_policy_rules').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Whether another policy than `exceptId` holds this name. */
+export async function policyNameTaken(ctx: Ctx, name: string, exceptId?: number): Promise<boolean> {
+  let q = ccDb(ctx).selectFrom('cc_policies').select('id').where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+/** Whether another rule of the policy than `exceptId` holds this name. */
+export async function ruleNameTaken(ctx: Ctx, policyId: number, name: string, exceptId?: number): Promise<boolean> {
+  let q = ccDb(ctx).selectFrom('cc_policy_rules').select('id').where('policy_id', '=', policyId).where('name', '=', name);
+  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
+
+export async function insertPolicy(ctx: Ctx, values: Insertable<PoliciesTable>): Promise<number> {
+  const row = await ccDb(ctx).insertInto('cc_policies').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updatePolicy(ctx: Ctx, id: number, values: Updateable<PoliciesTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_policies').set(values).where('id', '=', id).execute();
+}
+
+export async function deletePolicy(ctx: Ctx, id: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', id).execute();
+}
+
+export async function insertRule(ctx: Ctx, values: Insertable<PolicyRulesTable>): Promise<number> {
+  const row = await ccDb(ctx).insertInto('cc_policy_rules').values(values).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateRule(ctx: Ctx, id: number, values: Updateable<PolicyRulesTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_policy_rules').set(values).where('id', '=', id).execute();
+}
+
+export async function deleteRule(ctx: Ctx, id: number): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', id).execute();
+}
+
+/** The change requests attached to the policy (the set it governs now). */
+export async function requestsGovernedBy(ctx: Ctx, policyId: number): Promise<number[]> {
+  const rows = await ccDb(ctx).selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', '=', policyId).execute();
+  return rows.map((r) => r.change_request_id);
+}
+
+/** The open change requests attached to the policy, by id. */
+export function openRequestsGovernedBy(ctx: Ctx, policyId: number) {
+  return ccDb(ctx)
+    .selectFrom('cc_change_request_policies as crp')
+    .innerJoin('cc_change_requests as cr', 'cr.id', 'crp.change_request_id')
+    .select(['cr.id', 'cr.title', 'cr.branch_name', 'cr.ref', 'cr.status'])
+    .where('crp.policy_id', '=', policyId)
+    .where('cr.status', 'not in', ['completed', 'abandoned'])
+    .orderBy('cr.id')
+    .execute();
 }
 
 /** Every check name some enabled policy names. */

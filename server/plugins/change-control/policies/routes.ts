@@ -6,9 +6,9 @@ import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { ensurePolicyMatches } from './kept-matches';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
-import { ccDb, fromBool, nowIso } from '../db/database';
+import { fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
-import { getPolicyRow, getRuleRow, presentPolicy, presentRule, withPolicyTags, withRuleTags } from './repository';
+import { deletePolicy, deleteRule, getPolicyRow, getRuleRow, insertPolicy, insertRule, openRequestsGovernedBy, policyNameTaken, presentPolicy, presentRule, requestsGovernedBy, ruleNameTaken, updatePolicy, updateRule, withPolicyTags, withRuleTags } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
 type RuleWrite = z.infer<typeof policyRuleWrite>;
@@ -25,9 +25,7 @@ function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
 }
 
 async function requireUniquePolicyName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  let q = ccDb(ctx).selectFrom('cc_policies').select('id').where('name', '=', name);
-  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A policy with this name already exists.');
+  if (await policyNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A policy with this name already exists.');
 }
 
 const dedupe = (names: readonly string[]): string[] => [...new Set(names)];
@@ -83,14 +81,7 @@ function forced(query: QueryParams): boolean {
  * changelog what was detached and by whom. Returns the open requests concerned.
  */
 async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: QueryParams): Promise<number[]> {
-  const rows = await ccDb(ctx)
-    .selectFrom('cc_change_request_policies as crp')
-    .innerJoin('cc_change_requests as cr', 'cr.id', 'crp.change_request_id')
-    .select(['cr.id', 'cr.title', 'cr.branch_name', 'cr.ref', 'cr.status'])
-    .where('crp.policy_id', '=', policyId)
-    .where('cr.status', 'not in', ['completed', 'abandoned'])
-    .orderBy('cr.id')
-    .execute();
+  const rows = await openRequestsGovernedBy(ctx, policyId);
   if (rows.length === 0) return [];
   const force = forced(query);
   if (!force) {
@@ -114,14 +105,8 @@ async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: Qu
   return rows.map((r) => r.id);
 }
 
-/** The change requests a policy governs now (the attached set). */
-async function governedBy(ctx: Ctx, policyId: number): Promise<number[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', '=', policyId).execute();
-  return rows.map((r) => r.change_request_id);
-}
-
 async function refreshGovernedBy(ctx: Ctx, policyId: number): Promise<void> {
-  for (const id of await governedBy(ctx, policyId)) await requestRefresh(ctx, id, { rematch: false });
+  for (const id of await requestsGovernedBy(ctx, policyId)) await requestRefresh(ctx, id, { rematch: false });
 }
 
 
@@ -138,7 +123,7 @@ async function refreshAfterPolicyWrite(ctx: Ctx, policyId: number, typeLists: re
     return;
   }
   const branches = await branchesTouching(ctx, [...new Set(typeLists.flat())]);
-  const ids = new Set([...(await governedBy(ctx, policyId)), ...(await openChangeRequestIdsOfBranches(ctx, branches))]);
+  const ids = new Set([...(await requestsGovernedBy(ctx, policyId)), ...(await openChangeRequestIdsOfBranches(ctx, branches))]);
   for (const id of [...ids].sort((a, b) => a - b)) await requestRefresh(ctx, id, { rematch: true });
 }
 
@@ -150,9 +135,7 @@ async function policyTypes(ctx: Ctx, id: number): Promise<string[]> {
 async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
   if (!(await getPolicyRow(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
   if (input.name !== undefined) {
-    let q = ccDb(ctx).selectFrom('cc_policy_rules').select('id').where('policy_id', '=', policyId).where('name', '=', input.name);
-    if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
-    if (await q.executeTakeFirst()) throw ValidationError.field('name', 'This policy already has a rule with this name.');
+    if (await ruleNameTaken(ctx, policyId, input.name, exceptId)) throw ValidationError.field('name', 'This policy already has a rule with this name.');
   }
   await requireExistingIds(ctx, 'users', 'users', input.users ?? []);
   await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
@@ -188,29 +171,25 @@ export function registerPolicyRoutes(host: Host): void {
         await validateCheckSettings(ctx, input, []);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
-        const row = await ccDb(ctx)
-          .insertInto('cc_policies')
-          .values({
-            name: input.name,
-            description: '',
-            enabled: 1,
-            weight: 1000,
-            object_types: '[]',
-            conditions: null,
-            condition_state: 'either',
-            checks: '[]',
-            comments: '',
-            ...policyColumns(input),
-            created: now,
-            last_updated: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, row.id, input.tags);
+        const id = await insertPolicy(ctx, {
+          name: input.name,
+          description: '',
+          enabled: 1,
+          weight: 1000,
+          object_types: '[]',
+          conditions: null,
+          condition_state: 'either',
+          checks: '[]',
+          comments: '',
+          ...policyColumns(input),
+          created: now,
+          last_updated: now,
+        });
+        if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, id, input.tags);
         // Its counts in the branches touching its types, before any request is re-matched.
         await ensurePolicyMatches(ctx);
-        await refreshAfterPolicyWrite(ctx, row.id, [await policyTypes(ctx, row.id)]);
-        return row.id;
+        await refreshAfterPolicyWrite(ctx, id, [await policyTypes(ctx, id)]);
+        return id;
       },
     },
     update: {
@@ -221,7 +200,7 @@ export function registerPolicyRoutes(host: Host): void {
         await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         const before = await policyTypes(ctx, existing.id);
-        await ccDb(ctx).updateTable('cc_policies').set({ ...policyColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        await updatePolicy(ctx, existing.id, { ...policyColumns(input), last_updated: nowIso(ctx) });
         if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, existing.id, input.tags);
         // Recounted only when its types, conditions or condition state moved.
         await ensurePolicyMatches(ctx);
@@ -232,8 +211,8 @@ export function registerPolicyRoutes(host: Host): void {
     remove: async (ctx, existing, query) => {
       await guardGoverned(ctx, `Policy "${existing.name}"`, existing.id, query);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
-      const governed = await governedBy(ctx, existing.id);
-      await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', existing.id).execute();
+      const governed = await requestsGovernedBy(ctx, existing.id);
+      await deletePolicy(ctx, existing.id);
       await clearTags(ctx, POLICY_TYPE, existing.id);
       // A policy that is gone matches nothing: no other request can move.
       for (const id of governed) await requestRefresh(ctx, id, { rematch: true, checks: true });
@@ -255,14 +234,10 @@ export function registerPolicyRoutes(host: Host): void {
       run: async (ctx, input: RuleWrite) => {
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
-        const row = await ccDb(ctx)
-          .insertInto('cc_policy_rules')
-          .values({ policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const id = await insertRule(ctx, { policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now });
         await refreshGovernedBy(ctx, input.policy);
-        if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, row.id, input.tags);
-        return row.id;
+        if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, id, input.tags);
+        return id;
       },
     },
     update: {
@@ -272,7 +247,7 @@ export function registerPolicyRoutes(host: Host): void {
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
-        await ccDb(ctx).updateTable('cc_policy_rules').set({ ...ruleColumns(input), last_updated: nowIso(ctx) }).where('id', '=', existing.id).execute();
+        await updateRule(ctx, existing.id, { ...ruleColumns(input), last_updated: nowIso(ctx) });
         if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, existing.id, input.tags);
         await refreshGovernedBy(ctx, existing.policy);
         if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
@@ -281,7 +256,7 @@ export function registerPolicyRoutes(host: Host): void {
     removeQuery: FORCE_DOC,
     remove: async (ctx, existing, query) => {
       await guardGoverned(ctx, `Rule "${existing.name}"`, existing.policy, query);
-      await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', existing.id).execute();
+      await deleteRule(ctx, existing.id);
       await clearTags(ctx, POLICY_RULE_TYPE, existing.id);
       await refreshGovernedBy(ctx, existing.policy);
     },
