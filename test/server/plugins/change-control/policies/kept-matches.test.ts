@@ -208,4 +208,26 @@ describe('policies: matching kept per branch', () => {
       await compare(branches, `step ${step} (${what})`, current);
     }
   });
+
+  it('a branch written beside the service (more changes than one page) is counted whole on its first read', async () => {
+    const rng = new Rng(99);
+    const branchId = await seed.branch(d);
+    await d.write(async (tx) => {
+      for (let i = 0; i < 5; i++) await insertPolicy(tx, randomPolicy(rng, 0));
+      await ensurePolicyMatches(tx);
+    });
+    const now = d.clock.now().toISOString();
+    await d.write(async (tx) => {
+      for (let start = 0; start < 4500; start += 500) {
+        const rows = Array.from({ length: 500 }, (_, i) => {
+          const c = randomChange(rng);
+          return { branch_id: branchId, object_type: c.objectType, object_id: 100_000 + start + i, action: c.action, original: c.original && JSON.stringify(c.original), modified: c.modified && JSON.stringify(c.modified), premerge: null, created: now, last_updated: now };
+        });
+        await tx.db.insertInto('branch_changes').values(rows).execute();
+      }
+      // As a bulk writer must: the branch's changes revision moves, so kept state is rebuilt.
+      await tx.db.updateTable('branches').set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) })).where('id', '=', branchId).execute();
+    });
+    await compare([branchId], 'bulk-written branch', new Set());
+  });
 });
