@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { createApp, migrationsOf, PluginError } from './app';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
@@ -110,8 +111,24 @@ async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<v
   }
 }
 
+/**
+ * How far the JavaScript heap may grow past what the last full garbage collection kept, in
+ * percent. V8's own factor lets it reach up to four times that before collecting again: the
+ * service keeps about 30 MB between requests, but its memory stood at 250 to 300 MB after a
+ * few minutes of load, all of it garbage waiting. At 50 % it stays within about 100 MB more
+ * than it keeps, for the same throughput (the collections are smaller and incremental). A
+ * `--heap-growing-percent` given to Node (command line or NODE_OPTIONS) wins.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
+function boundHeapGrowth(): void {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => /^--heap[-_]growing[-_]percent\b/.test(a));
+  if (!given) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
 async function main(): Promise<void> {
   const command = process.argv[2];
+  boundHeapGrowth();
   if (command === 'backup' || command === 'restore') return runTool(command, process.argv.slice(3));
   let database: OpenDatabase | undefined;
   let options: Options;

@@ -83,18 +83,25 @@ export function observeStatements(db: HostDb, listener: StatementListener): () =
   return () => listeners.delete(listener);
 }
 
-/** Prepared statements kept per SQL text (a query compiled again reuses its statement); the cache is bounded. */
-const STATEMENT_CACHE_SIZE = 2000;
+/**
+ * Prepared statements kept per SQL text (a query compiled again reuses its statement). Each
+ * holds SQLite's compiled program (about 5 to 30 kB outside the JavaScript heap), so the cache
+ * is bounded by count, least recently used first: the service's hot queries are a few dozen,
+ * while lists of ids (`in (?, ?, …)`) make one text per length.
+ */
+const STATEMENT_CACHE_SIZE = 256;
 
 function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
   const prepare = (source: string): SQLite.Statement => {
     let statement = cache.get(source);
-    if (!statement) {
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+    if (statement) {
+      cache.delete(source);
+    } else {
       statement = sqlite.prepare(source);
-      cache.set(source, statement);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
+    cache.set(source, statement);
     return statement;
   };
   return new Proxy(sqlite, {
@@ -114,6 +121,8 @@ function openSqlite(path: string): OpenDatabase {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
+  // Pages kept in the process (the build's default is 16 MB); the operating system caches the file too.
+  sqlite.pragma('cache_size = -8000');
   // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
   sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
   const listeners = new Set<StatementListener>();
@@ -127,7 +136,7 @@ function openSqlite(path: string): OpenDatabase {
     const reader = new SQLite(path, { readonly: true });
     // As patient as the main connection: another process's checkpoint may hold the WAL briefly.
     reader.pragma('busy_timeout = 5000');
-    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) });
+    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(reader) }) });
   }
   readVersionWith(db, versionReader);
   return {
