@@ -52,13 +52,13 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 });
+  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 }, deps.db);
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
     objectTypes: new ObjectTypeRegistry(),
     permissions: new PermissionService(deps.db, readMemo),
-    events: new EventBus(),
+    events: new EventBus(readMemo),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
