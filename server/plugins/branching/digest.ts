@@ -99,6 +99,18 @@ export function digestOfChanges(changes: readonly DigestedChange[]): string {
   return stateDigest(state);
 }
 
+/**
+ * The digest as it was computed before the multiset hash: the SHA-256 of the canonical lines
+ * sorted by object type and id. Only to recognise digests recorded then (a migration rewrites
+ * them to the digest of the same content now).
+ */
+export function formerDigestOfChanges(changes: readonly DigestedChange[]): string {
+  const sorted = [...changes].sort((a, b) => (a.objectType < b.objectType ? -1 : a.objectType > b.objectType ? 1 : a.objectId - b.objectId));
+  const hash = createHash('sha256');
+  for (const c of sorted) hash.update(digestLine(c));
+  return hash.digest('hex');
+}
+
 /** The digest of a branch's net diff now, and how many changes it holds (kept per branch). */
 export async function branchDigestState(ctx: Ctx, branchId: number): Promise<{ digest: string; changes: number }> {
   // One query when the kept state is current (the usual case); else rebuilt, then read.
