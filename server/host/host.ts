@@ -12,6 +12,7 @@ import { EventBus } from './events/bus';
 import { TokenAuthenticator } from './http/auth';
 import { RouteRegistry } from './http/routes';
 import { BranchStateKeepers } from './objects/branch-state-keepers';
+import { changeConflictsKeeper } from './objects/change-conflicts-repository';
 import { ObjectTypeRegistry } from './objects/object-types';
 import { PermissionService } from './users/object-permissions';
 
@@ -51,13 +52,13 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 });
+  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 }, deps.db);
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
     objectTypes: new ObjectTypeRegistry(),
     permissions: new PermissionService(deps.db, readMemo),
-    events: new EventBus(),
+    events: new EventBus(readMemo),
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
@@ -72,5 +73,6 @@ export function createHost(deps: HostDeps): Host {
     },
   };
   const auth = new TokenAuthenticator(host);
+  host.branchState.register(changeConflictsKeeper());
   return host;
 }

@@ -1,5 +1,5 @@
 import type { HostDb, Queryable } from '../db/database';
-import { bumpDataVersion, countingWrites, writesThrough } from '../db/data-version';
+import { bumpDataVersion, countingWrites, writesThrough, writtenTables } from '../db/data-version';
 import type { EventBus } from '../events/bus';
 import type { BranchStateKeepers } from '../objects/branch-state-keepers';
 import type { ObjectTypeRegistry } from '../objects/object-types';
@@ -177,7 +177,7 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
     const value = await work(tx);
     await runPending(tx);
     // Last, so that the one row is held for the shortest time (several instances write it).
-    if (writesThrough(counted) > 0) await bumpDataVersion(counted);
+    if (writesThrough(counted) > 0) await bumpDataVersion(counted, writtenTables(counted));
     return value;
   });
   for (const task of tasks) {

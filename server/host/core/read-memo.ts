@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database';
-import { readDataVersion, writesThrough } from '../db/data-version';
+import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type DataVersions } from '../db/data-version';
 
 /** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
 export interface MemoScope {
@@ -20,10 +20,30 @@ export interface ReadMemoLimits {
   readonly maxBytes?: number;
 }
 
+/** What an answer kept outside transactions was computed from. */
+interface Basis {
+  /** The tables it names (undefined: it depends on everything). */
+  readonly reads: readonly string[] | undefined;
+  /** The versions it was computed at (`stampOf`). */
+  readonly stamp: string;
+  /** This process's writes (of `reads`, or of everything) through the service's handle then. */
+  readonly local: number;
+}
+
 /** An answer kept outside transactions: `bytes` is its estimated size, 0 until it has resolved. */
-interface Kept {
+interface Kept extends Basis {
   readonly value: Promise<unknown>;
   bytes: number;
+}
+
+function stampOf(versions: DataVersions, reads: readonly string[] | undefined): string {
+  return reads ? tablesStamp(versions, reads) : `all:${versions.global}`;
+}
+
+function sameTables(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((t, i) => t === b[i]);
 }
 
 /**
@@ -32,10 +52,14 @@ interface Kept {
  *
  * - Outside a transaction, every read compares the data version (`db/data-version.ts`: moved
  *   by every committed write transaction, ours or another process's, plus the writes this
- *   process made outside transactions); when it moved, everything kept is dropped.
+ *   process made outside transactions). An answer that names the tables it reads (`reads`) is
+ *   served while none of those tables' versions moved; any other answer is dropped at any commit.
  * - Inside a transaction, answers are kept for that transaction only, and dropped at each
  *   write it makes (the transaction's handle counts them), or, when the answer names the
- *   tables it reads, at each write of one of those.
+ *   tables it reads, at each write of one of those. An answer that names its tables is also
+ *   shared with reads outside the transaction while the transaction has not written them (it is
+ *   the committed state: write transactions run one at a time), so one write reuses what the
+ *   last one read of the tables it did not write.
  *
  * So no write needs to say what it invalidates. Outside transactions, what is kept is bounded
  * by its size as well as by its number of answers: each answer's size is estimated when it
@@ -49,52 +73,40 @@ export class ReadMemo {
   private local = -1;
   private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
+  private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
   private keptBytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
 
-  constructor(limits: ReadMemoLimits = {}) {
+  /** `root`: the service's handle (without it, answers read inside transactions are never shared). */
+  constructor(
+    limits: ReadMemoLimits = {},
+    private readonly root?: Queryable,
+  ) {
     this.maxEntries = limits.maxEntries ?? READ_MEMO_ENTRIES;
     this.maxBytes = limits.maxBytes ?? READ_MEMO_BYTES;
   }
 
   /**
    * The answer for `key`, computed by `compute` unless kept. `reads` names the tables the answer
-   * is computed from: inside a transaction, a write of another table keeps it (without `reads`,
-   * any write drops it). Outside one, any committed write drops everything.
+   * is computed from: a write of another table keeps it, inside a transaction or committed.
+   * Without `reads`, any write drops it.
    */
   async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[]): Promise<T> {
-    if (scope.inTransaction) {
-      const stamp = writesThrough(scope.db, reads);
-      let entries = this.byTransaction.get(scope.db);
-      if (!entries) {
-        entries = new Map();
-        this.byTransaction.set(scope.db, entries);
-      }
-      const kept = entries.get(key);
-      if (kept && kept.stamp === stamp) return kept.value as Promise<T>;
-      const value = compute();
-      const entry = { stamp, value };
-      entries.set(key, entry);
-      if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
-      value.catch(() => {
-        if (entries.get(key) === entry) entries.delete(key);
-      });
-      return value;
-    }
+    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads);
     const local = writesThrough(scope.db);
-    const committed = await readDataVersion(scope.db);
-    if (committed < this.committed || (committed === this.committed && local < this.local)) {
+    const versions = await readDataVersions(scope.db);
+    if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
       // A read that started before a newer one saw a later version: answer, keep nothing.
       return compute();
     }
-    if (committed !== this.committed || local !== this.local) {
-      this.entries.clear();
-      this.keptBytes = 0;
-      this.committed = committed;
-      this.local = local;
-    }
-    return this.remember(key, compute);
+    this.moveTo(versions, scope.db);
+    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
+    const kept = this.served(key, basis);
+    if (kept) return kept as Promise<T>;
+    const value = compute();
+    this.remember(key, value, basis);
+    return value;
   }
 
   /** How many answers are kept outside transactions (for tests of the bound). */
@@ -107,16 +119,83 @@ export class ReadMemo {
     return this.keptBytes;
   }
 
-  private remember<T>(key: string, compute: () => Promise<T>): Promise<T> {
+  /** The kept answer for `key` if it was computed on `basis` (most recently used from now). */
+  private served(key: string, basis: Basis): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
-    if (kept) {
-      // Most recently used last.
-      this.entries.delete(key);
-      this.entries.set(key, kept);
-      return kept.value as Promise<T>;
+    if (!kept || kept.stamp !== basis.stamp || kept.local !== basis.local || !sameTables(kept.reads, basis.reads)) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, kept);
+    return kept.value;
+  }
+
+  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
+    const stamp = writesThrough(scope.db, reads);
+    let entries = this.byTransaction.get(scope.db);
+    if (!entries) {
+      entries = new Map();
+      this.byTransaction.set(scope.db, entries);
     }
+    const kept = entries.get(key);
+    if (kept && kept.stamp === stamp) return kept.value as Promise<T>;
+    let value: Promise<T> | undefined;
+    // Tables this transaction has not written read as committed: share the answer both ways.
+    if (reads && this.root && stamp === 0) value = (await this.shared(scope, key, compute, reads))?.value;
+    value ??= compute();
+    const entry = { stamp, value };
+    entries.set(key, entry);
+    if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
+    value.catch(() => {
+      if (entries.get(key) === entry) entries.delete(key);
+    });
+    return value;
+  }
+
+  /** Inside a transaction that has not written `reads`: the committed answer, kept or computed and kept. */
+  private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[]): Promise<{ value: Promise<T> } | undefined> {
+    const root = this.root!;
+    let pending = this.transactionVersions.get(scope.db);
+    if (!pending) {
+      pending = readDataVersionsIn(root, scope.db);
+      this.transactionVersions.set(scope.db, pending);
+    }
+    const versions = await pending;
+    if (versions.global < this.committed) return undefined;
+    this.moveTo(versions, root);
+    const basis: Basis = { reads, stamp: tablesStamp(versions, reads), local: writesThrough(root, reads) };
+    const kept = this.served(key, basis);
+    if (kept) return { value: kept as Promise<T> };
     const value = compute();
-    const entry: Kept = { value, bytes: 0 };
+    // Kept once computed, and only if the transaction has still not written what it read.
+    value.then(
+      () => {
+        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === basis.local && !this.entries.has(key)) this.remember(key, value, basis);
+      },
+      () => undefined,
+    );
+    return { value };
+  }
+
+  /** Seen a newer version (or a local write): drops every answer it makes stale. */
+  private moveTo(versions: DataVersions, db: Queryable): void {
+    const local = writesThrough(db);
+    if (versions.global === this.committed && local === this.local) return;
+    for (const [key, kept] of this.entries) {
+      if (kept.stamp !== stampOf(versions, kept.reads) || kept.local !== writesThrough(db, kept.reads)) {
+        this.entries.delete(key);
+        this.keptBytes -= kept.bytes;
+      }
+    }
+    this.committed = versions.global;
+    this.local = local;
+  }
+
+  private remember(key: string, value: Promise<unknown>, basis: Basis): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.keptBytes -= previous.bytes;
+    }
+    const entry: Kept = { ...basis, value, bytes: 0 };
     this.entries.set(key, entry);
     this.evict();
     value.then(
@@ -135,7 +214,6 @@ export class ReadMemo {
         if (this.entries.get(key) === entry) this.entries.delete(key);
       },
     );
-    return value;
   }
 
   /** Drops the least recently used answers until both bounds hold. */

@@ -22,6 +22,39 @@ export interface DataVersionTable {
   version: number;
 }
 
+/**
+ * Beside the one number (row 1), the table versions: a row per table, moved by every committed
+ * transaction that wrote that table, and row 2, moved with row 1 by every transaction that says
+ * which tables it wrote. A write that cannot say (raw SQL, a writer beside the service moving
+ * row 1 alone) moves row 1 without row 2, which moves every table at once. So an answer that
+ * names the tables it reads stays good across commits of other tables, on any instance.
+ */
+export const GLOBAL_ROW = 1;
+const ITEMIZED_ROW = 2;
+
+/** The row of a table's version (a hash of its name: two tables sharing a row only move together). */
+export function tableVersionRow(table: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < table.length; i++) h = Math.imul(h ^ table.charCodeAt(i), 0x01000193) >>> 0;
+  return 16 + (h % 2_000_000_000);
+}
+
+/** The data version and the table versions, as one read saw them. */
+export interface DataVersions {
+  /** Row 1: moved by every committed write. */
+  global: number;
+  /** What the table versions cannot tell: every table moves when it does. */
+  unitemized: number;
+  rows: ReadonlyMap<number, number>;
+}
+
+/** The versions of `tables` (and of what moves them all), as one string: equal strings, nothing moved. */
+export function tablesStamp(versions: DataVersions, tables: readonly string[]): string {
+  let stamp = String(versions.unitemized);
+  for (const table of tables) stamp += `|${versions.rows.get(tableVersionRow(table)) ?? 0}`;
+  return stamp;
+}
+
 /** Whether a statement can change data: anything but a select (raw SQL counts unless it is a select). */
 export function isWrite(node: RootOperationNode): boolean {
   if (node.kind === 'SelectQueryNode') return false;
@@ -72,6 +105,13 @@ export function countingWrites<T extends Kysely<any>>(db: T): T {
   return counted;
 }
 
+/** The tables written through this handle so far, or null when a write could not say which (raw SQL). */
+export function writtenTables(db: Queryable<any>): string[] | null {
+  const counter = counters.get(db);
+  if (!counter || counter.unknown > 0) return null;
+  return [...counter.byTable.keys()];
+}
+
 /**
  * How many writes went through this handle so far (0 for a handle that does not count); with
  * `tables`, only the writes that may have changed one of them.
@@ -85,7 +125,9 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
   return n;
 }
 
-const readers = new WeakMap<object, () => Promise<number>>();
+const readers = new WeakMap<object, () => Promise<DataVersions>>();
+
+const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
 
 /**
  * Where the data version of this handle is read when not through the handle itself: a
@@ -94,31 +136,59 @@ const readers = new WeakMap<object, () => Promise<number>>();
  * can open (in memory: the handle's own write count says everything).
  */
 export function readVersionWith(db: Kysely<any>, reader: Kysely<any> | null): void {
-  readers.set(db, reader ? () => selectVersion(reader) : () => Promise.resolve(0));
+  readers.set(db, reader ? () => selectVersions(reader) : () => Promise.resolve(NOTHING_READ));
 }
 
 /** The committed data version, as this handle sees it. */
 export async function readDataVersion(db: Queryable<any>): Promise<number> {
+  return (await readDataVersions(db)).global;
+}
+
+/** The committed data version and table versions, as this handle sees them (one statement). */
+export async function readDataVersions(db: Queryable<any>): Promise<DataVersions> {
   const reader = readers.get(db);
-  return reader ? reader() : selectVersion(db);
+  return reader ? reader() : selectVersions(db);
 }
 
-async function selectVersion(db: Queryable<any>): Promise<number> {
-  const row = await (db as Queryable<{ data_version: DataVersionTable }>)
-    .selectFrom('data_version')
-    .select('version')
-    .where('id', '=', 1)
-    .executeTakeFirst();
-  // A bigint: PostgreSQL's driver gives it as a string.
-  return Number(row?.version ?? 0);
+/**
+ * The same, read inside a write transaction (`trx`) of the handle `db`: on a reader of its own
+ * when the handle has one, else through the transaction itself, never through another
+ * connection of a pool (every connection may be held by a transaction waiting for the write
+ * lock this one holds).
+ */
+export async function readDataVersionsIn(db: Queryable<any>, trx: Queryable<any>): Promise<DataVersions> {
+  const reader = readers.get(db);
+  return reader ? reader() : selectVersions(trx);
 }
 
-/** Moves the data version (inside the write transaction, last, so the row is held briefly). */
-export async function bumpDataVersion(trx: Queryable<any>): Promise<void> {
-  await (trx as Queryable<{ data_version: DataVersionTable }>)
-    .updateTable('data_version')
-    .set((eb) => ({ version: eb('version', '+', 1) }))
-    .where('id', '=', 1)
+async function selectVersions(db: Queryable<any>): Promise<DataVersions> {
+  const rows = await (db as Queryable<{ data_version: DataVersionTable }>).selectFrom('data_version').select(['id', 'version']).execute();
+  const byRow = new Map<number, number>();
+  // Bigints: PostgreSQL's driver may give them as strings.
+  for (const r of rows) byRow.set(Number(r.id), Number(r.version));
+  const global = byRow.get(GLOBAL_ROW) ?? 0;
+  return { global, unitemized: global - (byRow.get(ITEMIZED_ROW) ?? 0), rows: byRow };
+}
+
+/**
+ * Moves the data version (inside the write transaction, last, so the rows are held briefly),
+ * with the versions of the `tables` written (one statement). Without `tables`, every table moves.
+ */
+export async function bumpDataVersion(trx: Queryable<any>, tables?: readonly string[] | null): Promise<void> {
+  const db = trx as Queryable<{ data_version: DataVersionTable }>;
+  if (!tables) {
+    await db
+      .updateTable('data_version')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', GLOBAL_ROW)
+      .execute();
+    return;
+  }
+  const ids = [...new Set([GLOBAL_ROW, ITEMIZED_ROW, ...tables.filter((t) => t !== 'data_version').map(tableVersionRow)])];
+  await db
+    .insertInto('data_version')
+    .values(ids.map((id) => ({ id, version: 1 })))
+    .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ version: eb('data_version.version', '+', 1) })))
     .execute();
 }
 

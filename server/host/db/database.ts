@@ -60,8 +60,8 @@ export function openDatabase(target: string, options: { poolSize?: number } = {}
   return isPostgresUrl(target) ? openPostgres(target, options.poolSize ?? 20) : openSqlite(target);
 }
 
-/** Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included). */
-export type StatementListener = (sql: string) => void;
+/** Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included) and how long it took. */
+export type StatementListener = (sql: string, milliseconds: number) => void;
 
 const statementListeners = new WeakMap<object, Set<StatementListener>>();
 
@@ -72,7 +72,7 @@ const statementListeners = new WeakMap<object, Set<StatementListener>>();
 function statementLog(listeners: Set<StatementListener>): (event: LogEvent) => void {
   return (event) => {
     if (listeners.size === 0 || event.level !== 'query') return;
-    for (const listener of listeners) listener(event.query.sql);
+    for (const listener of listeners) listener(event.query.sql, event.queryDurationMillis);
   };
 }
 

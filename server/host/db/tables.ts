@@ -110,6 +110,14 @@ export interface BranchChangesTable {
   modified: Json | null;
   /** Main's state just before the merge applied this change; used by revert. */
   premerge: Json | null;
+  /**
+   * The attributes conflicting with main's object now (JSON array; null: none), and why the
+   * merge would not apply the change now (null: it would): written with the change and
+   * rewritten at every write of main's object, while the branch is not merged
+   * (`objects/change-conflicts-repository.ts`).
+   */
+  conflicts: Json | null;
+  merge_problem: string | null;
   created: string;
   last_updated: string;
 }

@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import type { ReadMemo } from '../core/read-memo';
 import type { Scope } from '../core/scope';
 import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from '../core/conditions';
 
@@ -76,6 +77,9 @@ export class EventBus<C extends Scope> {
   /** Wakes the webhook delivery worker after a commit that queued deliveries. */
   onQueued: () => void = () => {};
 
+  /** `memo`: where the enabled rules are kept between writes (none: read at every event). */
+  constructor(private readonly memo?: ReadMemo) {}
+
   registerType(name: string): void {
     this.types.add(name);
   }
@@ -126,7 +130,9 @@ export class EventBus<C extends Scope> {
     // One id per emitted event: each webhook's delivery of it carries an id derived from it.
     const eventId = randomUUID();
 
-    const rules = await ctx.db.selectFrom('event_rules').selectAll().where('enabled', '=', 1).execute();
+    // Kept while no rule is written (read memo): every write emits events. Shared: never changed.
+    const enabled = () => ctx.db.selectFrom('event_rules').selectAll().where('enabled', '=', 1).execute();
+    const rules = this.memo ? await this.memo.get(ctx, 'event-rules:enabled', enabled, ['event_rules']) : await enabled();
     for (const rule of rules) {
       const objectTypes = JSON.parse(rule.object_types) as string[];
       const eventTypes = JSON.parse(rule.event_types) as string[];

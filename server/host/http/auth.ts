@@ -18,6 +18,9 @@ const LAST_USED_EVERY_MS = 60_000;
  * answer is kept in the host's read memo, so any committed write (of users, groups,
  * memberships, tokens or anything else, by any instance) drops it.
  */
+/** What an identity is read from: a commit of any other table keeps it. */
+const IDENTITY_TABLES: readonly string[] = ['tokens', 'users', 'user_groups'];
+
 export class TokenAuthenticator {
   constructor(private readonly host: HostServices) {}
 
@@ -28,7 +31,7 @@ export class TokenAuthenticator {
     if (!match) throw new AuthenticationFailed('Invalid token header. Use "Authorization: Token <key>".');
     const hash = hashTokenKey(match[1]!);
     const nowMs = this.host.clock.now().getTime();
-    const entry = await this.host.readMemo.get({ db: this.host.db, inTransaction: false }, `token|${hash}`, () => this.load(hash));
+    const entry = await this.host.readMemo.get({ db: this.host.db, inTransaction: false }, `token|${hash}`, () => this.load(hash), IDENTITY_TABLES);
     if (!entry) throw new AuthenticationFailed('Invalid token.');
     if (!entry.isActive) throw new AuthenticationFailed('User is inactive.');
     if (entry.expires && Date.parse(entry.expires) <= nowMs) throw new AuthenticationFailed('Token expired.');

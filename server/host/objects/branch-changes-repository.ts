@@ -1,12 +1,16 @@
 import type { Ctx } from '../core/context';
 import { parseChangeRow, type BranchChange, type PremergeState } from './branch-change';
 import { branchChangesDeleted, branchChangeWritten } from './branch-state';
+import { touchedObjectTypes } from './branch-types-repository';
+import { conflictColumns } from './change-conflicts-repository';
+import { getMainObject } from './main-repository';
 import type { ChangeAction, NetChange } from './net-effect';
 import type { Condition } from '../db/list';
 import { valuesTable } from '../db/portable';
 import type { HostTables } from '../db/tables';
 
-export { parseChangeRow };
+export { parseChangeRow, touchedObjectTypes };
+export { branchTouchesType } from './branch-types-repository';
 export type { BranchChange, PremergeState } from './branch-change';
 
 /** Every change of every branch (the changes list's query). */
@@ -85,12 +89,6 @@ export async function branchChange(ctx: Ctx, branchId: number, objectType: strin
   return row ? parseChangeRow(row) : undefined;
 }
 
-/** The object types a branch touches now, sorted. */
-export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<string[]> {
-  const rows = await ctx.db.selectFrom('branch_changes').select('object_type').distinct().where('branch_id', '=', branchId).execute();
-  return rows.map((r) => r.object_type).sort();
-}
-
 /**
  * The tables branch data is read from (main's objects, branch changes, branches, and which
  * revision kept branch state reflects): what reads of it name for the read memo. A reader of a
@@ -116,10 +114,12 @@ export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[])
 export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange, before?: BranchChange | null): Promise<void> {
   const was = before !== undefined ? before : ((await branchChange(ctx, branchId, objectType, objectId)) ?? null);
   const now = ctx.host.clock.now().toISOString();
+  const main = await getMainObject(ctx, objectType, objectId);
   const values = {
     action: change.action as ChangeAction,
     original: change.original === null ? null : JSON.stringify(change.original),
     modified: change.modified === null ? null : JSON.stringify(change.modified),
+    ...conflictColumns(change, main?.attrs ?? null),
     last_updated: now,
   };
   const row = await ctx.db

@@ -55,7 +55,9 @@ export async function recordKeeperRevision(ctx: Ctx, branchId: number, keeper: s
     .execute();
 }
 
-/** Forgets what every keeper's state of this branch reflects. */
-export async function forgetKeeperRevisions(ctx: Ctx, branchId: number): Promise<void> {
-  await ctx.db.deleteFrom('branch_state_revisions').where('branch_id', '=', branchId).execute();
+/** Forgets what every keeper's (or one keeper's) state of this branch reflects. */
+export async function forgetKeeperRevisions(ctx: Ctx, branchId: number, keeper?: string): Promise<void> {
+  let q = ctx.db.deleteFrom('branch_state_revisions').where('branch_id', '=', branchId);
+  if (keeper !== undefined) q = q.where('keeper', '=', keeper);
+  await q.execute();
 }

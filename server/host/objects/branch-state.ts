@@ -73,6 +73,11 @@ export async function ensureBranchState(ctx: Ctx, keeperName: string, branchId: 
   });
 }
 
+/** Marks the keeper's state of the branch stale: the next reader rebuilds it (a writer that did not keep it up to date says so). */
+export async function forgetBranchState(ctx: Ctx, branchId: number, keeperName: string): Promise<void> {
+  await forgetKeeperRevisions(ctx, branchId, keeperName);
+}
+
 async function isCurrent(ctx: Ctx, keeperName: string, branchId: number): Promise<boolean> {
   const revision = await changesRevision(ctx, branchId);
   return revision === undefined || (await keeperRevision(ctx, branchId, keeperName)) === revision;

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { ObjectsTable } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
+import { refreshChangesOf } from './change-conflicts-repository';
 
 /** One source-of-truth object as stored: its attributes and timestamps. */
 export interface ObjectState {
@@ -52,7 +53,10 @@ export async function listMainObjects(ctx: Ctx, objectType: string, ids?: number
   return (await q.orderBy('id').execute()).map(fromRow);
 }
 
-/** Writes an object on main as given (insert or replace), timestamps included. */
+/**
+ * Writes an object on main as given (insert or replace), timestamps included; the changes of it
+ * in branches keep their conflicts with it current.
+ */
 export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void> {
   await ctx.db
     .insertInto('objects')
@@ -61,8 +65,11 @@ export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void>
       oc.column('id').doUpdateSet({ object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated }),
     )
     .execute();
+  await refreshChangesOf(ctx, state.id, state);
 }
 
+/** Deletes an object on main; the changes of it in branches keep their conflicts current. */
 export async function deleteMainObject(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('objects').where('id', '=', id).execute();
+  await refreshChangesOf(ctx, id, null);
 }

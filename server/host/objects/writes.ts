@@ -5,7 +5,8 @@ import { NotFound, ValidationError } from '../core/errors';
 import type { ObjectTypeDef } from './object-types';
 import type { BranchRow } from '../db/tables';
 import { sameAttributes, type Attributes } from './attributes';
-import { branchChange, removeChange, saveChange, touchedObjectTypes } from './branch-changes-repository';
+import { findBranch } from './branches-repository';
+import { branchChange, branchTouchesType, removeChange, saveChange } from './branch-changes-repository';
 import { deleteMainObject, nextObjectId, putMainObject, type ObjectState } from './main-repository';
 import { nextNetEffect, type BranchWrite } from './net-effect';
 import { readObject } from './overlay';
@@ -31,7 +32,7 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
     }
     return null;
   }
-  const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', ctx.branch.id).executeTakeFirst();
+  const branch = await findBranch(ctx, ctx.branch.id);
   if (!branch) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${ctx.branch.schemaId}".`);
   // Besides the object permission: the branch's owner, or change_branch for this branch.
   await requireBranchWrite(ctx, branch);
@@ -44,15 +45,15 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
 /** Records the write in the branch's net effect and tells the branch hooks when the changes moved. */
 async function writeInBranch(ctx: Ctx, branch: BranchRow, objectType: string, objectId: number, write: BranchWrite): Promise<boolean> {
   const existing = await branchChange(ctx, branch.id, objectType, objectId);
-  const touchedBefore = await touchedObjectTypes(ctx, branch.id);
   const effect = nextNetEffect(existing ?? null, write);
   if (effect.kind === 'unchanged') return false;
+  const newlyTouched = !existing && !(await branchTouchesType(ctx, branch.id, objectType));
   if (effect.kind === 'remove') await removeChange(ctx, existing!.id);
   else await saveChange(ctx, branch.id, objectType, objectId, effect.change, existing ?? null);
   await ctx.host.branchHooks.run('changesMoved', ctx, {
     branch,
     objectTypes: [objectType],
-    newlyTouchedTypes: touchedBefore.includes(objectType) ? [] : [objectType],
+    newlyTouchedTypes: newlyTouched ? [objectType] : [],
   });
   return true;
 }

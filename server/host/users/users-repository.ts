@@ -56,3 +56,15 @@ export async function setUserGroups(ctx: Ctx, userId: number, groups: readonly n
   const unique = [...new Set(groups)];
   if (unique.length > 0) await ctx.db.insertInto('user_groups').values(unique.map((g) => ({ user_id: userId, group_id: g }))).execute();
 }
+
+/** The ids among `ids` that have a row in `table`. */
+export async function existingIds(ctx: Ctx, table: 'users' | 'groups', ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await ctx.db.selectFrom(table).select('id').where('id', 'in', [...ids]).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+/** The active users among `ids`. */
+export function activeUsers(ctx: Ctx, ids: readonly number[]): Promise<Array<Pick<UserRow, 'id' | 'username' | 'is_superuser'>>> {
+  return ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser']).where('id', 'in', [...ids]).where('is_active', '=', 1).execute();
+}

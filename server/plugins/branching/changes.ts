@@ -1,8 +1,7 @@
 import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
-import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility } from '../../host';
+import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility, computeConflicts, branchConflicts } from '../../host';
 import { catalogueType } from './catalogue';
-import { computeConflicts } from './conflicts';
 
 export const CHANGEDIFF_TYPE = 'branching.changediff';
 export const CHANGES_PATH = API_PATHS.changes;
@@ -28,6 +27,11 @@ export async function currentStates(ctx: Ctx, changes: BranchChange[]): Promise<
 }
 
 export function changeRepr(ctx: Ctx, change: BranchChange): string {
+  return changeReprOf(ctx, change);
+}
+
+/** How a changed object is shown: its type's display and its name (the branch's state, or the baseline for a delete). */
+export function changeReprOf(ctx: Ctx, change: { objectType: string; objectId: number; original: Attributes | null; modified: Attributes | null }): string {
   return displayOf(catalogueType(ctx.host, change.objectType).display, change.objectId, change.modified ?? change.original);
 }
 
@@ -85,5 +89,5 @@ export function branchChangesView(ctx: Ctx, branchId: number): Promise<readonly 
 
 /** Whether any change of the branch conflicts with main now. */
 export async function branchHasConflicts(ctx: Ctx, branchId: number): Promise<boolean> {
-  return (await branchChangesView(ctx, branchId)).some((c) => c.conflicts !== null);
+  return branchConflicts(ctx, branchId);
 }

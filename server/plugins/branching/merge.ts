@@ -1,9 +1,8 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, branchChanges, savePremerge, type BranchChange, deleteMainObject, putMainObject, type ObjectState, logObjectWrite } from '../../host';
+import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, branchChanges, savePremerge, type BranchChange, deleteMainObject, putMainObject, type ObjectState, logObjectWrite, computeConflicts } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { catalogueType } from './catalogue';
 import { mainStates } from './changes';
-import { computeConflicts } from './conflicts';
 
 /** What merging one change does to main: the object's new state, or null to delete it. */
 export interface MainStep {

@@ -1,4 +1,4 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, sameAttributes, branchChanges, savePremerge, type BranchChange, type ObjectState } from '../../host';
+import { Conflict, deriveCtx, inTransaction, type Ctx, sameAttributes, branchChanges, savePremerge, type BranchChange, type ObjectState, forgetBranchState, CHANGE_CONFLICTS_KEEPER } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { mainStates } from './changes';
@@ -42,6 +42,8 @@ export async function revertBranch(ctx: Ctx, branchId: number, options: ActionOp
     if (!options.commit) return actionResult(main, branch, false, summary);
 
     const reverted = await setBranchFields(main, branch.id, { status: 'ready', merged_time: null, merged_by: null });
+    // A merged branch's conflicts with main are not kept: the next reader recomputes them.
+    await forgetBranchState(main, branch.id, CHANGE_CONFLICTS_KEEPER);
     await recordBranchUpdate(main, branch, reverted);
     await main.host.branchHooks.run('reverted', main, { branch: reverted });
     return actionResult(main, reverted, true, summary);

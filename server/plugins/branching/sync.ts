@@ -1,8 +1,7 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, type Attributes, branchChanges, removeChange, saveChange, type BranchChange, type NetChange } from '../../host';
+import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, type Attributes, branchChanges, removeChange, saveChange, type BranchChange, type NetChange, computeConflicts } from '../../host';
 import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { currentStates } from './changes';
-import { computeConflicts } from './conflicts';
 
 /** What syncing does to one change: keep it, drop it (main already has it), or rebase it. */
 export interface SyncStep {

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import { createDataVersion } from '../data-version';
 import { nowText } from '../portable';
 
@@ -272,6 +272,30 @@ async function createBranchState(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * Conflicts and merge problems kept per change (`objects/change-conflicts-repository.ts`): the
+ * columns, the changes of one object (a write of main's object rewrites them), and per branch
+ * the changes that conflict or would not merge (the checks read a count and the first few).
+ * Existing rows are filled by the first read of each branch (a keeper never built).
+ */
+async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('branch_changes').addColumn('conflicts', 'text').execute();
+  await db.schema.alterTable('branch_changes').addColumn('merge_problem', 'text').execute();
+  await db.schema.createIndex('branch_changes_by_object').on('branch_changes').columns(['object_id', 'object_type']).execute();
+  await db.schema
+    .createIndex('branch_changes_conflicting')
+    .on('branch_changes')
+    .columns(['branch_id', 'id'])
+    .where(sql.ref('conflicts'), 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('branch_changes_merge_problems')
+    .on('branch_changes')
+    .columns(['branch_id', 'id'])
+    .where(sql.ref('merge_problem'), 'is not', null)
+    .execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -281,4 +305,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0006-branch-changes-by-type': { up: indexBranchChangesByType },
   '00-host-0090-tags': { up: createTags },
   '00-host-0091-branch-state': { up: createBranchState },
+  '00-host-0092-change-conflicts': { up: keepChangeConflicts },
 };

@@ -9,7 +9,8 @@ import type { DeclaredCheck } from './declared';
 import { snapshotCheck } from './present';
 import { CheckResult, type CheckView, type RegisteredCheck } from './registry';
 import { checkRowsOf, declaredFor } from './state';
-import { buildCheckView } from './view';
+import { BUILTIN_RESULTS, isBuiltin, type BuiltinFacts } from './builtins';
+import { buildBuiltinFacts, buildCheckView } from './view';
 
 /** How long one registered check may take before it is recorded as `error`. */
 /** A registered check's link is kept only when it is an absolute http(s) URL: clients open it as a link. */
@@ -46,6 +47,15 @@ export async function runOneCheck(check: RegisteredCheck, view: CheckView): Prom
     return new CheckResult('error', text.slice(0, 4000));
   } finally {
     if (timer) clearTimeout(timer);
+  }
+}
+
+/** Runs a built-in over the kept facts; a raise is an `error` result carrying the reason, as for any check. */
+function runBuiltin(name: keyof typeof BUILTIN_RESULTS, facts: BuiltinFacts): CheckResult {
+  try {
+    return BUILTIN_RESULTS[name](facts);
+  } catch (err) {
+    return new CheckResult('error', (err instanceof Error ? err.message || err.name : String(err)).slice(0, 4000));
   }
 }
 
@@ -99,13 +109,17 @@ async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
 export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[], options: { registeredOnly?: boolean } = {}): Promise<void> {
   const declared: DeclaredCheck[] = declaredFor(ctx, governing).filter((d) => !options.registeredOnly || d.registered);
   const rows = new Map((await checkRowsOf(ctx, cr.id)).map((r) => [r.name, r]));
-  const needsView = declared.some((d) => d.registered);
+  // The built-ins read counts and the first problems kept per branch; the full list of
+  // changes is built only for a check a plugin registered.
+  const builtins = new Set(declared.flatMap((d) => (d.registered && isBuiltin(d.registered) ? [d.registered.name] : [])));
+  const facts: BuiltinFacts | null = builtins.size > 0 ? await buildBuiltinFacts(ctx, cr, builtins) : null;
+  const needsView = declared.some((d) => d.registered && !isBuiltin(d.registered));
   const view = needsView ? await buildCheckView(ctx, cr) : null;
   for (const d of declared) {
     const row = rows.get(d.name);
     rows.delete(d.name);
     if (d.registered) {
-      const result = await runOneCheck(d.registered, view!);
+      const result = isBuiltin(d.registered) ? runBuiltin(d.registered.name, facts!) : await runOneCheck(d.registered, view!);
       const wanted: Wanted = {
         kind: 'registered',
         label: d.label,

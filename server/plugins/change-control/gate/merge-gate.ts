@@ -1,7 +1,7 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
-import type { Ctx, BranchRow } from '../../../host';
-import { branchChangesView, branchDigest } from '../../branching';
+import { branchConflicts, type Ctx, type BranchRow } from '../../../host';
+import { branchDigest } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
@@ -60,7 +60,7 @@ export interface GateOptions {
 /** Whether the branch conflicts with main now. */
 export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Promise<boolean> {
   if (!branch || branch.status !== 'ready') return false;
-  return (await branchChangesView(ctx, branch.id)).some((c) => c.conflicts !== null);
+  return branchConflicts(ctx, branch.id);
 }
 
 /** What the gate finds apart from the change window (which depends on the time of asking). */

@@ -1,11 +1,12 @@
-import { branchChanges, inTransaction, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../../host';
+import { inTransaction, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../../host';
 import { stateSlot } from '../state';
-import { changeMatcher, countMatches, countsFor, matchingDefinition, type ChangeMatcher, type MatchableChange, type MatchablePolicy } from './matching';
+import { addMatches, changeMatcher, countsFor, matchingDefinition, type ChangeMatcher, type MatchableChange, type MatchablePolicy, type MatchCounts } from './matching';
 import {
   addToMatchCounts,
   currentBranchesTouching,
   dropBranchMatchCounts,
   dropPolicyMatchCounts,
+  forEachChangePage,
   matchingDefinitions,
   recordDefinition,
   stalePolicies,
@@ -45,7 +46,7 @@ function matcherOf(ctx: Ctx, policy: MatchablePolicy): ChangeMatcher {
   return matcher;
 }
 
-function countRows(counts: ReturnType<typeof countMatches>): MatchCountRow[] {
+function countRows(counts: MatchCounts): MatchCountRow[] {
   const rows: MatchCountRow[] = [];
   for (const [policyId, byType] of counts) for (const [objectType, matches] of byType) rows.push({ policyId, objectType, matches });
   return rows;
@@ -70,11 +71,12 @@ async function applyWrite(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
   await addToMatchCounts(ctx, write.branchId, [...deltas.values()].filter((d) => d.matches !== 0));
 }
 
-/** Every count of the branch from its changes. */
+/** Every count of the branch from its changes, read page by page. */
 async function rebuildBranch(ctx: Ctx, branchId: number): Promise<void> {
-  const policies = await matchingDefinitions(ctx);
-  const changes = policies.length === 0 ? [] : (await branchChanges(ctx, branchId)).map(matchable);
-  await replaceBranchMatchCounts(ctx, branchId, countRows(countMatches(policies, changes)));
+  const matchers = (await matchingDefinitions(ctx)).map((p) => matcherOf(ctx, p));
+  const counts: MatchCounts = new Map();
+  if (matchers.length > 0) await forEachChangePage(ctx, branchId, null, (changes) => addMatches(counts, matchers, changes));
+  await replaceBranchMatchCounts(ctx, branchId, countRows(counts));
 }
 
 /** The branch state keeper the plugin registers with the host. */
@@ -95,11 +97,11 @@ export function policyMatchesKeeper(): BranchStateKeeper {
 async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void> {
   await dropPolicyMatchCounts(ctx, policy.id);
   const branches = await currentBranchesTouching(ctx, POLICY_MATCHES_KEEPER, policy.objectTypes.length === 0 ? null : policy.objectTypes);
+  const matchers = [changeMatcher(policy)];
   for (const branchId of branches) {
-    const changes: MatchableChange[] = [];
-    if (policy.objectTypes.length === 0) changes.push(...(await branchChanges(ctx, branchId)).map(matchable));
-    else for (const objectType of policy.objectTypes) changes.push(...(await branchChanges(ctx, branchId, { objectType })).map(matchable));
-    const rows = countRows(countMatches([policy], changes));
+    const counts: MatchCounts = new Map();
+    await forEachChangePage(ctx, branchId, policy.objectTypes.length === 0 ? null : policy.objectTypes, (changes) => addMatches(counts, matchers, changes));
+    const rows = countRows(counts);
     if (rows.length > 0) await addToMatchCounts(ctx, branchId, rows);
   }
   await recordDefinition(ctx, policy.id);

@@ -2,7 +2,10 @@ import { sql } from 'kysely';
 import type { ConditionSet, ConditionState } from '../../../../contract/api/change-control';
 import type { Ctx } from '../../../host';
 import { ccDb, parseJson } from '../db/database';
-import type { MatchablePolicy } from './matching';
+import type { MatchableChange, MatchablePolicy } from './matching';
+
+/** Change rows read per page when a branch is counted whole (memory stays bounded whatever its size). */
+const CHANGE_PAGE = 2000;
 
 /** Count rows written per statement (four parameters each: far from either database's limit). */
 const ROW_BATCH = 500;
@@ -153,4 +156,33 @@ export async function currentBranchesTouching(ctx: Ctx, keeper: string, objectTy
     .distinct();
   if (objectTypes !== null) q = q.where('branch_changes.object_type', 'in', [...objectTypes]);
   return (await q.execute()).map((r) => r.branch_id);
+}
+
+/**
+ * A branch's changes as matching reads them (type, action, the two sides), page by page in id
+ * order: of these object types, or of all (`objectTypes` null).
+ */
+export async function forEachChangePage(ctx: Ctx, branchId: number, objectTypes: readonly string[] | null, visit: (changes: MatchableChange[]) => void): Promise<void> {
+  if (objectTypes !== null && objectTypes.length === 0) return;
+  let after = 0;
+  for (;;) {
+    let q = ctx.db
+      .selectFrom('branch_changes')
+      .select(['id', 'object_type', 'action', 'original', 'modified'])
+      .where('branch_id', '=', branchId)
+      .where('id', '>', after);
+    if (objectTypes !== null) q = q.where('object_type', 'in', [...objectTypes]);
+    const rows = await q.orderBy('id').limit(CHANGE_PAGE).execute();
+    if (rows.length === 0) return;
+    visit(
+      rows.map((r) => ({
+        objectType: r.object_type,
+        action: r.action,
+        original: r.original === null ? null : (JSON.parse(r.original) as Record<string, unknown>),
+        modified: r.modified === null ? null : (JSON.parse(r.modified) as Record<string, unknown>),
+      })),
+    );
+    if (rows.length < CHANGE_PAGE) return;
+    after = rows[rows.length - 1]!.id;
+  }
 }

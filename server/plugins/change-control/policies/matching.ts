@@ -156,13 +156,23 @@ export type MatchCounts = Map<number, Map<string, number>>;
 /** The counts from scratch (a rebuild, and the oracle the kept counts are tested against). */
 export function countMatches(policies: readonly MatchablePolicy[], changes: readonly MatchableChange[]): MatchCounts {
   const out: MatchCounts = new Map();
-  for (const policy of policies) {
-    const matcher = changeMatcher(policy);
-    const byType = new Map<string, number>();
-    for (const change of changes) if (countsFor(matcher, change)) byType.set(change.objectType, (byType.get(change.objectType) ?? 0) + 1);
-    if (byType.size > 0) out.set(policy.id, byType);
-  }
+  addMatches(out, policies.map(changeMatcher), changes);
   return out;
+}
+
+/** Adds what `changes` count for each matcher to `counts` (a branch counted page by page). */
+export function addMatches(counts: MatchCounts, matchers: readonly ChangeMatcher[], changes: readonly MatchableChange[]): void {
+  for (const matcher of matchers) {
+    let byType = counts.get(matcher.policyId);
+    for (const change of changes) {
+      if (!countsFor(matcher, change)) continue;
+      if (!byType) {
+        byType = new Map();
+        counts.set(matcher.policyId, byType);
+      }
+      byType.set(change.objectType, (byType.get(change.objectType) ?? 0) + 1);
+    }
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
 async function versionRow(svc: TestService): Promise<number> {
-  return (await svc.host.db.selectFrom('data_version').select('version').executeTakeFirstOrThrow()).version;
+  return (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version;
 }
 
 function ctxOf(svc: TestService) {
@@ -90,6 +90,31 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       await sql`select count(*) from users`.execute(tx.db);
       assert.equal(await read(), 4);
     });
+  });
+
+  it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
+    const memo = new ReadMemo({ maxEntries: 100 }, svc.host.db);
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = (scope: { db: typeof svc.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed, ['groups']);
+    assert.equal(await read(ctx), 1);
+    await inTransaction(ctx, async (tx) => {
+      assert.equal(await read(tx), 1);
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(tx), 1);
+      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      // Its own write: computed again, for this transaction alone.
+      assert.equal(await read(tx), 2);
+    });
+    assert.equal(await read(ctx), 3);
+    // Computed inside a transaction that never writes the table: kept for the reads after it.
+    await inTransaction(ctx, async (tx) => {
+      await tx.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(tx), 3);
+    });
+    assert.equal(await read(ctx), 3);
+    await svc.host.db.deleteFrom('groups').where('name', '=', 'g').execute();
+    assert.equal(await read(ctx), 4);
   });
 
   it('is bounded: the least recently used answer goes first', async () => {
@@ -195,6 +220,23 @@ describe('several instances on one database', () => {
   instancesForEachTest((first, second) => {
     a = first;
     b = second;
+  });
+
+  it("keeps an answer naming its tables across another instance's commits of other tables, never across one of them", async () => {
+    const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
+    let computed = 0;
+    const read = (scope: { db: typeof b.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed, ['groups']);
+    assert.equal(await read(ctxOf(b)), 1);
+    await inTransaction(ctxOf(a), (tx) => tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute());
+    assert.equal(await read(ctxOf(b)), 1);
+    await inTransaction(ctxOf(b), async (tx) => assert.equal(await read(tx), 1));
+    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute());
+    assert.equal(await read(ctxOf(b)), 2);
+    await inTransaction(ctxOf(a), (tx) => tx.db.deleteFrom('groups').where('name', '=', 'g').execute());
+    await inTransaction(ctxOf(b), async (tx) => assert.equal(await read(tx), 3));
+    // A writer beside the service moves the data version alone: every table moves with it.
+    await a.host.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+    assert.equal(await read(ctxOf(b)), 4);
   });
 
   it("never serves a cached identity or permission after another instance's write", async () => {

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { BUILTIN_CHECKS } from '../../../../contract/api/change-control';
+import { createCtx } from '../../../../server/host/core/context';
+import { factsOfView } from '../../../../server/plugins/change-control/checks/builtins';
+import { buildBuiltinFacts, buildCheckView } from '../../../../server/plugins/change-control/checks/view';
+import { ccDb } from '../../../../server/plugins/change-control/db/database';
 import type { TestService } from '../../../support/service';
 import { branch, BRANCHES, changesOf, COMMENTS, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS } from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
@@ -84,6 +89,35 @@ describe('change control checks: built-in checks', () => {
     assert.match(JSON.stringify((await ok(svc.admin.get(`${DEVICES}${edited.id}/`))).status), /offline/);
     const d = await detail(s.author.client, s.cr.id);
     assert.match(d.merge_blocked_reason, /Required check "Merges cleanly" failed \(2 objects would conflict or fail to apply/);
+  });
+
+  it('Built-in checks read counts and the first problems kept per branch, the same facts as the full view gives: beyond the few shown, and an object type the catalogue no longer knows', async () => {
+    const s = await setup(svc, { policy: { checks: BUILTINS } });
+    const bases = [];
+    for (let i = 0; i < 7; i++) bases.push(await created(svc.admin.post(DEVICES, { name: `kept-${Date.now()}-${i}`, status: 'active' })));
+    for (const b of bases) await ok(s.inBranch.patch(`${DEVICES}${b.id}/`, { status: 'planned' }));
+    for (const b of bases.slice(0, 6)) await ok(svc.admin.patch(`${DEVICES}${b.id}/`, { status: 'offline' }));
+    expectStatus(await svc.admin.delete(`${DEVICES}${bases[6].id}/`), 204);
+    // A change of a type the catalogue no longer knows, written beside the service (which moves the revision).
+    await svc.host.db.transaction().execute(async (trx) => {
+      const now = new Date().toISOString();
+      await trx.insertInto('branch_changes').values({ branch_id: s.branchId, object_type: 'legacy.widget', object_id: 990001, action: 'create', original: null, modified: '{"name":"w"}', premerge: null, created: now, last_updated: now }).execute();
+      await trx.updateTable('branches').set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) })).where('id', '=', s.branchId).execute();
+      await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+    });
+    const ctx = createCtx({ host: svc.host, user: null, requestId: 'unit', baseUrl: 'http://unit' });
+    const row = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', s.cr.id).executeTakeFirstOrThrow();
+    const kept = await buildBuiltinFacts(ctx, row, new Set(BUILTIN_CHECKS));
+    const full = factsOfView(await buildCheckView(ctx, row), svc.host.objectTypes);
+    assert.deepEqual(kept, full);
+    assert.equal(kept.conflicts.count, 7, 'six attributes main changed too, and an update of an object main deleted');
+    assert.equal(kept.problems.count, 8);
+    assert.equal(kept.problems.first.at(-1)!.problem, 'Its object type legacy.widget is no longer in the catalogue.');
+    await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+    const checks = await checksByName(svc.admin, s.cr.id);
+    assertCheck(checks['no-conflicts'], { status: 'failure', summary: /^7 changes conflict with main: .* and 2 more\.$/ });
+    assertCheck(checks['mergeable'], { status: 'failure', summary: /^8 objects would conflict or fail to apply: .* and 3 more\.$/ });
+    assertCheck(checks['has-changes'], { status: 'success', summary: '9 changes to merge.' });
   });
 
   it('Built-in not-stale: fails when the branch is older than changelog_retention_days without a sync; a sync makes it pass', async () => {

@@ -39,21 +39,33 @@ describe('change control checks: the statements of one report', () => {
     return { s, id: (await checksByName(svc.admin, s.cr.id))['pipeline/a'].id as number };
   }
 
-  it('a changed result is one transaction of at most 16 statements, whoever reports it', async () => {
+  it('a changed result is one transaction of at most 16 statements, and 10 when the last write moved only checks', async () => {
     const { s, id } = await reportedCheck();
+    let first = true;
     for (const [who, client] of [
       ['a pipeline', s.pipeline.client],
       ['a superuser', svc.admin],
     ] as const) {
       for (const status of ['success', 'failure']) {
         const statements = await transactionOf(() => ok(client.patch(`${CHECKS}${id}/`, { status })));
-        // BEGIN (with the write lock), the check, the request's policies (3), the request, its
-        // branch's changes (the digest), the permission rows, the result, its changelog entry, its
-        // stream event, the event rules, the request's checks (the gate), the check for the
-        // answer, the data version, COMMIT.
-        assert.ok(statements.length <= 16, `${who} reporting ${status}: ${statements.length} statements:\n${statements.join('\n')}`);
-        assert.equal(writes(statements).filter((q) => /cc_merge_checks/.test(q)).length, 1, `${who}: one write of the check`);
-        assert.equal(statements.filter((q) => /from "cc_change_requests"/.test(q)).length, 1, `${who}: the request read once:\n${statements.join('\n')}`);
+        const listed = `${who} reporting ${status}: ${statements.length} statements:\n${statements.join('\n')}`;
+        assert.equal(writes(statements).filter((q) => /cc_merge_checks/.test(q)).length, 1, `one write of the check: ${listed}`);
+        assert.ok(statements.filter((q) => /from "cc_change_requests"/.test(q)).length <= 1, `the request read once at most: ${listed}`);
+        if (first) {
+          // BEGIN (with the write lock), the check, the request's policies (3), the request, its
+          // branch's changes (the digest), the permission rows, the result, its changelog entry, its
+          // stream event, the event rules, the request's checks (the gate), the check for the
+          // answer, the data version, COMMIT.
+          assert.ok(statements.length <= 16, listed);
+          first = false;
+          continue;
+        }
+        // What the last report read of the tables it did not write is still good: BEGIN, the
+        // data version (PostgreSQL), the check, the result, its changelog entry and stream event,
+        // the request's checks, the check for the answer, the data version, COMMIT.
+        assert.ok(statements.length <= 10, listed);
+        const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));
+        assert.ok(reads.every((q) => /from "cc_merge_checks"/.test(q)), `only checks read again: ${listed}`);
       }
     }
   });

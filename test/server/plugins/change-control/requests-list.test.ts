@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { withTables } from '../../../../server/host/db/database';
+import { listMainObjects, putMainObject } from '../../../../server/host/objects/main-repository';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { startService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
@@ -220,10 +222,16 @@ describe('change request list: the cached gates_cleared and has_conflicts filter
   let author: Actor;
   let reviewer: Actor;
   const db = () => withTables<ChangeControlTables>(svc.host.db);
-  /** Changes main's stored object without a request, so no refresh follows. */
+  /**
+   * Changes main's stored object without a request, so no refresh follows (through the
+   * repository, which every main write goes through: it keeps the changes' conflicts).
+   */
   const setMainAttrs = async (id: number, attrs: Record<string, unknown>): Promise<void> => {
-    const row = await db().selectFrom('objects').select('data').where('id', '=', id).executeTakeFirstOrThrow();
-    await db().updateTable('objects').set({ data: JSON.stringify({ ...JSON.parse(row.data), ...attrs }) }).where('id', '=', id).execute();
+    const ctx = createCtx({ host: svc.host, user: null, requestId: 'beside', baseUrl: 'http://beside' });
+    await inTransaction(ctx, async (tx) => {
+      const [state] = await listMainObjects(tx, 'dcim.device', [id]);
+      await putMainObject(tx, { ...state!, attrs: { ...state!.attrs, ...attrs } });
+    });
   };
 
   before(async () => {

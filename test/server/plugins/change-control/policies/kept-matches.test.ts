@@ -2,6 +2,13 @@ import assert from 'node:assert/strict';
 import { branchChanges, removeBranchChanges, removeChange, saveChange } from '../../../../../server/host/objects/branch-changes-repository';
 import { changesRevision, keeperRevision } from '../../../../../server/host/objects/branch-state-repository';
 import type { Ctx } from '../../../../../server/host';
+import { createCtx, deriveCtx, type AuthUser } from '../../../../../server/host/core/context';
+import { readObject } from '../../../../../server/host/objects/overlay';
+import { createObject, deleteObject, updateObject, type CatalogueType } from '../../../../../server/host/objects/writes';
+import { deleteBranch } from '../../../../../server/plugins/branching/branches';
+import { mergeBranch } from '../../../../../server/plugins/branching/merge';
+import { revertBranch } from '../../../../../server/plugins/branching/revert';
+import { syncBranch } from '../../../../../server/plugins/branching/sync';
 import { ccDb } from '../../../../../server/plugins/change-control/db/database';
 import { ensurePolicyMatches, POLICY_MATCHES_KEEPER } from '../../../../../server/plugins/change-control/policies/kept-matches';
 import { matchBranch, matchBranchFully } from '../../../../../server/plugins/change-control/policies/governing';
@@ -21,7 +28,8 @@ describe('policies: matching kept per branch', () => {
   let d: Domain;
   let n = 0;
   before(async () => {
-    d = await startDomain();
+    // Without the merge gate: branches merge without a request (matching is what is tested).
+    d = await startDomain({ config: { change_control: { enforce_merge_gate: false } } });
   });
   after(async () => d.close());
 
@@ -126,4 +134,100 @@ describe('policies: matching kept per branch', () => {
       }
     });
   }
+
+  it('through the service\'s own writes: branch writes, undo, main writes, sync, merge, revert and branch delete', async () => {
+    const admin: AuthUser = { id: await seed.user(d, 'kept-matches-admin'), username: 'kept-matches-admin', isSuperuser: true, groupIds: [], writeEnabled: true };
+    const device: CatalogueType = { ...d.host.objectTypes.get('dcim.device')!, name: 'dcim.device' };
+    const onMain = () => createCtx({ host: d.host, user: admin, requestId: 'unit', baseUrl: 'http://unit' });
+    const as = (tx: Ctx, branch: Ctx['branch']) => deriveCtx(tx, { branch, user: admin });
+    async function branchOf(branchId: number): Promise<Ctx['branch']> {
+      const row = await d.ctx().db.selectFrom('branches').select(['schema_id', 'name']).where('id', '=', branchId).executeTakeFirstOrThrow();
+      return { id: branchId, schemaId: row.schema_id, name: row.name };
+    }
+    const rng = new Rng(4242);
+    await d.write(async (tx) => {
+      await insertPolicy(tx, { id: 0, objectTypes: ['dcim.device'], conditions: { attr: 'status', op: 'changed' }, conditionState: 'either' });
+      await insertPolicy(tx, { id: 0, objectTypes: ['dcim.device'], conditions: { attr: 'snapshots.prechange.status', value: 'active' }, conditionState: 'either' });
+      await insertPolicy(tx, { id: 0, objectTypes: [], conditions: { attr: 'role', value: 'core', negate: true }, conditionState: 'after' });
+      await ensurePolicyMatches(tx);
+    });
+    const objects: number[] = [];
+    for (let i = 0; i < 5; i++) objects.push((await d.write((tx) => createObject(as(tx, null), device, { name: `km-${i}`, status: 'active', role: 'edge' }))).id);
+    const branches = [await seed.branch(d), await seed.branch(d)];
+    const current = new Set<number>();
+    for (let step = 0; step < 60; step++) {
+      const branchId = rng.pick(branches);
+      const status = (await d.ctx().db.selectFrom('branches').select('status').where('id', '=', branchId).executeTakeFirstOrThrow()).status;
+      const roll = rng.next();
+      let what = 'nothing';
+      try {
+        if (roll < 0.4 && status === 'ready') {
+          const branch = await branchOf(branchId);
+          const id = rng.pick(objects);
+          what = 'branch write';
+          await d.write(async (tx) => {
+            const bctx = as(tx, branch);
+            const existing = await readObject(bctx, 'dcim.device', id);
+            const how = rng.next();
+            if (!existing) await createObject(bctx, device, { name: `km-${step}`, status: rng.pick(['active', 'planned']) });
+            else if (how < 0.55) await updateObject(bctx, device, existing, { ...existing.attrs, [rng.pick(['status', 'role'])]: rng.pick(['active', 'planned', 'core', 'edge']) });
+            else if (how < 0.75) {
+              what = 'undo';
+              const main = await readObject(as(tx, null), 'dcim.device', id);
+              if (main) await updateObject(bctx, device, existing, main.attrs);
+            } else await deleteObject(bctx, device, existing);
+          });
+        } else if (roll < 0.6) {
+          const id = rng.pick(objects);
+          what = 'main write';
+          await d.write(async (tx) => {
+            const main = as(tx, null);
+            const existing = await readObject(main, 'dcim.device', id);
+            if (!existing) objects[objects.indexOf(id)] = (await createObject(main, device, { name: `km-main-${step}`, status: 'active' })).id;
+            else if (rng.chance(0.8)) await updateObject(main, device, existing, { ...existing.attrs, status: rng.pick(['active', 'planned', 'offline']) });
+            else await deleteObject(main, device, existing);
+          });
+        } else if (roll < 0.72 && status === 'ready') {
+          what = 'sync';
+          await syncBranch(onMain(), branchId, { commit: true });
+        } else if (roll < 0.82 && status === 'ready') {
+          what = 'merge';
+          await mergeBranch(onMain(), branchId, { commit: true });
+        } else if (roll < 0.9 && status === 'merged') {
+          what = 'revert';
+          await revertBranch(onMain(), branchId, { commit: true });
+        } else if (roll < 0.95) {
+          what = 'branch delete';
+          await d.write((tx) => deleteBranch(tx, branchId));
+          branches[branches.indexOf(branchId)] = await seed.branch(d);
+        }
+      } catch (err) {
+        // A refused action (a conflict a merge or revert will not take) writes nothing.
+        if (!(err instanceof Error) || !/conflict|refus|cannot|only/i.test(err.message)) throw err;
+      }
+      await compare(branches, `step ${step} (${what})`, current);
+    }
+  });
+
+  it('a branch written beside the service (more changes than one page) is counted whole on its first read', async () => {
+    const rng = new Rng(99);
+    const branchId = await seed.branch(d);
+    await d.write(async (tx) => {
+      for (let i = 0; i < 5; i++) await insertPolicy(tx, randomPolicy(rng, 0));
+      await ensurePolicyMatches(tx);
+    });
+    const now = d.clock.now().toISOString();
+    await d.write(async (tx) => {
+      for (let start = 0; start < 4500; start += 500) {
+        const rows = Array.from({ length: 500 }, (_, i) => {
+          const c = randomChange(rng);
+          return { branch_id: branchId, object_type: c.objectType, object_id: 100_000 + start + i, action: c.action, original: c.original && JSON.stringify(c.original), modified: c.modified && JSON.stringify(c.modified), premerge: null, created: now, last_updated: now };
+        });
+        await tx.db.insertInto('branch_changes').values(rows).execute();
+      }
+      // As a bulk writer must: the branch's changes revision moves, so kept state is rebuilt.
+      await tx.db.updateTable('branches').set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) })).where('id', '=', branchId).execute();
+    });
+    await compare([branchId], 'bulk-written branch', new Set());
+  });
 });

@@ -1,4 +1,5 @@
-import { changedAttributes, sameValue, type Attributes, type NetChange } from '../../host';
+import { changedAttributes, sameValue, type Attributes } from './attributes';
+import type { NetChange } from './net-effect';
 
 /**
  * The attributes of a change that conflict with main's state now (`current`, null when the
@@ -21,4 +22,17 @@ export function computeConflicts(change: NetChange, current: Attributes | null):
     names = changedAttributes(change.original, current);
   }
   return names.length > 0 ? names : null;
+}
+
+/**
+ * Why the merge could not apply the change as it stands against main's state now (`current`,
+ * null when the object is gone), or null when it would apply cleanly: a create of an id main
+ * already holds, an update of an object main deleted, or conflicting attributes (`conflicts`,
+ * from `computeConflicts`). An object type the catalogue no longer knows is the check's to tell.
+ */
+export function mergeProblem(change: NetChange, current: Attributes | null, conflicts: readonly string[] | null): string | null {
+  if (change.action === 'create' && current !== null) return 'Main already holds an object with this id.';
+  if (change.action === 'update' && current === null) return 'Main deleted it since the branch changed it.';
+  if (conflicts) return `Conflicts with main on ${conflicts.join(', ')}.`;
+  return null;
 }
