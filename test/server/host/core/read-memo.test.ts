@@ -182,7 +182,7 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(small, 2);
   });
 
-  it('estimates an answer by what it holds: shared parts once, cycles end, a large answer only up to the limit', () => {
+  it('estimates an answer by what it holds: shared parts once, cycles end, a long array by a sample, a large answer only up to the limit', () => {
     const row = { id: 1, title: 'y'.repeat(500) };
     assert.ok(estimateBytes([row, row]) < estimateBytes([row, { ...row }]));
     assert.ok(estimateBytes(new Map([[1, row]])) > estimateBytes(row));
@@ -194,6 +194,9 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     // The array itself counts at once; of its items, only about the limit is walked.
     assert.ok(capped > 50_000 && capped < 800_032 + 60_000, `capped estimate ${capped}`);
     assert.ok(estimateBytes(large) > 5_000_000);
+    // A long array is estimated from a sample of its items: alike items give the same estimate.
+    const ratio = estimateBytes(large) / (100 * estimateBytes(large.slice(0, 1000)));
+    assert.ok(ratio > 0.9 && ratio < 1.1, `ratio ${ratio}`);
   });
 });
 
