@@ -1,4 +1,5 @@
 import type { Ctx } from '../core/context';
+import type { Insertable } from 'kysely';
 import type { NotificationsTable, Row } from '../db/tables';
 
 /** This user's notifications (the list's query). */
@@ -17,4 +18,8 @@ export async function markNotificationRead(ctx: Ctx, id: number, read: boolean):
 
 export async function deleteNotification(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('notifications').where('id', '=', id).execute();
+}
+
+export async function insertNotifications(ctx: Ctx, rows: ReadonlyArray<Insertable<NotificationsTable>>): Promise<void> {
+  if (rows.length > 0) await ctx.db.insertInto('notifications').values([...rows]).execute();
 }

@@ -1,4 +1,6 @@
 import type { Ctx } from '../core/context';
+import { activeUsers } from '../users/users-repository';
+import { insertNotifications } from './notifications-repository';
 
 export interface NotificationInput {
   objectType: string;
@@ -15,22 +17,20 @@ export interface NotificationInput {
 export async function notify(ctx: Ctx, userIds: readonly number[], what: NotificationInput): Promise<number> {
   const wanted = [...new Set(userIds)];
   if (wanted.length === 0) return 0;
-  const users = await ctx.db.selectFrom('users').select('id').where('id', 'in', wanted).where('is_active', '=', 1).execute();
+  const users = await activeUsers(ctx, wanted);
   if (users.length === 0) return 0;
   const now = ctx.host.clock.now().toISOString();
-  await ctx.db
-    .insertInto('notifications')
-    .values(
-      users.map((u) => ({
-        user_id: u.id,
-        object_type: what.objectType,
-        object_id: what.objectId,
-        object_repr: what.objectRepr.slice(0, 200),
-        event_type: what.eventType,
-        read: 0,
-        created: now,
-      })),
-    )
-    .execute();
+  await insertNotifications(
+    ctx,
+    users.map((u) => ({
+      user_id: u.id,
+      object_type: what.objectType,
+      object_id: what.objectId,
+      object_repr: what.objectRepr.slice(0, 200),
+      event_type: what.eventType,
+      read: 0,
+      created: now,
+    })),
+  );
   return users.length;
 }

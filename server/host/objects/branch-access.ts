@@ -3,6 +3,7 @@ import { PermissionDenied, ValidationError } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { BranchRow } from '../db/tables';
 import { presentBranch } from './branches';
+import { allBranches, branchBySchemaId } from './branches-repository';
 
 /**
  * Who may see and who may write a branch. One module, used by `X-NetBox-Branch`, object
@@ -52,7 +53,7 @@ export async function visibleBranchIds(ctx: Ctx): Promise<'all' | Set<number>> {
   const access = await branchAccess(ctx);
   if (access.seesAll) return 'all';
   if (!ctx.user) return new Set();
-  const rows = await ctx.db.selectFrom('branches').selectAll().execute();
+  const rows = await allBranches(ctx);
   return new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
 }
 
@@ -64,7 +65,7 @@ export async function visibleBranchIds(ctx: Ctx): Promise<'all' | Set<number>> {
 export async function resolveBranchHeader(ctx: Ctx, header: string | string[] | undefined): Promise<BranchRef | null> {
   const schemaId = Array.isArray(header) ? header[0] : header;
   if (schemaId === undefined || schemaId === '') return null;
-  const row = await ctx.db.selectFrom('branches').selectAll().where('schema_id', '=', schemaId).executeTakeFirst();
+  const row = await branchBySchemaId(ctx, schemaId);
   if (!row || !(await branchAccess(ctx)).mayView(row)) {
     throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${schemaId.slice(0, 100)}".`);
   }

@@ -1,6 +1,28 @@
 import type { Ctx } from '../core/context';
+import type { BranchRow } from '../db/tables';
 
 /** Every branch (the branches list's query). */
 export function branchRows(ctx: Ctx) {
   return ctx.db.selectFrom('branches').selectAll();
+}
+
+export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
+  return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Branches by id (unknown ids are left out). */
+export async function findBranches(ctx: Ctx, ids: Iterable<number>): Promise<BranchRow[]> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return [];
+  return ctx.db.selectFrom('branches').selectAll().where('id', 'in', wanted).execute();
+}
+
+/** The branch whose schema id (`X-NetBox-Branch`) this is. */
+export function branchBySchemaId(ctx: Ctx, schemaId: string): Promise<BranchRow | undefined> {
+  return ctx.db.selectFrom('branches').selectAll().where('schema_id', '=', schemaId).executeTakeFirst();
+}
+
+/** Every branch, whole rows (who may see which is judged on them). */
+export function allBranches(ctx: Ctx): Promise<BranchRow[]> {
+  return ctx.db.selectFrom('branches').selectAll().execute();
 }

@@ -4,6 +4,9 @@ import type { ApiObject } from '../core/api-object';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { BranchRow } from '../db/tables';
+import { findBranch } from './branches-repository';
+
+export { findBranch, findBranches } from './branches-repository';
 
 /**
  * Branches as data: the host keeps them (its objects live on main and in branches), the
@@ -32,16 +35,6 @@ export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
   };
 }
 
-export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
-  return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** Branches by id (unknown ids are left out). */
-export async function findBranches(ctx: Ctx, ids: Iterable<number>): Promise<BranchRow[]> {
-  const wanted = [...new Set(ids)];
-  if (wanted.length === 0) return [];
-  return ctx.db.selectFrom('branches').selectAll().where('id', 'in', wanted).execute();
-}
 
 /** The branch, or 404. */
 export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {

@@ -5,6 +5,7 @@ import type { Attributes } from './attributes';
 import { getMainObjects } from './main-repository';
 import { presentObject } from './present';
 import { branchAccess } from './branch-access';
+import { allBranches } from './branches-repository';
 
 /** What of a changed object a visibility decision reads. */
 export interface ChangedObjectRef {
@@ -47,7 +48,7 @@ export class ChangeVisibility {
     if (!access.seesAll) {
       // Reused between writes (any write, a permission's or a branch's included, drops it).
       branches = await ctx.host.readMemo.get(ctx, `visible-branches|${user.id}|${user.groupIds.join(',')}|${ctx.baseUrl}`, async () => {
-        const rows: BranchRow[] = await ctx.db.selectFrom('branches').selectAll().execute();
+        const rows: BranchRow[] = await allBranches(ctx);
         return new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
       });
     }

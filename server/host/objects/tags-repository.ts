@@ -32,3 +32,34 @@ export async function deleteTag(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('tagged_items').where('tag_id', '=', id).execute();
   await ctx.db.deleteFrom('tags').where('id', '=', id).execute();
 }
+
+/** The tags assigned to these objects of one type, by tag name. */
+export function tagAssignments(ctx: Ctx, objectType: string, objectIds: readonly number[]) {
+  return ctx.db
+    .selectFrom('tagged_items as ti')
+    .innerJoin('tags as t', 't.id', 'ti.tag_id')
+    .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
+    .where('ti.object_type', '=', objectType)
+    .where('ti.object_id', 'in', [...new Set(objectIds)])
+    .orderBy('t.name')
+    .execute();
+}
+
+/** The tags with any of these ids, names or slugs. */
+export function tagsNamed(ctx: Ctx, ids: ReadonlySet<number>, names: ReadonlySet<string>, slugs: ReadonlySet<string>) {
+  return ctx.db
+    .selectFrom('tags')
+    .select(['id', 'name', 'slug'])
+    .where((eb) => eb.or([eb('id', 'in', ids.size > 0 ? [...ids] : [-1]), eb('name', 'in', names.size > 0 ? [...names] : ['']), eb('slug', 'in', slugs.size > 0 ? [...slugs] : [''])]))
+    .execute();
+}
+
+/** Makes `tagIds` the object's tags. */
+export async function replaceTagAssignments(ctx: Ctx, objectType: string, objectId: number, tagIds: readonly number[]): Promise<void> {
+  await clearTagAssignments(ctx, objectType, objectId);
+  if (tagIds.length > 0) await ctx.db.insertInto('tagged_items').values(tagIds.map((tag_id) => ({ tag_id, object_type: objectType, object_id: objectId }))).execute();
+}
+
+export async function clearTagAssignments(ctx: Ctx, objectType: string, objectId: number): Promise<void> {
+  await ctx.db.deleteFrom('tagged_items').where('object_type', '=', objectType).where('object_id', '=', objectId).execute();
+}

@@ -1,5 +1,6 @@
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
+import { clearTagAssignments, replaceTagAssignments, tagAssignments, tagsNamed } from './tags-repository';
 
 export const TAG_TYPE = 'extras.tag';
 export const TAGS_PATH = '/api/extras/tags/';
@@ -25,14 +26,7 @@ export function tagUrl(ctx: Ctx, id: number): string {
 export async function tagsOf(ctx: Ctx, objectType: string, ids: readonly number[]): Promise<Map<number, TagRef[]>> {
   const byObject = new Map<number, TagRef[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byObject;
-  const rows = await ctx.db
-    .selectFrom('tagged_items as ti')
-    .innerJoin('tags as t', 't.id', 'ti.tag_id')
-    .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
-    .where('ti.object_type', '=', objectType)
-    .where('ti.object_id', 'in', [...new Set(ids)])
-    .orderBy('t.name')
-    .execute();
+  const rows = await tagAssignments(ctx, objectType, ids);
   for (const r of rows) byObject.get(r.object_id)?.push({ id: r.id, url: tagUrl(ctx, r.id), display: r.name, name: r.name, slug: r.slug, color: r.color });
   return byObject;
 }
@@ -49,11 +43,7 @@ async function resolveTags(ctx: Ctx, refs: readonly TagWrite[]): Promise<number[
     else if ('name' in ref) names.add(ref.name);
     else slugs.add(ref.slug);
   }
-  const found = await ctx.db
-    .selectFrom('tags')
-    .select(['id', 'name', 'slug'])
-    .where((eb) => eb.or([eb('id', 'in', ids.size > 0 ? [...ids] : [-1]), eb('name', 'in', names.size > 0 ? [...names] : ['']), eb('slug', 'in', slugs.size > 0 ? [...slugs] : [''])]))
-    .execute();
+  const found = await tagsNamed(ctx, ids, names, slugs);
   const missing = [
     ...[...ids].filter((id) => !found.some((t) => t.id === id)).map((id) => `Tag ${id} does not exist.`),
     ...[...names].filter((n) => !found.some((t) => t.name === n)).map((n) => `Tag "${n}" does not exist.`),
@@ -66,11 +56,10 @@ async function resolveTags(ctx: Ctx, refs: readonly TagWrite[]): Promise<number[
 /** Replaces an object's tags with those named (a write's `tags` replaces the whole list). */
 export async function setTags(ctx: Ctx, objectType: string, objectId: number, refs: readonly TagWrite[]): Promise<void> {
   const tagIds = await resolveTags(ctx, refs);
-  await ctx.db.deleteFrom('tagged_items').where('object_type', '=', objectType).where('object_id', '=', objectId).execute();
-  if (tagIds.length > 0) await ctx.db.insertInto('tagged_items').values(tagIds.map((tag_id) => ({ tag_id, object_type: objectType, object_id: objectId }))).execute();
+  await replaceTagAssignments(ctx, objectType, objectId, tagIds);
 }
 
 /** Drops an object's tag assignments (the object is deleted). */
 export async function clearTags(ctx: Ctx, objectType: string, objectId: number): Promise<void> {
-  await ctx.db.deleteFrom('tagged_items').where('object_type', '=', objectType).where('object_id', '=', objectId).execute();
+  await clearTagAssignments(ctx, objectType, objectId);
 }

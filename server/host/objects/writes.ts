@@ -5,6 +5,7 @@ import { NotFound, ValidationError } from '../core/errors';
 import type { ObjectTypeDef } from './object-types';
 import type { BranchRow } from '../db/tables';
 import { sameAttributes, type Attributes } from './attributes';
+import { findBranch } from './branches-repository';
 import { branchChange, branchTouchesType, removeChange, saveChange } from './branch-changes-repository';
 import { deleteMainObject, nextObjectId, putMainObject, type ObjectState } from './main-repository';
 import { nextNetEffect, type BranchWrite } from './net-effect';
@@ -31,7 +32,7 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
     }
     return null;
   }
-  const branch = await ctx.db.selectFrom('branches').selectAll().where('id', '=', ctx.branch.id).executeTakeFirst();
+  const branch = await findBranch(ctx, ctx.branch.id);
   if (!branch) throw ValidationError.field('X-NetBox-Branch', `Unknown branch "${ctx.branch.schemaId}".`);
   // Besides the object permission: the branch's owner, or change_branch for this branch.
   await requireBranchWrite(ctx, branch);

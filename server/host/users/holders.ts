@@ -1,4 +1,5 @@
 import type { AuthUser, Ctx } from '../core/context';
+import { activeUsers, groupIdsOfUsers } from './users-repository';
 
 /**
  * Which of these (active) users hold `permission` on `object`: for work done on behalf of
@@ -7,15 +8,15 @@ import type { AuthUser, Ctx } from '../core/context';
 export async function usersHolding(ctx: Ctx, userIds: readonly number[], permission: string, object: Record<string, unknown>): Promise<number[]> {
   const wanted = [...new Set(userIds)];
   if (wanted.length === 0) return [];
-  const users = await ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser']).where('id', 'in', wanted).where('is_active', '=', 1).execute();
-  const memberships = await ctx.db.selectFrom('user_groups').select(['user_id', 'group_id']).where('user_id', 'in', wanted).execute();
+  const users = await activeUsers(ctx, wanted);
+  const memberships = await groupIdsOfUsers(ctx, users.map((u) => u.id));
   const out: number[] = [];
   for (const u of users) {
     const auth: AuthUser = {
       id: u.id,
       username: u.username,
       isSuperuser: u.is_superuser === 1,
-      groupIds: memberships.filter((m) => m.user_id === u.id).map((m) => m.group_id),
+      groupIds: memberships.get(u.id) ?? [],
       writeEnabled: false,
     };
     if ((await ctx.host.permissions.forUser(auth, ctx.db)).allows(permission, object)) out.push(u.id);

@@ -30,3 +30,12 @@ export async function updatePermission(ctx: Ctx, id: number, values: Updateable<
 export async function deletePermission(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('permissions').where('id', '=', id).execute();
 }
+
+/** Every permission's `users` (or `groups`) list, as stored (JSON). */
+export function permissionMemberLists(ctx: Ctx, column: 'users' | 'groups'): Promise<Array<{ id: number; ids: string }>> {
+  return ctx.db.selectFrom('permissions').select(['id', `${column} as ids`]).execute();
+}
+
+export async function setPermissionMembers(ctx: Ctx, id: number, column: 'users' | 'groups', ids: readonly number[]): Promise<void> {
+  await ctx.db.updateTable('permissions').set({ [column]: JSON.stringify(ids) }).where('id', '=', id).execute();
+}

@@ -114,8 +114,8 @@ export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {})
  * (the request asks for automatic merge and its gates may now be clear).
  */
 async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow, digest: string | null): Promise<boolean> {
-  const checks = await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest);
-  const gatesCleared = cr.status === 'approved' && checks.every((c) => !c.blocks);
+  // Only an approved request can have its gates cleared: before that, its checks cannot move them.
+  const gatesCleared = cr.status === 'approved' && (await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest)).every((c) => !c.blocks);
   await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
   return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
 }
