@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { endianness } from 'node:os';
 import { ensureBranchState, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../host';
 import { branchChangeRows, digestRow, dropDigest, keptDigest, storeDigest } from './digest-repository';
 
@@ -31,6 +32,7 @@ import { branchChangeRows, digestRow, dropDigest, keptDigest, storeDigest } from
 export const DIGEST_KEEPER = 'branching:digest';
 
 const LANES = 1024;
+const LITTLE_ENDIAN = endianness() === 'LE';
 const STATE_BYTES = LANES * 2;
 
 /** JSON with object keys sorted at every level. */
@@ -60,8 +62,15 @@ export function emptyState(): Uint16Array {
 
 /** Adds (sign 1) or takes out (sign -1) one line's lanes to the state, in place. */
 export function addLine(state: Uint16Array, line: string, sign: 1 | -1): void {
-  const lanes = createHash('shake256', { outputLength: STATE_BYTES }).update(line, 'utf8').digest();
-  for (let i = 0; i < LANES; i++) state[i] = (state[i]! + sign * lanes.readUInt16LE(2 * i)) & 0xffff;
+  const bytes = createHash('shake256', { outputLength: STATE_BYTES }).update(line, 'utf8').digest();
+  // A Uint16Array stores modulo 2^16; on a little-endian machine it reads the lanes as written.
+  if (LITTLE_ENDIAN && bytes.byteOffset % 2 === 0) {
+    const lanes = new Uint16Array(bytes.buffer, bytes.byteOffset, LANES);
+    if (sign === 1) for (let i = 0; i < LANES; i++) state[i] = state[i]! + lanes[i]!;
+    else for (let i = 0; i < LANES; i++) state[i] = state[i]! - lanes[i]!;
+    return;
+  }
+  for (let i = 0; i < LANES; i++) state[i] = state[i]! + sign * bytes.readUInt16LE(2 * i);
 }
 
 function stateBytes(state: Uint16Array): Buffer {
@@ -88,6 +97,18 @@ export function digestOfChanges(changes: readonly DigestedChange[]): string {
   const state = emptyState();
   for (const c of changes) addLine(state, digestLine(c), 1);
   return stateDigest(state);
+}
+
+/**
+ * The digest as it was computed before the multiset hash: the SHA-256 of the canonical lines
+ * sorted by object type and id. Only to recognise digests recorded then (a migration rewrites
+ * them to the digest of the same content now).
+ */
+export function formerDigestOfChanges(changes: readonly DigestedChange[]): string {
+  const sorted = [...changes].sort((a, b) => (a.objectType < b.objectType ? -1 : a.objectType > b.objectType ? 1 : a.objectId - b.objectId));
+  const hash = createHash('sha256');
+  for (const c of sorted) hash.update(digestLine(c));
+  return hash.digest('hex');
 }
 
 /** The digest of a branch's net diff now, and how many changes it holds (kept per branch). */

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { databaseKind } from '../../../host';
+import { digestOfChanges, formerDigestOfChanges } from '../../branching';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -298,6 +299,43 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
 }
 
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
+/**
+ * The digest of a branch's net diff became a multiset hash of the same canonical lines
+ * (branching/digest.ts). A digest recorded under the former algorithm (on a request, a review
+ * or a reported check of a branch that still exists) that matches the branch's content now is
+ * rewritten to the new digest of that content, so approvals and results given on it still hold;
+ * the others stay as they were (they already differ from the content now).
+ */
+async function rewriteFormerDigests(db: Kysely<unknown>): Promise<void> {
+  const q = db as Kysely<any>;
+  const branches = await q.selectFrom('cc_change_requests').select('branch_id').distinct().where('branch_id', 'is not', null).execute();
+  for (const { branch_id: branchId } of branches as Array<{ branch_id: number }>) {
+    const changes: Array<{ objectType: string; objectId: number; original: unknown; modified: unknown }> = [];
+    let after = 0;
+    for (;;) {
+      const rows = (await q
+        .selectFrom('branch_changes')
+        .select(['id', 'object_type', 'object_id', 'original', 'modified'])
+        .where('branch_id', '=', branchId)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(5000)
+        .execute()) as Array<{ id: number; object_type: string; object_id: number; original: string | null; modified: string | null }>;
+      if (rows.length === 0) break;
+      for (const r of rows) {
+        changes.push({ objectType: r.object_type, objectId: r.object_id, original: r.original === null ? null : JSON.parse(r.original), modified: r.modified === null ? null : JSON.parse(r.modified) });
+      }
+      after = rows[rows.length - 1]!.id;
+    }
+    const former = formerDigestOfChanges(changes);
+    const now = digestOfChanges(changes);
+    const requests = q.selectFrom('cc_change_requests').select('id').where('branch_id', '=', branchId);
+    await q.updateTable('cc_change_requests').set({ digest: now }).where('branch_id', '=', branchId).where('digest', '=', former).execute();
+    await q.updateTable('cc_reviews').set({ digest: now }).where('change_request_id', 'in', requests).where('digest', '=', former).execute();
+    await q.updateTable('cc_merge_checks').set({ digest: now }).where('change_request_id', 'in', requests).where('digest', '=', former).execute();
+  }
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -311,4 +349,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0022-journal-entries': { up: createJournalEntries },
   '20-change-control-0023-custom-fields': { up: addCustomFields },
   '20-change-control-0024-branch-policy-matches': { up: addBranchPolicyMatches },
+  '20-change-control-0025-multiset-digests': { up: rewriteFormerDigests },
 };

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import { migrate, openDatabase } from '../../../../server/host/db/database';
+import { hostMigrations } from '../../../../server/host/db/migrations/host';
+import { branchingMigrations } from '../../../../server/plugins/branching/db/migrations';
+import { digestOfChanges, formerDigestOfChanges } from '../../../../server/plugins/branching/digest';
+import { changeControlMigrations } from '../../../../server/plugins/change-control/db/migrations';
 import { serviceForSuite, startService, type TestService } from '../../../support/service';
 import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
 import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
@@ -97,6 +103,41 @@ describe('change control: staleness by content (digest of the net diff)', () => 
       assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('change control: digests recorded before the multiset hash', () => {
+  it('Digest: a digest recorded under the former algorithm that matches the branch now is rewritten by the migration to the digest of the same content; an older one stays', async () => {
+    const { db, close } = openDatabase(':memory:');
+    try {
+      const { '20-change-control-0025-multiset-digests': rewrite, ...earlier } = changeControlMigrations;
+      assert.ok(rewrite);
+      await migrate(db, { ...hostMigrations, ...branchingMigrations, ...earlier });
+      const now = '2026-11-01T09:00:00.000Z';
+      const changes = [
+        { objectType: 'dcim.site', objectId: 7, original: null, modified: { name: 's', slug: 's' } },
+        { objectType: 'dcim.device', objectId: 9, original: { name: 'd', status: 'active' }, modified: { name: 'd', status: 'planned' } },
+      ];
+      const former = formerDigestOfChanges(changes);
+      const older = formerDigestOfChanges(changes.slice(0, 1));
+      await sql`INSERT INTO users (id, username) VALUES (1, 'u'), (2, 'v')`.execute(db);
+      await sql`INSERT INTO branches (id, name, description, status, schema_id, created, last_updated) VALUES (1, 'b', '', 'ready', 'sabc', ${now}, ${now})`.execute(db);
+      for (const c of changes) {
+        await sql`INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, created, last_updated)
+          VALUES (1, ${c.objectType}, ${c.objectId}, ${c.original ? 'update' : 'create'}, ${c.original ? JSON.stringify(c.original) : null}, ${JSON.stringify(c.modified)}, ${now}, ${now})`.execute(db);
+      }
+      await sql`INSERT INTO cc_change_requests (id, branch_id, branch_name, title, digest, created, last_updated) VALUES (1, 1, 'b', 't', ${former}, ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO cc_reviews (id, change_request_id, reviewer_id, decision, digest, created, last_updated) VALUES (1, 1, 1, 'approved', ${former}, ${now}, ${now}), (2, 1, 2, 'approved', ${older}, ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO cc_merge_checks (id, change_request_id, name, label, digest, created, last_updated) VALUES (1, 1, 'ci/build', 'CI', ${former}, ${now}, ${now})`.execute(db);
+      await migrate(db, { ...hostMigrations, ...branchingMigrations, ...changeControlMigrations });
+      const digest = digestOfChanges(changes);
+      assert.notEqual(digest, former);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_change_requests`.execute(db)).rows, [{ digest }]);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_reviews ORDER BY id`.execute(db)).rows, [{ digest }, { digest: older }]);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_merge_checks`.execute(db)).rows, [{ digest }]);
+    } finally {
+      await close();
     }
   });
 });
