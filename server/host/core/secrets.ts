@@ -1,12 +1,16 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 
 /**
- * Password hashes computed at once: all but one core, at least one. Hashing runs on libuv's
- * thread pool (never on the event loop), and a storm of sign-in attempts queues here instead
- * of taking every core from request handling.
+ * Password hashes computed at once: all but one core, at least one and at most two. Hashing
+ * runs on threads of its own (never on the event loop), and a storm of sign-in attempts queues
+ * here instead of taking every core from request handling. Each hash works in 16 MB (scrypt's
+ * defaults), which the C allocator keeps in the thread that hashed once it is freed: on libuv's
+ * pool of four threads that was 64 MB held for good after a few sign-ins; on at most two
+ * threads of our own it is at most 32 MB.
  */
-const HASHING_SLOTS = Math.max(1, availableParallelism() - 1);
+const HASHING_SLOTS = Math.min(2, Math.max(1, availableParallelism() - 1));
 let hashing = 0;
 const waiting: Array<() => void> = [];
 
@@ -22,9 +26,66 @@ async function withHashingSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** scrypt on libuv's thread pool: hashing a password never blocks the event loop. */
+/** A hashing thread: scrypt for each message, answered in order. */
+const HASHER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { scryptSync } = require('node:crypto');
+parentPort.on('message', ({ password, salt, length }) => {
+  try {
+    parentPort.postMessage({ key: scryptSync(password, salt, length) });
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+});`;
+
+/** Hashing threads not at work (at most HASHING_SLOTS exist: the slots bound them). They never keep the process alive. */
+const idleHashers: Worker[] = [];
+
+/** Hashing threads idle this long end (each holds a JavaScript engine of its own, about 10 MB). */
+const HASHER_IDLE_MS = 10_000;
+let retiring: NodeJS.Timeout | undefined;
+
+function retireIdleHashersLater(): void {
+  clearTimeout(retiring);
+  retiring = setTimeout(() => {
+    for (const worker of idleHashers.splice(0)) void worker.terminate();
+  }, HASHER_IDLE_MS);
+  retiring.unref();
+}
+
+function hasher(): Worker {
+  const worker = new Worker(HASHER_SOURCE, { eval: true });
+  worker.unref();
+  return worker;
+}
+
+/** scrypt on a hashing thread: hashing a password never blocks the event loop. */
 function scryptAsync(password: string, salt: Buffer, length: number): Promise<Buffer> {
-  return withHashingSlot(() => new Promise((resolve, reject) => scrypt(password, salt, length, (err, key) => (err ? reject(err) : resolve(key)))));
+  return withHashingSlot(
+    () =>
+      new Promise<Buffer>((resolve, reject) => {
+        const worker = idleHashers.pop() ?? hasher();
+        const settle = (message: { key?: Uint8Array; error?: string }) => {
+          worker.off('error', fail);
+          worker.off('exit', fail);
+          idleHashers.push(worker);
+          retireIdleHashersLater();
+          if (message.key) resolve(Buffer.from(message.key.buffer, message.key.byteOffset, message.key.byteLength));
+          else reject(new Error(message.error ?? 'password hashing failed'));
+        };
+        // A thread that failed is not reused.
+        const fail = (err: unknown) => {
+          worker.off('message', settle);
+          worker.off('error', fail);
+          worker.off('exit', fail);
+          reject(err instanceof Error ? err : new Error('the password hashing thread stopped'));
+        };
+        worker.once('message', settle);
+        worker.once('error', fail);
+        worker.once('exit', fail);
+        worker.postMessage({ password, salt, length });
+      }),
+  );
 }
 
 /** A new API token key: 40 hexadecimal characters. */

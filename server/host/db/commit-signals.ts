@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import pg from 'pg';
+import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
 import { databaseKind, onClose, postgresUrlOf, type HostDb } from './database';
+import { pgDriver } from './pg-driver';
 
 /**
  * The commit signal of a channel for this database (`core/commit-signal.ts`): in memory on
@@ -20,7 +21,7 @@ export function commitSignal(db: HostDb, channel: string): CommitSignal {
 
 class PostgresCommitSignal implements CommitSignal {
   private readonly local = new LocalCommitSignal();
-  private client: pg.Client | null = null;
+  private client: Pg.Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
 
@@ -43,7 +44,7 @@ class PostgresCommitSignal implements CommitSignal {
   /** Opens the LISTEN connection once; a lost one is opened again, and listeners re-read (they may have missed a signal). */
   private listen(): void {
     if (this.client || this.closed) return;
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new (pgDriver().Client)({ connectionString: this.url });
     this.client = client;
     const lost = (): void => {
       if (this.client !== client) return;

@@ -23,7 +23,8 @@ import {
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import pg from 'pg';
+import type * as Pg from 'pg';
+import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
 import { countingWrites, readVersionWith } from './data-version';
 
@@ -220,20 +221,26 @@ function statementName(text: string): string | undefined {
   return name;
 }
 
-class NamedStatementsClient extends pg.Client {
-  // The driver calls query(text, values); every other form is passed on as it is.
-  override query(...args: unknown[]): any {
-    const [text, values] = args;
-    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-      const name = statementName(text);
-      if (name) return super.query({ name, text, values });
+let namedStatementsClient: typeof Pg.Client | undefined;
+
+/** The driver's client naming the statements it sends (defined once the driver is loaded). */
+function NamedStatementsClient(): typeof Pg.Client {
+  namedStatementsClient ??= class NamedStatementsClient extends pgDriver().Client {
+    // The driver calls query(text, values); every other form is passed on as it is.
+    override query(...args: unknown[]): any {
+      const [text, values] = args;
+      if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+        const name = statementName(text);
+        if (name) return super.query({ name, text, values });
+      }
+      return (super.query as (...a: unknown[]) => unknown).apply(this, args);
     }
-    return (super.query as (...a: unknown[]) => unknown).apply(this, args);
-  }
+  };
+  return namedStatementsClient;
 }
 
 class PortablePostgresDialect extends PostgresDialect {
-  constructor(private readonly settings: { pool: pg.Pool }) {
+  constructor(private readonly settings: { pool: Pg.Pool }) {
     super(settings);
   }
   override createDriver(): Driver {
@@ -245,9 +252,11 @@ class PortablePostgresDialect extends PostgresDialect {
 }
 
 /** Counts and sums (bigint) as numbers, as SQLite gives them. */
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
-};
+function pgTypes(pg: typeof Pg) {
+  return {
+    getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  };
+}
 
 const urls = new WeakMap<object, string>();
 const closers = new WeakMap<object, Array<() => Promise<void>>>();
@@ -265,7 +274,8 @@ export function onClose(db: HostDb, task: () => Promise<void>): void {
 }
 
 function openPostgres(url: string, poolSize: number): OpenDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, Client: NamedStatementsClient });
+  const pg = pgDriver();
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: NamedStatementsClient() });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
   // The data version is read through the pool: a connection of its own, which sees the last

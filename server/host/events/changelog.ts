@@ -1,4 +1,5 @@
 import type { Ctx } from '../core/context';
+import { insertObjectChange } from './object-changes-repository';
 
 export type ChangeActionName = 'create' | 'update' | 'delete';
 
@@ -25,22 +26,19 @@ const EVENT_OF: Record<ChangeActionName, string> = {
  */
 export async function recordChange(ctx: Ctx, change: ChangeRecord): Promise<void> {
   const now = ctx.host.clock.now().toISOString();
-  await ctx.db
-    .insertInto('object_changes')
-    .values({
-      time: now,
-      user_id: ctx.user?.id ?? null,
-      user_name: ctx.user?.username ?? '',
-      request_id: ctx.requestId,
-      action: change.action,
-      changed_object_type: change.objectType,
-      changed_object_id: change.objectId,
-      object_repr: change.repr.slice(0, 200),
-      prechange_data: change.prechange ? JSON.stringify(change.prechange) : null,
-      postchange_data: change.postchange ? JSON.stringify(change.postchange) : null,
-      branch_id: ctx.branch?.id ?? null,
-    })
-    .execute();
+  await insertObjectChange(ctx, {
+    time: now,
+    user_id: ctx.user?.id ?? null,
+    user_name: ctx.user?.username ?? '',
+    request_id: ctx.requestId,
+    action: change.action,
+    changed_object_type: change.objectType,
+    changed_object_id: change.objectId,
+    object_repr: change.repr.slice(0, 200),
+    prechange_data: change.prechange ? JSON.stringify(change.prechange) : null,
+    postchange_data: change.postchange ? JSON.stringify(change.postchange) : null,
+    branch_id: ctx.branch?.id ?? null,
+  });
   if (change.emit === false) return;
   await ctx.host.events.emit(ctx, {
     event: EVENT_OF[change.action],

@@ -1,3 +1,4 @@
+import type { Insertable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Condition } from '../db/list';
 import { valuesTable } from '../db/portable';
@@ -22,4 +23,9 @@ export function changesIn(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', hidd
       ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))])]),
       ...(hiddenTypes.length > 0 ? [eb('changed_object_type', 'not in', hiddenTypes)] : []),
     ]);
+}
+
+/** Writes one entry of the changelog. */
+export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChangesTable>): Promise<void> {
+  await ctx.db.insertInto('object_changes').values(values).execute();
 }

@@ -2,6 +2,7 @@ import type { AuthUser } from '../core/identity';
 import { AuthenticationFailed } from '../core/errors';
 import type { HostServices } from '../core/context';
 import { hashTokenKey } from '../core/secrets';
+import { groupIdsOfTokenUser, markTokenUsed, tokenWithUser } from '../users/tokens-repository';
 
 interface CachedToken {
   tokenId: number;
@@ -37,40 +38,22 @@ export class TokenAuthenticator {
     if (entry.expires && Date.parse(entry.expires) <= nowMs) throw new AuthenticationFailed('Token expired.');
     if (nowMs - entry.lastUsedWritten > LAST_USED_EVERY_MS) {
       entry.lastUsedWritten = nowMs;
-      await this.host.db
-        .updateTable('tokens')
-        .set({ last_used: new Date(nowMs).toISOString() })
-        .where('id', '=', entry.tokenId)
-        .execute();
+      await markTokenUsed(this.host.db, entry.tokenId, new Date(nowMs).toISOString());
     }
     return entry.user;
   }
 
   private async load(hash: string): Promise<CachedToken | undefined> {
-    const row = await this.host.db
-      .selectFrom('tokens')
-      .innerJoin('users', 'users.id', 'tokens.user_id')
-      .select([
-        'tokens.id as token_id',
-        'tokens.write_enabled',
-        'tokens.expires',
-        'tokens.last_used',
-        'users.id as user_id',
-        'users.username',
-        'users.is_superuser',
-        'users.is_active',
-      ])
-      .where('tokens.key_hash', '=', hash)
-      .executeTakeFirst();
+    const row = await tokenWithUser(this.host.db, hash);
     if (!row) return undefined;
-    const groups = await this.host.db.selectFrom('user_groups').select('group_id').where('user_id', '=', row.user_id).execute();
+    const groupIds = await groupIdsOfTokenUser(this.host.db, row.user_id);
     const entry: CachedToken = {
       tokenId: row.token_id,
       user: {
         id: row.user_id,
         username: row.username,
         isSuperuser: row.is_superuser === 1,
-        groupIds: groups.map((g) => g.group_id),
+        groupIds,
         writeEnabled: row.write_enabled === 1,
       },
       expires: row.expires,

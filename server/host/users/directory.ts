@@ -1,4 +1,6 @@
 import type { AuthUser, Ctx } from '../core/context';
+import { groupNamesByIds } from './groups-repository';
+import { activeMembersOfGroups, groupIdsOfUsers, userById, usersWithIds } from './users-repository';
 
 /**
  * Who is who, as plugins ask it: users and groups by id, the active members of groups, and a
@@ -14,7 +16,7 @@ export interface UserEntry {
 export async function usersByIds(ctx: Ctx, ids: Iterable<number>): Promise<UserEntry[]> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
-  const rows = await ctx.db.selectFrom('users').select(['id', 'username', 'is_active']).where('id', 'in', wanted).execute();
+  const rows = await usersWithIds(ctx, wanted);
   return rows.map((r) => ({ id: r.id, username: r.username, isActive: r.is_active === 1 }));
 }
 
@@ -22,28 +24,22 @@ export async function usersByIds(ctx: Ctx, ids: Iterable<number>): Promise<UserE
 export async function groupsByIds(ctx: Ctx, ids: Iterable<number>): Promise<Array<{ id: number; name: string }>> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return [];
-  return ctx.db.selectFrom('groups').select(['id', 'name']).where('id', 'in', wanted).execute();
+  return groupNamesByIds(ctx, wanted);
 }
 
 /** The active members of these groups, one entry per membership. */
 export async function activeGroupMembers(ctx: Ctx, groupIds: Iterable<number>): Promise<Array<{ groupId: number; userId: number }>> {
   const wanted = [...new Set(groupIds)];
   if (wanted.length === 0) return [];
-  const rows = await ctx.db
-    .selectFrom('user_groups')
-    .innerJoin('users', 'users.id', 'user_groups.user_id')
-    .select(['user_groups.group_id as group_id', 'users.id as user_id'])
-    .where('user_groups.group_id', 'in', wanted)
-    .where('users.is_active', '=', 1)
-    .execute();
+  const rows = await activeMembersOfGroups(ctx, wanted);
   return rows.map((r) => ({ groupId: r.group_id, userId: r.user_id }));
 }
 
 /** An active user as an identity to act as (work done on their behalf), or null. */
 export async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | null> {
   if (userId === null) return null;
-  const user = await ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser', 'is_active']).where('id', '=', userId).executeTakeFirst();
+  const user = await userById(ctx, userId);
   if (!user || user.is_active !== 1) return null;
-  const groups = await ctx.db.selectFrom('user_groups').select('group_id').where('user_id', '=', userId).execute();
-  return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds: groups.map((g) => g.group_id), writeEnabled: true };
+  const groupIds = (await groupIdsOfUsers(ctx, [userId])).get(userId) ?? [];
+  return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds, writeEnabled: true };
 }

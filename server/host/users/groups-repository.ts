@@ -23,3 +23,8 @@ export async function updateGroup(ctx: Ctx, id: number, values: Updateable<Group
 export async function deleteGroup(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('groups').where('id', '=', id).execute();
 }
+
+/** These groups' names (unknown ids are left out). */
+export function groupNamesByIds(ctx: Ctx, ids: readonly number[]): Promise<Array<{ id: number; name: string }>> {
+  return ctx.db.selectFrom('groups').select(['id', 'name']).where('id', 'in', [...ids]).execute();
+}

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Ctx } from '../core/context';
+import type { HostDb } from '../db/database';
 import type { Row, TokensTable } from '../db/tables';
 
 export function tokenById(ctx: Ctx, id: number): Promise<Row<TokensTable> | undefined> {
@@ -30,4 +31,33 @@ export async function updateToken(ctx: Ctx, id: number, values: Updateable<Token
 
 export async function deleteToken(ctx: Ctx, id: number): Promise<void> {
   await ctx.db.deleteFrom('tokens').where('id', '=', id).execute();
+}
+
+/** A token by the hash of its key, with its user (authentication; outside any request's context). */
+export function tokenWithUser(db: HostDb, keyHash: string) {
+  return db
+    .selectFrom('tokens')
+    .innerJoin('users', 'users.id', 'tokens.user_id')
+    .select([
+      'tokens.id as token_id',
+      'tokens.write_enabled',
+      'tokens.expires',
+      'tokens.last_used',
+      'users.id as user_id',
+      'users.username',
+      'users.is_superuser',
+      'users.is_active',
+    ])
+    .where('tokens.key_hash', '=', keyHash)
+    .executeTakeFirst();
+}
+
+/** The groups of a user (authentication; outside any request's context). */
+export async function groupIdsOfTokenUser(db: HostDb, userId: number): Promise<number[]> {
+  const rows = await db.selectFrom('user_groups').select('group_id').where('user_id', '=', userId).execute();
+  return rows.map((r) => r.group_id);
+}
+
+export async function markTokenUsed(db: HostDb, tokenId: number, at: string): Promise<void> {
+  await db.updateTable('tokens').set({ last_used: at }).where('id', '=', tokenId).execute();
 }

@@ -68,3 +68,19 @@ export async function existingIds(ctx: Ctx, table: 'users' | 'groups', ids: read
 export function activeUsers(ctx: Ctx, ids: readonly number[]): Promise<Array<Pick<UserRow, 'id' | 'username' | 'is_superuser'>>> {
   return ctx.db.selectFrom('users').select(['id', 'username', 'is_superuser']).where('id', 'in', [...ids]).where('is_active', '=', 1).execute();
 }
+
+/** These users (unknown ids are left out), active or not: id, username, is_active. */
+export function usersWithIds(ctx: Ctx, ids: readonly number[]): Promise<Array<Pick<UserRow, 'id' | 'username' | 'is_active'>>> {
+  return ctx.db.selectFrom('users').select(['id', 'username', 'is_active']).where('id', 'in', [...ids]).execute();
+}
+
+/** The active members of these groups, one row per membership. */
+export function activeMembersOfGroups(ctx: Ctx, groupIds: readonly number[]): Promise<Array<{ group_id: number; user_id: number }>> {
+  return ctx.db
+    .selectFrom('user_groups')
+    .innerJoin('users', 'users.id', 'user_groups.user_id')
+    .select(['user_groups.group_id as group_id', 'users.id as user_id'])
+    .where('user_groups.group_id', 'in', [...groupIds])
+    .where('users.is_active', '=', 1)
+    .execute();
+}

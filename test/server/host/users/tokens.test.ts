@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes, scryptSync } from 'node:crypto';
 import { instancesForEachTest, startService, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
@@ -260,6 +260,16 @@ describe('host: tokens/provision', () => {
       assert.equal(ranMeanwhile, true);
     }
     assert.equal(await verifyPassword('wrong', stored), false);
+  });
+
+  it('checks a password against a hash stored with scrypt\'s defaults, and several hashes at once each get their own answer', async () => {
+    const salt = randomBytes(16);
+    const stored = `scrypt$${salt.toString('hex')}$${scryptSync('correct horse', salt, 32).toString('hex')}`;
+    const answers = await Promise.all(['correct horse', 'wrong', 'correct horse', 'Correct horse'].map((p) => verifyPassword(p, stored)));
+    assert.deepEqual(answers, [true, false, true, false]);
+    const hashes = await Promise.all(['a', 'b', 'c'].map((p) => hashPassword(p)));
+    assert.deepEqual(await Promise.all(hashes.map((h, i) => verifyPassword(['a', 'b', 'c'][i]!, h))), [true, true, true]);
+    assert.equal(await verifyPassword('b', hashes[0]!), false);
   });
 });
 
