@@ -109,6 +109,21 @@ export class ReadMemo {
     return value;
   }
 
+  /**
+   * Inside a transaction, after a write: `value` is the answer for `key` now (the writer knows
+   * it), kept for the transaction as if just computed. Outside one it does nothing.
+   */
+  written<T>(scope: MemoScope, key: string, value: T, reads?: readonly string[]): void {
+    if (!scope.inTransaction) return;
+    let entries = this.byTransaction.get(scope.db);
+    if (!entries) {
+      entries = new Map();
+      this.byTransaction.set(scope.db, entries);
+    }
+    entries.set(key, { stamp: writesThrough(scope.db, reads), value: Promise.resolve(value) });
+    if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
+  }
+
   /** How many answers are kept outside transactions (for tests of the bound). */
   get size(): number {
     return this.entries.size;

@@ -45,8 +45,8 @@ export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: Ch
   if (next.status === row.status && next.summary === row.summary && next.details_url === row.details_url && next.digest === row.digest) return { refused: null, written: false };
   const now = nowIso(ctx);
   const written = { ...next, completed: now, last_updated: now };
-  await updateCheckResult(ctx, row.id, written);
-  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...written }) });
+  const after = await updateCheckResult(ctx, row, written);
+  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
   await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false });
   await ctx.flushBeforeCommit();
   return { refused: null, written: true };

@@ -39,8 +39,12 @@ export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>
 /** A reported result's fields, written onto one check. */
 export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'details_url' | 'digest' | 'completed' | 'last_updated'>;
 
-export async function updateCheckResult(ctx: Ctx, id: number, fields: CheckResultFields): Promise<void> {
-  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', id).execute();
+/** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
+export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: CheckResultFields): Promise<MergeCheckRow> {
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).execute();
+  const written = { ...row, ...fields };
+  ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
+  return written;
 }
 
 export async function deleteCheck(ctx: Ctx, id: number): Promise<void> {

@@ -117,6 +117,24 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(await read(ctx), 4);
   });
 
+  it('inside a transaction, serves what a writer says it wrote until the next write of its tables', async () => {
+    const memo = new ReadMemo();
+    let computed = 0;
+    await inTransaction(ctxOf(svc), async (tx) => {
+      const read = () => memo.get(tx, 'k', async () => ++computed, ['groups']);
+      assert.equal(await read(), 1);
+      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      memo.written(tx, 'k', 10, ['groups']);
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(), 10);
+      await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
+      assert.equal(await read(), 2);
+    });
+    // Outside a transaction it keeps nothing.
+    memo.written(ctxOf(svc), 'k', 20, ['groups']);
+    assert.equal(await memo.get(ctxOf(svc), 'k', async () => ++computed, ['groups']), 3);
+  });
+
   it('is bounded: the least recently used answer goes first', async () => {
     const memo = new ReadMemo({ maxEntries: 3 });
     const ctx = ctxOf(svc);
