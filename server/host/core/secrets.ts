@@ -41,6 +41,18 @@ parentPort.on('message', ({ password, salt, length }) => {
 /** Hashing threads not at work (at most HASHING_SLOTS exist: the slots bound them). They never keep the process alive. */
 const idleHashers: Worker[] = [];
 
+/** Hashing threads idle this long end (each holds a JavaScript engine of its own, about 10 MB). */
+const HASHER_IDLE_MS = 10_000;
+let retiring: NodeJS.Timeout | undefined;
+
+function retireIdleHashersLater(): void {
+  clearTimeout(retiring);
+  retiring = setTimeout(() => {
+    for (const worker of idleHashers.splice(0)) void worker.terminate();
+  }, HASHER_IDLE_MS);
+  retiring.unref();
+}
+
 function hasher(): Worker {
   const worker = new Worker(HASHER_SOURCE, { eval: true });
   worker.unref();
@@ -57,6 +69,7 @@ function scryptAsync(password: string, salt: Buffer, length: number): Promise<Bu
           worker.off('error', fail);
           worker.off('exit', fail);
           idleHashers.push(worker);
+          retireIdleHashersLater();
           if (message.key) resolve(Buffer.from(message.key.buffer, message.key.byteOffset, message.key.byteLength));
           else reject(new Error(message.error ?? 'password hashing failed'));
         };

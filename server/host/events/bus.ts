@@ -2,6 +2,7 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { ReadMemo } from '../core/read-memo';
 import type { Scope } from '../core/scope';
 import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from '../core/conditions';
+import { enabledEventRules, queueWebhookDelivery, webhookRow } from './bus-repository';
 
 /** Event types: the three object events plus whatever plugins register. */
 export const OBJECT_EVENTS = ['object_created', 'object_updated', 'object_deleted'] as const;
@@ -131,7 +132,7 @@ export class EventBus<C extends Scope> {
     const eventId = randomUUID();
 
     // Kept while no rule is written (read memo): every write emits events. Shared: never changed.
-    const enabled = () => ctx.db.selectFrom('event_rules').selectAll().where('enabled', '=', 1).execute();
+    const enabled = () => enabledEventRules(ctx.db);
     const rules = this.memo ? await this.memo.get(ctx, 'event-rules:enabled', enabled, ['event_rules']) : await enabled();
     for (const rule of rules) {
       const objectTypes = JSON.parse(rule.object_types) as string[];
@@ -160,7 +161,7 @@ export class EventBus<C extends Scope> {
 
   private async queueWebhook(ctx: C, rule: EventRuleRow, payload: EventPayload, now: string, eventId: string): Promise<void> {
     if (rule.action_object_id === null) return;
-    const hook = await ctx.db.selectFrom('webhooks').selectAll().where('id', '=', rule.action_object_id).executeTakeFirst();
+    const hook = await webhookRow(ctx.db, rule.action_object_id);
     if (!hook) {
       ctx.host.log.warn(`event rule "${rule.name}": webhook ${rule.action_object_id} does not exist`);
       return;
@@ -177,23 +178,20 @@ export class EventBus<C extends Scope> {
     // share it), so a receiver discards the duplicates at-least-once delivery brings.
     for (const key of Object.keys(headers)) if (key.toLowerCase() === DELIVERY_HEADER.toLowerCase()) delete headers[key];
     headers[DELIVERY_HEADER] = deliveryId(eventId, hook.id);
-    await ctx.db
-      .insertInto('webhook_outbox')
-      .values({
-        webhook_id: hook.id,
-        event: payload.event,
-        url: hook.payload_url,
-        method: hook.http_method,
-        headers: JSON.stringify(headers),
-        body,
-        attempts: 0,
-        next_attempt_at: now,
-        state: 'pending',
-        last_error: '',
-        created: now,
-        delivered_at: null,
-      })
-      .execute();
+    await queueWebhookDelivery(ctx.db, {
+      webhook_id: hook.id,
+      event: payload.event,
+      url: hook.payload_url,
+      method: hook.http_method,
+      headers: JSON.stringify(headers),
+      body,
+      attempts: 0,
+      next_attempt_at: now,
+      state: 'pending',
+      last_error: '',
+      created: now,
+      delivered_at: null,
+    });
     ctx.afterCommit(() => this.onQueued());
   }
 }

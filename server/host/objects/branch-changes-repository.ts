@@ -3,7 +3,7 @@ import { parseChangeRow, type BranchChange, type PremergeState } from './branch-
 import { branchChangesDeleted, branchChangeWritten } from './branch-state';
 import { touchedObjectTypes } from './branch-types-repository';
 import { conflictColumns } from './change-conflicts-repository';
-import { getMainObject } from './main-repository';
+import { getMainObjectForWrite } from './main-repository';
 import type { ChangeAction, NetChange } from './net-effect';
 import type { Condition } from '../db/list';
 import { valuesTable } from '../db/portable';
@@ -114,7 +114,7 @@ export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[])
 export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange, before?: BranchChange | null): Promise<void> {
   const was = before !== undefined ? before : ((await branchChange(ctx, branchId, objectType, objectId)) ?? null);
   const now = ctx.host.clock.now().toISOString();
-  const main = await getMainObject(ctx, objectType, objectId);
+  const main = await getMainObjectForWrite(ctx, objectType, objectId);
   const values = {
     action: change.action as ChangeAction,
     original: change.original === null ? null : JSON.stringify(change.original),

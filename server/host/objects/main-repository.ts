@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../core/context';
+import { databaseKind } from '../db/database';
 import type { ObjectsTable } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
 import { refreshChangesOf } from './change-conflicts-repository';
@@ -34,6 +35,20 @@ export async function nextObjectId(ctx: Ctx): Promise<number> {
 
 export async function getMainObject(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
   const row = await ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType).where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/**
+ * Main's object, held until the transaction ends (PostgreSQL: a shared row lock, so writers of
+ * branches never wait for each other; SQLite has one writer anyway): a change written in a
+ * branch carries its conflicts with this state, and a write of main's object in another
+ * transaction waits for it, then rewrites them (`refreshChangesOf`); one committed before it is
+ * what it reads.
+ */
+export async function getMainObjectForWrite(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
+  let q = ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType).where('id', '=', id);
+  if (ctx.inTransaction && databaseKind(ctx.db) === 'postgres') q = q.forShare();
+  const row = await q.executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 

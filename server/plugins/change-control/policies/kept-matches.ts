@@ -36,13 +36,18 @@ function compiledMatchers(ctx: Ctx): Map<number, { definition: string; matcher: 
   return stateSlot(ctx.host, 'policy-matchers', () => new Map<number, { definition: string; matcher: ChangeMatcher }>());
 }
 
+/** The matcher of a policy as read (the memoized read hands the same objects to every write of a transaction). */
+const matcherByRead = new WeakMap<MatchablePolicy, ChangeMatcher>();
+
 function matcherOf(ctx: Ctx, policy: MatchablePolicy): ChangeMatcher {
+  const read = matcherByRead.get(policy);
+  if (read) return read;
   const cache = compiledMatchers(ctx);
   const definition = matchingDefinition(policy);
   const kept = cache.get(policy.id);
-  if (kept && kept.definition === definition) return kept.matcher;
-  const matcher = changeMatcher(policy);
-  cache.set(policy.id, { definition, matcher });
+  const matcher = kept && kept.definition === definition ? kept.matcher : changeMatcher(policy);
+  if (matcher !== kept?.matcher) cache.set(policy.id, { definition, matcher });
+  matcherByRead.set(policy, matcher);
   return matcher;
 }
 
