@@ -22,7 +22,6 @@ const ROUTE_MODULE = /(^|\/|-)routes\.ts$/;
  */
 const KNOWN_QUERIES: Record<string, number> = {
   'server/host/events/webhook-delivery.ts': 4,
-  'server/host/http/idempotency.ts': 3,
   'server/host/users/bootstrap.ts': 7,
   'server/host/users/object-permissions.ts': 1,
   'server/plugins/branching/branches.ts': 5,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Conflict, Unprocessable, ValidationError } from '../core/errors';
 import type { Queryable } from '../db/database';
+import { keepAnswer, keptAnswer } from './idempotency-repository';
 
 /**
  * `Idempotency-Key` on writes (POST, PUT, PATCH, DELETE): a client that lost an answer sends
@@ -89,13 +90,7 @@ export class IdempotencyKeys {
 
   /** The kept answer of this key, when the same request was answered within the retention; another request with it is 422. */
   async storedAnswer(db: Queryable, claim: IdempotencyClaim, now: Date): Promise<Answer | null> {
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .select(['fingerprint', 'status', 'body'])
-      .where('user_id', '=', claim.userId)
-      .where('key', '=', claim.key)
-      .where('created', '>', cutoff(now))
-      .executeTakeFirst();
+    const row = await keptAnswer(db, claim.userId, claim.key, cutoff(now));
     if (!row) return null;
     if (row.fingerprint !== claim.fingerprint) throw reusedFor(claim.key);
     return { status: row.status, text: row.body };
@@ -103,13 +98,7 @@ export class IdempotencyKeys {
 
   /** Keeps a successful answer (inside the write's transaction); expired keys go at the same time. */
   async remember(db: Queryable, claim: IdempotencyClaim, answer: Answer, now: Date): Promise<void> {
-    await db.deleteFrom('idempotency_keys').where('created', '<=', cutoff(now)).execute();
-    const values = { fingerprint: claim.fingerprint, status: answer.status, body: answer.text, created: now.toISOString() };
-    await db
-      .insertInto('idempotency_keys')
-      .values({ user_id: claim.userId, key: claim.key, ...values })
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doUpdateSet(values))
-      .execute();
+    await keepAnswer(db, claim.userId, claim.key, { fingerprint: claim.fingerprint, status: answer.status, body: answer.text, created: now.toISOString() }, cutoff(now));
   }
 }
 
