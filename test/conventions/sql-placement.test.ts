@@ -21,7 +21,6 @@ const ROUTE_MODULE = /(^|\/|-)routes\.ts$/;
  * (lower it here when a query moves to a repository); a module not named here runs none.
  */
 const KNOWN_QUERIES: Record<string, number> = {
-  'server/host/events/webhook-delivery.ts': 4,
   'server/host/users/bootstrap.ts': 7,
   'server/host/users/object-permissions.ts': 1,
   'server/plugins/branching/branches.ts': 5,

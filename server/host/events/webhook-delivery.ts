@@ -2,6 +2,7 @@ import type { BackgroundTask, Host } from '../host';
 import { withClaim } from '../db/claims';
 import type { WebhookOutboxTable, Row } from '../db/tables';
 import { sendRequest, type OutgoingRequest, type SendResult } from './http-send';
+import { deliveryById, deliveryTlsSetting, dueDeliveries, recordDeliveryAttempt } from './webhook-delivery-repository';
 
 type OutboxRow = Row<WebhookOutboxTable>;
 
@@ -107,19 +108,12 @@ export class WebhookDeliveryWorker implements BackgroundTask {
   }
 
   private async hasDue(): Promise<boolean> {
-    const row = await this.dueQuery(1).executeTakeFirst();
+    const [row] = await this.due(1);
     return row !== undefined && !this.inFlight.has(row.id);
   }
 
-  private dueQuery(limit: number) {
-    const now = this.host.clock.now().toISOString();
-    let q = this.host.db
-      .selectFrom('webhook_outbox')
-      .selectAll()
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', now);
-    if (this.inFlight.size > 0) q = q.where('id', 'not in', [...this.inFlight.keys()]);
-    return q.orderBy('next_attempt_at').orderBy('id').limit(limit);
+  private due(limit: number): Promise<OutboxRow[]> {
+    return dueDeliveries(this.host.db, this.host.clock.now().toISOString(), [...this.inFlight.keys()], limit);
   }
 
   private async scanLoop(): Promise<void> {
@@ -128,7 +122,7 @@ export class WebhookDeliveryWorker implements BackgroundTask {
         this.rescan = false;
         const room = this.options.concurrency - this.inFlight.size;
         if (room <= 0 || this.stopping) return;
-        const rows = await this.dueQuery(room).execute();
+        const rows = await this.due(room);
         for (const row of rows) {
           if (this.stopping || this.inFlight.has(row.id)) continue;
           const delivery = this.deliver(row).finally(() => {
@@ -152,7 +146,7 @@ export class WebhookDeliveryWorker implements BackgroundTask {
   private async deliver(listed: OutboxRow): Promise<void> {
     try {
       await withClaim(this.host.db, 'webhook-delivery', listed.id, async () => {
-        const row = await this.host.db.selectFrom('webhook_outbox').selectAll().where('id', '=', listed.id).executeTakeFirst();
+        const row = await deliveryById(this.host.db, listed.id);
         if (!row || row.state !== 'pending' || row.attempts !== listed.attempts || row.next_attempt_at > this.host.clock.now().toISOString()) return;
         await this.attempt(row);
       });
@@ -164,7 +158,7 @@ export class WebhookDeliveryWorker implements BackgroundTask {
   private async attempt(row: OutboxRow): Promise<void> {
     let error: string | null = null;
     try {
-      const hook = await this.host.db.selectFrom('webhooks').select('ssl_verification').where('id', '=', row.webhook_id).executeTakeFirst();
+      const hook = await deliveryTlsSetting(this.host.db, row.webhook_id);
       const result = await this.send({
         url: row.url,
         method: row.method,
@@ -190,19 +184,18 @@ export class WebhookDeliveryWorker implements BackgroundTask {
   private async record(row: OutboxRow, error: string | null): Promise<void> {
     const now = this.host.clock.now();
     const attempts = row.attempts + 1;
-    const update = this.host.db.updateTable('webhook_outbox').where('id', '=', row.id).where('state', '=', 'pending');
     if (error === null) {
-      await update.set({ state: 'delivered', attempts, delivered_at: now.toISOString(), last_error: '' }).execute();
+      await recordDeliveryAttempt(this.host.db, row.id, { state: 'delivered', attempts, delivered_at: now.toISOString(), last_error: '' });
       return;
     }
     const message = error.slice(0, 500);
     if (attempts >= this.options.maxAttempts) {
-      await update.set({ state: 'failed', attempts, last_error: message }).execute();
+      await recordDeliveryAttempt(this.host.db, row.id, { state: 'failed', attempts, last_error: message });
       this.host.log.warn(`webhook delivery ${row.id} to ${row.url} failed after ${attempts} attempts: ${message}`);
       return;
     }
     const next = new Date(now.getTime() + retryDelay(attempts, this.options.retryBaseMs, this.options.retryCapMs));
-    await update.set({ attempts, next_attempt_at: next.toISOString(), last_error: message }).execute();
+    await recordDeliveryAttempt(this.host.db, row.id, { attempts, next_attempt_at: next.toISOString(), last_error: message });
   }
 }
 
