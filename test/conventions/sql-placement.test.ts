@@ -26,18 +26,10 @@ const KNOWN_QUERIES: Record<string, number> = {
   'server/plugins/branching/branches.ts': 5,
   'server/plugins/branching/changes.ts': 2,
   'server/plugins/change-control/branch-hooks.ts': 2,
-  'server/plugins/change-control/change-requests/present.ts': 1,
-  'server/plugins/change-control/checks/reporter.ts': 1,
   'server/plugins/change-control/checks/run.ts': 3,
   'server/plugins/change-control/checks/timeouts.ts': 3,
   'server/plugins/change-control/checks/view.ts': 2,
-  'server/plugins/change-control/evaluation/load.ts': 1,
   'server/plugins/change-control/gate/auto-merge.ts': 8,
-  'server/plugins/change-control/gate/validator.ts': 1,
-  'server/plugins/change-control/policies/governing.ts': 4,
-  'server/plugins/change-control/preview/preview.ts': 1,
-  'server/plugins/change-control/stream/announce.ts': 1,
-  'server/plugins/change-control/stream/visibility.ts': 1,
 };
 
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(<[^`;]*>)?`/g;

@@ -1,11 +1,12 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
 import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches, tagsOf } from '../../../host';
 import { windowState, windowWarning } from '../gate/change-window';
-import { ccDb, parseJson, toBool } from '../db/database';
+import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { liveGate, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { attachedPolicySummaries } from '../policies/attached-repository';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
 import { queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
@@ -54,16 +55,7 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
 async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {
   const users = await loadUsers(ctx, rows.flatMap((r) => [r.requester_id, r.override_by_id].filter((id): id is number => id !== null)));
   const ids = rows.map((r) => r.id);
-  const attached = ids.length
-    ? await ccDb(ctx)
-        .selectFrom('cc_change_request_policies')
-        .innerJoin('cc_policies', 'cc_policies.id', 'cc_change_request_policies.policy_id')
-        .select(['cc_change_request_policies.change_request_id as cr', 'cc_policies.id as id', 'cc_policies.name as name', 'cc_policies.weight as weight', 'cc_policies.enforcement as enforcement', 'cc_change_request_policies.matched_object_types as types'])
-        .where('cc_change_request_policies.change_request_id', 'in', ids)
-        .orderBy('cc_policies.weight')
-        .orderBy('cc_policies.id')
-        .execute()
-    : [];
+  const attached = await attachedPolicySummaries(ctx, ids);
   const tags = await tagsOf(ctx, CHANGE_REQUEST_TYPE, ids);
   const out = new Map<number, Related>();
   for (const row of rows) {

@@ -12,7 +12,12 @@ const CHECK_TABLES: readonly string[] = ['cc_merge_checks'];
  * change it, copy it.
  */
 export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
-  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst(), CHECK_TABLES);
+  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES);
+}
+
+/** One check's row, read now (a row of its own, not the shared one of `checkRow`). */
+export function readCheckRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The check of a request with this name, if it has a row. */

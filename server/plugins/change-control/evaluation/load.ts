@@ -1,9 +1,10 @@
 import { branchContributors } from '../../branching';
 import { activeGroupMembers, groupsByIds, usersByIds, type Ctx } from '../../../host';
 import { computations } from '../computations';
-import { ccDb, toBool } from '../db/database';
+import { toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import type { PolicyWithRules } from '../policies/repository';
+import { reviewFactsOf } from '../reviews/repository';
 import { evaluate, type EvalPolicy, type EvalReview, type EvalUser, type EvaluationResult } from './evaluate';
 
 /** A governing policy and the object types through which it matched. */
@@ -13,12 +14,7 @@ export interface GoverningPolicy {
 }
 
 export async function loadReviews(ctx: Ctx, changeRequestId: number): Promise<EvalReview[]> {
-  const rows = await ccDb(ctx)
-    .selectFrom('cc_reviews')
-    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
-    .where('change_request_id', '=', changeRequestId)
-    .orderBy('id')
-    .execute();
+  const rows = await reviewFactsOf(ctx, changeRequestId);
   return rows.map((r) => ({ id: r.id, reviewerId: r.reviewer_id, decision: r.decision, stale: toBool(r.stale), comment: r.comment }));
 }
 

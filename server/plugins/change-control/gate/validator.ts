@@ -1,7 +1,7 @@
 import type { Ctx, BranchRow } from '../../../host';
+import { findChangeRequestForBranch } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { runChecks } from '../checks/run';
-import { ccDb } from '../db/database';
 import { matchBranch } from '../policies/governing';
 import { computeGate, mayOverrideWindow } from './merge-gate';
 import { isOverrideInFlight } from './override';
@@ -14,7 +14,7 @@ export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<s
   if (!ctx.host.config.change_control.enforce_merge_gate) return null;
   // An accountable override (gate/override.ts) has checked, recorded and is carrying out this merge.
   if (isOverrideInFlight(ctx, branch)) return null;
-  const cr = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branch.id).executeTakeFirst();
+  const cr = await findChangeRequestForBranch(ctx, branch.id);
   if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
   const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
   // The registered checks run again first: a result that time has overtaken since the last

@@ -1,6 +1,7 @@
 import { ensureBranchState, type Ctx } from '../../../host';
 import { branchChangesView } from '../../branching';
-import { ccDb, parseJson } from '../db/database';
+import { parseJson } from '../db/database';
+import { attachedPolicyRows, replaceAttachedPolicies } from './attached-repository';
 import type { GoverningPolicy } from '../evaluation/load';
 import { ensurePolicyMatches, POLICY_MATCHES_KEEPER, POLICY_MATCH_TABLES } from './kept-matches';
 import { matchesFromCounts, matchPolicies, type MatchableChange } from './matching';
@@ -52,11 +53,7 @@ export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<Gov
 }
 
 async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
-  const rows = await ccDb(ctx)
-    .selectFrom('cc_change_request_policies')
-    .select(['policy_id', 'matched_object_types'])
-    .where('change_request_id', '=', changeRequestId)
-    .execute();
+  const rows = await attachedPolicyRows(ctx, changeRequestId);
   if (rows.length === 0) return [];
   const types = new Map(rows.map((r) => [r.policy_id, parseJson<string[]>(r.matched_object_types, [])]));
   const policies = await loadPolicies(ctx, { ids: rows.map((r) => r.policy_id) });
@@ -65,24 +62,13 @@ async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<G
 
 /** Stores the attached set; returns whether any policy attached or detached. */
 export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
-  const db = ccDb(ctx);
-  const before = await db
-    .selectFrom('cc_change_request_policies')
-    .select(['policy_id', 'matched_object_types'])
-    .where('change_request_id', '=', changeRequestId)
-    .execute();
+  const before = await attachedPolicyRows(ctx, changeRequestId);
   const beforeIds = new Set(before.map((r) => r.policy_id));
   const afterIds = new Set(governing.map((g) => g.policy.id));
   const moved = beforeIds.size !== afterIds.size || [...afterIds].some((id) => !beforeIds.has(id));
   const typesBefore = new Map(before.map((r) => [r.policy_id, r.matched_object_types]));
   const typesChanged = governing.some((g) => typesBefore.get(g.policy.id) !== JSON.stringify(g.matchedObjectTypes));
   if (!moved && !typesChanged) return false;
-  await db.deleteFrom('cc_change_request_policies').where('change_request_id', '=', changeRequestId).execute();
-  if (governing.length > 0) {
-    await db
-      .insertInto('cc_change_request_policies')
-      .values(governing.map((g) => ({ change_request_id: changeRequestId, policy_id: g.policy.id, matched_object_types: JSON.stringify(g.matchedObjectTypes) })))
-      .execute();
-  }
+  await replaceAttachedPolicies(ctx, changeRequestId, governing.map((g) => ({ policy_id: g.policy.id, matched_object_types: JSON.stringify(g.matchedObjectTypes) })));
   return moved;
 }

@@ -117,6 +117,11 @@ export async function loadPolicies(ctx: Ctx, options: { enabledOnly?: boolean; i
   return rows.map((r) => withRules(r, rules));
 }
 
+/** The enabled policies' rows (unordered). */
+export function enabledPolicyRows(ctx: Ctx): Promise<PolicyRow[]> {
+  return ccDb(ctx).selectFrom('cc_policies').selectAll().where('enabled', '=', 1).execute();
+}
+
 export async function getPolicyRow(ctx: Ctx, id: number): Promise<PolicyRow | undefined> {
   return ccDb(ctx).selectFrom('cc_policies').selectAll().where('id', '=', id).executeTakeFirst();
 }

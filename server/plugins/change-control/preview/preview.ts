@@ -7,8 +7,7 @@ import { presentEvaluation } from '../evaluation/present';
 import { checkStates } from '../checks/state';
 import { POLICY_TYPE } from '../names';
 import { matchPolicies } from '../policies/matching';
-import { loadPolicies, presentPolicy } from '../policies/repository';
-import { ccDb } from '../db/database';
+import { enabledPolicyRows, loadPolicies, presentPolicy } from '../policies/repository';
 import { runtime } from '../runtime';
 
 /**
@@ -26,7 +25,7 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
   const changes = await visibility.filter(await branchChanges(ctx, branch.id));
   const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
   const viewPolicy = `${POLICY_TYPE.split('.')[0]}.view_policy`;
-  const rows = perms === null ? [] : await ccDb(ctx).selectFrom('cc_policies').selectAll().where('enabled', '=', 1).execute();
+  const rows = perms === null ? [] : await enabledPolicyRows(ctx);
   const visible = rows.filter((row) => perms!.allows(viewPolicy, presentPolicy(ctx, row))).map((row) => row.id);
   const policies = await loadPolicies(ctx, { ids: visible });
   const matches = matchPolicies(policies, changes.map((c) => ({ objectType: c.objectType, action: c.action, original: c.original, modified: c.modified })));

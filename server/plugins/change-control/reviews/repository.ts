@@ -1,11 +1,20 @@
-import { recordChange, tagsOf, type Ctx } from '../../../host';
+import { recordChange, tagsOf, usersByIds, type Ctx } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
 import type { Insertable, Updateable } from 'kysely';
 import type { ReviewRow, ReviewsTable } from '../db/tables';
-import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS, REVIEW_TYPE } from '../names';
+
+/** What an evaluation reads of a change request's reviews, in the order given. */
+export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Array<Pick<ReviewRow, 'id' | 'reviewer_id' | 'decision' | 'stale' | 'comment'>>> {
+  return ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
+    .where('change_request_id', '=', changeRequestId)
+    .orderBy('id')
+    .execute();
+}
 
 export async function getReviewRow(ctx: Ctx, id: number): Promise<ReviewRow | undefined> {
   return ccDb(ctx).selectFrom('cc_reviews').selectAll().where('id', '=', id).executeTakeFirst();
@@ -54,9 +63,15 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
   });
 }
 
+/** The reviewers of these reviews, by id, as reviews present them. */
+async function reviewersOf(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Map<number, { id: number; username: string; display: string }>> {
+  const users = await usersByIds(ctx, rows.map((r) => r.reviewer_id));
+  return new Map(users.map((u) => [u.id, { id: u.id, username: u.username, display: u.username }]));
+}
+
 export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Review[]> {
   const tags = await tagsOf(ctx, REVIEW_TYPE, rows.map((r) => r.id));
-  return presentReviews(ctx, rows, await loadUsers(ctx, rows.map((r) => r.reviewer_id))).map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
+  return presentReviews(ctx, rows, await reviewersOf(ctx, rows)).map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
 }
 
 /** What the changelog keeps of a review (no rendered HTML). */

@@ -1,9 +1,8 @@
 import { BRANCH_TYPE } from '../../branching';
 import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../../../../contract/api/change-control';
 import type { Ctx, EmittedEvent, Host } from '../../../host';
-import { ccDb } from '../db/database';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
-import { announce, type Announcement } from './stream-repository';
+import { announce, changeRequestIdOfBranch, type Announcement } from './stream-repository';
 
 /**
  * Which writes the stream announces. Every write of the plugin's models goes through the
@@ -57,9 +56,9 @@ export async function announceRequestCacheWritten(ctx: Ctx, changeRequestId: num
 }
 
 async function announceChangesUpdated(ctx: Ctx, branchId: number): Promise<void> {
-  const cr = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branchId).executeTakeFirst();
-  if (!cr) return;
-  await announce(ctx, { event: 'changes_updated', changeRequestId: cr.id, objectType: BRANCH_TYPE, objectId: branchId, oncePerTransaction: true });
+  const changeRequestId = await changeRequestIdOfBranch(ctx, branchId);
+  if (changeRequestId === undefined) return;
+  await announce(ctx, { event: 'changes_updated', changeRequestId, objectType: BRANCH_TYPE, objectId: branchId, oncePerTransaction: true });
 }
 
 export function registerStreamAnnouncements(host: Host): void {

@@ -42,6 +42,12 @@ export interface Announcement {
 const announcedByTransaction = new WeakMap<object, { keys: Set<string>; signalled: boolean }>();
 
 /** Records one stream event in the caller's transaction; open streams hear of it once the transaction commits. */
+/** The id of the change request of a branch, if it has one. */
+export async function changeRequestIdOfBranch(ctx: Ctx, branchId: number): Promise<number | undefined> {
+  const cr = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branchId).executeTakeFirst();
+  return cr?.id;
+}
+
 export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
   let seen = ctx.inTransaction ? announcedByTransaction.get(ctx.db) : undefined;
   if (ctx.inTransaction && !seen) {

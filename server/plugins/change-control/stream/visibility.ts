@@ -1,10 +1,10 @@
 import { BRANCH_TYPE, findBranch, presentBranch } from '../../branching';
 import { type AuthUser, type Ctx, grantAllows, type UserPermissions } from '../../../host';
 import { presentCheckRows } from '../checks/present';
+import { readCheckRow } from '../checks/repository';
 import { getCommentRow, snapshotComment } from '../comments/repository';
 import { getChangeRequestRow } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
-import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
 import { getReviewRow, snapshotReview } from '../reviews/repository';
@@ -33,7 +33,7 @@ const LOADERS: Record<string, Loader> = {
     return row ? snapshotReview(ctx, row) : null;
   },
   [MERGE_CHECK_TYPE]: async (ctx, id) => {
-    const row = await ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await readCheckRow(ctx, id);
     return row ? ((await presentCheckRows(ctx, [row]))[0] ?? null) : null;
   },
   [BRANCH_TYPE]: async (ctx, id) => {

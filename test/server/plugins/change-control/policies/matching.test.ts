@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { changeMatcher, countMatches, countsFor, matchesFromCounts, matchPolicies, matchPolicy, type MatchableChange, type MatchablePolicy, type MatchCounts } from '../../../../../server/plugins/change-control/policies/matching';
-import { enableLinearRegExps } from '../../../../../server/host/core/linear-regexp';
 import { Rng } from '../../../../support/openapi-fuzz';
 import { randomChange, randomPolicy } from './matching-gen';
 
 /** Which policies govern a branch, from its changes, as a plain function. */
 describe('unit: policy matching (matching.ts)', () => {
-  // The service switches V8's linear-time engine on at start; run alone, this file does it.
-  before(() => enableLinearRegExps());
   const update = (objectType: string, original: Record<string, unknown>, modified: Record<string, unknown>): MatchableChange => ({ objectType, action: 'update', original, modified });
   const create = (objectType: string, modified: Record<string, unknown>): MatchableChange => ({ objectType, action: 'create', original: null, modified });
   const del = (objectType: string, original: Record<string, unknown>): MatchableChange => ({ objectType, action: 'delete', original, modified: null });
