@@ -25,11 +25,6 @@ const KNOWN_QUERIES: Record<string, number> = {
   'server/host/users/object-permissions.ts': 1,
   'server/plugins/branching/branches.ts': 5,
   'server/plugins/branching/changes.ts': 2,
-  'server/plugins/change-control/branch-hooks.ts': 2,
-  'server/plugins/change-control/checks/run.ts': 3,
-  'server/plugins/change-control/checks/timeouts.ts': 3,
-  'server/plugins/change-control/checks/view.ts': 2,
-  'server/plugins/change-control/gate/auto-merge.ts': 8,
 };
 
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(<[^`;]*>)?`/g;
