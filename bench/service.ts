@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
 
 export const REPO = join(__dirname, '..');
 
@@ -11,9 +12,9 @@ export interface RunningService {
 }
 
 /** Starts a Node script that prints `listening on http://HOST:PORT` once it accepts connections. */
-export async function startProcess(script: string, args: string[], env: Record<string, string> = {}): Promise<RunningService> {
+export async function startProcess(script: string, args: string[], env: Record<string, string> = {}, nodeOptions: readonly string[] = []): Promise<RunningService> {
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the processes under load.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...nodeOptions, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
@@ -45,9 +46,9 @@ export async function startProcess(script: string, args: string[], env: Record<s
   };
 }
 
-/** The built service (dist/server.js) on a free port with its own database and configuration. */
+/** The built service (dist/server.js) on a free port with its own database and configuration, started as `npm start` starts it. */
 export function startService(db: string, config: string, adminToken: string): Promise<RunningService> {
-  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { CHANGE_CONTROL_ADMIN_TOKEN: adminToken });
+  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { CHANGE_CONTROL_ADMIN_TOKEN: adminToken }, SERVICE_NODE_OPTIONS);
 }
 
 /** A trivial Express JSON route in its own process: the ceiling every scenario is measured against. */

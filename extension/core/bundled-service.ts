@@ -1,11 +1,12 @@
 // Starts the companion service bundled with the extension as a child process:
-//   <node> <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
+//   <node> --max-semi-space-size=8 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
 // with CHANGE_CONTROL_ADMIN_TOKEN set, waits for its `listening on http://HOST:PORT` line, and
 // stops it with SIGTERM (then SIGKILL). A separate Node runs it because the native SQLite module
 // is built for that Node, not for the editor's own runtime. No VS Code here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
 
 export interface LaunchOptions {
   nodePath: string;
@@ -141,7 +142,7 @@ function spawnService(opts: LaunchOptions, nodeVersion: string): Promise<Running
   delete env.PORT;
   let child: ChildProcess;
   try {
-    child = spawn(opts.nodePath, [opts.serverScript, '--host', '127.0.0.1', '--port', '0', '--db', opts.dbPath], {
+    child = spawn(opts.nodePath, [...SERVICE_NODE_OPTIONS, opts.serverScript, '--host', '127.0.0.1', '--port', '0', '--db', opts.dbPath], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
 import { ApiClient } from '../../extension/core/api-client';
 import { checkNodeVersion, explainSpawnFailure, explainStartFailure, launchService, parseListeningLine, probeNode, ServiceStartError, type RunningService } from '../../extension/core/bundled-service';
 
@@ -61,6 +62,18 @@ describe('extension: the bundled service process', () => {
     running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: join(dir, 'db'), adminToken: TOKEN, log: (l) => logged.push(l) });
     assert.equal(running.url, 'http://127.0.0.1:5');
     assert.deepEqual(logged, ['listening on http://127.0.0.1:5']);
+  });
+
+  it("starts the service's Node with the service's Node options", async () => {
+    const fake = script('fake.js', `
+      process.stdout.write('node options ' + JSON.stringify(process.execArgv) + '\\n');
+      process.stdout.write('listening on http://127.0.0.1:5' + '\\n');
+      setInterval(() => {}, 1000);
+    `);
+    const logged: string[] = [];
+    running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: join(dir, 'db'), adminToken: TOKEN, log: (l) => logged.push(l) });
+    assert.ok(SERVICE_NODE_OPTIONS.length > 0);
+    assert.ok(logged.includes(`node options ${JSON.stringify(SERVICE_NODE_OPTIONS)}`), logged.join('\n'));
   });
 
   it('fails with the reason when the service exits before it is ready', async () => {

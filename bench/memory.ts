@@ -1,0 +1,57 @@
+// The service's memory after scenario 13's 20,000-request scenarios (2, 2b, 8), without the
+// rest of the benchmark: seeds 20,000 requests, drives the same reads and writes, and prints the
+// service's RSS and its parts from /proc.
+//   node esbuild.config.mjs server && npx tsx bench/memory.ts
+// BENCH_NODE_ARGS adds Node options after the service's own (bench/service.ts); MEMORY_CONFIG is
+// JSON merged into the service's configuration, e.g. {"host":{"read_cache_mb":4}}.
+import autocannon from 'autocannon';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Api, CC } from './api';
+import { RARE_TYPE, seedManyRequests } from './seed';
+import { startService } from './service';
+
+const TOKEN = 'bench0000000000000000000000000000000000';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const log = (m: string) => process.stderr.write(`[memory] ${m}\n`);
+
+function status(pid: number): string {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)![1]) / 1024;
+  return `RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, files ${kb('RssFile').toFixed(0)}), peak ${kb('VmHWM').toFixed(0)} MB, threads ${/Threads:\s+(\d+)/.exec(s)![1]}`;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cc-memory-'));
+  const dbFile = join(dir, 'bench.sqlite3');
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false }, ...JSON.parse(process.env.MEMORY_CONFIG ?? '{}') }));
+  const svc = await startService(dbFile, config, TOKEN);
+  const pid = svc.child.pid!;
+  const admin = new Api(svc.url, TOKEN);
+  const headers = { Authorization: `Token ${TOKEN}` };
+  try {
+    log(`started: ${status(pid)}`);
+    seedManyRequests(dbFile, 20_000, 1);
+    const listUrl = `${svc.url}${CC}change-requests/?gates_cleared=true&limit=50&offset=500`;
+    await autocannon({ url: listUrl, connections: 4, duration: 2, headers });
+    const list = await autocannon({ url: listUrl, connections: 16, duration: DURATION, headers });
+    log(`2: ${list.requests.average.toFixed(0)} req/s, p50 ${list.latency.p50} ms; ${status(pid)}`);
+    let offset = 0;
+    const coldPages = { setupRequest: (req: autocannon.Request) => ({ ...req, path: `${CC}change-requests/?gates_cleared=true&limit=50&offset=${offset++}` }) };
+    const cold = await autocannon({ url: svc.url, connections: 16, amount: 6600, headers, requests: [coldPages] });
+    log(`2b: ${cold.requests.average.toFixed(0)} req/s, p50 ${cold.latency.p50} ms; ${status(pid)}`);
+    for (let i = 0; i < 5; i++) {
+      const p = await admin.post(`${CC}policies/`, { name: `bench-rare-${i}`, object_types: [RARE_TYPE] });
+      await admin.patch(`${CC}policies/${p.id}/`, { conditions: { attr: 'vid', op: 'gte', value: 100 + i } });
+      await admin.delete(`${CC}policies/${p.id}/?force=true`);
+    }
+    console.log(`after 2, 2b, 8: ${status(pid)}`);
+  } finally {
+    await svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main();
