@@ -2,6 +2,7 @@ import type { HostDb, Queryable } from '../db/database';
 import { bumpDataVersion } from '../db/data-version';
 import type { Clock } from '../core/clock';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
+import { adminUserId, anyUserExists, insertAdminToken, insertAdminUser, makeActiveSuperuser, reassignToken, tokenIdByHash } from './bootstrap-repository';
 
 /** The least length of `CHANGE_CONTROL_ADMIN_TOKEN`: a superuser's token must not be guessable. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;
@@ -33,37 +34,28 @@ export async function bootstrapAdmin(db: HostDb, clock: Clock, token: string | u
 async function bootstrapIn(db: Queryable, clock: Clock, token: string | undefined): Promise<string | null> {
   const now = clock.now().toISOString();
   const ensureAdmin = async (): Promise<number> => {
-    const existing = await db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirst();
-    if (existing) {
-      await db.updateTable('users').set({ is_superuser: 1, is_active: 1, last_updated: now }).where('id', '=', existing.id).execute();
-      return existing.id;
+    const existing = await adminUserId(db);
+    if (existing !== undefined) {
+      await makeActiveSuperuser(db, existing, now);
+      return existing;
     }
-    const row = await db
-      .insertInto('users')
-      .values({ username: 'admin', password_hash: null, first_name: '', last_name: '', email: '', is_superuser: 1, is_active: 1, created: now, last_updated: now })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return insertAdminUser(db, now);
   };
   const giveToken = async (userId: number, key: string): Promise<void> => {
     const hash = hashTokenKey(key);
-    const existing = await db.selectFrom('tokens').select(['id', 'user_id']).where('key_hash', '=', hash).executeTakeFirst();
-    if (existing) {
-      await db.updateTable('tokens').set({ user_id: userId, write_enabled: 1, expires: null, last_updated: now }).where('id', '=', existing.id).execute();
+    const existing = await tokenIdByHash(db, hash);
+    if (existing !== undefined) {
+      await reassignToken(db, existing, userId, now);
       return;
     }
-    await db
-      .insertInto('tokens')
-      .values({ user_id: userId, key_hash: hash, key_prefix: key.slice(0, 6), write_enabled: 1, expires: null, description: 'Administrator token', last_used: null, created: now, last_updated: now })
-      .execute();
+    await insertAdminToken(db, userId, hash, key.slice(0, 6), now);
   };
 
   if (token) {
     await giveToken(await ensureAdmin(), token);
     return null;
   }
-  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (anyUser) return null;
+  if (await anyUserExists(db)) return null;
   const key = newTokenKey();
   await giveToken(await ensureAdmin(), key);
   return key;

@@ -1,6 +1,7 @@
 import type { HostDb, Queryable } from '../db/database';
 import type { AuthUser } from '../core/identity';
 import type { ReadMemo } from '../core/read-memo';
+import { enabledPermissionRows } from './permission-rows-repository';
 
 /**
  * Object permissions as the host application has them: a permission grants `actions` on
@@ -141,7 +142,7 @@ export class PermissionService {
   }
 
   private async load(source: Queryable): Promise<PermissionRow[]> {
-    const rows = await source.selectFrom('permissions').selectAll().where('enabled', '=', 1).execute();
+    const rows = await enabledPermissionRows(source);
     const parsed = rows.map((r) => {
       const constraints = r.constraints ? (JSON.parse(r.constraints) as unknown) : null;
       return {

@@ -3,50 +3,40 @@ import type { branchCreate, branchUpdate } from '../../../contract/api/branching
 import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, removeBranchChanges, type BranchOut } from '../../host';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
+import { branchNameTaken, deleteBranchRow, insertBranch, schemaIdTaken, updateBranchRow } from './branches-repository';
 
 
 export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
-  await ctx.db
-    .updateTable('branches')
-    .set({ ...fields, last_updated: ctx.host.clock.now().toISOString() })
-    .where('id', '=', id)
-    .execute();
+  await updateBranchRow(ctx, id, fields);
   return loadBranch(ctx, id);
 }
 
 async function requireUniqueName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  let q = ctx.db.selectFrom('branches').select('id').where('name', '=', name);
-  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
-  if (await q.executeTakeFirst()) throw ValidationError.field('name', 'A branch with this name already exists.');
+  if (await branchNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A branch with this name already exists.');
 }
 
 async function uniqueSchemaId(ctx: Ctx): Promise<string> {
   for (;;) {
     const id = randomSchemaId();
-    if (!(await ctx.db.selectFrom('branches').select('id').where('schema_id', '=', id).executeTakeFirst())) return id;
+    if (!(await schemaIdTaken(ctx, id))) return id;
   }
 }
 
 export async function createBranch(ctx: Ctx, input: z.infer<typeof branchCreate>): Promise<number> {
   await requireUniqueName(ctx, input.name);
   const now = ctx.host.clock.now().toISOString();
-  const row = await ctx.db
-    .insertInto('branches')
-    .values({
-      name: input.name,
-      description: input.description ?? '',
-      status: 'ready',
-      schema_id: await uniqueSchemaId(ctx),
-      owner: ctx.user?.id ?? null,
-      last_sync: null,
-      merged_time: null,
-      merged_by: null,
-      created: now,
-      last_updated: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertBranch(ctx, {
+    name: input.name,
+    description: input.description ?? '',
+    status: 'ready',
+    schema_id: await uniqueSchemaId(ctx),
+    owner: ctx.user?.id ?? null,
+    last_sync: null,
+    merged_time: null,
+    merged_by: null,
+    created: now,
+    last_updated: now,
+  });
 }
 
 /** Updates name and description; a new name runs the `renamed` hooks. */
@@ -65,7 +55,7 @@ export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
   const branch = await loadBranch(ctx, id);
   await ctx.host.branchHooks.run('deleting', ctx, { branch });
   await removeBranchChanges(ctx, id);
-  await ctx.db.deleteFrom('branches').where('id', '=', id).execute();
+  await deleteBranchRow(ctx, id);
 }
 
 /** The branch as an API resource, for `getViewable` and permission checks. */

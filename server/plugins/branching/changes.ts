@@ -2,6 +2,7 @@ import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
 import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility, computeConflicts, branchConflicts } from '../../host';
 import { catalogueType } from './catalogue';
+import { branchChangeRow } from './changes-repository';
 
 export const CHANGEDIFF_TYPE = 'branching.changediff';
 export const CHANGES_PATH = API_PATHS.changes;
@@ -66,14 +67,14 @@ export async function listBranchChanges(ctx: Ctx, branchId: number): Promise<Cha
 
 /** One change by id, as the `changes/` endpoint shows it. */
 export async function getChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
-  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await branchChangeRow(ctx, id);
   if (!row) return undefined;
   return (await presentAll(ctx, [parseChangeRow(row)]))[0];
 }
 
 /** One change by id, when the caller may see it (its branch and its object): else undefined, as for a change that does not exist. */
 export async function getVisibleChangeDiff(ctx: Ctx, id: number): Promise<ChangeDiffOut | undefined> {
-  const row = await ctx.db.selectFrom('branch_changes').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await branchChangeRow(ctx, id);
   if (!row) return undefined;
   const visible = await (await ChangeVisibility.load(ctx)).filter([parseChangeRow(row)]);
   return visible.length === 0 ? undefined : (await presentAll(ctx, visible))[0];

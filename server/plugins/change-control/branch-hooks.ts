@@ -1,7 +1,7 @@
 import type { Ctx, Host } from '../../host';
 import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
-import { ccDb, jsonArrayHasAny } from './db/database';
+import { openRequestsGovernedByPeople } from './policies/attached-repository';
 import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
 import { followContent } from './change-requests/content';
@@ -76,19 +76,5 @@ export function registerBranchHooks(host: Host): void {
 
 /** Refreshes the open requests governed by a rule that names one of these users or groups. */
 async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
-  const db = ccDb(ctx);
-  const conditions = [
-    ...(userIds.length ? [jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.users', userIds)] : []),
-    ...(groupIds.length ? [jsonArrayHasAny(ccDb(ctx), 'cc_policy_rules.groups', groupIds)] : []),
-  ];
-  if (conditions.length === 0) return;
-  const rows = await db
-    .selectFrom('cc_change_request_policies')
-    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_change_request_policies.change_request_id')
-    .select('cc_change_requests.id as id')
-    .distinct()
-    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
-    .where('cc_change_request_policies.policy_id', 'in', db.selectFrom('cc_policy_rules').select('policy_id').where((eb) => eb.or(conditions)))
-    .execute();
-  for (const { id } of rows) await requestRefresh(ctx, id, { rematch: false });
+  for (const id of await openRequestsGovernedByPeople(ctx, userIds, groupIds)) await requestRefresh(ctx, id, { rematch: false });
 }

@@ -50,6 +50,17 @@ export async function findChangeRequestForBranch(ctx: Ctx, branchId: number): Pr
   return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('branch_id', '=', branchId).executeTakeFirst();
 }
 
+/** Who requested a change request (undefined: no such request). */
+export function requesterOf(ctx: Ctx, id: number): Promise<Pick<ChangeRequestRow, 'requester_id'> | undefined> {
+  return ccDb(ctx).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', id).executeTakeFirst();
+}
+
+/** The approved requests with a branch that ask for automatic merge. */
+export async function autoMergeCandidateIds(ctx: Ctx): Promise<number[]> {
+  const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('auto_merge', '=', 1).where('status', '=', 'approved').where('branch_id', 'is not', null).execute();
+  return rows.map((r) => r.id);
+}
+
 export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
   const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('status', 'not in', ['completed', 'abandoned']).orderBy('id').execute();
   return rows.map((r) => r.id);

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Ctx } from '../../../host';
 import { ccDb } from '../db/database';
 import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
@@ -50,6 +50,37 @@ export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: Ch
   const written = { ...row, ...fields };
   ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
   return written;
+}
+
+/** Writes these fields onto one check. */
+export async function updateCheckFields(ctx: Ctx, id: number, fields: Updateable<MergeChecksTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', id).execute();
+}
+
+/** The open change requests with a reported check still pending. */
+export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<number[]> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_merge_checks')
+    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_merge_checks.change_request_id')
+    .select(['cc_merge_checks.change_request_id as crId'])
+    .distinct()
+    .where('cc_merge_checks.kind', '=', 'reported')
+    .where('cc_merge_checks.status', '=', 'pending')
+    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
+    .execute();
+  return rows.map((r) => r.crId);
+}
+
+/** A request's pending checks with these names (none for no names). */
+export async function pendingChecksNamed(ctx: Ctx, changeRequestId: number, names: readonly string[]): Promise<MergeCheckRow[]> {
+  if (names.length === 0) return [];
+  return ccDb(ctx)
+    .selectFrom('cc_merge_checks')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .where('status', '=', 'pending')
+    .where('name', 'in', [...names])
+    .execute();
 }
 
 export async function deleteCheck(ctx: Ctx, id: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { recordChange, type Ctx } from '../../../host';
 import { isHttpUrl } from '../../../../contract/api/common';
 import type { CheckStatus } from '../../../../contract/api/change-control';
-import { ccDb, nowIso } from '../db/database';
+import { nowIso } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import type { GoverningPolicy } from '../evaluation/load';
 import { MERGE_CHECK_TYPE } from '../names';
@@ -9,6 +9,7 @@ import type { DeclaredCheck } from './declared';
 import { snapshotCheck } from './present';
 import { CheckResult, type CheckView, type RegisteredCheck } from './registry';
 import { checkRowsOf, declaredFor } from './state';
+import { deleteCheck as deleteCheckRow, insertCheck as insertCheckRow, updateCheckFields } from './repository';
 import { BUILTIN_RESULTS, isBuiltin, type BuiltinFacts } from './builtins';
 import { buildBuiltinFacts, buildCheckView } from './view';
 
@@ -71,11 +72,7 @@ interface Wanted {
 
 async function insertCheck(ctx: Ctx, cr: ChangeRequestRow, name: string, wanted: Wanted, completed: string | null): Promise<void> {
   const now = nowIso(ctx);
-  const row = await ccDb(ctx)
-    .insertInto('cc_merge_checks')
-    .values({ change_request_id: cr.id, name, ...wanted, completed, created: now, last_updated: now })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row = await insertCheckRow(ctx, { change_request_id: cr.id, name, ...wanted, completed, created: now, last_updated: now });
   await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
 }
 
@@ -86,16 +83,12 @@ async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted, options
   const now = nowIso(ctx);
   const completed = options.neverReported ? null : resultMoved ? now : row.completed;
   const after: MergeCheckRow = { ...row, ...wanted, objects, completed, last_updated: now };
-  await ccDb(ctx)
-    .updateTable('cc_merge_checks')
-    .set({ kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now })
-    .where('id', '=', row.id)
-    .execute();
+  await updateCheckFields(ctx, row.id, { kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now });
   await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
 }
 
 async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).execute();
+  await deleteCheckRow(ctx, row.id);
   await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
 }
 

@@ -1,9 +1,10 @@
 import { createCtx, inTransaction, recordChange, type BackgroundTask, type Ctx, type HostServices } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
-import { ccDb, nowIso } from '../db/database';
+import { nowIso } from '../db/database';
 import { MERGE_CHECK_TYPE } from '../names';
 import { attachedPolicies } from '../policies/governing';
 import { snapshotCheck } from './present';
+import { pendingChecksNamed, requestsWithPendingReportedChecks, updateCheckFields } from './repository';
 import { declaredFor } from './state';
 
 /**
@@ -14,17 +15,9 @@ import { declaredFor } from './state';
  */
 export async function sweepCheckTimeouts(host: HostServices): Promise<number> {
   const ctx = createCtx({ host, user: null, requestId: `check-timeouts-${host.clock.now().toISOString()}`, baseUrl: '' });
-  const pending = await ccDb(ctx)
-    .selectFrom('cc_merge_checks')
-    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_merge_checks.change_request_id')
-    .select(['cc_merge_checks.change_request_id as crId'])
-    .distinct()
-    .where('cc_merge_checks.kind', '=', 'reported')
-    .where('cc_merge_checks.status', '=', 'pending')
-    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
-    .execute();
+  const pending = await requestsWithPendingReportedChecks(ctx);
   let failed = 0;
-  for (const { crId } of pending) {
+  for (const crId of pending) {
     try {
       failed += await inTransaction(ctx, (tx) => expireOverdue(tx, crId));
     } catch (err) {
@@ -37,13 +30,7 @@ export async function sweepCheckTimeouts(host: HostServices): Promise<number> {
 async function expireOverdue(ctx: Ctx, crId: number): Promise<number> {
   const declared = declaredFor(ctx, await attachedPolicies(ctx, crId)).filter((d) => d.required && !d.registered && d.timeoutMinutes);
   if (declared.length === 0) return 0;
-  const rows = await ccDb(ctx)
-    .selectFrom('cc_merge_checks')
-    .selectAll()
-    .where('change_request_id', '=', crId)
-    .where('status', '=', 'pending')
-    .where('name', 'in', declared.map((d) => d.name))
-    .execute();
+  const rows = await pendingChecksNamed(ctx, crId, declared.map((d) => d.name));
   const now = ctx.host.clock.now().getTime();
   let failed = 0;
   for (const row of rows) {
@@ -51,7 +38,7 @@ async function expireOverdue(ctx: Ctx, crId: number): Promise<number> {
     if (now - Date.parse(row.last_updated) < minutes * 60_000) continue;
     const at = nowIso(ctx);
     const next = { status: 'failure' as const, summary: `Never reported: still pending after ${minutes} minute${minutes === 1 ? '' : 's'}.`, completed: at, last_updated: at };
-    await ccDb(ctx).updateTable('cc_merge_checks').set(next).where('id', '=', row.id).execute();
+    await updateCheckFields(ctx, row.id, next);
     await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...next }) });
     failed++;
   }

@@ -2,8 +2,8 @@ import { branchMergeProblems, branchProblems, type BranchRow, type Ctx } from '.
 import type { BuiltinCheck } from '../../../../contract/api/change-control';
 import { branchChangeCount, branchChangesView, changeReprOf, isBranchStale } from '../../branching';
 import { CONFLICTS_SHOWN, OBJECTS_KEPT, type BuiltinFacts } from './builtins';
-import { threadCounts } from './view-repository';
-import { ccDb, toBool } from '../db/database';
+import { reviewsForCheckView, threadCounts, threadsForCheckView } from './view-repository';
+import { toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { branchOf } from '../change-requests/repository';
 import type { CheckView } from './registry';
@@ -56,19 +56,8 @@ export async function buildCheckView(ctx: Ctx, cr: ChangeRequestRow): Promise<Ch
   const branch = await branchOf(ctx, cr);
   const live = branch !== null && branch.status === 'ready';
   const changes = branch ? await branchChangesView(ctx, branch.id) : [];
-  const reviews = await ccDb(ctx)
-    .selectFrom('cc_reviews')
-    .select(['id', 'reviewer_id', 'decision', 'stale'])
-    .where('change_request_id', '=', cr.id)
-    .orderBy('id')
-    .execute();
-  const threads = await ccDb(ctx)
-    .selectFrom('cc_change_comments')
-    .select(['id', 'change_diff_id', 'resolved'])
-    .where('change_request_id', '=', cr.id)
-    .where('parent_id', 'is', null)
-    .orderBy('id')
-    .execute();
+  const reviews = await reviewsForCheckView(ctx, cr.id);
+  const threads = await threadsForCheckView(ctx, cr.id);
   return deepFreeze({
     id: cr.id,
     title: cr.title,

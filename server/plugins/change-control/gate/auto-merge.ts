@@ -1,11 +1,12 @@
 import { mergeBranch, presentBranch } from '../../branching';
 import { Conflict, actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
-import { ccDb, nowIso } from '../db/database';
+import { nowIso } from '../db/database';
+import { autoMergeCandidateIds, requesterOf } from '../change-requests/repository';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from './merge-gate';
 import { PERMISSIONS } from '../names';
-import { claimQueue, queueHead, releaseQueue } from './queue-repository';
+import { claimQueue, failInterruptedMergeJobs, insertMergeJob, mergeJobRow, queueClaimRow, queueHead, releaseQueue, setMergeJobState } from './queue-repository';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -29,12 +30,7 @@ export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateS
   if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null || !gate.branch) return;
   if (!(await mayMerge(ctx, await actingUser(ctx, cr.requester_id), gate.branch))) return;
   const now = nowIso(ctx);
-  const inserted = await ccDb(ctx)
-    .insertInto('cc_merge_jobs')
-    .values({ change_request_id: cr.id, branch_id: cr.branch_id, state: 'pending', detail: '', created: now, last_updated: now })
-    .onConflict((oc) => oc.doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const inserted = await insertMergeJob(ctx, { change_request_id: cr.id, branch_id: cr.branch_id, state: 'pending', detail: '', created: now, last_updated: now });
   if (!inserted) return;
   const host = ctx.host;
   const requestId = ctx.requestId;
@@ -84,11 +80,7 @@ async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Pro
 }
 
 async function setJob(host: HostServices, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
-  await ccDb(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }))
-    .updateTable('cc_merge_jobs')
-    .set({ state, detail: detail.slice(0, 2000), last_updated: host.clock.now().toISOString() })
-    .where('id', '=', id)
-    .execute();
+  await setMergeJobState(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }), id, state, detail.slice(0, 2000), host.clock.now().toISOString());
 }
 
 /**
@@ -99,11 +91,11 @@ async function setJob(host: HostServices, id: number, state: 'running' | 'comple
  */
 export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
-  const job = await ccDb(base).selectFrom('cc_merge_jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  const job = await mergeJobRow(base, jobId);
   if (!job || job.state !== 'pending') return;
   await setJob(host, jobId, 'running');
   try {
-    const cr = await ccDb(base).selectFrom('cc_change_requests').select(['requester_id']).where('id', '=', job.change_request_id).executeTakeFirst();
+    const cr = await requesterOf(base, job.change_request_id);
     const user = await actingUser(base, cr?.requester_id ?? null);
     const branch = await findBranch(base, job.branch_id);
     if (!branch) throw new Error('the branch no longer exists');
@@ -127,14 +119,8 @@ export async function runMergeJob(host: HostServices, jobId: number, requestId: 
 export async function sweepAutoMerge(host: HostServices): Promise<number> {
   if (!host.config.change_control.enable_auto_merge) return 0;
   const ctx = createCtx({ host, user: null, requestId: `auto-merge-sweep-${host.clock.now().toISOString()}`, baseUrl: '' });
-  const rows = await ccDb(ctx)
-    .selectFrom('cc_change_requests')
-    .select('id')
-    .where('auto_merge', '=', 1)
-    .where('status', '=', 'approved')
-    .where('branch_id', 'is not', null)
-    .execute();
-  for (const { id } of rows) {
+  const rows = await autoMergeCandidateIds(ctx);
+  for (const id of rows) {
     try {
       await inTransaction(ctx, (tx) => requestRefresh(tx, id, { rematch: true }));
     } catch (err) {
@@ -145,11 +131,7 @@ export async function sweepAutoMerge(host: HostServices): Promise<number> {
 }
 
 async function failInterruptedJobs(ctx: Ctx): Promise<void> {
-  await ccDb(ctx)
-    .updateTable('cc_merge_jobs')
-    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: nowIso(ctx) })
-    .where('state', 'in', ['scheduled', 'running'])
-    .execute();
+  await failInterruptedMergeJobs(ctx, nowIso(ctx));
 }
 
 /**
@@ -160,13 +142,9 @@ async function failInterruptedJobs(ctx: Ctx): Promise<void> {
 export async function recoverInterruptedJobs(host: HostServices): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId: 'auto-merge-recovery', baseUrl: '' });
   const now = host.clock.now().toISOString();
-  const claim = await ccDb(ctx).selectFrom('cc_merge_queue_claim').select(['holder', 'expires']).where('id', '=', 1).executeTakeFirst();
+  const claim = await queueClaimRow(ctx);
   if (claim?.holder && claim.expires !== null && claim.expires >= now) return;
-  await ccDb(ctx)
-    .updateTable('cc_merge_jobs')
-    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: now })
-    .where('state', 'in', ['scheduled', 'running'])
-    .execute();
+  await failInterruptedMergeJobs(ctx, now);
 }
 
 export function autoMergeSweeper(host: HostServices): BackgroundTask {

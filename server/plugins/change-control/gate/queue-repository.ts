@@ -1,6 +1,7 @@
 import type { Ctx } from '../../../host';
 import { ccDb } from '../db/database';
-import type { MergeJobRow } from '../db/tables';
+import type { MergeJobRow, MergeJobsTable } from '../db/tables';
+import type { Insertable } from 'kysely';
 
 /**
  * The merge queue as stored: the live automatic-merge jobs (`pending` or `running`), in the
@@ -60,4 +61,33 @@ export async function claimQueue(ctx: Ctx, holder: string, now: string, expires:
 /** Gives the claim back (only the holder's own). */
 export async function releaseQueue(ctx: Ctx, holder: string): Promise<void> {
   await ccDb(ctx).updateTable('cc_merge_queue_claim').set({ holder: null, expires: null }).where('id', '=', 1).where('holder', '=', holder).execute();
+}
+
+/** Queues a merge job; false when the branch already has a live one (the database refuses a second). */
+export async function insertMergeJob(ctx: Ctx, values: Insertable<MergeJobsTable>): Promise<boolean> {
+  const inserted = await ccDb(ctx).insertInto('cc_merge_jobs').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export function mergeJobRow(ctx: Ctx, id: number): Promise<MergeJobRow | undefined> {
+  return ccDb(ctx).selectFrom('cc_merge_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Sets a job's state and what it says. */
+export async function setMergeJobState(ctx: Ctx, id: number, state: MergeJobRow['state'], detail: string, at: string): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_jobs').set({ state, detail, last_updated: at }).where('id', '=', id).execute();
+}
+
+/** Marks the jobs left scheduled or running as failed: the service stopped while they ran. */
+export async function failInterruptedMergeJobs(ctx: Ctx, at: string): Promise<void> {
+  await ccDb(ctx)
+    .updateTable('cc_merge_jobs')
+    .set({ state: 'failed', detail: 'interrupted: the service stopped while the merge ran', last_updated: at })
+    .where('state', 'in', ['scheduled', 'running'])
+    .execute();
+}
+
+/** Who holds the claim on the queue, and until when (no row: nobody ever claimed it). */
+export function queueClaimRow(ctx: Ctx) {
+  return ccDb(ctx).selectFrom('cc_merge_queue_claim').select(['holder', 'expires']).where('id', '=', 1).executeTakeFirst();
 }

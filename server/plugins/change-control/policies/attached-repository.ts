@@ -1,5 +1,5 @@
 import type { Ctx } from '../../../host';
-import { ccDb } from '../db/database';
+import { ccDb, jsonArrayHasAny } from '../db/database';
 
 /** A policy attached to a change request, with the object types (JSON) through which it matched. */
 export interface AttachedPolicyRow {
@@ -35,4 +35,23 @@ export async function attachedPolicySummaries(ctx: Ctx, changeRequestIds: readon
     .orderBy('cc_policies.weight')
     .orderBy('cc_policies.id')
     .execute();
+}
+
+/** The open change requests with an attached policy whose rule names one of these users or groups. */
+export async function openRequestsGovernedByPeople(ctx: Ctx, userIds: readonly number[], groupIds: readonly number[]): Promise<number[]> {
+  const db = ccDb(ctx);
+  const conditions = [
+    ...(userIds.length ? [jsonArrayHasAny(db, 'cc_policy_rules.users', [...userIds])] : []),
+    ...(groupIds.length ? [jsonArrayHasAny(db, 'cc_policy_rules.groups', [...groupIds])] : []),
+  ];
+  if (conditions.length === 0) return [];
+  const rows = await db
+    .selectFrom('cc_change_request_policies')
+    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_change_request_policies.change_request_id')
+    .select('cc_change_requests.id as id')
+    .distinct()
+    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
+    .where('cc_change_request_policies.policy_id', 'in', db.selectFrom('cc_policy_rules').select('policy_id').where((eb) => eb.or(conditions)))
+    .execute();
+  return rows.map((r) => r.id);
 }
