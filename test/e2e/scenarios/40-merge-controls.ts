@@ -3,7 +3,7 @@
 // on an earlier version of the branch (outdated, in the Checks view and on the review page).
 // Set up through the API on the seeded world (test/extension/seed.ts); seen as bob, the reviewer.
 import { expectText, TIMEOUTS } from '../harness';
-import { SeededWorld } from '../fixtures/seeded-world';
+import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API, CHECK_NAME } from '../../extension/seed';
 
@@ -14,12 +14,6 @@ const OLD_DIGEST = 'a'.repeat(64);
 
 const seeded = new SeededWorld();
 const w = () => seeded.get();
-
-async function ok(res: Promise<{ status: number; body: any }>, what: string): Promise<any> {
-  const r = await res;
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
 
 export const scenarios: Scenario[] = [
   {

@@ -3,7 +3,7 @@
 // for it (QuickPick of branches, title and reference asked in input boxes, the review page opens).
 // Set up through the API on the seeded world (test/extension/seed.ts); seen as alice, the author.
 import { assertEqual, expectText, TIMEOUTS } from '../harness';
-import { SeededWorld } from '../fixtures/seeded-world';
+import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API, POLICY_NAME } from '../../extension/seed';
 
@@ -13,12 +13,6 @@ const REF = 'CHG-2001';
 
 const seeded = new SeededWorld();
 const w = () => seeded.get();
-
-async function ok(res: Promise<{ status: number; body: any }>, what: string): Promise<any> {
-  const r = await res;
-  if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
-  return r.body;
-}
 
 export const scenarios: Scenario[] = [
   {

@@ -13,20 +13,10 @@ import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { revertBranch } from '../../../../server/plugins/branching/revert';
 import { syncBranch } from '../../../../server/plugins/branching/sync';
 import { seed, startDomain, type Domain } from '../../../support/domain';
+import { Rng } from '../../../support/openapi-fuzz';
 
 const ADMIN: AuthUser = { id: 0, username: 'kept-admin', isSuperuser: true, groupIds: [], writeEnabled: true };
 
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
-function random(seedValue: number): () => number {
-  let a = seedValue >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The full computations (the oracle): every change read and taken against main now. */
 async function fullProblems(ctx: Ctx, branchId: number) {
@@ -86,7 +76,8 @@ describe('branching: state kept per branch equals the full computation (conflict
 
   it('after every step of seeded random sequences (branch writes, undo, main writes, sync, merge, revert, branch delete)', async () => {
     for (let run = 0; run < 3; run++) {
-      const next = random(7000 + run);
+      const rng = new Rng(7000 + run); // seeded, so a failing sequence can be replayed
+      const next = (): number => rng.next();
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
       const objects: number[] = [];
       for (let i = 0; i < 5; i++) objects.push((await d.write((tx) => createObject(deriveMain(tx), device, { name: `r${run}-d${i}`, status: 'active', serial: `S${i}` }))).id);
