@@ -701,6 +701,18 @@ export class VSCode {
   }
 
   /**
+   * Waits for a QuickPick (not the palette) listing a row with this label, running the palette
+   * command run just before again as `quickPick` does; picks nothing. Returns its row labels.
+   */
+  async expectQuickPick(label: string | RegExp): Promise<string[]> {
+    return this.step(`QuickPick with ${label}`, async () => {
+      const want = textMatcher(label);
+      await this.awaitQuickInput({ kind: 'open', palette: false, row: pagePattern(want) }, `QuickPick with a row ${want}`, { n: 0 });
+      return (await this.quickInputState()).labels;
+    });
+  }
+
+  /**
    * Picks an item of a QuickPick by its label, typing `filter` first when given. Waits for a
    * QuickPick (not the palette) listing the row; when the palette command run just before does
    * not bring it, or it closes before the row is clicked (focus left it), runs that command again.
