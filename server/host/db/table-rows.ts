@@ -21,6 +21,8 @@ export interface TableRows<C, Table> {
   taken(ctx: C, column: TextColumn<Table>, value: string, exceptId?: number | null): Promise<boolean>;
   /** Adds a row and answers its id. */
   insert(ctx: C, values: Insertable<Table>): Promise<number>;
+  /** Adds a row and answers it as stored (with the values the database filled in). */
+  insertRow(ctx: C, values: Insertable<Table>): Promise<Selectable<Table>>;
   update(ctx: C, id: number, values: Updateable<Table>): Promise<void>;
   remove(ctx: C, id: number): Promise<void>;
 }
@@ -52,6 +54,7 @@ export function tableRows<C, DB, T extends KeyedTableName<DB>>(dbOf: (ctx: C) =>
       const row = await keyed(ctx).insertInto(name).values(values).returning('id').executeTakeFirstOrThrow();
       return row.id;
     },
+    insertRow: (ctx, values) => keyed(ctx).insertInto(name).values(values).returningAll().$castTo<Selectable<DB[T]>>().executeTakeFirstOrThrow(),
     async update(ctx, id, values) {
       await keyed(ctx).updateTable(name).set(values).where('id', '=', id).execute();
     },
