@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
 
 export const REPO = join(__dirname, '..');
 
@@ -48,7 +48,7 @@ export async function startProcess(script: string, args: string[], env: Record<s
 
 /** The built service (dist/server.js) on a free port with its own database and configuration, started as `npm start` starts it. */
 export function startService(db: string, config: string, adminToken: string): Promise<RunningService> {
-  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { CHANGE_CONTROL_ADMIN_TOKEN: adminToken }, SERVICE_NODE_OPTIONS);
+  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: adminToken }, SERVICE_NODE_OPTIONS);
 }
 
 /** A trivial Express JSON route in its own process: the ceiling every scenario is measured against. */

@@ -1,12 +1,12 @@
 // Starts the companion service bundled with the extension as a child process:
-//   <node> --max-semi-space-size=8 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
-// with CHANGE_CONTROL_ADMIN_TOKEN set, waits for its `listening on http://HOST:PORT` line, and
+//   MALLOC_MMAP_THRESHOLD_=131072 <node> --max-semi-space-size=8 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
+// with CHANGE_CONTROL_ADMIN_TOKEN set (the service's environment and Node options: contract/service-node-options.ts), waits for its `listening on http://HOST:PORT` line, and
 // stops it with SIGTERM (then SIGKILL). A separate Node runs it because the native SQLite module
 // is built for that Node, not for the editor's own runtime. No VS Code here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
 
 export interface LaunchOptions {
   nodePath: string;
@@ -135,7 +135,7 @@ export async function launchService(opts: LaunchOptions): Promise<RunningService
 
 function spawnService(opts: LaunchOptions, nodeVersion: string): Promise<RunningService> {
   mkdirSync(dirname(opts.dbPath), { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, ...opts.env, CHANGE_CONTROL_ADMIN_TOKEN: opts.adminToken, ELECTRON_RUN_AS_NODE: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...SERVICE_ENVIRONMENT, ...opts.env, CHANGE_CONTROL_ADMIN_TOKEN: opts.adminToken, ELECTRON_RUN_AS_NODE: '1' };
   // The editor's debugger and loader flags must not reach the service.
   delete env.NODE_OPTIONS;
   delete env.HOST;

@@ -1,23 +1,44 @@
-// The service is always started with the same Node options (contract/service-node-options.ts):
-// `npm start`, the deploy examples and the README's command lines say them in words, so each
-// place that starts dist/server.js is held to the list here.
+// The service is always started with the same Node options and environment
+// (contract/service-node-options.ts): `npm start`, the deploy examples and the README's command
+// lines say them in words, so each place that starts dist/server.js is held to the lists here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS, serviceEnvironmentWords } from '../../contract/service-node-options';
 
 const ROOT = resolve(__dirname, '../..');
 const options = SERVICE_NODE_OPTIONS.join(' ');
 
-/** Every `node … dist/server.js` that runs the service in a text (not its backup and restore commands), with what stands between the two. */
-function serviceStarts(text: string): string[] {
-  return [...text.matchAll(/\bnode((?: +-[^\s]+)*) +dist\/server\.js(?! +(?:backup|restore)\b)/g)].map((m) => m[1]!.trim());
+interface Start {
+  /** The `NAME=value` words before `node` on its command line. */
+  environment: string[];
+  /** What stands between `node` and `dist/server.js`. */
+  options: string;
 }
 
-describe("conventions: the service's Node options", () => {
+/** Every `node … dist/server.js` that runs the service in a text (not its backup and restore commands). */
+function serviceStarts(text: string): Start[] {
+  return [...text.matchAll(/((?:\b[A-Za-z_]\w*=\S+ +)*)(?:\S*\/)?\bnode((?: +-[^\s]+)*) +dist\/server\.js(?! +(?:backup|restore)\b)/g)].map((m) => ({
+    environment: m[1]!.trim().split(/ +/).filter(Boolean),
+    options: m[2]!.trim(),
+  }));
+}
+
+/** The variables a file sets for every start in it: systemd's `Environment=NAME=value`, Compose's `NAME: "value"`. */
+function declaredEnvironment(text: string): string[] {
+  return [...text.matchAll(/^Environment=(\w+=\S+)$/gm), ...text.matchAll(/^ +(\w+): "([^"]*)"$/gm)].map((m) => (m[2] === undefined ? m[1]! : `${m[1]}=${m[2]}`));
+}
+
+function missingEnvironment(start: Start, declared: string[]): string[] {
+  return Object.entries(SERVICE_ENVIRONMENT)
+    .map(([name, value]) => `${name}=${value}`)
+    .filter((word) => !start.environment.includes(word) && !declared.includes(word));
+}
+
+describe("conventions: the service's Node options and environment", () => {
   it('npm start runs the service with them', () => {
     const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    assert.deepEqual(serviceStarts(scripts.start!), [options]);
+    assert.deepEqual(serviceStarts(scripts.start!), [{ environment: serviceEnvironmentWords().split(' '), options }]);
   });
 
   it('the deploy examples and the README start it with them', () => {
@@ -25,11 +46,20 @@ describe("conventions: the service's Node options", () => {
     let seen = 0;
     for (const file of files) {
       const text = readFileSync(join(ROOT, file), 'utf8');
-      for (const given of serviceStarts(text)) {
+      const declared = declaredEnvironment(text);
+      for (const start of serviceStarts(text)) {
         seen++;
-        assert.equal(given, options, `${file}: node ${given} dist/server.js`);
+        assert.equal(start.options, options, `${file}: node ${start.options} dist/server.js`);
+        assert.deepEqual(missingEnvironment(start, declared), [], `${file}: node ${start.options} dist/server.js without the service's environment`);
       }
     }
-    assert.ok(seen >= 3, `only ${seen} command lines found`);
+    assert.ok(seen >= 4, `only ${seen} command lines found`);
+  });
+
+  it('a start without the environment is found', () => {
+    const [start] = serviceStarts('node --max-semi-space-size=8 dist/server.js --port 8000');
+    assert.deepEqual(missingEnvironment(start!, []), [serviceEnvironmentWords()]);
+    const [given] = serviceStarts(`DATABASE_URL=postgres://x ${serviceEnvironmentWords()} node ${options} dist/server.js`);
+    assert.deepEqual(missingEnvironment(given!, []), []);
   });
 });

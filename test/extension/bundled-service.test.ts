@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
 import { ApiClient } from '../../extension/core/api-client';
 import { checkNodeVersion, explainSpawnFailure, explainStartFailure, launchService, parseListeningLine, probeNode, ServiceStartError, type RunningService } from '../../extension/core/bundled-service';
 
@@ -64,9 +64,10 @@ describe('extension: the bundled service process', () => {
     assert.deepEqual(logged, ['listening on http://127.0.0.1:5']);
   });
 
-  it("starts the service's Node with the service's Node options", async () => {
+  it("starts the service's Node with the service's Node options and environment", async () => {
     const fake = script('fake.js', `
       process.stdout.write('node options ' + JSON.stringify(process.execArgv) + '\\n');
+      process.stdout.write('environment ' + JSON.stringify(Object.fromEntries(${JSON.stringify(Object.keys(SERVICE_ENVIRONMENT))}.map((k) => [k, process.env[k]]))) + '\\n');
       process.stdout.write('listening on http://127.0.0.1:5' + '\\n');
       setInterval(() => {}, 1000);
     `);
@@ -74,6 +75,8 @@ describe('extension: the bundled service process', () => {
     running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: join(dir, 'db'), adminToken: TOKEN, log: (l) => logged.push(l) });
     assert.ok(SERVICE_NODE_OPTIONS.length > 0);
     assert.ok(logged.includes(`node options ${JSON.stringify(SERVICE_NODE_OPTIONS)}`), logged.join('\n'));
+    assert.ok(Object.keys(SERVICE_ENVIRONMENT).length > 0);
+    assert.ok(logged.includes(`environment ${JSON.stringify(SERVICE_ENVIRONMENT)}`), logged.join('\n'));
   });
 
   it('fails with the reason when the service exits before it is ready', async () => {

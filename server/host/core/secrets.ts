@@ -6,9 +6,9 @@ import { Worker } from 'node:worker_threads';
  * Password hashes computed at once: all but one core, at least one and at most two. Hashing
  * runs on threads of its own (never on the event loop), and a storm of sign-in attempts queues
  * here instead of taking every core from request handling. Each hash works in 16 MB (scrypt's
- * defaults), which the C allocator keeps in the thread that hashed once it is freed: on libuv's
- * pool of four threads that was 64 MB held for good after a few sign-ins; on at most two
- * threads of our own it is at most 32 MB.
+ * defaults). glibc left to itself keeps that block in the heap of the thread that hashed once
+ * it is freed (64 MB held for good on libuv's pool of four threads); the service's environment
+ * (`MALLOC_MMAP_THRESHOLD_`, contract/service-node-options.ts) has it returned when freed.
  */
 const HASHING_SLOTS = Math.min(2, Math.max(1, availableParallelism() - 1));
 let hashing = 0;

@@ -1,4 +1,4 @@
-import { AliasNode, DeleteQueryNode, InsertQueryNode, TableNode, UpdateQueryNode } from 'kysely';
+import { AliasNode, DeleteQueryNode, InsertQueryNode, sql, TableNode, UpdateQueryNode } from 'kysely';
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
 
 type Queryable<T> = Kysely<T> | Transaction<T>;
@@ -171,8 +171,14 @@ export async function readDataVersionsIn(db: Queryable<any>, trx: Queryable<any>
   return reader ? reader() : selectVersions(trx);
 }
 
+/**
+ * The read of every version, as one text: on PostgreSQL the round trip that begins a write
+ * transaction reads it too, and the transaction's own read is answered from it (`pg-client.ts`).
+ */
+export const VERSIONS_READ_SQL = 'select "id", "version" from "data_version"';
+
 async function selectVersions(db: Queryable<any>): Promise<DataVersions> {
-  const rows = await (db as Queryable<{ data_version: DataVersionTable }>).selectFrom('data_version').select(['id', 'version']).execute();
+  const { rows } = await sql.raw<DataVersionTable>(VERSIONS_READ_SQL).execute(db);
   const byRow = new Map<number, number>();
   // Bigints: PostgreSQL's driver may give them as strings.
   for (const r of rows) byRow.set(Number(r.id), Number(r.version));

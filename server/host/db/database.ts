@@ -28,6 +28,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as Pg from 'pg';
+import { beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
 import { countingWrites, isWrite, readVersionWith } from './data-version';
@@ -342,51 +343,15 @@ class PortablePostgresQueryCompiler extends PostgresQueryCompiler {
 
 class SerializedWritesDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const lock = `select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`;
     if (settings.isolationLevel || settings.accessMode) {
       await super.beginTransaction(connection, settings);
-      await connection.executeQuery(CompiledQuery.raw(lock));
+      await connection.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`));
       return;
     }
-    // One round trip: two statements without parameters go as one simple query.
-    await connection.executeQuery(CompiledQuery.raw(`begin; ${lock}`));
+    // One round trip: statements without parameters go as one simple query (`pg-client.ts`
+    // keeps the versions it reads for the transaction).
+    await connection.executeQuery(CompiledQuery.raw(beginWriteSql(WRITE_LOCK)));
   }
-}
-
-/**
- * Statements with parameters are sent as named (prepared) statements: PostgreSQL parses and
- * plans each text once per connection instead of at every execution. The names are the same
- * for every connection of the process (a text keeps its name); at most this many texts are
- * named (each connection keeps what it prepared until it closes), the rest go unnamed.
- */
-const NAMED_STATEMENTS = 2000;
-const statementNames = new Map<string, string>();
-
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < NAMED_STATEMENTS) {
-    name = `cc_${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-let namedStatementsClient: typeof Pg.Client | undefined;
-
-/** The driver's client naming the statements it sends (defined once the driver is loaded). */
-function NamedStatementsClient(): typeof Pg.Client {
-  namedStatementsClient ??= class NamedStatementsClient extends pgDriver().Client {
-    // The driver calls query(text, values); every other form is passed on as it is.
-    override query(...args: unknown[]): any {
-      const [text, values] = args;
-      if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-        const name = statementName(text);
-        if (name) return super.query({ name, text, values });
-      }
-      return (super.query as (...a: unknown[]) => unknown).apply(this, args);
-    }
-  };
-  return namedStatementsClient;
 }
 
 class PortablePostgresDialect extends PostgresDialect {
@@ -425,13 +390,17 @@ export function onClose(db: HostDb, task: () => Promise<void>): void {
 
 function openPostgres(url: string, poolSize: number): OpenDatabase {
   const pg = pgDriver();
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: NamedStatementsClient() });
+  // Statements are logged as the connections send them: each is one round trip.
+  const listeners = new Set<StatementListener>();
+  const onRoundTrip = (sql: string, ms: number) => {
+    for (const listener of listeners) listener(sql, ms);
+  };
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
   // The data version is read through the pool: a connection of its own, which sees the last
   // commit of any instance and never waits for a transaction.
-  const listeners = new Set<StatementListener>();
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }), log: statementLog(listeners) }));
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));
   statementListeners.set(db, listeners);
   urls.set(db, url);
   return {
