@@ -12,6 +12,7 @@ import { rowReads } from '../http/row-reads';
 import { jsonListHasAny } from '../db/list';
 import { eventRuleRows, eventRuleTable } from './event-rules-repository';
 import { webhookTable } from './webhooks-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -50,9 +51,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     enabled: row.enabled === 1,
     object_types: parseJson<string[]>(row.object_types, []),

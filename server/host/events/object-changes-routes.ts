@@ -6,6 +6,7 @@ import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { changesIn, objectChangeById, objectChangeRows } from './object-changes-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'core.objectchange';
 const PATH = '/api/core/object-changes/';
@@ -36,9 +37,7 @@ function parseJson(raw: string | null): Record<string, unknown> | null {
 
 function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: `${VERB[row.action]} ${row.changed_object_type} "${row.object_repr}"`,
+    ...briefObject(ctx, PATH, row.id, `${VERB[row.action]} ${row.changed_object_type} "${row.object_repr}"`),
     time: row.time,
     user: row.user_id,
     user_name: row.user_name,

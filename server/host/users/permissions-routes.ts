@@ -10,6 +10,7 @@ import { rowReads } from '../http/row-reads';
 import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
+import { briefObject } from '../core/api-object';
 
 export const permissionOutput = z.object({
   ...objectBase,
@@ -45,9 +46,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, '/api/users/permissions/', row.id, row.name),
     name: row.name,
     description: row.description,
     enabled: row.enabled === 1,

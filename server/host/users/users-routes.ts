@@ -10,6 +10,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
 import { groupIdsOfUsers, membersOf, setUserGroups, userRows, userTable } from './users-repository';
+import { briefObject } from '../core/api-object';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
@@ -35,9 +36,7 @@ type UserWrite = z.infer<typeof userWrite>;
 
 function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/users/${row.id}/`,
-    display: row.username,
+    ...briefObject(ctx, '/api/users/users/', row.id, row.username),
     username: row.username,
     first_name: row.first_name,
     last_name: row.last_name,
