@@ -36,12 +36,12 @@ function callerId(ctx: Ctx): number {
 const notificationList = defineList({
   name: 'notifications',
   from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
-  filters: {
-    id: { type: 'int', column: 'id' },
-    read: { type: 'bool', column: 'read' },
-    event_type: { type: 'string', column: 'event_type' },
-    object_type: { type: 'string', description: 'The object\'s type, "app_label.model".', column: 'object_type' },
-    object_id: { type: 'int', column: 'object_id' },
+  columnFilters: {
+    id: 'int',
+    read: 'bool',
+    event_type: 'string',
+    object_type: { type: 'string', description: 'The object\'s type, "app_label.model".' },
+    object_id: 'int',
   },
   ordering: { id: 'id', created: 'created' },
   defaultOrdering: [{ field: 'id', desc: true }],

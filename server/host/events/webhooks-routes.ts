@@ -94,12 +94,7 @@ const webhooks = rowReads({
   from: webhookRows,
   byId: webhookTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    http_method: { type: 'choice', choices: HTTP_METHODS, column: 'http_method' },
-    payload_url: { type: 'string', column: 'payload_url' },
-  },
+  columnFilters: { id: 'int', name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
 });

@@ -40,10 +40,7 @@ const groups = rowReads({
   from: groupRows,
   byId: groupTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-  },
+  columnFilters: { id: 'int', name: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created' },
   search: ['name', 'description'],
 });

@@ -66,10 +66,8 @@ const permissions = rowReads({
   from: permissionRows,
   byId: permissionTable.byId,
   present,
+  columnFilters: { id: 'int', name: 'string', enabled: 'bool' },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },
     user_id: { type: 'int', allowMe: true, test: (r, v) => jsonListHasAny(r.users, v) },

@@ -60,11 +60,8 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined
 const userList = defineList({
   name: 'users',
   from: userRows,
+  columnFilters: { id: { type: 'int', allowMe: true }, username: 'string', is_superuser: 'bool', is_active: 'bool' },
   filters: {
-    id: { type: 'int', allowMe: true, column: 'id' },
-    username: { type: 'string', column: 'username' },
-    is_superuser: { type: 'bool', column: 'is_superuser' },
-    is_active: { type: 'bool', column: 'is_active' },
     group_id: { type: 'int', where: (ids) => membersOf(ids) },
   },
   ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },
