@@ -10,8 +10,8 @@ import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { jsonListHasAny } from '../db/list';
-import { deleteEventRule, eventRuleById, eventRuleNameTaken, eventRuleRows, insertEventRule, updateEventRule } from './event-rules-repository';
-import { webhookExists } from './webhooks-repository';
+import { eventRuleRows, eventRuleTable } from './event-rules-repository';
+import { webhookTable } from './webhooks-repository';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -70,7 +70,7 @@ function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
 const eventRules = rowReads({
   name: 'event rules',
   from: eventRuleRows,
-  byId: eventRuleById,
+  byId: eventRuleTable.byId,
   present,
   filters: {
     id: { type: 'int', column: 'id' },
@@ -138,14 +138,14 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
   }
   if (rule.action_type === WEBHOOK_ACTION) {
     if (rule.action_object_id === null) throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
-    if (!(await webhookExists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
+    if (!(await webhookTable.exists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
   }
   const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
   if (dataProblem) throw fieldError('action_data', dataProblem);
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await eventRuleNameTaken(ctx, name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
+  if (await eventRuleTable.taken(ctx, 'name', name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
 }
 
 function unique<T>(values: readonly T[]): T[] {
@@ -192,7 +192,7 @@ export function registerEventRules(host: Host): void {
         await assertNameFree(ctx, input.name, null);
         await validateRule(ctx, merged(null, input));
         const now = ctx.host.clock.now().toISOString();
-        return insertEventRule(ctx, {
+        return eventRuleTable.insert(ctx, {
           name: input.name,
           enabled: 1,
           object_types: '[]',
@@ -213,11 +213,11 @@ export function registerEventRules(host: Host): void {
       run: async (ctx, existing, input: Partial<EventRuleWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateRule(ctx, merged(existing, input));
-        await updateEventRule(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await eventRuleTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await deleteEventRule(ctx, existing.id);
+      await eventRuleTable.remove(ctx, existing.id);
     },
   });
 }

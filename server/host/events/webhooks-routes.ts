@@ -8,7 +8,7 @@ import type { WebhooksTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
-import { deleteWebhook, insertWebhook, updateWebhook, webhookById, webhookNameTaken, webhookRows } from './webhooks-repository';
+import { webhookRows, webhookTable } from './webhooks-repository';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -93,7 +93,7 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
 const webhooks = rowReads({
   name: 'webhooks',
   from: webhookRows,
-  byId: webhookById,
+  byId: webhookTable.byId,
   present,
   filters: {
     id: { type: 'int', column: 'id' },
@@ -106,7 +106,7 @@ const webhooks = rowReads({
 });
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await webhookNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
+  if (await webhookTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
 }
 
 function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
@@ -136,7 +136,7 @@ export function registerWebhooks(host: Host): void {
       run: async (ctx, input: WebhookWrite) => {
         await assertNameFree(ctx, input.name, null);
         const now = ctx.host.clock.now().toISOString();
-        return insertWebhook(ctx, {
+        return webhookTable.insert(ctx, {
           name: input.name,
           payload_url: input.payload_url,
           http_method: 'POST',
@@ -156,7 +156,7 @@ export function registerWebhooks(host: Host): void {
       put: webhookWrite,
       run: async (ctx, existing, input: Partial<WebhookWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await updateWebhook(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await webhookTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
@@ -164,7 +164,7 @@ export function registerWebhooks(host: Host): void {
       if (rules.length > 0) {
         throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${rules.map((name) => `"${name}"`).join(', ')}; change or delete them first.`);
       }
-      await deleteWebhook(ctx, existing.id);
+      await webhookTable.remove(ctx, existing.id);
     },
   });
 }

@@ -7,7 +7,7 @@ import type { PermissionsTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { jsonListHasAny } from '../db/list';
 import { rowReads } from '../http/row-reads';
-import { deletePermission, insertPermission, permissionById, permissionNameTaken, permissionRows, updatePermission } from './permissions-repository';
+import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
 
@@ -65,7 +65,7 @@ function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
 const permissions = rowReads({
   name: 'permissions',
   from: permissionRows,
-  byId: permissionById,
+  byId: permissionTable.byId,
   present,
   filters: {
     id: { type: 'int', column: 'id' },
@@ -112,7 +112,7 @@ async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Pr
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await permissionNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
+  if (await permissionTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
 }
 
 export function registerPermissions(host: Host): void {
@@ -129,7 +129,7 @@ export function registerPermissions(host: Host): void {
         await assertNameFree(ctx, input.name, null);
         await validateReferences(ctx, input);
         const now = ctx.host.clock.now().toISOString();
-        return insertPermission(ctx, {
+        return permissionTable.insert(ctx, {
           name: input.name,
           description: input.description ?? '',
           enabled: input.enabled === false ? 0 : 1,
@@ -150,11 +150,11 @@ export function registerPermissions(host: Host): void {
       run: async (ctx, existing, input: Partial<PermissionWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateReferences(ctx, input);
-        await updatePermission(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await permissionTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await deletePermission(ctx, existing.id);
+      await permissionTable.remove(ctx, existing.id);
     },
   });
 }
