@@ -4,6 +4,7 @@
  * handle). Plugins import the host only from here and, for their routes, from `http/index.ts`;
  * `.dependency-cruiser.cjs` holds them to it.
  */
+export { briefObject, objectUrl } from './core/api-object';
 export type { ApiObject } from './core/api-object';
 export { LocalCommitSignal } from './core/commit-signal';
 export type { CommitSignal } from './core/commit-signal';
@@ -27,6 +28,8 @@ export type { DatabaseKind } from './db/database';
 export { foldedLike, jsonArrayHasAny as jsonArrayHasAnyIn, jsonArrayHasColumn as jsonArrayHasColumnIn, valuesTable } from './db/portable';
 export type { Queryable } from './db/database';
 export { defineList, jsonListHasAny, likePattern, textContains } from './db/list';
+export { tableRows } from './db/table-rows';
+export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
 export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter } from './db/list';
 export type { BranchChangesTable, BranchRow, HostTables, Row } from './db/tables';
 export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';

@@ -275,6 +275,115 @@ export function assertEqual<T>(actual: T, expected: T, what: string): void {
   }
 }
 
+// ------------------------------------------------------------------ quick input, as the page sees it
+
+/** A text pattern the page can rebuild (RegExp source and flags). */
+interface PagePattern { source: string; flags: string }
+
+/**
+ * What a wait on the quick input widget waits for. The palette is the quick input whose value
+ * starts with ">" (the command palette's prefix); every other open quick input is a QuickPick or
+ * InputBox of an extension or of VS Code.
+ */
+type QuickInputCondition =
+  /** Open (not closing), palette or not, holding `value`, listing a row / at least `minRows` rows, saying `message`. */
+  | { kind: 'open'; palette: boolean; value?: string; row?: PagePattern; minRows?: number; message?: PagePattern }
+  /** No longer showing `value`: the palette accepted the command (closed, or another quick input took its place). */
+  | { kind: 'left'; value: string }
+  /** A quick input other than the palette closed after event `since`, and none is open now. */
+  | { kind: 'dismissed'; since: number }
+  /** The quick input open at event `since` closed, or another one (another title or placeholder) took its place. */
+  | { kind: 'moved'; since: number; fingerprint: string };
+
+/** What the quick input widget shows now. */
+export interface QuickInputState {
+  open: boolean; palette: boolean; value: string; title: string; placeholder: string; message: string;
+  labels: string[]; seq: number;
+}
+
+/**
+ * Installed in every document of the page (an init script): watches the quick input widget and
+ * numbers its openings and closings, so that a wait can tell "not shown yet" from "shown and
+ * closed again before it was answered" (a quick input closes when focus leaves it). VS Code hides
+ * the widget with `display: none`, after a short closing animation (class
+ * `quick-input-widget-closing`, inert) when motion is on: closing counts as closed.
+ * Plain JavaScript in a string: it runs in the page as written.
+ */
+const QUICK_INPUT_TRACKER = `(() => {
+  if (window.__ccQuickInput) return;
+  const t = { seq: 0, open: false, hides: [] };
+  let watched = null;
+  const widget = () => (watched && watched.isConnected ? watched : document.querySelector('.quick-input-widget'));
+  const isOpen = (w) => !!w && w.style.display !== 'none' && !w.classList.contains('quick-input-widget-closing') && w.getClientRects().length > 0;
+  const read = () => {
+    const w = widget();
+    const q = (sel) => (w ? w.querySelector(sel) : null);
+    const text = (sel) => { const el = q(sel); return el && el.textContent ? el.textContent.trim() : ''; };
+    const input = q('.quick-input-box input');
+    const value = input ? input.value : '';
+    const labels = w ? Array.from(w.querySelectorAll('.quick-input-list .monaco-list-row')).map((r) => {
+      const l = r.querySelector('.label-name'); return l && l.textContent ? l.textContent.trim() : '';
+    }) : [];
+    return { open: isOpen(w), palette: value.startsWith('>'), value, title: text('.quick-input-title'),
+      placeholder: input ? input.getAttribute('placeholder') || '' : '', message: text('.quick-input-message'), labels, seq: t.seq };
+  };
+  const note = () => {
+    const open = isOpen(widget());
+    if (open === t.open) return;
+    const s = read();
+    t.open = open; t.seq += 1;
+    if (!open) { t.hides.push({ seq: t.seq, palette: s.palette }); if (t.hides.length > 100) t.hides.shift(); }
+  };
+  const onWidget = new MutationObserver(note);
+  new MutationObserver(() => {
+    if (watched && watched.isConnected) return;
+    const w = document.querySelector('.quick-input-widget');
+    if (!w) return;
+    watched = w;
+    onWidget.observe(w, { attributes: true, attributeFilter: ['style', 'class'] });
+    note();
+  }).observe(document, { childList: true, subtree: true });
+  const re = (p) => new RegExp(p.source, p.flags);
+  const fingerprint = (s) => s.title + '|' + s.placeholder;
+  const matches = (s, c) => {
+    switch (c.kind) {
+      case 'open':
+        return s.open && s.palette === c.palette && (c.value === undefined || s.value === c.value)
+          && (c.row === undefined || s.labels.some((l) => re(c.row).test(l)))
+          && (c.minRows === undefined || s.labels.length >= c.minRows)
+          && (c.message === undefined || re(c.message).test(s.message));
+      case 'left': return !(s.open && s.value === c.value);
+      case 'dismissed': return !s.open && t.hides.some((h) => h.seq > c.since && !h.palette);
+      case 'moved': return t.hides.some((h) => h.seq > c.since) || (s.open && fingerprint(s) !== c.fingerprint);
+      default: return false;
+    }
+  };
+  t.read = read;
+  t.fingerprint = () => fingerprint(read());
+  /** 1 + the index of the first condition that holds, 0 when none does. */
+  t.test = (conds) => { const s = read(); for (let i = 0; i < conds.length; i++) if (matches(s, conds[i])) return i + 1; return 0; };
+  window.__ccQuickInput = t;
+})()`;
+
+function pagePattern(p: RegExp): PagePattern {
+  return { source: p.source, flags: p.flags };
+}
+
+/** A substring (escaped) or a RegExp, as a pattern. */
+function containsPattern(text: string | RegExp): PagePattern {
+  return pagePattern(typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : text);
+}
+
+/** What tells one open quick input from the next (the tracker compares the same). */
+function fingerprintOf(s: QuickInputState): string {
+  return `${s.title}|${s.placeholder}`;
+}
+
+/** How long a quick input a command should open may take to appear before the command runs again. */
+const REOPEN_AFTER_MS = 10_000;
+/** How many times a command runs again when the quick input it should open did not appear or was closed. */
+const MAX_RERUNS = 2;
+
 // ------------------------------------------------------------------ the instance
 
 export class VSCode {
@@ -289,6 +398,7 @@ export class VSCode {
     notificationItem: '.notification-list-item',
     notificationMessage: '.notification-list-item-message',
     notificationButton: '.notification-list-item-buttons-container .monaco-button',
+    notificationCentre: '.notifications-center',
     dialog: '.monaco-dialog-box',
     dialogMessage: '.monaco-dialog-box .dialog-message-text',
     dialogButton: '.monaco-dialog-box .dialog-buttons .monaco-button',
@@ -398,6 +508,7 @@ export class VSCode {
         offHost.write(`${route.request().url()}\n`);
         return route.abort('blockedbyclient');
       });
+      await context.addInitScript({ content: QUICK_INPUT_TRACKER });
       const page = await context.newPage();
       const consoleLog = fs.createWriteStream(path.join(artifactsDir, 'browser-console.log'));
       page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
@@ -509,8 +620,7 @@ export class VSCode {
 
   /** Gives keyboard focus back to the workbench (out of a webview or an input), closing pickers. */
   async focusWorkbench(): Promise<void> {
-    const qi = this.page.locator(VSCode.sel.quickInput);
-    if (await qi.isVisible()) await this.page.keyboard.press('Escape');
+    if ((await this.quickInputState()).open) await this.page.keyboard.press('Escape');
     // Blurring the focused element of the main document takes focus out of a webview iframe
     // (and out of inputs) without clicking anything; key presses then reach the workbench.
     await this.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -519,29 +629,70 @@ export class VSCode {
   // ---------------------------------------------------------------- command palette, quick input
 
   /**
+   * The palette command run last by `runCommand`, with the tracker's event number from just
+   * before it ran, while the quick input it opens is not answered yet: `quickPick` and
+   * `inputBox` run it again when that quick input does not come or closes unanswered.
+   */
+  private lastCommand: { title: string | RegExp; mark: number } | undefined;
+
+  /**
    * Runs a command from the palette by its full title as shown there ("Category: Title"),
-   * matched exactly (or by a RegExp).
+   * matched exactly (or by a RegExp). Returns once the palette has taken the command (it closed,
+   * or the command's own quick input took its place); a palette that did not open, lost the
+   * typed text, lacked the row or did not take the click is opened again (three attempts).
    */
   async runCommand(title: string | RegExp): Promise<void> {
     await this.step(`run command ${title}`, async () => {
-      const input = this.page.locator(VSCode.sel.quickInputBox);
-      const query = typeof title === 'string' ? title : title.source.replace(/[\\^$]/g, '');
+      this.lastCommand = { title, mark: await this.paletteRun(title) };
+    });
+  }
+
+  /** Runs a palette command the harness itself needs (no quick input of it is waited for). */
+  private async runOwnCommand(title: string | RegExp): Promise<void> {
+    await this.step(`run command ${title}`, async () => {
+      await this.paletteRun(title);
+      this.lastCommand = undefined;
+    });
+  }
+
+  /** The palette part of `runCommand`; returns the tracker's event number from before the click. */
+  private async paletteRun(title: string | RegExp): Promise<number> {
+    const want = textMatcher(title);
+    const query = `>${typeof title === 'string' ? title : title.source.replace(/[\\^$]/g, '')}`;
+    const input = this.page.locator(VSCode.sel.quickInputBox);
+    let why = '';
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      if (attempt > 1) this.log(`  ${this.label ? `${this.label}: ` : ''}palette for ${want}: ${why}; opening it again`);
+      const patience = attempt < 3 ? 5_000 : TIMEOUTS.ui;
+      await this.focusWorkbench();
+      await this.page.keyboard.press('F1');
+      // Ready once it is open with its ">" and lists commands: text typed earlier may be replaced.
+      if (!(await this.waitQuickInput([{ kind: 'open', palette: true, minRows: 1 }], patience))) {
+        why = `the palette did not open (${await this.describeQuickInput()})`;
+        continue;
+      }
+      await input.fill(query);
       // The palette lists the commands known when it opens: just after a reload, the commands of
       // view containers may come a moment later, so a palette that lacks the row is opened again.
-      for (let attempt = 1; ; attempt += 1) {
-        await this.focusWorkbench();
-        await this.page.keyboard.press('F1');
-        await input.waitFor({ state: 'visible' });
-        await input.fill(`>${query}`);
-        try {
-          await this.pickRow(title, attempt < 3 ? 5_000 : undefined);
-          return;
-        } catch (e) {
-          if (attempt >= 3) throw e;
-          await this.page.keyboard.press('Escape');
-        }
+      if (!(await this.waitQuickInput([{ kind: 'open', palette: true, value: query, row: pagePattern(want) }], patience))) {
+        why = `no palette row ${want} (${await this.describeQuickInput()})`;
+        continue;
       }
-    });
+      const mark = (await this.quickInputState()).seq;
+      try {
+        await this.quickInputRow(want).click({ timeout: patience });
+        await this.movePointerAway();
+      } catch (e) {
+        why = `its row could not be clicked (${(e as Error).message.split('\n')[0]})`;
+        continue;
+      }
+      if (!(await this.waitQuickInput([{ kind: 'left', value: query }], patience))) {
+        why = 'it still shows the command after its row was clicked';
+        continue;
+      }
+      return mark;
+    }
+    throw new Error(`the palette did not run ${want}: ${why}`);
   }
 
   /** Rows now shown by the quick input (their labels; a row's detail line is not its label). */
@@ -550,50 +701,154 @@ export class VSCode {
     return rows.evaluateAll((els) => els.map((el) => (el.querySelector('.label-name')?.textContent ?? '').trim()));
   }
 
-  private async pickRow(label: string | RegExp, timeout?: number): Promise<void> {
-    const want = textMatcher(label);
-    const row = this.page.locator(VSCode.sel.quickInputRow).filter({
-      has: this.page.locator('.label-name', { hasText: want }),
-    }).first();
-    try {
-      await row.waitFor({ state: 'visible', timeout });
-    } catch {
-      const seen = await this.quickPickLabels().catch(() => []);
-      throw new Error(`no quick-pick row ${want} (shown: ${seen.length ? seen.map((s) => JSON.stringify(s)).join(', ') : 'none'})`);
-    }
-    await row.click();
+  /**
+   * Waits for a QuickPick (not the palette) listing a row with this label, running the palette
+   * command run just before again as `quickPick` does; picks nothing. Returns its row labels.
+   */
+  async expectQuickPick(label: string | RegExp): Promise<string[]> {
+    return this.step(`QuickPick with ${label}`, async () => {
+      const want = textMatcher(label);
+      await this.awaitQuickInput({ kind: 'open', palette: false, row: pagePattern(want) }, `QuickPick with a row ${want}`, { n: 0 });
+      return (await this.quickInputState()).labels;
+    });
   }
 
-  /** Picks an item in an open QuickPick by its label, typing `filter` first when given. */
+  /**
+   * Picks an item of a QuickPick by its label, typing `filter` first when given. Waits for a
+   * QuickPick (not the palette) listing the row; when the palette command run just before does
+   * not bring it, or it closes before the row is clicked (focus left it), runs that command again.
+   * Returns once the QuickPick has closed (or another quick input took its place).
+   */
   async quickPick(label: string | RegExp, opts: { filter?: string } = {}): Promise<void> {
     await this.step(`quick pick ${label}`, async () => {
-      const input = this.page.locator(VSCode.sel.quickInputBox);
-      await input.waitFor({ state: 'visible' });
-      if (opts.filter !== undefined) await input.fill(opts.filter);
-      await this.pickRow(label);
+      const want = textMatcher(label);
+      const row = pagePattern(want);
+      const reruns = { n: 0 };
+      for (;;) {
+        if (opts.filter === undefined) {
+          await this.awaitQuickInput({ kind: 'open', palette: false, row }, `QuickPick with a row ${want}`, reruns);
+        } else {
+          await this.awaitQuickInput({ kind: 'open', palette: false }, 'QuickPick', reruns);
+          await this.page.locator(VSCode.sel.quickInputBox).fill(opts.filter);
+          if (!(await this.waitQuickInput([{ kind: 'open', palette: false, value: opts.filter, row }], TIMEOUTS.ui))) {
+            throw new Error(`no QuickPick row ${want} after typing ${JSON.stringify(opts.filter)} (${await this.describeQuickInput()})`);
+          }
+        }
+        const before = await this.quickInputState();
+        try {
+          await this.quickInputRow(want).click({ timeout: 5_000 });
+          await this.movePointerAway();
+        } catch (e) {
+          // Closed under the pointer: wait for it again (its command runs again).
+          if ((await this.quickInputState()).open) throw e;
+          continue;
+        }
+        if (!(await this.waitQuickInput([{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }], TIMEOUTS.ui))) {
+          throw new Error(`the QuickPick stayed open after ${want} was clicked (${await this.describeQuickInput()})`);
+        }
+        this.lastCommand = undefined;
+        return;
+      }
     });
   }
 
-  /** Types into an open InputBox (or QuickPick filter) and presses Enter. */
+  /**
+   * Types into an InputBox (or QuickPick filter) and presses Enter. Waits for an open quick input
+   * other than the palette, saying `expectPrompt` when given (a case-insensitive substring of its
+   * message); runs the palette command run just before again when it does not come or closes
+   * unanswered. Returns once it has closed, or the next one has taken its place.
+   */
   async inputBox(text: string, opts: { expectPrompt?: string | RegExp } = {}): Promise<void> {
     await this.step(`input box "${text}"`, async () => {
+      const { expectPrompt } = opts;
+      const message = expectPrompt === undefined ? undefined : typeof expectPrompt === 'string' ? pagePattern(new RegExp(containsPattern(expectPrompt).source, 'i')) : pagePattern(expectPrompt);
+      await this.awaitQuickInput({ kind: 'open', palette: false, ...(message ? { message } : {}) }, `input box${expectPrompt ? ` asking ${expectPrompt}` : ''}`, { n: 0 });
       const input = this.page.locator(VSCode.sel.quickInputBox);
-      await input.waitFor({ state: 'visible' });
-      if (opts.expectPrompt) {
-        await this.page.locator(VSCode.sel.quickInputMessage, { hasText: opts.expectPrompt }).first().waitFor();
-      }
       await input.fill(text);
-      const widget = this.page.locator(VSCode.sel.quickInput);
-      const said = () => widget.evaluate((w) => `${w.querySelector('.quick-input-title')?.textContent ?? ''}|${w.querySelector('.quick-input-message')?.textContent ?? ''}`).catch(() => '');
-      const before = await said();
+      const before = await this.quickInputState();
       await input.press('Enter');
-      // Done when the input closes, or when the next one opens in its place (another title or prompt).
-      const deadline = Date.now() + TIMEOUTS.ui;
-      while ((await widget.isVisible()) && (await said()) === before) {
-        if (Date.now() > deadline) throw new Error(`the input box did not close after Enter within ${TIMEOUTS.ui} ms`);
-        await this.page.waitForTimeout(50);
+      if (!(await this.waitQuickInput([{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }], TIMEOUTS.ui))) {
+        throw new Error(`the input box did not close after Enter within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()})`);
       }
+      this.lastCommand = undefined;
     });
+  }
+
+  /** What the quick input widget shows now. */
+  async quickInputState(): Promise<QuickInputState> {
+    const s = await this.page.evaluate(`(${QUICK_INPUT_TRACKER}, window.__ccQuickInput.read())`).catch(() => undefined);
+    return (s as QuickInputState | undefined) ?? { open: false, palette: false, value: '', title: '', placeholder: '', message: '', labels: [], seq: 0 };
+  }
+
+  /**
+   * Moves the pointer to the window's top-left corner (the title bar, where nothing reacts to it):
+   * left over a clicked row, it would highlight the row of the next quick input under it, which
+   * reads as a preselection in screenshots.
+   */
+  private async movePointerAway(): Promise<void> {
+    await this.page.mouse.move(0, 0);
+  }
+
+  /** The quick input's row whose label matches. */
+  private quickInputRow(want: RegExp): Locator {
+    return this.page.locator(VSCode.sel.quickInputRow).filter({ has: this.page.locator('.label-name', { hasText: want }) }).first();
+  }
+
+  /**
+   * Waits until one of `conds` holds in the page (checked every 100 ms); returns 1 + its index,
+   * or 0 once `timeout` passed. A reload meanwhile waits on in the new document.
+   */
+  private async waitQuickInput(conds: QuickInputCondition[], timeout: number): Promise<number> {
+    const deadline = Date.now() + timeout;
+    const expr = `(${QUICK_INPUT_TRACKER}, window.__ccQuickInput.test(${JSON.stringify(conds)}))`;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) return 0;
+      try {
+        const got = await this.page.waitForFunction(expr, undefined, { timeout: left, polling: 100 });
+        return (await got.jsonValue()) as number;
+      } catch (e) {
+        if ((e as Error).name === 'TimeoutError') return 0;
+        if (!/context was destroyed|navigat/i.test((e as Error).message)) throw e;
+      }
+    }
+  }
+
+  /**
+   * Waits for the quick input `cond` describes. When the last palette command's quick input
+   * closed unanswered, or none at all appeared within REOPEN_AFTER_MS, runs that command again
+   * (at most MAX_RERUNS times in all, counted in `reruns`). A quick input that is open but lacks
+   * what is waited for is waited on until TIMEOUTS.ui, then that fails, naming what it shows.
+   */
+  private async awaitQuickInput(cond: QuickInputCondition, what: string, reruns: { n: number }): Promise<void> {
+    let deadline = Date.now() + TIMEOUTS.ui;
+    for (;;) {
+      const cmd = reruns.n < MAX_RERUNS ? this.lastCommand : undefined;
+      const conds: QuickInputCondition[] = cmd ? [cond, { kind: 'dismissed', since: cmd.mark }] : [cond];
+      const left = deadline - Date.now();
+      const got = await this.waitQuickInput(conds, cmd ? Math.min(left, REOPEN_AFTER_MS) : left);
+      if (got === 1) return;
+      const now = await this.quickInputState();
+      if (cmd && (got === 2 || !now.open)) {
+        reruns.n += 1;
+        this.log(`  ${this.label ? `${this.label}: ` : ''}${what}: ${got === 2 ? 'its quick input closed unanswered' : `no quick input within ${REOPEN_AFTER_MS} ms`}; running ${cmd.title} again`);
+        this.lastCommand = { title: cmd.title, mark: await this.paletteRun(cmd.title) };
+        deadline = Date.now() + TIMEOUTS.ui;
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(`no ${what} within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()}; ${await this.describeToasts()})`);
+      }
+    }
+  }
+
+  /** The quick input now, in words (for failures). */
+  private async describeQuickInput(): Promise<string> {
+    const s = await this.quickInputState();
+    if (!s.open) return 'no quick input open';
+    const said = [['value', s.value], ['title', s.title], ['placeholder', s.placeholder], ['message', s.message]]
+      .filter(([, v]) => v).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+    return `${s.palette ? 'the palette' : 'a quick input'} open (${[...said, `rows ${s.labels.length ? s.labels.map((l) => JSON.stringify(l)).join(', ') : 'none'}`].join(', ')})`;
   }
 
   // ---------------------------------------------------------------- notifications and dialogs
@@ -605,31 +860,79 @@ export class VSCode {
     });
   }
 
-  /** Waits for a notification toast with this message and returns it. */
+  /**
+   * Waits for a notification with this message and returns its toast. A toast moves to the
+   * notification centre by itself (an information one after about ten seconds, buttons or not),
+   * and no more than three show at once: one that is not (or no longer) a toast is looked for in
+   * the centre (shown and hidden again; the locator returned is then the centre's item).
+   */
   async expectNotification(text: string | RegExp, timeout = TIMEOUTS.ui): Promise<Locator> {
     const toast = this.notification(text).first();
     try {
       await toast.waitFor({ state: 'visible', timeout });
     } catch {
-      const shown = await this.page.locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`).allInnerTexts().catch(() => []);
-      throw await this.failure(`no notification ${text} within ${timeout} ms (shown: ${shown.length ? shown.map((s) => JSON.stringify(s)).join(', ') : 'none'})`, 'notification');
+      const toasts = await this.describeToasts();
+      const inCentre = await this.inNotificationCentre(text, async () => undefined).catch((e: Error) => ({ found: undefined, messages: [`(${e.message.split('\n')[0]})`] }));
+      if (inCentre.found) {
+        this.log(`  ${this.label ? `${this.label}: ` : ''}notification ${text}: found in the notification centre, not as a toast`);
+        return inCentre.found;
+      }
+      throw await this.failure(`no notification ${text} within ${timeout} ms (${toasts}; notification centre: ${inCentre.messages.length ? inCentre.messages.map((s) => JSON.stringify(s)).join(', ') : 'empty'})`, 'notification');
     }
     // Toasts fade in; a screenshot taken meanwhile shows them half transparent.
     await toast.and(this.page.locator('.notification-fade-in-done')).waitFor({ timeout: 2_000 }).catch(() => {});
     return toast;
   }
 
-  /** Clicks a button (action) of the notification with this message. */
-  async clickNotificationButton(text: string | RegExp, button: string | RegExp): Promise<void> {
-    const toast = await this.expectNotification(text);
+  /** Clicks a button (action) of the notification with this message (in its toast, or in the centre when it went there). */
+  async clickNotificationButton(text: string | RegExp, button: string | RegExp, timeout = TIMEOUTS.ui): Promise<void> {
+    this.lastCommand = undefined;
+    await this.expectNotification(text, timeout);
     await this.step(`notification button ${button}`, async () => {
-      await toast.locator(VSCode.sel.notificationButton, { hasText: textMatcher(button) }).first().click();
+      const buttonOf = (item: Locator) => item.locator(VSCode.sel.notificationButton, { hasText: textMatcher(button) }).first();
+      const toast = this.notification(text).first();
+      let missed: unknown = new Error(`no notification ${text} with a button ${button}`);
+      if (await toast.isVisible()) {
+        try {
+          await buttonOf(toast).click({ timeout: 5_000 });
+          return;
+        } catch (e) {
+          missed = e; // the toast left for the centre meanwhile
+        }
+      }
+      const inCentre = await this.inNotificationCentre(text, (item) => buttonOf(item).click());
+      if (!inCentre.found) throw missed;
     });
+  }
+
+  /**
+   * Shows the notification centre, runs `fn` on the item with this message when it is there, and
+   * hides the centre again; returns that item (undefined when absent) and the centre's messages.
+   */
+  private async inNotificationCentre(text: string | RegExp, fn: (item: Locator) => Promise<unknown>): Promise<{ found: Locator | undefined; messages: string[] }> {
+    const centre = this.page.locator(VSCode.sel.notificationCentre);
+    await this.runOwnCommand('Notifications: Show Notifications');
+    try {
+      await centre.waitFor({ state: 'visible', timeout: 5_000 });
+      const messages = (await centre.locator(VSCode.sel.notificationMessage).allInnerTexts()).map((s) => s.trim());
+      const item = centre.locator(VSCode.sel.notificationItem).filter({ has: this.page.locator(VSCode.sel.notificationMessage, { hasText: text }) }).first();
+      if (!(await item.isVisible())) return { found: undefined, messages };
+      await fn(item);
+      return { found: item, messages };
+    } finally {
+      if (await centre.isVisible()) await this.runOwnCommand('Notifications: Hide Notifications').catch(() => {});
+    }
+  }
+
+  /** The toasts now shown, in words (for failures). */
+  private async describeToasts(): Promise<string> {
+    const shown = await this.page.locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`).allInnerTexts().catch(() => []);
+    return `toasts: ${shown.length ? shown.map((s) => JSON.stringify(s.trim())).join(', ') : 'none'}`;
   }
 
   /** Closes every notification (toasts and the centre). */
   async clearNotifications(): Promise<void> {
-    await this.runCommand('Notifications: Clear All Notifications');
+    await this.runOwnCommand('Notifications: Clear All Notifications');
   }
 
   /** Waits for a modal dialog (showWarningMessage({modal:true}) etc.) and returns its message. */
@@ -647,6 +950,7 @@ export class VSCode {
 
   /** Clicks a button of the open modal dialog by its label. */
   async dialogButton(label: string | RegExp): Promise<void> {
+    this.lastCommand = undefined;
     await this.step(`dialog button ${label}`, async () => {
       await this.page.locator(VSCode.sel.dialogButton, { hasText: textMatcher(label) }).first().click();
       await this.page.locator(VSCode.sel.dialog).waitFor({ state: 'hidden' });
@@ -686,6 +990,7 @@ export class VSCode {
 
   /** Clicks a tree item (expanding the view's pane first if it is collapsed). */
   async clickTreeItem(label: string | RegExp, opts: { view?: string; double?: boolean } = {}): Promise<void> {
+    this.lastCommand = undefined;
     await this.step(`click tree item ${label}`, async () => {
       if (opts.view) await this.expandView(opts.view);
       const item = this.treeItem(label, opts);
@@ -777,7 +1082,7 @@ export class VSCode {
     const wanted = { ...current, ...changes };
     const text = JSON.stringify(wanted, null, 2);
     await this.step(`update ${folder.toLowerCase()} settings`, async () => {
-      await this.runCommand(command);
+      await this.runOwnCommand(command);
       const editor = this.page.locator('.editor-instance .monaco-editor').first();
       await editor.waitFor();
       await editor.click();
@@ -819,7 +1124,7 @@ export class VSCode {
    */
   async extensionActivationTime(displayName: string): Promise<{ ms: number; text: string }> {
     return this.step(`activation time of ${displayName}`, async () => {
-      await this.runCommand('Developer: Show Running Extensions');
+      await this.runOwnCommand('Developer: Show Running Extensions');
       const row = this.page.locator('.runtime-extensions-editor .extension').filter({ has: this.page.locator('.name', { hasText: textMatcher(displayName) }) }).first();
       const text = (await expectText(row.locator('.activation-time'), /\d+ms/)).trim();
       await this.closeAllEditors();
@@ -829,7 +1134,7 @@ export class VSCode {
 
   /** Closes all editors (webview panels included). */
   async closeAllEditors(): Promise<void> {
-    await this.runCommand('View: Close All Editors');
+    await this.runOwnCommand('View: Close All Editors');
   }
 
   /**
@@ -872,7 +1177,7 @@ export class VSCode {
   async reloadWindow(): Promise<void> {
     await this.step('reload window', async () => {
       const loaded = this.page.waitForEvent('load', { timeout: TIMEOUTS.workbench });
-      await this.runCommand('Developer: Reload Window');
+      await this.runOwnCommand('Developer: Reload Window');
       await loaded;
       await this.page.locator(VSCode.sel.workbench).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
       await this.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
@@ -884,6 +1189,7 @@ export class VSCode {
 
   /** Back to a plain workbench: no pickers, dialogs, notifications, editors or panel. */
   async resetUi(): Promise<void> {
+    this.lastCommand = undefined;
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
     const dialog = this.page.locator(VSCode.sel.dialog);
     if (await dialog.isVisible()) {
@@ -892,7 +1198,7 @@ export class VSCode {
     await this.clearNotifications().catch(() => {});
     await this.closeAllEditors().catch(() => {});
     // A panel a scenario opened (e.g. an output channel) would halve the editor area of the next.
-    if (await this.page.locator('.part.panel').isVisible()) await this.runCommand('View: Hide Panel').catch(() => {});
+    if (await this.page.locator('.part.panel').isVisible()) await this.runOwnCommand('View: Hide Panel').catch(() => {});
   }
 
   /** Closes the browser and stops code-server with every helper process it started. */

@@ -1,5 +1,6 @@
 import type { HostDb, Queryable } from '../db/database';
 import { bumpDataVersion, countingWrites, writesThrough, writtenTables } from '../db/data-version';
+import { isStalePlanError } from '../db/pg-client';
 import type { EventBus } from '../events/bus';
 import type { BranchStateKeepers } from '../objects/branch-state-keepers';
 import type { ObjectTypeRegistry } from '../objects/object-types';
@@ -163,23 +164,34 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
  */
 export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
-  const tasks: Array<() => Promise<void> | void> = [];
-  const result = await ctx.host.db.transaction().execute(async (trx) => {
-    const init: CtxInit = {
-      host: ctx.host,
-      user: ctx.user,
-      requestId: ctx.requestId,
-      baseUrl: ctx.baseUrl,
-      branch: ctx.branch,
-    };
-    const counted = countingWrites(trx);
-    const tx = new RequestCtx(init, counted, true, tasks);
-    const value = await work(tx);
-    await runPending(tx);
-    // Last, so that the one row is held for the shortest time (several instances write it).
-    if (writesThrough(counted) > 0) await bumpDataVersion(counted, writtenTables(counted));
-    return value;
-  });
+  let tasks: Array<() => Promise<void> | void> = [];
+  const attempt = () =>
+    ctx.host.db.transaction().execute(async (trx) => {
+      tasks = [];
+      const init: CtxInit = {
+        host: ctx.host,
+        user: ctx.user,
+        requestId: ctx.requestId,
+        baseUrl: ctx.baseUrl,
+        branch: ctx.branch,
+      };
+      const counted = countingWrites(trx);
+      const tx = new RequestCtx(init, counted, true, tasks);
+      const value = await work(tx);
+      await runPending(tx);
+      // Last, so that the one row is held for the shortest time (several instances write it).
+      if (writesThrough(counted) > 0) await bumpDataVersion(counted, writtenTables(counted));
+      return value;
+    });
+  let result: T;
+  try {
+    result = await attempt();
+  } catch (err) {
+    // A prepared statement that another instance's schema change made stale ended the
+    // transaction (PostgreSQL; nothing was written): once more, on statements prepared afresh.
+    if (!isStalePlanError(err)) throw err;
+    result = await attempt();
+  }
   for (const task of tasks) {
     try {
       await task();

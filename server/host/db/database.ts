@@ -18,15 +18,20 @@ import {
   type Driver,
   type Migration,
   type QueryCompiler,
+  type QueryResult,
+  SelectQueryNode,
+  createQueryId,
+  sql,
   type Transaction,
   type TransactionSettings,
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as Pg from 'pg';
+import { beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { countingWrites, readVersionWith } from './data-version';
+import { countingWrites, isWrite, readVersionWith } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -114,31 +119,178 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   });
 }
 
-/** Opens (creating the folder when needed) a SQLite database with WAL and foreign keys. */
+/** What every connection to a SQLite database of the service sets up: its functions and patience. */
+function configureSqlite(sqlite: SQLite.Database): void {
+  // Another connection (or another process's checkpoint) may hold the database or the WAL briefly.
+  sqlite.pragma('busy_timeout = 5000');
+  // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
+  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
+}
+
+/** One at a time, in the order asked. */
+class FifoLock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+  async lock(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  unlock(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statement = sqlite.prepare(compiled.sql)): QueryResult<any> {
+  const parameters = compiled.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * SQLite with a writer and a reader. A SQLite connection runs one transaction at a time, and
+ * Kysely's own driver hands its one connection to one user at a time, so a read outside any
+ * transaction used to wait for every write transaction in progress (held across its awaits).
+ * Here a transaction, and a statement outside transactions that writes, take the writer (one at
+ * a time, in order); a statement outside transactions that only reads runs at once on a
+ * read-only connection of its own. In WAL mode that connection sees every transaction committed
+ * when the statement starts and never sees one in progress: a request reads what it wrote
+ * once its transaction has committed, and reads inside a transaction stay on the transaction's
+ * connection. Statements run synchronously (better-sqlite3), so each read is one snapshot.
+ */
+class SqliteReadWriteDriver implements Driver {
+  private readonly writerLock = new FifoLock();
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+  ) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this.writer, this.reader, this.writerLock);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    await routed.holdWriter();
+    await routed.executeQuery(CompiledQuery.raw('begin'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`savepoint ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`rollback to ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`release ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).releaseWriter();
+  }
+  async destroy(): Promise<void> {
+    this.writer.close();
+    this.reader.close();
+  }
+}
+
+/** A connection as Kysely sees it: the writer while it holds a transaction, else each statement where it belongs. */
+class RoutedConnection implements DatabaseConnection {
+  private holding = false;
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+    private readonly writerLock: FifoLock,
+  ) {}
+  async holdWriter(): Promise<void> {
+    if (this.holding) return;
+    await this.writerLock.lock();
+    this.holding = true;
+  }
+  releaseWriter(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.writerLock.unlock();
+  }
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.holding) return runStatement(this.writer, compiled);
+    if (!isWrite(compiled.query)) {
+      const statement = this.reader.prepare(compiled.sql);
+      // What SQLite itself says of the statement decides: anything that may write goes to the writer.
+      if (statement.readonly) return runStatement(this.reader, compiled, statement);
+    }
+    await this.writerLock.lock();
+    try {
+      return runStatement(this.writer, compiled);
+    } finally {
+      this.writerLock.unlock();
+    }
+  }
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // Rows are read from the writer, as Kysely's own driver does: an iteration left open on the
+    // reader would hold its snapshot, and every other read of it would see that old state.
+    if (!SelectQueryNode.is(compiled.query)) throw new Error('SQLite streams select queries only');
+    const mine = !this.holding;
+    if (mine) await this.writerLock.lock();
+    try {
+      for (const row of this.writer.prepare(compiled.sql).iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
+    } finally {
+      if (mine) this.writerLock.unlock();
+    }
+  }
+}
+
+class SqliteReadWriteDialect extends SqliteDialect {
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+  ) {
+    super({ database: writer });
+  }
+  override createDriver(): Driver {
+    return new SqliteReadWriteDriver(this.writer, this.reader);
+  }
+}
+
+/**
+ * Opens (creating the folder when needed) a SQLite database with WAL and foreign keys: a file
+ * on a writer and a reader (`SqliteReadWriteDriver`), `:memory:` on its one connection (nothing
+ * else can open it).
+ */
 function openSqlite(path: string): OpenDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
   // Pages kept in the process (the build's default is 16 MB); the operating system caches the file too.
   sqlite.pragma('cache_size = -8000');
-  // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
-  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
+  configureSqlite(sqlite);
   const listeners = new Set<StatementListener>();
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: statementLog(listeners) }));
-  statementListeners.set(db, listeners);
-  // The data version is read on a read-only connection of its own (WAL: it sees the last
-  // commit and never waits for a transaction on the main one). Nothing else can open a
-  // database in memory.
-  let versionReader: Kysely<HostTables> | null = null;
+  const writer = withStatementCache(sqlite);
+  let reader: SQLite.Database | null = null;
   if (path !== ':memory:') {
-    const reader = new SQLite(path, { readonly: true });
-    // As patient as the main connection: another process's checkpoint may hold the WAL briefly.
-    reader.pragma('busy_timeout = 5000');
-    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(reader) }) });
+    const readOnly = new SQLite(path, { readonly: true });
+    configureSqlite(readOnly);
+    // Its pages are dropped whenever another connection has committed since its last read
+    // (WAL), so a large cache would rarely be reused: the file's pages stay in the OS's cache.
+    readOnly.pragma('cache_size = -2000');
+    reader = withStatementCache(readOnly);
   }
+  const dialect = reader ? new SqliteReadWriteDialect(writer, reader) : new SqliteDialect({ database: writer });
+  const db = countingWrites(new Kysely<HostTables>({ dialect, log: statementLog(listeners) }));
+  statementListeners.set(db, listeners);
+  // The data version is read on the reader too, through a handle of its own (outside the
+  // statement log, which counts a request's statements): never behind a transaction.
+  const versionReader = reader ? new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) }) : null;
   readVersionWith(db, versionReader);
   return {
     db,
@@ -146,7 +298,6 @@ function openSqlite(path: string): OpenDatabase {
     target: path,
     close: async () => {
       await db.destroy();
-      await versionReader?.destroy();
     },
   };
 }
@@ -192,51 +343,15 @@ class PortablePostgresQueryCompiler extends PostgresQueryCompiler {
 
 class SerializedWritesDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    const lock = `select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`;
     if (settings.isolationLevel || settings.accessMode) {
       await super.beginTransaction(connection, settings);
-      await connection.executeQuery(CompiledQuery.raw(lock));
+      await connection.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`));
       return;
     }
-    // One round trip: two statements without parameters go as one simple query.
-    await connection.executeQuery(CompiledQuery.raw(`begin; ${lock}`));
+    // One round trip: statements without parameters go as one simple query (`pg-client.ts`
+    // keeps the versions it reads for the transaction).
+    await connection.executeQuery(CompiledQuery.raw(beginWriteSql(WRITE_LOCK)));
   }
-}
-
-/**
- * Statements with parameters are sent as named (prepared) statements: PostgreSQL parses and
- * plans each text once per connection instead of at every execution. The names are the same
- * for every connection of the process (a text keeps its name); at most this many texts are
- * named (each connection keeps what it prepared until it closes), the rest go unnamed.
- */
-const NAMED_STATEMENTS = 2000;
-const statementNames = new Map<string, string>();
-
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < NAMED_STATEMENTS) {
-    name = `cc_${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-let namedStatementsClient: typeof Pg.Client | undefined;
-
-/** The driver's client naming the statements it sends (defined once the driver is loaded). */
-function NamedStatementsClient(): typeof Pg.Client {
-  namedStatementsClient ??= class NamedStatementsClient extends pgDriver().Client {
-    // The driver calls query(text, values); every other form is passed on as it is.
-    override query(...args: unknown[]): any {
-      const [text, values] = args;
-      if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
-        const name = statementName(text);
-        if (name) return super.query({ name, text, values });
-      }
-      return (super.query as (...a: unknown[]) => unknown).apply(this, args);
-    }
-  };
-  return namedStatementsClient;
 }
 
 class PortablePostgresDialect extends PostgresDialect {
@@ -275,13 +390,17 @@ export function onClose(db: HostDb, task: () => Promise<void>): void {
 
 function openPostgres(url: string, poolSize: number): OpenDatabase {
   const pg = pgDriver();
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: NamedStatementsClient() });
+  // Statements are logged as the connections send them: each is one round trip.
+  const listeners = new Set<StatementListener>();
+  const onRoundTrip = (sql: string, ms: number) => {
+    for (const listener of listeners) listener(sql, ms);
+  };
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
   // The data version is read through the pool: a connection of its own, which sees the last
   // commit of any instance and never waits for a transaction.
-  const listeners = new Set<StatementListener>();
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }), log: statementLog(listeners) }));
+  const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));
   statementListeners.set(db, listeners);
   urls.set(db, url);
   return {

@@ -10,8 +10,9 @@ import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { jsonListHasAny } from '../db/list';
-import { deleteEventRule, eventRuleById, eventRuleNameTaken, eventRuleRows, insertEventRule, updateEventRule } from './event-rules-repository';
-import { webhookExists } from './webhooks-repository';
+import { eventRuleRows, eventRuleTable } from './event-rules-repository';
+import { webhookTable } from './webhooks-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -50,9 +51,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     enabled: row.enabled === 1,
     object_types: parseJson<string[]>(row.object_types, []),
@@ -70,16 +69,12 @@ function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
 const eventRules = rowReads({
   name: 'event rules',
   from: eventRuleRows,
-  byId: eventRuleById,
+  byId: eventRuleTable.byId,
   present,
+  columnFilters: { id: 'int', name: 'string', enabled: 'bool', action_type: 'string', action_object_id: 'int' },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     event_type: { type: 'string', description: 'Rules triggered by this event type.', test: (r, v) => jsonListHasAny(r.event_types, v) },
-    action_type: { type: 'string', column: 'action_type' },
-    action_object_id: { type: 'int', column: 'action_object_id' },
   },
   ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
   search: ['name'],
@@ -138,14 +133,14 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
   }
   if (rule.action_type === WEBHOOK_ACTION) {
     if (rule.action_object_id === null) throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
-    if (!(await webhookExists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
+    if (!(await webhookTable.exists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
   }
   const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
   if (dataProblem) throw fieldError('action_data', dataProblem);
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await eventRuleNameTaken(ctx, name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
+  if (await eventRuleTable.taken(ctx, 'name', name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
 }
 
 function unique<T>(values: readonly T[]): T[] {
@@ -192,7 +187,7 @@ export function registerEventRules(host: Host): void {
         await assertNameFree(ctx, input.name, null);
         await validateRule(ctx, merged(null, input));
         const now = ctx.host.clock.now().toISOString();
-        return insertEventRule(ctx, {
+        return eventRuleTable.insert(ctx, {
           name: input.name,
           enabled: 1,
           object_types: '[]',
@@ -213,11 +208,11 @@ export function registerEventRules(host: Host): void {
       run: async (ctx, existing, input: Partial<EventRuleWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateRule(ctx, merged(existing, input));
-        await updateEventRule(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await eventRuleTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await deleteEventRule(ctx, existing.id);
+      await eventRuleTable.remove(ctx, existing.id);
     },
   });
 }

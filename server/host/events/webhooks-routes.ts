@@ -8,7 +8,8 @@ import type { WebhooksTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
-import { deleteWebhook, insertWebhook, updateWebhook, webhookById, webhookNameTaken, webhookRows } from './webhooks-repository';
+import { webhookRows, webhookTable } from './webhooks-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -73,9 +74,7 @@ type WebhookWrite = z.infer<typeof webhookWrite>;
 
 function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     payload_url: row.payload_url,
     http_method: row.http_method as WebhookOut['http_method'],
@@ -93,20 +92,15 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
 const webhooks = rowReads({
   name: 'webhooks',
   from: webhookRows,
-  byId: webhookById,
+  byId: webhookTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    http_method: { type: 'choice', choices: HTTP_METHODS, column: 'http_method' },
-    payload_url: { type: 'string', column: 'payload_url' },
-  },
+  columnFilters: { id: 'int', name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
 });
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await webhookNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
+  if (await webhookTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
 }
 
 function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
@@ -136,7 +130,7 @@ export function registerWebhooks(host: Host): void {
       run: async (ctx, input: WebhookWrite) => {
         await assertNameFree(ctx, input.name, null);
         const now = ctx.host.clock.now().toISOString();
-        return insertWebhook(ctx, {
+        return webhookTable.insert(ctx, {
           name: input.name,
           payload_url: input.payload_url,
           http_method: 'POST',
@@ -156,7 +150,7 @@ export function registerWebhooks(host: Host): void {
       put: webhookWrite,
       run: async (ctx, existing, input: Partial<WebhookWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await updateWebhook(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await webhookTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
@@ -164,7 +158,7 @@ export function registerWebhooks(host: Host): void {
       if (rules.length > 0) {
         throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${rules.map((name) => `"${name}"`).join(', ')}; change or delete them first.`);
       }
-      await deleteWebhook(ctx, existing.id);
+      await webhookTable.remove(ctx, existing.id);
     },
   });
 }

@@ -7,7 +7,7 @@ import type { TagRow } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { TAG_TYPE, TAGS_PATH, tagUrl } from './tags';
-import { deleteTag, insertTag, tagById, tagFieldTaken, tagRows, updateTag } from './tags-repository';
+import { deleteTag, tagRows, tagTable } from './tags-repository';
 
 type TagOut = z.infer<typeof tagOutput> & ApiObject;
 type TagWriteInput = z.infer<typeof tagWrite>;
@@ -20,14 +20,9 @@ function present(ctx: Ctx, row: TagRow): TagOut {
 const tags = rowReads({
   name: 'tags',
   from: tagRows,
-  byId: tagById,
+  byId: tagTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    slug: { type: 'string', column: 'slug' },
-    color: { type: 'string', column: 'color' },
-  },
+  columnFilters: { id: 'int', name: 'string', slug: 'string', color: 'string' },
   ordering: { id: 'id', name: 'name', slug: 'slug', created: 'created' },
   defaultOrdering: [{ field: 'name', desc: false }],
   search: ['name', 'slug', 'description'],
@@ -37,7 +32,7 @@ async function requireUnique(ctx: Ctx, input: Partial<TagWriteInput>, exceptId: 
   for (const field of ['name', 'slug'] as const) {
     const value = input[field];
     if (value === undefined) continue;
-    if (await tagFieldTaken(ctx, field, value, exceptId)) throw ValidationError.field(field, `A tag with this ${field} already exists.`);
+    if (await tagTable.taken(ctx, field, value, exceptId)) throw ValidationError.field(field, `A tag with this ${field} already exists.`);
   }
 }
 
@@ -55,7 +50,7 @@ export function registerTags(host: Host): void {
       run: async (ctx, input: TagWriteInput) => {
         await requireUnique(ctx, input, null);
         const now = ctx.host.clock.now().toISOString();
-        return insertTag(ctx, { name: input.name, slug: input.slug, color: input.color ?? '9e9e9e', description: input.description ?? '', created: now, last_updated: now });
+        return tagTable.insert(ctx, { name: input.name, slug: input.slug, color: input.color ?? '9e9e9e', description: input.description ?? '', created: now, last_updated: now });
       },
     },
     update: {
@@ -63,7 +58,7 @@ export function registerTags(host: Host): void {
       put: tagWrite,
       run: async (ctx, existing, input: Partial<TagWriteInput>) => {
         await requireUnique(ctx, input, existing.id);
-        await updateTag(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
+        await tagTable.update(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {

@@ -1,6 +1,6 @@
 import type { AuthUser, Ctx } from '../core/context';
 import { groupNamesByIds } from './groups-repository';
-import { activeMembersOfGroups, groupIdsOfUsers, userById, usersWithIds } from './users-repository';
+import { activeMembersOfGroups, groupIdsOfUsers, userTable, usersWithIds } from './users-repository';
 
 /**
  * Who is who, as plugins ask it: users and groups by id, the active members of groups, and a
@@ -38,7 +38,7 @@ export async function activeGroupMembers(ctx: Ctx, groupIds: Iterable<number>): 
 /** An active user as an identity to act as (work done on their behalf), or null. */
 export async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | null> {
   if (userId === null) return null;
-  const user = await userById(ctx, userId);
+  const user = await userTable.byId(ctx, userId);
   if (!user || user.is_active !== 1) return null;
   const groupIds = (await groupIdsOfUsers(ctx, [userId])).get(userId) ?? [];
   return { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds, writeEnabled: true };

@@ -5,7 +5,8 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
-import { deleteGroup, groupById, groupRows, insertGroup, updateGroup } from './groups-repository';
+import { groupRows, groupTable } from './groups-repository';
+import { briefObject } from '../core/api-object';
 
 export const groupOutput = z.object({
   id: z.number().int(),
@@ -25,9 +26,7 @@ const groupWrite = z.strictObject({
 
 function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/groups/${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, '/api/users/groups/', row.id, row.name),
     name: row.name,
     description: row.description,
     created: row.created,
@@ -39,12 +38,9 @@ function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
 const groups = rowReads({
   name: 'groups',
   from: groupRows,
-  byId: groupById,
+  byId: groupTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-  },
+  columnFilters: { id: 'int', name: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created' },
   search: ['name', 'description'],
 });
@@ -61,18 +57,18 @@ export function registerGroups(host: Host): void {
       body: groupWrite,
       run: async (ctx, input: z.infer<typeof groupWrite>) => {
         const now = ctx.host.clock.now().toISOString();
-        return insertGroup(ctx, { name: input.name, description: input.description ?? '', created: now, last_updated: now });
+        return groupTable.insert(ctx, { name: input.name, description: input.description ?? '', created: now, last_updated: now });
       },
     },
     update: {
       body: groupWrite.partial(),
       put: groupWrite,
       run: async (ctx, existing, input: Partial<z.infer<typeof groupWrite>>) => {
-        await updateGroup(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
+        await groupTable.update(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await deleteGroup(ctx, existing.id);
+      await groupTable.remove(ctx, existing.id);
       await dropFromPermissions(ctx, 'groups', existing.id);
     },
   });

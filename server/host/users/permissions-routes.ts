@@ -7,9 +7,10 @@ import type { PermissionsTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { jsonListHasAny } from '../db/list';
 import { rowReads } from '../http/row-reads';
-import { deletePermission, insertPermission, permissionById, permissionNameTaken, permissionRows, updatePermission } from './permissions-repository';
+import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
+import { briefObject } from '../core/api-object';
 
 export const permissionOutput = z.object({
   ...objectBase,
@@ -45,9 +46,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, '/api/users/permissions/', row.id, row.name),
     name: row.name,
     description: row.description,
     enabled: row.enabled === 1,
@@ -65,12 +64,10 @@ function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
 const permissions = rowReads({
   name: 'permissions',
   from: permissionRows,
-  byId: permissionById,
+  byId: permissionTable.byId,
   present,
+  columnFilters: { id: 'int', name: 'string', enabled: 'bool' },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },
     user_id: { type: 'int', allowMe: true, test: (r, v) => jsonListHasAny(r.users, v) },
@@ -112,7 +109,7 @@ async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Pr
 }
 
 async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await permissionNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
+  if (await permissionTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
 }
 
 export function registerPermissions(host: Host): void {
@@ -129,7 +126,7 @@ export function registerPermissions(host: Host): void {
         await assertNameFree(ctx, input.name, null);
         await validateReferences(ctx, input);
         const now = ctx.host.clock.now().toISOString();
-        return insertPermission(ctx, {
+        return permissionTable.insert(ctx, {
           name: input.name,
           description: input.description ?? '',
           enabled: input.enabled === false ? 0 : 1,
@@ -150,11 +147,11 @@ export function registerPermissions(host: Host): void {
       run: async (ctx, existing, input: Partial<PermissionWrite>) => {
         if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
         await validateReferences(ctx, input);
-        await updatePermission(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
+        await permissionTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
       },
     },
     remove: async (ctx, existing) => {
-      await deletePermission(ctx, existing.id);
+      await permissionTable.remove(ctx, existing.id);
     },
   });
 }

@@ -1,20 +1,12 @@
-import type { Insertable, Updateable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { HostDb } from '../db/database';
+import { tableRows } from '../db/table-rows';
 import type { Row, TokensTable } from '../db/tables';
 
-export function tokenById(ctx: Ctx, id: number): Promise<Row<TokensTable> | undefined> {
-  return ctx.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** Tokens by id: read, key taken, insert (answering the stored row), update, delete. */
+export const tokenTable = tableRows((ctx: Ctx) => ctx.db, 'tokens');
 
-export async function tokenKeyTaken(ctx: Ctx, keyHash: string): Promise<boolean> {
-  return (await ctx.db.selectFrom('tokens').select('id').where('key_hash', '=', keyHash).executeTakeFirst()) !== undefined;
-}
 
-/** Stores a token; answers the stored row. */
-export function insertToken(ctx: Ctx, values: Insertable<TokensTable>): Promise<Row<TokensTable>> {
-  return ctx.db.insertInto('tokens').values(values).returningAll().executeTakeFirstOrThrow();
-}
 
 /** The tokens with any of these ids, of any of these users, with any of these write settings (an absent list: any). */
 export function tokensWhere(ctx: Ctx, filter: { ids?: readonly number[]; userIds?: readonly number[]; writeEnabled?: readonly boolean[] }): Promise<Row<TokensTable>[]> {
@@ -25,13 +17,7 @@ export function tokensWhere(ctx: Ctx, filter: { ids?: readonly number[]; userIds
   return q.execute();
 }
 
-export async function updateToken(ctx: Ctx, id: number, values: Updateable<TokensTable>): Promise<void> {
-  await ctx.db.updateTable('tokens').set(values).where('id', '=', id).execute();
-}
 
-export async function deleteToken(ctx: Ctx, id: number): Promise<void> {
-  await ctx.db.deleteFrom('tokens').where('id', '=', id).execute();
-}
 
 /** A token by the hash of its key, with its user (authentication; outside any request's context). */
 export function tokenWithUser(db: HostDb, keyHash: string) {

@@ -11,7 +11,8 @@ import { parseId } from '../http/resource';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
-import { deleteToken, insertToken, tokenById, tokenKeyTaken, tokensWhere, updateToken } from './tokens-repository';
+import { tokensWhere, tokenTable } from './tokens-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
@@ -42,9 +43,7 @@ const ORDERING = ['id', 'user', 'created', 'expires', 'last_used'];
 
 function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: `${row.key_prefix}…`,
+    ...briefObject(ctx, PATH, row.id, `${row.key_prefix}…`),
     user: row.user_id,
     write_enabled: row.write_enabled === 1,
     expires: row.expires,
@@ -56,7 +55,7 @@ function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
 }
 
 async function getToken(ctx: Ctx, id: number): Promise<TokenOut | undefined> {
-  const row = await tokenById(ctx, id);
+  const row = await tokenTable.byId(ctx, id);
   return row ? present(ctx, row) : undefined;
 }
 
@@ -97,9 +96,9 @@ export interface NewToken {
 export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> {
   const key = input.key ?? newTokenKey();
   const keyHash = hashTokenKey(key);
-  if (await tokenKeyTaken(ctx, keyHash)) throw ValidationError.field('key', 'A token with this key already exists.');
+  if (await tokenTable.taken(ctx, 'key_hash', keyHash)) throw ValidationError.field('key', 'A token with this key already exists.');
   const now = ctx.host.clock.now().toISOString();
-  const row = await insertToken(ctx, {
+  const row = await tokenTable.insertRow(ctx, {
     user_id: input.userId,
     key_hash: keyHash,
     key_prefix: key.slice(0, 6),
@@ -192,7 +191,7 @@ export function registerTokens(host: Host): void {
     if (!(await mayAct(ctx, 'change', existing))) throw new PermissionDenied();
     if (input.key !== undefined) throw ValidationError.field('key', 'A token\'s key cannot be changed; create a new token.');
     if (input.user !== undefined && input.user !== existing.user) await requireExistingIds(ctx, 'users', 'user', [input.user]);
-    await updateToken(ctx, existing.id, {
+    await tokenTable.update(ctx, existing.id, {
       ...(input.user !== undefined ? { user_id: input.user } : {}),
       ...(input.write_enabled !== undefined ? { write_enabled: input.write_enabled ? 1 : 0 } : {}),
       ...(input.expires !== undefined ? { expires: input.expires ? new Date(input.expires).toISOString() : null } : {}),
@@ -233,7 +232,7 @@ export function registerTokens(host: Host): void {
     handler: async ({ ctx, params }) => {
       const existing = await getVisible(ctx, params.id);
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
-      await deleteToken(ctx, existing.id);
+      await tokenTable.remove(ctx, existing.id);
       await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
       return new Reply(204);
     },

@@ -1,39 +1,18 @@
-import type { Insertable, Updateable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Condition, FilterValue } from '../db/list';
-import type { HostTables, UserRow, UsersTable } from '../db/tables';
+import { tableRows } from '../db/table-rows';
+import type { HostTables, UserRow } from '../db/tables';
 
 /** Every user (the list's query). */
 export function userRows(ctx: Ctx) {
   return ctx.db.selectFrom('users').selectAll();
 }
 
-export function userById(ctx: Ctx, id: number): Promise<UserRow | undefined> {
-  return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** Users by id: read, username taken, insert, update, delete. */
+export const userTable = tableRows((ctx: Ctx) => ctx.db, 'users');
 
 export function userByUsername(ctx: Ctx, username: string): Promise<UserRow | undefined> {
   return ctx.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
-}
-
-/** Whether another user than `exceptId` holds this username. */
-export async function usernameTaken(ctx: Ctx, username: string, exceptId: number | null): Promise<boolean> {
-  let q = ctx.db.selectFrom('users').select('id').where('username', '=', username);
-  if (exceptId !== null) q = q.where('id', '!=', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
-
-export async function insertUser(ctx: Ctx, values: Insertable<UsersTable>): Promise<number> {
-  const row = await ctx.db.insertInto('users').values(values).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function updateUser(ctx: Ctx, id: number, values: Updateable<UsersTable>): Promise<void> {
-  await ctx.db.updateTable('users').set(values).where('id', '=', id).execute();
-}
-
-export async function deleteUser(ctx: Ctx, id: number): Promise<void> {
-  await ctx.db.deleteFrom('users').where('id', '=', id).execute();
 }
 
 /** The groups of each of `userIds`, by group id (every user has an entry). */

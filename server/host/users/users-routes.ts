@@ -9,7 +9,8 @@ import type { UserRow } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
-import { deleteUser, groupIdsOfUsers, insertUser, membersOf, setUserGroups, updateUser, userById, usernameTaken, userRows } from './users-repository';
+import { groupIdsOfUsers, membersOf, setUserGroups, userRows, userTable } from './users-repository';
+import { briefObject } from '../core/api-object';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
@@ -35,9 +36,7 @@ type UserWrite = z.infer<typeof userWrite>;
 
 function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/users/${row.id}/`,
-    display: row.username,
+    ...briefObject(ctx, '/api/users/users/', row.id, row.username),
     username: row.username,
     first_name: row.first_name,
     last_name: row.last_name,
@@ -52,7 +51,7 @@ function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
 
 /** One user as the API shows it, or undefined. */
 export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined> {
-  const row = await userById(ctx, id);
+  const row = await userTable.byId(ctx, id);
   if (!row) return undefined;
   return present(ctx, row, (await groupIdsOfUsers(ctx, [id])).get(id) ?? []);
 }
@@ -61,11 +60,8 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined
 const userList = defineList({
   name: 'users',
   from: userRows,
+  columnFilters: { id: { type: 'int', allowMe: true }, username: 'string', is_superuser: 'bool', is_active: 'bool' },
   filters: {
-    id: { type: 'int', allowMe: true, column: 'id' },
-    username: { type: 'string', column: 'username' },
-    is_superuser: { type: 'bool', column: 'is_superuser' },
-    is_active: { type: 'bool', column: 'is_active' },
     group_id: { type: 'int', where: (ids) => membersOf(ids) },
   },
   ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },
@@ -84,7 +80,7 @@ function guardSuperuser(ctx: Ctx, existing: UserOut | null, input: Partial<UserW
 }
 
 async function assertUsernameFree(ctx: Ctx, username: string, exceptId: number | null): Promise<void> {
-  if (await usernameTaken(ctx, username, exceptId)) throw ValidationError.field('username', 'A user with that username already exists.');
+  if (await userTable.taken(ctx, 'username', username, exceptId)) throw ValidationError.field('username', 'A user with that username already exists.');
 }
 
 function sameIgnoringTimestamps(a: UserOut, b: UserOut): boolean {
@@ -106,7 +102,7 @@ export function registerUsers(host: Host): void {
         await assertUsernameFree(ctx, input.username, null);
         await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
         const now = ctx.host.clock.now().toISOString();
-        const id = await insertUser(ctx, {
+        const id = await userTable.insert(ctx, {
           username: input.username,
           password_hash: input.password !== undefined ? await hashPassword(input.password) : null,
           first_name: input.first_name ?? '',
@@ -129,7 +125,7 @@ export function registerUsers(host: Host): void {
         if (input.username !== undefined) await assertUsernameFree(ctx, input.username, existing.id);
         if (input.groups !== undefined) await requireExistingIds(ctx, 'groups', 'groups', input.groups);
         const { password, groups, is_superuser, is_active, ...plain } = input;
-        await updateUser(ctx, existing.id, {
+        await userTable.update(ctx, existing.id, {
           ...plain,
           ...(password !== undefined ? { password_hash: await hashPassword(password) } : {}),
           ...(is_superuser !== undefined ? { is_superuser: is_superuser ? 1 : 0 } : {}),
@@ -149,7 +145,7 @@ export function registerUsers(host: Host): void {
     },
     remove: async (ctx, existing) => {
       guardSuperuser(ctx, existing, {});
-      await deleteUser(ctx, existing.id);
+      await userTable.remove(ctx, existing.id);
       await dropFromPermissions(ctx, 'users', existing.id);
     },
   });

@@ -3,7 +3,7 @@ import type { branchCreate, branchUpdate } from '../../../contract/api/branching
 import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, removeBranchChanges, type BranchOut } from '../../host';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
-import { branchNameTaken, deleteBranchRow, insertBranch, schemaIdTaken, updateBranchRow } from './branches-repository';
+import { branchTable, updateBranchRow } from './branches-repository';
 
 
 export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
@@ -12,20 +12,20 @@ export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit
 }
 
 async function requireUniqueName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  if (await branchNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A branch with this name already exists.');
+  if (await branchTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A branch with this name already exists.');
 }
 
 async function uniqueSchemaId(ctx: Ctx): Promise<string> {
   for (;;) {
     const id = randomSchemaId();
-    if (!(await schemaIdTaken(ctx, id))) return id;
+    if (!(await branchTable.taken(ctx, 'schema_id', id))) return id;
   }
 }
 
 export async function createBranch(ctx: Ctx, input: z.infer<typeof branchCreate>): Promise<number> {
   await requireUniqueName(ctx, input.name);
   const now = ctx.host.clock.now().toISOString();
-  return insertBranch(ctx, {
+  return branchTable.insert(ctx, {
     name: input.name,
     description: input.description ?? '',
     status: 'ready',
@@ -55,7 +55,7 @@ export async function deleteBranch(ctx: Ctx, id: number): Promise<void> {
   const branch = await loadBranch(ctx, id);
   await ctx.host.branchHooks.run('deleting', ctx, { branch });
   await removeBranchChanges(ctx, id);
-  await deleteBranchRow(ctx, id);
+  await branchTable.remove(ctx, id);
 }
 
 /** The branch as an API resource, for `getViewable` and permission checks. */

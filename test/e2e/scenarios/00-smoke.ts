@@ -75,6 +75,30 @@ export const scenarios: Scenario[] = [
     },
   },
   {
+    name: 'smoke: a QuickPick that closes unanswered is asked for again (its command runs again), and one that opens late is waited for',
+    async run({ vscode }) {
+      // The first run's QuickPick closes by itself; the second run's opens three seconds late.
+      await vscode.runCommand('E2E Smoke: Pick Late');
+      await vscode.quickPick('Lime');
+      await vscode.inputBox('2', { expectPrompt: 'How many Lime?' });
+      await vscode.expectNotification('Picked 2 Lime on run 2');
+    },
+  },
+  {
+    name: 'smoke: a notification that left its toast for the notification centre is found there, its button pressed',
+    async run({ vscode }) {
+      await vscode.runCommand('E2E Smoke: Say Hello');
+      await vscode.expectNotification('from E2E Smoke');
+      // Where VS Code moves a toast after about ten seconds: showing the centre does it at once.
+      await vscode.runCommand('Notifications: Show Notifications');
+      await vscode.runCommand('Notifications: Hide Notifications');
+      assertEqual(await vscode.notification('from E2E Smoke').count(), 0, 'toasts with the greeting');
+      await vscode.expectNotification('from E2E Smoke', 1_000);
+      await vscode.clickNotificationButton('from E2E Smoke', 'Open Panel', 1_000);
+      await vscode.tab('E2E Smoke Panel').waitFor();
+    },
+  },
+  {
     name: 'smoke: unpacked extension folder',
     prepare(prep) {
       prep.addExtension({ folder: writeFolderExtension(prep.tempDir) });

@@ -344,8 +344,7 @@ export const scenarios: Scenario[] = [
 
       await vscode.runCommand('Change Control: Submit for Review');
       await vscode.step('both drafts are offered', async () => {
-        // The palette's own rows go first ("Submit for Review" and "Submit Review" both match).
-        await vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: TITLE }).first().waitFor();
+        await vscode.expectQuickPick(TITLE);
         await vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').nth(1).waitFor();
         const labels = (await vscode.quickPickLabels()).sort();
         assertEqual(labels, [w().draft.title, TITLE].sort(), 'Submit for Review candidates');

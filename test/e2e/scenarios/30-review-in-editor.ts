@@ -221,6 +221,7 @@ export const scenarios: Scenario[] = [
       await vscode.runCommand('Change Control: Submit Review');
       await vscode.step('the decision is asked for, nothing preselected: Enter alone picks nothing', async () => {
         const rows = vscode.page.locator(VSCodeSel.quickInputRow);
+        await vscode.expectQuickPick('Approve');
         await rows.nth(2).waitFor();
         await vscode.page.locator(`${VSCodeSel.quickInputRow}.focused`).waitFor({ state: 'detached', timeout: 5_000 });
         await vscode.page.keyboard.press('Enter');

@@ -1,9 +1,8 @@
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects, valuesTable } from '../../../host';
+import { branchChangesByIds, briefObject, type Ctx, existingBranchChangeIds, getMainObjects, objectUrl, tableRows, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
-import type { Insertable, Updateable } from 'kysely';
-import type { ChangeCommentRow, ChangeCommentsTable } from '../db/tables';
+import type { ChangeCommentRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS } from '../names';
@@ -57,27 +56,16 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
   return (await visibility.filter(refs)).map((r) => r.row);
 }
 
-export async function getCommentRow(ctx: Ctx, id: number): Promise<ChangeCommentRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** Comments by id: read, insert (answering the stored row), update, delete. */
+export const commentTable = tableRows(ccDb, 'cc_change_comments');
 
-/** Stores a comment; answers the stored row. */
-export function insertCommentRow(ctx: Ctx, values: Insertable<ChangeCommentsTable>): Promise<ChangeCommentRow> {
-  return ccDb(ctx).insertInto('cc_change_comments').values(values).returningAll().executeTakeFirstOrThrow();
-}
 
-export async function updateCommentRow(ctx: Ctx, id: number, values: Updateable<ChangeCommentsTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_change_comments').set(values).where('id', '=', id).execute();
-}
 
 /** The replies to a thread's root comment. */
 export function repliesTo(ctx: Ctx, rootId: number): Promise<ChangeCommentRow[]> {
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', rootId).execute();
 }
 
-export async function deleteCommentRow(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_change_comments').where('id', '=', id).execute();
-}
 
 interface ChangeSides {
   original: unknown;
@@ -113,9 +101,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
   return rows.map((row) => {
     const author = users.get(row.author_id) ?? { id: row.author_id, username: `user ${row.author_id}`, display: `user ${row.author_id}` };
     return {
-      id: row.id,
-      url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
-      display: `Comment by ${author.username} on ${row.change_label}`,
+      ...briefObject(ctx, MODELS.changeComment.path, row.id, `Comment by ${author.username} on ${row.change_label}`),
       change_request: row.change_request_id,
       change_diff: row.change_diff_id,
       change_label: row.change_label,
@@ -137,7 +123,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
 export function snapshotComment(ctx: Ctx, row: ChangeCommentRow): Record<string, unknown> {
   return {
     id: row.id,
-    url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
+    url: objectUrl(ctx, MODELS.changeComment.path, row.id),
     change_request: row.change_request_id,
     change_diff: row.change_diff_id,
     change_label: row.change_label,

@@ -11,7 +11,7 @@ import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
-import { deleteCommentRow, getCommentRow, insertCommentRow, presentComments, repliesTo, snapshotComment, updateCommentRow, visibleCommentRows } from './repository';
+import { commentTable, presentComments, repliesTo, snapshotComment, visibleCommentRows } from './repository';
 
 type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
@@ -21,7 +21,7 @@ type UpdateInput = z.infer<typeof changeCommentUpdate>;
 
 /** A comment the caller may see (its changed object included), else undefined. */
 async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
-  const row = await getCommentRow(ctx, id);
+  const row = await commentTable.byId(ctx, id);
   const visible = row ? await visibleCommentRows(ctx, [row]) : [];
   return visible.length > 0 ? ((await presentComments(ctx, visible))[0] as CommentOut) : undefined;
 }
@@ -47,9 +47,9 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
   let parentId: number | null = null;
   let attribute: string | null = null;
   if (input.parent !== undefined && input.parent !== null) {
-    const parent = await getCommentRow(ctx, input.parent);
+    const parent = await commentTable.byId(ctx, input.parent);
     const facts = parent ? { id: parent.id, changeRequestId: parent.change_request_id, changeDiffId: parent.change_diff_id, parentId: parent.parent_id } : undefined;
-    const root = facts ? await getCommentRow(ctx, threadRootOf(facts)) : undefined;
+    const root = facts ? await commentTable.byId(ctx, threadRootOf(facts)) : undefined;
     const refusal = replyRefusal(facts, input.parent, cr.id, input.change_diff, root?.change_diff_id ?? null);
     if (refusal) throw ValidationError.field('parent', refusal);
     const attributeProblem = replyAttributeRefusal(root!.attribute, input.attribute);
@@ -62,7 +62,7 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
     attribute = input.attribute;
   }
   const now = nowIso(ctx);
-  const row = await insertCommentRow(ctx, {
+  const row = await commentTable.insertRow(ctx, {
     change_request_id: cr.id,
     change_diff_id: change!.id,
     change_object_type: change!.object_type,
@@ -101,7 +101,7 @@ const RESOLVE = [CHANGE] as const;
 async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ChangeCommentRow> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
-  const before = (await getCommentRow(ctx, existing.id))!;
+  const before = (await commentTable.byId(ctx, existing.id))!;
   const isAuthor = before.author_id === caller.id;
   const textChanges = input.text !== undefined && input.text !== before.text;
   if (input.resolved !== undefined) {
@@ -126,8 +126,8 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   }
   if (!textChanges && !resolvedChanges) return before;
   const now = nowIso(ctx);
-  await updateCommentRow(ctx, before.id, { ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now });
-  const after = (await getCommentRow(ctx, before.id))!;
+  await commentTable.update(ctx, before.id, { ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now });
+  const after = (await commentTable.byId(ctx, before.id))!;
   const presented = (await presentComments(ctx, [after]))[0]!;
   if (textChanges) await requireStillAdmitted(ctx, AUTHOR_EDIT, presented);
   if (input.resolved !== undefined) await requireStillAdmitted(ctx, RESOLVE, presented);
@@ -140,11 +140,11 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
 async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
-  const row = (await getCommentRow(ctx, existing.id))!;
+  const row = (await commentTable.byId(ctx, existing.id))!;
   const allowedBy = row.author_id === caller.id ? [DELETE, ...AUTHOR_EDIT] : [DELETE];
   await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
   const replies = row.parent_id === null ? await repliesTo(ctx, row.id) : [];
-  await deleteCommentRow(ctx, row.id);
+  await commentTable.remove(ctx, row.id);
   for (const gone of [...replies, row]) {
     await recordChange(ctx, { action: 'delete', objectType: CHANGE_COMMENT_TYPE, objectId: gone.id, repr: `comment ${gone.id}`, prechange: snapshotComment(ctx, gone), postchange: null });
   }

@@ -1,8 +1,7 @@
 import type { Freeze, FreezeNotice } from '../../../../contract/api/freezes';
-import type { Ctx } from '../../../host';
+import { briefObject, type Ctx, tableRows } from '../../../host';
 import { ccDb, parseJson, toBool } from '../db/database';
-import type { Insertable, Updateable } from 'kysely';
-import type { FreezeRow, FreezesTable } from '../db/tables';
+import type { FreezeRow } from '../db/tables';
 import { MODELS } from '../names';
 import { activePeriod, nextPeriod, noticeOf, type FreezeSchedule, type Period } from './calendar';
 
@@ -27,9 +26,7 @@ export function presentFreeze(ctx: Ctx, row: FreezeRow): FreezeOut {
   const schedule = scheduleOf(row);
   const enabled = toBool(row.enabled);
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.freeze.path}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, MODELS.freeze.path, row.id, row.name),
     name: row.name,
     description: row.description,
     enabled,
@@ -54,29 +51,8 @@ export function snapshotFreeze(obj: FreezeOut): Record<string, unknown> {
   return stored;
 }
 
-export async function getFreezeRow(ctx: Ctx, id: number): Promise<FreezeRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_freezes').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** Whether another freeze than `exceptId` (0: none) holds this name. */
-export async function freezeNameTaken(ctx: Ctx, name: string, exceptId: number): Promise<boolean> {
-  let q = ccDb(ctx).selectFrom('cc_freezes').select('id').where('name', '=', name);
-  if (exceptId !== 0) q = q.where('id', '!=', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
-
-export async function insertFreeze(ctx: Ctx, values: Insertable<FreezesTable>): Promise<number> {
-  const row = await ccDb(ctx).insertInto('cc_freezes').values(values).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function updateFreeze(ctx: Ctx, id: number, values: Updateable<FreezesTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_freezes').set(values).where('id', '=', id).execute();
-}
-
-export async function deleteFreeze(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_freezes').where('id', '=', id).execute();
-}
+/** Freezes by id: read, name taken, insert, update, delete. */
+export const freezeTable = tableRows(ccDb, 'cc_freezes');
 
 /**
  * The enabled freezes with their schedules (a short table), reused between writes. What is in

@@ -5,11 +5,11 @@ import { registerResource } from '../../../host/http';
 import { fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { sweepAutoMerge } from '../gate/auto-merge';
-import { getPolicyRow } from '../policies/repository';
+import { policyTable } from '../policies/repository';
 import { FREEZE_TYPE, MODELS } from '../names';
 import { scheduleProblem } from './calendar';
 import { freezeList } from './list';
-import { deleteFreeze, freezeNameTaken, getFreezeRow, insertFreeze, presentFreeze, scheduleOf, snapshotFreeze, updateFreeze } from './repository';
+import { freezeTable, presentFreeze, scheduleOf, snapshotFreeze } from './repository';
 
 type FreezeWrite = z.infer<typeof freezeWrite>;
 
@@ -33,8 +33,8 @@ function columns(input: Partial<FreezeWrite>) {
 async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
   const problem = scheduleProblem(scheduleOf(row));
   if (problem) throw ValidationError.field(problem.field, problem.message);
-  if (row.policy_id !== null && !(await getPolicyRow(ctx, row.policy_id))) throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
-  if (await freezeNameTaken(ctx, row.name, row.id)) throw ValidationError.field('name', 'A freeze with this name already exists.');
+  if (row.policy_id !== null && !(await policyTable.exists(ctx, row.policy_id))) throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
+  if (await freezeTable.taken(ctx, 'name', row.name, row.id)) throw ValidationError.field('name', 'A freeze with this name already exists.');
 }
 
 /** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
@@ -57,7 +57,7 @@ export function registerFreezeRoutes(host: Host): void {
     output: freezeOutput,
     list: freezeList,
     get: async (ctx, id) => {
-      const row = await getFreezeRow(ctx, id);
+      const row = await freezeTable.byId(ctx, id);
       return row ? presentFreeze(ctx, row) : undefined;
     },
     snapshot: snapshotFreeze,
@@ -83,7 +83,7 @@ export function registerFreezeRoutes(host: Host): void {
           last_updated: now,
         };
         await validate(ctx, { id: 0, ...values });
-        const id = await insertFreeze(ctx, values);
+        const id = await freezeTable.insert(ctx, values);
         sweepAfterCommit(ctx);
         return id;
       },
@@ -92,15 +92,15 @@ export function registerFreezeRoutes(host: Host): void {
       body: freezeWrite.partial(),
       put: freezeWrite,
       run: async (ctx, existing, input: Partial<FreezeWrite>) => {
-        const before = (await getFreezeRow(ctx, existing.id))!;
+        const before = (await freezeTable.byId(ctx, existing.id))!;
         const next: FreezeRow = { ...before, ...columns(input), last_updated: nowIso(ctx) };
         await validate(ctx, next);
-        await updateFreeze(ctx, existing.id, { ...columns(input), last_updated: next.last_updated });
+        await freezeTable.update(ctx, existing.id, { ...columns(input), last_updated: next.last_updated });
         sweepAfterCommit(ctx);
       },
     },
     remove: async (ctx, existing) => {
-      await deleteFreeze(ctx, existing.id);
+      await freezeTable.remove(ctx, existing.id);
       sweepAfterCommit(ctx);
     },
   });

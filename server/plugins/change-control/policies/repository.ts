@@ -1,9 +1,8 @@
-import { tagsOf, type Ctx } from '../../../host';
+import { briefObject, type Ctx, tableRows, tagsOf } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
 import type { CheckSettings, Policy, PolicyEnforcement, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
-import type { Insertable, Updateable } from 'kysely';
-import type { PoliciesTable, PolicyRow, PolicyRuleRow, PolicyRulesTable } from '../db/tables';
+import type { PolicyRow, PolicyRuleRow } from '../db/tables';
 import { MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import type { MatchablePolicy } from './matching';
 
@@ -33,9 +32,7 @@ export interface RuleDef {
 export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
   return {
     tags: [],
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.policy.path}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, MODELS.policy.path, row.id, row.name),
     name: row.name,
     description: row.description,
     enabled: toBool(row.enabled),
@@ -56,9 +53,7 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
 export function presentRule(ctx: Ctx, row: PolicyRuleRow): PolicyRuleOut {
   return {
     tags: [],
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.policyRule.path}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, MODELS.policyRule.path, row.id, row.name),
     policy: row.policy_id,
     name: row.name,
     min_reviews: row.min_reviews,
@@ -122,52 +117,17 @@ export function enabledPolicyRows(ctx: Ctx): Promise<PolicyRow[]> {
   return ccDb(ctx).selectFrom('cc_policies').selectAll().where('enabled', '=', 1).execute();
 }
 
-export async function getPolicyRow(ctx: Ctx, id: number): Promise<PolicyRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_policies').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** Policies by id: read, exists, name taken, insert, update, delete. */
+export const policyTable = tableRows(ccDb, 'cc_policies');
 
-export async function getRuleRow(ctx: Ctx, id: number): Promise<PolicyRuleRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_policy_rules').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/** Whether another policy than `exceptId` holds this name. */
-export async function policyNameTaken(ctx: Ctx, name: string, exceptId?: number): Promise<boolean> {
-  let q = ccDb(ctx).selectFrom('cc_policies').select('id').where('name', '=', name);
-  if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
-  return (await q.executeTakeFirst()) !== undefined;
-}
+/** Policy rules by id: read, insert, update, delete (a rule's name is unique within its policy: `ruleNameTaken`). */
+export const ruleTable = tableRows(ccDb, 'cc_policy_rules');
 
 /** Whether another rule of the policy than `exceptId` holds this name. */
 export async function ruleNameTaken(ctx: Ctx, policyId: number, name: string, exceptId?: number): Promise<boolean> {
   let q = ccDb(ctx).selectFrom('cc_policy_rules').select('id').where('policy_id', '=', policyId).where('name', '=', name);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.executeTakeFirst()) !== undefined;
-}
-
-export async function insertPolicy(ctx: Ctx, values: Insertable<PoliciesTable>): Promise<number> {
-  const row = await ccDb(ctx).insertInto('cc_policies').values(values).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function updatePolicy(ctx: Ctx, id: number, values: Updateable<PoliciesTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_policies').set(values).where('id', '=', id).execute();
-}
-
-export async function deletePolicy(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_policies').where('id', '=', id).execute();
-}
-
-export async function insertRule(ctx: Ctx, values: Insertable<PolicyRulesTable>): Promise<number> {
-  const row = await ccDb(ctx).insertInto('cc_policy_rules').values(values).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-export async function updateRule(ctx: Ctx, id: number, values: Updateable<PolicyRulesTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_policy_rules').set(values).where('id', '=', id).execute();
-}
-
-export async function deleteRule(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_policy_rules').where('id', '=', id).execute();
 }
 
 /** The change requests attached to the policy (the set it governs now). */

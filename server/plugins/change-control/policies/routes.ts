@@ -8,7 +8,7 @@ import { ensurePolicyMatches } from './kept-matches';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
-import { deletePolicy, deleteRule, getPolicyRow, getRuleRow, insertPolicy, insertRule, openRequestsGovernedBy, policyNameTaken, presentPolicy, presentRule, requestsGovernedBy, ruleNameTaken, updatePolicy, updateRule, withPolicyTags, withRuleTags } from './repository';
+import { openRequestsGovernedBy, policyTable, presentPolicy, presentRule, requestsGovernedBy, ruleNameTaken, ruleTable, withPolicyTags, withRuleTags } from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
 type RuleWrite = z.infer<typeof policyRuleWrite>;
@@ -25,7 +25,7 @@ function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
 }
 
 async function requireUniquePolicyName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  if (await policyNameTaken(ctx, name, exceptId)) throw ValidationError.field('name', 'A policy with this name already exists.');
+  if (await policyTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A policy with this name already exists.');
 }
 
 const dedupe = (names: readonly string[]): string[] => [...new Set(names)];
@@ -128,12 +128,12 @@ async function refreshAfterPolicyWrite(ctx: Ctx, policyId: number, typeLists: re
 }
 
 async function policyTypes(ctx: Ctx, id: number): Promise<string[]> {
-  const row = await getPolicyRow(ctx, id);
+  const row = await policyTable.byId(ctx, id);
   return row ? (JSON.parse(row.object_types) as string[]) : [];
 }
 
 async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
-  if (!(await getPolicyRow(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
+  if (!(await policyTable.exists(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
   if (input.name !== undefined) {
     if (await ruleNameTaken(ctx, policyId, input.name, exceptId)) throw ValidationError.field('name', 'This policy already has a rule with this name.');
   }
@@ -161,7 +161,7 @@ export function registerPolicyRoutes(host: Host): void {
     output: policyOutput,
     list: policyList,
     get: async (ctx, id) => {
-      const row = await getPolicyRow(ctx, id);
+      const row = await policyTable.byId(ctx, id);
       return row ? (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0] : undefined;
     },
     create: {
@@ -171,7 +171,7 @@ export function registerPolicyRoutes(host: Host): void {
         await validateCheckSettings(ctx, input, []);
         await requireUniquePolicyName(ctx, input.name);
         const now = nowIso(ctx);
-        const id = await insertPolicy(ctx, {
+        const id = await policyTable.insert(ctx, {
           name: input.name,
           description: '',
           enabled: 1,
@@ -200,7 +200,7 @@ export function registerPolicyRoutes(host: Host): void {
         await validateCheckSettings(ctx, input, existing.checks);
         if (input.name !== undefined) await requireUniquePolicyName(ctx, input.name, existing.id);
         const before = await policyTypes(ctx, existing.id);
-        await updatePolicy(ctx, existing.id, { ...policyColumns(input), last_updated: nowIso(ctx) });
+        await policyTable.update(ctx, existing.id, { ...policyColumns(input), last_updated: nowIso(ctx) });
         if (input.tags !== undefined) await setTags(ctx, POLICY_TYPE, existing.id, input.tags);
         // Recounted only when its types, conditions or condition state moved.
         await ensurePolicyMatches(ctx);
@@ -212,7 +212,7 @@ export function registerPolicyRoutes(host: Host): void {
       await guardGoverned(ctx, `Policy "${existing.name}"`, existing.id, query);
       // The requests it governed lose it: trigger 4 (a policy detaches) for each.
       const governed = await requestsGovernedBy(ctx, existing.id);
-      await deletePolicy(ctx, existing.id);
+      await policyTable.remove(ctx, existing.id);
       await clearTags(ctx, POLICY_TYPE, existing.id);
       // A policy that is gone matches nothing: no other request can move.
       for (const id of governed) await requestRefresh(ctx, id, { rematch: true, checks: true });
@@ -226,7 +226,7 @@ export function registerPolicyRoutes(host: Host): void {
     output: policyRuleOutput,
     list: ruleList,
     get: async (ctx, id) => {
-      const row = await getRuleRow(ctx, id);
+      const row = await ruleTable.byId(ctx, id);
       return row ? (await withRuleTags(ctx, [presentRule(ctx, row)]))[0] : undefined;
     },
     create: {
@@ -234,7 +234,7 @@ export function registerPolicyRoutes(host: Host): void {
       run: async (ctx, input: RuleWrite) => {
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
-        const id = await insertRule(ctx, { policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now });
+        const id = await ruleTable.insert(ctx, { policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now });
         await refreshGovernedBy(ctx, input.policy);
         if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, id, input.tags);
         return id;
@@ -247,7 +247,7 @@ export function registerPolicyRoutes(host: Host): void {
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
         if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
-        await updateRule(ctx, existing.id, { ...ruleColumns(input), last_updated: nowIso(ctx) });
+        await ruleTable.update(ctx, existing.id, { ...ruleColumns(input), last_updated: nowIso(ctx) });
         if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, existing.id, input.tags);
         await refreshGovernedBy(ctx, existing.policy);
         if (policyId !== existing.policy) await refreshGovernedBy(ctx, policyId);
@@ -256,7 +256,7 @@ export function registerPolicyRoutes(host: Host): void {
     removeQuery: FORCE_DOC,
     remove: async (ctx, existing, query) => {
       await guardGoverned(ctx, `Rule "${existing.name}"`, existing.policy, query);
-      await deleteRule(ctx, existing.id);
+      await ruleTable.remove(ctx, existing.id);
       await clearTags(ctx, POLICY_RULE_TYPE, existing.id);
       await refreshGovernedBy(ctx, existing.policy);
     },

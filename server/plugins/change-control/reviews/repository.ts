@@ -1,8 +1,7 @@
-import { recordChange, tagsOf, usersByIds, type Ctx } from '../../../host';
+import { briefObject, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
-import type { Insertable, Updateable } from 'kysely';
-import type { ReviewRow, ReviewsTable } from '../db/tables';
+import type { ReviewRow } from '../db/tables';
 import { renderMarkdown } from '../markdown';
 import { MODELS, REVIEW_TYPE } from '../names';
 
@@ -16,9 +15,8 @@ export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Array<
     .execute();
 }
 
-export async function getReviewRow(ctx: Ctx, id: number): Promise<ReviewRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_reviews').selectAll().where('id', '=', id).executeTakeFirst();
-}
+/** Reviews by id: read, insert (answering the stored row), update, delete. */
+export const reviewTable = tableRows(ccDb, 'cc_reviews');
 
 /** The id of this reviewer's review of the request, if they gave one. */
 export async function reviewIdOf(ctx: Ctx, changeRequestId: number, reviewerId: number): Promise<number | undefined> {
@@ -26,18 +24,8 @@ export async function reviewIdOf(ctx: Ctx, changeRequestId: number, reviewerId: 
   return row?.id;
 }
 
-/** Stores a review; answers the stored row (a second review of one reviewer breaks the unique constraint). */
-export function insertReviewRow(ctx: Ctx, values: Insertable<ReviewsTable>): Promise<ReviewRow> {
-  return ccDb(ctx).insertInto('cc_reviews').values(values).returningAll().executeTakeFirstOrThrow();
-}
 
-export async function updateReviewRow(ctx: Ctx, id: number, values: Updateable<ReviewsTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_reviews').set(values).where('id', '=', id).execute();
-}
 
-export async function deleteReviewRow(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', id).execute();
-}
 
 const DECISION_WORDS = { approve: 'Approved', reject: 'Changes requested', comment: 'Commented' } as const;
 
@@ -45,9 +33,7 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
   return rows.map((row) => {
     const reviewer = users.get(row.reviewer_id) ?? { id: row.reviewer_id, username: `user ${row.reviewer_id}`, display: `user ${row.reviewer_id}` };
     return {
-      id: row.id,
-      url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
-      display: `${DECISION_WORDS[row.decision]} by ${reviewer.username}`,
+      ...briefObject(ctx, MODELS.review.path, row.id, `${DECISION_WORDS[row.decision]} by ${reviewer.username}`),
       change_request: row.change_request_id,
       decision: row.decision,
       comment: row.comment,
@@ -78,7 +64,7 @@ export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): P
 export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown> {
   return {
     id: row.id,
-    url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
+    url: objectUrl(ctx, MODELS.review.path, row.id),
     change_request: row.change_request_id,
     decision: row.decision,
     comment: row.comment,

@@ -11,7 +11,7 @@ import { nowIso } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { deleteReviewRow, getReviewRow, insertReviewRow, presentReviewRows, reviewIdOf, snapshotReview, updateReviewRow } from './repository';
+import { presentReviewRows, reviewIdOf, reviewTable, snapshotReview } from './repository';
 import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
@@ -21,7 +21,7 @@ type UpdateInput = z.infer<typeof reviewUpdate>;
 
 
 async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
-  const row = await getReviewRow(ctx, id);
+  const row = await reviewTable.byId(ctx, id);
   return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
 }
 
@@ -60,7 +60,7 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   const now = nowIso(ctx);
   let row: ReviewRow;
   try {
-    row = await insertReviewRow(ctx, { change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now });
+    row = await reviewTable.insertRow(ctx, { change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now });
   } catch (err) {
     if (constraintViolation(err)?.kind === 'unique') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
     throw err;
@@ -87,7 +87,7 @@ const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
 async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewRow> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
-  const before = (await getReviewRow(ctx, existing.id))!;
+  const before = (await reviewTable.byId(ctx, existing.id))!;
   await requireWriteAccess(ctx, EDIT_PERMISSIONS, existing, 'Editing a review needs change_control.change_review (or add_review).');
   const editor = editorRefusal(caller.id, before.reviewer_id);
   if (editor) throw new PermissionDenied(editor);
@@ -103,8 +103,8 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) return before;
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
-  await updateReviewRow(ctx, before.id, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
-  const after = (await getReviewRow(ctx, before.id))!;
+  await reviewTable.update(ctx, before.id, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
+  const after = (await reviewTable.byId(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
   await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: presented.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
@@ -119,12 +119,12 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
 async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
-  const row = (await getReviewRow(ctx, existing.id))!;
+  const row = (await reviewTable.byId(ctx, existing.id))!;
   const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
   await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
-  await deleteReviewRow(ctx, row.id);
+  await reviewTable.remove(ctx, row.id);
   await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
   await requestRefresh(ctx, row.change_request_id, { rematch: false });
 }

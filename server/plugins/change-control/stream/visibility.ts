@@ -2,12 +2,12 @@ import { BRANCH_TYPE, findBranch, presentBranch } from '../../branching';
 import { type AuthUser, type Ctx, grantAllows, type UserPermissions } from '../../../host';
 import { presentCheckRows } from '../checks/present';
 import { readCheckRow } from '../checks/repository';
-import { getCommentRow, snapshotComment } from '../comments/repository';
+import { commentTable, snapshotComment } from '../comments/repository';
 import { getChangeRequestRow } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
 import type { StreamEventRow } from '../db/tables';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
-import { getReviewRow, snapshotReview } from '../reviews/repository';
+import { reviewTable, snapshotReview } from '../reviews/repository';
 
 /**
  * Who receives an event: a caller who may view the change request it names and the object it
@@ -25,11 +25,11 @@ const LOADERS: Record<string, Loader> = {
     return row ? snapshotChangeRequest(ctx, row) : null;
   },
   [CHANGE_COMMENT_TYPE]: async (ctx, id) => {
-    const row = await getCommentRow(ctx, id);
+    const row = await commentTable.byId(ctx, id);
     return row ? snapshotComment(ctx, row) : null;
   },
   [REVIEW_TYPE]: async (ctx, id) => {
-    const row = await getReviewRow(ctx, id);
+    const row = await reviewTable.byId(ctx, id);
     return row ? snapshotReview(ctx, row) : null;
   },
   [MERGE_CHECK_TYPE]: async (ctx, id) => {
