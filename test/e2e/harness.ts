@@ -681,6 +681,7 @@ export class VSCode {
       const mark = (await this.quickInputState()).seq;
       try {
         await this.quickInputRow(want).click({ timeout: patience });
+        await this.movePointerAway();
       } catch (e) {
         why = `its row could not be clicked (${(e as Error).message.split('\n')[0]})`;
         continue;
@@ -736,6 +737,7 @@ export class VSCode {
         const before = await this.quickInputState();
         try {
           await this.quickInputRow(want).click({ timeout: 5_000 });
+          await this.movePointerAway();
         } catch (e) {
           // Closed under the pointer: wait for it again (its command runs again).
           if ((await this.quickInputState()).open) throw e;
@@ -776,6 +778,15 @@ export class VSCode {
   async quickInputState(): Promise<QuickInputState> {
     const s = await this.page.evaluate(`(${QUICK_INPUT_TRACKER}, window.__ccQuickInput.read())`).catch(() => undefined);
     return (s as QuickInputState | undefined) ?? { open: false, palette: false, value: '', title: '', placeholder: '', message: '', labels: [], seq: 0 };
+  }
+
+  /**
+   * Moves the pointer to the window's top-left corner (the title bar, where nothing reacts to it):
+   * left over a clicked row, it would highlight the row of the next quick input under it, which
+   * reads as a preselection in screenshots.
+   */
+  private async movePointerAway(): Promise<void> {
+    await this.page.mouse.move(0, 0);
   }
 
   /** The quick input's row whose label matches. */

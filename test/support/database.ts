@@ -1,4 +1,7 @@
 import type { Migration } from 'kysely';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { migrate, openDatabase, type OpenDatabase } from '../../server/host/db/database';
 
@@ -15,6 +18,21 @@ import { migrate, openDatabase, type OpenDatabase } from '../../server/host/db/d
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || '';
 export const onPostgres = TEST_DATABASE_URL !== '';
+/**
+ * With `TEST_SQLITE_FILES=1` (and no `TEST_DATABASE_URL`), each fresh SQLite database is a file
+ * (in a folder removed when the process exits) instead of one in memory: the service's writer and
+ * reader connections (`openSqlite`) under every test, as `npm start` runs it.
+ */
+const TEST_SQLITE_FILES = !onPostgres && process.env.TEST_SQLITE_FILES === '1';
+let filesDir = '';
+
+function sqliteFile(): string {
+  if (!filesDir) {
+    filesDir = mkdtempSync(join(tmpdir(), 'cc-test-db-'));
+    process.on('exit', () => rmSync(filesDir, { recursive: true, force: true }));
+  }
+  return join(filesDir, `${counter++}.sqlite3`);
+}
 
 export interface TestDatabase extends OpenDatabase {
   /** The URL another process (an instance of the service) opens the same database with. */
@@ -108,8 +126,9 @@ async function reset(schema: Schema): Promise<void> {
 export async function openTestDatabase(migrations: Record<string, Migration>, name?: string): Promise<TestDatabase> {
   if (!onPostgres) {
     // The service migrates it when it starts.
-    const database = openDatabase(name ?? ':memory:');
-    return { ...database, url: name ?? ':memory:' };
+    const target = name ?? (TEST_SQLITE_FILES ? sqliteFile() : ':memory:');
+    const database = openDatabase(target);
+    return { ...database, url: target };
   }
   const key = Object.keys(migrations).sort().join('\n');
   let schema: Schema | undefined;

@@ -4,3 +4,13 @@ export interface ApiObject {
   display: string;
   [key: string]: unknown;
 }
+
+/** An object's URL: its id under the collection `path` (e.g. `/api/users/groups/`) of the service at `baseUrl`. */
+export function objectUrl(ctx: { readonly baseUrl: string }, path: string, id: number): string {
+  return `${ctx.baseUrl}${path}${id}/`;
+}
+
+/** The fields every API object starts with, its brief form (`brief=true`): id, URL and display text. */
+export function briefObject(ctx: { readonly baseUrl: string }, path: string, id: number, display: string): { id: number; url: string; display: string } {
+  return { id, url: objectUrl(ctx, path, id), display };
+}

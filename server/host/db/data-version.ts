@@ -76,21 +76,31 @@ export function writtenTable(node: RootOperationNode): string | null {
   return null;
 }
 
+/**
+ * Counts a write once it has run (its answer came back), never before: a read that sees the
+ * count includes the write's rows. (Counted when sent, a write still waiting for SQLite's writer
+ * could be counted by a read answered meanwhile on the reader, which would then be kept as if
+ * it had seen the write.)
+ */
 class WriteCounter implements KyselyPlugin {
   writes = 0;
   /** Writes whose table could not be told: they count as a write of every table. */
   unknown = 0;
   readonly byTable = new Map<string, number>();
+  /** Writes sent, not yet answered: the table each writes (null: it cannot be told). */
+  private readonly sent = new WeakMap<object, string | null>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    if (isWrite(args.node)) {
-      this.writes++;
-      const table = writtenTable(args.node);
-      if (table === null) this.unknown++;
-      else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
-    }
+    if (isWrite(args.node)) this.sent.set(args.queryId, writtenTable(args.node));
     return args.node;
   }
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const table = this.sent.get(args.queryId);
+    if (table !== undefined) {
+      this.sent.delete(args.queryId);
+      this.writes++;
+      if (table === null) this.unknown++;
+      else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+    }
     return Promise.resolve(args.result);
   }
 }

@@ -18,6 +18,10 @@ import {
   type Driver,
   type Migration,
   type QueryCompiler,
+  type QueryResult,
+  SelectQueryNode,
+  createQueryId,
+  sql,
   type Transaction,
   type TransactionSettings,
 } from 'kysely';
@@ -27,7 +31,7 @@ import type * as Pg from 'pg';
 import { beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { countingWrites, readVersionWith } from './data-version';
+import { countingWrites, isWrite, readVersionWith } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -115,31 +119,179 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
   });
 }
 
-/** Opens (creating the folder when needed) a SQLite database with WAL and foreign keys. */
+/** What every connection to a SQLite database of the service sets up: its functions and patience. */
+function configureSqlite(sqlite: SQLite.Database): void {
+  // Another connection (or another process's checkpoint) may hold the database or the WAL briefly.
+  sqlite.pragma('busy_timeout = 5000');
+  // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
+  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
+}
+
+/** One at a time, in the order asked. */
+class FifoLock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+  async lock(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+  unlock(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statement = sqlite.prepare(compiled.sql)): QueryResult<any> {
+  const parameters = compiled.parameters as unknown[];
+  if (statement.reader) return { rows: statement.all(parameters) };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * SQLite with a writer and a reader. A SQLite connection runs one transaction at a time, and
+ * Kysely's own driver hands its one connection to one user at a time, so a read outside any
+ * transaction used to wait for every write transaction in progress (held across its awaits).
+ * Here a transaction, and a statement outside transactions that writes, take the writer (one at
+ * a time, in order); a statement outside transactions that only reads runs at once on a
+ * read-only connection of its own. In WAL mode that connection sees every transaction committed
+ * when the statement starts and never sees one in progress: a request reads what it wrote
+ * once its transaction has committed, and reads inside a transaction stay on the transaction's
+ * connection. Statements run synchronously (better-sqlite3), so each read is one snapshot.
+ */
+class SqliteReadWriteDriver implements Driver {
+  private readonly writerLock = new FifoLock();
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+  ) {}
+  async init(): Promise<void> {}
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this.writer, this.reader, this.writerLock);
+  }
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    await routed.holdWriter();
+    await routed.executeQuery(CompiledQuery.raw('begin'));
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+  async savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`savepoint ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`rollback to ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+    await connection.executeQuery(compileQuery(sql`release ${sql.id(name)}`.toOperationNode(), createQueryId()));
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as RoutedConnection).releaseWriter();
+  }
+  async destroy(): Promise<void> {
+    this.writer.close();
+    this.reader.close();
+  }
+}
+
+/** A connection as Kysely sees it: the writer while it holds a transaction, else each statement where it belongs. */
+class RoutedConnection implements DatabaseConnection {
+  private holding = false;
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+    private readonly writerLock: FifoLock,
+  ) {}
+  async holdWriter(): Promise<void> {
+    if (this.holding) return;
+    await this.writerLock.lock();
+    this.holding = true;
+  }
+  releaseWriter(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.writerLock.unlock();
+  }
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.holding) return runStatement(this.writer, compiled);
+    if (!isWrite(compiled.query)) {
+      const statement = this.reader.prepare(compiled.sql);
+      // What SQLite itself says of the statement decides: anything that may write goes to the writer.
+      if (statement.readonly) return runStatement(this.reader, compiled, statement);
+    }
+    await this.writerLock.lock();
+    try {
+      return runStatement(this.writer, compiled);
+    } finally {
+      this.writerLock.unlock();
+    }
+  }
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // Rows are read from the writer, as Kysely's own driver does: an iteration left open on the
+    // reader would hold its snapshot, and every other read of it would see that old state.
+    if (!SelectQueryNode.is(compiled.query)) throw new Error('SQLite streams select queries only');
+    const mine = !this.holding;
+    if (mine) await this.writerLock.lock();
+    try {
+      for (const row of this.writer.prepare(compiled.sql).iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
+    } finally {
+      if (mine) this.writerLock.unlock();
+    }
+  }
+}
+
+class SqliteReadWriteDialect extends SqliteDialect {
+  constructor(
+    private readonly writer: SQLite.Database,
+    private readonly reader: SQLite.Database,
+  ) {
+    super({ database: writer });
+  }
+  override createDriver(): Driver {
+    return new SqliteReadWriteDriver(this.writer, this.reader);
+  }
+}
+
+/**
+ * Opens (creating the folder when needed) a SQLite database with WAL and foreign keys: a file
+ * on a writer and a reader (`SqliteReadWriteDriver`), `:memory:` on its one connection (nothing
+ * else can open it).
+ */
 function openSqlite(path: string): OpenDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
   // Pages kept in the process (the build's default is 16 MB); the operating system caches the file too.
   sqlite.pragma('cache_size = -8000');
-  // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
-  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
+  configureSqlite(sqlite);
   const listeners = new Set<StatementListener>();
-  const db = countingWrites(new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log: statementLog(listeners) }));
-  statementListeners.set(db, listeners);
-  // The data version is read on a read-only connection of its own (WAL: it sees the last
-  // commit and never waits for a transaction on the main one). Nothing else can open a
-  // database in memory.
-  let versionReader: Kysely<HostTables> | null = null;
+  const writer = withStatementCache(sqlite);
+  let reader: SQLite.Database | null = null;
   if (path !== ':memory:') {
-    const reader = new SQLite(path, { readonly: true });
-    // As patient as the main connection: another process's checkpoint may hold the WAL briefly.
-    reader.pragma('busy_timeout = 5000');
-    versionReader = new Kysely<HostTables>({ dialect: new SqliteDialect({ database: withStatementCache(reader) }) });
+    const readOnly = new SQLite(path, { readonly: true });
+    configureSqlite(readOnly);
+    // As large as the writer's: between commits it serves the scans (a list stepping over
+    // 20,000 requests) the writer served before. WAL makes it drop its pages whenever the writer
+    // has committed since its last read, so under writes it holds few of them.
+    readOnly.pragma('cache_size = -8000');
+    reader = withStatementCache(readOnly);
   }
+  const dialect = reader ? new SqliteReadWriteDialect(writer, reader) : new SqliteDialect({ database: writer });
+  const db = countingWrites(new Kysely<HostTables>({ dialect, log: statementLog(listeners) }));
+  statementListeners.set(db, listeners);
+  // The data version is read on the reader too, through a handle of its own (outside the
+  // statement log, which counts a request's statements): never behind a transaction.
+  const versionReader = reader ? new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) }) : null;
   readVersionWith(db, versionReader);
   return {
     db,
@@ -147,7 +299,6 @@ function openSqlite(path: string): OpenDatabase {
     target: path,
     close: async () => {
       await db.destroy();
-      await versionReader?.destroy();
     },
   };
 }

@@ -9,6 +9,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
 import { webhookRows, webhookTable } from './webhooks-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -73,9 +74,7 @@ type WebhookWrite = z.infer<typeof webhookWrite>;
 
 function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     payload_url: row.payload_url,
     http_method: row.http_method as WebhookOut['http_method'],
@@ -95,12 +94,7 @@ const webhooks = rowReads({
   from: webhookRows,
   byId: webhookTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    http_method: { type: 'choice', choices: HTTP_METHODS, column: 'http_method' },
-    payload_url: { type: 'string', column: 'payload_url' },
-  },
+  columnFilters: { id: 'int', name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
 });

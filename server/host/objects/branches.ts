@@ -1,6 +1,6 @@
 import type { Branch } from '../../../contract/api/branching';
 import { API_PATHS } from '../../../contract/api/paths';
-import type { ApiObject } from '../core/api-object';
+import { briefObject, type ApiObject } from '../core/api-object';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { BranchRow } from '../db/tables';
@@ -19,9 +19,7 @@ export type BranchOut = Branch & ApiObject;
 
 export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${BRANCHES_PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, BRANCHES_PATH, row.id, row.name),
     name: row.name,
     description: row.description,
     status: row.status as Branch['status'],

@@ -12,6 +12,7 @@ import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type Fi
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
 import { tokensWhere, tokenTable } from './tokens-repository';
+import { briefObject } from '../core/api-object';
 
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
@@ -42,9 +43,7 @@ const ORDERING = ['id', 'user', 'created', 'expires', 'last_used'];
 
 function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: `${row.key_prefix}…`,
+    ...briefObject(ctx, PATH, row.id, `${row.key_prefix}…`),
     user: row.user_id,
     write_enabled: row.write_enabled === 1,
     expires: row.expires,

@@ -1,4 +1,4 @@
-import type { Ctx, ApiObject } from '../../../host';
+import { type ApiObject, briefObject, type Ctx } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
@@ -10,9 +10,7 @@ import { clearsGate, type DeclaredCheck } from './declared';
 /** What the changelog keeps of a check: its stored fields. */
 export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
-    display: row.label || row.name,
+    ...briefObject(ctx, MODELS.mergeCheck.path, row.id, row.label || row.name),
     change_request: row.change_request_id,
     name: row.name,
     label: row.label,
