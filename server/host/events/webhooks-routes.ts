@@ -9,7 +9,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
 import { webhookRows, webhookTable } from './webhooks-repository';
-import { briefObject, givenFields } from '../core/api-object';
+import { briefObject, fieldsOf, givenFields } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -78,10 +78,7 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
     name: row.name,
     payload_url: row.payload_url,
     http_method: row.http_method as WebhookOut['http_method'],
-    http_content_type: row.http_content_type,
-    additional_headers: row.additional_headers,
-    body_template: row.body_template,
-    secret: row.secret,
+    ...fieldsOf(row, ['http_content_type', 'additional_headers', 'body_template', 'secret']),
     ssl_verification: row.ssl_verification === 1,
     created: row.created,
     last_updated: row.last_updated,
