@@ -58,11 +58,17 @@ export interface ListFilter<DB, TB extends keyof DB, Row = unknown> extends Filt
   range?: boolean;
 }
 
+/** A filter on the column of its own name: its type, or its definition (choices, range, description). */
+export type ColumnFilter = FilterType | (FilterDef & Pick<ListFilter<never, never>, 'range'>);
+
 export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
   /** A name for the list's memo keys. */
   name: string;
   from(ctx: Ctx): SelectQueryBuilder<DB, TB, Row>;
-  filters: Record<string, ListFilter<DB, TB, Row>>;
+  /** The filters on the column of the same name (`{ id: 'int', name: 'string' }`); they come first. */
+  columnFilters?: { [C in StringReference<DB, TB>]?: ColumnFilter };
+  /** The other filters: on another column, by a condition, or by a test in code. */
+  filters?: Record<string, ListFilter<DB, TB, Row>>;
   /** Ordering fields: a column, or an expression (priority by rank). */
   ordering: Record<string, StringReference<DB, TB> | Expression<unknown>>;
   defaultOrdering?: OrderBy[];
@@ -115,11 +121,17 @@ function conditionOf<DB, TB extends keyof DB, Row>(name: string, filter: ListFil
   return (eb) => eb.and(stored.map((v) => eb(sql.ref(ref), op as '>=', v)));
 }
 
+/** The column filters as filters, in their order: each on the column of its name. */
+function columnFilters<DB, TB extends keyof DB, Row>(declared: { [C in StringReference<DB, TB>]?: ColumnFilter } = {}): Array<[string, ListFilter<DB, TB, Row>]> {
+  // Object.entries types the keys as plain strings; they are the declaration's column names.
+  return Object.entries<ColumnFilter | undefined>(declared).flatMap(([name, def]) => (def === undefined ? [] : [[name, { ...(typeof def === 'string' ? { type: def } : def), column: name as StringReference<DB, TB> }]]));
+}
+
 /** Declares a resource's list once: its filter definitions for the HTTP layer and its runner. */
 export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclaration<DB, TB, Row, Out>): DeclaredList<Out> {
   const filters: Record<string, FilterDef> = {};
   const applied = new Map<string, { filter: ListFilter<DB, TB, Row>; op: string; base: string }>();
-  for (const [name, filter] of Object.entries(decl.filters)) {
+  for (const [name, filter] of [...columnFilters<DB, TB, Row>(decl.columnFilters), ...Object.entries(decl.filters ?? {})]) {
     filters[name] = { type: filter.type, choices: filter.choices, description: filter.description, allowMe: filter.allowMe };
     applied.set(name, { filter, op: 'in', base: name });
     if (filter.range) {

@@ -12,6 +12,7 @@ import { rowReads } from '../http/row-reads';
 import { jsonListHasAny } from '../db/list';
 import { eventRuleRows, eventRuleTable } from './event-rules-repository';
 import { webhookTable } from './webhooks-repository';
+import { briefObject, givenFields } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -50,9 +51,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     enabled: row.enabled === 1,
     object_types: parseJson<string[]>(row.object_types, []),
@@ -72,14 +71,10 @@ const eventRules = rowReads({
   from: eventRuleRows,
   byId: eventRuleTable.byId,
   present,
+  columnFilters: { id: 'int', name: 'string', enabled: 'bool', action_type: 'string', action_object_id: 'int' },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     event_type: { type: 'string', description: 'Rules triggered by this event type.', test: (r, v) => jsonListHasAny(r.event_types, v) },
-    action_type: { type: 'string', column: 'action_type' },
-    action_object_id: { type: 'int', column: 'action_object_id' },
   },
   ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
   search: ['name'],
@@ -153,14 +148,11 @@ function unique<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<EventRuleWrite>): Partial<Omit<Row<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = givenFields(input, ['name', 'action_type', 'action_object_id']);
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
   if (input.event_types !== undefined) out.event_types = JSON.stringify(unique(input.event_types));
   if (input.conditions !== undefined) out.conditions = input.conditions === null ? null : JSON.stringify(input.conditions);
-  if (input.action_type !== undefined) out.action_type = input.action_type;
-  if (input.action_object_id !== undefined) out.action_object_id = input.action_object_id;
   if (input.action_data !== undefined) out.action_data = input.action_data === null ? null : JSON.stringify(input.action_data);
   return out;
 }

@@ -9,6 +9,7 @@ import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
 import { Reply } from '../http/routes';
 import { deleteNotification, markNotificationRead, notificationOf, notificationRowsOf } from './notifications-repository';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 const PATH = '/api/extras/notifications/';
 
@@ -16,14 +17,8 @@ const notificationUpdate = z.strictObject({ read: z.boolean() });
 
 function present(ctx: Ctx, row: Row<NotificationsTable>): Notification {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: `${row.event_type}: ${row.object_repr}`,
-    object_type: row.object_type,
-    object_id: row.object_id,
-    object_repr: row.object_repr,
-    event_type: row.event_type,
-    created: row.created,
+    ...briefObject(ctx, PATH, row.id, `${row.event_type}: ${row.object_repr}`),
+    ...fieldsOf(row, ['object_type', 'object_id', 'object_repr', 'event_type', 'created']),
     read: row.read === 1,
   };
 }
@@ -37,12 +32,12 @@ function callerId(ctx: Ctx): number {
 const notificationList = defineList({
   name: 'notifications',
   from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
-  filters: {
-    id: { type: 'int', column: 'id' },
-    read: { type: 'bool', column: 'read' },
-    event_type: { type: 'string', column: 'event_type' },
-    object_type: { type: 'string', description: 'The object\'s type, "app_label.model".', column: 'object_type' },
-    object_id: { type: 'int', column: 'object_id' },
+  columnFilters: {
+    id: 'int',
+    read: 'bool',
+    event_type: 'string',
+    object_type: { type: 'string', description: 'The object\'s type, "app_label.model".' },
+    object_id: 'int',
   },
   ordering: { id: 'id', created: 'created' },
   defaultOrdering: [{ field: 'id', desc: true }],

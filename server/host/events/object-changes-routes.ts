@@ -6,6 +6,7 @@ import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { changesIn, objectChangeById, objectChangeRows } from './object-changes-repository';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 const OBJECT_TYPE = 'core.objectchange';
 const PATH = '/api/core/object-changes/';
@@ -36,17 +37,10 @@ function parseJson(raw: string | null): Record<string, unknown> | null {
 
 function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: `${VERB[row.action]} ${row.changed_object_type} "${row.object_repr}"`,
+    ...briefObject(ctx, PATH, row.id, `${VERB[row.action]} ${row.changed_object_type} "${row.object_repr}"`),
     time: row.time,
     user: row.user_id,
-    user_name: row.user_name,
-    request_id: row.request_id,
-    action: row.action,
-    changed_object_type: row.changed_object_type,
-    changed_object_id: row.changed_object_id,
-    object_repr: row.object_repr,
+    ...fieldsOf(row, ['user_name', 'request_id', 'action', 'changed_object_type', 'changed_object_id', 'object_repr']),
     prechange_data: parseJson(row.prechange_data),
     postchange_data: parseJson(row.postchange_data),
   };
@@ -60,16 +54,18 @@ function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
 const objectChangeList = defineList({
   name: 'object-changes',
   from: objectChangeRows,
+  columnFilters: {
+    id: 'int',
+    changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".' },
+    changed_object_id: 'int',
+    request_id: { type: 'string', description: 'Every change made by one request.' },
+    user_id: { type: 'int', allowMe: true },
+    user_name: 'string',
+    action: { type: 'choice', choices: ACTIONS },
+    branch_id: { type: 'int', description: 'Changes made in this branch (X-NetBox-Branch).' },
+    time: { type: 'datetime', description: 'Changes at this time.', range: true },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".', column: 'changed_object_type' },
-    changed_object_id: { type: 'int', column: 'changed_object_id' },
-    request_id: { type: 'string', description: 'Every change made by one request.', column: 'request_id' },
-    user_id: { type: 'int', allowMe: true, column: 'user_id' },
-    user_name: { type: 'string', column: 'user_name' },
-    action: { type: 'choice', choices: ACTIONS, column: 'action' },
-    branch_id: { type: 'int', description: 'Changes made in this branch (X-NetBox-Branch).', column: 'branch_id' },
-    time: { type: 'datetime', description: 'Changes at this time.', column: 'time', range: true },
     time_after: { type: 'datetime', description: 'Changes at or after this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '>=', t as string))) },
     time_before: { type: 'datetime', description: 'Changes at or before this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '<=', t as string))) },
   },

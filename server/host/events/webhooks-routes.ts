@@ -9,6 +9,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
 import { webhookRows, webhookTable } from './webhooks-repository';
+import { briefObject, fieldsOf, givenFields } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -73,16 +74,11 @@ type WebhookWrite = z.infer<typeof webhookWrite>;
 
 function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${PATH}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, PATH, row.id, row.name),
     name: row.name,
     payload_url: row.payload_url,
     http_method: row.http_method as WebhookOut['http_method'],
-    http_content_type: row.http_content_type,
-    additional_headers: row.additional_headers,
-    body_template: row.body_template,
-    secret: row.secret,
+    ...fieldsOf(row, ['http_content_type', 'additional_headers', 'body_template', 'secret']),
     ssl_verification: row.ssl_verification === 1,
     created: row.created,
     last_updated: row.last_updated,
@@ -95,12 +91,7 @@ const webhooks = rowReads({
   from: webhookRows,
   byId: webhookTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    http_method: { type: 'choice', choices: HTTP_METHODS, column: 'http_method' },
-    payload_url: { type: 'string', column: 'payload_url' },
-  },
+  columnFilters: { id: 'int', name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
 });
@@ -110,14 +101,7 @@ async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): 
 }
 
 function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
-  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
-  if (input.payload_url !== undefined) out.payload_url = input.payload_url;
-  if (input.http_method !== undefined) out.http_method = input.http_method;
-  if (input.http_content_type !== undefined) out.http_content_type = input.http_content_type;
-  if (input.additional_headers !== undefined) out.additional_headers = input.additional_headers;
-  if (input.body_template !== undefined) out.body_template = input.body_template;
-  if (input.secret !== undefined) out.secret = input.secret;
+  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = givenFields(input, ['name', 'payload_url', 'http_method', 'http_content_type', 'additional_headers', 'body_template', 'secret']);
   if (input.ssl_verification !== undefined) out.ssl_verification = input.ssl_verification ? 1 : 0;
   return out;
 }

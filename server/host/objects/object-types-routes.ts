@@ -5,6 +5,7 @@ import type { Host } from '../host';
 import type { ObjectTypeDef } from './object-types';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef } from '../http/query';
 import { parseId } from '../http/resource';
+import { briefObject } from '../core/api-object';
 
 const PATH = '/api/core/object-types/';
 
@@ -21,9 +22,7 @@ const ORDERING = ['id', 'app_label', 'model', 'display'];
 
 function present(ctx: Ctx, def: ObjectTypeDef & { id: number }): ObjectTypeOut {
   return {
-    id: def.id,
-    url: `${ctx.baseUrl}${PATH}${def.id}/`,
-    display: def.display,
+    ...briefObject(ctx, PATH, def.id, def.display),
     app_label: def.appLabel,
     model: def.model,
   };

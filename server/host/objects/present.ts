@@ -1,15 +1,13 @@
 import type { Ctx } from '../core/context';
 import type { ObjectTypeDef } from './object-types';
-import type { ApiObject } from '../core/api-object';
+import { briefObject, type ApiObject } from '../core/api-object';
 import { displayOf } from './attributes';
 import type { ObjectState } from './main-repository';
 
 /** The API form of an object: `id, url, display`, its attributes, `created, last_updated`. */
 export function presentObject(ctx: Ctx, def: ObjectTypeDef, state: ObjectState): ApiObject {
   return {
-    id: state.id,
-    url: `${ctx.baseUrl}${def.path ?? '/'}${state.id}/`,
-    display: displayOf(def.display, state.id, state.attrs),
+    ...briefObject(ctx, def.path ?? '/', state.id, displayOf(def.display, state.id, state.attrs)),
     ...state.attrs,
     created: state.created,
     last_updated: state.lastUpdated,

@@ -22,12 +22,7 @@ const tags = rowReads({
   from: tagRows,
   byId: tagTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    slug: { type: 'string', column: 'slug' },
-    color: { type: 'string', column: 'color' },
-  },
+  columnFilters: { id: 'int', name: 'string', slug: 'string', color: 'string' },
   ordering: { id: 'id', name: 'name', slug: 'slug', created: 'created' },
   defaultOrdering: [{ field: 'name', desc: false }],
   search: ['name', 'slug', 'description'],

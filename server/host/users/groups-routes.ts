@@ -6,6 +6,7 @@ import { rowReads } from '../http/row-reads';
 import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
 import { groupRows, groupTable } from './groups-repository';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 export const groupOutput = z.object({
   id: z.number().int(),
@@ -25,13 +26,8 @@ const groupWrite = z.strictObject({
 
 function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/groups/${row.id}/`,
-    display: row.name,
-    name: row.name,
-    description: row.description,
-    created: row.created,
-    last_updated: row.last_updated,
+    ...briefObject(ctx, '/api/users/groups/', row.id, row.name),
+    ...fieldsOf(row, ['name', 'description', 'created', 'last_updated']),
   };
 }
 
@@ -41,10 +37,7 @@ const groups = rowReads({
   from: groupRows,
   byId: groupTable.byId,
   present,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-  },
+  columnFilters: { id: 'int', name: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created' },
   search: ['name', 'description'],
 });

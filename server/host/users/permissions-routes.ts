@@ -10,6 +10,7 @@ import { rowReads } from '../http/row-reads';
 import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
+import { briefObject, givenFields } from '../core/api-object';
 
 export const permissionOutput = z.object({
   ...objectBase,
@@ -45,9 +46,7 @@ function parseJson<T>(raw: string | null, fallback: T): T {
 
 function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/permissions/${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, '/api/users/permissions/', row.id, row.name),
     name: row.name,
     description: row.description,
     enabled: row.enabled === 1,
@@ -67,10 +66,8 @@ const permissions = rowReads({
   from: permissionRows,
   byId: permissionTable.byId,
   present,
+  columnFilters: { id: 'int', name: 'string', enabled: 'bool' },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },
     user_id: { type: 'int', allowMe: true, test: (r, v) => jsonListHasAny(r.users, v) },
@@ -93,9 +90,7 @@ function uniqueList<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<PermissionWrite>): Partial<Omit<Row<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
-  if (input.description !== undefined) out.description = input.description;
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = givenFields(input, ['name', 'description']);
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(uniqueList(input.object_types));
   if (input.actions !== undefined) out.actions = JSON.stringify(uniqueList(input.actions));

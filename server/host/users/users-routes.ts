@@ -10,6 +10,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
 import { groupIdsOfUsers, membersOf, setUserGroups, userRows, userTable } from './users-repository';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
@@ -35,13 +36,8 @@ type UserWrite = z.infer<typeof userWrite>;
 
 function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}/api/users/users/${row.id}/`,
-    display: row.username,
-    username: row.username,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
+    ...briefObject(ctx, '/api/users/users/', row.id, row.username),
+    ...fieldsOf(row, ['username', 'first_name', 'last_name', 'email']),
     is_superuser: row.is_superuser === 1,
     is_active: row.is_active === 1,
     groups,
@@ -61,11 +57,8 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined
 const userList = defineList({
   name: 'users',
   from: userRows,
+  columnFilters: { id: { type: 'int', allowMe: true }, username: 'string', is_superuser: 'bool', is_active: 'bool' },
   filters: {
-    id: { type: 'int', allowMe: true, column: 'id' },
-    username: { type: 'string', column: 'username' },
-    is_superuser: { type: 'bool', column: 'is_superuser' },
-    is_active: { type: 'bool', column: 'is_active' },
     group_id: { type: 'int', where: (ids) => membersOf(ids) },
   },
   ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },

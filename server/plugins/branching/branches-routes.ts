@@ -7,11 +7,11 @@ import { branchResource, createBranch, deleteBranch, updateBranch } from './bran
 const branchList = defineList({
   name: 'branches',
   from: branchRows,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    status: { type: 'choice', choices: BRANCH_STATUSES, column: 'status' },
-    owner: { type: 'int', allowMe: true, description: 'Owner user id, or "me".', column: 'owner' },
+  columnFilters: {
+    id: 'int',
+    name: 'string',
+    status: { type: 'choice', choices: BRANCH_STATUSES },
+    owner: { type: 'int', allowMe: true, description: 'Owner user id, or "me".' },
   },
   ordering: { id: 'id', name: 'name', status: 'status', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'description'],

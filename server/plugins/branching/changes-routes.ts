@@ -11,11 +11,11 @@ import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff } from 
 const changeList = defineList({
   name: 'changes',
   from: branchChangeRows,
-  filters: {
-    id: { type: 'int', column: 'id' },
-    branch_id: { type: 'int', description: 'Branch id.', column: 'branch_id' },
-    object_type: { type: 'string', description: 'Object type, "app_label.model".', column: 'object_type' },
-    action: { type: 'choice', choices: CHANGE_ACTIONS, column: 'action' },
+  columnFilters: {
+    id: 'int',
+    branch_id: { type: 'int', description: 'Branch id.' },
+    object_type: { type: 'string', description: 'Object type, "app_label.model".' },
+    action: { type: 'choice', choices: CHANGE_ACTIONS },
   },
   ordering: { id: 'id', object_type: 'object_type', object_id: 'object_id', action: 'action', last_updated: 'last_updated' },
   search: ['object_type'],

@@ -1,6 +1,6 @@
 import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
-import { BRANCH_DATA_TABLES, type Ctx, type ApiObject, displayOf, type Attributes, branchChanges, parseChangeRow, touchedObjectTypes, type BranchChange, getMainObjects, type ObjectState, ChangeVisibility, computeConflicts, branchConflicts } from '../../host';
+import { type ApiObject, type Attributes, BRANCH_DATA_TABLES, type BranchChange, branchChanges, branchConflicts, briefObject, fieldsOf, ChangeVisibility, computeConflicts, type Ctx, displayOf, getMainObjects, type ObjectState, parseChangeRow, touchedObjectTypes } from '../../host';
 import { catalogueType } from './catalogue';
 import { branchChangeRow } from './changes-repository';
 
@@ -39,16 +39,12 @@ export function changeReprOf(ctx: Ctx, change: { objectType: string; objectId: n
 export function presentChange(ctx: Ctx, change: BranchChange, current: Attributes | null): ChangeDiffOut {
   const repr = changeRepr(ctx, change);
   return {
-    id: change.id,
-    url: `${ctx.baseUrl}${CHANGES_PATH}${change.id}/`,
-    display: `${repr} (${change.action})`,
+    ...briefObject(ctx, CHANGES_PATH, change.id, `${repr} (${change.action})`),
     branch: change.branchId,
     object_type: change.objectType,
     object_id: change.objectId,
     object_repr: repr,
-    action: change.action,
-    original: change.original,
-    modified: change.modified,
+    ...fieldsOf(change, ['action', 'original', 'modified']),
     current,
     conflicts: computeConflicts(change, current),
     last_updated: change.lastUpdated,

@@ -32,9 +32,21 @@ async function withOpenThreads(ctx: Ctx): Promise<number[] | null> {
 const declared = defineList({
   name: 'change-requests',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_requests').selectAll(),
+  columnFilters: {
+    id: 'int',
+    status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
+    gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
+    has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
+    priority: { type: 'choice', choices: PRIORITIES },
+    branch_id: 'int',
+    branch_name: 'string',
+    auto_merge: 'bool',
+    branch_deleted: 'bool',
+    scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', range: true },
+    scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).', column: 'status' },
     check_status: {
       type: 'choice',
       choices: CHECK_STATUSES,
@@ -47,17 +59,10 @@ const declared = defineList({
       // Case folded beyond ASCII; `\` escapes % and _ in the pattern, so they match literally.
       where: (refs, ctx) => (eb) => eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r as string)))),
     },
-    gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).', column: 'gates_cleared' },
-    has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.', column: 'has_conflicts' },
-    priority: { type: 'choice', choices: PRIORITIES, column: 'priority' },
-    branch_id: { type: 'int', column: 'branch_id' },
-    branch_name: { type: 'string', column: 'branch_name' },
     requester: { type: 'int', allowMe: true, description: 'Requester user id, or "me".', column: 'requester_id' },
     title: { type: 'string', description: 'Case-insensitive substring of the title (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('title', t as string))) },
     description: { type: 'string', description: 'Case-insensitive substring of the description (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('description', t as string))) },
-    auto_merge: { type: 'bool', column: 'auto_merge' },
     branch: { type: 'string', description: 'The branch\'s name (kept after the branch is deleted).', column: 'branch_name' },
-    branch_deleted: { type: 'bool', column: 'branch_deleted' },
     tag: { type: 'string', description: 'Requests carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(CHANGE_REQUEST_TYPE, slugs as string[]) },
     policy_id: {
       type: 'int',
@@ -93,9 +98,6 @@ const declared = defineList({
       where: (v) => (eb) =>
         eb.or(v.map((has) => (has ? eb.or([eb('scheduled_start', 'is not', null), eb('scheduled_end', 'is not', null)]) : eb.and([eb('scheduled_start', 'is', null), eb('scheduled_end', 'is', null)])))),
     },
-    scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', column: 'scheduled_start', range: true },
-    scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', column: 'scheduled_end', range: true },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
     reviewer: {
       type: 'int',
       allowMe: true,

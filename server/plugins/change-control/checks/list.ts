@@ -47,11 +47,15 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
 export const checkList = defineList({
   name: 'checks',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_merge_checks').selectAll(),
+  columnFilters: {
+    id: 'int',
+    change_request_id: 'int',
+    name: 'string',
+    status: { type: 'choice', choices: CHECK_STATUSES },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    completed: { type: 'datetime', description: 'When the result last changed (with __gte, __lte, __gt, __lt: a range).', range: true },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    change_request_id: { type: 'int', column: 'change_request_id' },
-    name: { type: 'string', column: 'name' },
-    status: { type: 'choice', choices: CHECK_STATUSES, column: 'status' },
     label: { type: 'string', description: 'Case-insensitive substring of the label (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('label', t as string))) },
     summary: { type: 'string', description: 'Case-insensitive substring of the summary (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('summary', t as string))) },
     required: {
@@ -67,8 +71,6 @@ export const checkList = defineList({
         return eb.or(v.map((want) => (want ? blocks : eb.not(blocks))));
       },
     },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
-    completed: { type: 'datetime', description: 'When the result last changed (with __gte, __lte, __gt, __lt: a range).', column: 'completed', range: true },
   },
   ordering: { id: 'id', name: 'name', status: 'status', completed: 'completed', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'label', 'summary'],

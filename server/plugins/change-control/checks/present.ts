@@ -1,4 +1,4 @@
-import type { Ctx, ApiObject } from '../../../host';
+import { type ApiObject, briefObject, fieldsOf, type Ctx } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
@@ -10,20 +10,11 @@ import { clearsGate, type DeclaredCheck } from './declared';
 /** What the changelog keeps of a check: its stored fields. */
 export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
   return {
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.mergeCheck.path}${row.id}/`,
-    display: row.label || row.name,
+    ...briefObject(ctx, MODELS.mergeCheck.path, row.id, row.label || row.name),
     change_request: row.change_request_id,
-    name: row.name,
-    label: row.label,
-    status: row.status,
-    summary: row.summary,
-    details_url: row.details_url,
+    ...fieldsOf(row, ['name', 'label', 'status', 'summary', 'details_url']),
     objects: parseJson<MergeCheck['objects']>(row.objects, []),
-    completed: row.completed,
-    digest: row.digest,
-    created: row.created,
-    last_updated: row.last_updated,
+    ...fieldsOf(row, ['completed', 'digest', 'created', 'last_updated']),
   };
 }
 

@@ -12,12 +12,17 @@ import { presentComments, visibleCommentRows } from './repository';
 export const commentList = defineList({
   name: 'comments',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_comments').selectAll(),
+  columnFilters: {
+    id: 'int',
+    change_request_id: 'int',
+    change_diff_id: 'int',
+    author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
+    parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true },
+    attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    change_request_id: { type: 'int', column: 'change_request_id' },
-    change_diff_id: { type: 'int', column: 'change_diff_id' },
-    author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".', column: 'author_id' },
-    parent_id: { type: 'int', description: 'Replies in the thread of this root comment.', column: 'parent_id' },
     is_root: {
       type: 'bool',
       description: 'Only thread roots (true) or only replies (false).',
@@ -33,9 +38,6 @@ export const commentList = defineList({
       description: 'Every comment of the thread whose root has this id (the root and its replies).',
       where: (ids) => (eb) => eb.or([eb('id', 'in', ids as number[]), eb('parent_id', 'in', ids as number[])]),
     },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
-    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
-    attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).', column: 'attribute' },
     attribute__isnull: {
       type: 'bool',
       description: 'Comments about the whole object (true) or about one attribute (false).',

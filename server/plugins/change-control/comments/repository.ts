@@ -1,5 +1,5 @@
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { type Ctx, branchChangesByIds, existingBranchChangeIds, getMainObjects, tableRows, valuesTable } from '../../../host';
+import { branchChangesByIds, briefObject, type Ctx, existingBranchChangeIds, getMainObjects, objectUrl, tableRows, valuesTable } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
@@ -101,9 +101,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
   return rows.map((row) => {
     const author = users.get(row.author_id) ?? { id: row.author_id, username: `user ${row.author_id}`, display: `user ${row.author_id}` };
     return {
-      id: row.id,
-      url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
-      display: `Comment by ${author.username} on ${row.change_label}`,
+      ...briefObject(ctx, MODELS.changeComment.path, row.id, `Comment by ${author.username} on ${row.change_label}`),
       change_request: row.change_request_id,
       change_diff: row.change_diff_id,
       change_label: row.change_label,
@@ -125,7 +123,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
 export function snapshotComment(ctx: Ctx, row: ChangeCommentRow): Record<string, unknown> {
   return {
     id: row.id,
-    url: `${ctx.baseUrl}${MODELS.changeComment.path}${row.id}/`,
+    url: objectUrl(ctx, MODELS.changeComment.path, row.id),
     change_request: row.change_request_id,
     change_diff: row.change_diff_id,
     change_label: row.change_label,

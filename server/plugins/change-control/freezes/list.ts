@@ -6,12 +6,14 @@ import { presentFreeze } from './repository';
 export const freezeList = defineList({
   name: 'freezes',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_freezes').selectAll(),
+  columnFilters: {
+    id: 'int',
+    name: 'string',
+    enabled: 'bool',
+    kind: { type: 'string', description: '"once" or "recurring".' },
+    policy_id: { type: 'int', description: 'Freezes of this policy.' },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
-    kind: { type: 'string', column: 'kind', description: '"once" or "recurring".' },
-    policy_id: { type: 'int', column: 'policy_id', description: 'Freezes of this policy.' },
     global: {
       type: 'bool',
       description: 'true: freezes of every request (no policy); false: freezes of a policy.',

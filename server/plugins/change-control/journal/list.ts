@@ -7,14 +7,14 @@ import { journalAdmission, presentJournalEntries } from './repository';
 export const journalList = defineList({
   name: 'journal-entries',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_journal_entries').selectAll(),
-  filters: {
-    id: { type: 'int', column: 'id' },
-    assigned_object_type: { type: 'string', description: 'The object type ("change_control.changerequest").', column: 'assigned_object_type' },
-    assigned_object_id: { type: 'int', description: 'The change request\'s id.', column: 'assigned_object_id' },
-    kind: { type: 'string', description: 'info, success, warning or danger (several: any of them).', column: 'kind' },
-    created_by_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".', column: 'created_by_id' },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
-    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', column: 'last_updated', range: true },
+  columnFilters: {
+    id: 'int',
+    assigned_object_type: { type: 'string', description: 'The object type ("change_control.changerequest").' },
+    assigned_object_id: { type: 'int', description: 'The change request\'s id.' },
+    kind: { type: 'string', description: 'info, success, warning or danger (several: any of them).' },
+    created_by_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true },
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated', kind: 'kind' },
   defaultOrdering: [{ field: 'created', desc: true }, { field: 'id', desc: true }],

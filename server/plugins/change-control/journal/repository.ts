@@ -1,4 +1,4 @@
-import { type Ctx, grantAllows, valuesTable } from '../../../host';
+import { briefObject, type Ctx, grantAllows, valuesTable } from '../../../host';
 import { JOURNAL_OBJECT_TYPE, type JournalEntry } from '../../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db/database';
 import type { JournalEntryRow } from '../db/tables';
@@ -60,9 +60,7 @@ export async function presentJournalEntries(ctx: Ctx, rows: readonly JournalEntr
   return rows.map((row) => {
     const author = users.get(row.created_by_id) ?? { id: row.created_by_id, username: `user ${row.created_by_id}`, display: `user ${row.created_by_id}` };
     return {
-      id: row.id,
-      url: `${ctx.baseUrl}${JOURNAL_PATH}${row.id}/`,
-      display: `${row.created.slice(0, 16).replace('T', ' ')} (${row.kind})`,
+      ...briefObject(ctx, JOURNAL_PATH, row.id, `${row.created.slice(0, 16).replace('T', ' ')} (${row.kind})`),
       assigned_object_type: row.assigned_object_type,
       assigned_object_id: row.assigned_object_id,
       kind: row.kind as JournalEntry['kind'],

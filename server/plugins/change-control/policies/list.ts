@@ -10,10 +10,15 @@ import { POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 export const policyList = defineList({
   name: 'policies',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policies').selectAll(),
+  columnFilters: {
+    id: 'int',
+    name: 'string',
+    enabled: 'bool',
+    weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', range: true },
+    condition_state: { type: 'choice', choices: CONDITION_STATES },
+    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    name: { type: 'string', column: 'name' },
-    enabled: { type: 'bool', column: 'enabled' },
     object_type: {
       type: 'string',
       description: 'Policies whose object types include this "app_label.model".',
@@ -28,8 +33,6 @@ export const policyList = defineList({
       },
     },
     tag: { type: 'string', description: 'Policies carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_TYPE, slugs as string[]) },
-    weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', column: 'weight', range: true },
-    condition_state: { type: 'choice', choices: CONDITION_STATES, column: 'condition_state' },
     has_conditions: {
       type: 'bool',
       description: 'Policies with (true) or without (false) conditions.',
@@ -40,7 +43,6 @@ export const policyList = defineList({
       description: 'Policies naming (true) or not naming (false) any check.',
       where: (v) => (eb) => eb.or(v.map((has) => eb('checks', has ? '!=' : '=', '[]'))),
     },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', column: 'created', range: true },
     required_checks: {
       type: 'string',
       description: 'Policies whose checks name this check (several values: any of them).',
@@ -75,14 +77,16 @@ async function groupsOfViewable(ctx: Ctx, userIds: number[]): Promise<number[]> 
 export const ruleList = defineList({
   name: 'policy-rules',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policy_rules').selectAll(),
+  columnFilters: {
+    id: 'int',
+    policy_id: 'int',
+    name: 'string',
+    min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', range: true },
+  },
   filters: {
-    id: { type: 'int', column: 'id' },
-    policy_id: { type: 'int', column: 'policy_id' },
-    name: { type: 'string', column: 'name' },
     user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]) },
     group_id: { type: 'int', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]) },
     tag: { type: 'string', description: 'Rules carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_RULE_TYPE, slugs as string[]) },
-    min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', column: 'min_reviews', range: true },
     eligible_for: {
       type: 'int',
       allowMe: true,

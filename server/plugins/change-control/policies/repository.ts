@@ -1,4 +1,4 @@
-import { tableRows, tagsOf, type Ctx } from '../../../host';
+import { briefObject, type Ctx, tableRows, tagsOf } from '../../../host';
 import type { ConditionSet } from '../../../../contract/api/change-control';
 import type { CheckSettings, Policy, PolicyEnforcement, PolicyRule } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
@@ -32,9 +32,7 @@ export interface RuleDef {
 export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
   return {
     tags: [],
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.policy.path}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, MODELS.policy.path, row.id, row.name),
     name: row.name,
     description: row.description,
     enabled: toBool(row.enabled),
@@ -55,9 +53,7 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
 export function presentRule(ctx: Ctx, row: PolicyRuleRow): PolicyRuleOut {
   return {
     tags: [],
-    id: row.id,
-    url: `${ctx.baseUrl}${MODELS.policyRule.path}${row.id}/`,
-    display: row.name,
+    ...briefObject(ctx, MODELS.policyRule.path, row.id, row.name),
     policy: row.policy_id,
     name: row.name,
     min_reviews: row.min_reviews,

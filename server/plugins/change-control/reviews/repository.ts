@@ -1,4 +1,4 @@
-import { recordChange, tableRows, tagsOf, usersByIds, type Ctx } from '../../../host';
+import { briefObject, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, nowIso, parseJson, toBool } from '../db/database';
 import type { ReviewRow } from '../db/tables';
@@ -33,9 +33,7 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
   return rows.map((row) => {
     const reviewer = users.get(row.reviewer_id) ?? { id: row.reviewer_id, username: `user ${row.reviewer_id}`, display: `user ${row.reviewer_id}` };
     return {
-      id: row.id,
-      url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
-      display: `${DECISION_WORDS[row.decision]} by ${reviewer.username}`,
+      ...briefObject(ctx, MODELS.review.path, row.id, `${DECISION_WORDS[row.decision]} by ${reviewer.username}`),
       change_request: row.change_request_id,
       decision: row.decision,
       comment: row.comment,
@@ -66,7 +64,7 @@ export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): P
 export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown> {
   return {
     id: row.id,
-    url: `${ctx.baseUrl}${MODELS.review.path}${row.id}/`,
+    url: objectUrl(ctx, MODELS.review.path, row.id),
     change_request: row.change_request_id,
     decision: row.decision,
     comment: row.comment,
