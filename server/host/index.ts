@@ -4,7 +4,7 @@
  * handle). Plugins import the host only from here and, for their routes, from `http/index.ts`;
  * `.dependency-cruiser.cjs` holds them to it.
  */
-export { briefObject, objectUrl } from './core/api-object';
+export { briefObject, fieldsOf, givenFields, objectUrl } from './core/api-object';
 export type { ApiObject } from './core/api-object';
 export { LocalCommitSignal } from './core/commit-signal';
 export type { CommitSignal } from './core/commit-signal';
@@ -22,6 +22,7 @@ export { HOST_VERSION, inRange } from './core/version';
 export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
 export { constraintViolation } from './db/constraint-errors';
+export { sentWithNext } from './db/pg-client';
 export { isClaimed, withClaim } from './db/claims';
 export { commitSignal } from './db/commit-signals';
 export type { DatabaseKind } from './db/database';

@@ -12,7 +12,7 @@ import { rowReads } from '../http/row-reads';
 import { jsonListHasAny } from '../db/list';
 import { eventRuleRows, eventRuleTable } from './event-rules-repository';
 import { webhookTable } from './webhooks-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, givenFields } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.eventrule';
 const PATH = '/api/extras/event-rules/';
@@ -148,14 +148,11 @@ function unique<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<EventRuleWrite>): Partial<Omit<Row<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = givenFields(input, ['name', 'action_type', 'action_object_id']);
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
   if (input.event_types !== undefined) out.event_types = JSON.stringify(unique(input.event_types));
   if (input.conditions !== undefined) out.conditions = input.conditions === null ? null : JSON.stringify(input.conditions);
-  if (input.action_type !== undefined) out.action_type = input.action_type;
-  if (input.action_object_id !== undefined) out.action_object_id = input.action_object_id;
   if (input.action_data !== undefined) out.action_data = input.action_data === null ? null : JSON.stringify(input.action_data);
   return out;
 }

@@ -9,7 +9,7 @@ import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
 import { Reply } from '../http/routes';
 import { deleteNotification, markNotificationRead, notificationOf, notificationRowsOf } from './notifications-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 const PATH = '/api/extras/notifications/';
 
@@ -18,11 +18,7 @@ const notificationUpdate = z.strictObject({ read: z.boolean() });
 function present(ctx: Ctx, row: Row<NotificationsTable>): Notification {
   return {
     ...briefObject(ctx, PATH, row.id, `${row.event_type}: ${row.object_repr}`),
-    object_type: row.object_type,
-    object_id: row.object_id,
-    object_repr: row.object_repr,
-    event_type: row.event_type,
-    created: row.created,
+    ...fieldsOf(row, ['object_type', 'object_id', 'object_repr', 'event_type', 'created']),
     read: row.read === 1,
   };
 }

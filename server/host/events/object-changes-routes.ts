@@ -6,7 +6,7 @@ import type { ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { changesIn, objectChangeById, objectChangeRows } from './object-changes-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 const OBJECT_TYPE = 'core.objectchange';
 const PATH = '/api/core/object-changes/';
@@ -40,12 +40,7 @@ function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
     ...briefObject(ctx, PATH, row.id, `${VERB[row.action]} ${row.changed_object_type} "${row.object_repr}"`),
     time: row.time,
     user: row.user_id,
-    user_name: row.user_name,
-    request_id: row.request_id,
-    action: row.action,
-    changed_object_type: row.changed_object_type,
-    changed_object_id: row.changed_object_id,
-    object_repr: row.object_repr,
+    ...fieldsOf(row, ['user_name', 'request_id', 'action', 'changed_object_type', 'changed_object_id', 'object_repr']),
     prechange_data: parseJson(row.prechange_data),
     postchange_data: parseJson(row.postchange_data),
   };

@@ -9,7 +9,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { eventRulesDeliveringTo } from './event-rules-repository';
 import { webhookRows, webhookTable } from './webhooks-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf, givenFields } from '../core/api-object';
 
 const OBJECT_TYPE = 'extras.webhook';
 const PATH = '/api/extras/webhooks/';
@@ -78,10 +78,7 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
     name: row.name,
     payload_url: row.payload_url,
     http_method: row.http_method as WebhookOut['http_method'],
-    http_content_type: row.http_content_type,
-    additional_headers: row.additional_headers,
-    body_template: row.body_template,
-    secret: row.secret,
+    ...fieldsOf(row, ['http_content_type', 'additional_headers', 'body_template', 'secret']),
     ssl_verification: row.ssl_verification === 1,
     created: row.created,
     last_updated: row.last_updated,
@@ -104,14 +101,7 @@ async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): 
 }
 
 function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
-  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
-  if (input.payload_url !== undefined) out.payload_url = input.payload_url;
-  if (input.http_method !== undefined) out.http_method = input.http_method;
-  if (input.http_content_type !== undefined) out.http_content_type = input.http_content_type;
-  if (input.additional_headers !== undefined) out.additional_headers = input.additional_headers;
-  if (input.body_template !== undefined) out.body_template = input.body_template;
-  if (input.secret !== undefined) out.secret = input.secret;
+  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = givenFields(input, ['name', 'payload_url', 'http_method', 'http_content_type', 'additional_headers', 'body_template', 'secret']);
   if (input.ssl_verification !== undefined) out.ssl_verification = input.ssl_verification ? 1 : 0;
   return out;
 }

@@ -187,26 +187,22 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
       }
       return updated;
     };
-    routes.add({
-      method: 'PATCH',
-      path: detail,
-      access: { permission: permName(spec.objectType, 'change') },
-      summary: `Partially update a ${spec.objectType} object`,
-      tag: spec.tag,
-      body: update.body,
-      response: spec.output,
-      handler: async ({ ctx, params, body }) => write(ctx, params.id, body),
-    });
-    routes.add({
-      method: 'PUT',
-      path: detail,
-      access: { permission: permName(spec.objectType, 'change') },
-      summary: `Update a ${spec.objectType} object`,
-      tag: spec.tag,
-      body: update.put ?? update.body,
-      response: spec.output,
-      handler: async ({ ctx, params, body }) => write(ctx, params.id, body),
-    });
+    const forms = [
+      { method: 'PATCH', summary: 'Partially update', body: update.body },
+      { method: 'PUT', summary: 'Update', body: update.put ?? update.body },
+    ] as const;
+    for (const { method, summary, body } of forms) {
+      routes.add({
+        method,
+        path: detail,
+        access: { permission: permName(spec.objectType, 'change') },
+        summary: `${summary} a ${spec.objectType} object`,
+        tag: spec.tag,
+        body,
+        response: spec.output,
+        handler: async ({ ctx, params, body: input }) => write(ctx, params.id, input),
+      });
+    }
   }
 
   if (spec.remove) {

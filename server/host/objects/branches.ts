@@ -1,6 +1,6 @@
 import type { Branch } from '../../../contract/api/branching';
 import { API_PATHS } from '../../../contract/api/paths';
-import { briefObject, type ApiObject } from '../core/api-object';
+import { briefObject, fieldsOf, type ApiObject } from '../core/api-object';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { BranchRow } from '../db/tables';
@@ -23,13 +23,7 @@ export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
     name: row.name,
     description: row.description,
     status: row.status as Branch['status'],
-    schema_id: row.schema_id,
-    owner: row.owner,
-    last_sync: row.last_sync,
-    merged_time: row.merged_time,
-    merged_by: row.merged_by,
-    created: row.created,
-    last_updated: row.last_updated,
+    ...fieldsOf(row, ['schema_id', 'owner', 'last_sync', 'merged_time', 'merged_by', 'created', 'last_updated']),
   };
 }
 

@@ -6,7 +6,7 @@ import { rowReads } from '../http/row-reads';
 import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
 import { groupRows, groupTable } from './groups-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 export const groupOutput = z.object({
   id: z.number().int(),
@@ -27,10 +27,7 @@ const groupWrite = z.strictObject({
 function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
   return {
     ...briefObject(ctx, '/api/users/groups/', row.id, row.name),
-    name: row.name,
-    description: row.description,
-    created: row.created,
-    last_updated: row.last_updated,
+    ...fieldsOf(row, ['name', 'description', 'created', 'last_updated']),
   };
 }
 

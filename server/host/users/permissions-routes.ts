@@ -10,7 +10,7 @@ import { rowReads } from '../http/row-reads';
 import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
-import { briefObject } from '../core/api-object';
+import { briefObject, givenFields } from '../core/api-object';
 
 export const permissionOutput = z.object({
   ...objectBase,
@@ -90,9 +90,7 @@ function uniqueList<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<PermissionWrite>): Partial<Omit<Row<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = {};
-  if (input.name !== undefined) out.name = input.name;
-  if (input.description !== undefined) out.description = input.description;
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = givenFields(input, ['name', 'description']);
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(uniqueList(input.object_types));
   if (input.actions !== undefined) out.actions = JSON.stringify(uniqueList(input.actions));

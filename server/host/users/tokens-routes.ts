@@ -12,7 +12,7 @@ import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type Fi
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
 import { tokensWhere, tokenTable } from './tokens-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 const OBJECT_TYPE = 'users.token';
 const PATH = '/api/users/tokens/';
@@ -46,11 +46,7 @@ function present(ctx: Ctx, row: Row<TokensTable>): TokenOut {
     ...briefObject(ctx, PATH, row.id, `${row.key_prefix}…`),
     user: row.user_id,
     write_enabled: row.write_enabled === 1,
-    expires: row.expires,
-    description: row.description,
-    created: row.created,
-    last_updated: row.last_updated,
-    last_used: row.last_used,
+    ...fieldsOf(row, ['expires', 'description', 'created', 'last_updated', 'last_used']),
   };
 }
 

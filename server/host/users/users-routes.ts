@@ -10,7 +10,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { defineList } from '../db/list';
 import { dropFromPermissions, requireExistingIds } from './references';
 import { groupIdsOfUsers, membersOf, setUserGroups, userRows, userTable } from './users-repository';
-import { briefObject } from '../core/api-object';
+import { briefObject, fieldsOf } from '../core/api-object';
 
 /** A user as presented (its schema, `user`, is in the shared contract: contract/api/host.ts). */
 export type UserOut = User & ApiObject;
@@ -37,10 +37,7 @@ type UserWrite = z.infer<typeof userWrite>;
 function present(ctx: Ctx, row: UserRow, groups: number[]): UserOut {
   return {
     ...briefObject(ctx, '/api/users/users/', row.id, row.username),
-    username: row.username,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
+    ...fieldsOf(row, ['username', 'first_name', 'last_name', 'email']),
     is_superuser: row.is_superuser === 1,
     is_active: row.is_active === 1,
     groups,

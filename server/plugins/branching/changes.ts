@@ -1,6 +1,6 @@
 import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
-import { type ApiObject, type Attributes, BRANCH_DATA_TABLES, type BranchChange, branchChanges, branchConflicts, briefObject, ChangeVisibility, computeConflicts, type Ctx, displayOf, getMainObjects, type ObjectState, parseChangeRow, touchedObjectTypes } from '../../host';
+import { type ApiObject, type Attributes, BRANCH_DATA_TABLES, type BranchChange, branchChanges, branchConflicts, briefObject, fieldsOf, ChangeVisibility, computeConflicts, type Ctx, displayOf, getMainObjects, type ObjectState, parseChangeRow, touchedObjectTypes } from '../../host';
 import { catalogueType } from './catalogue';
 import { branchChangeRow } from './changes-repository';
 
@@ -44,9 +44,7 @@ export function presentChange(ctx: Ctx, change: BranchChange, current: Attribute
     object_type: change.objectType,
     object_id: change.objectId,
     object_repr: repr,
-    action: change.action,
-    original: change.original,
-    modified: change.modified,
+    ...fieldsOf(change, ['action', 'original', 'modified']),
     current,
     conflicts: computeConflicts(change, current),
     last_updated: change.lastUpdated,

@@ -1,4 +1,4 @@
-import { type ApiObject, briefObject, type Ctx } from '../../../host';
+import { type ApiObject, briefObject, fieldsOf, type Ctx } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
@@ -12,16 +12,9 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
   return {
     ...briefObject(ctx, MODELS.mergeCheck.path, row.id, row.label || row.name),
     change_request: row.change_request_id,
-    name: row.name,
-    label: row.label,
-    status: row.status,
-    summary: row.summary,
-    details_url: row.details_url,
+    ...fieldsOf(row, ['name', 'label', 'status', 'summary', 'details_url']),
     objects: parseJson<MergeCheck['objects']>(row.objects, []),
-    completed: row.completed,
-    digest: row.digest,
-    created: row.created,
-    last_updated: row.last_updated,
+    ...fieldsOf(row, ['completed', 'digest', 'created', 'last_updated']),
   };
 }
 

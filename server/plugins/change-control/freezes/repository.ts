@@ -1,5 +1,5 @@
 import type { Freeze, FreezeNotice } from '../../../../contract/api/freezes';
-import { briefObject, type Ctx, tableRows } from '../../../host';
+import { briefObject, fieldsOf, type Ctx, tableRows } from '../../../host';
 import { ccDb, parseJson, toBool } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { MODELS } from '../names';
@@ -34,9 +34,7 @@ export function presentFreeze(ctx: Ctx, row: FreezeRow): FreezeOut {
     start: row.start_at,
     end: row.end_at,
     weekdays: schedule.weekdays as number[],
-    start_time: row.start_time,
-    end_time: row.end_time,
-    time_zone: row.time_zone,
+    ...fieldsOf(row, ['start_time', 'end_time', 'time_zone']),
     policy: row.policy_id,
     active: enabled ? iso(activePeriod(schedule, now)) : null,
     next: enabled ? iso(nextPeriod(schedule, now)) : null,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { freeze as freezeOutput, freezeWrite } from '../../../../contract/api/freezes';
-import { type Ctx, ValidationError, type Host } from '../../../host';
+import { type Ctx, givenFields, ValidationError, type Host } from '../../../host';
 import { registerResource } from '../../../host/http';
 import { fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
@@ -15,16 +15,11 @@ type FreezeWrite = z.infer<typeof freezeWrite>;
 
 function columns(input: Partial<FreezeWrite>) {
   return {
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...givenFields(input, ['name', 'description', 'kind', 'start_time', 'end_time', 'time_zone']),
     ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
-    ...(input.kind !== undefined ? { kind: input.kind } : {}),
     ...(input.start !== undefined ? { start_at: input.start === null ? null : new Date(input.start).toISOString() } : {}),
     ...(input.end !== undefined ? { end_at: input.end === null ? null : new Date(input.end).toISOString() } : {}),
     ...(input.weekdays !== undefined ? { weekdays: JSON.stringify([...new Set(input.weekdays)].sort()) } : {}),
-    ...(input.start_time !== undefined ? { start_time: input.start_time } : {}),
-    ...(input.end_time !== undefined ? { end_time: input.end_time } : {}),
-    ...(input.time_zone !== undefined ? { time_zone: input.time_zone } : {}),
     ...(input.policy !== undefined ? { policy_id: input.policy } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { branchesTouching, clearTags, conditionSetProblem, Conflict, recordChange, setTags, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import { branchesTouching, clearTags, conditionSetProblem, Conflict, givenFields, recordChange, setTags, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
 import { registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
@@ -32,18 +32,13 @@ const dedupe = (names: readonly string[]): string[] => [...new Set(names)];
 
 function policyColumns(input: Partial<PolicyWrite>) {
   return {
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.description !== undefined ? { description: input.description } : {}),
+    ...givenFields(input, ['name', 'description', 'weight', 'condition_state', 'enforcement', 'comments']),
     ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
-    ...(input.weight !== undefined ? { weight: input.weight } : {}),
     ...(input.object_types !== undefined ? { object_types: JSON.stringify(dedupe(input.object_types)) } : {}),
     ...(input.conditions !== undefined ? { conditions: input.conditions === null ? null : JSON.stringify(input.conditions) } : {}),
-    ...(input.condition_state !== undefined ? { condition_state: input.condition_state } : {}),
     // A write replaces the whole list.
     ...(input.checks !== undefined ? { checks: JSON.stringify(dedupe(input.checks)) } : {}),
-    ...(input.enforcement !== undefined ? { enforcement: input.enforcement } : {}),
     ...(input.check_settings !== undefined ? { check_settings: JSON.stringify(input.check_settings) } : {}),
-    ...(input.comments !== undefined ? { comments: input.comments } : {}),
     // The whole object: a write replaces it.
     ...(input.custom_fields !== undefined ? { custom_fields: JSON.stringify(input.custom_fields) } : {}),
   };
@@ -144,8 +139,7 @@ async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: numbe
 function ruleColumns(input: Partial<RuleWrite>) {
   return {
     ...(input.policy !== undefined ? { policy_id: input.policy } : {}),
-    ...(input.name !== undefined ? { name: input.name } : {}),
-    ...(input.min_reviews !== undefined ? { min_reviews: input.min_reviews } : {}),
+    ...givenFields(input, ['name', 'min_reviews']),
     ...(input.users !== undefined ? { users: JSON.stringify(dedupe(input.users.map(String)).map(Number)) } : {}),
     ...(input.groups !== undefined ? { groups: JSON.stringify(dedupe(input.groups.map(String)).map(Number)) } : {}),
     ...(input.custom_fields !== undefined ? { custom_fields: JSON.stringify(input.custom_fields) } : {}),
