@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
-import { commitSignal, type CommitSignal, type Ctx, type HostServices } from '../../../host';
+import { commitSignal, sentWithNext, type CommitSignal, type Ctx, type HostServices } from '../../../host';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';
@@ -18,7 +18,7 @@ export const STREAM_RETENTION = {
   maxRows: 100_000,
 };
 
-/** The write path prunes every this many events, so a burst never outgrows the window. */
+/** The write path of each instance prunes every this many events it writes, so a burst never outgrows the window. */
 const PRUNE_EVERY = 1000;
 
 /** The signal that new events committed; one per service instance, heard by every instance on PostgreSQL (see `CommitSignal`). */
@@ -59,25 +59,27 @@ export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
     if (seen.keys.has(key)) return;
     seen.keys.add(key);
   }
-  const row = await ccDb(ctx)
-    .insertInto('cc_stream_events')
-    .values({
-      time: nowIso(ctx),
-      event: a.event,
-      change_request_id: a.changeRequestId,
-      object_type: a.objectType,
-      object_id: a.objectId,
-      subject: a.subject ? JSON.stringify(a.subject) : null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  // Nothing is read from the write: sent with the next statement (often the commit).
+  await sentWithNext(
+    ccDb(ctx)
+      .insertInto('cc_stream_events')
+      .values({
+        time: nowIso(ctx),
+        event: a.event,
+        change_request_id: a.changeRequestId,
+        object_type: a.objectType,
+        object_id: a.objectId,
+        subject: a.subject ? JSON.stringify(a.subject) : null,
+      }),
+  ).execute();
   const signal = streamSignal(ctx.host);
   if (!seen) signal.notify();
   else if (!seen.signalled) {
     seen.signalled = true;
     ctx.afterCommit(() => signal.notify());
   }
-  if (row.id % PRUNE_EVERY === 0) await pruneStreamEvents(ctx);
+  const written = stateSlot(ctx.host, 'stream-events-written', () => ({ count: 0 }));
+  if (++written.count % PRUNE_EVERY === 0) await pruneStreamEvents(ctx);
 }
 
 /** Where the stream stands: the newest id handed out, and the newest id pruned (a resume from before it missed events). */
