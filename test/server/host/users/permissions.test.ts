@@ -59,7 +59,7 @@ describe('host: permissions', () => {
 
     assert.equal((await svc.admin.delete(`/api/users/permissions/${id}/`)).status, 204);
     assert.equal((await svc.admin.get(`/api/users/permissions/${id}/`)).status, 404);
-    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.objectpermission').execute();
+    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.objectpermission').orderBy('id').execute();
     assert.deepEqual(changes.map((c) => c.action), ['create', 'update', 'update', 'delete']);
   });
 

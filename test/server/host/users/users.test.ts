@@ -51,7 +51,7 @@ describe('host: users', () => {
 
     assert.equal((await svc.admin.delete(`/api/users/users/${id}/`)).status, 204);
     assert.equal((await svc.admin.get(`/api/users/users/${id}/`)).status, 404);
-    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.user').where('changed_object_id', '=', id).execute();
+    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.user').where('changed_object_id', '=', id).orderBy('id').execute();
     assert.deepEqual(changes.map((c) => c.action), ['create', 'update', 'update', 'delete']);
   });
 
