@@ -19,7 +19,9 @@ const log = (m: string) => process.stderr.write(`[memory] ${m}\n`);
 function status(pid: number): string {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)![1]) / 1024;
-  return `RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, files ${kb('RssFile').toFixed(0)}), peak ${kb('VmHWM').toFixed(0)} MB, threads ${/Threads:\s+(\d+)/.exec(s)![1]}`;
+  // The C library's main heap (the program break), where SQLite's pages and most of Node's own allocations live.
+  const brk = /\[heap\]\n(?:(?!^[0-9a-f]+-)[^\n]*\n)*?Rss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps`, 'utf8'));
+  return `RSS ${kb('VmRSS').toFixed(0)} MB (anonymous ${kb('RssAnon').toFixed(0)}, of it the C main heap ${brk ? (Number(brk[1]) / 1024).toFixed(0) : 0}; files ${kb('RssFile').toFixed(0)}), peak ${kb('VmHWM').toFixed(0)} MB, threads ${/Threads:\s+(\d+)/.exec(s)![1]}`;
 }
 
 async function main(): Promise<void> {

@@ -5,8 +5,9 @@
 // BENCH_ONLY=9,10 runs only the scenarios named (numbers as printed; `ceiling` for the trivial
 // route) and seeds what they need: the small seeds of scenarios 1, 3 and 4 always (every
 // scenario sees them in a full run), the 2,000 threads of 5 for 5, 9 and 10, the 20,000 requests
-// and the submit branches for 2, 4, 8, 10, 12 and 13 (13 runs 2 and 8 as well: its first RSS
-// is taken after them). Scenario 12 starts the service on the database the chosen ones left.
+// for 2, 4, 8, 10, 12 and 13, the submit branches (and their submits) for 4, 10, 12 and 13 (13
+// runs 2 and 8 as well: its first RSS is taken after them). Scenario 12 starts the service on
+// the database the chosen ones left.
 //   node esbuild.config.mjs server && BENCH_DURATION=5 BENCH_ONLY=9,10 npx tsx bench/run.ts
 import autocannon from 'autocannon';
 import { Agent, request } from 'node:http';

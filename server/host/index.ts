@@ -22,6 +22,7 @@ export { HOST_VERSION, inRange } from './core/version';
 export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
 export { constraintViolation } from './db/constraint-errors';
+export { sentWithNext } from './db/pg-client';
 export { isClaimed, withClaim } from './db/claims';
 export { commitSignal } from './db/commit-signals';
 export type { DatabaseKind } from './db/database';

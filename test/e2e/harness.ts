@@ -359,7 +359,6 @@ const QUICK_INPUT_TRACKER = `(() => {
     }
   };
   t.read = read;
-  t.fingerprint = () => fingerprint(read());
   /** 1 + the index of the first condition that holds, 0 when none does. */
   t.test = (conds) => { const s = read(); for (let i = 0; i < conds.length; i++) if (matches(s, conds[i])) return i + 1; return 0; };
   window.__ccQuickInput = t;
@@ -369,9 +368,9 @@ function pagePattern(p: RegExp): PagePattern {
   return { source: p.source, flags: p.flags };
 }
 
-/** A substring (escaped) or a RegExp, as a pattern. */
+/** A RegExp as it is, or a string as a case-insensitive substring (as Playwright's `hasText`). */
 function containsPattern(text: string | RegExp): PagePattern {
-  return pagePattern(typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : text);
+  return pagePattern(typeof text === 'string' ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i') : text);
 }
 
 /** What tells one open quick input from the next (the tracker compares the same). */
@@ -761,7 +760,7 @@ export class VSCode {
   async inputBox(text: string, opts: { expectPrompt?: string | RegExp } = {}): Promise<void> {
     await this.step(`input box "${text}"`, async () => {
       const { expectPrompt } = opts;
-      const message = expectPrompt === undefined ? undefined : typeof expectPrompt === 'string' ? pagePattern(new RegExp(containsPattern(expectPrompt).source, 'i')) : pagePattern(expectPrompt);
+      const message = expectPrompt === undefined ? undefined : containsPattern(expectPrompt);
       await this.awaitQuickInput({ kind: 'open', palette: false, ...(message ? { message } : {}) }, `input box${expectPrompt ? ` asking ${expectPrompt}` : ''}`, { n: 0 });
       const input = this.page.locator(VSCode.sel.quickInputBox);
       await input.fill(text);

@@ -1,3 +1,4 @@
+import { sql, type Expression } from 'kysely';
 import type * as Pg from 'pg';
 import { VERSIONS_READ_SQL } from './data-version';
 import { pgDriver } from './pg-driver';
@@ -71,28 +72,65 @@ interface Result {
 /** Called with the text of each round trip and how long it took. */
 export type RoundTripListener = (sql: string, milliseconds: number) => void;
 
+/**
+ * Ends the text of a write whose caller reads no answer from it (no rows, no count) and catches
+ * no error of its own (`sentWithNext`).
+ */
+export const SENT_WITH_NEXT = '/* sent with the next statement */';
+
+/**
+ * Marks a write (an insert, update or delete without `returning`) whose caller reads no answer
+ * from it and catches no error of its own: on PostgreSQL, inside a transaction, it goes to the
+ * database with the transaction's next statement (one round trip for both; an error it raises
+ * is raised there and ends the transaction all the same). Elsewhere it runs as it is.
+ */
+export function sentWithNext<Q extends { modifyEnd(modifier: Expression<any>): Q }>(query: Q): Q {
+  return query.modifyEnd(sql.raw(SENT_WITH_NEXT));
+}
+
+/**
+ * A statement's text with its values written in as literals (quoted, as the driver sends them
+ * as untyped text parameters), or null when that is not safe to do: a text with a quote of its
+ * own (a `$1` in it could be a literal's) or a value that is not text (bytes).
+ */
+function withValues(text: string, values: readonly unknown[]): string | null {
+  if (text.includes("'") || text.includes('$$')) return null;
+  const pg = pgDriver() as unknown as { utils: { prepareValue(value: unknown): unknown }; escapeLiteral(text: string): string };
+  let safe = true;
+  const written = text.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    const value = index < values.length ? pg.utils.prepareValue(values[index]) : undefined;
+    if (value === null) return 'null';
+    if (typeof value === 'string') return pg.escapeLiteral(value);
+    safe = false;
+    return '';
+  });
+  return safe ? written : null;
+}
+
 /** The client class of a pool whose round trips `listener` hears. */
 export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
   return class ServiceClient extends pgDriver().Client {
     /** Where the connection is: outside a transaction, in one, or in one an error ended. */
     #transaction: 'none' | 'open' | 'failed' = 'none';
     #versionsAtBegin: Result | null = null;
-    #heldBump: string | null = null;
+    /** Writes of the transaction held back (values written in), in order. */
+    #held: string[] = [];
     #generation = generation;
 
     // The driver (Kysely) calls query(text, values); every other form is passed on as it is.
     override query(...args: unknown[]): any {
       const [text, values] = args;
       if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return this.#statement(text, values);
-      // (Cursors: the held bump goes first; the client sends its queries in order.)
-      if (this.#heldBump !== null) void (super.query(this.#takeBump()) as Promise<unknown>).catch(() => undefined);
+      // (Cursors: the held writes go first; the client sends its queries in order.)
+      if (this.#held.length > 0) void (super.query(this.#takeHeld()) as Promise<unknown>).catch(() => undefined);
       return (super.query as (...a: unknown[]) => unknown).apply(this, args);
     }
 
-    #takeBump(): string {
-      const bump = this.#heldBump!;
-      this.#heldBump = null;
-      return bump;
+    #takeHeld(): string {
+      const held = this.#held.join('; ');
+      this.#held = [];
+      return held;
     }
 
     async #statement(text: string, values: unknown[]): Promise<Result> {
@@ -102,14 +140,23 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         return read;
       }
       if (/^(commit|rollback)$/i.test(text)) return this.#end(text);
-      if (this.#transaction === 'open' && VERSION_BUMP.test(text) && values.every((v) => Number.isSafeInteger(v))) {
-        if (this.#heldBump !== null) await this.#send(this.#takeBump(), []);
-        this.#versionsAtBegin = null;
-        this.#heldBump = text.replace(/\$(\d+)/g, (_, n: string) => String(values[Number(n) - 1]));
-        return { command: text.startsWith('insert') ? 'INSERT' : 'UPDATE', rowCount: 0, rows: [] };
-      }
-      if (this.#heldBump !== null) await this.#send(this.#takeBump(), []);
       if (text.includes('"data_version"')) this.#versionsAtBegin = null;
+      if (this.#transaction === 'open' && (VERSION_BUMP.test(text) || text.endsWith(SENT_WITH_NEXT))) {
+        const written = withValues(text, values);
+        if (written !== null) {
+          this.#held.push(written);
+          return { command: /^\w+/.exec(text)![0]!.toUpperCase(), rowCount: 0, rows: [] };
+        }
+      }
+      if (this.#held.length > 0) {
+        // The held writes and this statement, in one round trip; its answer is the last.
+        const written = withValues(text, values);
+        if (written !== null) {
+          const results = (await this.#send(`${this.#takeHeld()}; ${written}`, [])) as unknown as Result[];
+          return results[results.length - 1]!;
+        }
+        await this.#send(this.#takeHeld(), []);
+      }
       if (text.startsWith('begin; select pg_advisory_xact_lock(') && text.endsWith(VERSIONS_READ_SQL)) return this.#begin(text);
       return this.#send(text, values);
     }
@@ -133,12 +180,11 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
     }
 
     async #end(text: string): Promise<Result> {
-      const bump = this.#heldBump;
-      this.#heldBump = null;
+      const held = this.#takeHeld();
       this.#versionsAtBegin = null;
       try {
-        if (bump !== null && text.toLowerCase() === 'commit') {
-          const results = (await this.#send(`${bump}; commit`, [])) as unknown as Result[];
+        if (held !== '' && text.toLowerCase() === 'commit') {
+          const results = (await this.#send(`${held}; commit`, [])) as unknown as Result[];
           return results[results.length - 1]!;
         }
         return await this.#send(text, []);

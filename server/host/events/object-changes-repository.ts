@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Condition } from '../db/list';
+import { sentWithNext } from '../db/pg-client';
 import { valuesTable } from '../db/portable';
 import type { HostTables, ObjectChangesTable, Row } from '../db/tables';
 
@@ -25,7 +26,7 @@ export function changesIn(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', hidd
     ]);
 }
 
-/** Writes one entry of the changelog. */
+/** Writes one entry of the changelog (nothing is read from the write: sent with the next statement). */
 export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChangesTable>): Promise<void> {
-  await ctx.db.insertInto('object_changes').values(values).execute();
+  await sentWithNext(ctx.db.insertInto('object_changes').values(values)).execute();
 }

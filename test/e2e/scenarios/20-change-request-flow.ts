@@ -308,6 +308,7 @@ export const scenarios: Scenario[] = [
 
       await vscode.runCommand('Change Control: Merge Branch');
       await vscode.step('the QuickPick says why it is blocked', async () => {
+        await vscode.expectQuickPick(TITLE);
         const row = vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: TITLE }).first();
         await expectText(row, `Blocked: Required check "${CHECK_NAME}" is pending.`);
       });
@@ -363,6 +364,7 @@ export const scenarios: Scenario[] = [
       await vscode.openActivity('Change Control');
       await vscode.runCommand('Change Control: Merge Branch');
       await vscode.step('the request is offered without a blocked reason', async () => {
+        await vscode.expectQuickPick(TITLE);
         const row = vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: TITLE }).first();
         await row.waitFor();
         const text = await row.innerText();

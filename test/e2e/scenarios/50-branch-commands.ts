@@ -30,6 +30,7 @@ export const scenarios: Scenario[] = [
 
       await vscode.runCommand('Change Control: Preview Policies for Branch');
       await vscode.step('the branch is offered as having no change request yet', async () => {
+        await vscode.expectQuickPick(BRANCH);
         const row = vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: BRANCH }).first();
         await expectText(row, /No change request yet/);
       });

@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Ctx } from '../../../host';
+import { sentWithNext, type Ctx } from '../../../host';
 import { ccDb } from '../db/database';
 import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
 
@@ -46,7 +46,8 @@ export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'deta
 
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
 export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: CheckResultFields): Promise<MergeCheckRow> {
-  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).execute();
+  // Nothing is read from the write (the row written is known): sent with the next statement.
+  await sentWithNext(ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id)).execute();
   const written = { ...row, ...fields };
   ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
   return written;
