@@ -140,10 +140,10 @@ const readers = new WeakMap<object, () => Promise<DataVersions>>();
 const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
 
 /**
- * Where the data version of this handle is read when not through the handle itself: a
- * connection of its own, so that a read of the version never waits for a transaction holding
- * the handle's connection (SQLite has one), or nothing at all for a database no other process
- * can open (in memory: the handle's own write count says everything).
+ * Where the data version of this handle is read when not through the handle itself: a handle
+ * of its own on SQLite's reader connection, so that a read of the version never waits for a
+ * transaction holding the writer (inside one too), or nothing at all for a database no other
+ * process can open (in memory: the handle's own write count says everything).
  */
 export function readVersionWith(db: Kysely<any>, reader: Kysely<any> | null): void {
   readers.set(db, reader ? () => selectVersions(reader) : () => Promise.resolve(NOTHING_READ));
