@@ -5,7 +5,7 @@ import { notify } from '../../server/host/events/notifications';
 import { ApiClient, PATHS, queryString } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
 import { branch } from '../../contract/api/branching';
-import { ADMIN_TOKEN, startService, type TestService } from '../support/service';
+import { ADMIN_TOKEN, serviceForEachTest, startService, type TestService } from '../support/service';
 
 async function rejects(p: Promise<unknown>, kind: ApiError['kind']): Promise<ApiError> {
   try {
@@ -23,12 +23,11 @@ describe('extension: API client against the service (host endpoints)', () => {
   let admin: ApiClient;
   const lines: string[] = [];
 
-  beforeEach(async () => {
-    svc = await startService();
+  serviceForEachTest(async (started) => {
+    svc = started;
     lines.length = 0;
     admin = new ApiClient({ baseUrl: `${svc.url}/`, token: ADMIN_TOKEN, log: (l) => lines.push(l) });
   });
-  afterEach(async () => svc.close());
 
   async function createUser(username: string, password: string): Promise<number> {
     const res = await svc.admin.post('/api/users/users/', { username, password });

@@ -163,12 +163,27 @@ export interface StartOptions {
  * gets it once started, to keep it and to prepare what the tests share (a world, a cast).
  */
 export function serviceForSuite(ready: (svc: TestService) => void | Promise<void>, options: StartOptions = {}): void {
+  serviceAround(before, after, ready, options);
+}
+
+/**
+ * A fresh service for each test of the enclosing `describe`: started before the test and closed
+ * after it; `ready` gets it once started, to keep it and to prepare what the test needs.
+ */
+export function serviceForEachTest(ready: (svc: TestService) => void | Promise<void>, options: StartOptions = {}): void {
+  serviceAround(beforeEach, afterEach, ready, options);
+}
+
+function serviceAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, ready: (svc: TestService) => void | Promise<void>, options: StartOptions): void {
   let svc: TestService | undefined;
-  before(async () => {
+  start(async () => {
     svc = await startService(options);
     await ready(svc);
   });
-  after(async () => svc?.close());
+  stop(async () => {
+    await svc?.close();
+    svc = undefined;
+  });
 }
 
 /**

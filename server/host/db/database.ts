@@ -138,6 +138,10 @@ class FifoLock {
     }
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
+  /** Whether nobody holds it (nor waits for it). */
+  get free(): boolean {
+    return !this.held;
+  }
   unlock(): void {
     const next = this.waiting.shift();
     if (next) next();
@@ -157,8 +161,8 @@ function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statemen
  * Kysely's own driver hands its one connection to one user at a time, so a read outside any
  * transaction used to wait for every write transaction in progress (held across its awaits).
  * Here a transaction, and a statement outside transactions that writes, take the writer (one at
- * a time, in order); a statement outside transactions that only reads runs at once on a
- * read-only connection of its own. In WAL mode that connection sees every transaction committed
+ * a time, in order); a statement outside transactions that only reads runs at once: on the
+ * writer when nobody holds it, else on a read-only connection of its own. In WAL mode that connection sees every transaction committed
  * when the statement starts and never sees one in progress: a request reads what it wrote
  * once its transaction has committed, and reads inside a transaction stay on the transaction's
  * connection. Statements run synchronously (better-sqlite3), so each read is one snapshot.
@@ -223,6 +227,10 @@ class RoutedConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (this.holding) return runStatement(this.writer, compiled);
     if (!isWrite(compiled.query)) {
+      // A free writer answers at once too (the statement runs synchronously: nothing can take
+      // it meanwhile), from pages it keeps across its own commits; the reader drops its pages
+      // whenever the writer has committed since its last read.
+      if (this.writerLock.free) return runStatement(this.writer, compiled);
       const statement = this.reader.prepare(compiled.sql);
       // What SQLite itself says of the statement decides: anything that may write goes to the writer.
       if (statement.readonly) return runStatement(this.reader, compiled, statement);

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
 import { isListRoute } from '../../../server/host/http/openapi';
-import { startService, type TestService } from '../../support/service';
+import { serviceForEachTest, type TestService } from '../../support/service';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
 describe('conventions: bodies', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('answers 415 to a body that is not JSON', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
@@ -55,10 +52,7 @@ describe('conventions: bodies', () => {
 
 describe('conventions: lists and filters', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('wraps lists in {count, next, previous, results}', async () => {
     for (let i = 0; i < 3; i++) await svc.admin.post('/api/users/groups/', { name: `g${i}` });
@@ -136,10 +130,7 @@ describe('conventions: lists and filters', () => {
 
 describe('conventions: every list (filters, q, ordering, brief, fields)', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   /** Every list route but the source-of-truth catalogue's (which filter on any attribute). */
   const listPaths = (): string[] => {
@@ -202,10 +193,7 @@ describe('conventions: every list (filters, q, ordering, brief, fields)', () => 
 
 describe('conventions: headers and status', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('sends API-Version: 4.7 on every response, errors included', async () => {
     const responses = [

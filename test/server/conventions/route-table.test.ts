@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parsePermissionName } from '../../../server/host/users/object-permissions';
 import type { RouteDef } from '../../../server/host/http/routes';
-import { startService, type TestService } from '../../support/service';
+import { serviceForEachTest, type TestService } from '../../support/service';
 
 /** A concrete path for a route: every `:param` replaced with `value`. */
 function concrete(route: RouteDef, value: string): string {
@@ -26,11 +26,7 @@ function matcher(path: string): RegExp {
 describe('conventions: the route table', () => {
   let svc: TestService;
   let routes: readonly RouteDef[];
-  beforeEach(async () => {
-    svc = await startService();
-    routes = svc.host.routes.all();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest(async (started) => { svc = started; routes = svc.host.routes.all(); });
 
   it('has every route declare exactly one access, with permissions on registered object types', () => {
     assert.ok(routes.length > 10, 'the route table is suspiciously small');

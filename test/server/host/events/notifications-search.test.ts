@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { notify } from '../../../../server/host/events/notifications';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { actor, type Actor } from '../users/fixtures';
 
 const PATH = '/api/extras/notifications/';
@@ -10,12 +10,7 @@ describe('extras: notifications', () => {
   let svc: TestService;
   let alice: Actor;
   let bob: Actor;
-  beforeEach(async () => {
-    svc = await startService();
-    alice = await actor(svc, 'alice');
-    bob = await actor(svc, 'bob');
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest(async (started) => { svc = started; alice = await actor(svc, 'alice'); bob = await actor(svc, 'bob'); });
 
   async function leave(userIds: number[], eventType: string, objectId = 7): Promise<number> {
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
@@ -76,8 +71,8 @@ describe('extras: notifications', () => {
 
 describe('extras: search', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
+  serviceForEachTest(async (started) => {
+    svc = started;
     svc.host.search.register(async (ctx, q, limit) => {
       const names = ['alpha', 'alphabet', 'beta'].filter((n) => n.includes(q.toLowerCase()));
       return names.slice(0, limit).map((name, i) => ({
@@ -90,7 +85,6 @@ describe('extras: search', () => {
       }));
     });
   });
-  afterEach(async () => svc.close());
 
   it('requires q and answers {"results": [...], "truncated"} from the registered providers, honouring limit', async () => {
     for (const path of ['/api/search/', '/api/search/?q=', '/api/search/?q=%20%20']) {

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService, hostOnly } from '../../../support/service';
+import { hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 const PATH = '/api/core/object-changes/';
 
 describe('extras: object changes (the changelog)', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService({ plugins: hostOnly() });
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; }, { plugins: hostOnly() });
 
   it('records create, update and delete of a group, newest first, with the data on each side', async () => {
     const created = await svc.admin.post('/api/users/groups/', { name: 'netops' });

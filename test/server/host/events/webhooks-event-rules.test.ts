@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 const HOOKS = '/api/extras/webhooks/';
@@ -7,10 +7,7 @@ const RULES = '/api/extras/event-rules/';
 
 describe('extras: webhooks and event rules', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   async function webhook(name = 'ci'): Promise<number> {
     const res = await svc.admin.post(HOOKS, { name, payload_url: 'https://ci.example.com/hook' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { openApiPath } from '../../../../server/host/http/openapi';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 
 /** Every `$ref` in the document, as the component name it points at. */
 function refs(node: unknown, out: string[] = []): string[] {
@@ -17,10 +17,7 @@ function refs(node: unknown, out: string[] = []): string[] {
 
 describe('extras: /api/schema/', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('is a public OpenAPI 3.1 document listing every registered route', async () => {
     const res = await svc.anonymous.get('/api/schema/');

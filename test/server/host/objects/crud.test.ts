@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { changelogOf, createUser } from '../../plugins/branching/fixtures';
 
 const DEVICES = '/api/dcim/devices/';
 
 describe('source-of-truth objects on main', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('creates, reads, updates (PATCH and PUT) and deletes an object with free-form attributes', async () => {
     const created = await svc.admin.post(DEVICES, { name: 'edge-1', status: 'active', site: 4, tags: ['core'] });

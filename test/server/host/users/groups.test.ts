@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 
 describe('host: groups', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('creates, reads, lists, filters, updates and deletes a group', async () => {
     const created = await svc.admin.post('/api/users/groups/', { name: 'netops' });

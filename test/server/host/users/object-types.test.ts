@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { actor } from './fixtures';
 
 interface TypeOut {
@@ -13,10 +13,7 @@ const names = (list: { results: TypeOut[] }): string[] => list.results.map((t) =
 
 describe('host: object types', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('lists every registered object type to any signed-in user, read-only', async () => {
     const plain = await actor(svc, 'plain');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
 import { createHash, randomBytes, scryptSync } from 'node:crypto';
-import { instancesForEachTest, startService, type TestService } from '../../../support/service';
+import { instancesForEachTest, serviceForEachTest, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
@@ -9,10 +9,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 
 describe('host: tokens', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('lets any user create, list, read, update and delete their own tokens, the key shown only once', async () => {
     const alice = await actor(svc, 'alice');
@@ -162,10 +159,7 @@ describe('host: tokens', () => {
 
 describe('host: tokens/provision', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('provisions a token from a username and password, with no token', async () => {
     const id = await createUser(svc, 'alice', { password: 'correct horse' });

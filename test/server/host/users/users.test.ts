@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { actor, createUser } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
 describe('host: users', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('creates, reads, updates (PATCH and PUT) and deletes a user, never showing the password', async () => {
     const group = await svc.admin.post('/api/users/groups/', { name: 'netops' });
@@ -136,10 +133,7 @@ describe('host: users', () => {
 
 describe('host: users/me', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('answers the caller as a user object, to any signed-in user', async () => {
     const group = (await svc.admin.post('/api/users/groups/', { name: 'viewers' })).body.id as number;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type ApiClient, type TestService, hostOnly } from '../../../support/service';
+import { type ApiClient, hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
 import { changelogOf, createBranch, createUser } from './fixtures';
 
 const DEVICES = '/api/dcim/devices/';
@@ -11,16 +11,15 @@ describe('branching: writes and reads in a branch', () => {
   let branch: { id: number; schema_id: string };
   let inBranch: ApiClient;
   let moved: Array<{ objectTypes: string[]; newlyTouchedTypes: string[] }>;
-  beforeEach(async () => {
-    svc = await startService({ plugins: hostOnly() });
+  serviceForEachTest(async (started) => {
+    svc = started;
     branch = await createBranch(svc, 'feature');
     inBranch = svc.admin.inBranch(branch.schema_id);
     moved = [];
     svc.host.branchHooks.on('changesMoved', async (_ctx, p) => {
       moved.push({ objectTypes: p.objectTypes, newlyTouchedTypes: p.newlyTouchedTypes });
     });
-  });
-  afterEach(async () => svc.close());
+  }, { plugins: hostOnly() });
 
   const changes = async () => (await svc.admin.get(`${CHANGES}?branch_id=${branch.id}`)).body.results;
 
@@ -142,10 +141,7 @@ describe('branching: writes and reads in a branch', () => {
 
 describe('branching: who may write in a branch, and who learns that it exists', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService({ plugins: hostOnly() });
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; }, { plugins: hostOnly() });
 
   const DEVICE_RIGHTS = { object_types: ['dcim.device'], actions: ['view', 'add', 'change', 'delete'] };
   const SEE_BRANCHES = { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { BranchHookName } from '../../../../server/host/core/hooks';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { changelogOf, createBranch, createUser } from './fixtures';
 
 const BRANCHES = '/api/plugins/branching/branches/';
@@ -8,8 +8,8 @@ const BRANCHES = '/api/plugins/branching/branches/';
 describe('branching: branches', () => {
   let svc: TestService;
   let hooks: Array<{ name: BranchHookName; branch: string; extra?: unknown }>;
-  beforeEach(async () => {
-    svc = await startService();
+  serviceForEachTest(async (started) => {
+    svc = started;
     hooks = [];
     for (const name of ['renamed', 'deleting'] as const) {
       svc.host.branchHooks.on(name, async (ctx, payload) => {
@@ -18,7 +18,6 @@ describe('branching: branches', () => {
       });
     }
   });
-  afterEach(async () => svc.close());
 
   it('creates a ready branch with a random 8-character schema id, owned by the creator', async () => {
     const res = await svc.admin.post(BRANCHES, { name: 'feature-1', description: 'New racks' });

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { createBranch, createUser } from './fixtures';
 
 const CHANGES = '/api/plugins/branching/changes/';
 
 describe('branching: the changes endpoint', () => {
   let svc: TestService;
-  beforeEach(async () => {
-    svc = await startService();
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest((started) => { svc = started; });
 
   it('lists, retrieves and filters by branch_id, object_type and action; it is read-only', async () => {
     const a = await createBranch(svc, 'a');

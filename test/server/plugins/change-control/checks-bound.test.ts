@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, startService, type TestService } from '../../../support/service';
 import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
 import { actor, checkNamed, CHECKS, detail, DEVICES, expectStatus, group, ok, POLICIES, REVIEWS, VIEW_ALL } from './fixtures';
 import { gateCast, mergeBranch, scenario, type GateCast, type Scenario } from './gate-support';
@@ -10,11 +10,7 @@ const PIPELINE = [...VIEW_ALL, { object_types: ['change_control.mergecheck'], ac
 describe('change control: check results bound to what they checked', () => {
   let svc: TestService;
   let cast: GateCast;
-  beforeEach(async () => {
-    svc = await startService();
-    cast = await gateCast(svc);
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
 
   async function withCheck(settings: Record<string, unknown> = {}): Promise<void> {
     await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': settings } }));

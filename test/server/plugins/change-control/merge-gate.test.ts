@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, serviceForSuite, startService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL, ccDb } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mainDeviceNames, mergeBranch, MERGER, scenario, type GateCast } from './gate-support';
 
@@ -224,11 +224,7 @@ describe('change control: the merge gate', () => {
   describe('General rule 3: the merge gate re-matches policies for itself', () => {
     let svc: TestService;
     let cast: GateCast;
-    beforeEach(async () => {
-      svc = await startService();
-      cast = await gateCast(svc);
-    });
-    afterEach(async () => svc.close());
+    serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
 
     it('General rule 3: a policy written straight into the database (no refresh, the attached set out of date) still governs the merge', async () => {
       const s = await scenario(cast, 'rematch-new');

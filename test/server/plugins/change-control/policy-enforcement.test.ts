@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { serviceForEachTest, type TestService } from '../../../support/service';
 import { actor, branch, checkNamed, CC, detail, device, expectStatus, ok, policy, POLICIES, REQUESTS, review, REVIEWER, VIEW_ALL, type PermissionGrant } from './fixtures';
 import { gateCast, scenario, type GateCast } from './gate-support';
 
@@ -8,11 +8,7 @@ const PREVIEW = `${CC}preview/`;
 describe('change control: policies you can try before they bite (enforcement, preview)', () => {
   let svc: TestService;
   let cast: GateCast;
-  beforeEach(async () => {
-    svc = await startService();
-    cast = await gateCast(svc);
-  });
-  afterEach(async () => svc.close());
+  serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
 
   async function trialPolicy(users: number[]): Promise<number> {
     const p = await policy(svc, { name: 'Trial', object_types: ['dcim.device'], checks: ['trial/scan'], rules: [{ name: 'security', users }] });
