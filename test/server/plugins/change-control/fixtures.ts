@@ -69,6 +69,34 @@ export async function expectEachRefused(client: ApiClient, path: string, bodies:
   }
 }
 
+/** The malformed input a collection of the plugin is given, and who sends it (see expectMalformedInputRefused). */
+export interface MalformedInput {
+  /** Creates: each body POSTed by `poster` is a 4xx naming the problem. */
+  poster: ApiClient;
+  bodies: readonly unknown[];
+  /** Edits by `editor`: `patch` (well-formed) on each malformed or unknown id is 404, as is a DELETE of it. */
+  editor: ApiClient;
+  patch: Record<string, unknown>;
+  ids: readonly string[];
+  /** Each of `patches` on the existing object `existing` is 400. */
+  existing: number;
+  patches: readonly unknown[];
+}
+
+/**
+ * Client input on a collection never yields a 5xx: malformed bodies (and a truncated JSON body)
+ * are a 4xx naming the problem, malformed ids a 404, malformed patches a 400.
+ */
+export async function expectMalformedInputRefused(path: string, input: MalformedInput): Promise<void> {
+  await expectEachRefused(input.poster, path, input.bodies);
+  expectStatus(await input.poster.post(path, undefined, { raw: '{"change_request": ', headers: { 'Content-Type': 'application/json' } }), 400, 'truncated JSON');
+  for (const id of input.ids) {
+    expectStatus(await input.editor.patch(`${path}${id}/`, input.patch), 404, `PATCH ${id}`);
+    expectStatus(await input.editor.delete(`${path}${id}/`), 404, `DELETE ${id}`);
+  }
+  for (const body of input.patches) expectStatus(await input.editor.patch(`${path}${input.existing}/`, body), 400, JSON.stringify(body));
+}
+
 export async function created<T = any>(res: Promise<ApiResponse<T>>, what = ''): Promise<T> {
   const r = await res;
   expectStatus(r, 201, what);
