@@ -56,6 +56,19 @@ export const REVIEWER: PermissionGrant[] = [
   { object_types: ['change_control.changecomment'], actions: ['add', 'change'] },
 ];
 
+/**
+ * People for the tests of the enclosing `describe` (whose service is `svc`), each `[username,
+ * grants]`, created in this order before its first test:
+ * `const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);`
+ */
+export function actorsForSuite<S extends Array<[string, PermissionGrant[]]>>(svc: TestService, ...people: S): { [K in keyof S]: Actor } {
+  const made = people.map(() => ({}) as Actor);
+  before(async () => {
+    for (const [i, [username, grants]] of people.entries()) Object.assign(made[i]!, await actor(svc, username, grants));
+  });
+  return made as { [K in keyof S]: Actor };
+}
+
 export function expectStatus(res: ApiResponse, status: number, what = ''): void {
   assert.equal(res.status, status, `${what} ${JSON.stringify(res.body)}`.trim());
 }
