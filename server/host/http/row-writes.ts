@@ -1,9 +1,8 @@
-import type { Insertable, Updateable } from 'kysely';
 import type { z } from 'zod';
 import type { ApiObject } from '../core/api-object';
 import type { Ctx } from '../core/context';
 import { ValidationError } from '../core/errors';
-import type { TableRows, TextColumn } from '../db/table-rows';
+import type { NewRow, RowChanges, TableRows, TextColumn } from '../db/table-rows';
 
 /**
  * How a resource kept in one table row is written: the table, the body (POST and PUT take it
@@ -19,9 +18,9 @@ export interface RowWritesSpec<T extends ApiObject, W extends { name?: string },
   /** Checks of the input against the object as it is (`null` on create), before anything is written. */
   check?(ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void>;
   /** The new row; `now` is its `created` and `last_updated`. */
-  insert(input: W, now: string): Insertable<Table>;
+  insert(input: W, now: string): NewRow<Table>;
   /** The columns the input changes; `now` is the new `last_updated`. */
-  columns(input: Partial<W>, now: string): Updateable<Table>;
+  columns(input: Partial<W>, now: string): RowChanges<Table>;
 }
 
 /**
