@@ -91,7 +91,9 @@ export function sentWithNext<Q extends { modifyEnd(modifier: Expression<any>): Q
 /**
  * A statement's text with its values written in as literals (quoted, as the driver sends them
  * as untyped text parameters), or null when that is not safe to do: a text with a quote of its
- * own (a `$1` in it could be a literal's) or a value that is not text (bytes).
+ * own (a `$1` in it could be a literal's), a value that is not text (bytes), or text with a NUL
+ * character (it would end a simple query's text; as a parameter PostgreSQL refuses it, and the
+ * caller is told so).
  */
 function withValues(text: string, values: readonly unknown[]): string | null {
   if (text.includes("'") || text.includes('$$')) return null;
@@ -101,7 +103,7 @@ function withValues(text: string, values: readonly unknown[]): string | null {
     const index = Number(n) - 1;
     const value = index < values.length ? pg.utils.prepareValue(values[index]) : undefined;
     if (value === null) return 'null';
-    if (typeof value === 'string') return pg.escapeLiteral(value);
+    if (typeof value === 'string' && !value.includes('\0')) return pg.escapeLiteral(value);
     safe = false;
     return '';
   });

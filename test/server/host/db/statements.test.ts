@@ -127,4 +127,22 @@ describe('database statements: writes sent with the next statement', () => {
       stop();
     }
   });
+
+  it('meet a NUL character in a value as a parameter does (PostgreSQL refuses it, naming it), first statement or held write', async () => {
+    const onPostgres = databaseKind(svc.host.db) === 'postgres';
+    const nul = 'a\0b';
+    const refused = (err: unknown) => (err as { code?: string }).code === '22021';
+    const read = inTransaction(ctx(), async (tx) => tx.db.selectFrom('users').select('id').where('username', '=', nul).execute());
+    if (onPostgres) await assert.rejects(read, refused);
+    else assert.deepEqual(await read, []);
+    const held = inTransaction(ctx(), async (tx) => {
+      await tx.db.selectFrom('users').select('id').execute();
+      await rename(tx.db, 'admin', nul);
+    });
+    if (onPostgres) await assert.rejects(held, refused);
+    else await held;
+    // The connections are usable afterwards.
+    await inTransaction(ctx(), async (tx) => rename(tx.db, 'admin', 'Clean'));
+    assert.equal(await firstName('admin'), 'Clean');
+  });
 });
