@@ -7,6 +7,7 @@ import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo'
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
+import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
@@ -95,6 +96,42 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       await sql`select count(*) from users`.execute(tx.db);
       assert.equal(await read(), 4);
     });
+  });
+
+  it('fails a computation reading a table its answer does not name (the tests audit every cached read)', async () => {
+    assert.equal(auditingMemoReads(), true);
+    const memo = new ReadMemo();
+    const ctx = ctxOf(svc);
+    // Joins, subqueries and raw SQL are seen; a common table expression or a column's table is not a table.
+    const named = await memo.get(
+      ctx,
+      'named',
+      async () => {
+        await ctx.db.selectFrom('users as u').innerJoin('user_groups', 'user_groups.user_id', 'u.id').select('u.id').execute();
+        await ctx.db.with('mine', (db) => db.selectFrom('groups').select('id')).selectFrom('mine').selectAll().execute();
+        await sql`select count(*) from users`.execute(ctx.db);
+        return 'ok';
+      },
+      ['users', 'user_groups', 'groups'],
+    );
+    assert.equal(named, 'ok');
+    await assert.rejects(
+      memo.get(ctx, 'short', async () => (await ctx.db.selectFrom('users').where('id', 'in', (eb) => eb.selectFrom('tokens').select('user_id')).selectAll().execute()).length, ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"short" reads tokens/.test(err.message),
+    );
+    await assert.rejects(
+      memo.get(ctx, 'raw', async () => (await sql`select * from tokens`.execute(ctx.db)).rows.length, ['users']),
+      UnnamedTableRead,
+    );
+    // A cached read inside another must name only tables the outer one names (served, its statements are not seen).
+    await memo.get(ctx, 'inner', async () => 1, ['tokens']);
+    await assert.rejects(
+      memo.get(ctx, 'outer', () => memo.get(ctx, 'inner', async () => 1, ['tokens']), ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"inner" inside "outer" reads tokens/.test(err.message),
+    );
+    await assert.rejects(memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']), UnnamedTableRead);
+    // An answer naming no tables depends on everything: nothing inside it is checked.
+    assert.equal(await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length), 1);
   });
 
   it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
