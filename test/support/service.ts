@@ -7,7 +7,8 @@ import { createApp, migrationsOf } from '../../server/app';
 import { defaultPlugins } from '../../server/plugins';
 import { openTestDatabase } from './database';
 import { ManualClock } from '../../server/host/core/clock';
-import { parseConfig, type ConfigInput } from '../../server/host/core/config';
+import { defaultConfig, parseConfig, type ConfigInput } from '../../server/host/core/config';
+import { openDatabase } from '../../server/host/db/database';
 import type { Host, HostPlugin } from '../../server/host/host';
 import { MemoryLogger } from '../../server/host/core/logger';
 import { bootstrapAdmin } from '../../server/host/users/bootstrap';
@@ -174,6 +175,23 @@ export function serviceForEachTest(ready: (svc: TestService) => void | Promise<v
   serviceAround(beforeEach, afterEach, ready, options);
 }
 
+/**
+ * The service of the enclosing `describe`, as a value its tests use directly: filled in with the
+ * started service before the first test, closed after the last.
+ */
+export function suiteService(options: StartOptions = {}): TestService {
+  const svc = {} as TestService;
+  serviceForSuite((started) => void Object.assign(svc, started), options);
+  return svc;
+}
+
+/** A fresh service for each test of the enclosing `describe`, as a value its tests use directly. */
+export function eachTestService(options: StartOptions = {}): TestService {
+  const svc = {} as TestService;
+  serviceForEachTest((started) => void Object.assign(svc, started), options);
+  return svc;
+}
+
 function serviceAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, ready: (svc: TestService) => void | Promise<void>, options: StartOptions): void {
   let svc: TestService | undefined;
   start(async () => {
@@ -239,4 +257,17 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       await database.close();
     },
   };
+}
+
+/**
+ * Builds the app with `plugins` on a throwaway in-memory database and closes it again: for tests of
+ * what start-up accepts (the app) or refuses (the error it throws).
+ */
+export async function buildApp(plugins: HostPlugin[], config: Config = defaultConfig()): ReturnType<typeof createApp> {
+  const { db, close } = openDatabase(':memory:');
+  try {
+    return await createApp({ db, clock: new ManualClock(), config, log: new MemoryLogger(), plugins });
+  } finally {
+    await close();
+  }
 }

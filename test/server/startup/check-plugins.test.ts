@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import { branchingPlugin } from '../../../server/plugins/branching/plugin';
 import { changeControlPlugin } from '../../../server/plugins/change-control/plugin';
 import { runtime } from '../../../server/plugins/change-control/runtime';
-import { createApp, PluginError } from '../../../server/app';
-import { ManualClock } from '../../../server/host/core/clock';
+import { PluginError } from '../../../server/app';
 import { parseConfig } from '../../../server/host/core/config';
-import { MemoryLogger } from '../../../server/host/core/logger';
-import { openDatabase } from '../../../server/host/db/database';
+import { buildApp } from '../../support/service';
 import { runToExit, startAndWait, waitForExit } from './run-service';
 
 const TOKEN = 'c0ffeec0ffeec0ffeec0ffeec0ffeec0ffeec0ff';
@@ -92,15 +90,7 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
   });
 
   describe('refusals, in process', () => {
-    async function build(checkPlugins: string[]) {
-      const { db, close } = openDatabase(':memory:');
-      try {
-        const config = parseConfig({ check_plugins: checkPlugins });
-        return await createApp({ db, clock: new ManualClock(), config, log: new MemoryLogger(), plugins: [branchingPlugin(), changeControlPlugin({ configDir: dir })] });
-      } finally {
-        await close();
-      }
-    }
+    const build = (checkPlugins: string[]) => buildApp([branchingPlugin(), changeControlPlugin({ configDir: dir })], parseConfig({ check_plugins: checkPlugins }));
 
     async function refusedWith(checkPlugins: string[], reason: RegExp): Promise<void> {
       await assert.rejects(build(checkPlugins), (err: Error) => {

@@ -56,6 +56,19 @@ export const REVIEWER: PermissionGrant[] = [
   { object_types: ['change_control.changecomment'], actions: ['add', 'change'] },
 ];
 
+/**
+ * People for the tests of the enclosing `describe` (whose service is `svc`), each `[username,
+ * grants]`, created in this order before its first test:
+ * `const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);`
+ */
+export function actorsForSuite<S extends Array<[string, PermissionGrant[]]>>(svc: TestService, ...people: S): { [K in keyof S]: Actor } {
+  const made = people.map(() => ({}) as Actor);
+  before(async () => {
+    for (const [i, [username, grants]] of people.entries()) Object.assign(made[i]!, await actor(svc, username, grants));
+  });
+  return made as { [K in keyof S]: Actor };
+}
+
 export function expectStatus(res: ApiResponse, status: number, what = ''): void {
   assert.equal(res.status, status, `${what} ${JSON.stringify(res.body)}`.trim());
 }
@@ -67,6 +80,34 @@ export async function expectEachRefused(client: ApiClient, path: string, bodies:
     assert.ok(res.status >= 400 && res.status < 500, `${JSON.stringify(body)} → ${res.status}`);
     assert.ok(res.body && typeof res.body === 'object', `${JSON.stringify(body)} names the problem`);
   }
+}
+
+/** The malformed input a collection of the plugin is given, and who sends it (see expectMalformedInputRefused). */
+export interface MalformedInput {
+  /** Creates: each body POSTed by `poster` is a 4xx naming the problem. */
+  poster: ApiClient;
+  bodies: readonly unknown[];
+  /** Edits by `editor`: `patch` (well-formed) on each malformed or unknown id is 404, as is a DELETE of it. */
+  editor: ApiClient;
+  patch: Record<string, unknown>;
+  ids: readonly string[];
+  /** Each of `patches` on the existing object `existing` is 400. */
+  existing: number;
+  patches: readonly unknown[];
+}
+
+/**
+ * Client input on a collection never yields a 5xx: malformed bodies (and a truncated JSON body)
+ * are a 4xx naming the problem, malformed ids a 404, malformed patches a 400.
+ */
+export async function expectMalformedInputRefused(path: string, input: MalformedInput): Promise<void> {
+  await expectEachRefused(input.poster, path, input.bodies);
+  expectStatus(await input.poster.post(path, undefined, { raw: '{"change_request": ', headers: { 'Content-Type': 'application/json' } }), 400, 'truncated JSON');
+  for (const id of input.ids) {
+    expectStatus(await input.editor.patch(`${path}${id}/`, input.patch), 404, `PATCH ${id}`);
+    expectStatus(await input.editor.delete(`${path}${id}/`), 404, `DELETE ${id}`);
+  }
+  for (const body of input.patches) expectStatus(await input.editor.patch(`${path}${input.existing}/`, body), 400, JSON.stringify(body));
 }
 
 export async function created<T = any>(res: Promise<ApiResponse<T>>, what = ''): Promise<T> {

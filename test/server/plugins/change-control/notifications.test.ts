@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, device, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { act, actor, actorsForSuite, AUTHOR, branch, device, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 
 const NOTIFICATIONS = '/api/extras/notifications/';
 
@@ -14,25 +14,14 @@ async function myReviews(a: Actor): Promise<number[]> {
 
 describe('change control: reviewer notifications and My Reviews (Events 4)', () => {
   describe('with notify_reviewers on (the default)', () => {
-    let svc: TestService;
-    let author: Actor;
-    let named: Actor;
-    let member: Actor;
-    let outsider: Actor;
-    let inactive: Actor;
+    const svc = suiteService();
+    const [author, named, member, outsider, inactive] = actorsForSuite(svc, ['author', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]], ['named', REVIEWER], ['member', REVIEWER], ['outsider', REVIEWER], ['inactive', REVIEWER]);
     before(async () => {
-      svc = await startService();
-      author = await actor(svc, 'author', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]);
-      named = await actor(svc, 'named', REVIEWER);
-      member = await actor(svc, 'member', REVIEWER);
-      outsider = await actor(svc, 'outsider', REVIEWER);
-      inactive = await actor(svc, 'inactive', REVIEWER);
       const netops = await group(svc, 'netops', [member.id, inactive.id]);
       await ok(svc.admin.patch(`/api/users/users/${inactive.id}/`, { is_active: false }));
       // The author is eligible too, but can never review their own request.
       await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 2, users: [named.id, author.id], groups: [netops] }] });
     });
-    after(async () => svc.close());
 
     async function submitted(name: string): Promise<any> {
       const { branch: b, inBranch } = await branch(author.client, name);
@@ -104,11 +93,7 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
   });
 
   describe('Setting notify_reviewers false', () => {
-    let svc: TestService;
-    before(async () => {
-      svc = await startService({ config: { change_control: { notify_reviewers: false } } });
-    });
-    after(async () => svc.close());
+    const svc = suiteService({ config: { change_control: { notify_reviewers: false } } });
 
     it('Setting notify_reviewers false: submit notifies nobody; My Reviews still lists the request', async () => {
       const author = await actor(svc, 'author', AUTHOR);
@@ -127,18 +112,11 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
 });
 
 describe('change control: the requester is notified when their request is approved, rejected or merged', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
-  let second: Actor;
+  const svc = suiteService();
+  const [author, reviewer, second] = actorsForSuite(svc, ['requester', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]], ['approver', REVIEWER], ['second', REVIEWER]);
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'requester', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]);
-    reviewer = await actor(svc, 'approver', REVIEWER);
-    second = await actor(svc, 'second', REVIEWER);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 1, users: [reviewer.id, second.id] }] });
   });
-  after(async () => svc.close());
 
   async function submittedRequest(name: string): Promise<{ id: number; branchId: number }> {
     const { branch: b, inBranch } = await branch(author.client, name);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { CALLER_ACTIONS } from '../../../../contract/api/change-control';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
-import { draftRequest, VIEW_ONLY } from './requests-support';
+import { suiteService } from '../../../support/service';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, actorsForSuite } from './fixtures';
+import { draftRequest, PIPELINE, VIEW_ONLY } from './requests-support';
 
 const MERGER = [{ object_types: ['branching.branch'], actions: ['merge', 'change'] }];
 const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']> = [
@@ -13,19 +13,12 @@ const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'su
 ];
 
 describe('change requests: actions (what the caller may do next, with reasons)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
-  let pipeline: Actor;
+  const svc = suiteService();
+  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', [...AUTHOR, ...MERGER]], ['bob', REVIEWER], ['ci', PIPELINE]);
   let n = 0;
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', [...AUTHOR, ...MERGER]);
-    reviewer = await actor(svc, 'bob', REVIEWER);
-    pipeline = await actor(svc, 'ci', [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }]);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], checks: ['ci/tests'], rules: [{ name: 'bob', users: [reviewer.id] }] });
   });
-  after(async () => svc.close());
 
   it('actions: every change request carries one entry per caller action, each {allowed, reason}', async () => {
     const { cr } = await draftRequest(author, `keys-${++n}`);

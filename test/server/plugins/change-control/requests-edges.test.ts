@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, detail, device, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { act, actor, actorsForSuite, AUTHOR, branch, detail, device, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
 
 const NOTIFICATIONS = '/api/extras/notifications/';
 
 describe('change control: request fields at their edges', () => {
-  let svc: TestService;
-  let author: Actor;
-  before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'author', AUTHOR);
-  });
-  after(async () => svc.close());
+  const svc = suiteService();
+  const [author] = actorsForSuite(svc, ['author', AUTHOR]);
 
   it('refuses a change window outside the years 1 to 9999 (UTC) with 400 naming the field', async () => {
     const { branch: b } = await branch(author.client, 'far-future');
@@ -48,16 +43,10 @@ describe('change control: request fields at their edges', () => {
 });
 
 describe('change control: who waits to review, and who is told', () => {
-  let svc: TestService;
-  let author: Actor;
-  let commenter: Actor;
-  let approver: Actor;
+  const svc = suiteService();
+  const [author, commenter, approver] = actorsForSuite(svc, ['author', AUTHOR], ['commenter', REVIEWER], ['approver', REVIEWER]);
   let blind: Actor;
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'author', AUTHOR);
-    commenter = await actor(svc, 'commenter', REVIEWER);
-    approver = await actor(svc, 'approver', REVIEWER);
     // Named by the rule but unable to see change requests of this ref.
     blind = await actor(svc, 'blind', [
       { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { ref: 'SOMETHING-ELSE' } },
@@ -65,7 +54,6 @@ describe('change control: who waits to review, and who is told', () => {
     ]);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'two', min_reviews: 3, users: [commenter.id, approver.id, blind.id] }] });
   });
-  after(async () => svc.close());
 
   it('keeps a reviewer who only commented in "waiting for my review"; one who approved leaves it', async () => {
     const { branch: b, inBranch } = await branch(author.client, 'queue');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, policy, REQUESTS, review, REVIEWER, RULES, type Actor } from './fixtures';
-import { draftRequest, evaluation, merge, patchObject, VIEW_ONLY } from './requests-support';
+import { suiteService } from '../../../support/service';
+import { act, actor, AUTHOR, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, policy, REQUESTS, review, REVIEWER, RULES, type Actor, actorsForSuite } from './fixtures';
+import { draftRequest, evaluation, merge, patchObject, PIPELINE } from './requests-support';
 
 const NO_RULES = 'No policy rules apply';
 
@@ -15,17 +15,8 @@ function ruleOf(ev: any, name: string): any {
 const usernames = (refs: Array<{ username: string }>) => refs.map((u) => u.username).sort();
 
 describe('evaluation: General rule 2 (no applicable policy rule is not satisfied)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
-  let pipeline: Actor;
-  before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-    reviewer = await actor(svc, 'bob', REVIEWER);
-    pipeline = await actor(svc, 'ci', [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }]);
-  });
-  after(async () => svc.close());
+  const svc = suiteService();
+  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER], ['ci', PIPELINE]);
 
   it('General rule 2: a request no policy matches is not satisfied, cannot be approved, and the panel says exactly "No policy rules apply"', async () => {
     const { cr, branchId } = await draftRequest(author, 'no-policy', {}, { name: 'nothing-governs-me' });
@@ -89,15 +80,12 @@ describe('evaluation: General rule 2 (no applicable policy rule is not satisfied
 });
 
 describe('evaluation: PolicyRule minimums, users and groups', () => {
-  let svc: TestService;
-  let author: Actor;
+  const svc = suiteService();
+  const [author] = actorsForSuite(svc, ['alice', AUTHOR]);
   const rev: Record<string, Actor> = {};
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
     for (const name of ['u1', 'u2', 'u3', 'g1', 'g2', 'outsider']) rev[name] = await actor(svc, name, REVIEWER);
   });
-  after(async () => svc.close());
 
   let n = 0;
   /** A submitted request governed by exactly the given rules (one policy matching only its own site name). */
@@ -261,21 +249,13 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
 });
 
 describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let x: Actor;
-  let y: Actor;
-  let z: Actor;
+  const svc = suiteService();
+  const [author, x, y, z] = actorsForSuite(svc, ['alice', AUTHOR], ['xavier', REVIEWER], ['yann', REVIEWER], ['zoe', REVIEWER]);
   let crId: number;
   let deviceId: number;
   let inBranch: any;
   let groupId: number;
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-    x = await actor(svc, 'xavier', REVIEWER);
-    y = await actor(svc, 'yann', REVIEWER);
-    z = await actor(svc, 'zoe', REVIEWER);
     groupId = await group(svc, 'core-team', [y.id]);
     const empty = await group(svc, 'vacant');
     await policy(svc, { name: 'Core', object_types: ['dcim.device'], checks: ['ci/core'], rules: [{ name: 'core two', min_reviews: 2, users: [x.id], groups: [groupId, empty] }] });
@@ -286,7 +266,6 @@ describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () =
     deviceId = made.device.id;
     await ok(act(author.client, crId, 'submit'));
   });
-  after(async () => svc.close());
 
   it('contract 4.4: per policy and rule, the required count, counted approvals and who may approve (groups by name, the empty group called out)', async () => {
     expectStatus(await review(x.client, crId, 'approve'), 201);

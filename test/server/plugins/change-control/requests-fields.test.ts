@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, customFieldsLog, detail, DEVICES, expectCustomFieldsRefused, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
-import { draftRequest, listed, mainDevice, merge, patchObject, VIEW_ONLY } from './requests-support';
+import { suiteService } from '../../../support/service';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, customFieldsLog, detail, DEVICES, expectCustomFieldsRefused, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, actorsForSuite } from './fixtures';
+import { draftRequest, listed, mainDevice, merge, patchObject, PIPELINE } from './requests-support';
 
 describe('change requests: fields (ChangeRequest table and contract 4.1)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
+  const svc = suiteService();
+  const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);
   let n = 0;
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-    reviewer = await actor(svc, 'bob', REVIEWER);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'bob', users: [reviewer.id] }] });
   });
-  after(async () => svc.close());
 
   it('contract 4.1 title: defaults to the branch name; a blank title falls back to it; a given title is kept', async () => {
     const { cr } = await draftRequest(author, 'title-default');
@@ -246,18 +241,11 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
 });
 
 describe('General rule 1: a required check not passing blocks the merge whatever the reviews say', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
-  let pipeline: Actor;
+  const svc = suiteService();
+  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER], ['ci', PIPELINE]);
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-    reviewer = await actor(svc, 'bob', REVIEWER);
-    pipeline = await actor(svc, 'ci', [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }]);
     await policy(svc, { name: 'Tested devices', object_types: ['dcim.device'], checks: ['ci/tests'], rules: [{ name: 'bob', users: [reviewer.id] }] });
   });
-  after(async () => svc.close());
 
   let n = 0;
   async function approved(): Promise<{ id: number; branchId: number; checkId: number }> {

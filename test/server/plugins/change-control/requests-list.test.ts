@@ -3,22 +3,16 @@ import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { withTables } from '../../../../server/host/db/database';
 import { listMainObjects, putMainObject } from '../../../../server/host/objects/main-repository';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
-import { draftRequest, listed, mainDevice, merge, patchObject, VIEW_ONLY } from './requests-support';
+import { suiteService } from '../../../support/service';
+import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, actorsForSuite } from './fixtures';
+import { draftRequest, listed, mainDevice, merge, patchObject, PIPELINE } from './requests-support';
 
 describe('change request list: status, check_status and ref filters', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
-  let pipeline: Actor;
+  const svc = suiteService({ config: { change_control: { required_external_checks: [['ext/build', 'Build']] } } });
+  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', [...AUTHOR, { object_types: ['change_control.changerequest'], actions: ['abandon'] }]], ['bob', REVIEWER], ['ci', PIPELINE]);
   const req: Record<string, number> = {};
 
   before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: [['ext/build', 'Build']] } } });
-    author = await actor(svc, 'alice', [...AUTHOR, { object_types: ['change_control.changerequest'], actions: ['abandon'] }]);
-    reviewer = await actor(svc, 'bob', REVIEWER);
-    pipeline = await actor(svc, 'ci', [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }]);
     await policy(svc, { name: 'All', rules: [{ name: 'bob', users: [reviewer.id] }] });
     const specs: Array<[string, string, string]> = [
       ['draft', 'CHG-1001', ''],
@@ -45,7 +39,6 @@ describe('change request list: status, check_status and ref filters', () => {
     await report(req.approved!, 'success');
     await report(req.rejected!, 'failure');
   });
-  after(async () => svc.close());
 
   it('List filter status: matches the status value', async () => {
     assert.deepEqual(await listed(author.client, 'status=draft'), [req.draft, req.noref, req.unicode]);
@@ -129,23 +122,12 @@ describe('change request list: status, check_status and ref filters', () => {
 });
 
 describe('change request list: reviewer=me ("waiting for my review")', () => {
-  let svc: TestService;
-  let author: Actor;
-  let r1: Actor;
-  let r2: Actor;
-  let member: Actor;
-  let outsider: Actor;
+  const svc = suiteService();
+  const [author, r1, r2, member, outsider] = actorsForSuite(svc, ['alice', [...AUTHOR, ...REVIEWER]], ['r1', REVIEWER], ['r2', REVIEWER], ['member', REVIEWER], ['outsider', REVIEWER]);
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', [...AUTHOR, ...REVIEWER]);
-    r1 = await actor(svc, 'r1', REVIEWER);
-    r2 = await actor(svc, 'r2', REVIEWER);
-    member = await actor(svc, 'member', REVIEWER);
-    outsider = await actor(svc, 'outsider', REVIEWER);
     const g = await group(svc, 'approvers', [member.id]);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'two', min_reviews: 2, users: [r1.id, r2.id, author.id], groups: [g] }] });
   });
-  after(async () => svc.close());
 
   it('reviewer=me: lists requests in needs-review on which the caller is an outstanding eligible reviewer (users and group members)', async () => {
     const { cr } = await draftRequest(author, 'waiting');
@@ -218,9 +200,8 @@ describe('change request list: reviewer=me ("waiting for my review")', () => {
 });
 
 describe('change request list: the cached gates_cleared and has_conflicts filters', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
+  const svc = suiteService();
+  const [author, reviewer] = actorsForSuite(svc, ['alice', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]], ['bob', REVIEWER]);
   const db = () => withTables<ChangeControlTables>(svc.host.db);
   /**
    * Changes main's stored object without a request, so no refresh follows (through the
@@ -234,12 +215,6 @@ describe('change request list: the cached gates_cleared and has_conflicts filter
     });
   };
 
-  before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]);
-    reviewer = await actor(svc, 'bob', REVIEWER);
-  });
-  after(async () => svc.close());
 
   let n = 0;
   /** An approved request of its own policy (matching only its device's name), with that policy's rule. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { withTables } from '../../../../server/host/db/database';
-import { startService, type ApiClient, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, created, detail, DEVICES, device, expectStatus, openRequest, policy, POLICIES, type Actor, type PolicySpec } from './fixtures';
+import { startService, suiteService, type ApiClient, type TestService } from '../../../support/service';
+import { actor, AUTHOR, branch, created, detail, DEVICES, device, expectStatus, openRequest, policy, POLICIES, type Actor, type PolicySpec, actorsForSuite } from './fixtures';
 import { evaluation, mainDevice, patchObject } from './requests-support';
 
 const PREFIXES = '/api/ipam/prefixes/';
@@ -254,15 +254,12 @@ describe('policies: matching a branch', () => {
 });
 
 describe('policies: re-matched whenever the branch touches something new (General rule 3)', () => {
-  let svc: TestService;
-  let author: Actor;
+  const svc = suiteService();
+  const [author] = actorsForSuite(svc, ['alice', [...AUTHOR]]);
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', [...AUTHOR]);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'] });
     await policy(svc, { name: 'Planned prefixes', object_types: ['ipam.prefix'], conditions: { attr: 'status', value: 'planned' }, condition_state: 'after' });
   });
-  after(async () => svc.close());
 
   const names = async (client: ApiClient, id: number) => (await detail(client, id)).policies.map((p: any) => p.name);
 

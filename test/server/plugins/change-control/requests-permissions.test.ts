@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, BRANCHES, branch, detail, expectStatus, policy, REQUESTS, review, REVIEWER, type Actor, type PermissionGrant } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { act, actor, AUTHOR, BRANCHES, branch, detail, expectStatus, policy, REQUESTS, review, REVIEWER, type PermissionGrant, actorsForSuite } from './fixtures';
 import { CR_TYPE, draftRequest, listed, VIEW_ONLY } from './requests-support';
 
 type Action = 'submit' | 'return-to-draft' | 'abandon' | 'reopen';
@@ -22,9 +22,8 @@ function onRequests(...grants: Array<{ actions: string[]; constraints?: unknown 
 }
 
 describe('change requests: permission matrix of the four lifecycle actions (Authentication 2)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
+  const svc = suiteService();
+  const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);
   let n = 0;
 
   async function requestIn(from: 'draft' | 'needs-review' | 'abandoned'): Promise<number> {
@@ -35,12 +34,8 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
   }
 
   before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-    reviewer = await actor(svc, 'bob', REVIEWER);
     await policy(svc, { name: 'Everything', rules: [{ name: 'bob', users: [reviewer.id] }] });
   });
-  after(async () => svc.close());
 
   for (const { action, perm, from, to } of ACTIONS) {
     it(`Authentication 2 / matrix: ${action} without ${perm}_changerequest is 403 and nothing moves`, async () => {
@@ -103,19 +98,14 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
 });
 
 describe('change requests: permission matrix of create, update and delete', () => {
-  let svc: TestService;
-  let author: Actor;
+  const svc = suiteService();
+  const [author] = actorsForSuite(svc, ['alice', AUTHOR]);
   let n = 0;
   const BRANCH_WORK: PermissionGrant[] = [
     { object_types: ['branching.branch'], actions: ['add', 'change'] },
     { object_types: ['dcim.device'], actions: ['add', 'change'] },
   ];
 
-  before(async () => {
-    svc = await startService();
-    author = await actor(svc, 'alice', AUTHOR);
-  });
-  after(async () => svc.close());
 
   it('matrix create: without add_changerequest POST change-requests/ is 403 and no request exists', async () => {
     const who = await actor(svc, `no-add-${++n}`, [...onRequests({ actions: ['view', 'change'] }), ...BRANCH_WORK]);

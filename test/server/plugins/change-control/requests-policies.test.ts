@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { serviceForSuite, suiteService, type TestService } from '../../../support/service';
 import { actor, AUTHOR, created, customFieldsLog, detail, expectCustomFieldsRefused, expectStatus, group, ok, policy, POLICIES, RULES, type Actor, type PermissionGrant } from './fixtures';
 import { draftRequest, evaluation, ids, VIEW_ONLY } from './requests-support';
 
@@ -173,13 +173,11 @@ describe('policies: fields, checks and the required_checks filter', () => {
 });
 
 describe('policy rules: fields', () => {
-  let svc: TestService;
+  const svc = suiteService();
   let policyId: number;
   before(async () => {
-    svc = await startService();
     policyId = (await policy(svc, { name: 'Rules' })).id;
   });
-  after(async () => svc.close());
 
   it('contract 4.1: a rule defaults to one approval, no users, no groups', async () => {
     const res = await svc.admin.post(RULES, { policy: policyId, name: 'default' });

@@ -13,6 +13,9 @@ export const VIEW_ONLY: PermissionGrant[] = [
   { object_types: ['dcim.device', 'dcim.site', 'ipam.prefix'], actions: ['view'] },
 ];
 
+/** A pipeline (e.g. `ci`): sees what a change-request test reads and reports checks. */
+export const PIPELINE: PermissionGrant[] = [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }];
+
 /** The ids of a list response, in order. */
 export function ids(res: ApiResponse): number[] {
   assert.equal(res.status, 200, JSON.stringify(res.body));

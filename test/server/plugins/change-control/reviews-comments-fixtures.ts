@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
+import { forEachTest, forSuite } from '../../../support/prepared';
 import {
   act,
   actor,
@@ -90,6 +91,12 @@ export async function scene(w: World, options: SceneOptions = {}): Promise<Scene
   let status = cr.status as string;
   if (options.submit ?? true) status = (await ok(act(w.alice.client, cr.id, 'submit'), 'submit')).status;
   return { ...w, inBranch, branchId: b.id, cr: { id: cr.id, status }, devices, changes };
+}
+
+/** For the enclosing describe (whose service is `svc`): the world made once, and a fresh scene of it before each test. */
+export function scenePerTest(svc: TestService, options: WorldOptions = {}): Scene {
+  const w = forSuite(() => world(svc, options));
+  return forEachTest(() => scene(w));
 }
 
 /** Edits a device inside the scene's branch (the branch moves on). */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { serviceForSuite, startService, suiteService, type TestService } from '../../../support/service';
+import { forSuite } from '../../../support/prepared';
 import { createToken } from '../../host/users/fixtures';
-import { actor, COMMENTS, created, expectStatus, grant, ok, REVIEWS, type Actor, type PermissionGrant } from './fixtures';
+import { actor, COMMENTS, created, expectMalformedInputRefused, expectStatus, grant, ok, REVIEWS, type Actor, type MalformedInput, type PermissionGrant } from './fixtures';
 import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene, type World } from './reviews-comments-fixtures';
 
 /** Seeing everything except the two models under test (their view is granted per test). */
@@ -384,4 +385,75 @@ describe('change control: authentication of reviews and comments', () => {
     assert.equal(log.results[0].user_name, 'carol');
     assert.equal(log.results[0].postchange_data.reviewer, t.carol.id);
   });
+});
+
+describe('change control: reviews and comments never answer client input with a server error', () => {
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
+
+  // One row per collection: who creates and edits, what is malformed, and how many objects the request keeps (the one made here).
+  const collections = [
+    {
+      path: REVIEWS,
+      async input(s: Scene): Promise<MalformedInput> {
+        const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }));
+        return {
+          poster: s.carol.client,
+          bodies: [
+            null,
+            [],
+            'approve',
+            42,
+            { change_request: s.cr.id, decision: 'approve', comment: { text: 'x' } },
+            { change_request: s.cr.id, decision: ['approve'] },
+            { change_request: 1.5, decision: 'approve' },
+            { change_request: '1; DROP TABLE cc_reviews', decision: 'approve' },
+            { change_request: 1e308, decision: 'approve' },
+          ],
+          editor: s.bob.client,
+          patch: { decision: 'approve' },
+          ids: ['abc', '0', '-1', '99999999999999999999', '1.5'],
+          existing: r.id,
+          patches: [{ decision: 'maybe' }, { comment: 7 }, { decision: null }],
+        };
+      },
+      kept: (s: Scene) => reviewsOf(svc, s.cr.id),
+    },
+    {
+      path: COMMENTS,
+      async input(s: Scene): Promise<MalformedInput> {
+        const c = await rootComment(s, s.bob.client);
+        const change = s.changes[0]!.id;
+        return {
+          poster: s.bob.client,
+          bodies: [
+            null,
+            [],
+            'text',
+            { change_request: s.cr.id, change_diff: change, text: { md: 'x' } },
+            { change_request: s.cr.id, change_diff: change, text: 'x', parent: { id: c.id } },
+            { change_request: s.cr.id, change_diff: change, text: 'x', parent: -1 },
+            { change_request: s.cr.id, change_diff: change, text: 'x', parent: 1e300 },
+            { change_request: [s.cr.id], change_diff: change, text: 'x' },
+            { change_request: s.cr.id, change_diff: '1 OR 1=1', text: 'x' },
+          ],
+          editor: s.bob.client,
+          patch: { text: 'x' },
+          ids: ['abc', '0', '99999999999999999999'],
+          existing: c.id,
+          patches: [{ resolved: 'yes' }, { text: 5 }, { text: null }, { resolved: null }],
+        };
+      },
+      kept: (s: Scene) => commentsOf(svc, s.cr.id),
+    },
+  ];
+
+  for (const { path, input, kept } of collections) {
+    const name = path.split('/').at(-2);
+    it(`malformed bodies, ids and values on ${name}/ are 4xx naming the problem`, async () => {
+      const s = await scene(w);
+      await expectMalformedInputRefused(path, await input(s));
+      assert.equal((await kept(s)).length, 1, 'only the object made before');
+    });
+  }
 });

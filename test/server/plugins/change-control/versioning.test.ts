@@ -1,23 +1,10 @@
 import assert from 'node:assert/strict';
-import { createApp, PluginError } from '../../../../server/app';
+import { PluginError } from '../../../../server/app';
 import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { changeControlPlugin } from '../../../../server/plugins/change-control/plugin';
-import { ManualClock } from '../../../../server/host/core/clock';
-import { defaultConfig } from '../../../../server/host/core/config';
 import type { HostPlugin } from '../../../../server/host/host';
-import { MemoryLogger } from '../../../../server/host/core/logger';
 import { HOST_VERSION, inRange } from '../../../../server/host/core/version';
-import { openDatabase } from '../../../../server/host/db/database';
-import { startService } from '../../../support/service';
-
-async function build(plugins: HostPlugin[]) {
-  const { db, close } = openDatabase(':memory:');
-  try {
-    return await createApp({ db, clock: new ManualClock(), config: defaultConfig(), log: new MemoryLogger(), plugins });
-  } finally {
-    await close();
-  }
-}
+import { buildApp, startService } from '../../../support/service';
 
 const changeControl = () => changeControlPlugin({ configDir: process.cwd() });
 
@@ -46,22 +33,22 @@ describe('change control: versioning', () => {
   });
 
   it('Versioning 2: the service starts with branching 1.2.x', async () => {
-    const { host } = await build([{ ...branchingPlugin(), version: '1.2.7' }, changeControl()]);
+    const { host } = await buildApp([{ ...branchingPlugin(), version: '1.2.7' }, changeControl()]);
     assert.equal(host.plugins.get('change-control'), '0.5.0');
     assert.equal(host.plugins.get('branching'), '1.2.7');
   });
 
   it('Versioning 2: the service refuses to start with branching 1.3, naming the reason', async () => {
-    await assert.rejects(build([{ ...branchingPlugin(), version: '1.3.0' }, changeControl()]), (err: Error) => {
+    await assert.rejects(buildApp([{ ...branchingPlugin(), version: '1.3.0' }, changeControl()]), (err: Error) => {
       assert.ok(err instanceof PluginError, String(err));
       assert.match(err.message, /plugin change-control requires branching 1\.2, but branching 1\.3\.0 is installed/);
       return true;
     });
-    await assert.rejects(build([{ ...branchingPlugin(), version: '1.1.9' }, changeControl()]), /requires branching 1\.2, but branching 1\.1\.9 is installed/);
+    await assert.rejects(buildApp([{ ...branchingPlugin(), version: '1.1.9' }, changeControl()]), /requires branching 1\.2, but branching 1\.1\.9 is installed/);
   });
 
   it('Versioning 2: the service refuses to start without the branching plugin', async () => {
-    await assert.rejects(build([changeControl()]), (err: Error) => {
+    await assert.rejects(buildApp([changeControl()]), (err: Error) => {
       assert.ok(err instanceof PluginError);
       assert.match(err.message, /plugin change-control requires plugin branching 1\.2, which is not installed/);
       return true;
@@ -70,7 +57,7 @@ describe('change control: versioning', () => {
 
   it('Versioning 3: the host enforces the range: a 0.4.x line declared for host 4.6 refuses to start here, naming its range', async () => {
     const oldLine: HostPlugin = { ...changeControl(), version: '0.4.9', hostVersion: { min: '4.6.0', max: '4.6.99' } };
-    await assert.rejects(build([branchingPlugin(), oldLine]), (err: Error) => {
+    await assert.rejects(buildApp([branchingPlugin(), oldLine]), (err: Error) => {
       assert.ok(err instanceof PluginError);
       assert.match(err.message, /change-control 0\.4\.9 supports host 4\.6\.0-4\.6\.99, not 4\.7\.0/);
       return true;

@@ -1,0 +1,24 @@
+/**
+ * Values the tests of the enclosing `describe` use directly, made in its hooks: each helper returns
+ * an object at once and fills it in with the fields of what `prepare` answers (a plain record: an
+ * actor, a cast, a world, a scene) before the tests read it, so a suite names what it sets up in
+ * one line and its tests keep plain names (`cast.author`, `s.cr.id`).
+ */
+
+/** Filled in once, before the first test of the enclosing `describe`. */
+export function forSuite<T extends object>(prepare: () => Promise<T>): T {
+  const value = {} as T;
+  before(async () => {
+    Object.assign(value, await prepare());
+  });
+  return value;
+}
+
+/** Filled in afresh before each test of the enclosing `describe`. */
+export function forEachTest<T extends object>(prepare: () => Promise<T>): T {
+  const value = {} as T;
+  beforeEach(async () => {
+    Object.assign(value, await prepare());
+  });
+  return value;
+}
