@@ -6,9 +6,10 @@ import type { MergeJobRow } from '../../../../server/plugins/change-control/db/t
 
 type MergeJobState = MergeJobRow['state'];
 import { Receiver } from '../../../support/receiver';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, type TestService } from '../../../support/service';
 import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER, ccDb } from './fixtures';
 import { branchOf, eventsOf, gateCast, hookLifecycleEvents, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 describe('change control: automatic merge', () => {
   let receiver: Receiver;
@@ -18,14 +19,11 @@ describe('change control: automatic merge', () => {
   after(async () => receiver.close());
 
   describe('with the default settings (enable_auto_merge true)', () => {
-    let svc: TestService;
-    let cast: GateCast;
+    const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
+    const cast = forSuite(() => gateCast(svc));
     before(async () => {
-      svc = await startService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
-      cast = await gateCast(svc);
       await hookLifecycleEvents(svc, receiver.url());
     });
-    after(async () => svc.close());
     afterEach(() => svc.clock.set('2026-11-01T09:00:00Z'));
 
     async function report(crId: number, status: string): Promise<void> {
@@ -150,9 +148,8 @@ describe('change control: automatic merge', () => {
   });
 
   describe('one merge job per branch', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
+    const svc = suiteService();
+    const cast = forSuite(() => gateCast(svc));
 
     async function insertJob(crId: number, branchId: number, state: MergeJobState): Promise<void> {
       const now = svc.clock.now().toISOString();

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, startService, type TestService } from '../../../support/service';
+import { eachTestService, startService, type TestService } from '../../../support/service';
 import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
 import { actor, checkNamed, CHECKS, detail, DEVICES, expectStatus, group, ok, POLICIES, REVIEWS, VIEW_ALL } from './fixtures';
-import { gateCast, mergeBranch, scenario, type GateCast, type Scenario } from './gate-support';
+import { gateCast, mergeBranch, scenario, type Scenario } from './gate-support';
+import { forEachTest } from '../../../support/prepared';
 
 /** A pipeline's grants: view and report checks. */
 const PIPELINE = [...VIEW_ALL, { object_types: ['change_control.mergecheck'], actions: ['view', 'change'] }];
 
 describe('change control: check results bound to what they checked', () => {
-  let svc: TestService;
-  let cast: GateCast;
-  serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
+  const svc = eachTestService();
+  const cast = forEachTest(() => gateCast(svc));
 
   async function withCheck(settings: Record<string, unknown> = {}): Promise<void> {
     await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': settings } }));

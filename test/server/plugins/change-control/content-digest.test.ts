@@ -6,9 +6,10 @@ import { hostMigrations } from '../../../../server/host/db/migrations/host';
 import { branchingMigrations } from '../../../../server/plugins/branching/db/migrations';
 import { digestOfChanges, formerDigestOfChanges } from '../../../../server/plugins/branching/digest';
 import { changeControlMigrations } from '../../../../server/plugins/change-control/db/migrations';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, type TestService } from '../../../support/service';
 import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
 import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 /** The documented algorithm, written again from its description (docs/digest-and-override.md). */
 function canonical(value: unknown): string {
@@ -39,9 +40,8 @@ async function branchDevice(s: Scenario): Promise<any> {
 }
 
 describe('change control: staleness by content (digest of the net diff)', () => {
-  let svc: TestService;
-  let cast: GateCast;
-  serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
+  const svc = suiteService();
+  const cast = forSuite(() => gateCast(svc));
 
   it('Digest: the request shows the digest of its branch net diff, computed as documented; each review shows the digest it was given on', async () => {
     const s = await scenario(cast, 'dg-field');

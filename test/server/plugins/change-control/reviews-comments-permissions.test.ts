@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, startService, suiteService, type TestService } from '../../../support/service';
+import { suiteService, type TestService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { createToken } from '../../host/users/fixtures';
 import { actor, COMMENTS, created, expectMalformedInputRefused, expectStatus, grant, ok, REVIEWS, type Actor, type MalformedInput, type PermissionGrant } from './fixtures';
-import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene, type World } from './reviews-comments-fixtures';
+import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene } from './reviews-comments-fixtures';
 
 /** Seeing everything except the two models under test (their view is granted per test). */
 const VIEW_OTHERS: PermissionGrant[] = [
@@ -26,9 +26,8 @@ async function regrant(svc: TestService, who: Actor, grants: PermissionGrant[]):
 }
 
 describe('change control: permission matrix of reviews', () => {
-  let svc: TestService;
-  let w: World;
-  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
 
   /** A reviewer of the scene's request who is not one of the shared people (their grants change). */
   async function reviewerWithReview(s: Scene, decision: 'approve' | 'comment' = 'comment'): Promise<{ who: Actor; review: any }> {
@@ -163,9 +162,8 @@ describe('change control: permission matrix of reviews', () => {
 });
 
 describe('change control: permission matrix of comments', () => {
-  let svc: TestService;
-  let w: World;
-  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
 
   async function authorWithComment(s: Scene): Promise<{ who: Actor; comment: any }> {
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add'] }]);
@@ -330,15 +328,9 @@ describe('change control: permission matrix of comments', () => {
 });
 
 describe('change control: authentication of reviews and comments', () => {
-  let svc: TestService;
-  let w: World;
-  let s: Scene;
-  before(async () => {
-    svc = await startService();
-    w = await world(svc);
-    s = await scene(w);
-  });
-  after(async () => svc.close());
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
+  const s = forSuite(() => scene(w));
 
   it('Authentication rule 1: without a token, or with an unknown one, every review and comment endpoint is 403 with detail', async () => {
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }));

@@ -299,15 +299,12 @@ describe('change control: review rules', () => {
 });
 
 describe('change control: independent approval (who changed the branch cannot approve it)', () => {
-  let svc: TestService;
-  let w: World;
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
   before(async () => {
-    svc = await startService();
-    w = await world(svc);
     // Carol may also work on others' branches: she edits devices and holds change_branch.
     await grant(svc, { users: [w.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
   });
-  after(async () => svc.close());
 
   const CONTRIBUTOR_DETAIL = 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
   const schemaOf = async (s: Scene) => (await ok(svc.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id as string;

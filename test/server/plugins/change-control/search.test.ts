@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb, actorsForSuite } from './fixtures';
 
 const SEARCH = '/api/search/';
 
@@ -18,9 +18,8 @@ async function search(a: { client: Actor['client'] } | Actor, q: string): Promis
 }
 
 describe('change control: search (contract 3.5, /api/search/)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
+  const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } } });
+  const [author, reviewer] = actorsForSuite(svc, ['author', AUTHOR], ['reviewer', REVIEWER]);
   let cr: any;
   let policyId: number;
   let ruleId: number;
@@ -28,9 +27,6 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
   let commentId: number;
   let checkId: number;
   before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } } });
-    author = await actor(svc, 'author', AUTHOR);
-    reviewer = await actor(svc, 'reviewer', REVIEWER);
     const p = await policy(svc, { name: 'Firewall governance', object_types: ['dcim.device'], rules: [{ name: 'security-approvers', users: [reviewer.id] }] });
     policyId = p.id;
     ruleId = p.rules[0]!.id;
@@ -47,7 +43,6 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     checkId = ci.id;
     await ok(svc.admin.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'flake8 found 3 problems' }));
   });
-  after(async () => svc.close());
 
   function hitOf(hits: Hit[], objectType: string, id: number): Hit {
     const hit = hits.find((h) => h.object_type === objectType && h.id === id);
