@@ -205,6 +205,19 @@ function serviceAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, read
 }
 
 /**
+ * Runs `test` against a service started for it alone (`svc`: a service being started) and closes
+ * the service afterwards, whatever `test` does.
+ */
+export async function withService<T>(svc: Promise<TestService>, test: (svc: TestService) => Promise<T>): Promise<T> {
+  const started = await svc;
+  try {
+    return await test(started);
+  } finally {
+    await started.close();
+  }
+}
+
+/**
  * Two instances of the service on one database (a SQLite file, or one PostgreSQL schema), started
  * afresh before each test of the suite and stopped after it.
  */

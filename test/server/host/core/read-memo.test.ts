@@ -8,7 +8,7 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { onPostgres } from '../../../support/database';
-import { instancesForEachTest, startService, type TestService } from '../../../support/service';
+import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
@@ -227,16 +227,13 @@ describe("the read memo's budget in the configuration (host.read_cache_mb)", () 
   it('is 16 MiB by default, refuses a negative value naming the key, and 0 keeps no answers', async () => {
     assert.equal(parseConfig({}).host.read_cache_mb, 16);
     assert.throws(() => parseConfig({ host: { read_cache_mb: -1 } }), /host\.read_cache_mb/);
-    const svc = await startService({ config: { host: { read_cache_mb: 0 } } });
-    try {
+    await withService(startService({ config: { host: { read_cache_mb: 0 } } }), async (svc) => {
       const ctx = ctxOf(svc);
       let computed = 0;
       await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
       await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
       assert.equal(computed, 2);
-    } finally {
-      await svc.close();
-    }
+    });
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runtime } from '../../../../server/plugins/change-control/runtime';
 import { CheckRegistry } from '../../../../server/plugins/change-control/checks/registry';
-import type { TestService } from '../../../support/service';
+import { withService, type TestService } from '../../../support/service';
 import { unchecked } from '../../../support/unchecked';
 import { CHECKS, detail, expectStatus, ok, REQUESTS } from './fixtures';
 import {
@@ -77,17 +77,14 @@ describe('change control checks: registering checks in process', () => {
     });
 
     it('registration happens once at start: registering after the service has started throws', async () => {
-      const svc = await startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) });
-      try {
+      await withService(startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) }), async (svc) => {
         const registry = runtime(svc.host).registry;
         assert.equal(registry.isSealed, true);
         assert.throws(() => registry.registerCheck({ name: 'late', fn: () => CheckResult.passed() }), /only be registered at start/);
         assert.equal(registry.get('late'), undefined);
         const s = await setup(svc);
         assert.deepEqual(Object.keys(await checksByName(svc.admin, s.cr.id)), ['early']);
-      } finally {
-        await svc.close();
-      }
+      });
     });
   });
 

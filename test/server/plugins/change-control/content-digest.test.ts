@@ -6,7 +6,7 @@ import { hostMigrations } from '../../../../server/host/db/migrations/host';
 import { branchingMigrations } from '../../../../server/plugins/branching/db/migrations';
 import { digestOfChanges, formerDigestOfChanges } from '../../../../server/plugins/branching/digest';
 import { changeControlMigrations } from '../../../../server/plugins/change-control/db/migrations';
-import { startService, suiteService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService, type TestService } from '../../../support/service';
 import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
 import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
 import { forSuite } from '../../../support/prepared';
@@ -92,8 +92,7 @@ describe('change control: staleness by content (digest of the net diff)', () => 
   });
 
   it('stale_approval_basis "write": any write in the branch makes the approval stale, and undoing it does not restore it', async () => {
-    const other = await startService({ config: { change_control: { stale_approval_basis: 'write' } } });
-    try {
+    await withService(startService({ config: { change_control: { stale_approval_basis: 'write' } } }), async (other) => {
       const c = await gateCast(other);
       const s = await scenario(c, 'dg-write');
       const dev = (await ok(s.inBranch.get(`${DEVICES}?name=dg-write-dev`))).results[0];
@@ -101,9 +100,7 @@ describe('change control: staleness by content (digest of the net diff)', () => 
       await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
       assert.equal((await reviewOf(s, c)).stale, true);
       assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
-    } finally {
-      await other.close();
-    }
+    });
   });
 });
 

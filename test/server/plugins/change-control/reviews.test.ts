@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
-import { startService, suiteService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService, type TestService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { act, actor, AUTHOR, branch, BRANCHES, created, customFieldsLog, device, openRequest, detail, expectCustomFieldsRefused, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
 import {
@@ -371,8 +371,7 @@ describe('change control: independent approval (who changed the branch cannot ap
   });
 
   it('Independent approval: contributors_can_approve restores the plain behaviour', async () => {
-    const plain = await startService({ config: { change_control: { contributors_can_approve: true } } });
-    try {
+    await withService(startService({ config: { change_control: { contributors_can_approve: true } } }), async (plain) => {
       const pw = await world(plain);
       await grant(plain, { users: [pw.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
       const s = await scene(pw);
@@ -381,9 +380,7 @@ describe('change control: independent approval (who changed the branch cannot ap
       await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
       assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
       assert.deepEqual((await ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies[0].rules[0].uncounted_approvals, []);
-    } finally {
-      await plain.close();
-    }
+    });
   });
 
   it('Independent approval, the attack reported: a user holding only dcim.change_device and add_review cannot edit someone else\'s branch and then approve it into main', async () => {
