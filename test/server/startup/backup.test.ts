@@ -1,23 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { tableContents } from '../../../server/host/db/backup';
 import { onPostgres, openTestDatabase } from '../../support/database';
 import { startService, withService } from '../../support/service';
 import { actor, AUTHOR, BRANCHES, created, DEVICES, ok, REQUESTS, REVIEWER, REVIEWS, POLICIES, RULES } from '../plugins/change-control/fixtures';
 import { runToExit } from './run-service';
+import { tempDirForEachTest } from '../../support/prepared';
 
 describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, function () {
   this.timeout(60_000);
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-backup-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirForEachTest('cc-backup-');
 
   it('change-control backup FILE, then restore FILE into a new database: every table holds the same rows, and the restored service goes on numbering after them', async () => {
-    const source = join(dir, 'source.sqlite3');
+    const source = dir('source.sqlite3');
     await withService(startService({ db: source }), async (svc) => {
       const author = await actor(svc, 'author', AUTHOR);
       const reviewer = await actor(svc, 'reviewer', REVIEWER);
@@ -30,9 +25,9 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
       await created(reviewer.client.post(REVIEWS, { change_request: cr.id, decision: 'approve', comment: '' }));
     });
     const from = await openTestDatabase({}, source);
-    const into = await openTestDatabase({}, join(dir, 'restored.sqlite3'));
+    const into = await openTestDatabase({}, dir('restored.sqlite3'));
     try {
-      const file = join(dir, 'backup.jsonl');
+      const file = dir('backup.jsonl');
       const backup = await runToExit(['backup', file, '--db', from.url]);
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stdout, /backed up \d+ rows/);
@@ -48,7 +43,7 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
       await into.close();
     }
     // The restored database serves: new rows take ids after the restored ones.
-    await withService(startService({ db: join(dir, 'restored.sqlite3') }), async (restored) => {
+    await withService(startService({ db: dir('restored.sqlite3') }), async (restored) => {
       const group = await created(restored.admin.post('/api/users/groups/', { name: 'after-restore' }));
       const users = await ok(restored.admin.get('/api/users/users/?limit=100'));
       assert.equal(users.count, 3);
@@ -59,9 +54,9 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
   });
 
   it('refuses a file that is not a backup (exit 2, the reason said)', async () => {
-    const file = join(dir, 'not-a-backup.jsonl');
+    const file = dir('not-a-backup.jsonl');
     writeFileSync(file, '{"hello":"world"}\n');
-    const target = await openTestDatabase({}, join(dir, 'target.sqlite3'));
+    const target = await openTestDatabase({}, dir('target.sqlite3'));
     try {
       const { code, stderr } = await runToExit(['restore', file, '--db', target.url]);
       assert.equal(code, 2);

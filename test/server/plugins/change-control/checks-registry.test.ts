@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runtime } from '../../../../server/plugins/change-control/runtime';
 import { CheckRegistry } from '../../../../server/plugins/change-control/checks/registry';
 import { withService, type TestService } from '../../../support/service';
@@ -19,6 +16,7 @@ import {
   setup,
   startWithChecks,
 } from './checks-support';
+import { tempDirForEachTest } from '../../../support/prepared';
 
 /**
  * Check kinds, registering checks in process (the registry, CheckResult, scope, required,
@@ -269,19 +267,15 @@ describe('change control checks: registering checks in process', () => {
   });
 
   describe('renaming a registered check', () => {
-    let dir: string;
     let svc: TestService | undefined;
-    beforeEach(() => {
-      dir = mkdtempSync(join(tmpdir(), 'cc-rename-'));
-    });
     afterEach(async () => {
       await svc?.close();
       svc = undefined;
-      rmSync(dir, { recursive: true, force: true });
     });
+    const dir = tempDirForEachTest('cc-rename-');
 
     it('creates a new check and deletes the old one with its results; the label may change freely', async () => {
-      const db = join(dir, 'db.sqlite3');
+      const db = dir('db.sqlite3');
       svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }) });
       const s = await setup(svc);
       const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
@@ -312,7 +306,7 @@ describe('change control checks: registering checks in process', () => {
     });
 
     it('a check a policy names that is no longer registered becomes a reported check: pending, never reported, blocking', async () => {
-      const db = join(dir, 'db.sqlite3');
+      const db = dir('db.sqlite3');
       svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) });
       const s = await setup(svc, { policy: { checks: ['org/scan'] } });
       assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
