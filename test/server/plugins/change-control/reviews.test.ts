@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
-import { startService, suiteService, withService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { act, actor, AUTHOR, branch, BRANCHES, created, customFieldsLog, device, openRequest, detail, expectCustomFieldsRefused, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
 import {
@@ -16,7 +16,6 @@ import {
   withPermissions,
   world,
   type Scene,
-  type World,
 } from './reviews-comments-fixtures';
 
 const evaluationOf = (s: Scene) => ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`), 'evaluation');
@@ -433,19 +432,14 @@ describe('change control: reject (Request changes) needs a comment', () => {
 });
 
 describe('change control: review_submitted', () => {
-  let svc: TestService;
-  let w: World;
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
   let receiver: Receiver;
   before(async () => {
-    svc = await startService();
-    w = await world(svc);
     receiver = await Receiver.start();
     await hookEvents(svc, receiver.url(), ['review_submitted']);
   });
-  after(async () => {
-    await svc.close();
-    await receiver.close();
-  });
+  after(async () => receiver.close());
   const deliveriesFor = async (crId: number) => (await queuedDeliveries(svc, 'review_submitted')).filter((d) => d.body.data.id === crId);
 
   it('Events: review_submitted fires once per review write, with the change request as data, delivered by an event rule\'s webhook', async () => {
