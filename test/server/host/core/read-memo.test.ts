@@ -238,12 +238,7 @@ describe("the read memo's budget in the configuration (host.read_cache_mb)", () 
 });
 
 describe('several instances on one database', () => {
-  let a: TestService;
-  let b: TestService;
-  instancesForEachTest((first, second) => {
-    a = first;
-    b = second;
-  });
+  const [a, b] = instancesForEachTest();
 
   it("keeps an answer naming its tables across another instance's commits of other tables, never across one of them", async () => {
     const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
