@@ -4,18 +4,7 @@ import { CheckRegistry } from '../../../../server/plugins/change-control/checks/
 import { withService, type TestService } from '../../../support/service';
 import { unchecked } from '../../../support/unchecked';
 import { CHECKS, detail, expectStatus, ok, REQUESTS } from './fixtures';
-import {
-  approve,
-  assertCheck,
-  checkChangelog,
-  checksByName,
-  CheckResult,
-  CheckScope,
-  counting,
-  RUN_CHECKS,
-  setup,
-  startWithChecks,
-} from './checks-support';
+import { approve, assertCheck, checkChangelog, checksByName, CheckResult, CheckScope, counting, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 import { tempDirForEachTest } from '../../../support/prepared';
 
 /**
@@ -157,32 +146,24 @@ describe('change control checks: registering checks in process', () => {
   });
 
   describe('a check answering with the full constructor', () => {
-    it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
-      const svc = await startWithChecks({
-        ready: (r) => r.registerCheck({ name: 'report/linked', label: 'Linked report', fn: () => new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4') }),
-      });
-      try {
+    /** The check row a request gets when the registered check `name` answers `result`. */
+    async function storedRow(name: string, label: string, result: CheckResult): Promise<any> {
+      return withService(startWithChecks({ ready: (r) => r.registerCheck({ name, label, fn: () => result }) }), async (svc) => {
         const s = await setup(svc);
-        const row = (await checksByName(svc.admin, s.cr.id))['report/linked'];
-        assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
-        assert.equal(row.details_url, 'https://reports.example.com/r/4');
-      } finally {
-        await svc.close();
-      }
+        return (await checksByName(svc.admin, s.cr.id))[name];
+      });
+    }
+
+    it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
+      const row = await storedRow('report/linked', 'Linked report', new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4'));
+      assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
+      assert.equal(row.details_url, 'https://reports.example.com/r/4');
     });
 
     it('a details_url that is not an absolute http(s) URL is not stored: the result keeps its status and summary, without the link', async () => {
-      const svc = await startWithChecks({
-        ready: (r) => r.registerCheck({ name: 'report/odd', label: 'Odd link', fn: () => new CheckResult('failure', 'see link', 'javascript:alert(1)') }),
-      });
-      try {
-        const s = await setup(svc);
-        const row = (await checksByName(svc.admin, s.cr.id))['report/odd'];
-        assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
-        assert.equal(row.details_url, '');
-      } finally {
-        await svc.close();
-      }
+      const row = await storedRow('report/odd', 'Odd link', new CheckResult('failure', 'see link', 'javascript:alert(1)'));
+      assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
+      assert.equal(row.details_url, '');
     });
   });
 
