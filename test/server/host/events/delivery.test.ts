@@ -50,6 +50,11 @@ async function outbox(svc: TestService) {
   return svc.host.db.selectFrom('webhook_outbox').selectAll().orderBy('id').execute();
 }
 
+/** The outbox holds exactly one delivery, in `state` after `attempts` attempts. */
+async function expectOneDelivery(svc: TestService, state: string, attempts: number): Promise<void> {
+  assert.deepEqual((await outbox(svc)).map((r) => [r.state, r.attempts]), [[state, attempts]]);
+}
+
 describe('extras: webhook delivery', () => {
   let svc: TestService;
   let receiver: Receiver;
@@ -93,10 +98,7 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.headers['x-hook-signature'], expected);
 
     await workerOf(svc).runDue();
-    const rows = await outbox(svc);
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]!.state, 'delivered');
-    assert.equal(rows[0]!.attempts, 1);
+    await expectOneDelivery(svc, 'delivered', 1);
   });
 
   it('sends no signature without a secret, and nothing for a refused write', async () => {
@@ -287,10 +289,7 @@ describe('extras: webhook delivery across a restart', () => {
       assert.equal(JSON.parse(request!.body).data.name, 'netops');
       assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'restart').update(request!.body).digest('hex'));
       await workerOf(second).runDue();
-      const rows = await outbox(second);
-      assert.equal(rows.length, 1);
-      assert.equal(rows[0]!.state, 'delivered');
-      assert.equal(rows[0]!.attempts, 2);
+      await expectOneDelivery(second, 'delivered', 2);
     });
   });
 
