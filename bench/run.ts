@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { Api, CC } from './api';
 import { RARE_TYPE, seedBranchChanges, seedCommentThreads, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
 import { startCeiling, startService } from './service';
+import { percentile } from './stats';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const TOKEN = 'bench0000000000000000000000000000000000';
@@ -130,11 +131,6 @@ function send(url: string, method: string, token: string, body?: unknown): Promi
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
 }
 
 interface Kind {
@@ -355,7 +351,7 @@ async function main(): Promise<void> {
     let firstSmall: number[] = [];
     if (want(10)) {
       log('scenario 10: first detail read after a write, 200 changes');
-      firstSmall = await firstReadAfterWrite(svc.url, crId, 100);
+      firstSmall = await firstReadAfterWrite(svc.url, crId, 1000);
     }
 
     let mixed: Awaited<ReturnType<typeof mixedLoad>> = [];
@@ -446,7 +442,7 @@ async function main(): Promise<void> {
       }
       if (want(10)) {
         log('scenario 10: first detail read after a write, 10,000 changes');
-        firstLarge = await firstReadAfterWrite(svc.url, submitted.crId, 20);
+        firstLarge = await firstReadAfterWrite(svc.url, submitted.crId, 1000);
       }
     }
     const rss100k = rssMb(svc.child.pid);

@@ -32,7 +32,7 @@ export { defineList, jsonListHasAny, likePattern, textContains } from './db/list
 export { tableRows } from './db/table-rows';
 export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
 export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter } from './db/list';
-export type { BranchChangesTable, BranchRow, HostTables, Row } from './db/tables';
+export type { Bool, BranchChangesTable, BranchRow, HostTables, Id, Json, Row } from './db/tables';
 export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';
 export { recordChange } from './events/changelog';
 export { branchContributors } from './events/contributors-repository';

@@ -59,7 +59,8 @@ function sameTables(a: readonly string[] | undefined, b: readonly string[] | und
  *   tables it reads, at each write of one of those. An answer that names its tables is also
  *   shared with reads outside the transaction while the transaction has not written them (it is
  *   the committed state: write transactions run one at a time), so one write reuses what the
- *   last one read of the tables it did not write.
+ *   last one read of the tables it did not write; an answer naming none is shared while the
+ *   transaction has written nothing (a write reuses what the read before it computed).
  *
  * So no write needs to say what it invalidates. Outside transactions, what is kept is bounded
  * by its size as well as by its number of answers: each answer's size is estimated when it
@@ -153,8 +154,9 @@ export class ReadMemo {
     const kept = entries.get(key);
     if (kept && kept.stamp === stamp) return kept.value as Promise<T>;
     let value: Promise<T> | undefined;
-    // Tables this transaction has not written read as committed: share the answer both ways.
-    if (reads && this.root && stamp === 0) value = (await this.shared(scope, key, compute, reads))?.value;
+    // Tables this transaction has not written read as committed: share the answer both ways (an
+    // answer naming no tables, while the transaction has written nothing at all).
+    if (this.root && stamp === 0) value = (await this.shared(scope, key, compute, reads))?.value;
     value ??= compute();
     const entry = { stamp, value };
     entries.set(key, entry);
@@ -165,8 +167,8 @@ export class ReadMemo {
     return value;
   }
 
-  /** Inside a transaction that has not written `reads`: the committed answer, kept or computed and kept. */
-  private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[]): Promise<{ value: Promise<T> } | undefined> {
+  /** Inside a transaction that has not written `reads` (nothing, without them): the committed answer, kept or computed and kept. */
+  private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<{ value: Promise<T> } | undefined> {
     const root = this.root!;
     let pending = this.transactionVersions.get(scope.db);
     if (!pending) {
@@ -176,7 +178,7 @@ export class ReadMemo {
     const versions = await pending;
     if (versions.global < this.committed) return undefined;
     this.moveTo(versions, root);
-    const basis: Basis = { reads, stamp: tablesStamp(versions, reads), local: writesThrough(root, reads) };
+    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) };
     const kept = this.served(key, basis);
     if (kept) return { value: kept as Promise<T> };
     const value = compute();

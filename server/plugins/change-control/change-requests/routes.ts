@@ -135,7 +135,9 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
     custom_fields: input.custom_fields === undefined ? undefined : JSON.stringify(input.custom_fields),
   });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, id, input.tags);
-  await requestRefresh(ctx, id, { rematch: false });
+  // Policies are matched from the branch as a reader matches them (kept between writes of the
+  // branch, so this reads nothing more), which lets the answer reuse the gate the refresh computed.
+  await requestRefresh(ctx, id);
   await ctx.flushBeforeCommit();
 }
 

@@ -124,6 +124,33 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(await read(ctx), 4);
   });
 
+  it('shares an answer naming no tables with a transaction until it writes anything, and keeps nothing it computed after', async () => {
+    const memo = new ReadMemo({ maxEntries: 100 }, svc.host.db);
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = (scope: { db: typeof svc.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed);
+    assert.equal(await read(ctx), 1);
+    await inTransaction(ctx, async (tx) => {
+      // Nothing written yet: what the read before it computed is the committed state.
+      assert.equal(await read(tx), 1);
+      await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      assert.equal(await read(tx), 2);
+      assert.equal(await read(tx), 2);
+    });
+    // Its write committed: computed afresh, and what the transaction computed is not served.
+    assert.equal(await read(ctx), 3);
+    // Computed inside a transaction before it writes: kept for the reads after it only if it writes nothing.
+    await inTransaction(ctx, async (tx) => {
+      assert.equal(await memo.get(tx, 'fresh', async () => 'read-only'), 'read-only');
+    });
+    assert.equal(await memo.get(ctx, 'fresh', async () => 'again'), 'read-only');
+    await inTransaction(ctx, async (tx) => {
+      assert.equal(await memo.get(tx, 'written', async () => 'before the write'), 'before the write');
+      await tx.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
+    });
+    assert.equal(await memo.get(ctx, 'written', async () => 'after the commit'), 'after the commit');
+  });
+
   it('inside a transaction, serves what a writer says it wrote until the next write of its tables', async () => {
     const memo = new ReadMemo();
     const read = countedGroupsRead(memo);

@@ -69,6 +69,14 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.deepEqual(await counted(() => ok(s.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))), ONCE);
   });
 
+  it("an edit of the request's fields after a read computes them once (its refresh): the object before it is what the read computed, its answer what the refresh did", async () => {
+    const s = await submitted();
+    await detail(s.author.client, s.cr.id);
+    assert.deepEqual(await counted(() => ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'edited' }))), ONCE);
+    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), ONCE);
+    assert.equal((await detail(s.author.client, s.cr.id)).description, 'edited');
+  });
+
   it('a policy write evaluates only the requests it can move: those whose branches touch its types, and those it governs', async () => {
     const s = await setup(svc, {});
     let id = 0;
