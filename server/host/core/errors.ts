@@ -28,26 +28,27 @@ export class ValidationError extends DomainError {
   }
 }
 
-/** 403 */
-export class PermissionDenied extends DomainError {
-  readonly status = 403;
-  constructor(message = 'You do not have permission to perform this action.') {
-    super(message);
-  }
+/**
+ * The base of an error that answers `status` with `{detail}`; `message` defaults to
+ * `defaultMessage` where the class has one.
+ */
+function statusError(status: number, defaultMessage?: string) {
+  return class extends DomainError {
+    readonly status = status;
+    constructor(message = defaultMessage ?? '') {
+      super(message);
+    }
+  };
 }
+
+/** 403 */
+export class PermissionDenied extends statusError(403, 'You do not have permission to perform this action.') {}
 
 /** 403 for missing or bad credentials. */
-export class AuthenticationFailed extends DomainError {
-  readonly status = 403;
-}
+export class AuthenticationFailed extends statusError(403) {}
 
 /** 404 */
-export class NotFound extends DomainError {
-  readonly status = 404;
-  constructor(message = 'Not found.') {
-    super(message);
-  }
-}
+export class NotFound extends statusError(404, 'Not found.') {}
 
 /** 409: the action does not apply in the current state. */
 export class Conflict extends DomainError {
@@ -65,19 +66,13 @@ export class Conflict extends DomainError {
 }
 
 /** 422: the request is well-formed but cannot be processed as sent (an idempotency key reused for another request). */
-export class Unprocessable extends DomainError {
-  readonly status = 422;
-}
+export class Unprocessable extends statusError(422) {}
 
 /** 405 */
-export class MethodNotAllowed extends DomainError {
-  readonly status = 405;
-}
+export class MethodNotAllowed extends statusError(405) {}
 
 /** 413 */
-export class PayloadTooLarge extends DomainError {
-  readonly status = 413;
-}
+export class PayloadTooLarge extends statusError(413) {}
 
 /** 429: too many failed credentials from this address (or for this username); `retryAfter` in seconds. */
 export class TooManyRequests extends DomainError {
@@ -88,6 +83,4 @@ export class TooManyRequests extends DomainError {
 }
 
 /** 415 */
-export class UnsupportedMediaType extends DomainError {
-  readonly status = 415;
-}
+export class UnsupportedMediaType extends statusError(415) {}

@@ -13,6 +13,12 @@ export type KeyedTableName<DB> = { [T in keyof DB & string]: Selectable<DB[T]> e
 /** The columns of a table that hold text (the ones a name or a slug lives in). */
 export type TextColumn<Table> = { [C in keyof Selectable<Table> & string]: Selectable<Table>[C] extends string ? C : never }[keyof Selectable<Table> & string];
 
+/** The columns of a new row of a table (those the database fills in may be left out). */
+export type NewRow<Table> = Insertable<Table>;
+
+/** Columns of a table's row to change. */
+export type RowChanges<Table> = Updateable<Table>;
+
 /** The reads and writes of one row by its id, for a table keyed by an integer `id`; `C` is the caller's context. */
 export interface TableRows<C, Table> {
   byId(ctx: C, id: number): Promise<Selectable<Table> | undefined>;

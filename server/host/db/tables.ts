@@ -5,9 +5,9 @@ import type { ColumnType, Generated } from 'kysely';
  * Row types of the host tables. JSON columns hold text; booleans are 0/1 integers;
  * timestamps are ISO 8601 strings (UTC).
  */
-type Id = Generated<number>;
-type Bool = number;
-type Json = string;
+export type Id = Generated<number>;
+export type Bool = number;
+export type Json = string;
 
 export interface UsersTable {
   id: Id;

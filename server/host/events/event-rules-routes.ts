@@ -9,6 +9,7 @@ import type { Host } from '../host';
 import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
+import { rowWrites } from '../http/row-writes';
 import { jsonListHasAny } from '../db/list';
 import { eventRuleRows, eventRuleTable } from './event-rules-repository';
 import { webhookTable } from './webhooks-repository';
@@ -139,16 +140,12 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
   if (dataProblem) throw fieldError('action_data', dataProblem);
 }
 
-async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await eventRuleTable.taken(ctx, 'name', name, exceptId)) throw fieldError('name', 'An event rule with this name already exists.');
-}
-
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<EventRuleWrite>): Partial<Omit<Row<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = givenFields(input, ['name', 'action_type', 'action_object_id']);
+function columns(input: Partial<EventRuleWrite>, now: string): Partial<Omit<Row<EventRulesTable>, 'id'>> {
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = { ...givenFields(input, ['name', 'action_type', 'action_object_id']), last_updated: now };
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
   if (input.event_types !== undefined) out.event_types = JSON.stringify(unique(input.event_types));
@@ -178,36 +175,27 @@ export function registerEventRules(host: Host): void {
     output: eventRuleOutput,
     list: eventRules.list,
     get: eventRules.get,
-    create: {
+    ...rowWrites({
+      table: eventRuleTable,
       body: eventRuleWrite,
-      run: async (ctx, input: EventRuleWrite) => {
-        await assertNameFree(ctx, input.name, null);
-        await validateRule(ctx, merged(null, input));
-        const now = ctx.host.clock.now().toISOString();
-        return eventRuleTable.insert(ctx, {
-          name: input.name,
-          enabled: 1,
-          object_types: '[]',
-          event_types: '[]',
-          conditions: null,
-          action_type: input.action_type,
-          action_object_id: null,
-          action_data: null,
-          ...columns(input),
-          created: now,
-          last_updated: now,
-        });
-      },
-    },
-    update: {
-      body: eventRuleWrite.partial(),
-      put: eventRuleWrite,
-      run: async (ctx, existing, input: Partial<EventRuleWrite>) => {
-        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await validateRule(ctx, merged(existing, input));
-        await eventRuleTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
-      },
-    },
+      partial: eventRuleWrite.partial(),
+      uniqueName: { column: 'name', message: 'An event rule with this name already exists.' },
+      check: (ctx, input, existing: EventRuleOut | null) => validateRule(ctx, merged(existing, input)),
+      insert: (input: EventRuleWrite, now) => ({
+        name: input.name,
+        enabled: 1,
+        object_types: '[]',
+        event_types: '[]',
+        conditions: null,
+        action_type: input.action_type,
+        action_object_id: null,
+        action_data: null,
+        ...columns(input, now),
+        created: now,
+        last_updated: now,
+      }),
+      columns,
+    }),
     remove: async (ctx, existing) => {
       await eventRuleTable.remove(ctx, existing.id);
     },

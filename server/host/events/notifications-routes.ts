@@ -4,10 +4,9 @@ import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
 import type { NotificationsTable, Row } from '../db/tables';
-import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from '../http/query';
+import { envelope, parseListQuery, shapeObject } from '../http/query';
 import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
-import { Reply } from '../http/routes';
 import { deleteNotification, markNotificationRead, notificationOf, notificationRowsOf } from './notifications-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
 
@@ -54,43 +53,31 @@ async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<Notifica
 
 /** `/api/extras/notifications/`: each caller sees, marks read and deletes only their own. */
 export function registerNotifications(host: Host): void {
-  host.routes.add({
+  const routes = host.routes.group({ path: PATH, tag: 'extras', access: { authenticated: true }, response: notification });
+
+  routes.add({
     method: 'GET',
-    path: PATH,
-    access: { authenticated: true },
     summary: 'List the caller\'s notifications (newest first)',
-    tag: 'extras',
     query: listQueryDocs(notificationList),
-    response: notification,
     handler: async ({ ctx, query, url }) => {
-      rejectUnknownParams(query, Object.keys(notificationList.filters));
-      const filters = parseFilters(query, notificationList.filters, ctx.user?.id ?? null);
-      const ordering = parseOrdering(query, notificationList.ordering, notificationList.defaultOrdering);
-      const shape = parseShape(query);
-      const page = parsePage(query);
-      const { count, items } = await notificationList.run(ctx, { filters, ordering, search: parseSearch(query), page });
+      const { filters, ordering, search, shape, page } = parseListQuery(query, notificationList, ctx.user?.id ?? null);
+      const { count, items } = await notificationList.run(ctx, { filters, ordering, search, page });
       return envelope(items.map((n) => shapeObject(n, shape)), count, page, url);
     },
   });
 
-  host.routes.add({
+  routes.add({
     method: 'GET',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+    path: ':id/',
     summary: 'Retrieve one of the caller\'s notifications',
-    tag: 'extras',
-    response: notification,
     handler: async ({ ctx, params }) => present(ctx, await getOwn(ctx, params.id)),
   });
 
-  host.routes.add({
+  routes.add({
     method: 'PATCH',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+    path: ':id/',
     summary: 'Mark one of the caller\'s notifications read (or unread)',
-    tag: 'extras',
     body: notificationUpdate,
-    response: notification,
     handler: async ({ ctx, params, body }) => {
       const row = await getOwn(ctx, params.id);
       const { read } = body;
@@ -99,17 +86,9 @@ export function registerNotifications(host: Host): void {
     },
   });
 
-  host.routes.add({
-    method: 'DELETE',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+  routes.remove({
+    path: ':id/',
     summary: 'Delete one of the caller\'s notifications',
-    tag: 'extras',
-    status: 204,
-    handler: async ({ ctx, params }) => {
-      const row = await getOwn(ctx, params.id);
-      await deleteNotification(ctx, row.id);
-      return new Reply(204);
-    },
+    run: async ({ ctx, params }) => deleteNotification(ctx, (await getOwn(ctx, params.id)).id),
   });
 }

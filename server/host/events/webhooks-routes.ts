@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { httpUrl } from '../../../contract/api/common';
 import { objectBase, text } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
-import { Conflict, ValidationError } from '../core/errors';
+import { Conflict } from '../core/errors';
 import type { Host } from '../host';
 import type { WebhooksTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
+import { rowWrites } from '../http/row-writes';
 import { eventRulesDeliveringTo } from './event-rules-repository';
 import { webhookRows, webhookTable } from './webhooks-repository';
 import { briefObject, fieldsOf, givenFields } from '../core/api-object';
@@ -96,12 +97,11 @@ const webhooks = rowReads({
   search: ['name', 'payload_url'],
 });
 
-async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await webhookTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A webhook with this name already exists.');
-}
-
-function columns(input: Partial<WebhookWrite>): Partial<Omit<Row<WebhooksTable>, 'id'>> {
-  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = givenFields(input, ['name', 'payload_url', 'http_method', 'http_content_type', 'additional_headers', 'body_template', 'secret']);
+function columns(input: Partial<WebhookWrite>, now: string): Partial<Omit<Row<WebhooksTable>, 'id'>> {
+  const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {
+    ...givenFields(input, ['name', 'payload_url', 'http_method', 'http_content_type', 'additional_headers', 'body_template', 'secret']),
+    last_updated: now,
+  };
   if (input.ssl_verification !== undefined) out.ssl_verification = input.ssl_verification ? 1 : 0;
   return out;
 }
@@ -115,34 +115,26 @@ export function registerWebhooks(host: Host): void {
     output: webhookOutput,
     list: webhooks.list,
     get: webhooks.get,
-    create: {
+    ...rowWrites({
+      table: webhookTable,
       body: webhookWrite,
-      run: async (ctx, input: WebhookWrite) => {
-        await assertNameFree(ctx, input.name, null);
-        const now = ctx.host.clock.now().toISOString();
-        return webhookTable.insert(ctx, {
-          name: input.name,
-          payload_url: input.payload_url,
-          http_method: 'POST',
-          http_content_type: 'application/json',
-          additional_headers: '',
-          body_template: '',
-          secret: '',
-          ssl_verification: 1,
-          ...columns(input),
-          created: now,
-          last_updated: now,
-        });
-      },
-    },
-    update: {
-      body: webhookWrite.partial(),
-      put: webhookWrite,
-      run: async (ctx, existing, input: Partial<WebhookWrite>) => {
-        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await webhookTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
-      },
-    },
+      partial: webhookWrite.partial(),
+      uniqueName: { column: 'name', message: 'A webhook with this name already exists.' },
+      insert: (input: WebhookWrite, now) => ({
+        name: input.name,
+        payload_url: input.payload_url,
+        http_method: 'POST',
+        http_content_type: 'application/json',
+        additional_headers: '',
+        body_template: '',
+        secret: '',
+        ssl_verification: 1,
+        ...columns(input, now),
+        created: now,
+        last_updated: now,
+      }),
+      columns,
+    }),
     remove: async (ctx, existing) => {
       const rules = await eventRulesDeliveringTo(ctx, existing.id);
       if (rules.length > 0) {

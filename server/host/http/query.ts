@@ -186,3 +186,19 @@ export function pageInMemory<T extends Record<string, unknown>>(
   );
   return envelope(found.slice(page.offset, page.offset + page.limit).map((o) => shapeObject(o, shape)), found.length, page, options.url);
 }
+
+/** What a list's query asks for, read once for every list: its filters (after refusing unknown parameters), ordering, `q`, shape and page. */
+export function parseListQuery(
+  query: QueryParams,
+  list: { filters: Record<string, FilterDef>; ordering: readonly string[]; defaultOrdering?: OrderBy[] },
+  meId: number | null,
+): { filters: ParsedFilters; ordering: OrderBy[]; search: string[]; shape: Shape; page: Page } {
+  rejectUnknownParams(query, Object.keys(list.filters));
+  return {
+    filters: parseFilters(query, list.filters, meId),
+    ordering: parseOrdering(query, list.ordering, list.defaultOrdering),
+    search: parseSearch(query),
+    shape: parseShape(query),
+    page: parsePage(query),
+  };
+}

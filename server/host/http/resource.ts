@@ -5,8 +5,8 @@ import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
-import { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject, sortObjects } from './query';
-import { Reply, type QueryParamDoc, type QueryParams, type RouteRegistry } from './routes';
+import { envelope, parseListQuery, parseShape, shapeObject, sortObjects } from './query';
+import { Reply, type Access, type QueryParamDoc, type QueryParams, type RouteRegistry } from './routes';
 
 export type { ApiObject };
 
@@ -75,54 +75,57 @@ function permName(objectType: string, action: string): string {
   return `${app}.${action}_${model}`;
 }
 
-/** The query parameters of a list: paging, ordering, `q`, `brief`, `fields` and its filters. */
-export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>): QueryParamDoc[] {
-  const docs: QueryParamDoc[] = [
+/** The query parameters every list takes: paging, ordering, `q` (what it matches), `brief` and `fields` (of each `noun`). */
+export function pagingQueryDocs(words: { ordering: string; q: string; noun: string }): QueryParamDoc[] {
+  return [
     { name: 'limit', description: 'Page size (default 50, at most 1000).' },
     { name: 'offset', description: 'Index of the first result.' },
-    { name: 'ordering', description: `Fields to order by, comma-separated; prefix with - for descending (${list.ordering.join(', ')}).` },
-    { name: 'q', description: list.searchable ? 'Free text: a case-insensitive substring of any of the list\'s text fields.' : 'Free text (this list has no text fields: matches nothing when given).' },
-    { name: 'brief', description: 'true: each object as id, url and display only.' },
-    { name: 'fields', description: 'Only these fields of each object, comma-separated.' },
+    { name: 'ordering', description: words.ordering },
+    { name: 'q', description: words.q },
+    { name: 'brief', description: `true: each ${words.noun} as id, url and display only.` },
+    { name: 'fields', description: `Only these fields of each ${words.noun}, comma-separated.` },
   ];
+}
+
+/** The query parameters of a list: paging, ordering, `q`, `brief`, `fields` and its filters. */
+export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>): QueryParamDoc[] {
+  const docs = pagingQueryDocs({
+    ordering: `Fields to order by, comma-separated; prefix with - for descending (${list.ordering.join(', ')}).`,
+    q: list.searchable ? 'Free text: a case-insensitive substring of any of the list\'s text fields.' : 'Free text (this list has no text fields: matches nothing when given).',
+    noun: 'object',
+  });
   for (const [name, def] of Object.entries(list.filters)) {
     docs.push({ name, description: def.description ?? `Filter on ${name}.`, repeated: true });
   }
   return docs;
 }
 
-export function registerResource<T extends ApiObject, C = never, U = never>(routes: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
-  const detail = `${spec.path}:id/`;
+export function registerResource<T extends ApiObject, C = never, U = never>(registry: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
   const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
   const list = spec.list;
+  const routes = registry.group({ path: spec.path, tag: spec.tag, response: spec.output });
+  const access = (action: string): Access => ({ permission: permName(spec.objectType, action) });
+  const about = (what: string): string => `${what} ${spec.objectType} object`;
 
   routes.add({
     method: 'GET',
-    path: spec.path,
-    access: { permission: permName(spec.objectType, 'view') },
+    access: access('view'),
     summary: `List ${spec.objectType} objects`,
-    tag: spec.tag,
     query: listQueryDocs(list),
-    response: spec.output,
     handler: async ({ ctx, query, url }) => {
-      rejectUnknownParams(query, Object.keys(list.filters));
-      const filters = parseFilters(query, list.filters, ctx.user?.id ?? null);
-      const order = parseOrdering(query, list.ordering, list.defaultOrdering);
-      const search = parseSearch(query);
-      const shape = parseShape(query);
-      const page = parsePage(query);
+      const { filters, ordering, search, shape, page } = parseListQuery(query, list, ctx.user?.id ?? null);
       const grant = await grantFor(ctx, spec.objectType, 'view');
       if (grant === false || !ctx.user) throw new PermissionDenied();
       const shaped = (items: T[]): Record<string, unknown>[] => items.map((o) => shapeObject(o, shape));
       if (grant === true) {
-        const { count, items } = await list.run(ctx, { filters, ordering: order, search, page });
+        const { count, items } = await list.run(ctx, { filters, ordering, search, page });
         return envelope(shaped(items), count, page, url);
       }
       const user = ctx.user;
-      const { items } = await list.run(ctx, { filters, ordering: order, search, page: null });
+      const { items } = await list.run(ctx, { filters, ordering, search, page: null });
       const visible = sortObjects(
         items.filter((o) => grantAllows(grant, o, user)),
-        order,
+        ordering,
       );
       return envelope(shaped(visible.slice(page.offset, page.offset + page.limit)), visible.length, page, url);
     },
@@ -130,11 +133,9 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
 
   routes.add({
     method: 'GET',
-    path: detail,
-    access: { permission: permName(spec.objectType, 'view') },
-    summary: `Retrieve a ${spec.objectType} object`,
-    tag: spec.tag,
-    response: spec.output,
+    path: ':id/',
+    access: access('view'),
+    summary: about('Retrieve a'),
     query: [
       { name: 'brief', description: 'true: the object as id, url and display only.' },
       { name: 'fields', description: 'Only these fields, comma-separated.' },
@@ -149,12 +150,9 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
     const create = spec.create;
     routes.add({
       method: 'POST',
-      path: spec.path,
-      access: { permission: permName(spec.objectType, 'add') },
-      summary: `Create a ${spec.objectType} object`,
-      tag: spec.tag,
+      access: access('add'),
+      summary: about('Create a'),
       body: create.body,
-      response: spec.output,
       status: 201,
       handler: async ({ ctx, body }) => {
         const id = await create.run(ctx, body);
@@ -171,58 +169,44 @@ export function registerResource<T extends ApiObject, C = never, U = never>(rout
 
   if (spec.update) {
     const update = spec.update;
-    const write = async (ctx: Ctx, rawId: string | undefined, body: U): Promise<T> => {
-      const existing = await getViewable(ctx, spec, parseId(rawId));
-      await requireObjectPermission(ctx, spec.objectType, 'change', existing);
-      await update.run(ctx, existing, body);
-      const updated = await spec.get(ctx, existing.id);
-      if (!updated) throw new NotFound();
-      await requireObjectPermission(ctx, spec.objectType, 'change', updated);
-      if (!spec.ownChangelog) {
-        const pre = snapshot(existing);
-        const post = snapshot(updated);
-        if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
-          await recordChange(ctx, { action: 'update', objectType: spec.objectType, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
+    routes.patchAndPut({
+      path: ':id/',
+      access: access('change'),
+      summary: { PATCH: about('Partially update a'), PUT: about('Update a') },
+      body: { PATCH: update.body, PUT: update.put ?? update.body },
+      handler: async ({ ctx, params, body }) => {
+        const existing = await getViewable(ctx, spec, parseId(params.id));
+        await requireObjectPermission(ctx, spec.objectType, 'change', existing);
+        await update.run(ctx, existing, body);
+        const updated = await spec.get(ctx, existing.id);
+        if (!updated) throw new NotFound();
+        await requireObjectPermission(ctx, spec.objectType, 'change', updated);
+        if (!spec.ownChangelog) {
+          const pre = snapshot(existing);
+          const post = snapshot(updated);
+          if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
+            await recordChange(ctx, { action: 'update', objectType: spec.objectType, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
+          }
         }
-      }
-      return updated;
-    };
-    const forms = [
-      { method: 'PATCH', summary: 'Partially update', body: update.body },
-      { method: 'PUT', summary: 'Update', body: update.put ?? update.body },
-    ] as const;
-    for (const { method, summary, body } of forms) {
-      routes.add({
-        method,
-        path: detail,
-        access: { permission: permName(spec.objectType, 'change') },
-        summary: `${summary} a ${spec.objectType} object`,
-        tag: spec.tag,
-        body,
-        response: spec.output,
-        handler: async ({ ctx, params, body: input }) => write(ctx, params.id, input),
-      });
-    }
+        return updated;
+      },
+    });
   }
 
   if (spec.remove) {
     const remove = spec.remove;
-    routes.add({
-      method: 'DELETE',
-      path: detail,
-      access: { permission: permName(spec.objectType, 'delete') },
-      summary: `Delete a ${spec.objectType} object`,
-      tag: spec.tag,
+    routes.remove({
+      path: ':id/',
+      access: access('delete'),
+      summary: about('Delete a'),
       query: spec.removeQuery,
-      status: 204,
-      handler: async ({ ctx, params, query }) => {
+      run: async ({ ctx, params, query }) => {
         const existing = await getViewable(ctx, spec, parseId(params.id));
         await requireObjectPermission(ctx, spec.objectType, 'delete', existing);
         await remove(ctx, existing, query);
         if (!spec.ownChangelog) {
           await recordChange(ctx, { action: 'delete', objectType: spec.objectType, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
         }
-        return new Reply(204);
       },
     });
   }

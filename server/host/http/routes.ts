@@ -92,10 +92,13 @@ export interface RouteDef<Body = unknown> {
   handler(input: RouteInput<Body>): Promise<unknown>;
 }
 
+/** What a handler's `body` is: the output of the route's `body` schema (undefined without one). */
+export type BodyOf<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
+
 /** A route whose handler's `body` has the type of its `body` schema's output (undefined without one). */
 export type TypedRoute<S extends z.ZodType | undefined> = Omit<RouteDef, 'body' | 'handler'> & {
   body?: S;
-  handler(input: RouteInput<S extends z.ZodType ? z.output<S> : undefined>): Promise<unknown>;
+  handler(input: RouteInput<BodyOf<S>>): Promise<unknown>;
 };
 
 /**
@@ -105,6 +108,62 @@ export type TypedRoute<S extends z.ZodType | undefined> = Omit<RouteDef, 'body' 
  */
 export function defineRoute<S extends z.ZodType | undefined = undefined>(route: TypedRoute<S>): RouteDef {
   return route;
+}
+
+/** What the routes of a group share: the path they stand below, the tag, and unless a route says otherwise its access and answer's schema. */
+export interface RouteBase {
+  path: string;
+  tag: string;
+  access?: Access;
+  response?: z.ZodType;
+}
+
+/** A route of a group: `path` is below the group's (none: the group's own); the rest as in `RouteDef`. */
+export type GroupRoute<S extends z.ZodType | undefined> = Omit<TypedRoute<S>, 'path' | 'tag' | 'access'> & { path?: string; access?: Access };
+
+/**
+ * Routes declared as data against one base (`registry.group({path, tag, access, response})`):
+ * each names only what is its own, its method, summary and handler.
+ */
+export class RouteGroup {
+  constructor(
+    private readonly registry: RouteRegistry,
+    private readonly base: RouteBase,
+  ) {}
+
+  add<S extends z.ZodType | undefined = undefined>(route: GroupRoute<S>): void {
+    const access = route.access ?? this.base.access;
+    if (!access) throw new Error(`route ${route.method} ${this.base.path}${route.path ?? ''} declares no access`);
+    this.registry.add<S>({ response: this.base.response, ...route, tag: this.base.tag, access, path: `${this.base.path}${route.path ?? ''}` });
+  }
+
+  /** PATCH and PUT of one path with one handler, which learns which of the two it serves. */
+  patchAndPut<P extends z.ZodType, Q extends z.ZodType>(
+    route: Omit<GroupRoute<P | Q>, 'method' | 'summary' | 'handler' | 'body'> & {
+      summary: { PATCH: string; PUT: string };
+      body: { PATCH: P; PUT: Q };
+      handler(input: RouteInput<BodyOf<P | Q>>, method: 'PATCH' | 'PUT'): Promise<unknown>;
+    },
+  ): void {
+    for (const method of ['PATCH', 'PUT'] as const) {
+      this.add<P | Q>({ ...route, method, summary: route.summary[method], body: route.body[method], handler: (input) => route.handler(input, method) });
+    }
+  }
+
+  /** DELETE of one path: `run` deletes, the answer is 204 with no body. */
+  remove(route: Omit<GroupRoute<undefined>, 'method' | 'handler' | 'status' | 'response'> & { run(input: RouteInput<undefined>): Promise<void> }): void {
+    const { run, ...rest } = route;
+    this.add({
+      ...rest,
+      method: 'DELETE',
+      response: undefined,
+      status: 204,
+      handler: async (input) => {
+        await run(input);
+        return new Reply(204);
+      },
+    });
+  }
 }
 
 /** Every route of the service, host and plugins alike; the app mounts them and the OpenAPI document reads them. */
@@ -120,6 +179,11 @@ export class RouteRegistry {
     const clash = this.routes.find((r) => r.method === route.method && r.path === route.path);
     if (clash) throw new Error(`route ${route.method} ${route.path} is registered twice`);
     this.routes.push(route);
+  }
+
+  /** Routes sharing a path, a tag and (unless a route says otherwise) an access and answer's schema. */
+  group(base: RouteBase): RouteGroup {
+    return new RouteGroup(this, base);
   }
 
   all(): readonly RouteDef[] {

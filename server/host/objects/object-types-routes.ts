@@ -4,7 +4,7 @@ import { NotFound } from '../core/errors';
 import type { Host } from '../host';
 import type { ObjectTypeDef } from './object-types';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef } from '../http/query';
-import { parseId } from '../http/resource';
+import { pagingQueryDocs, parseId } from '../http/resource';
 import { briefObject } from '../core/api-object';
 
 const PATH = '/api/core/object-types/';
@@ -40,24 +40,17 @@ function filters(host: Host): Record<string, FilterDef> {
 
 /** `/api/core/object-types/` (read-only): the catalogue of object types, host and plugins alike. */
 export function registerObjectTypes(host: Host): void {
-  host.routes.add({
+  const routes = host.routes.group({ path: PATH, tag: 'core', access: { authenticated: true }, response: objectTypeOutput });
+
+  routes.add({
     method: 'GET',
-    path: PATH,
-    access: { authenticated: true },
     summary: 'List object types',
-    tag: 'core',
     query: [
-      { name: 'limit', description: 'Page size (default 50, at most 1000).' },
-      { name: 'offset', description: 'Index of the first result.' },
-      { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
-      { name: 'q', description: 'Free text: a case-insensitive substring of the application label, model or name.' },
-      { name: 'brief', description: 'true: each object type as id, url and display only.' },
-      { name: 'fields', description: 'Only these fields of each object type, comma-separated.' },
+      ...pagingQueryDocs({ ordering: 'Field to order by; prefix with - for descending.', q: 'Free text: a case-insensitive substring of the application label, model or name.', noun: 'object type' }),
       { name: 'id', description: 'Filter on id.', repeated: true },
       { name: 'app_label', description: 'Filter on the application label, e.g. dcim.', repeated: true },
       { name: 'model', description: 'Filter on the model name, e.g. device.', repeated: true },
     ],
-    response: objectTypeOutput,
     handler: async ({ ctx, query, url }) => {
       rejectUnknownParams(query, Object.keys(filters(host)));
       const parsed = parseFilters(query, filters(host), ctx.user?.id ?? null);
@@ -70,13 +63,10 @@ export function registerObjectTypes(host: Host): void {
     },
   });
 
-  host.routes.add({
+  routes.add({
     method: 'GET',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+    path: ':id/',
     summary: 'Retrieve an object type',
-    tag: 'core',
-    response: objectTypeOutput,
     handler: async ({ ctx, params }) => {
       const id = parseId(params.id);
       const def = host.objectTypes.all().find((t) => t.id === id);

@@ -3,6 +3,7 @@ import type { Ctx } from '../core/context';
 import type { Host } from '../host';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
+import { rowWrites } from '../http/row-writes';
 import type { GroupsTable, Row } from '../db/tables';
 import { dropFromPermissions } from './references';
 import { groupRows, groupTable } from './groups-repository';
@@ -50,20 +51,13 @@ export function registerGroups(host: Host): void {
     output: groupOutput,
     list: groups.list,
     get: groups.get,
-    create: {
+    ...rowWrites({
+      table: groupTable,
       body: groupWrite,
-      run: async (ctx, input: z.infer<typeof groupWrite>) => {
-        const now = ctx.host.clock.now().toISOString();
-        return groupTable.insert(ctx, { name: input.name, description: input.description ?? '', created: now, last_updated: now });
-      },
-    },
-    update: {
-      body: groupWrite.partial(),
-      put: groupWrite,
-      run: async (ctx, existing, input: Partial<z.infer<typeof groupWrite>>) => {
-        await groupTable.update(ctx, existing.id, { ...input, last_updated: ctx.host.clock.now().toISOString() });
-      },
-    },
+      partial: groupWrite.partial(),
+      insert: (input: z.infer<typeof groupWrite>, now) => ({ name: input.name, description: input.description ?? '', created: now, last_updated: now }),
+      columns: (input, now) => ({ ...input, last_updated: now }),
+    }),
     remove: async (ctx, existing) => {
       await groupTable.remove(ctx, existing.id);
       await dropFromPermissions(ctx, 'groups', existing.id);

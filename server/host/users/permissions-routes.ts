@@ -7,6 +7,7 @@ import type { PermissionsTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { jsonListHasAny } from '../db/list';
 import { rowReads } from '../http/row-reads';
+import { rowWrites } from '../http/row-writes';
 import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
@@ -89,8 +90,8 @@ function uniqueList<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<PermissionWrite>): Partial<Omit<Row<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = givenFields(input, ['name', 'description']);
+function columns(input: Partial<PermissionWrite>, now: string): Partial<Omit<Row<PermissionsTable>, 'id'>> {
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = { ...givenFields(input, ['name', 'description']), last_updated: now };
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(uniqueList(input.object_types));
   if (input.actions !== undefined) out.actions = JSON.stringify(uniqueList(input.actions));
@@ -106,10 +107,6 @@ async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Pr
   await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
 }
 
-async function assertNameFree(ctx: Ctx, name: string, exceptId: number | null): Promise<void> {
-  if (await permissionTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A permission with this name already exists.');
-}
-
 export function registerPermissions(host: Host): void {
   registerResource(host.routes, {
     tag: 'users',
@@ -118,36 +115,27 @@ export function registerPermissions(host: Host): void {
     output: permissionOutput,
     list: permissions.list,
     get: permissions.get,
-    create: {
+    ...rowWrites({
+      table: permissionTable,
       body: permissionWrite,
-      run: async (ctx, input: PermissionWrite) => {
-        await assertNameFree(ctx, input.name, null);
-        await validateReferences(ctx, input);
-        const now = ctx.host.clock.now().toISOString();
-        return permissionTable.insert(ctx, {
-          name: input.name,
-          description: input.description ?? '',
-          enabled: input.enabled === false ? 0 : 1,
-          object_types: '[]',
-          actions: '[]',
-          constraints: null,
-          users: '[]',
-          groups: '[]',
-          ...columns(input),
-          created: now,
-          last_updated: now,
-        });
-      },
-    },
-    update: {
-      body: permissionWrite.partial(),
-      put: permissionWrite,
-      run: async (ctx, existing, input: Partial<PermissionWrite>) => {
-        if (input.name !== undefined) await assertNameFree(ctx, input.name, existing.id);
-        await validateReferences(ctx, input);
-        await permissionTable.update(ctx, existing.id, { ...columns(input), last_updated: ctx.host.clock.now().toISOString() });
-      },
-    },
+      partial: permissionWrite.partial(),
+      uniqueName: { column: 'name', message: 'A permission with this name already exists.' },
+      check: validateReferences,
+      insert: (input: PermissionWrite, now) => ({
+        name: input.name,
+        description: input.description ?? '',
+        enabled: input.enabled === false ? 0 : 1,
+        object_types: '[]',
+        actions: '[]',
+        constraints: null,
+        users: '[]',
+        groups: '[]',
+        ...columns(input, now),
+        created: now,
+        last_updated: now,
+      }),
+      columns,
+    }),
     remove: async (ctx, existing) => {
       await permissionTable.remove(ctx, existing.id);
     },

@@ -7,7 +7,7 @@ import type { Host } from '../host';
 import { grantAllows } from './object-permissions';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 import type { TokensTable, Row } from '../db/tables';
-import { parseId } from '../http/resource';
+import { pagingQueryDocs, parseId } from '../http/resource';
 import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
 import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
@@ -120,22 +120,15 @@ async function listTokens(ctx: Ctx, filters: ParsedFilters): Promise<TokenOut[]>
 }
 
 export function registerTokens(host: Host): void {
-  host.routes.add({
+  const routes = host.routes.group({ path: PATH, tag: 'users', access: { authenticated: true }, response: tokenOutput });
+
+  routes.add({
     method: 'GET',
-    path: PATH,
-    access: { authenticated: true },
     summary: 'List tokens (the caller\'s own, plus those users.view_token shows)',
-    tag: 'users',
     query: [
-      { name: 'limit', description: 'Page size (default 50, at most 1000).' },
-      { name: 'offset', description: 'Index of the first result.' },
-      { name: 'ordering', description: 'Field to order by; prefix with - for descending.' },
-      { name: 'q', description: 'Free text: a case-insensitive substring of the description or display text.' },
-      { name: 'brief', description: 'true: each token as id, url and display only.' },
-      { name: 'fields', description: 'Only these fields of each token, comma-separated.' },
+      ...pagingQueryDocs({ ordering: 'Field to order by; prefix with - for descending.', q: 'Free text: a case-insensitive substring of the description or display text.', noun: 'token' }),
       ...Object.keys(FILTERS).map((name) => ({ name, description: `Filter on ${name}.`, repeated: true })),
     ],
-    response: tokenOutput,
     handler: async ({ ctx, query, url }) => {
       rejectUnknownParams(query, Object.keys(FILTERS));
       const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
@@ -146,24 +139,17 @@ export function registerTokens(host: Host): void {
     },
   });
 
-  host.routes.add({
+  routes.add({
     method: 'GET',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+    path: ':id/',
     summary: 'Retrieve a token (never its key)',
-    tag: 'users',
-    response: tokenOutput,
     handler: async ({ ctx, params }) => getVisible(ctx, params.id),
   });
 
-  host.routes.add({
+  routes.add({
     method: 'POST',
-    path: PATH,
-    access: { authenticated: true },
     summary: 'Create a token; the answer holds its key, shown this once',
-    tag: 'users',
     body: tokenCreate,
-    response: tokenOutput,
     status: 201,
     handler: async ({ ctx, body }) => {
       const input = body;
@@ -205,32 +191,21 @@ export function registerTokens(host: Host): void {
     return updated;
   };
 
-  for (const method of ['PATCH', 'PUT'] as const) {
-    host.routes.add({
-      method,
-      path: `${PATH}:id/`,
-      access: { authenticated: true },
-      summary: method === 'PATCH' ? 'Partially update a token' : 'Update a token',
-      tag: 'users',
-      body: tokenUpdate,
-      response: tokenOutput,
-      handler: async ({ ctx, params, body }) => update(ctx, params.id, body),
-    });
-  }
+  routes.patchAndPut({
+    path: ':id/',
+    summary: { PATCH: 'Partially update a token', PUT: 'Update a token' },
+    body: { PATCH: tokenUpdate, PUT: tokenUpdate },
+    handler: async ({ ctx, params, body }) => update(ctx, params.id, body),
+  });
 
-  host.routes.add({
-    method: 'DELETE',
-    path: `${PATH}:id/`,
-    access: { authenticated: true },
+  routes.remove({
+    path: ':id/',
     summary: 'Delete a token',
-    tag: 'users',
-    status: 204,
-    handler: async ({ ctx, params }) => {
+    run: async ({ ctx, params }) => {
       const existing = await getVisible(ctx, params.id);
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
       await tokenTable.remove(ctx, existing.id);
       await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
-      return new Reply(204);
     },
   });
 }

@@ -162,40 +162,27 @@ export function registerCommentRoutes(host: Host): void {
     get: getComment,
   });
 
-  host.routes.add({
+  const routes = host.routes.group({ path, tag: 'change-control', response: commentOutput });
+  routes.add({
     method: 'POST',
-    path,
     access: { permission: 'change_control.add_changecomment' },
     summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
-    tag: 'change-control',
     body: changeCommentCreate,
-    response: commentOutput,
     status: 201,
     handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body)]))[0]),
   });
-  for (const method of ['PATCH', 'PUT'] as const) {
-    host.routes.add({
-      method,
-      path: `${path}:id/`,
-      // The author edits the text; resolving needs change_changecomment (both checked in the handler).
-      access: { authenticated: true },
-      summary: method === 'PATCH' ? 'Edit one\'s own comment, or resolve / reopen a thread' : 'Replace one\'s own comment text',
-      tag: 'change-control',
-      body: changeCommentUpdate,
-      response: commentOutput,
-      handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body)]))[0],
-    });
-  }
-  host.routes.add({
-    method: 'DELETE',
-    path: `${path}:id/`,
+  routes.patchAndPut({
+    path: ':id/',
+    // The author edits the text; resolving needs change_changecomment (both checked in the handler).
+    access: { authenticated: true },
+    summary: { PATCH: 'Edit one\'s own comment, or resolve / reopen a thread', PUT: 'Replace one\'s own comment text' },
+    body: { PATCH: changeCommentUpdate, PUT: changeCommentUpdate },
+    handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body)]))[0],
+  });
+  routes.remove({
+    path: ':id/',
     access: { authenticated: true },
     summary: 'Delete one\'s own comment (a root comment takes its thread with it)',
-    tag: 'change-control',
-    status: 204,
-    handler: async ({ ctx, params }) => {
-      await deleteComment(ctx, params.id);
-      return new Reply(204);
-    },
+    run: ({ ctx, params }) => deleteComment(ctx, params.id),
   });
 }

@@ -1,9 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
+import type { Bool, Id, Json } from '../../../host';
 
 /** Tables of the change-control plugin. JSON columns hold text; booleans are 0/1. */
-type Id = Generated<number>;
-type Bool = number;
-type Json = string;
 
 export interface PoliciesTable {
   id: Id;

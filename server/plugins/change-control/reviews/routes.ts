@@ -141,43 +141,30 @@ export function registerReviewRoutes(host: Host): void {
     ownChangelog: true,
   });
 
-  host.routes.add({
+  const routes = host.routes.group({ path, tag: 'change-control', response: reviewOutput });
+  routes.add({
     method: 'POST',
-    path,
     access: { permission: 'change_control.add_review' },
     summary: 'Review a change request (the reviewer is always the caller)',
-    tag: 'change-control',
     body: reviewCreate,
-    response: reviewOutput,
     status: 201,
     handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body)]))[0]),
   });
 
-  for (const method of ['PATCH', 'PUT'] as const) {
-    host.routes.add({
-      method,
-      path: `${path}:id/`,
-      // Only the author edits a review, with add_review or change_review on it (checked in the handler).
-      access: { authenticated: true },
-      summary: method === 'PATCH' ? 'Edit one\'s own review (decision, comment)' : 'Replace one\'s own review (decision, comment)',
-      tag: 'change-control',
-      body: method === 'PATCH' ? reviewUpdate : reviewCreate.omit({ change_request: true }),
-      response: reviewOutput,
-      handler: async ({ ctx, params, body }) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body, method === 'PUT')]))[0],
-    });
-  }
+  routes.patchAndPut({
+    path: ':id/',
+    // Only the author edits a review, with add_review or change_review on it (checked in the handler).
+    access: { authenticated: true },
+    summary: { PATCH: 'Edit one\'s own review (decision, comment)', PUT: 'Replace one\'s own review (decision, comment)' },
+    body: { PATCH: reviewUpdate, PUT: reviewCreate.omit({ change_request: true }) },
+    handler: async ({ ctx, params, body }, method) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body, method === 'PUT')]))[0],
+  });
 
-  host.routes.add({
-    method: 'DELETE',
-    path: `${path}:id/`,
-    // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+  // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+  routes.remove({
+    path: ':id/',
     access: { authenticated: true },
     summary: 'Withdraw one\'s own review, or delete any with delete_review',
-    tag: 'change-control',
-    status: 204,
-    handler: async ({ ctx, params }) => {
-      await deleteReview(ctx, params.id);
-      return new Reply(204);
-    },
+    run: ({ ctx, params }) => deleteReview(ctx, params.id),
   });
 }

@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { ApiObject } from '../core/api-object';
+import type { Ctx } from '../core/context';
+import { ValidationError } from '../core/errors';
+import type { NewRow, RowChanges, TableRows, TextColumn } from '../db/table-rows';
+
+/**
+ * How a resource kept in one table row is written: the table, the body (POST and PUT take it
+ * whole, PATCH partial), the checks, and the columns of the row.
+ */
+export interface RowWritesSpec<T extends ApiObject, W extends { name?: string }, Table> {
+  table: TableRows<Ctx, Table>;
+  body: z.ZodType<W>;
+  /** `body.partial()`. */
+  partial: z.ZodType<Partial<W>>;
+  /** The column holding the object's `name`, unique across the table, and what a taken name answers. */
+  uniqueName?: { column: TextColumn<Table>; message: string };
+  /** Checks of the input against the object as it is (`null` on create), before anything is written. */
+  check?(ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void>;
+  /** The new row; `now` is its `created` and `last_updated`. */
+  insert(input: W, now: string): NewRow<Table>;
+  /** The columns the input changes; `now` is the new `last_updated`. */
+  columns(input: Partial<W>, now: string): RowChanges<Table>;
+}
+
+/**
+ * The `create` and `update` of a `registerResource` spec for a resource kept in one table row,
+ * written once: the name stays unique, the checks run, then the row is written with its stamps.
+ */
+export function rowWrites<T extends ApiObject, W extends { name?: string }, Table>(spec: RowWritesSpec<T, W, Table>) {
+  const checked = async (ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void> => {
+    const unique = spec.uniqueName;
+    if (unique && input.name !== undefined && (await spec.table.taken(ctx, unique.column, input.name, existing?.id ?? null))) {
+      throw ValidationError.field('name', unique.message);
+    }
+    await spec.check?.(ctx, input, existing);
+  };
+  return {
+    create: {
+      body: spec.body,
+      run: async (ctx: Ctx, input: W): Promise<number> => {
+        await checked(ctx, input, null);
+        return spec.table.insert(ctx, spec.insert(input, ctx.host.clock.now().toISOString()));
+      },
+    },
+    update: {
+      body: spec.partial,
+      put: spec.body,
+      run: async (ctx: Ctx, existing: T, input: Partial<W>): Promise<void> => {
+        await checked(ctx, input, existing);
+        await spec.table.update(ctx, existing.id, spec.columns(input, ctx.host.clock.now().toISOString()));
+      },
+    },
+  };
+}
