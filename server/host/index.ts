@@ -31,7 +31,7 @@ export type { Queryable } from './db/database';
 export { createdRange, defineList, jsonListHasAny, lastUpdatedRange, likePattern, textContains } from './db/list';
 export { tableRows } from './db/table-rows';
 export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
-export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter } from './db/list';
+export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter, ListOptions } from './db/list';
 export type { Bool, BranchChangesTable, BranchRow, HostTables, Id, Json, Row } from './db/tables';
 export type { EmittedEvent, EventPayload, EventRuleRow } from './events/bus';
 export { recordChange } from './events/changelog';

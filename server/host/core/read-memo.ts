@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database';
+import { auditedCompute } from '../db/read-audit';
 import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type DataVersions } from '../db/data-version';
 
 /** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
@@ -94,6 +95,7 @@ export class ReadMemo {
    * Without `reads`, any write drops it.
    */
   async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[]): Promise<T> {
+    compute = auditedCompute(key, reads, compute);
     if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads);
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);

@@ -1,4 +1,5 @@
 import { AliasNode, DeleteQueryNode, InsertQueryNode, sql, TableNode, UpdateQueryNode } from 'kysely';
+import { auditStatement } from './read-audit';
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
 
 type Queryable<T> = Kysely<T> | Transaction<T>;
@@ -90,6 +91,7 @@ class WriteCounter implements KyselyPlugin {
   /** Writes sent, not yet answered: the table each writes (null: it cannot be told). */
   private readonly sent = new WeakMap<object, string | null>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    auditStatement(args.node);
     if (isWrite(args.node)) this.sent.set(args.queryId, writtenTable(args.node));
     return args.node;
   }

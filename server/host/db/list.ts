@@ -83,6 +83,11 @@ export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
   admit?(ctx: Ctx): Promise<((rows: Row[]) => Promise<Row[]>) | null>;
   /** Reuse the count of a query between its pages while the database is unchanged. */
   memoCount?: boolean;
+  /**
+   * The tables a page (or count) with these options is computed from, every function it calls
+   * included (undefined: any table): a write of another table keeps a memoized count.
+   */
+  reads?(options: ListOptions): readonly string[] | undefined;
   present(ctx: Ctx, rows: Row[]): Promise<Out[]>;
 }
 
@@ -192,7 +197,7 @@ export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclarat
     const counting = q.clearSelect().select((eb) => eb.fn.countAll<number>().as('count'));
     const countNow = async (): Promise<{ count: number }> => (await counting.executeTakeFirstOrThrow()) as unknown as { count: number };
     const { count } = decl.memoCount
-      ? await ctx.host.readMemo.get(ctx, `${decl.name}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow)
+      ? await ctx.host.readMemo.get(ctx, `${decl.name}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow, decl.reads?.(options))
       : await countNow();
     const found = await rows.limit(page.limit).offset(page.offset).execute();
     return { count: Number(count), items: await decl.present(ctx, found) };
