@@ -1,31 +1,26 @@
 // Starting and stopping the bundled service as a child process (what the extension does when
 // changeControl.serverUrl is empty): the ready line, the admin token, failures, stop.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
 import { ApiClient } from '../../extension/core/api-client';
 import { checkNodeVersion, explainSpawnFailure, explainStartFailure, launchService, parseListeningLine, probeNode, ServiceStartError, type RunningService } from '../../extension/core/bundled-service';
+import { tempDirForEachTest } from '../support/prepared';
 
 const ROOT = resolve(__dirname, '../..');
 const TOKEN = 'f00dfeedf00dfeedf00dfeedf00dfeedf00dfeedf00dfeed';
 
 describe('extension: the bundled service process', () => {
-  let dir: string;
   let running: RunningService | undefined;
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-bundled-'));
-  });
   afterEach(async () => {
     await running?.stop();
     running = undefined;
-    rmSync(dir, { recursive: true, force: true });
   });
+  const dir = tempDirForEachTest('cc-bundled-');
 
   function script(name: string, body: string): string {
-    const file = join(dir, name);
+    const file = dir(name);
     writeFileSync(file, body);
     return file;
   }
@@ -40,7 +35,7 @@ describe('extension: the bundled service process', () => {
   it('starts the real service with the admin token, in its own database file, and stops it', async () => {
     const wrapper = script('service.cjs', `require(${JSON.stringify(require.resolve('tsx/cjs/api', { paths: [ROOT] }))}).register();\nrequire(${JSON.stringify(join(ROOT, 'server/main.ts'))});\n`);
     const logged: string[] = [];
-    running = await launchService({ nodePath: process.execPath, serverScript: wrapper, dbPath: join(dir, 'store', 'cc.sqlite3'), adminToken: TOKEN, log: (l) => logged.push(l) });
+    running = await launchService({ nodePath: process.execPath, serverScript: wrapper, dbPath: dir('store', 'cc.sqlite3'), adminToken: TOKEN, log: (l) => logged.push(l) });
     assert.match(running.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const me = await new ApiClient({ baseUrl: running.url, token: TOKEN }).me();
     assert.equal(me.username, 'admin');
@@ -59,7 +54,7 @@ describe('extension: the bundled service process', () => {
       setInterval(() => {}, 1000);
     `);
     const logged: string[] = [];
-    running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: join(dir, 'db'), adminToken: TOKEN, log: (l) => logged.push(l) });
+    running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: dir('db'), adminToken: TOKEN, log: (l) => logged.push(l) });
     assert.equal(running.url, 'http://127.0.0.1:5');
     assert.deepEqual(logged, ['listening on http://127.0.0.1:5']);
   });
@@ -72,7 +67,7 @@ describe('extension: the bundled service process', () => {
       setInterval(() => {}, 1000);
     `);
     const logged: string[] = [];
-    running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: join(dir, 'db'), adminToken: TOKEN, log: (l) => logged.push(l) });
+    running = await launchService({ nodePath: process.execPath, serverScript: fake, dbPath: dir('db'), adminToken: TOKEN, log: (l) => logged.push(l) });
     assert.ok(SERVICE_NODE_OPTIONS.length > 0);
     assert.ok(logged.includes(`node options ${JSON.stringify(SERVICE_NODE_OPTIONS)}`), logged.join('\n'));
     assert.ok(Object.keys(SERVICE_ENVIRONMENT).length > 0);
@@ -81,7 +76,7 @@ describe('extension: the bundled service process', () => {
 
   it('fails with the reason when the service exits before it is ready', async () => {
     const bad = script('bad.js', `process.stderr.write('configuration: unknown key "x"\\n'); process.exit(2);`);
-    await assert.rejects(launchService({ nodePath: process.execPath, serverScript: bad, dbPath: join(dir, 'db'), adminToken: TOKEN }), (e: unknown) => {
+    await assert.rejects(launchService({ nodePath: process.execPath, serverScript: bad, dbPath: dir('db'), adminToken: TOKEN }), (e: unknown) => {
       assert.ok(e instanceof ServiceStartError);
       assert.match(e.message, /^The bundled service could not start: it exited \(code 2\), saying "configuration: unknown key "x""/);
       assert.match(e.output, /unknown key "x"/);
@@ -90,8 +85,8 @@ describe('extension: the bundled service process', () => {
   });
 
   it('says in words, naming the setting, when Node.js is missing, is not Node.js, or is too old (never a bare ENOENT)', async () => {
-    const missing = join(dir, 'no-such-node');
-    await assert.rejects(launchService({ nodePath: missing, serverScript: 'x.js', dbPath: join(dir, 'db'), adminToken: TOKEN }), (e: unknown) => {
+    const missing = dir('no-such-node');
+    await assert.rejects(launchService({ nodePath: missing, serverScript: 'x.js', dbPath: dir('db'), adminToken: TOKEN }), (e: unknown) => {
       assert.ok(e instanceof ServiceStartError);
       assert.equal(e.message, `The bundled service could not start: Node.js was not found: "${missing}" (setting changeControl.nodePath) is not a program on this machine. Install Node.js 20.19 or newer, or set changeControl.nodePath to its full path.`);
       assert.doesNotMatch(e.message, /ENOENT/);
@@ -102,7 +97,7 @@ describe('extension: the bundled service process', () => {
     await assert.rejects(probeNode(notNode), /did not answer as Node\.js does \(it said "hello from a shell"\)/);
     const oldNode = script('old-node.sh', '#!/bin/sh\necho v18.19.1\n');
     chmodSync(oldNode, 0o755);
-    await assert.rejects(launchService({ nodePath: oldNode, serverScript: 'x.js', dbPath: join(dir, 'db'), adminToken: TOKEN }), /could not start: ".*old-node\.sh" \(setting changeControl\.nodePath\) is Node\.js 18\.19\.1, too old: the bundled service needs Node\.js 20\.19 or newer/);
+    await assert.rejects(launchService({ nodePath: oldNode, serverScript: 'x.js', dbPath: dir('db'), adminToken: TOKEN }), /could not start: ".*old-node\.sh" \(setting changeControl\.nodePath\) is Node\.js 18\.19\.1, too old: the bundled service needs Node\.js 20\.19 or newer/);
     assert.equal(await probeNode(process.execPath), process.versions.node);
     assert.equal(checkNodeVersion('v20.19.0', 'node'), null);
     assert.match(checkNodeVersion('v20.18.3', 'node')!, /too old/);
@@ -111,12 +106,12 @@ describe('extension: the bundled service process', () => {
 
   it('fails when no ready line comes in time', async () => {
     const silent = script('silent.js', 'setInterval(() => {}, 1000);');
-    await assert.rejects(launchService({ nodePath: process.execPath, serverScript: silent, dbPath: join(dir, 'db'), adminToken: TOKEN, startTimeoutMs: 300 }), /no "listening on" line within 300 ms/);
+    await assert.rejects(launchService({ nodePath: process.execPath, serverScript: silent, dbPath: dir('db'), adminToken: TOKEN, startTimeoutMs: 300 }), /no "listening on" line within 300 ms/);
   });
 
   it('stops a service that ignores SIGTERM with SIGKILL', async () => {
     const stubborn = script('stubborn.js', `process.on('SIGTERM', () => {}); console.log('listening on http://127.0.0.1:6'); setInterval(() => {}, 1000);`);
-    running = await launchService({ nodePath: process.execPath, serverScript: stubborn, dbPath: join(dir, 'db'), adminToken: TOKEN });
+    running = await launchService({ nodePath: process.execPath, serverScript: stubborn, dbPath: dir('db'), adminToken: TOKEN });
     await running.stop(200);
     assert.equal((await running.exited).signal, 'SIGKILL');
     running = undefined;

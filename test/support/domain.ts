@@ -36,6 +36,16 @@ export async function startDomain(options: { config?: ConfigInput; plugins?: Hos
   return { host, clock, ctx, write: (work) => inTransaction(ctx(), work), close: () => database.close() };
 }
 
+/** The domain of the enclosing `describe`, as a value its tests use directly: started before the first test, closed after the last. */
+export function domainForSuite(options: Parameters<typeof startDomain>[0] = {}): Domain {
+  const d = {} as Domain;
+  before(async () => {
+    Object.assign(d, await startDomain(options));
+  });
+  after(async () => d.close());
+  return d;
+}
+
 let seq = 0;
 
 /** Seeds: each writes what the service would have written, in one transaction. */

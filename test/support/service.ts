@@ -205,23 +205,39 @@ function serviceAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, read
 }
 
 /**
- * Two instances of the service on one database (a SQLite file, or one PostgreSQL schema), started
- * afresh before each test of the suite and stopped after it.
+ * Runs `test` against a service started for it alone (`svc`: a service being started) and closes
+ * the service afterwards, whatever `test` does.
  */
-export function instancesForEachTest(ready: (a: TestService, b: TestService) => void): void {
+export async function withService<T>(svc: Promise<TestService>, test: (svc: TestService) => Promise<T>): Promise<T> {
+  const started = await svc;
+  try {
+    return await test(started);
+  } finally {
+    await started.close();
+  }
+}
+
+/**
+ * Two instances of the service on one database (a SQLite file, or one PostgreSQL schema), started
+ * afresh before each test of the enclosing `describe` and stopped after it, as values its tests use
+ * directly: `const [a, b] = instancesForEachTest();`.
+ */
+export function instancesForEachTest(): [TestService, TestService] {
+  const instances: [TestService, TestService] = [{} as TestService, {} as TestService];
   let dir = '';
   let started: TestService[] = [];
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cc-instances-'));
     const db = join(dir, 'shared.sqlite');
     started = [await startService({ db }), await startService({ db })];
-    ready(started[0]!, started[1]!);
+    started.forEach((svc, i) => Object.assign(instances[i]!, svc));
   });
   afterEach(async () => {
     for (const svc of started) await svc.close();
     started = [];
     rmSync(dir, { recursive: true, force: true });
   });
+  return instances;
 }
 
 /** Starts the real service in process on an ephemeral loopback port, with a fresh database and a manual clock. */

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { databaseKind } from '../../../server/host/db/database';
 import type { RouteDef } from '../../../server/host/http/routes';
 import { generateRequest, operations, Rng, ValueGen } from '../../support/openapi-fuzz';
-import { ADMIN_TOKEN, startService, type ApiResponse, type RequestOptions, type TestService } from '../../support/service';
+import { ADMIN_TOKEN, startService, suiteService, type ApiResponse, type RequestOptions, type TestService } from '../../support/service';
 
 /**
  * Client input never yields a 5xx. This walks every registered route, so routes added later
@@ -109,17 +109,14 @@ function pathsFor(route: RouteDef, values: string[]): string[] {
 const hasBody = (method: string): boolean => method === 'POST' || method === 'PUT' || method === 'PATCH';
 
 describe('conventions: malformed input never yields a 5xx, on any route', () => {
-  let svc: TestService;
+  const svc = suiteService();
   let routes: readonly RouteDef[];
-
   before(async () => {
-    svc = await startService();
     routes = svc.host.routes.all();
     // Some objects to aim at, so that id 1 exists for the host's own models.
     await svc.admin.post('/api/users/groups/', { name: 'walk' });
     await svc.admin.post('/api/users/permissions/', { name: 'walk', object_types: ['users.group'], actions: ['view'] });
   });
-  after(async () => svc.close());
 
   async function walk(makeProbes: (route: RouteDef) => Probe[]): Promise<void> {
     const failures: string[] = [];
@@ -203,11 +200,7 @@ describe('conventions: malformed input never yields a 5xx, on any route', () => 
 });
 
 describe('conventions: hostile keys, depths, sizes and encodings are plain data or a 400 naming the problem', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService({ config: { change_control: { enforce_merge_gate: false } } });
-  });
-  after(async () => svc.close());
+  const svc = suiteService({ config: { change_control: { enforce_merge_gate: false } } });
 
   const raw = (method: string, path: string, text: string | Buffer, headers: Record<string, string> = JSON_TYPE) =>
     fetch(`${svc.url}${path}`, { method, headers: { Authorization: `Token ${ADMIN_TOKEN}`, ...headers }, body: typeof text === 'string' ? text : new Uint8Array(text) }).then(async (r) => ({ status: r.status, body: await r.json() }));

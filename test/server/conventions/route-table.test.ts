@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { parsePermissionName } from '../../../server/host/users/object-permissions';
 import type { RouteDef } from '../../../server/host/http/routes';
-import { serviceForEachTest, type TestService } from '../../support/service';
+import { eachTestService } from '../../support/service';
 
 /** A concrete path for a route: every `:param` replaced with `value`. */
 function concrete(route: RouteDef, value: string): string {
@@ -24,9 +24,11 @@ function matcher(path: string): RegExp {
 }
 
 describe('conventions: the route table', () => {
-  let svc: TestService;
+  const svc = eachTestService();
   let routes: readonly RouteDef[];
-  serviceForEachTest(async (started) => { svc = started; routes = svc.host.routes.all(); });
+  beforeEach(async () => {
+    routes = svc.host.routes.all();
+  });
 
   it('has every route declare exactly one access, with permissions on registered object types', () => {
     assert.ok(routes.length > 10, 'the route table is suspiciously small');

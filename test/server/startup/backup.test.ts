@@ -1,25 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { tableContents } from '../../../server/host/db/backup';
 import { onPostgres, openTestDatabase } from '../../support/database';
-import { startService } from '../../support/service';
+import { startService, withService } from '../../support/service';
 import { actor, AUTHOR, BRANCHES, created, DEVICES, ok, REQUESTS, REVIEWER, REVIEWS, POLICIES, RULES } from '../plugins/change-control/fixtures';
 import { runToExit } from './run-service';
+import { tempDirForEachTest } from '../../support/prepared';
 
 describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, function () {
   this.timeout(60_000);
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-backup-'));
-  });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDirForEachTest('cc-backup-');
 
   it('change-control backup FILE, then restore FILE into a new database: every table holds the same rows, and the restored service goes on numbering after them', async () => {
-    const source = join(dir, 'source.sqlite3');
-    const svc = await startService({ db: source });
-    try {
+    const source = dir('source.sqlite3');
+    await withService(startService({ db: source }), async (svc) => {
       const author = await actor(svc, 'author', AUTHOR);
       const reviewer = await actor(svc, 'reviewer', REVIEWER);
       const p = await created(svc.admin.post(POLICIES, { name: 'devices', object_types: ['dcim.device'] }));
@@ -29,13 +23,11 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
       const cr = await created(author.client.post(REQUESTS, { branch: branch.id, title: 'A change', description: '**bold**' }));
       await ok(author.client.post(`${REQUESTS}${cr.id}/submit/`, {}));
       await created(reviewer.client.post(REVIEWS, { change_request: cr.id, decision: 'approve', comment: '' }));
-    } finally {
-      await svc.close();
-    }
+    });
     const from = await openTestDatabase({}, source);
-    const into = await openTestDatabase({}, join(dir, 'restored.sqlite3'));
+    const into = await openTestDatabase({}, dir('restored.sqlite3'));
     try {
-      const file = join(dir, 'backup.jsonl');
+      const file = dir('backup.jsonl');
       const backup = await runToExit(['backup', file, '--db', from.url]);
       assert.equal(backup.code, 0, backup.stderr);
       assert.match(backup.stdout, /backed up \d+ rows/);
@@ -51,23 +43,20 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
       await into.close();
     }
     // The restored database serves: new rows take ids after the restored ones.
-    const restored = await startService({ db: join(dir, 'restored.sqlite3') });
-    try {
+    await withService(startService({ db: dir('restored.sqlite3') }), async (restored) => {
       const group = await created(restored.admin.post('/api/users/groups/', { name: 'after-restore' }));
       const users = await ok(restored.admin.get('/api/users/users/?limit=100'));
       assert.equal(users.count, 3);
       assert.ok(group.id >= 1);
       const again = await created(restored.admin.post('/api/users/users/', { username: 'new-user' }));
       assert.ok(again.id > Math.max(...users.results.map((u: { id: number }) => u.id)));
-    } finally {
-      await restored.close();
-    }
+    });
   });
 
   it('refuses a file that is not a backup (exit 2, the reason said)', async () => {
-    const file = join(dir, 'not-a-backup.jsonl');
+    const file = dir('not-a-backup.jsonl');
     writeFileSync(file, '{"hello":"world"}\n');
-    const target = await openTestDatabase({}, join(dir, 'target.sqlite3'));
+    const target = await openTestDatabase({}, dir('target.sqlite3'));
     try {
       const { code, stderr } = await runToExit(['restore', file, '--db', target.url]);
       assert.equal(code, 2);

@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { SseStream } from '../../support/sse';
 import { runToExit, startAndWait, waitForExit } from './run-service';
+import { tempDirForEachTest } from '../../support/prepared';
 
 describe('service start-up (contract section 1)', function () {
   this.timeout(60_000);
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'cc-start-'));
-  });
+  const dir = tempDirForEachTest('cc-start-');
 
   it('refuses an unknown configuration key: exit 2 with the key named on stderr', async () => {
-    const config = join(dir, 'config.json');
+    const config = dir('config.json');
     writeFileSync(config, JSON.stringify({ change_control: { enforce_merge_gates: true } }));
     const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', ':memory:', '--config', config]);
     assert.equal(code, 2);
@@ -23,7 +20,7 @@ describe('service start-up (contract section 1)', function () {
   });
 
   it('refuses a value of the wrong type: exit 2 naming the key', async () => {
-    const config = join(dir, 'config.json');
+    const config = dir('config.json');
     writeFileSync(config, JSON.stringify({ change_control: { auto_merge_interval: 'often' } }));
     const { code, stderr } = await runToExit(['--port', '0', '--db', ':memory:', '--config', config]);
     assert.equal(code, 2);
@@ -31,17 +28,17 @@ describe('service start-up (contract section 1)', function () {
   });
 
   it('refuses a configuration file that is not JSON, and a missing one', async () => {
-    const config = join(dir, 'config.json');
+    const config = dir('config.json');
     writeFileSync(config, '{ not json');
     assert.equal((await runToExit(['--port', '0', '--db', ':memory:', '--config', config])).code, 2);
-    const missing = await runToExit(['--port', '0', '--db', ':memory:', '--config', join(dir, 'nope.json')]);
+    const missing = await runToExit(['--port', '0', '--db', ':memory:', '--config', dir('nope.json')]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /cannot read configuration file/);
   });
 
   it('refuses an unwritable database: exit 2 with the reason', async () => {
     // A regular file where the database folder should be: unwritable for any user, root included.
-    const blocker = join(dir, 'not-a-folder');
+    const blocker = dir('not-a-folder');
     writeFileSync(blocker, '');
     const { code, stderr } = await runToExit(['--port', '0', '--db', join(blocker, 'db.sqlite3')]);
     assert.equal(code, 2);
@@ -54,7 +51,7 @@ describe('service start-up (contract section 1)', function () {
   });
 
   it('creates the admin on first start, prints its token once, and listens on a free port', async () => {
-    const db = join(dir, 'db.sqlite3');
+    const db = dir('db.sqlite3');
     const first = await startAndWait(['--port', '0', '--db', db]);
     const token = /admin token: ([0-9a-f]{40})/.exec(first.stdout())?.[1];
     assert.ok(token, `no token in: ${first.stdout()}`);
@@ -74,7 +71,7 @@ describe('service start-up (contract section 1)', function () {
 
   it('gives admin exactly the token of CHANGE_CONTROL_ADMIN_TOKEN, and reads the address from the environment', async () => {
     const token = 'feedfacefeedfacefeedfacefeedfacefeedface';
-    const started = await startAndWait([], { CHANGE_CONTROL_ADMIN_TOKEN: token, PORT: '0', CHANGE_CONTROL_DB: join(dir, 'env.sqlite3') });
+    const started = await startAndWait([], { CHANGE_CONTROL_ADMIN_TOKEN: token, PORT: '0', CHANGE_CONTROL_DB: dir('env.sqlite3') });
     assert.doesNotMatch(started.stdout(), /admin token/);
     assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${started.url}/api/users/groups/`, { headers: { Authorization: `Token ${token}` } });
@@ -86,7 +83,7 @@ describe('service start-up (contract section 1)', function () {
   });
 
   it('refuses an administrator token shorter than 32 characters: exit 2 with a message saying so, nothing started', async () => {
-    const db = join(dir, 'short-token.sqlite3');
+    const db = dir('short-token.sqlite3');
     for (const token of ['abc', 'a'.repeat(31)]) {
       const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', db], { CHANGE_CONTROL_ADMIN_TOKEN: token });
       assert.equal(code, 2);
@@ -101,7 +98,7 @@ describe('service start-up (contract section 1)', function () {
   });
 
   it('finishes an in-flight request on SIGTERM before exiting 0', async () => {
-    const started = await startAndWait(['--port', '0', '--db', join(dir, 'db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: 'a'.repeat(40) });
+    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: 'a'.repeat(40) });
     // Send a request and signal once it has been written to the socket.
     const status = await new Promise<number>((resolveStatus, reject) => {
       const req = request(`${started.url}/api/status/`, (res) => {
@@ -118,7 +115,7 @@ describe('service start-up (contract section 1)', function () {
 
   it('ends open event streams on SIGTERM, and still exits 0', async () => {
     const token = 'b'.repeat(40);
-    const started = await startAndWait(['--port', '0', '--db', join(dir, 'db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: token });
+    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: token });
     const streams = [
       await SseStream.open(`${started.url}/api/plugins/change-control/stream/`, { token }),
       await SseStream.open(`${started.url}/api/plugins/change-control/stream/?change_request=1`, { token }),

@@ -9,8 +9,9 @@ import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements } from '../../../../server/host/db/database';
 import { VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
+import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
-import { instancesForEachTest, startService, type TestService } from '../../../support/service';
+import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
@@ -20,6 +21,12 @@ async function versionRow(svc: TestService): Promise<number> {
 
 function ctxOf(svc: TestService) {
   return createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
+}
+
+/** A read of key `k` through `memo` that names the table groups; each computation answers the next number (1, 2, 3, ...). */
+function countedGroupsRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[0]) => Promise<number> {
+  let computed = 0;
+  return (scope) => memo.get(scope, 'k', async () => ++computed, ['groups']);
 }
 
 describe('the data version and the read memo (one invalidation mechanism)', () => {
@@ -104,30 +111,62 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
   });
 
   it('inside a transaction, keeps an answer that names the tables it reads across writes of other tables', async () => {
-    const memo = new ReadMemo();
-    let computed = 0;
+    const read = countedGroupsRead(new ReadMemo());
     await inTransaction(ctxOf(svc), async (tx) => {
-      const read = () => memo.get(tx, 'k', async () => ++computed, ['groups']);
-      assert.equal(await read(), 1);
+      assert.equal(await read(tx), 1);
       await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
-      assert.equal(await read(), 1);
+      assert.equal(await read(tx), 1);
       await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
-      assert.equal(await read(), 2);
+      assert.equal(await read(tx), 2);
       await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
-      assert.equal(await read(), 3);
+      assert.equal(await read(tx), 3);
       // Raw SQL cannot say which table it writes: it counts for every table.
       await sql`update users set last_name = 'B' where username = 'admin'`.execute(tx.db);
-      assert.equal(await read(), 4);
+      assert.equal(await read(tx), 4);
       await sql`select count(*) from users`.execute(tx.db);
-      assert.equal(await read(), 4);
+      assert.equal(await read(tx), 4);
     });
   });
 
-  it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
-    const memo = new ReadMemo({ maxEntries: 100 }, svc.host.db);
+  it('fails a computation reading a table its answer does not name (the tests audit every cached read)', async () => {
+    assert.equal(auditingMemoReads(), true);
+    const memo = new ReadMemo();
     const ctx = ctxOf(svc);
-    let computed = 0;
-    const read = (scope: { db: typeof svc.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed, ['groups']);
+    // Joins, subqueries and raw SQL are seen; a common table expression or a column's table is not a table.
+    const named = await memo.get(
+      ctx,
+      'named',
+      async () => {
+        await ctx.db.selectFrom('users as u').innerJoin('user_groups', 'user_groups.user_id', 'u.id').select('u.id').execute();
+        await ctx.db.with('mine', (db) => db.selectFrom('groups').select('id')).selectFrom('mine').selectAll().execute();
+        await sql`select count(*) from users`.execute(ctx.db);
+        return 'ok';
+      },
+      ['users', 'user_groups', 'groups'],
+    );
+    assert.equal(named, 'ok');
+    await assert.rejects(
+      memo.get(ctx, 'short', async () => (await ctx.db.selectFrom('users').where('id', 'in', (eb) => eb.selectFrom('tokens').select('user_id')).selectAll().execute()).length, ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"short" reads tokens/.test(err.message),
+    );
+    await assert.rejects(
+      memo.get(ctx, 'raw', async () => (await sql`select * from tokens`.execute(ctx.db)).rows.length, ['users']),
+      UnnamedTableRead,
+    );
+    // A cached read inside another must name only tables the outer one names (served, its statements are not seen).
+    await memo.get(ctx, 'inner', async () => 1, ['tokens']);
+    await assert.rejects(
+      memo.get(ctx, 'outer', () => memo.get(ctx, 'inner', async () => 1, ['tokens']), ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"inner" inside "outer" reads tokens/.test(err.message),
+    );
+    await assert.rejects(memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']), UnnamedTableRead);
+    // An answer naming no tables depends on everything: nothing inside it is checked.
+    assert.equal(await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length), 1);
+  });
+
+  it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
+    const read = countedGroupsRead(new ReadMemo({ maxEntries: 100 }, svc.host.db));
+    const ctx = ctxOf(svc);
     assert.equal(await read(ctx), 1);
     await inTransaction(ctx, async (tx) => {
       assert.equal(await read(tx), 1);
@@ -177,20 +216,19 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
 
   it('inside a transaction, serves what a writer says it wrote until the next write of its tables', async () => {
     const memo = new ReadMemo();
-    let computed = 0;
+    const read = countedGroupsRead(memo);
     await inTransaction(ctxOf(svc), async (tx) => {
-      const read = () => memo.get(tx, 'k', async () => ++computed, ['groups']);
-      assert.equal(await read(), 1);
+      assert.equal(await read(tx), 1);
       await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
       memo.written(tx, 'k', 10, ['groups']);
       await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
-      assert.equal(await read(), 10);
+      assert.equal(await read(tx), 10);
       await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
-      assert.equal(await read(), 2);
+      assert.equal(await read(tx), 2);
     });
     // Outside a transaction it keeps nothing.
     memo.written(ctxOf(svc), 'k', 20, ['groups']);
-    assert.equal(await memo.get(ctxOf(svc), 'k', async () => ++computed, ['groups']), 3);
+    assert.equal(await read(ctxOf(svc)), 3);
   });
 
   it('is bounded: the least recently used answer goes first', async () => {
@@ -280,31 +318,21 @@ describe("the read memo's budget in the configuration (host.read_cache_mb)", () 
   it('is 16 MiB by default, refuses a negative value naming the key, and 0 keeps no answers', async () => {
     assert.equal(parseConfig({}).host.read_cache_mb, 16);
     assert.throws(() => parseConfig({ host: { read_cache_mb: -1 } }), /host\.read_cache_mb/);
-    const svc = await startService({ config: { host: { read_cache_mb: 0 } } });
-    try {
+    await withService(startService({ config: { host: { read_cache_mb: 0 } } }), async (svc) => {
       const ctx = ctxOf(svc);
       let computed = 0;
       await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
       await svc.host.readMemo.get(ctx, 'k', async () => ++computed);
       assert.equal(computed, 2);
-    } finally {
-      await svc.close();
-    }
+    });
   });
 });
 
 describe('several instances on one database', () => {
-  let a: TestService;
-  let b: TestService;
-  instancesForEachTest((first, second) => {
-    a = first;
-    b = second;
-  });
+  const [a, b] = instancesForEachTest();
 
   it("keeps an answer naming its tables across another instance's commits of other tables, never across one of them", async () => {
-    const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
-    let computed = 0;
-    const read = (scope: { db: typeof b.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed, ['groups']);
+    const read = countedGroupsRead(new ReadMemo({ maxEntries: 100 }, b.host.db));
     assert.equal(await read(ctxOf(b)), 1);
     await inTransaction(ctxOf(a), (tx) => tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute());
     assert.equal(await read(ctxOf(b)), 1);
@@ -381,6 +409,28 @@ if (!onPostgres) {
       await done;
       assert.equal((await adminRow()).first_name, 'Pending');
       assert.equal((await svc.admin.get('/api/users/users/?username=admin')).body.results[0].first_name, 'Pending');
+    });
+
+    it("tells an observer every statement, on the writer and on the reader, but not the data version's reads; nothing once it stops", async () => {
+      const seen: string[] = [];
+      const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+      const { release, done } = await openWriteTransaction('Observed');
+      // On the reader: the writer is held.
+      await adminRow();
+      release();
+      await done;
+      // On the free writer, and through a cached read (which reads the versions first).
+      await adminRow();
+      await svc.host.readMemo.get(ctxOf(svc), 'observed', async () => 1);
+      stop();
+      await adminRow();
+      const reads = seen.filter((q) => q.startsWith('select "first_name"'));
+      assert.deepEqual(
+        [seen.filter((q) => q === 'begin').length, seen.filter((q) => q.startsWith('update "users"')).length, seen.filter((q) => q === 'commit').length, reads.length],
+        [1, 1, 1, 2],
+        seen.join('\n'),
+      );
+      assert.ok(!seen.some((q) => q.includes('data_version') && q.startsWith('select')), seen.join('\n'));
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {

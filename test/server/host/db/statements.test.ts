@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { databaseKind, observeStatements } from '../../../../server/host/db/database';
 import { sentWithNext } from '../../../../server/host/db/pg-client';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService, type TestService } from '../../../support/service';
 
 /**
  * On PostgreSQL a write transaction's BEGIN (with the write lock and the versions) goes with its
@@ -12,11 +12,7 @@ import { startService, type TestService } from '../../../support/service';
  * transaction, committed with it or not at all.
  */
 describe('database statements: writes sent with the next statement', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(async () => svc.close());
+  const svc = suiteService();
 
   const ctx = () => createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
   const version = async () => (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version;

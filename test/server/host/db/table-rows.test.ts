@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import type { Ctx } from '../../../../server/host/core/context';
 import { tableRows } from '../../../../server/host/db/table-rows';
-import { startDomain, type Domain } from '../../../support/domain';
+import { domainForSuite } from '../../../support/domain';
 
 // The row-by-id queries every keyed table shares (groups stand for all of them here; the
 // resources' own suites exercise each table through its routes).
 describe('repositories: the row-by-id queries of a keyed table', () => {
-  let d: Domain;
+  const d = domainForSuite();
   const groups = tableRows((ctx: Ctx) => ctx.db, 'groups');
   const at = '2026-11-01T09:00:00.000Z';
-
-  before(async () => {
-    d = await startDomain();
-  });
-  after(async () => {
-    await d.close();
-  });
 
   it('inserts (answering the id, or the stored row), reads, updates and removes one row by its id', async () => {
     const id = await d.write((tx) => groups.insert(tx, { name: 'ops', description: '', created: at, last_updated: at }));

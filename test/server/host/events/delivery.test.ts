@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { webhookDeliveryWorker, type WebhookDeliveryWorker } from '../../../../server/host/events/webhook-delivery';
 import { Receiver } from '../../../support/receiver';
 import { openTestDatabase } from '../../../support/database';
-import { startService, type TestService } from '../../../support/service';
+import { startService, withService, type TestService } from '../../../support/service';
 
 interface HookOptions {
   secret?: string;
@@ -48,6 +48,11 @@ function workerOf(svc: TestService): WebhookDeliveryWorker {
 
 async function outbox(svc: TestService) {
   return svc.host.db.selectFrom('webhook_outbox').selectAll().orderBy('id').execute();
+}
+
+/** The outbox holds exactly one delivery, in `state` after `attempts` attempts. */
+async function expectOneDelivery(svc: TestService, state: string, attempts: number): Promise<void> {
+  assert.deepEqual((await outbox(svc)).map((r) => [r.state, r.attempts]), [[state, attempts]]);
 }
 
 describe('extras: webhook delivery', () => {
@@ -93,10 +98,7 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.headers['x-hook-signature'], expected);
 
     await workerOf(svc).runDue();
-    const rows = await outbox(svc);
-    assert.equal(rows.length, 1);
-    assert.equal(rows[0]!.state, 'delivered');
-    assert.equal(rows[0]!.attempts, 1);
+    await expectOneDelivery(svc, 'delivered', 1);
   });
 
   it('sends no signature without a secret, and nothing for a refused write', async () => {
@@ -273,44 +275,32 @@ describe('extras: webhook delivery across a restart', () => {
   it('delivers after a restart what was still pending when the service stopped', async () => {
     const db = join(dir, 'service.sqlite3');
     receiver.respond = () => 503;
-    const first = await startService({ db });
-    try {
+    await withService(startService({ db }), async (first) => {
       await hookUpGroups(first, receiver, { secret: 'restart' });
       await first.admin.post('/api/users/groups/', { name: 'netops' });
       await receiver.waitFor(1);
       await workerOf(first).runDue();
-    } finally {
-      await first.close();
-    }
+    });
 
     receiver.respond = () => 200;
-    const second = await startService({ db, clockStart: '2026-11-01T09:10:00Z' });
-    try {
+    await withService(startService({ db, clockStart: '2026-11-01T09:10:00Z' }), async (second) => {
       const [, request] = await receiver.waitFor(2);
       assert.equal(request!.body, receiver.requests[0]!.body);
       assert.equal(JSON.parse(request!.body).data.name, 'netops');
       assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'restart').update(request!.body).digest('hex'));
       await workerOf(second).runDue();
-      const rows = await outbox(second);
-      assert.equal(rows.length, 1);
-      assert.equal(rows[0]!.state, 'delivered');
-      assert.equal(rows[0]!.attempts, 2);
-    } finally {
-      await second.close();
-    }
+      await expectOneDelivery(second, 'delivered', 2);
+    });
   });
 
   it('lets a delivery in flight finish and records it before the service stops', async () => {
     const db = join(dir, 'service.sqlite3');
     receiver.delayMs = 300;
-    const svc = await startService({ db });
-    try {
+    await withService(startService({ db }), async (svc) => {
       await hookUpGroups(svc, receiver);
       await svc.admin.post('/api/users/groups/', { name: 'netops' });
       await receiver.waitFor(1);
-    } finally {
-      await svc.close();
-    }
+    });
     const reopened = await openTestDatabase({}, db);
     try {
       const rows = await reopened.db.selectFrom('webhook_outbox').selectAll().execute();
@@ -324,8 +314,7 @@ describe('extras: webhook delivery across a restart', () => {
     const db = join(dir, 'service.sqlite3');
     const port = receiver.port;
     await receiver.close();
-    const first = await startService({ db });
-    try {
+    await withService(startService({ db }), async (first) => {
       await hookUpGroups(first, { url: () => `http://127.0.0.1:${port}/hook` } as Receiver);
       await first.admin.post('/api/users/groups/', { name: 'netops' });
       await workerOf(first).runDue();
@@ -333,17 +322,12 @@ describe('extras: webhook delivery across a restart', () => {
       assert.equal(row!.state, 'pending');
       assert.equal(row!.attempts, 1);
       assert.match(row!.last_error, /ECONNREFUSED/);
-    } finally {
-      await first.close();
-    }
+    });
     receiver = await Receiver.start(() => 200, port);
-    const second = await startService({ db, clockStart: '2026-11-01T10:00:00Z' });
-    try {
+    await withService(startService({ db, clockStart: '2026-11-01T10:00:00Z' }), async (second) => {
       await receiver.waitFor(1);
       await workerOf(second).runDue();
       assert.equal((await outbox(second))[0]!.state, 'delivered');
-    } finally {
-      await second.close();
-    }
+    });
   });
 });

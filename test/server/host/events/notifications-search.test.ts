@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { notify } from '../../../../server/host/events/notifications';
-import { serviceForEachTest, type TestService } from '../../../support/service';
-import { actor, type Actor } from '../users/fixtures';
+import { eachTestService, serviceForEachTest, type TestService } from '../../../support/service';
+import { actor } from '../users/fixtures';
+import { forEachTest } from '../../../support/prepared';
 
 const PATH = '/api/extras/notifications/';
 
 describe('extras: notifications', () => {
-  let svc: TestService;
-  let alice: Actor;
-  let bob: Actor;
-  serviceForEachTest(async (started) => { svc = started; alice = await actor(svc, 'alice'); bob = await actor(svc, 'bob'); });
+  const svc = eachTestService();
+  const alice = forEachTest(() => actor(svc, 'alice'));
+  const bob = forEachTest(() => actor(svc, 'bob'));
 
   async function leave(userIds: number[], eventType: string, objectId = 7): Promise<number> {
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });

@@ -268,12 +268,7 @@ describe('host: tokens/provision', () => {
 });
 
 describe('host: the password throttle across instances on one database', () => {
-  let a: TestService;
-  let b: TestService;
-  instancesForEachTest((first, second) => {
-    a = first;
-    b = second;
-  });
+  const [a, b] = instancesForEachTest();
 
   it('counts failed passwords once for every instance: guesses spread over two instances reach the limit together, and the window passes for both', async () => {
     await createUser(a, 'alice', { password: 'correct horse' });

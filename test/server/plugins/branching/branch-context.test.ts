@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ApiClient, hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
-import { changelogOf, createBranch, createUser } from './fixtures';
-
-const DEVICES = '/api/dcim/devices/';
-const SITES = '/api/dcim/sites/';
-const CHANGES = '/api/plugins/branching/changes/';
+import { changelogOf, CHANGES, createBranch, createUser, SITES, DEVICES } from './fixtures';
 
 describe('branching: writes and reads in a branch', () => {
   let svc: TestService;

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import type { BranchHookName } from '../../../../server/host/core/hooks';
 import { serviceForEachTest, type TestService } from '../../../support/service';
-import { changelogOf, createBranch, createUser } from './fixtures';
-
-const BRANCHES = '/api/plugins/branching/branches/';
+import { BRANCHES, changelogOf, createBranch, createUser } from './fixtures';
 
 describe('branching: branches', () => {
   let svc: TestService;

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { serviceForEachTest, type TestService } from '../../../support/service';
-import { createBranch, createUser } from './fixtures';
-
-const CHANGES = '/api/plugins/branching/changes/';
+import { CHANGES, createBranch, createUser } from './fixtures';
 
 describe('branching: the changes endpoint', () => {
   let svc: TestService;

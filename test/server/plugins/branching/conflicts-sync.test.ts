@@ -4,11 +4,7 @@ import { loadBranch } from '../../../../server/plugins/branching/branches';
 import { createCtx } from '../../../../server/host/core/context';
 import type { ConfigInput } from '../../../../server/host/core/config';
 import { startService, type ApiClient, type TestService, hostOnly } from '../../../support/service';
-import { createBranch } from './fixtures';
-
-const DEVICES = '/api/dcim/devices/';
-const BRANCHES = '/api/plugins/branching/branches/';
-const CHANGES = '/api/plugins/branching/changes/';
+import { CHANGES, BRANCHES, createBranch, DEVICES } from './fixtures';
 
 describe('branching: conflicts, sync and staleness', () => {
   let svc: TestService;

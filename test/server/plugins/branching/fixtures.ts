@@ -1,6 +1,12 @@
 import { hashTokenKey, newTokenKey } from '../../../../server/host/core/secrets';
 import type { ApiClient, TestService } from '../../../support/service';
 
+/** The paths the branching tests call. */
+export const DEVICES = '/api/dcim/devices/';
+export const SITES = '/api/dcim/sites/';
+export const BRANCHES = '/api/plugins/branching/branches/';
+export const CHANGES = '/api/plugins/branching/changes/';
+
 export interface PermissionGrant {
   object_types: string[];
   actions: string[];

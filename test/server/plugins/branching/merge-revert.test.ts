@@ -4,10 +4,7 @@ import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { mergeBranch } from '../../../../server/plugins/branching/merge';
 import { createCtx } from '../../../../server/host/core/context';
 import { startService, type ApiClient, type TestService, hostOnly } from '../../../support/service';
-import { changelogOf, createBranch, createUser } from './fixtures';
-
-const DEVICES = '/api/dcim/devices/';
-const BRANCHES = '/api/plugins/branching/branches/';
+import { BRANCHES, changelogOf, createBranch, createUser, DEVICES } from './fixtures';
 
 interface Fixture {
   branch: { id: number; schema_id: string };

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import { runMergeJob, sweepAutoMerge, autoMergeSweeper } from '../../../../server/plugins/change-control/gate/auto-merge';
 import { parseConfig, ConfigError } from '../../../../server/host/core/config';
 import { constraintViolation } from '../../../../server/host/db/constraint-errors';
-import type { MergeJobRow } from '../../../../server/plugins/change-control/db/tables';
 
-type MergeJobState = MergeJobRow['state'];
 import { Receiver } from '../../../support/receiver';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService, type TestService } from '../../../support/service';
 import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER, ccDb } from './fixtures';
-import { branchOf, eventsOf, gateCast, hookLifecycleEvents, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
+import { branchOf, eventsOf, gateCast, hookLifecycleEvents, insertMergeJob, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 describe('change control: automatic merge', () => {
   let receiver: Receiver;
@@ -18,14 +17,11 @@ describe('change control: automatic merge', () => {
   after(async () => receiver.close());
 
   describe('with the default settings (enable_auto_merge true)', () => {
-    let svc: TestService;
-    let cast: GateCast;
+    const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
+    const cast = forSuite(() => gateCast(svc));
     before(async () => {
-      svc = await startService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
-      cast = await gateCast(svc);
       await hookLifecycleEvents(svc, receiver.url());
     });
-    after(async () => svc.close());
     afterEach(() => svc.clock.set('2026-11-01T09:00:00Z'));
 
     async function report(crId: number, status: string): Promise<void> {
@@ -110,13 +106,7 @@ describe('change control: automatic merge', () => {
 
     it('Automatic merge: the merge gate decides again when the job runs (a job for a request that is not ready fails and merges nothing)', async () => {
       const s = await scenario(cast, 'auto-regate', { upTo: 'needs-review', fields: { auto_merge: true } });
-      const now = svc.clock.now().toISOString();
-      const job = (await ccDb(svc)
-        .insertInto('cc_merge_jobs')
-        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now })
-        .returning('id')
-        .executeTakeFirstOrThrow()) as { id: number };
-      await runMergeJob(svc.host, job.id, 'test-job', svc.url);
+      await runMergeJob(svc.host, await insertMergeJob(svc, s), 'test-job', svc.url);
       const [row] = await mergeJobs(svc, s.branch.id);
       assert.equal(row!.state, 'failed');
       assert.match(row!.detail, /Rule "netops" of policy "Devices" has 0 of 1 required approval/);
@@ -131,13 +121,7 @@ describe('change control: automatic merge', () => {
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
       assert.deepEqual(await mergeJobs(svc, s.branch.id), [], 'nothing queued');
       // A job that exists anyway checks the requester again when it runs.
-      const now = svc.clock.now().toISOString();
-      const job = (await ccDb(svc)
-        .insertInto('cc_merge_jobs')
-        .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state: 'pending', detail: '', created: now, last_updated: now })
-        .returning('id')
-        .executeTakeFirstOrThrow()) as { id: number };
-      await runMergeJob(svc.host, job.id, 'test-job', svc.url);
+      await runMergeJob(svc.host, await insertMergeJob(svc, s), 'test-job', svc.url);
       const [row] = await mergeJobs(svc, s.branch.id);
       assert.equal(row!.state, 'failed');
       assert.match(row!.detail, /may not merge/);
@@ -150,35 +134,27 @@ describe('change control: automatic merge', () => {
   });
 
   describe('one merge job per branch', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
+    const svc = suiteService();
+    const cast = forSuite(() => gateCast(svc));
 
-    async function insertJob(crId: number, branchId: number, state: MergeJobState): Promise<void> {
-      const now = svc.clock.now().toISOString();
-      await ccDb(svc)
-        .insertInto('cc_merge_jobs')
-        .values({ change_request_id: crId, branch_id: branchId, state, detail: '', created: now, last_updated: now })
-        .execute();
-    }
 
     it('Automatic merge: the database refuses a second pending, scheduled or running job for a branch; finished jobs do not count', async () => {
       const s = await scenario(cast, 'jobs-db', { upTo: 'draft' });
       for (const live of ['pending', 'scheduled', 'running'] as const) {
-        await insertJob(s.cr.id, s.branch.id, live);
+        await insertMergeJob(svc, s, live);
         for (const second of ['pending', 'scheduled', 'running'] as const) {
-          await assert.rejects(insertJob(s.cr.id, s.branch.id, second), (err) => constraintViolation(err)?.kind === 'unique', `${second} while ${live}`);
+          await assert.rejects(insertMergeJob(svc, s, second), (err) => constraintViolation(err)?.kind === 'unique', `${second} while ${live}`);
         }
         await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).where('state', '=', live).execute();
       }
-      await insertJob(s.cr.id, s.branch.id, 'completed');
-      await insertJob(s.cr.id, s.branch.id, 'pending');
+      await insertMergeJob(svc, s, 'completed');
+      await insertMergeJob(svc, s, 'pending');
       assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['failed', 'failed', 'failed', 'completed', 'pending']);
     });
 
     it('Automatic merge: while a job is scheduled for the branch, a request turning ready queues no second job; once it is finished, the sweep queues and merges', async () => {
       const s = await scenario(cast, 'jobs-behaviour', { upTo: 'needs-review', fields: { auto_merge: true } });
-      await insertJob(s.cr.id, s.branch.id, 'scheduled');
+      await insertMergeJob(svc, s, 'scheduled');
       expectStatus(await review(cast.reviewer.client, s.cr.id, 'approve'), 201);
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
       await sweepAutoMerge(svc.host);
@@ -253,8 +229,7 @@ describe('change control: automatic merge', () => {
 
   describe('settings', () => {
     it('Setting enable_auto_merge false: requests with auto_merge are never merged automatically, not even by the sweep', async () => {
-      const svc = await startService({ config: { change_control: { enable_auto_merge: false } } });
-      try {
+      await withService(startService({ config: { change_control: { enable_auto_merge: false } } }), async (svc) => {
         const cast = await gateCast(svc);
         const s = await scenario(cast, 'auto-disabled', { fields: { auto_merge: true } });
         const cr = await detail(cast.author.client, s.cr.id);
@@ -263,9 +238,7 @@ describe('change control: automatic merge', () => {
         assert.equal(await sweepAutoMerge(svc.host), 0);
         assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
         assert.deepEqual(await mergeJobs(svc, s.branch.id), []);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('Setting auto_merge_interval: minutes, an integer of at least 1; anything else refuses the start naming the key', () => {

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { act, BRANCHES, changesOf, CHECKS, checkNamed, checksOf, COMMENTS, created, detail, expectStatus, grant, ok, openRequest, REQUESTS, REVIEWS, branch } from './fixtures';
-import { gateCast, mergeBranch, scenario, type GateCast } from './gate-support';
+import { gateCast, mergeBranch, scenario } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 describe('change control: the branch lifecycle as the request sees it', () => {
-  let svc: TestService;
-  let cast: GateCast;
+  const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
+  const cast = forSuite(() => gateCast(svc));
   before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
-    cast = await gateCast(svc);
     await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] });
   });
-  after(async () => svc.close());
 
   it('ChangeRequest branch_name: renaming the branch updates it (list filter and search follow); the title stays', async () => {
     const s = await scenario(cast, 'old-name', { upTo: 'needs-review' });

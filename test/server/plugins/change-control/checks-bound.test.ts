@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, startService, type TestService } from '../../../support/service';
+import { eachTestService, startService, withService, type TestService } from '../../../support/service';
 import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
 import { actor, checkNamed, CHECKS, detail, DEVICES, expectStatus, group, ok, POLICIES, REVIEWS, VIEW_ALL } from './fixtures';
-import { gateCast, mergeBranch, scenario, type GateCast, type Scenario } from './gate-support';
+import { gateCast, mergeBranch, scenario, type Scenario } from './gate-support';
+import { forEachTest } from '../../../support/prepared';
 
 /** A pipeline's grants: view and report checks. */
 const PIPELINE = [...VIEW_ALL, { object_types: ['change_control.mergecheck'], actions: ['view', 'change'] }];
 
 describe('change control: check results bound to what they checked', () => {
-  let svc: TestService;
-  let cast: GateCast;
-  serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
+  const svc = eachTestService();
+  const cast = forEachTest(() => gateCast(svc));
 
   async function withCheck(settings: Record<string, unknown> = {}): Promise<void> {
     await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': settings } }));
@@ -100,8 +100,7 @@ describe('change control: check results bound to what they checked', () => {
   });
 
   it('Reporter in the configuration: required_external_checks names it by username', async () => {
-    const other = await startService({ config: { change_control: { required_external_checks: [{ name: 'sec/scan', label: 'Security scan', reporter: { users: ['scanner'] } }] } } });
-    try {
+    await withService(startService({ config: { change_control: { required_external_checks: [{ name: 'sec/scan', label: 'Security scan', reporter: { users: ['scanner'] } }] } } }), async (other) => {
       const c = await gateCast(other);
       const s = await scenario(c, 'bound-config');
       const check = await checkNamed(other.admin, s.cr.id, 'sec/scan');
@@ -109,9 +108,7 @@ describe('change control: check results bound to what they checked', () => {
       expectStatus(await intruder.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }), 403);
       const scanner = await actor(other, 'scanner', PIPELINE);
       await ok(scanner.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }));
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported', async () => {

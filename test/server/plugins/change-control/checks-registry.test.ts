@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { runtime } from '../../../../server/plugins/change-control/runtime';
 import { CheckRegistry } from '../../../../server/plugins/change-control/checks/registry';
-import type { TestService } from '../../../support/service';
+import { withService, type TestService } from '../../../support/service';
 import { unchecked } from '../../../support/unchecked';
 import { CHECKS, detail, expectStatus, ok, REQUESTS } from './fixtures';
-import {
-  approve,
-  assertCheck,
-  checkChangelog,
-  checksByName,
-  CheckResult,
-  CheckScope,
-  counting,
-  RUN_CHECKS,
-  setup,
-  startWithChecks,
-} from './checks-support';
+import { approve, assertCheck, checkChangelog, checksByName, CheckResult, CheckScope, counting, RUN_CHECKS, setup, startWithChecks } from './checks-support';
+import { tempDirForEachTest } from '../../../support/prepared';
 
 /**
  * Check kinds, registering checks in process (the registry, CheckResult, scope, required,
@@ -77,17 +64,14 @@ describe('change control checks: registering checks in process', () => {
     });
 
     it('registration happens once at start: registering after the service has started throws', async () => {
-      const svc = await startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) });
-      try {
+      await withService(startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) }), async (svc) => {
         const registry = runtime(svc.host).registry;
         assert.equal(registry.isSealed, true);
         assert.throws(() => registry.registerCheck({ name: 'late', fn: () => CheckResult.passed() }), /only be registered at start/);
         assert.equal(registry.get('late'), undefined);
         const s = await setup(svc);
         assert.deepEqual(Object.keys(await checksByName(svc.admin, s.cr.id)), ['early']);
-      } finally {
-        await svc.close();
-      }
+      });
     });
   });
 
@@ -162,32 +146,24 @@ describe('change control checks: registering checks in process', () => {
   });
 
   describe('a check answering with the full constructor', () => {
-    it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
-      const svc = await startWithChecks({
-        ready: (r) => r.registerCheck({ name: 'report/linked', label: 'Linked report', fn: () => new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4') }),
-      });
-      try {
+    /** The check row a request gets when the registered check `name` answers `result`. */
+    async function storedRow(name: string, label: string, result: CheckResult): Promise<any> {
+      return withService(startWithChecks({ ready: (r) => r.registerCheck({ name, label, fn: () => result }) }), async (svc) => {
         const s = await setup(svc);
-        const row = (await checksByName(svc.admin, s.cr.id))['report/linked'];
-        assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
-        assert.equal(row.details_url, 'https://reports.example.com/r/4');
-      } finally {
-        await svc.close();
-      }
+        return (await checksByName(svc.admin, s.cr.id))[name];
+      });
+    }
+
+    it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
+      const row = await storedRow('report/linked', 'Linked report', new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4'));
+      assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
+      assert.equal(row.details_url, 'https://reports.example.com/r/4');
     });
 
     it('a details_url that is not an absolute http(s) URL is not stored: the result keeps its status and summary, without the link', async () => {
-      const svc = await startWithChecks({
-        ready: (r) => r.registerCheck({ name: 'report/odd', label: 'Odd link', fn: () => new CheckResult('failure', 'see link', 'javascript:alert(1)') }),
-      });
-      try {
-        const s = await setup(svc);
-        const row = (await checksByName(svc.admin, s.cr.id))['report/odd'];
-        assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
-        assert.equal(row.details_url, '');
-      } finally {
-        await svc.close();
-      }
+      const row = await storedRow('report/odd', 'Odd link', new CheckResult('failure', 'see link', 'javascript:alert(1)'));
+      assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
+      assert.equal(row.details_url, '');
     });
   });
 
@@ -272,19 +248,15 @@ describe('change control checks: registering checks in process', () => {
   });
 
   describe('renaming a registered check', () => {
-    let dir: string;
     let svc: TestService | undefined;
-    beforeEach(() => {
-      dir = mkdtempSync(join(tmpdir(), 'cc-rename-'));
-    });
     afterEach(async () => {
       await svc?.close();
       svc = undefined;
-      rmSync(dir, { recursive: true, force: true });
     });
+    const dir = tempDirForEachTest('cc-rename-');
 
     it('creates a new check and deletes the old one with its results; the label may change freely', async () => {
-      const db = join(dir, 'db.sqlite3');
+      const db = dir('db.sqlite3');
       svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }) });
       const s = await setup(svc);
       const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
@@ -315,7 +287,7 @@ describe('change control checks: registering checks in process', () => {
     });
 
     it('a check a policy names that is no longer registered becomes a reported check: pending, never reported, blocking', async () => {
-      const db = join(dir, 'db.sqlite3');
+      const db = dir('db.sqlite3');
       svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) });
       const s = await setup(svc, { policy: { checks: ['org/scan'] } });
       assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { pluginSettings } from '../../../../contract/api/change-control';
 import { ConfigError, parseConfig } from '../../../../server/host/core/config';
-import { startService, type TestService } from '../../../support/service';
+import { startService, withService, type TestService } from '../../../support/service';
 import { actor, BRANCHES, created, detail, DEVICES, expectStatus, ok, policy, REQUESTS, SITES } from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 
@@ -21,22 +21,18 @@ function refused(input: unknown, key: RegExp): void {
 describe('change control checks: plugin settings', () => {
   describe('enable_builtin_checks', () => {
     it('True (the default): all five built-ins are available, each applied when a policy names it', async () => {
-      const svc = await startWithChecks();
-      try {
+      await withService(startWithChecks(), async (svc) => {
         assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved', 'mergeable']);
         const s = await setup(svc, { policy: { checks: ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved'] } });
         const checks = await checksByName(svc.admin, s.cr.id);
         assertCheck(checks['has-changes'], { label: 'Branch has changes', status: 'success' });
         assertCheck(checks['threads-resolved'], { label: 'Comment threads resolved', status: 'success' });
         assert.equal(Object.keys(checks).length, 4);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('False: none are available; a policy naming one names a check nothing declares in code, so it is a reported check left pending', async () => {
-      const svc = await startWithChecks({ config: { change_control: { enable_builtin_checks: false } } });
-      try {
+      await withService(startWithChecks({ config: { change_control: { enable_builtin_checks: false } } }), async (svc) => {
         assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, []);
         const s = await setup(svc, { policy: { checks: ['has-changes'] } });
         assertCheck((await checksByName(svc.admin, s.cr.id))['has-changes'], { status: 'pending', label: 'has-changes', required: true, blocks_merge: true });
@@ -47,23 +43,18 @@ describe('change control checks: plugin settings', () => {
         assert.equal(entry.ran, false);
         assert.equal(entry.status, 'pending');
         assert.match(entry.reason, /built-in check that enable_builtin_checks leaves out.*policy "policy-\d+".*waits for a reported result/);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('A list of built-in names: only those are available; an unrecognised name is logged and skipped, and the service starts', async () => {
-      const svc = await startWithChecks({ config: { change_control: { enable_builtin_checks: ['no-conflicts', 'no-such-check', 'threads-resolved'] } } });
-      try {
+      await withService(startWithChecks({ config: { change_control: { enable_builtin_checks: ['no-conflicts', 'no-such-check', 'threads-resolved'] } } }), async (svc) => {
         assert.ok(svc.log.lines.some((l) => /^warn: .*enable_builtin_checks.*"no-such-check"/.test(l)), svc.log.lines.join('\n'));
         assert.deepEqual((await ok(svc.admin.get(SETTINGS))).enable_builtin_checks, ['no-conflicts', 'threads-resolved']);
         const s = await setup(svc, { policy: { checks: ['no-conflicts', 'has-changes'] } });
         const checks = await checksByName(svc.admin, s.cr.id);
         assertCheck(checks['no-conflicts'], { label: 'No conflicts with main', status: 'success' });
         assertCheck(checks['has-changes'], { label: 'has-changes', status: 'pending' });
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('A value of another type refuses the configuration, naming the key', () => {
@@ -127,15 +118,12 @@ describe('change control checks: plugin settings', () => {
     ] as const) {
       it(`branch_page_placement ${JSON.stringify(value) ?? '(default)'} is accepted and read back as ${JSON.stringify(expected)}`, async () => {
         const config = value === undefined ? {} : { change_control: { branch_page_placement: typeof value === 'string' ? value : [...value] } };
-        const svc = await startWithChecks({ config });
-        try {
+        await withService(startWithChecks({ config }), async (svc) => {
           const reader = await actor(svc, 'plain-user');
           const res = await ok(reader.client.get(SETTINGS));
           assert.deepEqual(res.branch_page_placement, expected);
           pluginSettings.parse(res);
-        } finally {
-          await svc.close();
-        }
+        });
       });
     }
 
@@ -147,50 +135,33 @@ describe('change control checks: plugin settings', () => {
 
   describe('GET settings/ (the effective plugin settings)', () => {
     it('answers any signed-in user with every setting the service applies, and needs a token', async () => {
-      const svc = await startWithChecks({
-        config: {
-          change_control: {
-            enable_builtin_checks: ['has-changes'],
-            required_external_checks: ['ci'],
-            branch_page_placement: 'both',
-            protect_main: true,
-            protect_main_scope: ['dcim.*'],
-            enforce_merge_gate: false,
-            notify_reviewers: false,
-            enable_auto_merge: false,
-            auto_merge_interval: 5,
-            contributors_can_approve: true,
-          },
-        },
-      });
-      try {
+      const given = {
+        enable_builtin_checks: ['has-changes'],
+        required_external_checks: ['ci'],
+        branch_page_placement: 'both' as const,
+        protect_main: true,
+        protect_main_scope: ['dcim.*'],
+        enforce_merge_gate: false,
+        notify_reviewers: false,
+        enable_auto_merge: false,
+        auto_merge_interval: 5,
+        contributors_can_approve: true,
+      };
+      await withService(startWithChecks({ config: { change_control: given } }), async (svc) => {
         const nobody = await actor(svc, 'no-permissions');
         const res = await ok(nobody.client.get(SETTINGS));
-        assert.deepEqual(res, {
-          enable_builtin_checks: ['has-changes'],
-          required_external_checks: [{ name: 'ci', label: 'ci' }],
-          branch_page_placement: ['both'],
-          protect_main: true,
-          protect_main_scope: ['dcim.*'],
-          enforce_merge_gate: false,
-          notify_reviewers: false,
-          enable_auto_merge: false,
-          auto_merge_interval: 5,
-          contributors_can_approve: true,
-        });
+        // Every setting as given, the two shorthands spelled out.
+        assert.deepEqual(res, { ...given, required_external_checks: [{ name: 'ci', label: 'ci' }], branch_page_placement: ['both'] });
         expectStatus(await svc.anonymous.get(SETTINGS), 403);
         const schema = await ok(svc.anonymous.get('/api/schema/'));
         assert.ok(JSON.stringify(schema.paths).includes('/api/plugins/change-control/settings/'), 'documented in the OpenAPI schema');
-      } finally {
-        await svc.close();
-      }
+      });
     });
   });
 
   describe('not-stale and changelog_retention_days (default 90)', () => {
     it('a branch 89 days without a sync is not stale; after 91 days it is', async () => {
-      const svc = await startWithChecks();
-      try {
+      await withService(startWithChecks(), async (svc) => {
         const s = await setup(svc, { policy: { checks: ['not-stale'] } });
         svc.clock.advanceDays(89);
         await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
@@ -198,21 +169,16 @@ describe('change control checks: plugin settings', () => {
         svc.clock.advanceDays(2);
         await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
         assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], { status: 'failure' });
-      } finally {
-        await svc.close();
-      }
+      });
     });
   });
 
   describe('protect_main', () => {
     it('false (the default): direct writes on main are accepted', async () => {
-      const svc = await startWithChecks();
-      try {
+      await withService(startWithChecks(), async (svc) => {
         await created(svc.admin.post(DEVICES, { name: 'd1' }));
         assert.equal((await ok(svc.admin.get(SETTINGS))).protect_main, false);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     describe('true, every object type', () => {
@@ -262,21 +228,17 @@ describe('change control checks: plugin settings', () => {
     });
 
     it('scoped to named models (app_label.model): only those are refused on main', async () => {
-      const svc = await startWithChecks({ config: { change_control: { protect_main: true, protect_main_scope: ['dcim.device'] } } });
-      try {
+      await withService(startWithChecks({ config: { change_control: { protect_main: true, protect_main_scope: ['dcim.device'] } } }), async (svc) => {
         const w = await actor(svc, 'w', [{ object_types: ['dcim.device', 'dcim.site'], actions: ['add'] }]);
         const res = await w.client.post(DEVICES, { name: 'd' });
         expectStatus(res, 400);
         assert.equal(res.body.detail, PROTECT_MAIN_DETAIL);
         expectStatus(await w.client.post(SITES, { name: 'site-a' }), 201);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('scoped to a whole app (app_label.*): every model of that app is refused, other apps are not', async () => {
-      const svc = await startWithChecks({ config: { change_control: { protect_main: true, protect_main_scope: ['ipam.*'] } } });
-      try {
+      await withService(startWithChecks({ config: { change_control: { protect_main: true, protect_main_scope: ['ipam.*'] } } }), async (svc) => {
         const w = await actor(svc, 'w', [{ object_types: ['dcim.device', 'ipam.prefix', 'ipam.vlan'], actions: ['add'] }]);
         for (const path of [PREFIXES, '/api/ipam/vlans/']) {
           const res = await w.client.post(path, { name: 'x' });
@@ -284,9 +246,7 @@ describe('change control checks: plugin settings', () => {
           assert.equal(res.body.detail, PROTECT_MAIN_DETAIL);
         }
         expectStatus(await w.client.post(DEVICES, { name: 'd' }), 201);
-      } finally {
-        await svc.close();
-      }
+      });
     });
 
     it('a scope entry that is not app_label.model or app_label.*, or a non-boolean protect_main, refuses the configuration', () => {
@@ -296,27 +256,21 @@ describe('change control checks: plugin settings', () => {
     });
 
     it('policies and other change-control objects are not source-of-truth writes: protect_main leaves them alone', async () => {
-      const svc = await startWithChecks({ config: { change_control: { protect_main: true } } });
-      try {
+      await withService(startWithChecks({ config: { change_control: { protect_main: true } } }), async (svc) => {
         await policy(svc, { name: 'still writable' });
         await created(svc.admin.post(BRANCHES, { name: 'a-branch' }));
-      } finally {
-        await svc.close();
-      }
+      });
     });
   });
 });
 
 describe('change control: protect_main_scope entries that name nothing', () => {
   it('logs a warning at start for an entry naming no source-of-truth type, and none for valid entries', async () => {
-    const svc = await startService({ config: { change_control: { protect_main: true, protect_main_scope: ['dcim.device', 'ipam.*', 'dcim.gadget', 'nosuch.*'] } } });
-    try {
+    await withService(startService({ config: { change_control: { protect_main: true, protect_main_scope: ['dcim.device', 'ipam.*', 'dcim.gadget', 'nosuch.*'] } } }), async (svc) => {
       const warnings = svc.log.lines.filter((l) => l.includes('protect_main_scope'));
       assert.equal(warnings.length, 2, warnings.join('\n'));
       assert.ok(warnings.some((w) => w.includes('"dcim.gadget"')));
       assert.ok(warnings.some((w) => w.includes('"nosuch.*"')));
-    } finally {
-      await svc.close();
-    }
+    });
   });
 });

@@ -6,9 +6,10 @@ import { hostMigrations } from '../../../../server/host/db/migrations/host';
 import { branchingMigrations } from '../../../../server/plugins/branching/db/migrations';
 import { digestOfChanges, formerDigestOfChanges } from '../../../../server/plugins/branching/digest';
 import { changeControlMigrations } from '../../../../server/plugins/change-control/db/migrations';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService, type TestService } from '../../../support/service';
 import { CHANGES, created, detail, DEVICES, device, ok, REVIEWS, SITES } from './fixtures';
 import { gateCast, scenario, type GateCast, type Scenario } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 /** The documented algorithm, written again from its description (docs/digest-and-override.md). */
 function canonical(value: unknown): string {
@@ -39,9 +40,8 @@ async function branchDevice(s: Scenario): Promise<any> {
 }
 
 describe('change control: staleness by content (digest of the net diff)', () => {
-  let svc: TestService;
-  let cast: GateCast;
-  serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
+  const svc = suiteService();
+  const cast = forSuite(() => gateCast(svc));
 
   it('Digest: the request shows the digest of its branch net diff, computed as documented; each review shows the digest it was given on', async () => {
     const s = await scenario(cast, 'dg-field');
@@ -92,8 +92,7 @@ describe('change control: staleness by content (digest of the net diff)', () => 
   });
 
   it('stale_approval_basis "write": any write in the branch makes the approval stale, and undoing it does not restore it', async () => {
-    const other = await startService({ config: { change_control: { stale_approval_basis: 'write' } } });
-    try {
+    await withService(startService({ config: { change_control: { stale_approval_basis: 'write' } } }), async (other) => {
       const c = await gateCast(other);
       const s = await scenario(c, 'dg-write');
       const dev = (await ok(s.inBranch.get(`${DEVICES}?name=dg-write-dev`))).results[0];
@@ -101,9 +100,7 @@ describe('change control: staleness by content (digest of the net diff)', () => 
       await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
       assert.equal((await reviewOf(s, c)).stale, true);
       assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
-    } finally {
-      await other.close();
-    }
+    });
   });
 });
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { MergeJobRow } from '../../../../server/plugins/change-control/db/tables';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, BRANCHES, detail, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, type BranchWork, type PermissionGrant, ccDb } from './fixtures';
 
@@ -131,4 +132,15 @@ export async function mergeJobs(svc: TestService, branchId: number): Promise<Arr
     .where('branch_id', '=', branchId)
     .orderBy('id')
     .execute();
+}
+
+/** An automatic-merge job for the scenario's request (default pending), written straight into the table, as a sweep would queue it; its id. */
+export async function insertMergeJob(svc: TestService, s: Scenario, state: MergeJobRow['state'] = 'pending'): Promise<number> {
+  const now = svc.clock.now().toISOString();
+  const row = await ccDb(svc)
+    .insertInto('cc_merge_jobs')
+    .values({ change_request_id: s.cr.id, branch_id: s.branch.id, state, detail: '', created: now, last_updated: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id as number;
 }

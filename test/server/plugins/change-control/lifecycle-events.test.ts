@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
-import { startService, type TestService } from '../../../support/service';
+import { startService, withService, type TestService } from '../../../support/service';
 import { act, actor, CHECKS, created, detail, expectStatus, grant, ok, REQUESTS, review, REVIEWER, REVIEWS } from './fixtures';
 import { eventsOf, gateCast, hookLifecycleEvents, LIFECYCLE_EVENT_NAMES, mergeBranch, outboxPayloads, scenario, type GateCast } from './gate-support';
 
@@ -193,8 +193,7 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
   });
 
   it('Contract 4.5: a pipeline report that clears the last gate fires no lifecycle event by itself (only status transitions do)', async () => {
-    const s2 = await startService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
-    try {
+    await withService(startService({ config: { change_control: { required_external_checks: ['ci/build'] } } }), async (s2) => {
       const c2 = await gateCast(s2);
       await hookLifecycleEvents(s2, receiver.url());
       const s = await scenario(c2, 'report-quiet', { upTo: 'approved' });
@@ -203,9 +202,7 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
       await ok(s2.admin.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
       assert.deepEqual((await eventsOf(s2, s.cr.id)).slice(start), []);
       assert.equal((await detail(c2.author.client, s.cr.id)).ready_to_merge, true);
-    } finally {
-      await s2.close();
-    }
+    });
   });
 });
 

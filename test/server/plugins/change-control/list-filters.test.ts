@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { ccDb, CC_TYPES, CHECKS, COMMENTS, created, expectStatus, group, ok, POLICIES, policy, REQUESTS, REVIEWS, RULES, actor, type Actor } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { ccDb, CC_TYPES, CHECKS, COMMENTS, created, expectStatus, group, ok, POLICIES, policy, REQUESTS, REVIEWS, RULES, actor, type Actor, actorsForSuite } from './fixtures';
 import { ids } from './requests-support';
-import { editInBranch, postReview, reply, rootComment, scene, world, type Scene, type World } from './reviews-comments-fixtures';
+import { editInBranch, postReview, reply, rootComment, scene, world } from './reviews-comments-fixtures';
+import { forSuite } from '../../../support/prepared';
 
 const sorted = (list: number[]): number[] => [...list].sort((a, b) => a - b);
 
@@ -11,17 +12,12 @@ async function listIds(client: { get(path: string): Promise<any> }, path: string
 }
 
 describe('list filters: policies and rules', () => {
-  let svc: TestService;
+  const svc = suiteService();
+  const [member, outsider] = actorsForSuite(svc, ['member', [{ object_types: CC_TYPES, actions: ['view'] }]], ['outsider', []]);
   const p: Record<string, number> = {};
   const r: Record<string, number> = {};
-  let member: Actor;
-  let outsider: Actor;
   let viewer: Actor;
-
   before(async () => {
-    svc = await startService();
-    member = await actor(svc, 'member', [{ object_types: CC_TYPES, actions: ['view'] }]);
-    outsider = await actor(svc, 'outsider', []);
     // Sees policies and rules, but no user.
     viewer = await actor(svc, 'viewer', [{ object_types: CC_TYPES, actions: ['view'] }]);
     const netops = await group(svc, 'netops', [member.id]);
@@ -39,7 +35,6 @@ describe('list filters: policies and rules', () => {
     Object.assign(p, { light: light.id, heavy: heavy.id, middle: middle.id });
     Object.assign(r, { one: light.rules[0]!.id, three: heavy.rules[0]!.id, two: middle.rules[0]!.id });
   });
-  after(async () => svc.close());
 
   it('policies: weight, and its ranges (__gte, __lte, __gt, __lt)', async () => {
     assert.deepEqual(await listIds(svc.admin, POLICIES, 'weight=50'), [p.middle]);
@@ -92,19 +87,13 @@ describe('list filters: policies and rules', () => {
 });
 
 describe('list filters: change requests', () => {
-  let svc: TestService;
-  let w: World;
-  let a: Scene;
-  let b: Scene;
-  let c: Scene;
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
+  const a = forSuite(() => scene(w));
+  const b = forSuite(() => scene(w, { submit: false }));
+  const c = forSuite(() => scene(w));
   let blind: Actor;
-
   before(async () => {
-    svc = await startService();
-    w = await world(svc);
-    a = await scene(w);
-    b = await scene(w, { submit: false });
-    c = await scene(w);
     await ok(w.alice.client.patch(`${REQUESTS}${a.cr.id}/`, { title: 'Replace Core routers', description: 'Old hardware' }));
     await ok(w.alice.client.patch(`${REQUESTS}${b.cr.id}/`, { title: 'Add edge', description: 'New racks in the core room', scheduled_start: '2030-01-01T10:00:00Z', scheduled_end: '2030-01-01T12:00:00Z' }));
     await ok(svc.admin.patch(`${REQUESTS}${c.cr.id}/`, { auto_merge: true, scheduled_end: '2030-02-01T00:00:00Z' }));
@@ -113,7 +102,6 @@ describe('list filters: change requests', () => {
     // A user who sees change requests but no device: threads on devices are hidden from them.
     blind = await actor(svc, 'blind', [{ object_types: CC_TYPES, actions: ['view'] }, { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] }]);
   });
-  after(async () => svc.close());
 
   it('title and description: case-insensitive substrings', async () => {
     assert.deepEqual(await listIds(svc.admin, REQUESTS, 'title=core'), [a.cr.id]);
@@ -170,18 +158,10 @@ describe('list filters: change requests', () => {
 });
 
 describe('list filters: checks, reviews and comments', () => {
-  let svc: TestService;
-  let w: World;
-  let s: Scene;
-  let other: Scene;
-
-  before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: [['ext/build', 'Build pipeline']] } } });
-    w = await world(svc, { checks: ['ext/lint'] });
-    s = await scene(w);
-    other = await scene(w);
-  });
-  after(async () => svc.close());
+  const svc = suiteService({ config: { change_control: { required_external_checks: [['ext/build', 'Build pipeline']] } } });
+  const w = forSuite(() => world(svc, { checks: ['ext/lint'] }));
+  const s = forSuite(() => scene(w));
+  const other = forSuite(() => scene(w));
 
   it('checks: label and summary (substrings), required and blocks_merge as the API shows them', async () => {
     const all = (await ok(svc.admin.get(`${CHECKS}?limit=1000&change_request_id=${s.cr.id}`))).results as Array<{ id: number; name: string; required: boolean; blocks_merge: boolean }>;

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { renderMarkdown } from '../../../../server/plugins/change-control/markdown';
-import { serviceForSuite, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { COMMENTS, created, ok, REQUESTS, REVIEWS } from './fixtures';
-import { postComment, postReview, scene, world, type World } from './reviews-comments-fixtures';
+import { postComment, postReview, scene, world } from './reviews-comments-fixtures';
+import { forSuite } from '../../../support/prepared';
 
 /** Elements that must never come out of the sanitising filter. */
 const FORBIDDEN_TAGS = ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'input', 'button', 'svg', 'math', 'base', 'link', 'meta', 'textarea', 'select', 'template'];
@@ -146,9 +147,8 @@ describe('change control: rendered Markdown never loads a remote resource', () =
 });
 
 describe('change control: comment_html and text_html through the API', () => {
-  let svc: TestService;
-  let w: World;
-  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
 
   const hostile = HOSTILE.map(([, input]) => input).join('\n\n');
 

@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, serviceForSuite, startService, type TestService } from '../../../support/service';
+import { eachTestService, startService, suiteService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL, ccDb } from './fixtures';
 import { assertRefusedMerge, branchOf, gateCast, mainDeviceNames, mergeBranch, MERGER, scenario, type GateCast } from './gate-support';
+import { forSuite,forEachTest } from '../../../support/prepared';
 
 describe('change control: the merge gate', () => {
   describe('a blocked branch cannot merge', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    before(async () => {
-      svc = await startService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
-      cast = await gateCast(svc);
-    });
-    after(async () => svc.close());
+    const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
+    const cast = forSuite(() => gateCast(svc));
 
     it('Merge gate: a blocked branch answers POST merge/ with 409, the blocking reason in detail, and writes nothing (main untouched, branch still ready)', async () => {
       const s = await scenario(cast, 'blocked-review', { upTo: 'needs-review' });
@@ -76,13 +72,8 @@ describe('change control: the merge gate', () => {
   });
 
   describe('ready_to_merge and merge_blocked_reason, computed at read time', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    before(async () => {
-      svc = await startService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
-      cast = await gateCast(svc);
-    });
-    after(async () => svc.close());
+    const svc = suiteService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
+    const cast = forSuite(() => gateCast(svc));
 
     async function passCi(crId: number): Promise<void> {
       const ci = await checkNamed(svc.admin, crId, 'ci/build');
@@ -222,9 +213,8 @@ describe('change control: the merge gate', () => {
   });
 
   describe('General rule 3: the merge gate re-matches policies for itself', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
+    const svc = eachTestService();
+    const cast = forEachTest(() => gateCast(svc));
 
     it('General rule 3: a policy written straight into the database (no refresh, the attached set out of date) still governs the merge', async () => {
       const s = await scenario(cast, 'rematch-new');
@@ -298,9 +288,8 @@ describe('change control: the merge gate', () => {
   });
 
   describe('has_conflicts, live on detail', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    serviceForSuite(async (started) => { svc = started; cast = await gateCast(svc); });
+    const svc = suiteService();
+    const cast = forSuite(() => gateCast(svc));
 
     it('ChangeRequest has_conflicts: true on detail as soon as main changes an attribute the branch changed differently; false when both agree', async () => {
       const router = await created(svc.admin.post(DEVICES, { name: 'core1', status: 'active', serial: 'A' }));
@@ -321,11 +310,7 @@ describe('change control: the merge gate', () => {
   });
 
   describe('enforce_merge_gate false', () => {
-    let svc: TestService;
-    before(async () => {
-      svc = await startService({ config: { change_control: { enforce_merge_gate: false, required_external_checks: ['ci/build'] } } });
-    });
-    after(async () => svc.close());
+    const svc = suiteService({ config: { change_control: { enforce_merge_gate: false, required_external_checks: ['ci/build'] } } });
 
     it('Setting enforce_merge_gate false: a blocked branch merges (a draft request is completed by the merge)', async () => {
       const cast = await gateCast(svc);
@@ -346,13 +331,8 @@ describe('change control: the merge gate', () => {
   });
 
   describe('permission matrix: merging (branching.merge_branch)', () => {
-    let svc: TestService;
-    let cast: GateCast;
-    before(async () => {
-      svc = await startService();
-      cast = await gateCast(svc, AUTHOR);
-    });
-    after(async () => svc.close());
+    const svc = suiteService();
+    const cast = forSuite(() => gateCast(svc, AUTHOR));
 
     it('Permission branching.merge_branch: without it, merging a ready branch is 403 and nothing is written', async () => {
       const s = await scenario(cast, 'perm-none');
@@ -390,14 +370,11 @@ describe('change control: the merge gate', () => {
   });
 
   describe('completed is terminal', () => {
-    let svc: TestService;
-    let cast: GateCast;
+    const svc = suiteService();
+    const cast = forSuite(() => gateCast(svc));
     before(async () => {
-      svc = await startService();
-      cast = await gateCast(svc);
       await grantAbandon(svc, cast);
     });
-    after(async () => svc.close());
 
     it('States: a merge completes the request; completed is terminal: no action moves it (409) and reviews are refused', async () => {
       const s = await scenario(cast, 'terminal');

@@ -2,25 +2,23 @@ import assert from 'node:assert/strict';
 import { drainMergeQueue } from '../../../../server/plugins/change-control/gate/auto-merge';
 import { claimQueue, releaseQueue } from '../../../../server/plugins/change-control/gate/queue-repository';
 import { createCtx } from '../../../../server/host';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { act, actor, branch, CC, ccDb, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, VIEW_ALL } from './fixtures';
 import { branchOf, MERGER, mergeJobs, type Scenario } from './gate-support';
 
 const QUEUE = `${CC}merge-queue/`;
 
 describe('change control: the merge queue', () => {
-  let svc: TestService;
+  const svc = suiteService();
   let author: Awaited<ReturnType<typeof actor>>;
   let reviewer: Awaited<ReturnType<typeof actor>>;
   let shared: any;
   before(async () => {
-    svc = await startService();
     author = await actor(svc, 'queue-author', MERGER);
     reviewer = await actor(svc, 'queue-reviewer', REVIEWER);
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'], checks: ['mergeable'], rules: [{ name: 'netops', users: [reviewer.id] }] });
     shared = await device(svc.admin, { name: 'shared-core', status: 'active' });
   });
-  after(async () => svc.close());
 
   async function device(client: typeof svc.admin, attrs: Record<string, unknown>): Promise<any> {
     return created(client.post(DEVICES, attrs));

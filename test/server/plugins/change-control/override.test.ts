@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService, type TestService } from '../../../support/service';
 import { actor, detail, expectStatus, ok, REQUESTS, VIEW_ALL, type PermissionGrant } from './fixtures';
-import { changelogCount, eventsOf, gateCast, hookLifecycleEvents, LIFECYCLE_EVENT_NAMES, mainDeviceNames, mergeBranch, scenario, type GateCast } from './gate-support';
+import { changelogCount, eventsOf, gateCast, hookLifecycleEvents, LIFECYCLE_EVENT_NAMES, mainDeviceNames, mergeBranch, scenario } from './gate-support';
+import { forSuite } from '../../../support/prepared';
 
 /** Someone who may merge branches but is not the author. */
 const MERGE_ONLY: PermissionGrant[] = [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'] }];
@@ -11,14 +12,11 @@ const OVERRIDE_GATE = (constraints?: Record<string, unknown>): PermissionGrant =
 const override = (client: TestService['admin'], id: number, body: unknown) => client.post(`${REQUESTS}${id}/override/`, body);
 
 describe('change control: accountable override (change-requests/{id}/override/)', () => {
-  let svc: TestService;
-  let cast: GateCast;
+  const svc = suiteService();
+  const cast = forSuite(() => gateCast(svc));
   before(async () => {
-    svc = await startService();
-    cast = await gateCast(svc);
     await hookLifecycleEvents(svc, 'http://127.0.0.1:9/hook', [...LIFECYCLE_EVENT_NAMES, 'change_request_overridden']);
   });
-  after(async () => svc.close());
   afterEach(() => svc.clock.set('2026-11-01T09:00:00Z'));
 
   it('Override: a holder of override_gate merges a request the gate refuses; reason, person and overridden reason are recorded, in the changelog, and change_request_overridden fires', async () => {

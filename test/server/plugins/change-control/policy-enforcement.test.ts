@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { actor, branch, checkNamed, CC, detail, device, expectStatus, ok, policy, POLICIES, REQUESTS, review, REVIEWER, VIEW_ALL, type PermissionGrant } from './fixtures';
-import { gateCast, scenario, type GateCast } from './gate-support';
+import { gateCast, scenario } from './gate-support';
+import { forEachTest } from '../../../support/prepared';
 
 const PREVIEW = `${CC}preview/`;
 
 describe('change control: policies you can try before they bite (enforcement, preview)', () => {
-  let svc: TestService;
-  let cast: GateCast;
-  serviceForEachTest(async (started) => { svc = started; cast = await gateCast(svc); });
+  const svc = eachTestService();
+  const cast = forEachTest(() => gateCast(svc));
 
   async function trialPolicy(users: number[]): Promise<number> {
     const p = await policy(svc, { name: 'Trial', object_types: ['dcim.device'], checks: ['trial/scan'], rules: [{ name: 'security', users }] });

@@ -143,6 +143,10 @@ describe('policies: matching a branch', () => {
   });
 
   describe('condition state', () => {
+    /** One policy per condition state on `conditions`, named `<prefix> before`, `<prefix> after` and `<prefix> either`. */
+    const inEachState = (prefix: string, conditions: unknown): PolicySpec[] =>
+      (['before', 'after', 'either'] as const).map((state) => ({ name: `${prefix} ${state}`, conditions, condition_state: state }));
+
     it('Condition state: before reads main\'s original, after reads the branch\'s state, either (the default) reads both sides', async () => {
       const active = { attr: 'status', value: 'active' };
       const planned = { attr: 'status', value: 'planned' };
@@ -159,22 +163,12 @@ describe('policies: matching a branch', () => {
     });
 
     it('Condition state: a create has only the branch side (before never matches it)', async () => {
-      const staged = { attr: 'status', value: 'staged' };
-      const m = await matches([
-        { name: 'create before', conditions: staged, condition_state: 'before' },
-        { name: 'create after', conditions: staged, condition_state: 'after' },
-        { name: 'create either', conditions: staged, condition_state: 'either' },
-      ]);
+      const m = await matches(inEachState('create', { attr: 'status', value: 'staged' }));
       assert.deepEqual(m.create, ['create after', 'create either']);
     });
 
     it('Condition state: a delete has only main\'s side (after never matches it)', async () => {
-      const dec = { attr: 'status', value: 'decommissioning' };
-      const m = await matches([
-        { name: 'delete before', conditions: dec, condition_state: 'before' },
-        { name: 'delete after', conditions: dec, condition_state: 'after' },
-        { name: 'delete either', conditions: dec, condition_state: 'either' },
-      ]);
+      const m = await matches(inEachState('delete', { attr: 'status', value: 'decommissioning' }));
       assert.deepEqual(m.remove, ['delete before', 'delete either']);
     });
 

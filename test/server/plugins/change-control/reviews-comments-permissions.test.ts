@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, startService, suiteService, type TestService } from '../../../support/service';
+import { ApiClient, suiteService, type TestService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { createToken } from '../../host/users/fixtures';
 import { actor, COMMENTS, created, expectMalformedInputRefused, expectStatus, grant, ok, REVIEWS, type Actor, type MalformedInput, type PermissionGrant } from './fixtures';
-import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene, type World } from './reviews-comments-fixtures';
+import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene } from './reviews-comments-fixtures';
 
 /** Seeing everything except the two models under test (their view is granted per test). */
 const VIEW_OTHERS: PermissionGrant[] = [
@@ -25,10 +25,15 @@ async function regrant(svc: TestService, who: Actor, grants: PermissionGrant[]):
   for (const g of [...VIEW_OTHERS, ...grants]) await grant(svc, { users: [who.id] }, g);
 }
 
+/** A DELETE of `url` by `client` answers `status`; afterwards the object is gone (204) or still there (refused). */
+async function expectDeleted(svc: TestService, client: ApiClient, url: string, status: 204 | 403 | 404): Promise<void> {
+  expectStatus(await client.delete(url), status, `DELETE ${url}`);
+  expectStatus(await svc.admin.get(url), status === 204 ? 404 : 200, 'afterwards');
+}
+
 describe('change control: permission matrix of reviews', () => {
-  let svc: TestService;
-  let w: World;
-  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
 
   /** A reviewer of the scene's request who is not one of the shared people (their grants change). */
   async function reviewerWithReview(s: Scene, decision: 'approve' | 'comment' = 'comment'): Promise<{ who: Actor; review: any }> {
@@ -120,16 +125,14 @@ describe('change control: permission matrix of reviews', () => {
     const s = await scene(w);
     const { who, review } = await reviewerWithReview(s);
     await regrant(svc, who, [{ object_types: [REVIEW], actions: ['view'] }]);
-    expectStatus(await who.client.delete(`${REVIEWS}${review.id}/`), 403);
-    expectStatus(await svc.admin.get(`${REVIEWS}${review.id}/`), 200);
+    await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 403);
   });
 
   it('delete: with delete_review under a constraint that excludes the review, DELETE is 404', async () => {
     const s = await scene(w);
     const { review } = await reviewerWithReview(s);
     const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'delete'], constraints: { reviewer: '$user' } }]);
-    expectStatus(await who.client.delete(`${REVIEWS}${review.id}/`), 404);
-    expectStatus(await svc.admin.get(`${REVIEWS}${review.id}/`), 200);
+    await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 404);
   });
 
   it('delete: a visible review that the delete_review constraint excludes is 403', async () => {
@@ -139,16 +142,14 @@ describe('change control: permission matrix of reviews', () => {
       { object_types: [REVIEW], actions: ['view'] },
       { object_types: [REVIEW], actions: ['delete'], constraints: { decision: 'reject' } },
     ]);
-    expectStatus(await who.client.delete(`${REVIEWS}${review.id}/`), 403);
-    expectStatus(await svc.admin.get(`${REVIEWS}${review.id}/`), 200);
+    await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 403);
   });
 
   it('delete: with delete_review DELETE is 204 and the review is gone', async () => {
     const s = await scene(w);
     const { review } = await reviewerWithReview(s, 'approve');
     const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'delete'] }]);
-    expectStatus(await who.client.delete(`${REVIEWS}${review.id}/`), 204);
-    expectStatus(await svc.admin.get(`${REVIEWS}${review.id}/`), 404);
+    await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 204);
   });
 
   it('view: a view constraint hides other reviews (absent from the list, 404 on detail)', async () => {
@@ -163,9 +164,8 @@ describe('change control: permission matrix of reviews', () => {
 });
 
 describe('change control: permission matrix of comments', () => {
-  let svc: TestService;
-  let w: World;
-  serviceForSuite(async (started) => { svc = started; w = await world(svc); });
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
 
   async function authorWithComment(s: Scene): Promise<{ who: Actor; comment: any }> {
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add'] }]);
@@ -287,24 +287,21 @@ describe('change control: permission matrix of comments', () => {
     const s = await scene(w);
     const { comment } = await authorWithComment(s);
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add', 'change'] }]);
-    expectStatus(await who.client.delete(`${COMMENTS}${comment.id}/`), 403);
-    expectStatus(await svc.admin.get(`${COMMENTS}${comment.id}/`), 200);
+    await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 403);
   });
 
   it('delete: the author without add, change or delete permission is refused (403)', async () => {
     const s = await scene(w);
     const { who, comment } = await authorWithComment(s);
     await regrant(svc, who, [{ object_types: [COMMENT], actions: ['view'] }]);
-    expectStatus(await who.client.delete(`${COMMENTS}${comment.id}/`), 403);
-    expectStatus(await svc.admin.get(`${COMMENTS}${comment.id}/`), 200);
+    await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 403);
   });
 
   it('delete: with delete_changecomment under a constraint that excludes the comment, DELETE is 404', async () => {
     const s = await scene(w);
     const { comment } = await authorWithComment(s);
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'delete'], constraints: { author: '$user' } }]);
-    expectStatus(await who.client.delete(`${COMMENTS}${comment.id}/`), 404);
-    expectStatus(await svc.admin.get(`${COMMENTS}${comment.id}/`), 200);
+    await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 404);
   });
 
   it('delete: a visible comment that the delete constraint excludes is 403', async () => {
@@ -314,8 +311,7 @@ describe('change control: permission matrix of comments', () => {
       { object_types: [COMMENT], actions: ['view'] },
       { object_types: [COMMENT], actions: ['delete'], constraints: { author: '$user' } },
     ]);
-    expectStatus(await who.client.delete(`${COMMENTS}${comment.id}/`), 403);
-    expectStatus(await svc.admin.get(`${COMMENTS}${comment.id}/`), 200);
+    await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 403);
   });
 
   it('delete: with delete_changecomment DELETE is 204, a thread root with its replies', async () => {
@@ -323,22 +319,15 @@ describe('change control: permission matrix of comments', () => {
     const { comment } = await authorWithComment(s);
     const r = await reply(s, s.bob.client, comment.id);
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'delete'] }]);
-    expectStatus(await who.client.delete(`${COMMENTS}${comment.id}/`), 204);
-    expectStatus(await svc.admin.get(`${COMMENTS}${comment.id}/`), 404);
+    await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 204);
     expectStatus(await svc.admin.get(`${COMMENTS}${r.id}/`), 404);
   });
 });
 
 describe('change control: authentication of reviews and comments', () => {
-  let svc: TestService;
-  let w: World;
-  let s: Scene;
-  before(async () => {
-    svc = await startService();
-    w = await world(svc);
-    s = await scene(w);
-  });
-  after(async () => svc.close());
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
+  const s = forSuite(() => scene(w));
 
   it('Authentication rule 1: without a token, or with an unknown one, every review and comment endpoint is 403 with detail', async () => {
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
-import { startService, suiteService, type TestService } from '../../../support/service';
+import { startService, suiteService, withService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { act, actor, AUTHOR, branch, BRANCHES, created, customFieldsLog, device, openRequest, detail, expectCustomFieldsRefused, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
 import {
@@ -16,7 +16,6 @@ import {
   withPermissions,
   world,
   type Scene,
-  type World,
 } from './reviews-comments-fixtures';
 
 const evaluationOf = (s: Scene) => ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`), 'evaluation');
@@ -299,15 +298,12 @@ describe('change control: review rules', () => {
 });
 
 describe('change control: independent approval (who changed the branch cannot approve it)', () => {
-  let svc: TestService;
-  let w: World;
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
   before(async () => {
-    svc = await startService();
-    w = await world(svc);
     // Carol may also work on others' branches: she edits devices and holds change_branch.
     await grant(svc, { users: [w.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
   });
-  after(async () => svc.close());
 
   const CONTRIBUTOR_DETAIL = 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
   const schemaOf = async (s: Scene) => (await ok(svc.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id as string;
@@ -374,8 +370,7 @@ describe('change control: independent approval (who changed the branch cannot ap
   });
 
   it('Independent approval: contributors_can_approve restores the plain behaviour', async () => {
-    const plain = await startService({ config: { change_control: { contributors_can_approve: true } } });
-    try {
+    await withService(startService({ config: { change_control: { contributors_can_approve: true } } }), async (plain) => {
       const pw = await world(plain);
       await grant(plain, { users: [pw.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
       const s = await scene(pw);
@@ -384,9 +379,7 @@ describe('change control: independent approval (who changed the branch cannot ap
       await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
       assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
       assert.deepEqual((await ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies[0].rules[0].uncounted_approvals, []);
-    } finally {
-      await plain.close();
-    }
+    });
   });
 
   it('Independent approval, the attack reported: a user holding only dcim.change_device and add_review cannot edit someone else\'s branch and then approve it into main', async () => {
@@ -439,19 +432,14 @@ describe('change control: reject (Request changes) needs a comment', () => {
 });
 
 describe('change control: review_submitted', () => {
-  let svc: TestService;
-  let w: World;
+  const svc = suiteService();
+  const w = forSuite(() => world(svc));
   let receiver: Receiver;
   before(async () => {
-    svc = await startService();
-    w = await world(svc);
     receiver = await Receiver.start();
     await hookEvents(svc, receiver.url(), ['review_submitted']);
   });
-  after(async () => {
-    await svc.close();
-    await receiver.close();
-  });
+  after(async () => receiver.close());
   const deliveriesFor = async (crId: number) => (await queuedDeliveries(svc, 'review_submitted')).filter((d) => d.body.data.id === crId);
 
   it('Events: review_submitted fires once per review write, with the change request as data, delivered by an event rule\'s webhook', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb } from './fixtures';
+import { suiteService } from '../../../support/service';
+import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb, actorsForSuite } from './fixtures';
 
 const SEARCH = '/api/search/';
 
@@ -18,9 +18,8 @@ async function search(a: { client: Actor['client'] } | Actor, q: string): Promis
 }
 
 describe('change control: search (contract 3.5, /api/search/)', () => {
-  let svc: TestService;
-  let author: Actor;
-  let reviewer: Actor;
+  const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } } });
+  const [author, reviewer] = actorsForSuite(svc, ['author', AUTHOR], ['reviewer', REVIEWER]);
   let cr: any;
   let policyId: number;
   let ruleId: number;
@@ -28,9 +27,6 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
   let commentId: number;
   let checkId: number;
   before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } } });
-    author = await actor(svc, 'author', AUTHOR);
-    reviewer = await actor(svc, 'reviewer', REVIEWER);
     const p = await policy(svc, { name: 'Firewall governance', object_types: ['dcim.device'], rules: [{ name: 'security-approvers', users: [reviewer.id] }] });
     policyId = p.id;
     ruleId = p.rules[0]!.id;
@@ -47,7 +43,6 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     checkId = ci.id;
     await ok(svc.admin.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'flake8 found 3 problems' }));
   });
-  after(async () => svc.close());
 
   function hitOf(hits: Hit[], objectType: string, id: number): Hit {
     const hit = hits.find((h) => h.object_type === objectType && h.id === id);
@@ -77,35 +72,27 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     hitOf(await search(author, 'UPGRADE'), 'change_control.changerequest', cr.id);
   });
 
+  /** Searching `q` finds object `id` of `objectType` (at `path`/`id`/ of the plugin's API) with the fields `expected`. */
+  async function expectHit(q: string, objectType: string, id: number, path: string, expected: Partial<Hit>): Promise<void> {
+    const hit = hitOf(await search(author, q), objectType, id);
+    assert.deepEqual({ ...hit, ...expected }, hit, q);
+    assert.equal(hit.url, `${svc.url}/api/plugins/change-control/${path}/${id}/`, q);
+  }
+
   it('Search: finds policies and rules by name', async () => {
-    const p = hitOf(await search(author, 'firewall gov'), 'change_control.policy', policyId);
-    assert.equal(p.field, 'name');
-    assert.equal(p.display, 'Firewall governance');
-    assert.equal(p.url, `${svc.url}/api/plugins/change-control/policies/${policyId}/`);
-    const r = hitOf(await search(author, 'security-approvers'), 'change_control.policyrule', ruleId);
-    assert.equal(r.field, 'name');
-    assert.equal(r.url, `${svc.url}/api/plugins/change-control/policy-rules/${ruleId}/`);
+    await expectHit('firewall gov', 'change_control.policy', policyId, 'policies', { field: 'name', display: 'Firewall governance' });
+    await expectHit('security-approvers', 'change_control.policyrule', ruleId, 'policy-rules', { field: 'name' });
   });
 
   it('Search: finds review and comment texts', async () => {
-    const r = hitOf(await search(author, 'ACL ordering'), 'change_control.review', reviewId);
-    assert.equal(r.field, 'comment');
-    assert.equal(r.value, 'Please double-check the ACL ordering.');
-    assert.equal(r.url, `${svc.url}/api/plugins/change-control/reviews/${reviewId}/`);
-    const c = hitOf(await search(author, 'maintenance window'), 'change_control.changecomment', commentId);
-    assert.equal(c.field, 'text');
-    assert.equal(c.url, `${svc.url}/api/plugins/change-control/change-comments/${commentId}/`);
+    await expectHit('ACL ordering', 'change_control.review', reviewId, 'reviews', { field: 'comment', value: 'Please double-check the ACL ordering.' });
+    await expectHit('maintenance window', 'change_control.changecomment', commentId, 'change-comments', { field: 'text' });
   });
 
   it('Search: finds checks by name, label and summary', async () => {
-    const byName = hitOf(await search(author, 'ci/lint'), 'change_control.mergecheck', checkId);
-    assert.equal(byName.field, 'name');
-    assert.equal(byName.display, 'Lint pipeline');
-    assert.equal(hitOf(await search(author, 'lint pipe'), 'change_control.mergecheck', checkId).field, 'label');
-    const bySummary = hitOf(await search(author, 'flake8'), 'change_control.mergecheck', checkId);
-    assert.equal(bySummary.field, 'summary');
-    assert.equal(bySummary.value, 'flake8 found 3 problems');
-    assert.equal(bySummary.url, `${svc.url}/api/plugins/change-control/checks/${checkId}/`);
+    await expectHit('ci/lint', 'change_control.mergecheck', checkId, 'checks', { field: 'name', display: 'Lint pipeline' });
+    await expectHit('lint pipe', 'change_control.mergecheck', checkId, 'checks', { field: 'label' });
+    await expectHit('flake8', 'change_control.mergecheck', checkId, 'checks', { field: 'summary', value: 'flake8 found 3 problems' });
   });
 
   it('Search: case-insensitive beyond ASCII (ÉCOLE is found by école and the other way round)', async () => {

@@ -4,10 +4,11 @@ import { streamEvent, STREAM_EVENTS } from '../../../../contract/api/change-cont
 import { createCtx } from '../../../../server/host/core/context';
 import { streamHub } from '../../../../server/plugins/change-control/stream/routes';
 import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/stream-repository';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
 import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL, ccDb } from './fixtures';
-import { editInBranch, reply, rootComment, scene, withPermissions, world, type Scene, type World } from './reviews-comments-fixtures';
+import { editInBranch, reply, rootComment, scene, withPermissions, world, type Scene } from './reviews-comments-fixtures';
+import { forSuite } from '../../../support/prepared';
 
 const STREAM = `${CC}stream/`;
 
@@ -15,13 +16,8 @@ const STREAM = `${CC}stream/`;
 const said = (events: SseEvent[]) => events.map((e) => `${e.event} ${e.json.object_type}:${e.json.object_id}`);
 
 describe('change control: the event stream (stream/)', () => {
-  let svc: TestService;
-  let w: World;
-  before(async () => {
-    svc = await startService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
-    w = await world(svc, { checks: ['threads-resolved'] });
-  });
-  after(async () => svc.close());
+  const svc = suiteService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
+  const w = forSuite(() => world(svc, { checks: ['threads-resolved'] }));
 
   const open = (token: string | null, options: { query?: string; lastEventId?: string } = {}) => SseStream.open(`${svc.url}${STREAM}`, { token, ...options });
   const streams: SseStream[] = [];

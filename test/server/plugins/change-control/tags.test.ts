@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { startService, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { actor, CC_TYPES, created, expectStatus, ok, POLICIES, policy, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { ids } from './requests-support';
 import { postReview, scene, world } from './reviews-comments-fixtures';
@@ -7,16 +7,13 @@ import { postReview, scene, world } from './reviews-comments-fixtures';
 const TAGS = '/api/extras/tags/';
 
 describe('tags: /api/extras/tags/ and tags on policies, rules, change requests and reviews', () => {
-  let svc: TestService;
+  const svc = suiteService();
   let urgent: { id: number; slug: string };
   let network: { id: number; slug: string };
-
   before(async () => {
-    svc = await startService();
     urgent = await created(svc.admin.post(TAGS, { name: 'Urgent', slug: 'urgent', color: 'FF0000' }));
     network = await created(svc.admin.post(TAGS, { name: 'Network', slug: 'network' }));
   });
-  after(async () => svc.close());
 
   it('tags are a resource of their own: unique name and slug, a six-digit color, permissions extras.*_tag', async () => {
     const got = await ok(svc.admin.get(`${TAGS}${urgent.id}/`));

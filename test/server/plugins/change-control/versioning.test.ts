@@ -4,22 +4,19 @@ import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { changeControlPlugin } from '../../../../server/plugins/change-control/plugin';
 import type { HostPlugin } from '../../../../server/host/host';
 import { HOST_VERSION, inRange } from '../../../../server/host/core/version';
-import { buildApp, startService } from '../../../support/service';
+import { buildApp, startService, withService } from '../../../support/service';
 
 const changeControl = () => changeControlPlugin({ configDir: process.cwd() });
 
 describe('change control: versioning', () => {
   it('Versioning 1: /api/status/ (no token) reports change-control 0.5.0 and branching 1.2.0 on host 4.7.0, with API-Version 4.7', async () => {
-    const svc = await startService();
-    try {
+    await withService(startService(), async (svc) => {
       const res = await svc.anonymous.get('/api/status/');
       assert.equal(res.status, 200);
       assert.equal(res.body['host-version'], '4.7.0');
       assert.deepEqual(res.body.plugins, { 'change-control': '0.5.0', branching: '1.2.0' });
       assert.equal(res.headers.get('api-version'), '4.7');
-    } finally {
-      await svc.close();
-    }
+    });
   });
 
   it('Versioning 2: the plugin declares 0.5.0, runs on host 4.7 (4.7.0-4.7.99) and requires branching 1.2', () => {
@@ -65,15 +62,12 @@ describe('change control: versioning', () => {
   });
 
   it('Versioning 6 (contract 2): no version segment in URLs: the plugin answers under /api/plugins/change-control/, a versioned path is 404', async () => {
-    const svc = await startService();
-    try {
+    await withService(startService(), async (svc) => {
       const res = await svc.admin.get('/api/plugins/change-control/change-requests/');
       assert.equal(res.status, 200);
       assert.ok(Array.isArray(res.body.results));
       assert.equal((await svc.admin.get('/api/v1/plugins/change-control/change-requests/')).status, 404);
       assert.equal((await svc.admin.get('/api/plugins/change-control/v0.5/change-requests/')).status, 404);
-    } finally {
-      await svc.close();
-    }
+    });
   });
 });

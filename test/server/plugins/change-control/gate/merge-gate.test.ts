@@ -2,26 +2,25 @@ import assert from 'node:assert/strict';
 import { computations } from '../../../../../server/plugins/change-control/computations';
 import { computeGate } from '../../../../../server/plugins/change-control/gate/merge-gate';
 import { getChangeRequestRow } from '../../../../../server/plugins/change-control/change-requests/repository';
-import { createsDevice, seed, startDomain, type Domain } from '../../../../support/domain';
+import { createsDevice, domainForSuite, seed } from '../../../../support/domain';
+import { forSuite } from '../../../../support/prepared';
 
 /** The merge gate called as a function on an in-memory database: no HTTP. */
 describe('unit: the merge gate (merge-gate.ts)', () => {
-  let d: Domain;
-  let requester: number;
-  let reviewer: number;
-  before(async () => {
-    d = await startDomain();
-    requester = await seed.user(d);
-    reviewer = await seed.user(d);
+  const d = domainForSuite();
+  /** A requester, and the reviewer that the one policy (on devices) names. */
+  const people = forSuite(async () => {
+    const requester = await seed.user(d);
+    const reviewer = await seed.user(d);
     await seed.policy(d, { name: 'Devices', objectTypes: ['dcim.device'], users: [reviewer] });
+    return { requester, reviewer };
   });
-  after(async () => d.close());
 
   /** A request on a ready branch that creates one device. */
   async function request(fields: Parameters<typeof seed.changeRequest>[3] = {}) {
     const branchId = await seed.branch(d);
     await seed.change(d, branchId, 'dcim.device', 1000 + branchId, createsDevice(`dev-${branchId}`));
-    return seed.changeRequest(d, branchId, requester, fields);
+    return seed.changeRequest(d, branchId, people.requester, fields);
   }
 
   it('matches the policy from the branch and waits for its approval, then is ready', async () => {
@@ -32,7 +31,7 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
     assert.equal(waiting.readyToMerge, false);
     assert.deepEqual(waiting.reasons, ['Rule "review" of policy "Devices" has 0 of 1 required approval.']);
 
-    await seed.review(d, cr.id, reviewer, 'approve');
+    await seed.review(d, cr.id, people.reviewer, 'approve');
     const ready = await computeGate(d.ctx(), cr, { rematch: true });
     assert.equal(ready.status, 'approved');
     assert.equal(ready.gatesCleared, true);
@@ -49,7 +48,7 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
 
   it('a closed change window blocks alone; the window override lets it through', async () => {
     const cr = await request({ scheduled_start: '2026-11-02T00:00:00.000Z', scheduled_end: '2026-11-03T00:00:00.000Z' });
-    await seed.review(d, cr.id, reviewer, 'approve');
+    await seed.review(d, cr.id, people.reviewer, 'approve');
     const closed = await computeGate(d.ctx(), cr, { rematch: true });
     assert.equal(closed.readyToMerge, false);
     assert.equal(closed.onlyWindowBlocks, true);
@@ -68,7 +67,7 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
     assert.ok((await computeGate(d.ctx(), draft, { rematch: true })).reasons.includes('The change request is a draft; submit it for review.'));
 
     const branchId = await seed.branch(d, 'busy', 'syncing');
-    const busy = await seed.changeRequest(d, branchId, requester);
+    const busy = await seed.changeRequest(d, branchId, people.requester);
     assert.ok((await computeGate(d.ctx(), busy, { rematch: true })).reasons.includes('Branch "busy" is syncing.'));
 
     const done = await request({ status: 'completed' });
