@@ -28,7 +28,7 @@ export { commitSignal } from './db/commit-signals';
 export type { DatabaseKind } from './db/database';
 export { foldedLike, jsonArrayHasAny as jsonArrayHasAnyIn, jsonArrayHasColumn as jsonArrayHasColumnIn, valuesTable } from './db/portable';
 export type { Queryable } from './db/database';
-export { defineList, jsonListHasAny, likePattern, textContains } from './db/list';
+export { createdRange, defineList, jsonListHasAny, lastUpdatedRange, likePattern, textContains } from './db/list';
 export { tableRows } from './db/table-rows';
 export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
 export type { Condition, DeclaredList, FilterValue, ListDeclaration, ListFilter, ListOptions } from './db/list';

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { CHANGE_REQUEST_STATUSES, CHECK_STATUSES, PRIORITIES } from '../../../../contract/api/change-control';
 import { ChangeVisibility } from '../../branching';
-import { type Ctx, type DeclaredList, type ListOptions, defineList, foldedLike, likePattern, textContains } from '../../../host';
+import { type Ctx, type DeclaredList, type ListOptions, defineList, createdRange, foldedLike, likePattern, textContains } from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
 import { computations } from '../computations';
 import { ccDb } from '../db/database';
@@ -68,7 +68,6 @@ const declared = defineList({
   name: 'change-requests',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_requests').selectAll(),
   columnFilters: {
-    id: 'int',
     status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
     gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
     has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
@@ -79,7 +78,7 @@ const declared = defineList({
     branch_deleted: 'bool',
     scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', range: true },
     scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', range: true },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
   },
   filters: {
     check_status: {
