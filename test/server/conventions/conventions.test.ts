@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { isListRoute } from '../../../server/host/http/openapi';
-import { serviceForEachTest, type TestService } from '../../support/service';
+import { expectQueriesRefused, serviceForEachTest, type TestService } from '../../support/service';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
@@ -110,7 +110,7 @@ describe('conventions: lists and filters', () => {
   });
 
   it('refuses malformed filter values with 400 naming the filter', async () => {
-    const cases: Array<[string, string]> = [
+    await expectQueriesRefused(svc.admin, [
       ['/api/users/users/?id=zz', 'id'],
       ['/api/users/users/?id=1&id=zz', 'id'],
       ['/api/users/users/?group_id=1.5', 'group_id'],
@@ -119,12 +119,7 @@ describe('conventions: lists and filters', () => {
       ['/api/core/object-types/?app_label=nonsense', 'app_label'],
       ['/api/users/groups/?limit=abc', 'limit'],
       ['/api/users/groups/?offset=-1', 'offset'],
-    ];
-    for (const [path, filter] of cases) {
-      const res = await svc.admin.get(path);
-      assert.equal(res.status, 400, path);
-      assert.ok(Array.isArray(res.body[filter]), `${path}: ${JSON.stringify(res.body)}`);
-    }
+    ]);
   });
 });
 
