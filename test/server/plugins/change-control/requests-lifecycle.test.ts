@@ -56,6 +56,14 @@ describe('change requests: the states table', () => {
     return { id, branchId };
   }
 
+  /** `action` by someone holding only `actions` on change requests is 403, and a request in `state` stays there. */
+  async function refusedWithout(state: State, action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen', actions: string[]): Promise<void> {
+    const { id } = await inState(state);
+    const holder = await actor(svc, `holder-${++n}`, [{ object_types: ['change_control.changerequest'], actions }]);
+    expectStatus(await act(holder.client, id, action), 403);
+    assert.equal((await detail(author.client, id)).status, state);
+  }
+
   before(async () => {
     svc = await startService();
     author = await actor(svc, 'alice', [...AUTHOR, ...LIFECYCLE_PERMS]);
@@ -128,10 +136,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 1: submit without change_changerequest is 403 and the request stays a draft', async () => {
-      const { id } = await inState('draft');
-      const outsider = await actor(svc, `viewer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'abandon', 'reopen'] }]);
-      expectStatus(await act(outsider.client, id, 'submit'), 403);
-      assert.equal((await detail(author.client, id)).status, 'draft');
+      await refusedWithout('draft', 'submit', ['view', 'abandon', 'reopen']);
     });
   });
 
@@ -191,10 +196,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 2: return-to-draft without change_changerequest is 403 and the state is kept', async () => {
-      const { id } = await inState('needs-review');
-      const outsider = await actor(svc, `viewer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'abandon', 'reopen'] }]);
-      expectStatus(await act(outsider.client, id, 'return-to-draft'), 403);
-      assert.equal((await detail(author.client, id)).status, 'needs-review');
+      await refusedWithout('needs-review', 'return-to-draft', ['view', 'abandon', 'reopen']);
     });
   });
 
@@ -211,10 +213,7 @@ describe('change requests: the states table', () => {
     }
 
     it('States table row 3: abandon needs abandon_changerequest — change_changerequest alone is 403', async () => {
-      const { id } = await inState('needs-review');
-      const changer = await actor(svc, `changer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'change', 'reopen'] }]);
-      expectStatus(await act(changer.client, id, 'abandon'), 403);
-      assert.equal((await detail(author.client, id)).status, 'needs-review');
+      await refusedWithout('needs-review', 'abandon', ['view', 'change', 'reopen']);
     });
 
     it('States table row 3: an abandoned request cannot merge (409 from the merge gate)', async () => {
@@ -245,10 +244,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 4: reopen needs reopen_changerequest — change and abandon are not enough (403)', async () => {
-      const { id } = await inState('abandoned');
-      const other = await actor(svc, `other-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'change', 'abandon'] }]);
-      expectStatus(await act(other.client, id, 'reopen'), 403);
-      assert.equal((await detail(author.client, id)).status, 'abandoned');
+      await refusedWithout('abandoned', 'reopen', ['view', 'change', 'abandon']);
     });
   });
 
