@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { isListRoute } from '../../../server/host/http/openapi';
-import { expectQueriesRefused, serviceForEachTest, type TestService } from '../../support/service';
+import { eachTestService, expectQueriesRefused } from '../../support/service';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
 describe('conventions: bodies', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('answers 415 to a body that is not JSON', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
@@ -51,8 +50,7 @@ describe('conventions: bodies', () => {
 });
 
 describe('conventions: lists and filters', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('wraps lists in {count, next, previous, results}', async () => {
     for (let i = 0; i < 3; i++) await svc.admin.post('/api/users/groups/', { name: `g${i}` });
@@ -124,8 +122,7 @@ describe('conventions: lists and filters', () => {
 });
 
 describe('conventions: every list (filters, q, ordering, brief, fields)', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   /** Every list route but the source-of-truth catalogue's (which filter on any attribute). */
   const listPaths = (): string[] => {
@@ -187,8 +184,7 @@ describe('conventions: every list (filters, q, ordering, brief, fields)', () => 
 });
 
 describe('conventions: headers and status', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('sends API-Version: 4.7 on every response, errors included', async () => {
     const responses = [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { withTables } from '../../../../server/host/db/database';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, BRANCHES, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
 import { changelogOfRequest, draftRequest, evaluation, merge } from './requests-support';
 
@@ -304,8 +304,7 @@ describe('change requests: the states table', () => {
 });
 
 describe('change requests: status is never writable (General rule 4)', () => {
-  let svc: TestService;
-  serviceForSuite((started) => { svc = started; });
+  const svc = suiteService();
 
   it('General rule 4: a PATCH naming status is accepted, the status is ignored; only the four actions move it', async () => {
     const author = await actor(svc, 'alice', AUTHOR);

@@ -13,8 +13,7 @@ function viewPlus(objectType: string, ...grants: Array<{ actions: string[]; cons
 }
 
 describe('policies: fields, checks and the required_checks filter', () => {
-  let svc: TestService;
-  serviceForSuite((started) => { svc = started; });
+  const svc = suiteService();
 
   it('contract 4.1: a policy is created with its defaults (enabled, weight 1000, every object type, no conditions, condition state either, no checks)', async () => {
     const p = await created(svc.admin.post(POLICIES, { name: 'Defaults' }));
