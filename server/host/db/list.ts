@@ -65,7 +65,7 @@ export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
   /** A name for the list's memo keys. */
   name: string;
   from(ctx: Ctx): SelectQueryBuilder<DB, TB, Row>;
-  /** The filters on the column of the same name (`{ id: 'int', name: 'string' }`); they come first. */
+  /** The filters on the column of the same name (`{ name: 'string' }`); they come first, after `id` (an int filter unless declared here). */
   columnFilters?: { [C in StringReference<DB, TB>]?: ColumnFilter };
   /** The other filters: on another column, by a condition, or by a test in code. */
   filters?: Record<string, ListFilter<DB, TB, Row>>;
@@ -83,6 +83,11 @@ export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
   admit?(ctx: Ctx): Promise<((rows: Row[]) => Promise<Row[]>) | null>;
   /** Reuse the count of a query between its pages while the database is unchanged. */
   memoCount?: boolean;
+  /**
+   * The tables a page (or count) with these options is computed from, every function it calls
+   * included (undefined: any table): a write of another table keeps a memoized count.
+   */
+  reads?(options: ListOptions): readonly string[] | undefined;
   present(ctx: Ctx, rows: Row[]): Promise<Out[]>;
 }
 
@@ -121,10 +126,16 @@ function conditionOf<DB, TB extends keyof DB, Row>(name: string, filter: ListFil
   return (eb) => eb.and(stored.map((v) => eb(sql.ref(ref), op as '>=', v)));
 }
 
-/** The column filters as filters, in their order: each on the column of its name. */
+/** `created` as a range filter (`created__gte` …). */
+export const createdRange: ColumnFilter = { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true };
+
+/** `last_updated` as a range filter (`last_updated__gte` …). */
+export const lastUpdatedRange: ColumnFilter = { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true };
+
+/** The column filters as filters, in their order (`id` first, an int unless declared otherwise): each on the column of its name. */
 function columnFilters<DB, TB extends keyof DB, Row>(declared: { [C in StringReference<DB, TB>]?: ColumnFilter } = {}): Array<[string, ListFilter<DB, TB, Row>]> {
   // Object.entries types the keys as plain strings; they are the declaration's column names.
-  return Object.entries<ColumnFilter | undefined>(declared).flatMap(([name, def]) => (def === undefined ? [] : [[name, { ...(typeof def === 'string' ? { type: def } : def), column: name as StringReference<DB, TB> }]]));
+  return Object.entries<ColumnFilter | undefined>({ id: 'int', ...declared }).flatMap(([name, def]) => (def === undefined ? [] : [[name, { ...(typeof def === 'string' ? { type: def } : def), column: name as StringReference<DB, TB> }]]));
 }
 
 /** Declares a resource's list once: its filter definitions for the HTTP layer and its runner. */
@@ -186,7 +197,7 @@ export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclarat
     const counting = q.clearSelect().select((eb) => eb.fn.countAll<number>().as('count'));
     const countNow = async (): Promise<{ count: number }> => (await counting.executeTakeFirstOrThrow()) as unknown as { count: number };
     const { count } = decl.memoCount
-      ? await ctx.host.readMemo.get(ctx, `${decl.name}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow)
+      ? await ctx.host.readMemo.get(ctx, `${decl.name}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow, decl.reads?.(options))
       : await countNow();
     const found = await rows.limit(page.limit).offset(page.offset).execute();
     return { count: Number(count), items: await decl.present(ctx, found) };

@@ -72,7 +72,7 @@ const eventRules = rowReads({
   from: eventRuleRows,
   byId: eventRuleTable.byId,
   present,
-  columnFilters: { id: 'int', name: 'string', enabled: 'bool', action_type: 'string', action_object_id: 'int' },
+  columnFilters: { name: 'string', enabled: 'bool', action_type: 'string', action_object_id: 'int' },
   filters: {
     object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     event_type: { type: 'string', description: 'Rules triggered by this event type.', test: (r, v) => jsonListHasAny(r.event_types, v) },

@@ -32,7 +32,6 @@ const notificationList = defineList({
   name: 'notifications',
   from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
   columnFilters: {
-    id: 'int',
     read: 'bool',
     event_type: 'string',
     object_type: { type: 'string', description: 'The object\'s type, "app_label.model".' },

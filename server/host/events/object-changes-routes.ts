@@ -55,7 +55,6 @@ const objectChangeList = defineList({
   name: 'object-changes',
   from: objectChangeRows,
   columnFilters: {
-    id: 'int',
     changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".' },
     changed_object_id: 'int',
     request_id: { type: 'string', description: 'Every change made by one request.' },

@@ -92,7 +92,7 @@ const webhooks = rowReads({
   from: webhookRows,
   byId: webhookTable.byId,
   present,
-  columnFilters: { id: 'int', name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
+  columnFilters: { name: 'string', http_method: { type: 'choice', choices: HTTP_METHODS }, payload_url: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'payload_url'],
 });

@@ -3,5 +3,6 @@ export { envelope, parseFilters, parseOrdering, parsePage, parseSearch, parseSha
 export type { FilterDef } from './query';
 export { getViewable, parseId, registerResource, requireObjectPermission } from './resource';
 export type { ListOptions } from './resource';
+export { presentedById } from './row-reads';
 export { Reply, StreamReply } from './routes';
 export type { QueryParams } from './routes';

@@ -12,16 +12,21 @@ export interface RowReadsSpec<DB, TB extends keyof DB, Row, Out>
   present(ctx: Ctx, row: Row): Out;
 }
 
+/** A resource's retrieve (`get`): its row by id, presented (undefined when there is none). */
+export function presentedById<Row, Out>(byId: (ctx: Ctx, id: number) => Promise<Row | undefined>, present: (ctx: Ctx, row: Row) => Out | Promise<Out>): (ctx: Ctx, id: number) => Promise<Out | undefined> {
+  return async (ctx, id) => {
+    const row = await byId(ctx, id);
+    return row ? present(ctx, row) : undefined;
+  };
+}
+
 /** A resource's retrieve (`get`) and list, written once for resources read row by row. */
 export function rowReads<DB, TB extends keyof DB, Row, Out>(
   spec: RowReadsSpec<DB, TB, Row, Out>,
 ): { get(ctx: Ctx, id: number): Promise<Out | undefined>; list: DeclaredList<Out> } {
   const { byId, present, ...list } = spec;
   return {
-    get: async (ctx, id) => {
-      const row = await byId(ctx, id);
-      return row ? present(ctx, row) : undefined;
-    },
+    get: presentedById(byId, present),
     list: defineList({ ...list, present: async (ctx, rows) => rows.map((row) => present(ctx, row)) }),
   };
 }

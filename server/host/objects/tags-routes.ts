@@ -22,7 +22,7 @@ const tags = rowReads({
   from: tagRows,
   byId: tagTable.byId,
   present,
-  columnFilters: { id: 'int', name: 'string', slug: 'string', color: 'string' },
+  columnFilters: { name: 'string', slug: 'string', color: 'string' },
   ordering: { id: 'id', name: 'name', slug: 'slug', created: 'created' },
   defaultOrdering: [{ field: 'name', desc: false }],
   search: ['name', 'slug', 'description'],

@@ -38,7 +38,7 @@ const groups = rowReads({
   from: groupRows,
   byId: groupTable.byId,
   present,
-  columnFilters: { id: 'int', name: 'string' },
+  columnFilters: { name: 'string' },
   ordering: { id: 'id', name: 'name', created: 'created' },
   search: ['name', 'description'],
 });

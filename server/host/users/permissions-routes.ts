@@ -67,7 +67,7 @@ const permissions = rowReads({
   from: permissionRows,
   byId: permissionTable.byId,
   present,
-  columnFilters: { id: 'int', name: 'string', enabled: 'bool' },
+  columnFilters: { name: 'string', enabled: 'bool' },
   filters: {
     object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
     action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },

@@ -8,7 +8,6 @@ const branchList = defineList({
   name: 'branches',
   from: branchRows,
   columnFilters: {
-    id: 'int',
     name: 'string',
     status: { type: 'choice', choices: BRANCH_STATUSES },
     owner: { type: 'int', allowMe: true, description: 'Owner user id, or "me".' },

@@ -12,7 +12,6 @@ const changeList = defineList({
   name: 'changes',
   from: branchChangeRows,
   columnFilters: {
-    id: 'int',
     branch_id: { type: 'int', description: 'Branch id.' },
     object_type: { type: 'string', description: 'Object type, "app_label.model".' },
     action: { type: 'choice', choices: CHANGE_ACTIONS },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
-import { ensureBranchState, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../host';
+import { BRANCH_DATA_TABLES, ensureBranchState, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../host';
 import { branchChangeRows, digestRow, dropDigest, keptDigest, storeDigest } from './digest-repository';
 
 /**
@@ -121,6 +121,9 @@ export async function branchDigestState(ctx: Ctx, branchId: number): Promise<{ d
   const row = await digestRow(ctx, branchId);
   return row ? { digest: row.digest, changes: row.changes } : { digest: EMPTY_DIGEST, changes: 0 };
 }
+
+/** The tables a branch's digest and change count are read from: what a cached read of them names. */
+export const DIGEST_TABLES: readonly string[] = ['branching_digests', ...BRANCH_DATA_TABLES];
 
 /** The digest of a branch's net diff now. */
 export async function branchDigest(ctx: Ctx, branchId: number): Promise<string> {

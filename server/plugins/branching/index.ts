@@ -10,7 +10,7 @@ export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDi
 export { computeConflicts } from '../../host';
 export { isBranchStale } from './staleness';
 export { mergeBranch } from './merge';
-export { branchChangeCount, branchDigest, digestOfChanges, formerDigestOfChanges, canonicalJson, EMPTY_DIGEST } from './digest';
+export { DIGEST_TABLES, branchChangeCount, branchDigest, digestOfChanges, formerDigestOfChanges, canonicalJson, EMPTY_DIGEST } from './digest';
 export { syncBranch } from './sync';
 export { revertBranch } from './revert';
 export type { ActionOptions, BranchActionResult } from './action-result';

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { CHANGE_REQUEST_STATUSES, CHECK_STATUSES, PRIORITIES } from '../../../../contract/api/change-control';
 import { ChangeVisibility } from '../../branching';
-import { type Ctx, type DeclaredList, defineList, foldedLike, likePattern, textContains } from '../../../host';
+import { type Ctx, type DeclaredList, type ListOptions, defineList, createdRange, foldedLike, likePattern, textContains } from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
+import { computations } from '../computations';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
@@ -29,11 +30,44 @@ async function withOpenThreads(ctx: Ctx): Promise<number[] | null> {
   return [...new Set((await visibleCommentRows(ctx, roots, visibility)).map((r) => r.change_request_id))];
 }
 
+/**
+ * What a page of requests is computed from (the page, its count and every function presenting
+ * it): the requests, who may see what (identity, permissions, visible branches), each request's
+ * requester, attached policies, tags, branch, queue position, and the freezes; and what the
+ * filters given read. A check report, a review or a comment writes none of these: the page
+ * stays cached across them. Requests with open threads: any table (the caller's view of the
+ * changes decides).
+ */
+export function pageReads(options: ListOptions): readonly string[] | undefined {
+  const named = new Set(Object.keys(options.filters).map((f) => f.split('__')[0]!));
+  if (named.has('has_open_threads')) return undefined;
+  return [
+    ...PAGE_TABLES,
+    ...(named.has('check_status') ? ['cc_merge_checks'] : []),
+    ...(named.has('has_reviews') ? ['cc_reviews'] : []),
+    ...(named.has('reviewer') ? ['cc_outstanding_reviewers'] : []),
+  ];
+}
+
+const PAGE_TABLES: readonly string[] = [
+  'cc_change_requests',
+  'users',
+  'user_groups',
+  'groups',
+  'permissions',
+  'branches',
+  'cc_change_request_policies',
+  'cc_policies',
+  'tagged_items',
+  'tags',
+  'cc_merge_jobs',
+  'cc_freezes',
+];
+
 const declared = defineList({
   name: 'change-requests',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_requests').selectAll(),
   columnFilters: {
-    id: 'int',
     status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
     gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
     has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
@@ -44,7 +78,7 @@ const declared = defineList({
     branch_deleted: 'bool',
     scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', range: true },
     scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', range: true },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
   },
   filters: {
     check_status: {
@@ -110,21 +144,29 @@ const declared = defineList({
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['title', 'description', 'ref', 'branch_name'],
   memoCount: true,
+  reads: pageReads,
   present: presentChangeRequestList,
 });
 
 /**
- * `change-requests/`. Pages read again while the database is unchanged are reused, unless a
- * request on the page has a change window (its readiness moves with time).
+ * `change-requests/`. Pages read again while none of the tables they are computed from moved
+ * (`pageReads`) are reused, unless a request on the page has a change window (its readiness
+ * moves with time).
  */
 export const changeRequestList: DeclaredList<ChangeRequestOut> = {
   ...declared,
   run: async (ctx, options) => {
     const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
-    const answer = await ctx.host.readMemo.get(ctx, key, async () => {
-      const page = await declared.run(ctx, options);
-      return { ...page, timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
-    });
+    const answer = await ctx.host.readMemo.get(
+      ctx,
+      key,
+      async () => {
+        computations(ctx.host).pages++;
+        const page = await declared.run(ctx, options);
+        return { ...page, timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
+      },
+      pageReads(options),
+    );
     return answer.timeless ? answer : declared.run(ctx, options);
   },
 };

@@ -52,6 +52,9 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
   });
 }
 
+/** What `relatedOf` reads: the users it names, the attached policies, the tags. */
+const RELATED_TABLES: readonly string[] = ['users', 'cc_change_request_policies', 'cc_policies', 'tagged_items', 'tags'];
+
 async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {
   const users = await loadUsers(ctx, rows.flatMap((r) => [r.requester_id, r.override_by_id].filter((id): id is number => id !== null)));
   const ids = rows.map((r) => r.id);
@@ -75,7 +78,12 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
  */
 export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
   const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
-  const related = await ctx.host.readMemo.get(ctx, `related:${row.id}|${row.requester_id}|${row.override_by_id}|${row.last_updated}`, async () => (await relatedOf(ctx, [row])).get(row.id)!);
+  const related = await ctx.host.readMemo.get(
+    ctx,
+    `related:${row.id}|${row.requester_id}|${row.override_by_id}|${row.last_updated}`,
+    async () => (await relatedOf(ctx, [row])).get(row.id)!,
+    RELATED_TABLES,
+  );
   const access = await branchAccess(ctx);
   const actions = callerActions(ctx.user, await callerPermissions(ctx), snapshotChangeRequest(ctx, row), {
     status: row.status,

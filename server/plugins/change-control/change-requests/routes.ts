@@ -11,7 +11,7 @@ import {
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
 import { branchAccess, findBranch, recordChange, requireBranchWrite, setTags, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
-import { getViewable, parseId, registerResource, requireObjectPermission } from '../../../host/http';
+import { getViewable, parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
@@ -156,10 +156,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     path,
     output: changeRequestOutput,
     list: changeRequestList,
-    get: async (ctx, id) => {
-      const row = await getChangeRequestRow(ctx, id);
-      return row ? presentChangeRequest(ctx, row) : undefined;
-    },
+    get: presentedById(getChangeRequestRow, presentChangeRequest),
     ownChangelog: true,
     create: { body: createBody, run: createChangeRequest },
     update: { body: updateBody, put: putBody, run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input) },

@@ -1,5 +1,5 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { type Ctx, defineList, type HostTables, textContains } from '../../../host';
+import { type Ctx, defineList, createdRange, type HostTables, textContains } from '../../../host';
 import { CHECK_STATUSES } from '../../../../contract/api/change-control';
 import { ccDb, jsonArrayHasColumn } from '../db/database';
 import type { ChangeControlTables } from '../db/tables';
@@ -48,11 +48,10 @@ export const checkList = defineList({
   name: 'checks',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_merge_checks').selectAll(),
   columnFilters: {
-    id: 'int',
     change_request_id: 'int',
     name: 'string',
     status: { type: 'choice', choices: CHECK_STATUSES },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
     completed: { type: 'datetime', description: 'When the result last changed (with __gte, __lte, __gt, __lt: a range).', range: true },
   },
   filters: {

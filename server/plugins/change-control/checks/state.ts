@@ -1,4 +1,5 @@
-import { BRANCH_DATA_TABLES, type Ctx } from '../../../host';
+import type { Ctx } from '../../../host';
+import { DIGEST_TABLES } from '../../branching';
 import { requestDigest } from '../change-requests/content';
 import { getChangeRequestRow } from '../change-requests/repository';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
@@ -61,7 +62,7 @@ export function checkedRequest(ctx: Ctx, changeRequestId: number): Promise<Check
       const cr = await getChangeRequestRow(ctx, changeRequestId);
       return cr && { cr, digest: await requestDigest(ctx, cr) };
     },
-    ['cc_change_requests', ...BRANCH_DATA_TABLES],
+    ['cc_change_requests', ...DIGEST_TABLES],
   );
 }
 

@@ -1,5 +1,5 @@
 import { ChangeVisibility } from '../../branching';
-import { type ApiObject, type Ctx, defineList } from '../../../host';
+import { type ApiObject, type Ctx, defineList, createdRange, lastUpdatedRange } from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { presentComments, visibleCommentRows } from './repository';
@@ -13,13 +13,12 @@ export const commentList = defineList({
   name: 'comments',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_comments').selectAll(),
   columnFilters: {
-    id: 'int',
     change_request_id: 'int',
     change_diff_id: 'int',
     author_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
     parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
-    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
+    last_updated: lastUpdatedRange,
     attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
   },
   filters: {

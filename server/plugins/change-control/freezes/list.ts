@@ -7,7 +7,6 @@ export const freezeList = defineList({
   name: 'freezes',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_freezes').selectAll(),
   columnFilters: {
-    id: 'int',
     name: 'string',
     enabled: 'bool',
     kind: { type: 'string', description: '"once" or "recurring".' },

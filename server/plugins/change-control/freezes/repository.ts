@@ -53,14 +53,14 @@ export function snapshotFreeze(obj: FreezeOut): Record<string, unknown> {
 export const freezeTable = tableRows(ccDb, 'cc_freezes');
 
 /**
- * The enabled freezes with their schedules (a short table), reused between writes. What is in
+ * The enabled freezes with their schedules (a short table), reused while the table is not written. What is in
  * force is computed from them at every call: it depends on the time of asking.
  */
 export async function enabledFreezes(ctx: Ctx): Promise<Array<{ row: FreezeRow; schedule: FreezeSchedule }>> {
   return ctx.host.readMemo.get(ctx, 'cc-freezes:enabled', async () => {
     const rows = await ccDb(ctx).selectFrom('cc_freezes').selectAll().where('enabled', '=', 1).orderBy('id').execute();
     return rows.map((row) => ({ row, schedule: scheduleOf(row) }));
-  });
+  }, ['cc_freezes']);
 }
 
 export type LoadedFreezes = Awaited<ReturnType<typeof enabledFreezes>>;

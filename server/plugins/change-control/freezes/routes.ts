@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { freeze as freezeOutput, freezeWrite } from '../../../../contract/api/freezes';
 import { type Ctx, givenFields, ValidationError, type Host } from '../../../host';
-import { registerResource } from '../../../host/http';
+import { presentedById, registerResource } from '../../../host/http';
 import { fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { sweepAutoMerge } from '../gate/auto-merge';
@@ -51,10 +51,7 @@ export function registerFreezeRoutes(host: Host): void {
     path: MODELS.freeze.path,
     output: freezeOutput,
     list: freezeList,
-    get: async (ctx, id) => {
-      const row = await freezeTable.byId(ctx, id);
-      return row ? presentFreeze(ctx, row) : undefined;
-    },
+    get: presentedById(freezeTable.byId, presentFreeze),
     snapshot: snapshotFreeze,
     create: {
       body: freezeWrite,

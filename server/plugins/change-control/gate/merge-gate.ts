@@ -1,7 +1,7 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
 import { branchConflicts, type Ctx, type BranchRow } from '../../../host';
-import { branchDigest } from '../../branching';
+import { DIGEST_TABLES, branchDigest } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
@@ -66,17 +66,42 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 /** What the gate finds apart from the change window (which depends on the time of asking). */
 type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
 
+/** What the gate reads of a branch: its row, its digest and whether it conflicts with main. */
+interface BranchFacts {
+  branch: BranchRow | null;
+  digest: string | null;
+  hasConflicts: boolean;
+}
+
+/**
+ * The request's branch facts, reused while the branch's data is not written (a check report, a
+ * review or a comment keeps them); shared: never change them. Without a branch: none.
+ */
+function branchFacts(ctx: Ctx, branchId: number): Promise<BranchFacts> {
+  return ctx.host.readMemo.get(
+    ctx,
+    `branch-data:gate|${branchId}`,
+    async () => {
+      computations(ctx.host).branchFacts++;
+      const branch = await branchOf(ctx, { branch_id: branchId });
+      return { branch, digest: branch ? await branchDigest(ctx, branch.id) : null, hasConflicts: await branchConflictsNow(ctx, branch) };
+    },
+    DIGEST_TABLES,
+  );
+}
+
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
   computations(ctx.host).gate++;
-  const branch = await branchOf(ctx, cr);
+  const ofBranch = cr.branch_id === null ? null : await branchFacts(ctx, cr.branch_id);
+  const branch = ofBranch?.branch ?? null;
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
   const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
   const status = deriveStatus(cr.status, evaluation);
-  const digest = branch ? await branchDigest(ctx, branch.id) : cr.digest;
+  const digest = branch ? ofBranch!.digest : cr.digest;
   const checks = await checkStates(ctx, cr.id, governing, options.checkRows, digest);
   const blocking = checks.filter((c) => c.blocks);
-  const hasConflicts = await branchConflictsNow(ctx, branch);
+  const hasConflicts = ofBranch?.hasConflicts ?? false;
 
   const reasons: string[] = [];
   if (status === 'completed') reasons.push('The change request is completed.');

@@ -1,4 +1,4 @@
-import { type ApiObject, type Ctx, defineList } from '../../../host';
+import { type ApiObject, type Ctx, defineList, createdRange, lastUpdatedRange } from '../../../host';
 import type { JournalEntry } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { journalAdmission, presentJournalEntries } from './repository';
@@ -8,13 +8,12 @@ export const journalList = defineList({
   name: 'journal-entries',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_journal_entries').selectAll(),
   columnFilters: {
-    id: 'int',
     assigned_object_type: { type: 'string', description: 'The object type ("change_control.changerequest").' },
     assigned_object_id: { type: 'int', description: 'The change request\'s id.' },
     kind: { type: 'string', description: 'info, success, warning or danger (several: any of them).' },
     created_by_id: { type: 'int', allowMe: true, description: 'Author user id, or "me".' },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
-    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
+    last_updated: lastUpdatedRange,
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated', kind: 'kind' },
   defaultOrdering: [{ field: 'created', desc: true }, { field: 'id', desc: true }],

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Ctx, defineList, grantAllows } from '../../../host';
+import { type Ctx, defineList, createdRange, grantAllows } from '../../../host';
 import { CONDITION_STATES } from '../../../../contract/api/change-control';
 import { ccDb, jsonArrayHasAny } from '../db/database';
 import { presentPolicy, presentRule, withPolicyTags, withRuleTags } from './repository';
@@ -11,12 +11,11 @@ export const policyList = defineList({
   name: 'policies',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policies').selectAll(),
   columnFilters: {
-    id: 'int',
     name: 'string',
     enabled: 'bool',
     weight: { type: 'int', description: 'Weight (with __gte, __lte, __gt, __lt: a range).', range: true },
     condition_state: { type: 'choice', choices: CONDITION_STATES },
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
   },
   filters: {
     object_type: {
@@ -78,7 +77,6 @@ export const ruleList = defineList({
   name: 'policy-rules',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policy_rules').selectAll(),
   columnFilters: {
-    id: 'int',
     policy_id: 'int',
     name: 'string',
     min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', range: true },

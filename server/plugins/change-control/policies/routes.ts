@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
 import { branchesTouching, clearTags, conditionSetProblem, Conflict, givenFields, recordChange, setTags, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
-import { registerResource, type QueryParams } from '../../../host/http';
+import { presentedById, registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { ensurePolicyMatches } from './kept-matches';
@@ -154,10 +154,7 @@ export function registerPolicyRoutes(host: Host): void {
     path: MODELS.policy.path,
     output: policyOutput,
     list: policyList,
-    get: async (ctx, id) => {
-      const row = await policyTable.byId(ctx, id);
-      return row ? (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0] : undefined;
-    },
+    get: presentedById(policyTable.byId, async (ctx, row) => (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0]),
     create: {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
@@ -219,10 +216,7 @@ export function registerPolicyRoutes(host: Host): void {
     path: MODELS.policyRule.path,
     output: policyRuleOutput,
     list: ruleList,
-    get: async (ctx, id) => {
-      const row = await ruleTable.byId(ctx, id);
-      return row ? (await withRuleTags(ctx, [presentRule(ctx, row)]))[0] : undefined;
-    },
+    get: presentedById(ruleTable.byId, async (ctx, row) => (await withRuleTags(ctx, [presentRule(ctx, row)]))[0]),
     create: {
       body: policyRuleWrite,
       run: async (ctx, input: RuleWrite) => {

@@ -1,4 +1,4 @@
-import { type Ctx, defineList } from '../../../host';
+import { type Ctx, defineList, createdRange, lastUpdatedRange } from '../../../host';
 import { REVIEW_DECISIONS } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { presentReviewRows } from './repository';
@@ -10,13 +10,12 @@ export const reviewList = defineList({
   name: 'reviews',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_reviews').selectAll(),
   columnFilters: {
-    id: 'int',
     change_request_id: 'int',
     reviewer_id: { type: 'int', allowMe: true, description: 'Reviewer user id, or "me".' },
     decision: { type: 'choice', choices: REVIEW_DECISIONS },
     stale: 'bool',
-    created: { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true },
-    last_updated: { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true },
+    created: createdRange,
+    last_updated: lastUpdatedRange,
   },
   filters: {
     author_id: { type: 'int', allowMe: true, description: 'The review\'s author (its reviewer), or "me".', column: 'reviewer_id' },

@@ -7,6 +7,8 @@ import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo'
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
+import { observeStatements } from '../../../../server/host/db/database';
+import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
@@ -99,6 +101,42 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       await sql`select count(*) from users`.execute(tx.db);
       assert.equal(await read(tx), 4);
     });
+  });
+
+  it('fails a computation reading a table its answer does not name (the tests audit every cached read)', async () => {
+    assert.equal(auditingMemoReads(), true);
+    const memo = new ReadMemo();
+    const ctx = ctxOf(svc);
+    // Joins, subqueries and raw SQL are seen; a common table expression or a column's table is not a table.
+    const named = await memo.get(
+      ctx,
+      'named',
+      async () => {
+        await ctx.db.selectFrom('users as u').innerJoin('user_groups', 'user_groups.user_id', 'u.id').select('u.id').execute();
+        await ctx.db.with('mine', (db) => db.selectFrom('groups').select('id')).selectFrom('mine').selectAll().execute();
+        await sql`select count(*) from users`.execute(ctx.db);
+        return 'ok';
+      },
+      ['users', 'user_groups', 'groups'],
+    );
+    assert.equal(named, 'ok');
+    await assert.rejects(
+      memo.get(ctx, 'short', async () => (await ctx.db.selectFrom('users').where('id', 'in', (eb) => eb.selectFrom('tokens').select('user_id')).selectAll().execute()).length, ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"short" reads tokens/.test(err.message),
+    );
+    await assert.rejects(
+      memo.get(ctx, 'raw', async () => (await sql`select * from tokens`.execute(ctx.db)).rows.length, ['users']),
+      UnnamedTableRead,
+    );
+    // A cached read inside another must name only tables the outer one names (served, its statements are not seen).
+    await memo.get(ctx, 'inner', async () => 1, ['tokens']);
+    await assert.rejects(
+      memo.get(ctx, 'outer', () => memo.get(ctx, 'inner', async () => 1, ['tokens']), ['users']),
+      (err: Error) => err instanceof UnnamedTableRead && /"inner" inside "outer" reads tokens/.test(err.message),
+    );
+    await assert.rejects(memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']), UnnamedTableRead);
+    // An answer naming no tables depends on everything: nothing inside it is checked.
+    assert.equal(await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length), 1);
   });
 
   it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
@@ -346,6 +384,28 @@ if (!onPostgres) {
       await done;
       assert.equal((await adminRow()).first_name, 'Pending');
       assert.equal((await svc.admin.get('/api/users/users/?username=admin')).body.results[0].first_name, 'Pending');
+    });
+
+    it("tells an observer every statement, on the writer and on the reader, but not the data version's reads; nothing once it stops", async () => {
+      const seen: string[] = [];
+      const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+      const { release, done } = await openWriteTransaction('Observed');
+      // On the reader: the writer is held.
+      await adminRow();
+      release();
+      await done;
+      // On the free writer, and through a cached read (which reads the versions first).
+      await adminRow();
+      await svc.host.readMemo.get(ctxOf(svc), 'observed', async () => 1);
+      stop();
+      await adminRow();
+      const reads = seen.filter((q) => q.startsWith('select "first_name"'));
+      assert.deepEqual(
+        [seen.filter((q) => q === 'begin').length, seen.filter((q) => q.startsWith('update "users"')).length, seen.filter((q) => q === 'commit').length, reads.length],
+        [1, 1, 1, 2],
+        seen.join('\n'),
+      );
+      assert.ok(!seen.some((q) => q.includes('data_version') && q.startsWith('select')), seen.join('\n'));
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { computations } from '../../../../server/plugins/change-control/computations';
 import type { TestService } from '../../../support/service';
-import { CHECKS, created, detail, ok, POLICIES, REQUESTS, REVIEWS } from './fixtures';
+import { CHECKS, created, detail, DEVICES, ok, POLICIES, REQUESTS, REVIEWS } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -96,5 +96,46 @@ describe('change control: the gate and the evaluation are computed once per requ
     await submitted();
     const page = await counted(async () => assert.ok((await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.length >= 2));
     assert.deepEqual(page, NONE);
+  });
+
+  /** How many list pages and branch facts `request` computed. */
+  async function kept(request: () => Promise<unknown>): Promise<{ pages: number; branchFacts: number }> {
+    const before = { ...computations(svc.host) };
+    await request();
+    const after = computations(svc.host);
+    return { pages: after.pages - before.pages, branchFacts: after.branchFacts - before.branchFacts };
+  }
+
+  it('a page of the list is kept across check reports, reviews and comments, and computed afresh after a write of a request', async () => {
+    const s = await submitted();
+    const page = () => ok(svc.admin.get(`${REQUESTS}?limit=50`));
+    await page();
+    assert.equal((await kept(page)).pages, 0);
+    const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
+    await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }));
+    assert.equal((await kept(page)).pages, 0);
+    await ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { title: 'Renamed' }));
+    const afresh = await kept(async () => assert.ok((await page()).results.some((r: { title: string }) => r.title === 'Renamed')));
+    assert.equal(afresh.pages, 1);
+    // A filter reading another table names it: a check report moves a page filtered on check status.
+    const failing = () => ok(svc.admin.get(`${REQUESTS}?check_status=failure&limit=50`));
+    assert.ok((await failing()).results.some((r: { id: number }) => r.id === s.cr.id));
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
+    assert.ok(!(await failing()).results.some((r: { id: number }) => r.id === s.cr.id));
+  });
+
+  it("a detail read after a check report or a review computes the gate, not the branch's facts; a write in the branch computes them afresh", async () => {
+    const s = await submitted();
+    await detail(s.author.client, s.cr.id);
+    const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
+    await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }));
+    assert.deepEqual(await kept(() => detail(s.author.client, s.cr.id)), { pages: 0, branchFacts: 0 });
+    const before = (await detail(s.author.client, s.cr.id)).digest;
+    await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: 'renamed-router' }));
+    let after = '';
+    assert.deepEqual(await kept(async () => (after = (await detail(s.author.client, s.cr.id)).digest)), { pages: 0, branchFacts: 1 });
+    assert.notEqual(after, before);
   });
 });
