@@ -260,11 +260,18 @@ const SAMPLED_ITEMS = 256;
  */
 export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY): number {
   const seen = new Set<object>();
-  // Each value to measure with the number of values it stands for (items of a sampled array).
-  const pending: Array<[unknown, number]> = [[value, 1]];
+  // Each value to measure, and beside it the number of values it stands for (items of a sampled
+  // array): two stacks kept in step, so that measuring allocates no pair per value.
+  const pending: unknown[] = [value];
+  const weights: number[] = [1];
+  const push = (item: unknown, weight: number): void => {
+    pending.push(item);
+    weights.push(weight);
+  };
   let total = 0;
   while (pending.length > 0 && total <= limit) {
-    const [v, weight] = pending.pop()!;
+    const v = pending.pop();
+    const weight = weights.pop()!;
     switch (typeof v) {
       case 'string':
         total += weight * (24 + v.length);
@@ -286,17 +293,20 @@ export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY):
     if (Array.isArray(v)) {
       total += weight * (32 + 8 * v.length);
       if (v.length <= SAMPLED_ITEMS) {
-        for (const item of v) pending.push([item, weight]);
+        for (const item of v) push(item, weight);
       } else {
         const step = v.length / SAMPLED_ITEMS;
-        for (let i = 0; i < SAMPLED_ITEMS; i++) pending.push([v[Math.floor(i * step)], weight * step]);
+        for (let i = 0; i < SAMPLED_ITEMS; i++) push(v[Math.floor(i * step)], weight * step);
       }
     } else if (v instanceof Map) {
       total += weight * (64 + 40 * v.size);
-      for (const [k, item] of v) pending.push([k, weight], [item, weight]);
+      for (const [k, item] of v) {
+        push(k, weight);
+        push(item, weight);
+      }
     } else if (v instanceof Set) {
       total += weight * (64 + 24 * v.size);
-      for (const item of v) pending.push([item, weight]);
+      for (const item of v) push(item, weight);
     } else if (ArrayBuffer.isView(v)) {
       total += weight * (96 + v.byteLength);
     } else if (v instanceof ArrayBuffer) {
@@ -304,9 +314,13 @@ export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY):
     } else if (v instanceof Date || v instanceof RegExp || v instanceof Promise) {
       total += weight * 48;
     } else {
-      const keys = Object.keys(v);
-      total += weight * (32 + 8 * keys.length);
-      for (const k of keys) pending.push([(v as Record<string, unknown>)[k], weight]);
+      let slots = 0;
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        slots++;
+        push((v as Record<string, unknown>)[k], weight);
+      }
+      total += weight * (32 + 8 * slots);
     }
   }
   return total;

@@ -147,8 +147,8 @@ const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() }
  * transaction holding the writer (inside one too), or nothing at all for a database no other
  * process can open (in memory: the handle's own write count says everything).
  */
-export function readVersionWith(db: Kysely<any>, reader: Kysely<any> | null): void {
-  readers.set(db, reader ? () => selectVersions(reader) : () => Promise.resolve(NOTHING_READ));
+export function readVersionWith(db: Kysely<any>, read: (() => Promise<DataVersions>) | null): void {
+  readers.set(db, read ?? (() => Promise.resolve(NOTHING_READ)));
 }
 
 /** The committed data version, as this handle sees it. */
@@ -180,7 +180,11 @@ export async function readDataVersionsIn(db: Queryable<any>, trx: Queryable<any>
 export const VERSIONS_READ_SQL = 'select "id", "version" from "data_version"';
 
 async function selectVersions(db: Queryable<any>): Promise<DataVersions> {
-  const { rows } = await sql.raw<DataVersionTable>(VERSIONS_READ_SQL).execute(db);
+  return versionsOf((await sql.raw<DataVersionTable>(VERSIONS_READ_SQL).execute(db)).rows);
+}
+
+/** The versions as `VERSIONS_READ_SQL` reads them. */
+export function versionsOf(rows: Iterable<{ id: unknown; version: unknown }>): DataVersions {
   const byRow = new Map<number, number>();
   // Bigints: PostgreSQL's driver may give them as strings.
   for (const r of rows) byRow.set(Number(r.id), Number(r.version));

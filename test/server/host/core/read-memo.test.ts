@@ -7,6 +7,7 @@ import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo'
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
+import { observeStatements } from '../../../../server/host/db/database';
 import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
@@ -383,6 +384,28 @@ if (!onPostgres) {
       await done;
       assert.equal((await adminRow()).first_name, 'Pending');
       assert.equal((await svc.admin.get('/api/users/users/?username=admin')).body.results[0].first_name, 'Pending');
+    });
+
+    it("tells an observer every statement, on the writer and on the reader, but not the data version's reads; nothing once it stops", async () => {
+      const seen: string[] = [];
+      const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+      const { release, done } = await openWriteTransaction('Observed');
+      // On the reader: the writer is held.
+      await adminRow();
+      release();
+      await done;
+      // On the free writer, and through a cached read (which reads the versions first).
+      await adminRow();
+      await svc.host.readMemo.get(ctxOf(svc), 'observed', async () => 1);
+      stop();
+      await adminRow();
+      const reads = seen.filter((q) => q.startsWith('select "first_name"'));
+      assert.deepEqual(
+        [seen.filter((q) => q === 'begin').length, seen.filter((q) => q.startsWith('update "users"')).length, seen.filter((q) => q === 'commit').length, reads.length],
+        [1, 1, 1, 2],
+        seen.join('\n'),
+      );
+      assert.ok(!seen.some((q) => q.includes('data_version') && q.startsWith('select')), seen.join('\n'));
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {
