@@ -8,7 +8,8 @@
 // conditions, 2,000 comment threads). HEAP_SAMPLE=file.json also samples every allocation of
 // the measured pairs (bench/heap-sample.cjs) and prints where the bytes were allocated;
 // HEAP_SAMPLE_SURVIVORS=1 with it keeps only what survived a scavenge (what fills the old
-// generation; see bench/heap-sample.cjs). BENCH_NODE_ARGS adds Node options to the service's.
+// generation; see bench/heap-sample.cjs). BENCH_NODE_ARGS adds Node options to the service's;
+// GC_LOG=file keeps the collections' --trace-gc-nvp lines of the measured pairs.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -45,6 +46,7 @@ function cpuMs(pid: number): number {
 }
 
 interface Gc {
+  line: string;
   kind: string;
   pause: number;
   allocated: number;
@@ -55,7 +57,7 @@ function parseGc(line: string): Gc | undefined {
   const field = (name: string) => new RegExp(`(?:^|\\s)${name}=(\\S+)`).exec(line)?.[1];
   const kind = field('gc');
   if (!kind) return undefined;
-  return { kind, pause: Number(field('pause')), allocated: Number(field('allocated') ?? 0), promoted: Number(field('promoted') ?? 0) };
+  return { line, kind, pause: Number(field('pause')), allocated: Number(field('allocated') ?? 0), promoted: Number(field('promoted') ?? 0) };
 }
 
 /** The bundle's source file for each line of dist/server.js (esbuild writes `// path` before each module). */
@@ -165,6 +167,7 @@ async function main(): Promise<void> {
       svc.child.kill('SIGUSR2');
       await written;
     }
+    if (process.env.GC_LOG) writeFileSync(process.env.GC_LOG, measured.map((g) => g.line).join('\n'));
     const of = (kind: string) => measured.filter((g) => g.kind === kind);
     const pauses = (l: Gc[]) => (l.length ? `pauses total ${l.reduce((a, g) => a + g.pause, 0).toFixed(1)} ms, largest ${Math.max(...l.map((g) => g.pause)).toFixed(1)} ms` : 'none');
     const scavenges = of('s');

@@ -47,6 +47,17 @@ function sameTables(a: readonly string[] | undefined, b: readonly string[] | und
   return a.every((t, i) => t === b[i]);
 }
 
+export interface MemoOptions {
+  /**
+   * Inside a transaction, the answer is kept for the transaction only, dropped at each write
+   * of what it reads, and never looked up among (nor added to) the committed answers: its first read needs
+   * no read of the versions before it. For a row every write transaction of a busy workload
+   * changes (a check's result), where a committed answer would hardly ever still be good: on
+   * PostgreSQL the read then goes in the round trip that begins the transaction.
+   */
+  readonly transactionOnly?: boolean;
+}
+
 /**
  * The service's one cache of answers computed from the database, and its one invalidation
  * rule: an answer is served only while the data it was computed from cannot have changed.
@@ -94,9 +105,9 @@ export class ReadMemo {
    * is computed from: a write of another table keeps it, inside a transaction or committed.
    * Without `reads`, any write drops it.
    */
-  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[]): Promise<T> {
+  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options: MemoOptions = {}): Promise<T> {
     compute = auditedCompute(key, reads, compute);
-    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads);
+    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
     if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
@@ -146,7 +157,7 @@ export class ReadMemo {
     return kept.value;
   }
 
-  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
+  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined, transactionOnly: boolean): Promise<T> {
     const stamp = writesThrough(scope.db, reads);
     let entries = this.byTransaction.get(scope.db);
     if (!entries) {
@@ -158,7 +169,7 @@ export class ReadMemo {
     let value: Promise<T> | undefined;
     // Tables this transaction has not written read as committed: share the answer both ways (an
     // answer naming no tables, while the transaction has written nothing at all).
-    if (this.root && stamp === 0) value = (await this.shared(scope, key, compute, reads))?.value;
+    if (this.root && stamp === 0 && !transactionOnly) value = (await this.shared(scope, key, compute, reads))?.value;
     value ??= compute();
     const entry = { stamp, value };
     entries.set(key, entry);
@@ -260,11 +271,18 @@ const SAMPLED_ITEMS = 256;
  */
 export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY): number {
   const seen = new Set<object>();
-  // Each value to measure with the number of values it stands for (items of a sampled array).
-  const pending: Array<[unknown, number]> = [[value, 1]];
+  // Each value to measure, and beside it the number of values it stands for (items of a sampled
+  // array): two stacks kept in step, so that measuring allocates no pair per value.
+  const pending: unknown[] = [value];
+  const weights: number[] = [1];
+  const push = (item: unknown, weight: number): void => {
+    pending.push(item);
+    weights.push(weight);
+  };
   let total = 0;
   while (pending.length > 0 && total <= limit) {
-    const [v, weight] = pending.pop()!;
+    const v = pending.pop();
+    const weight = weights.pop()!;
     switch (typeof v) {
       case 'string':
         total += weight * (24 + v.length);
@@ -286,17 +304,20 @@ export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY):
     if (Array.isArray(v)) {
       total += weight * (32 + 8 * v.length);
       if (v.length <= SAMPLED_ITEMS) {
-        for (const item of v) pending.push([item, weight]);
+        for (const item of v) push(item, weight);
       } else {
         const step = v.length / SAMPLED_ITEMS;
-        for (let i = 0; i < SAMPLED_ITEMS; i++) pending.push([v[Math.floor(i * step)], weight * step]);
+        for (let i = 0; i < SAMPLED_ITEMS; i++) push(v[Math.floor(i * step)], weight * step);
       }
     } else if (v instanceof Map) {
       total += weight * (64 + 40 * v.size);
-      for (const [k, item] of v) pending.push([k, weight], [item, weight]);
+      for (const [k, item] of v) {
+        push(k, weight);
+        push(item, weight);
+      }
     } else if (v instanceof Set) {
       total += weight * (64 + 24 * v.size);
-      for (const item of v) pending.push([item, weight]);
+      for (const item of v) push(item, weight);
     } else if (ArrayBuffer.isView(v)) {
       total += weight * (96 + v.byteLength);
     } else if (v instanceof ArrayBuffer) {
@@ -304,9 +325,13 @@ export function estimateBytes(value: unknown, limit = Number.POSITIVE_INFINITY):
     } else if (v instanceof Date || v instanceof RegExp || v instanceof Promise) {
       total += weight * 48;
     } else {
-      const keys = Object.keys(v);
-      total += weight * (32 + 8 * keys.length);
-      for (const k of keys) pending.push([(v as Record<string, unknown>)[k], weight]);
+      let slots = 0;
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        slots++;
+        push((v as Record<string, unknown>)[k], weight);
+      }
+      total += weight * (32 + 8 * slots);
     }
   }
   return total;

@@ -14,7 +14,6 @@ import {
   PostgresQueryCompiler,
   SqliteDialect,
   type DatabaseConnection,
-  type LogEvent,
   type Driver,
   type Migration,
   type QueryCompiler,
@@ -31,7 +30,7 @@ import type * as Pg from 'pg';
 import { beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { countingWrites, isWrite, readVersionWith } from './data-version';
+import { countingWrites, isWrite, readVersionWith, VERSIONS_READ_SQL, versionsOf, type DataVersions } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -70,17 +69,6 @@ export type StatementListener = (sql: string, milliseconds: number) => void;
 
 const statementListeners = new WeakMap<object, Set<StatementListener>>();
 
-/**
- * Kysely's query log, feeding the listeners of the handle opened (none but in tests and
- * benchmarks, which count the statements of a request: each is a round trip on PostgreSQL).
- */
-function statementLog(listeners: Set<StatementListener>): (event: LogEvent) => void {
-  return (event) => {
-    if (listeners.size === 0 || event.level !== 'query') return;
-    for (const listener of listeners) listener(event.query.sql, event.queryDurationMillis);
-  };
-}
-
 /** Tells `listener` every statement `db` runs from now on, on any connection of its own; returns the call that stops. */
 export function observeStatements(db: HostDb, listener: StatementListener): () => void {
   const listeners = statementListeners.get(db);
@@ -97,7 +85,13 @@ export function observeStatements(db: HostDb, listener: StatementListener): () =
  */
 const STATEMENT_CACHE_SIZE = 256;
 
-function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+/**
+ * The connection with its prepared statements kept (above). While someone observes the
+ * handle's statements (tests and benchmarks count a request's statements: each is a round trip
+ * on PostgreSQL), each statement handed out tells them its SQL text and time once it has run;
+ * otherwise it is handed out bare, so a statement costs nothing for being observable.
+ */
+function withStatementCache(sqlite: SQLite.Database, listeners: ReadonlySet<StatementListener>): SQLite.Database {
   const cache = new Map<string, SQLite.Statement>();
   const prepare = (source: string): SQLite.Statement => {
     let statement = cache.get(source);
@@ -108,13 +102,35 @@ function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
     }
     cache.set(source, statement);
-    return statement;
+    return listeners.size === 0 ? statement : observed(statement, source, listeners);
   };
   return new Proxy(sqlite, {
     get(target, property, receiver) {
       if (property === 'prepare') return prepare;
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The methods of a statement that run it. */
+const RUNS: ReadonlySet<PropertyKey> = new Set(['all', 'get', 'run', 'iterate']);
+
+/** `statement`, telling `listeners` its text and time each time it has run (not when it fails, as Kysely's log did not). */
+function observed(statement: SQLite.Statement, source: string, listeners: ReadonlySet<StatementListener>): SQLite.Statement {
+  return new Proxy(statement, {
+    get(target, property) {
+      const value = Reflect.get(target, property) as unknown;
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!RUNS.has(property)) return method.bind(target);
+      return (...args: unknown[]) => {
+        const start = performance.now();
+        const result = method.apply(target, args);
+        const ms = performance.now() - start;
+        for (const listener of listeners) listener(source, ms);
+        return result;
+      };
     },
   });
 }
@@ -169,13 +185,15 @@ function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statemen
  */
 class SqliteReadWriteDriver implements Driver {
   private readonly writerLock = new FifoLock();
+  /** Connections released, handed out again: Kysely asks for one per statement outside transactions. */
+  private readonly idle: RoutedConnection[] = [];
   constructor(
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
   ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new RoutedConnection(this.writer, this.reader, this.writerLock);
+    return this.idle.pop() ?? new RoutedConnection(this.writer, this.reader, this.writerLock);
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const routed = connection as RoutedConnection;
@@ -198,13 +216,18 @@ class SqliteReadWriteDriver implements Driver {
     await connection.executeQuery(compileQuery(sql`release ${sql.id(name)}`.toOperationNode(), createQueryId()));
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as RoutedConnection).releaseWriter();
+    const routed = connection as RoutedConnection;
+    routed.releaseWriter();
+    if (this.idle.length < IDLE_CONNECTIONS) this.idle.push(routed);
   }
   async destroy(): Promise<void> {
     this.writer.close();
     this.reader.close();
   }
 }
+
+/** At most this many released connections are kept for reuse (more are in use at once only under many concurrent reads). */
+const IDLE_CONNECTIONS = 32;
 
 /** A connection as Kysely sees it: the writer while it holds a transaction, else each statement where it belongs. */
 class RoutedConnection implements DatabaseConnection {
@@ -283,8 +306,9 @@ function openSqlite(path: string): OpenDatabase {
   sqlite.pragma('cache_size = -8000');
   configureSqlite(sqlite);
   const listeners = new Set<StatementListener>();
-  const writer = withStatementCache(sqlite);
+  const writer = withStatementCache(sqlite, listeners);
   let reader: SQLite.Database | null = null;
+  let readVersions: (() => Promise<DataVersions>) | null = null;
   if (path !== ':memory:') {
     const readOnly = new SQLite(path, { readonly: true });
     configureSqlite(readOnly);
@@ -292,15 +316,20 @@ function openSqlite(path: string): OpenDatabase {
     // 20,000 requests) the writer served before. WAL makes it drop its pages whenever the writer
     // has committed since its last read, so under writes it holds few of them.
     readOnly.pragma('cache_size = -8000');
-    reader = withStatementCache(readOnly);
+    reader = withStatementCache(readOnly, listeners);
+    // The data version is read on the reader too, never behind a transaction, by a statement
+    // of its own (not among those observed, which are a request's): one synchronous step. It is
+    // prepared at its first use, once the migrations have made the table.
+    let versions: SQLite.Statement | undefined;
+    readVersions = () => {
+      versions ??= readOnly.prepare(VERSIONS_READ_SQL);
+      return Promise.resolve(versionsOf(versions.all() as Array<{ id: unknown; version: unknown }>));
+    };
   }
   const dialect = reader ? new SqliteReadWriteDialect(writer, reader) : new SqliteDialect({ database: writer });
-  const db = countingWrites(new Kysely<HostTables>({ dialect, log: statementLog(listeners) }));
+  const db = countingWrites(new Kysely<HostTables>({ dialect }));
   statementListeners.set(db, listeners);
-  // The data version is read on the reader too, through a handle of its own (outside the
-  // statement log, which counts a request's statements): never behind a transaction.
-  const versionReader = reader ? new Kysely<HostTables>({ dialect: new SqliteDialect({ database: reader }) }) : null;
-  readVersionWith(db, versionReader);
+  readVersionWith(db, readVersions);
   return {
     db,
     kind: 'sqlite',

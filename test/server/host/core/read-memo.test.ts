@@ -7,6 +7,8 @@ import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo'
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
+import { observeStatements } from '../../../../server/host/db/database';
+import { VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
 import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
@@ -67,6 +69,30 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     await svc.host.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
     assert.equal(await read(), 3);
     assert.equal(await read(), 3);
+  });
+
+  it('shares one read of the data version between reads asked together, each seeing every write committed before it asked', async () => {
+    const memo = new ReadMemo();
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = () => memo.get(ctx, 'k', async () => ++computed);
+    const seen: string[] = [];
+    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, read));
+      assert.deepEqual(new Set(answers), new Set([1]));
+      // On PostgreSQL each read of the versions is a round trip: the one on its way, and the next.
+      if (onPostgres) assert.ok(seen.filter((q) => q === VERSIONS_READ_SQL).length <= 2, seen.join('\n'));
+      const asked = read();
+      await inTransaction(ctx, async (tx) => {
+        await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      });
+      const after = await Promise.all([read(), read()]);
+      assert.deepEqual(after, [2, 2]);
+      assert.ok((await asked) <= 2);
+    } finally {
+      stop();
+    }
   });
 
   it('inside a transaction, keeps answers for that transaction until it writes', async () => {
@@ -383,6 +409,28 @@ if (!onPostgres) {
       await done;
       assert.equal((await adminRow()).first_name, 'Pending');
       assert.equal((await svc.admin.get('/api/users/users/?username=admin')).body.results[0].first_name, 'Pending');
+    });
+
+    it("tells an observer every statement, on the writer and on the reader, but not the data version's reads; nothing once it stops", async () => {
+      const seen: string[] = [];
+      const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+      const { release, done } = await openWriteTransaction('Observed');
+      // On the reader: the writer is held.
+      await adminRow();
+      release();
+      await done;
+      // On the free writer, and through a cached read (which reads the versions first).
+      await adminRow();
+      await svc.host.readMemo.get(ctxOf(svc), 'observed', async () => 1);
+      stop();
+      await adminRow();
+      const reads = seen.filter((q) => q.startsWith('select "first_name"'));
+      assert.deepEqual(
+        [seen.filter((q) => q === 'begin').length, seen.filter((q) => q.startsWith('update "users"')).length, seen.filter((q) => q === 'commit').length, reads.length],
+        [1, 1, 1, 2],
+        seen.join('\n'),
+      );
+      assert.ok(!seen.some((q) => q.includes('data_version') && q.startsWith('select')), seen.join('\n'));
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {
