@@ -43,7 +43,7 @@ export type { Host, HostPlugin } from './host';
 export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributesOf } from './objects/attributes';
 export type { Attributes } from './objects/attributes';
 export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
-export { branchChangeBatches } from './objects/branch-change-batches';
+export { branchChangeBatches } from './objects/branch-change-batches-repository';
 export { BRANCH_DATA_TABLES, branchChangeRows, branchChanges, changesOf, branchChangesByIds, branchesTouching, existingBranchChangeIds, parseChangeRow, readyBranchesChanging, branchTouchesType, removeBranchChanges, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
 export type { BranchChange } from './objects/branch-changes-repository';
 export { ensureBranchState, forgetBranchState } from './objects/branch-state';

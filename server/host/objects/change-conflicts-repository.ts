@@ -1,7 +1,7 @@
 import type { Ctx } from '../core/context';
 import type { BranchChangeRow } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
-import { branchChangeBatches } from './branch-change-batches';
+import { branchChangeBatches } from './branch-change-batches-repository';
 import { ensureBranchState } from './branch-state';
 import type { BranchStateKeeperOf } from './branch-state-keepers';
 import { touchedObjectTypes } from './branch-types-repository';
