@@ -1,6 +1,5 @@
 import * as z from 'zod';
 
-/** Fields every object of the API carries. */
 /** What every object answers about itself: its id, URL and display text (the brief form). */
 export const briefFields = {
   id: z.number().int(),
@@ -8,6 +7,7 @@ export const briefFields = {
   display: z.string(),
 };
 
+/** Fields every object of the API carries. */
 export const objectBase = {
   ...briefFields,
   created: z.string(),
