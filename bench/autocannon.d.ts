@@ -25,6 +25,8 @@ declare module 'autocannon' {
       p90: number;
       p99: number;
       max: number;
+      /** Requests sent in all (on `requests`). */
+      sent: number;
     }
     interface Result {
       requests: Histogram;

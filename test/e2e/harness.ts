@@ -929,9 +929,24 @@ export class VSCode {
     return `toasts: ${shown.length ? shown.map((s) => JSON.stringify(s.trim())).join(', ') : 'none'}`;
   }
 
-  /** Closes every notification (toasts and the centre). */
+  /**
+   * Closes every notification (toasts and the centre) and checks that no toast is left: with the
+   * focus in a webview the command can be lost, so the workbench takes the focus first, and a
+   * toast still shown afterwards makes it run once more.
+   */
   async clearNotifications(): Promise<void> {
-    await this.runOwnCommand('Notifications: Clear All Notifications');
+    const toast = this.page.locator(VSCode.sel.notificationToast).first();
+    for (let attempt = 1; ; attempt += 1) {
+      await this.focusWorkbench();
+      await this.runOwnCommand('Notifications: Clear All Notifications');
+      try {
+        await toast.waitFor({ state: 'hidden', timeout: 3_000 });
+        return;
+      } catch {
+        if (attempt === 2) throw await this.failure(`notifications still shown after Clear All Notifications (${await this.describeToasts()})`, 'clear-notifications');
+        this.log(`  ${this.label ? `${this.label}: ` : ''}notifications still shown after Clear All Notifications (${await this.describeToasts()}); clearing again`);
+      }
+    }
   }
 
   /** Waits for a modal dialog (showWarningMessage({modal:true}) etc.) and returns its message. */
@@ -1189,6 +1204,8 @@ export class VSCode {
   /** Back to a plain workbench: no pickers, dialogs, notifications, editors or panel. */
   async resetUi(): Promise<void> {
     this.lastCommand = undefined;
+    // Out of a webview first: Escape and the palette go to the workbench, not the webview.
+    await this.focusWorkbench().catch(() => {});
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
     const dialog = this.page.locator(VSCode.sel.dialog);
     if (await dialog.isVisible()) {

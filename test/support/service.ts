@@ -115,6 +115,16 @@ export class ApiClient {
   }
 }
 
+/** Each GET of `[path, parameter]` is a 400 whose body names that parameter alone, with its messages. */
+export async function expectQueriesRefused(client: ApiClient, cases: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  for (const [path, name] of cases) {
+    const res = await client.get(path);
+    if (res.status !== 400 || Object.keys(res.body ?? {}).join() !== name || !Array.isArray(res.body[name])) {
+      throw new Error(`${path}: expected 400 naming ${name}, got ${res.status} ${JSON.stringify(res.body)}`);
+    }
+  }
+}
+
 const ROTATE = 'rotate';
 let rotated = 0;
 /** 127.1.0.1, 127.1.0.2, ...: a fresh loopback address per call. */

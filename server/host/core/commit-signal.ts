@@ -1,3 +1,4 @@
+import type { Queryable } from '../db/database';
 /**
  * "New rows were committed to a shared table": what a writer says after its transaction
  * commits, and what readers of that table (event streams) wait for. Readers never trust the
@@ -12,6 +13,12 @@
 export interface CommitSignal {
   /** Called after a commit that wrote new rows (never inside the transaction). */
   notify(): void;
+  /**
+   * Called inside the transaction that writes new rows, instead of `notify` after it: the signal
+   * goes out when the transaction commits, and not at all when it does not (on PostgreSQL,
+   * `NOTIFY` sent with the commit itself, not a round trip of its own after it).
+   */
+  notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void>;
   /** Calls `listener` on every notification; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
 }
@@ -21,6 +28,10 @@ export class LocalCommitSignal implements CommitSignal {
 
   notify(): void {
     for (const listener of [...this.listeners]) listener();
+  }
+
+  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+    afterCommit(() => this.notify());
   }
 
   subscribe(listener: () => void): () => void {

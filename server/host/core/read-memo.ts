@@ -47,6 +47,17 @@ function sameTables(a: readonly string[] | undefined, b: readonly string[] | und
   return a.every((t, i) => t === b[i]);
 }
 
+export interface MemoOptions {
+  /**
+   * Inside a transaction, the answer is kept for the transaction only, dropped at each write
+   * of what it reads, and never looked up among (nor added to) the committed answers: its first read needs
+   * no read of the versions before it. For a row every write transaction of a busy workload
+   * changes (a check's result), where a committed answer would hardly ever still be good: on
+   * PostgreSQL the read then goes in the round trip that begins the transaction.
+   */
+  readonly transactionOnly?: boolean;
+}
+
 /**
  * The service's one cache of answers computed from the database, and its one invalidation
  * rule: an answer is served only while the data it was computed from cannot have changed.
@@ -94,9 +105,9 @@ export class ReadMemo {
    * is computed from: a write of another table keeps it, inside a transaction or committed.
    * Without `reads`, any write drops it.
    */
-  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[]): Promise<T> {
+  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options: MemoOptions = {}): Promise<T> {
     compute = auditedCompute(key, reads, compute);
-    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads);
+    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
     if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
@@ -146,7 +157,7 @@ export class ReadMemo {
     return kept.value;
   }
 
-  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
+  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined, transactionOnly: boolean): Promise<T> {
     const stamp = writesThrough(scope.db, reads);
     let entries = this.byTransaction.get(scope.db);
     if (!entries) {
@@ -158,7 +169,7 @@ export class ReadMemo {
     let value: Promise<T> | undefined;
     // Tables this transaction has not written read as committed: share the answer both ways (an
     // answer naming no tables, while the transaction has written nothing at all).
-    if (this.root && stamp === 0) value = (await this.shared(scope, key, compute, reads))?.value;
+    if (this.root && stamp === 0 && !transactionOnly) value = (await this.shared(scope, key, compute, reads))?.value;
     value ??= compute();
     const entry = { stamp, value };
     entries.set(key, entry);

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
-import { databaseKind, onClose, postgresUrlOf, type HostDb } from './database';
+import { databaseKind, onClose, postgresUrlOf, type HostDb, type Queryable } from './database';
+import { SENT_WITH_NEXT } from './pg-client';
 import { pgDriver } from './pg-driver';
 
 /**
@@ -34,6 +35,17 @@ class PostgresCommitSignal implements CommitSignal {
   notify(): void {
     this.local.notify();
     void sql`select pg_notify(${this.channel}, '')`.execute(this.db).catch(() => undefined);
+  }
+
+  /**
+   * `NOTIFY` inside the transaction: PostgreSQL delivers it when the transaction commits (never
+   * if it rolls back), and it travels with the next statement, often the COMMIT (`sentWithNext`),
+   * instead of a round trip of its own after the commit. This instance's listeners are called
+   * after the commit.
+   */
+  async notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+    await sql`select pg_notify(${this.channel}, ${''})${sql.raw(` ${SENT_WITH_NEXT}`)}`.execute(trx);
+    afterCommit(() => this.local.notify());
   }
 
   subscribe(listener: () => void): () => void {

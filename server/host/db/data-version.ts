@@ -159,7 +159,47 @@ export async function readDataVersion(db: Queryable<any>): Promise<number> {
 /** The committed data version and table versions, as this handle sees them (one statement). */
 export async function readDataVersions(db: Queryable<any>): Promise<DataVersions> {
   const reader = readers.get(db);
-  return reader ? reader() : selectVersions(db);
+  return reader ? reader() : sharedRead(db);
+}
+
+/** Per handle: the read of the versions on its way, and the one that will be sent after it. */
+const versionReads = new WeakMap<object, { sent: Promise<DataVersions> | null; next: Promise<DataVersions> | null }>();
+
+/**
+ * A read of the versions sent after the caller asked, shared with every other caller that asked
+ * before it was sent. On a handle whose reads are round trips (PostgreSQL's pool), requests
+ * arriving together read the version once instead of once each: a caller that asks while a read
+ * is on its way waits for it and shares the next one (that one sees every commit that completed
+ * before the caller asked, which is all a caller may rely on).
+ */
+function sharedRead(db: Queryable<any>): Promise<DataVersions> {
+  let reads = versionReads.get(db);
+  if (!reads) {
+    reads = { sent: null, next: null };
+    versionReads.set(db, reads);
+  }
+  const state = reads;
+  const send = (): Promise<DataVersions> => {
+    const read = selectVersions(db);
+    state.sent = read;
+    const done = () => {
+      if (state.sent === read) state.sent = null;
+    };
+    read.then(done, done);
+    return read;
+  };
+  if (!state.sent) return send();
+  if (!state.next) {
+    const next = state.sent.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      state.next = null;
+      return send();
+    });
+    state.next = next;
+  }
+  return state.next;
 }
 
 /**

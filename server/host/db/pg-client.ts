@@ -91,7 +91,9 @@ export function sentWithNext<Q extends { modifyEnd(modifier: Expression<any>): Q
 /**
  * A statement's text with its values written in as literals (quoted, as the driver sends them
  * as untyped text parameters), or null when that is not safe to do: a text with a quote of its
- * own (a `$1` in it could be a literal's) or a value that is not text (bytes).
+ * own (a `$1` in it could be a literal's), a value that is not text (bytes), or text with a NUL
+ * character (it would end a simple query's text; as a parameter PostgreSQL refuses it, and the
+ * caller is told so).
  */
 function withValues(text: string, values: readonly unknown[]): string | null {
   if (text.includes("'") || text.includes('$$')) return null;
@@ -101,11 +103,16 @@ function withValues(text: string, values: readonly unknown[]): string | null {
     const index = Number(n) - 1;
     const value = index < values.length ? pg.utils.prepareValue(values[index]) : undefined;
     if (value === null) return 'null';
-    if (typeof value === 'string') return pg.escapeLiteral(value);
+    if (typeof value === 'string' && !value.includes('\0')) return pg.escapeLiteral(value);
     safe = false;
     return '';
   });
   return safe ? written : null;
+}
+
+/** The result of a round trip's last statement (a round trip of several answers with a list). */
+function lastOf(answer: Result | Result[]): Result {
+  return Array.isArray(answer) ? answer[answer.length - 1]! : answer;
 }
 
 /** The client class of a pool whose round trips `listener` hears. */
@@ -118,12 +125,18 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
     #held: string[] = [];
     #generation = generation;
 
+    /** BEGIN, the lock and the versions, not sent yet: they go with the transaction's first statement. */
+    #pendingBegin: string | null = null;
+    /** Whether the transaction has written `data_version` (what BEGIN read of it is then stale). */
+    #versionsWritten = false;
+
     // The driver (Kysely) calls query(text, values); every other form is passed on as it is.
     override query(...args: unknown[]): any {
       const [text, values] = args;
       if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return this.#statement(text, values);
-      // (Cursors: the held writes go first; the client sends its queries in order.)
-      if (this.#held.length > 0) void (super.query(this.#takeHeld()) as Promise<unknown>).catch(() => undefined);
+      // (Cursors: BEGIN and the held writes go first; the client sends its queries in order.)
+      const prefix = this.#takePrefix();
+      if (prefix !== '') void (super.query(prefix) as Promise<unknown>).catch(() => undefined);
       return (super.query as (...a: unknown[]) => unknown).apply(this, args);
     }
 
@@ -133,14 +146,35 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       return held;
     }
 
+    /** What the next round trip sends before its statement: BEGIN (not sent yet), then the held writes. */
+    #takePrefix(): string {
+      const begin = this.#pendingBegin ?? '';
+      this.#pendingBegin = null;
+      const held = this.#takeHeld();
+      return begin && held ? `${begin}; ${held}` : begin || held;
+    }
+
     async #statement(text: string, values: unknown[]): Promise<Result> {
-      if (text === VERSIONS_READ_SQL && values.length === 0 && this.#versionsAtBegin) {
+      if (text === VERSIONS_READ_SQL && values.length === 0) {
+        // The transaction's read of the versions: BEGIN read them (sent now if it was waiting).
+        if (this.#pendingBegin !== null) await this.#sendPrefixed(null);
         const read = this.#versionsAtBegin;
         this.#versionsAtBegin = null;
-        return read;
+        if (read) return read;
+      }
+      if (text.startsWith('begin; select pg_advisory_xact_lock(') && text.endsWith(VERSIONS_READ_SQL)) {
+        // Sent with the transaction's first statement: one round trip for both.
+        this.#pendingBegin = text;
+        this.#transaction = 'open';
+        this.#versionsAtBegin = null;
+        this.#versionsWritten = false;
+        return { command: 'BEGIN', rowCount: null, rows: [] };
       }
       if (/^(commit|rollback)$/i.test(text)) return this.#end(text);
-      if (text.includes('"data_version"')) this.#versionsAtBegin = null;
+      if (text.includes('"data_version"')) {
+        this.#versionsAtBegin = null;
+        this.#versionsWritten = true;
+      }
       if (this.#transaction === 'open' && (VERSION_BUMP.test(text) || text.endsWith(SENT_WITH_NEXT))) {
         const written = withValues(text, values);
         if (written !== null) {
@@ -148,45 +182,57 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
           return { command: /^\w+/.exec(text)![0]!.toUpperCase(), rowCount: 0, rows: [] };
         }
       }
-      if (this.#held.length > 0) {
-        // The held writes and this statement, in one round trip; its answer is the last.
+      if (this.#pendingBegin !== null || this.#held.length > 0) {
+        // BEGIN, the held writes and this statement, in one round trip; its answer is the last.
         const written = withValues(text, values);
-        if (written !== null) {
-          const results = (await this.#send(`${this.#takeHeld()}; ${written}`, [])) as unknown as Result[];
-          return results[results.length - 1]!;
-        }
-        await this.#send(this.#takeHeld(), []);
+        if (written !== null) return (await this.#sendPrefixed(written))!;
+        await this.#sendPrefixed(null);
       }
-      if (text.startsWith('begin; select pg_advisory_xact_lock(') && text.endsWith(VERSIONS_READ_SQL)) return this.#begin(text);
       return this.#send(text, values);
     }
 
-    async #begin(text: string): Promise<Result> {
-      let results: Result[];
+    /**
+     * Sends what waits (BEGIN, the held writes) and `written` (a statement with its values written
+     * in), as one simple query; answers with the last statement's result.
+     */
+    async #sendPrefixed(written: string | null): Promise<Result | null> {
+      const begin = this.#pendingBegin;
+      const prefix = this.#takePrefix();
+      const text = written === null ? prefix : prefix === '' ? written : `${prefix}; ${written}`;
+      if (text === '') return null;
+      let answer: Result | Result[];
       try {
-        results = (await this.#send(text, [])) as unknown as Result[];
+        answer = await this.#send(text, []);
       } catch (err) {
-        await this.#send('rollback', []).catch(() => undefined);
-        this.#transaction = 'none';
         // Before the migration that creates the versions, the transaction begins without them.
-        if ((err as { code?: string }).code !== '42P01') throw err;
-        await this.#send(beginLockedSql(text), []);
+        if (begin === null || (err as { code?: string }).code !== '42P01') throw err;
+        await this.#send('rollback', []).catch(() => undefined);
         this.#transaction = 'open';
-        return { command: 'BEGIN', rowCount: null, rows: [] };
+        await this.#send(beginLockedSql(begin), []);
+        const rest = text.slice(begin.length + 2);
+        return rest === '' ? null : lastOf(await this.#send(rest, []));
       }
-      this.#transaction = 'open';
-      this.#versionsAtBegin = results[2]!;
-      return results[0]!;
+      if (begin !== null && Array.isArray(answer) && !this.#versionsWritten) this.#versionsAtBegin = answer[2] ?? null;
+      return lastOf(answer);
     }
 
     async #end(text: string): Promise<Result> {
-      const held = this.#takeHeld();
+      const waiting = this.#pendingBegin !== null;
       this.#versionsAtBegin = null;
       try {
-        if (held !== '' && text.toLowerCase() === 'commit') {
-          const results = (await this.#send(`${held}; commit`, [])) as unknown as Result[];
-          return results[results.length - 1]!;
+        if (text.toLowerCase() === 'commit') {
+          // A transaction that sent nothing yet sends BEGIN and its held writes with COMMIT, or nothing at all.
+          if (waiting && this.#held.length === 0) {
+            this.#pendingBegin = null;
+            return { command: 'COMMIT', rowCount: null, rows: [] };
+          }
+          const prefix = this.#takePrefix();
+          if (prefix !== '') return lastOf(await this.#send(`${prefix}; commit`, []));
+          return await this.#send(text, []);
         }
+        // ROLLBACK drops what was held; a transaction that sent nothing has nothing to roll back.
+        this.#takePrefix();
+        if (waiting) return { command: 'ROLLBACK', rowCount: null, rows: [] };
         return await this.#send(text, []);
       } finally {
         this.#transaction = 'none';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { databaseKind } from '../../../server/host/db/database';
 import type { RouteDef } from '../../../server/host/http/routes';
 import { generateRequest, operations, Rng, ValueGen } from '../../support/openapi-fuzz';
-import { ADMIN_TOKEN, startService, suiteService, type ApiResponse, type RequestOptions, type TestService } from '../../support/service';
+import { ADMIN_TOKEN, expectQueriesRefused, startService, suiteService, type ApiResponse, type RequestOptions, type TestService } from '../../support/service';
 
 /**
  * Client input never yields a 5xx. This walks every registered route, so routes added later
@@ -297,19 +297,14 @@ describe('conventions: hostile keys, depths, sizes and encodings are plain data 
   });
 
   it('refuses a query that is not valid percent-encoded UTF-8 or names __proto__, and a one-value parameter given twice, with 400 naming it', async () => {
-    const cases: Array<[string, string]> = [
+    await expectQueriesRefused(svc.admin, [
       ['/api/dcim/devices/?name=%FF', 'name'],
       ['/api/plugins/change-control/change-requests/?ref=%E0%A4', 'ref'],
       ['/api/dcim/devices/?__proto__=x', '__proto__'],
       ['/api/users/groups/?limit=1&limit=2', 'limit'],
       ['/api/plugins/change-control/change-requests/?ordering=id&ordering=-id', 'ordering'],
       ['/api/search/?q=a&q=b', 'q'],
-    ];
-    for (const [path, name] of cases) {
-      const res = await svc.admin.get(path);
-      assert.equal(res.status, 400, `${path} ${JSON.stringify(res.body)}`);
-      assert.deepEqual(Object.keys(res.body), [name], path);
-    }
+    ]);
     // A filter given twice is OR, as before; a parameter named like an Object method is plain data.
     assert.equal((await svc.admin.get('/api/users/groups/?id=1&id=2')).status, 200);
     assert.equal((await svc.admin.get('/api/dcim/devices/?constructor=x&toString=y')).status, 200);

@@ -8,11 +8,14 @@ const CHECK_TABLES: readonly string[] = ['cc_merge_checks'];
 
 /**
  * One check's row. Kept in the read memo while no check is written, so the reads of one write
- * (the route finding the check, the report, the answer) read it once. The row is shared: never
- * change it, copy it.
+ * (the route finding the check, the report, the answer) read it once. Inside a write it is kept
+ * for that write only: the reports of a pipeline write checks one after the other, so a row kept
+ * from before the write would hardly ever still be good, and not looking for one lets the read go
+ * to the database with the write's BEGIN (`MemoOptions.transactionOnly`). The row is shared:
+ * never change it, copy it.
  */
 export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
-  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES);
+  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES, { transactionOnly: true });
 }
 
 /** One check's row, read now (a row of its own, not the shared one of `checkRow`). */

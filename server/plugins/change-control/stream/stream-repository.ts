@@ -76,7 +76,7 @@ export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
   if (!seen) signal.notify();
   else if (!seen.signalled) {
     seen.signalled = true;
-    ctx.afterCommit(() => signal.notify());
+    await signal.notifyOnCommit(ctx.db, (task) => ctx.afterCommit(task));
   }
   const written = stateSlot(ctx.host, 'stream-events-written', () => ({ count: 0 }));
   if (++written.count % PRUNE_EVERY === 0) await pruneStreamEvents(ctx);

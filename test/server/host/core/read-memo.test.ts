@@ -8,6 +8,7 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements } from '../../../../server/host/db/database';
+import { VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
 import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
@@ -68,6 +69,30 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     await svc.host.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
     assert.equal(await read(), 3);
     assert.equal(await read(), 3);
+  });
+
+  it('shares one read of the data version between reads asked together, each seeing every write committed before it asked', async () => {
+    const memo = new ReadMemo();
+    const ctx = ctxOf(svc);
+    let computed = 0;
+    const read = () => memo.get(ctx, 'k', async () => ++computed);
+    const seen: string[] = [];
+    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, read));
+      assert.deepEqual(new Set(answers), new Set([1]));
+      // On PostgreSQL each read of the versions is a round trip: the one on its way, and the next.
+      if (onPostgres) assert.ok(seen.filter((q) => q === VERSIONS_READ_SQL).length <= 2, seen.join('\n'));
+      const asked = read();
+      await inTransaction(ctx, async (tx) => {
+        await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+      });
+      const after = await Promise.all([read(), read()]);
+      assert.deepEqual(after, [2, 2]);
+      assert.ok((await asked) <= 2);
+    } finally {
+      stop();
+    }
   });
 
   it('inside a transaction, keeps answers for that transaction until it writes', async () => {

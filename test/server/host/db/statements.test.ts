@@ -6,7 +6,8 @@ import { sentWithNext } from '../../../../server/host/db/pg-client';
 import { suiteService, type TestService } from '../../../support/service';
 
 /**
- * Writes marked `sentWithNext` (on PostgreSQL, held back and sent with the transaction's next
+ * On PostgreSQL a write transaction's BEGIN (with the write lock and the versions) goes with its
+ * first statement, and writes marked `sentWithNext` (on PostgreSQL, held back and sent with the transaction's next
  * statement, values written into the text) behave as any write: in order, read back by the
  * transaction, committed with it or not at all.
  */
@@ -41,7 +42,8 @@ describe('database statements: writes sent with the next statement', () => {
     if (databaseKind(svc.host.db) === 'postgres') {
       const held = seen.filter((q) => q.includes('/* sent with the next statement */'));
       assert.equal(held.length, 3, seen.join('\n'));
-      assert.match(held[0]!, /^update "users" set "first_name" = +E?'O''Brien .*; select "first_name" from "users"/);
+      // The transaction's first round trip: BEGIN (the lock, the versions), the write, the read.
+      assert.match(held[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; update "users" set "first_name" = +E?'O''Brien .*; select "first_name" from "users"/);
       assert.match(held[1]!, /^update "users" .*Second.*\*\/$/, 'sent by itself before the quoted statement');
       assert.match(held[2]!, /^update "users" .*Third.*; insert into "data_version" .*; commit$/);
     }
@@ -78,5 +80,65 @@ describe('database statements: writes sent with the next statement', () => {
     // The connections are usable afterwards, in and out of transactions.
     await inTransaction(ctx(), async (tx) => rename(tx.db, 'admin', 'After'));
     assert.equal(await firstName('admin'), 'After');
+  });
+
+  it('begin with their first statement on PostgreSQL, and a transaction that reads or writes nothing sends nothing', async () => {
+    const seen: string[] = [];
+    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+    const onPostgres = databaseKind(svc.host.db) === 'postgres';
+    try {
+      // Nothing read, nothing written: no round trip (on SQLite, BEGIN and COMMIT of its own connection).
+      assert.equal(await inTransaction(ctx(), async () => 'nothing'), 'nothing');
+      if (onPostgres) assert.deepEqual(seen, []);
+      // Only a held write, then a failure: nothing was sent, nothing is written.
+      seen.length = 0;
+      await assert.rejects(
+        inTransaction(ctx(), async (tx) => {
+          await rename(tx.db, 'admin', 'Dropped');
+          throw new Error('refused');
+        }),
+        /refused/,
+      );
+      if (onPostgres) assert.deepEqual(seen, []);
+      assert.notEqual(await firstName('admin'), 'Dropped');
+      // The first statement, a read with its values: in the round trip that begins, and answered.
+      seen.length = 0;
+      const read = await inTransaction(ctx(), async (tx) => (await tx.db.selectFrom('users').select('username').where('username', '=', 'admin').executeTakeFirstOrThrow()).username);
+      assert.equal(read, 'admin');
+      if (onPostgres) {
+        assert.equal(seen.length, 2, seen.join('\n'));
+        assert.match(seen[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select "username" from "users" where "username" = 'admin'$/);
+        assert.equal(seen[1], 'commit');
+      }
+      // A first statement that fails ends the transaction: its error, nothing written, the connection usable.
+      await assert.rejects(
+        inTransaction(ctx(), async (tx) => {
+          await sql`select * from no_such_table where id = ${1}`.execute(tx.db);
+        }),
+        /no_such_table/,
+      );
+      await inTransaction(ctx(), async (tx) => rename(tx.db, 'admin', 'Begun'));
+      assert.equal(await firstName('admin'), 'Begun');
+    } finally {
+      stop();
+    }
+  });
+
+  it('meet a NUL character in a value as a parameter does (PostgreSQL refuses it, naming it), first statement or held write', async () => {
+    const onPostgres = databaseKind(svc.host.db) === 'postgres';
+    const nul = 'a\0b';
+    const refused = (err: unknown) => (err as { code?: string }).code === '22021';
+    const read = inTransaction(ctx(), async (tx) => tx.db.selectFrom('users').select('id').where('username', '=', nul).execute());
+    if (onPostgres) await assert.rejects(read, refused);
+    else assert.deepEqual(await read, []);
+    const held = inTransaction(ctx(), async (tx) => {
+      await tx.db.selectFrom('users').select('id').execute();
+      await rename(tx.db, 'admin', nul);
+    });
+    if (onPostgres) await assert.rejects(held, refused);
+    else await held;
+    // The connections are usable afterwards.
+    await inTransaction(ctx(), async (tx) => rename(tx.db, 'admin', 'Clean'));
+    assert.equal(await firstName('admin'), 'Clean');
   });
 });

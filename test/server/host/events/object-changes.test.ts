@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService, hostOnly } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 const PATH = '/api/core/object-changes/';
 
 describe('extras: object changes (the changelog)', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; }, { plugins: hostOnly() });
+  const svc = eachTestService({ plugins: hostOnly() });
 
   it('records create, update and delete of a group, newest first, with the data on each side', async () => {
     const created = await svc.admin.post('/api/users/groups/', { name: 'netops' });

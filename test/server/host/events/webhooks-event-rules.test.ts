@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { actor } from '../users/fixtures';
 
 const HOOKS = '/api/extras/webhooks/';
 const RULES = '/api/extras/event-rules/';
 
 describe('extras: webhooks and event rules', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   async function webhook(name = 'ci'): Promise<number> {
     const res = await svc.admin.post(HOOKS, { name, payload_url: 'https://ci.example.com/hook' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { openApiPath } from '../../../../server/host/http/openapi';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 
 /** Every `$ref` in the document, as the component name it points at. */
 function refs(node: unknown, out: string[] = []): string[] {
@@ -16,8 +16,7 @@ function refs(node: unknown, out: string[] = []): string[] {
 }
 
 describe('extras: /api/schema/', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('is a public OpenAPI 3.1 document listing every registered route', async () => {
     const res = await svc.anonymous.get('/api/schema/');

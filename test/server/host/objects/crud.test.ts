@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { changelogOf, createUser } from '../../plugins/branching/fixtures';
 
 const DEVICES = '/api/dcim/devices/';
 
 describe('source-of-truth objects on main', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('creates, reads, updates (PATCH and PUT) and deletes an object with free-form attributes', async () => {
     const created = await svc.admin.post(DEVICES, { name: 'edge-1', status: 'active', site: 4, tags: ['core'] });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ApiResponse, serviceForEachTest, type TestService } from '../../../support/service';
+import { type ApiResponse, eachTestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
@@ -12,8 +12,7 @@ function assertRefused(res: ApiResponse, why: string): void {
 }
 
 describe('host: authentication refusals', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('refuses no token, an unknown token and a malformed header with 403 and a detail', async () => {
     const unknown = svc.as('f'.repeat(40)).fromManyAddresses();
@@ -84,8 +83,7 @@ describe('host: authentication refusals', () => {
 });
 
 describe('host: permission constraints', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('hides what a view constraint excludes: absent from the list, 404 on detail', async () => {
     const netops = (await svc.admin.post('/api/users/groups/', { name: 'netops' })).body.id as number;

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 
 describe('host: groups', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('creates, reads, lists, filters, updates and deletes a group', async () => {
     const created = await svc.admin.post('/api/users/groups/', { name: 'netops' });

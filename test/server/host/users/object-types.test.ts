@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { actor } from './fixtures';
 
 interface TypeOut {
@@ -12,8 +12,7 @@ interface TypeOut {
 const names = (list: { results: TypeOut[] }): string[] => list.results.map((t) => `${t.app_label}.${t.model}`);
 
 describe('host: object types', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('lists every registered object type to any signed-in user, read-only', async () => {
     const plain = await actor(svc, 'plain');

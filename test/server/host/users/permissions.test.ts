@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { actor, createUser } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
 describe('host: permissions', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('creates, reads, updates (PATCH and PUT) and deletes a permission', async () => {
     const user = await createUser(svc, 'alice');

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
 import { createHash, randomBytes, scryptSync } from 'node:crypto';
-import { instancesForEachTest, serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService, instancesForEachTest, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 describe('host: tokens', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('lets any user create, list, read, update and delete their own tokens, the key shown only once', async () => {
     const alice = await actor(svc, 'alice');
@@ -158,8 +157,7 @@ describe('host: tokens', () => {
 });
 
 describe('host: tokens/provision', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('provisions a token from a username and password, with no token', async () => {
     const id = await createUser(svc, 'alice', { password: 'correct horse' });

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { actor, createUser } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
 describe('host: users', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('creates, reads, updates (PATCH and PUT) and deletes a user, never showing the password', async () => {
     const group = await svc.admin.post('/api/users/groups/', { name: 'netops' });
@@ -132,8 +131,7 @@ describe('host: users', () => {
 });
 
 describe('host: users/me', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('answers the caller as a user object, to any signed-in user', async () => {
     const group = (await svc.admin.post('/api/users/groups/', { name: 'viewers' })).body.id as number;

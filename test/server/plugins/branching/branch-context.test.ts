@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ApiClient, hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
+import { type ApiClient, eachTestService, hostOnly, serviceForEachTest, type TestService } from '../../../support/service';
 import { changelogOf, CHANGES, createBranch, createUser, SITES, DEVICES } from './fixtures';
 
 describe('branching: writes and reads in a branch', () => {
@@ -136,8 +136,7 @@ describe('branching: writes and reads in a branch', () => {
 });
 
 describe('branching: who may write in a branch, and who learns that it exists', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; }, { plugins: hostOnly() });
+  const svc = eachTestService({ plugins: hostOnly() });
 
   const DEVICE_RIGHTS = { object_types: ['dcim.device'], actions: ['view', 'add', 'change', 'delete'] };
   const SEE_BRANCHES = { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] };

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { CHANGES, createBranch, createUser } from './fixtures';
 
 describe('branching: the changes endpoint', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; });
+  const svc = eachTestService();
 
   it('lists, retrieves and filters by branch_id, object_type and action; it is read-only', async () => {
     const a = await createBranch(svc, 'a');

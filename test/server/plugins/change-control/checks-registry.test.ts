@@ -248,60 +248,59 @@ describe('change control checks: registering checks in process', () => {
   });
 
   describe('renaming a registered check', () => {
-    let svc: TestService | undefined;
-    afterEach(async () => {
-      await svc?.close();
-      svc = undefined;
-    });
     const dir = tempDirForEachTest('cc-rename-');
 
     it('creates a new check and deletes the old one with its results; the label may change freely', async () => {
       const db = dir('db.sqlite3');
-      svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }) });
-      const s = await setup(svc);
-      const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
-      assertCheck(old, { status: 'failure', label: 'Lint' });
-      await svc.close();
+      const { s, old } = await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }) }), async (svc) => {
+        const s = await setup(svc);
+        const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
+        assertCheck(old, { status: 'failure', label: 'Lint' });
+        return { s, old };
+      });
 
       // Same name, new label: the same check, its result and completed time kept.
-      svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Style lint', fn: () => CheckResult.failed('1 warning') }) });
-      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-      const relabelled = (await checksByName(svc.admin, s.cr.id))['org/lint'];
-      assert.equal(relabelled.id, old.id);
-      assertCheck(relabelled, { label: 'Style lint', status: 'failure', summary: '1 warning' });
-      assert.equal(relabelled.completed, old.completed);
-      await svc.close();
+      await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Style lint', fn: () => CheckResult.failed('1 warning') }) }), async (svc) => {
+        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+        const relabelled = (await checksByName(svc.admin, s.cr.id))['org/lint'];
+        assert.equal(relabelled.id, old.id);
+        assertCheck(relabelled, { label: 'Style lint', status: 'failure', summary: '1 warning' });
+        assert.equal(relabelled.completed, old.completed);
+      });
 
       // A new name: a new check; the old one is deleted.
-      svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/style', label: 'Style lint', fn: () => CheckResult.passed('clean') }) });
-      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-      const checks = await checksByName(svc.admin, s.cr.id);
-      assert.deepEqual(Object.keys(checks), ['org/style']);
-      assert.notEqual(checks['org/style'].id, old.id);
-      assertCheck(checks['org/style'], { status: 'success', summary: 'clean' });
-      expectStatus(await svc.admin.get(`${CHECKS}${old.id}/`), 404);
-      const oldLog = await checkChangelog(svc.admin, old.id);
-      assert.equal(oldLog.at(-1).action, 'delete');
-      const newLog = await checkChangelog(svc.admin, checks['org/style'].id);
-      assert.deepEqual(newLog.map((e) => e.action), ['create'], 'the new check starts without the old one\'s history');
+      await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/style', label: 'Style lint', fn: () => CheckResult.passed('clean') }) }), async (svc) => {
+        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+        const checks = await checksByName(svc.admin, s.cr.id);
+        assert.deepEqual(Object.keys(checks), ['org/style']);
+        assert.notEqual(checks['org/style'].id, old.id);
+        assertCheck(checks['org/style'], { status: 'success', summary: 'clean' });
+        expectStatus(await svc.admin.get(`${CHECKS}${old.id}/`), 404);
+        const oldLog = await checkChangelog(svc.admin, old.id);
+        assert.equal(oldLog.at(-1).action, 'delete');
+        const newLog = await checkChangelog(svc.admin, checks['org/style'].id);
+        assert.deepEqual(newLog.map((e) => e.action), ['create'], 'the new check starts without the old one\'s history');
+      });
     });
 
     it('a check a policy names that is no longer registered becomes a reported check: pending, never reported, blocking', async () => {
       const db = dir('db.sqlite3');
-      svc = await startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) });
-      const s = await setup(svc, { policy: { checks: ['org/scan'] } });
-      assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
-      await svc.close();
+      const s = await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) }), async (svc) => {
+        const s = await setup(svc, { policy: { checks: ['org/scan'] } });
+        assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
+        return s;
+      });
 
-      svc = await startWithChecks({ db });
-      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-      const now = (await checksByName(svc.admin, s.cr.id))['org/scan'];
-      assertCheck(now, { status: 'pending', summary: '', required: true, blocks_merge: true });
-      assert.equal(now.completed, null);
-      // From now on it is reported: a refresh never overwrites what a pipeline reports.
-      await ok(svc.admin.patch(`${CHECKS}${now.id}/`, { status: 'success', summary: 'reported' }));
-      await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-      assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'reported' });
+      await withService(startWithChecks({ db }), async (svc) => {
+        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+        const now = (await checksByName(svc.admin, s.cr.id))['org/scan'];
+        assertCheck(now, { status: 'pending', summary: '', required: true, blocks_merge: true });
+        assert.equal(now.completed, null);
+        // From now on it is reported: a refresh never overwrites what a pipeline reports.
+        await ok(svc.admin.patch(`${CHECKS}${now.id}/`, { status: 'success', summary: 'reported' }));
+        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+        assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'reported' });
+      });
     });
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { observeStatements, postgresUrlOf } from '../../../../server/host/db/database';
 import { onPostgres, TEST_DATABASE_URL } from '../../../support/database';
 import type { TestService } from '../../../support/service';
@@ -41,7 +42,7 @@ describe('change control checks: the statements of one report', () => {
     return { s, id: (await checksByName(svc.admin, s.cr.id))['pipeline/a'].id as number };
   }
 
-  it('a changed result is one transaction of at most 16 statements, and 7 when the last write moved only checks (3 round trips on PostgreSQL)', async () => {
+  it('a changed result is one transaction of at most 16 statements, and 7 when the last write moved only checks (2 round trips on PostgreSQL)', async () => {
     const { s, id } = await reportedCheck();
     let first = true;
     for (const [who, client] of [
@@ -65,13 +66,14 @@ describe('change control checks: the statements of one report', () => {
         // What the last report read of the tables it did not write is still good, the request is
         // not approved (its checks cannot clear its gates) and the answer is the row written:
         // BEGIN, the check, the result, its changelog entry and stream event, the data version,
-        // COMMIT. On PostgreSQL (round trips) the versions are read with BEGIN, and the result,
-        // its changelog entry, its stream event and the data version go with COMMIT.
+        // COMMIT. On PostgreSQL (round trips) BEGIN, the versions and the check go in one round
+        // trip, and the result, its changelog entry, its stream event, the signal to the other
+        // instances' streams and the data version go with COMMIT.
         if (onPostgres) {
-          assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"$/, listed);
-          assert.match(statements[2]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; insert into "data_version" .*; commit$/, listed);
+          assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/, listed);
+          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', ''\) .*; insert into "data_version" .*; commit$/, listed);
         }
-        assert.ok(statements.length <= (onPostgres ? 3 : 7), listed);
+        assert.ok(statements.length <= (onPostgres ? 2 : 7), listed);
         const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));
         assert.ok(reads.every((q) => /from "cc_merge_checks"/.test(q)), `only checks read again: ${listed}`);
       }
@@ -101,9 +103,19 @@ describe('change control checks: the statements of one report', () => {
         // A rolling upgrade: another instance's migration adds a column.
         await admin.query(`alter table "${schema}".cc_merge_checks add column rollout_note text`);
         seen.length = 0;
-        // In a transaction: the stale statement ends it, and it runs again.
-        await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'failure' }));
+        // In a transaction: the stale statement ends it, and it runs again. (Its first statement
+        // goes with BEGIN, written in; the second is the named statement prepared before.)
+        let attempts = 0;
+        const inside = await inTransaction(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url }), async (tx) => {
+          attempts++;
+          await tx.db.selectFrom('cc_merge_checks' as never).select('id' as never).where('id' as never, '=', id as never).execute();
+          return (await tx.db.selectFrom('cc_merge_checks' as never).selectAll().where('id' as never, '=', id as never).executeTakeFirstOrThrow()) as Record<string, unknown>;
+        });
+        assert.equal(attempts, 2);
+        assert.ok('rollout_note' in inside, JSON.stringify(inside));
         assert.ok(seen.includes('deallocate all'), seen.join('\n'));
+        // A report answers after the change too.
+        await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'failure' }));
         assert.equal((await ok(svc.admin.get(`${CHECKS}${id}/`))).status, 'failure');
         // Outside a transaction: the statement is sent again.
         await readCheck();

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { act, actor, AUTHOR, branch, CHECKS, checkNamed, detail, device, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER } from './fixtures';
 
 describe('change control: a request from draft to merged', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; }, { config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
+  const svc = eachTestService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
 
   it('matches policies, derives status from reviews, blocks on a pending reported check, and merges', async () => {
     const author = await actor(svc, 'alice', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { serviceForEachTest, type TestService } from '../../../support/service';
+import { eachTestService } from '../../../support/service';
 import { checkNamed, expectStatus, ok, POLICIES } from './fixtures';
 import { gateCast, mergeBranch, scenario } from './gate-support';
 
 describe('change control: the merge gate runs the registered checks again', () => {
-  let svc: TestService;
-  serviceForEachTest((started) => { svc = started; }, { config: { host: { changelog_retention_days: 30 } } });
+  const svc = eachTestService({ config: { host: { changelog_retention_days: 30 } } });
 
   it('refuses a branch that went stale after its last refresh, though not-stale last reported success', async () => {
     const cast = await gateCast(svc);

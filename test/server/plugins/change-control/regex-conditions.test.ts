@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { serviceForSuite, type TestService } from '../../../support/service';
+import { suiteService } from '../../../support/service';
 import { branch, created, device, expectStatus, openRequest, POLICIES, detail } from './fixtures';
 
 describe('change control: regular expressions in policy conditions', () => {
-  let svc: TestService;
-  serviceForSuite((started) => { svc = started; });
+  const svc = suiteService();
 
   it('refuses an expression that needs backtracking (a backreference or lookaround) with 400 naming it', async () => {
     for (const value of ['(a)\\1', '^(?=core)', '(?<!x)y']) {

@@ -5,12 +5,8 @@ import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, expec
 import { draftRequest, PIPELINE, VIEW_ONLY } from './requests-support';
 
 const MERGER = [{ object_types: ['branching.branch'], actions: ['merge', 'change'] }];
-const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']> = [
-  ['submit', 'submit'],
-  ['return-to-draft', 'return_to_draft'],
-  ['abandon', 'abandon'],
-  ['reopen', 'reopen'],
-];
+/** The lifecycle actions: the path of each, and its key in `actions`. */
+const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']> = [['submit', 'submit'], ['return-to-draft', 'return_to_draft'], ['abandon', 'abandon'], ['reopen', 'reopen']];
 
 describe('change requests: actions (what the caller may do next, with reasons)', () => {
   const svc = suiteService();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { withTables } from '../../../../server/host/db/database';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
-import { serviceForSuite, startService, type TestService } from '../../../support/service';
+import { startService, suiteService, type TestService } from '../../../support/service';
 import { act, actor, AUTHOR, BRANCHES, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
 import { changelogOfRequest, draftRequest, evaluation, merge } from './requests-support';
 
@@ -54,6 +54,14 @@ describe('change requests: the states table', () => {
     if (state === 'approved') return { id, branchId };
     expectStatus(await merge(svc, branchId), 200, 'merge');
     return { id, branchId };
+  }
+
+  /** `action` by someone holding only `actions` on change requests is 403, and a request in `state` stays there. */
+  async function refusedWithout(state: State, action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen', actions: string[]): Promise<void> {
+    const { id } = await inState(state);
+    const holder = await actor(svc, `holder-${++n}`, [{ object_types: ['change_control.changerequest'], actions }]);
+    expectStatus(await act(holder.client, id, action), 403);
+    assert.equal((await detail(author.client, id)).status, state);
   }
 
   before(async () => {
@@ -128,10 +136,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 1: submit without change_changerequest is 403 and the request stays a draft', async () => {
-      const { id } = await inState('draft');
-      const outsider = await actor(svc, `viewer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'abandon', 'reopen'] }]);
-      expectStatus(await act(outsider.client, id, 'submit'), 403);
-      assert.equal((await detail(author.client, id)).status, 'draft');
+      await refusedWithout('draft', 'submit', ['view', 'abandon', 'reopen']);
     });
   });
 
@@ -191,10 +196,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 2: return-to-draft without change_changerequest is 403 and the state is kept', async () => {
-      const { id } = await inState('needs-review');
-      const outsider = await actor(svc, `viewer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'abandon', 'reopen'] }]);
-      expectStatus(await act(outsider.client, id, 'return-to-draft'), 403);
-      assert.equal((await detail(author.client, id)).status, 'needs-review');
+      await refusedWithout('needs-review', 'return-to-draft', ['view', 'abandon', 'reopen']);
     });
   });
 
@@ -211,10 +213,7 @@ describe('change requests: the states table', () => {
     }
 
     it('States table row 3: abandon needs abandon_changerequest — change_changerequest alone is 403', async () => {
-      const { id } = await inState('needs-review');
-      const changer = await actor(svc, `changer-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'change', 'reopen'] }]);
-      expectStatus(await act(changer.client, id, 'abandon'), 403);
-      assert.equal((await detail(author.client, id)).status, 'needs-review');
+      await refusedWithout('needs-review', 'abandon', ['view', 'change', 'reopen']);
     });
 
     it('States table row 3: an abandoned request cannot merge (409 from the merge gate)', async () => {
@@ -245,10 +244,7 @@ describe('change requests: the states table', () => {
     });
 
     it('States table row 4: reopen needs reopen_changerequest — change and abandon are not enough (403)', async () => {
-      const { id } = await inState('abandoned');
-      const other = await actor(svc, `other-${++n}`, [{ object_types: ['change_control.changerequest'], actions: ['view', 'change', 'abandon'] }]);
-      expectStatus(await act(other.client, id, 'reopen'), 403);
-      assert.equal((await detail(author.client, id)).status, 'abandoned');
+      await refusedWithout('abandoned', 'reopen', ['view', 'change', 'abandon']);
     });
   });
 
@@ -308,8 +304,7 @@ describe('change requests: the states table', () => {
 });
 
 describe('change requests: status is never writable (General rule 4)', () => {
-  let svc: TestService;
-  serviceForSuite((started) => { svc = started; });
+  const svc = suiteService();
 
   it('General rule 4: a PATCH naming status is accepted, the status is ignored; only the four actions move it', async () => {
     const author = await actor(svc, 'alice', AUTHOR);

@@ -13,8 +13,7 @@ function viewPlus(objectType: string, ...grants: Array<{ actions: string[]; cons
 }
 
 describe('policies: fields, checks and the required_checks filter', () => {
-  let svc: TestService;
-  serviceForSuite((started) => { svc = started; });
+  const svc = suiteService();
 
   it('contract 4.1: a policy is created with its defaults (enabled, weight 1000, every object type, no conditions, condition state either, no checks)', async () => {
     const p = await created(svc.admin.post(POLICIES, { name: 'Defaults' }));
@@ -305,16 +304,24 @@ describe('policies and rules: permission matrix of every write', () => {
     assert.deepEqual(res.body.checks, ['c']);
   });
 
+  /**
+   * The delete row of the matrix for the object at `url` (of `type`): without delete 403; under a
+   * delete constraint that excludes it 404 and it is kept; with delete 204 and it is gone.
+   */
+  async function expectDeleteMatrix(type: string, url: string, excluding: Record<string, unknown>): Promise<void> {
+    const without = await actor(svc, `no-del-${++n}`, viewPlus(type, { actions: ['view', 'add', 'change'] }));
+    expectStatus(await without.client.delete(url), 403);
+    const constrained = await actor(svc, `del-con-${n}`, viewPlus(type, { actions: ['view', 'delete'], constraints: excluding }));
+    expectStatus(await constrained.client.delete(url), 404);
+    expectStatus(await svc.admin.get(url), 200);
+    const holder = await actor(svc, `del-${n}`, viewPlus(type, { actions: ['view', 'delete'] }));
+    expectStatus(await holder.client.delete(url), 204);
+    expectStatus(await svc.admin.get(url), 404);
+  }
+
   it('matrix policy delete: without delete_policy 403; under a constraint that excludes it 404; with it 204', async () => {
     const { id } = await policy(svc, { name: `del-target-${++n}` });
-    const without = await actor(svc, `p-no-del-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'add', 'change'] }));
-    expectStatus(await without.client.delete(`${POLICIES}${id}/`), 403);
-    const constrained = await actor(svc, `p-del-con-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'delete'], constraints: { name: 'some other policy' } }));
-    expectStatus(await constrained.client.delete(`${POLICIES}${id}/`), 404);
-    expectStatus(await svc.admin.get(`${POLICIES}${id}/`), 200);
-    const holder = await actor(svc, `p-del-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'delete'] }));
-    expectStatus(await holder.client.delete(`${POLICIES}${id}/`), 204);
-    expectStatus(await svc.admin.get(`${POLICIES}${id}/`), 404);
+    await expectDeleteMatrix(POLICY_TYPE, `${POLICIES}${id}/`, { name: 'some other policy' });
   });
 
   // Rules: constraints on the rule's policy.
@@ -348,15 +355,7 @@ describe('policies and rules: permission matrix of every write', () => {
 
   it('matrix rule delete: without delete_policyrule 403; under a constraint that excludes it 404; with it 204', async () => {
     const { rules } = await policy(svc, { name: `rule-del-${++n}`, rules: [{ name: 'r' }] });
-    const ruleId = rules[0]!.id;
-    const without = await actor(svc, `r-no-del-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'add', 'change'] }));
-    expectStatus(await without.client.delete(`${RULES}${ruleId}/`), 403);
-    const constrained = await actor(svc, `r-del-con-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'delete'], constraints: { name: 'another rule' } }));
-    expectStatus(await constrained.client.delete(`${RULES}${ruleId}/`), 404);
-    expectStatus(await svc.admin.get(`${RULES}${ruleId}/`), 200);
-    const holder = await actor(svc, `r-del-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'delete'] }));
-    expectStatus(await holder.client.delete(`${RULES}${ruleId}/`), 204);
-    expectStatus(await svc.admin.get(`${RULES}${ruleId}/`), 404);
+    await expectDeleteMatrix(RULE_TYPE, `${RULES}${rules[0]!.id}/`, { name: 'another rule' });
   });
 
   it('matrix: a policy write by a permitted user re-matches open requests (the request picks the new policy up)', async () => {
