@@ -55,6 +55,18 @@ const timelineOf = (() => {
   };
 })();
 
+type Snapshot = NonNullable<ViewState['snapshot']>;
+
+/** A side region that shows one part of the snapshot and is redrawn only when that part changes. */
+function sideRegion<K extends keyof Snapshot>(id: string, part: K, render: (doc: Document, value: Snapshot[K], now: number) => HTMLElement): RegionDef {
+  return {
+    id,
+    slot: 'side',
+    inputs: ({ state }) => [state.snapshot![part]],
+    render: (doc, { state, now }) => render(doc, state.snapshot![part], now),
+  };
+}
+
 /** The regions in page order (which is also the keyboard order): gate and decision come before the changes. */
 const REGIONS: RegionDef[] = [
   {
@@ -63,12 +75,7 @@ const REGIONS: RegionDef[] = [
     inputs: ({ state }) => [state.snapshot!.changeRequest, state.snapshot!.problems, state.loadError, state.refreshing, actionSignature(state)],
     render: (doc, { state, now }) => renderHeader(doc, state.snapshot!, state, now),
   },
-  {
-    id: 'gate',
-    slot: 'side',
-    inputs: ({ state }) => [state.snapshot!.changeRequest],
-    render: (doc, { state }) => renderMergeState(doc, state.snapshot!.changeRequest),
-  },
+  sideRegion('gate', 'changeRequest', renderMergeState),
   {
     id: 'decision',
     slot: 'side',
@@ -78,18 +85,8 @@ const REGIONS: RegionDef[] = [
     },
     render: (doc, { state, now }) => renderDecision(doc, state.snapshot!, state, now),
   },
-  {
-    id: 'approval',
-    slot: 'side',
-    inputs: ({ state }) => [state.snapshot!.evaluation],
-    render: (doc, { state }) => renderApproval(doc, state.snapshot!.evaluation),
-  },
-  {
-    id: 'checks',
-    slot: 'side',
-    inputs: ({ state }) => [state.snapshot!.checks],
-    render: (doc, { state, now }) => renderChecks(doc, state.snapshot!.checks, now),
-  },
+  sideRegion('approval', 'evaluation', renderApproval),
+  sideRegion('checks', 'checks', renderChecks),
   {
     id: 'description',
     slot: 'before',

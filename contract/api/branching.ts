@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { objectBase, objectTypeName } from './common';
+import { briefFields, objectBase, objectTypeName } from './common';
 
 export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;
 export type BranchStatus = (typeof BRANCH_STATUSES)[number];
@@ -24,9 +24,7 @@ const attrs = z.record(z.string(), z.unknown());
 
 /** One row per object the branch touches: its net effect. */
 export const changeDiff = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   branch: z.number().int(),
   object_type: objectTypeName,
   object_id: z.number().int(),

@@ -1,10 +1,15 @@
 import * as z from 'zod';
 
-/** Fields every object of the API carries. */
-export const objectBase = {
+/** What every object answers about itself: its id, URL and display text (the brief form). */
+export const briefFields = {
   id: z.number().int(),
   url: z.string(),
   display: z.string(),
+};
+
+/** Fields every object of the API carries. */
+export const objectBase = {
+  ...briefFields,
   created: z.string(),
   last_updated: z.string(),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { objectBase, text } from './common';
+import { briefFields, objectBase, text } from './common';
 
 /**
  * Freeze calendars and the merge queue: what blocks merging for a while (a named freeze,
@@ -85,9 +85,7 @@ export type FreezeNotice = z.infer<typeof freezeNotice>;
 
 /** One entry of the merge queue (`merge-queue/`): the change request (`id`, `url`, `display`) and its place. */
 export const mergeQueueEntry = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   /** 1 is the head (merging now or next). Positions count every queued request, also those the caller cannot see. */
   position: z.number().int(),
   branch: z.number().int(),

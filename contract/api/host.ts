@@ -3,7 +3,7 @@
 // The service documents its routes with these schemas (the OpenAPI document at /api/schema/ is
 // generated from them) and the extension parses the answers with the same ones.
 import * as z from 'zod';
-import { objectBase } from './common';
+import { briefFields, objectBase } from './common';
 
 // ---- Users and tokens (`/api/users/`) ------------------------------------------------------
 
@@ -47,9 +47,7 @@ export type ProvisionedToken = z.infer<typeof provisionedToken>;
 
 /** One of the caller's own notifications. */
 export const notification = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   object_type: z.string(),
   object_id: z.number().int(),
   object_repr: z.string(),
@@ -88,9 +86,7 @@ export type ServiceStatus = z.infer<typeof serviceStatus>;
 
 /** A tag (`/api/extras/tags/`). */
 export const tag = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   name: z.string(),
   slug: z.string(),
   color: z.string().describe('RGB hex, six digits, no #.'),

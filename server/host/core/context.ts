@@ -1,6 +1,6 @@
 import type { HostDb, Queryable } from '../db/database';
 import { bumpDataVersion, countingWrites, writesThrough, writtenTables } from '../db/data-version';
-import { isStalePlanError } from '../db/pg-client';
+import { retryingStalePlan } from '../db/pg-client';
 import type { EventBus } from '../events/bus';
 import type { BranchStateKeepers } from '../objects/branch-state-keepers';
 import type { ObjectTypeRegistry } from '../objects/object-types';
@@ -183,15 +183,9 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
       if (writesThrough(counted) > 0) await bumpDataVersion(counted, writtenTables(counted));
       return value;
     });
-  let result: T;
-  try {
-    result = await attempt();
-  } catch (err) {
-    // A prepared statement that another instance's schema change made stale ended the
-    // transaction (PostgreSQL; nothing was written): once more, on statements prepared afresh.
-    if (!isStalePlanError(err)) throw err;
-    result = await attempt();
-  }
+  // A prepared statement that another instance's schema change made stale ended the
+  // transaction (PostgreSQL; nothing was written): once more, on statements prepared afresh.
+  const result = await retryingStalePlan(attempt);
   for (const task of tasks) {
     try {
       await task();

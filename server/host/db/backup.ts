@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import { databaseKind, type HostDb } from './database';
+import { retryingStalePlan } from './pg-client';
 
 /**
  * Backups of the service's data, the same file for both databases: JSON lines, a header (the
@@ -67,6 +68,11 @@ async function appliedMigrations(db: HostDb): Promise<string[]> {
 
 /** Writes every table of the database to `file`; returns the number of rows written. */
 export async function backupDatabase(db: HostDb, file: string): Promise<number> {
+  // Written afresh when a statement made stale by another instance's schema change ended the transaction.
+  return retryingStalePlan(() => backupOnce(db, file));
+}
+
+async function backupOnce(db: HostDb, file: string): Promise<number> {
   const out = createWriteStream(file);
   const write = async (value: unknown): Promise<void> => {
     if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain');
@@ -74,15 +80,21 @@ export async function backupDatabase(db: HostDb, file: string): Promise<number> 
   let count = 0;
   let tx = db.transaction();
   if (databaseKind(db) === 'postgres') tx = tx.setIsolationLevel('repeatable read');
-  await tx.execute(async (trx) => {
-    await write({ format: FORMAT, database: databaseKind(db), migrations: await appliedMigrations(trx) });
-    for (const table of await tablesOf(trx)) {
-      await write({ table });
-      const { rows } = await sql<Row>`select * from ${sql.table(table)}`.execute(trx);
-      for (const row of rows) await write(row);
-      count += rows.length;
-    }
-  });
+  try {
+    await tx.execute(async (trx) => {
+      await write({ format: FORMAT, database: databaseKind(db), migrations: await appliedMigrations(trx) });
+      for (const table of await tablesOf(trx)) {
+        await write({ table });
+        const { rows } = await sql<Row>`select * from ${sql.table(table)}`.execute(trx);
+        for (const row of rows) await write(row);
+        count += rows.length;
+      }
+    });
+  } catch (err) {
+    out.destroy();
+    await once(out, 'close');
+    throw err;
+  }
   out.end();
   await once(out, 'finish');
   return count;
@@ -121,7 +133,8 @@ export async function restoreDatabase(db: HostDb, file: string): Promise<number>
   if (unknown.length > 0) throw new BackupError(`the backup has tables this database does not: ${unknown.join(', ')}`);
   const order = inDependencyOrder(tables, await referencesOf(db, tables));
   let count = 0;
-  await db.transaction().execute(async (trx) => {
+  await retryingStalePlan(() => db.transaction().execute(async (trx) => {
+    count = 0;
     for (const table of [...order].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
     for (const table of order) {
       const rows = byTable.get(table) ?? [];
@@ -145,7 +158,7 @@ export async function restoreDatabase(db: HostDb, file: string): Promise<number>
         await sql`select setval(pg_get_serial_sequence(${r.table}, ${r.column}), coalesce((select max(${sql.ref(r.column)}) from ${sql.table(r.table)}), 0) + 1, false)`.execute(trx);
       }
     }
-  });
+  }));
   return count;
 }
 

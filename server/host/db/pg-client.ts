@@ -48,6 +48,21 @@ export function isStalePlanError(err: unknown): boolean {
   return e?.code === '0A000' && typeof e.message === 'string' && /cached plan must not change result type/.test(e.message);
 }
 
+/**
+ * Runs `attempt` (a whole transaction) once more when a prepared statement that another
+ * instance's schema change made stale ended it (PostgreSQL; the transaction wrote nothing): the
+ * second attempt runs on statements prepared afresh. Every transaction the service opens goes
+ * through it: `inTransaction`, the administrator's bootstrap at start, backup and restore.
+ */
+export async function retryingStalePlan<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    if (!isStalePlanError(err)) throw err;
+    return attempt();
+  }
+}
+
 /** Statement names: the same for every connection of the process (a text keeps its index). */
 const NAMED_STATEMENTS = 2000;
 const statementIndex = new Map<string, number>();

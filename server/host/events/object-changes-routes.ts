@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { briefFields } from '../../../contract/api/common';
 import { ChangeVisibility } from '../objects/change-visibility';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
@@ -13,9 +14,7 @@ const PATH = '/api/core/object-changes/';
 const ACTIONS = ['create', 'update', 'delete'] as const;
 
 export const objectChangeOutput = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   time: z.string(),
   user: z.number().int().nullable().describe('Id of the user who made the change (null for the system).'),
   user_name: z.string(),

@@ -6,7 +6,7 @@ import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
 import { envelope, parseListQuery, parseShape, shapeObject, sortObjects } from './query';
-import { Reply, type Access, type QueryParamDoc, type QueryParams, type RouteRegistry } from './routes';
+import { Reply, type Access, type QueryParamDoc, type QueryParams, type RouteGroup, type RouteRegistry } from './routes';
 
 export type { ApiObject };
 
@@ -100,12 +100,24 @@ export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ord
   return docs;
 }
 
-export function registerResource<T extends ApiObject, C = never, U = never>(registry: RouteRegistry, spec: ResourceSpec<T, C, U>): void {
+/** Registers the resource's routes; answers its route group (path, tag, output), for routes of its own. */
+export function registerResource<T extends ApiObject, C = never, U = never>(registry: RouteRegistry, spec: ResourceSpec<T, C, U>): RouteGroup {
   const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
   const list = spec.list;
   const routes = registry.group({ path: spec.path, tag: spec.tag, response: spec.output });
   const access = (action: string): Access => ({ permission: permName(spec.objectType, action) });
   const about = (what: string): string => `${what} ${spec.objectType} object`;
+  /** The object of the path's id that the caller may view and `action`. */
+  const target = async (ctx: Ctx, rawId: string | undefined, action: string): Promise<T> => {
+    const existing = await getViewable(ctx, spec, parseId(rawId));
+    await requireObjectPermission(ctx, spec.objectType, action, existing);
+    return existing;
+  };
+  /** The changelog entry of a write (unless the domain records its own). */
+  const log = async (ctx: Ctx, action: 'create' | 'update' | 'delete', obj: T, prechange: Record<string, unknown> | null, postchange: Record<string, unknown> | null): Promise<void> => {
+    if (!spec.ownChangelog) await recordChange(ctx, { action, objectType: spec.objectType, objectId: obj.id, repr: obj.display, prechange, postchange });
+  };
+  const { create, update, remove } = spec;
 
   routes.add({
     method: 'GET',
@@ -146,8 +158,7 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
     },
   });
 
-  if (spec.create) {
-    const create = spec.create;
+  if (create) {
     routes.add({
       method: 'POST',
       access: access('add'),
@@ -159,24 +170,20 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
         const created = await spec.get(ctx, id);
         if (!created) throw new Error(`${spec.objectType} ${id} vanished after create`);
         await requireObjectPermission(ctx, spec.objectType, 'add', created);
-        if (!spec.ownChangelog) {
-          await recordChange(ctx, { action: 'create', objectType: spec.objectType, objectId: id, repr: created.display, prechange: null, postchange: snapshot(created) });
-        }
+        await log(ctx, 'create', created, null, snapshot(created));
         return new Reply(201, created);
       },
     });
   }
 
-  if (spec.update) {
-    const update = spec.update;
+  if (update) {
     routes.patchAndPut({
       path: ':id/',
       access: access('change'),
       summary: { PATCH: about('Partially update a'), PUT: about('Update a') },
       body: { PATCH: update.body, PUT: update.put ?? update.body },
       handler: async ({ ctx, params, body }) => {
-        const existing = await getViewable(ctx, spec, parseId(params.id));
-        await requireObjectPermission(ctx, spec.objectType, 'change', existing);
+        const existing = await target(ctx, params.id, 'change');
         await update.run(ctx, existing, body);
         const updated = await spec.get(ctx, existing.id);
         if (!updated) throw new NotFound();
@@ -184,30 +191,25 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
         if (!spec.ownChangelog) {
           const pre = snapshot(existing);
           const post = snapshot(updated);
-          if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
-            await recordChange(ctx, { action: 'update', objectType: spec.objectType, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
-          }
+          if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) await log(ctx, 'update', updated, pre, post);
         }
         return updated;
       },
     });
   }
 
-  if (spec.remove) {
-    const remove = spec.remove;
+  if (remove) {
     routes.remove({
       path: ':id/',
       access: access('delete'),
       summary: about('Delete a'),
       query: spec.removeQuery,
       run: async ({ ctx, params, query }) => {
-        const existing = await getViewable(ctx, spec, parseId(params.id));
-        await requireObjectPermission(ctx, spec.objectType, 'delete', existing);
+        const existing = await target(ctx, params.id, 'delete');
         await remove(ctx, existing, query);
-        if (!spec.ownChangelog) {
-          await recordChange(ctx, { action: 'delete', objectType: spec.objectType, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
-        }
+        await log(ctx, 'delete', existing, snapshot(existing), null);
       },
     });
   }
+  return routes;
 }

@@ -3,6 +3,7 @@ import type { BranchChangeRow } from '../db/tables';
 import { compiledSelect } from '../db/compiled-select';
 import type { Queryable } from '../db/database';
 import { parseAttributes, type Attributes } from './attributes';
+import { branchChangeBatches } from './branch-change-batches-repository';
 import { ensureBranchState } from './branch-state';
 import type { BranchStateKeeperOf } from './branch-state-keepers';
 import { touchedObjectTypes } from './branch-types-repository';
@@ -61,17 +62,7 @@ const REBUILD_BATCH = 1000;
 
 /** Recomputes the kept columns of every change of the branch against main now. */
 async function rebuildConflicts(ctx: Ctx, branchId: number): Promise<void> {
-  let after = 0;
-  for (;;) {
-    const rows = await ctx.db
-      .selectFrom('branch_changes')
-      .select(['id', 'object_type', 'object_id', 'action', 'original', 'modified', 'conflicts', 'merge_problem'])
-      .where('branch_id', '=', branchId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(REBUILD_BATCH)
-      .execute();
-    if (rows.length === 0) return;
+  for await (const rows of branchChangeBatches(ctx, branchId, REBUILD_BATCH)) {
     const ids = rows.map((r) => r.object_id);
     const mains = new Map(
       (await ctx.db.selectFrom('objects').select(['id', 'object_type', 'data']).where('id', 'in', ids).execute()).map((o) => [o.id, o]),
@@ -80,7 +71,6 @@ async function rebuildConflicts(ctx: Ctx, branchId: number): Promise<void> {
       const main = mains.get((row as (typeof rows)[number]).object_id);
       return main && main.object_type === row.object_type ? (parseAttributes(main.data) ?? {}) : null;
     });
-    after = rows[rows.length - 1]!.id;
   }
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { briefFields } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { Host } from '../host';
@@ -10,9 +11,7 @@ import { briefObject } from '../core/api-object';
 const PATH = '/api/core/object-types/';
 
 export const objectTypeOutput = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   app_label: z.string(),
   model: z.string(),
 });

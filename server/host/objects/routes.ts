@@ -54,20 +54,16 @@ async function viewable(ctx: Ctx, def: CatalogueType, rawId: string | undefined)
 }
 
 function registerType(host: Host, def: CatalogueType): void {
-  const path = def.path!;
-  const detail = `${path}:id/`;
-  const tag = def.appLabel;
+  const routes = host.routes.group({ path: def.path!, tag: def.appLabel, response: sourceObjectOutput });
+  const access = (action: string): { permission: string } => ({ permission: permission(def, action) });
   const authorize = (ctx: Ctx, action: string) => async (state: ObjectState) =>
     requireObjectPermission(ctx, def.name, action, presentObject(ctx, def, state));
 
-  host.routes.add({
+  routes.add({
     method: 'GET',
-    path,
-    access: { permission: permission(def, 'view') },
+    access: access('view'),
     summary: `List ${def.display} objects (in the branch of X-NetBox-Branch, else main)`,
-    tag,
     query: LIST_QUERY,
-    response: sourceObjectOutput,
     handler: async ({ ctx, query, url }) => {
       const filters = parseObjectFilters(query);
       const ordering = parseObjectOrdering(query);
@@ -83,24 +79,19 @@ function registerType(host: Host, def: CatalogueType): void {
     },
   });
 
-  host.routes.add({
+  routes.add({
     method: 'GET',
-    path: detail,
-    access: { permission: permission(def, 'view') },
+    path: ':id/',
+    access: access('view'),
     summary: `Retrieve a ${def.display} object`,
-    tag,
-    response: sourceObjectOutput,
     handler: async ({ ctx, params }) => (await viewable(ctx, def, params.id)).api,
   });
 
-  host.routes.add({
+  routes.add({
     method: 'POST',
-    path,
-    access: { permission: permission(def, 'add') },
+    access: access('add'),
     summary: `Create a ${def.display} object (in the branch of X-NetBox-Branch, else main)`,
-    tag,
     body: sourceObjectWrite,
-    response: sourceObjectOutput,
     status: 201,
     handler: async ({ ctx, body }) => {
       const created = await createObject(ctx, def, writableAttributes(body), { authorize: authorize(ctx, 'add') });
@@ -108,7 +99,7 @@ function registerType(host: Host, def: CatalogueType): void {
     },
   });
 
-  const update = (replace: boolean) => async ({ ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes }) => {
+  const update = async ({ ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes }, replace: boolean) => {
     const { state, api } = await viewable(ctx, def, params.id);
     await requireObjectPermission(ctx, def.name, 'change', api);
     const sent = writableAttributes(body);
@@ -116,39 +107,25 @@ function registerType(host: Host, def: CatalogueType): void {
     const updated = await updateObject(ctx, def, state, attrs, { authorize: authorize(ctx, 'change') });
     return presentObject(ctx, def, updated);
   };
-  host.routes.add({
-    method: 'PATCH',
-    path: detail,
-    access: { permission: permission(def, 'change') },
-    summary: `Partially update a ${def.display} object: the attributes sent are set, the others kept`,
-    tag,
-    body: sourceObjectWrite,
-    response: sourceObjectOutput,
-    handler: update(false),
-  });
-  host.routes.add({
-    method: 'PUT',
-    path: detail,
-    access: { permission: permission(def, 'change') },
-    summary: `Update a ${def.display} object: its attributes become exactly those sent`,
-    tag,
-    body: sourceObjectWrite,
-    response: sourceObjectOutput,
-    handler: update(true),
+  routes.patchAndPut({
+    path: ':id/',
+    access: access('change'),
+    summary: {
+      PATCH: `Partially update a ${def.display} object: the attributes sent are set, the others kept`,
+      PUT: `Update a ${def.display} object: its attributes become exactly those sent`,
+    },
+    body: { PATCH: sourceObjectWrite, PUT: sourceObjectWrite },
+    handler: (input, method) => update(input, method === 'PUT'),
   });
 
-  host.routes.add({
-    method: 'DELETE',
-    path: detail,
-    access: { permission: permission(def, 'delete') },
+  routes.remove({
+    path: ':id/',
+    access: access('delete'),
     summary: `Delete a ${def.display} object`,
-    tag,
-    status: 204,
-    handler: async ({ ctx, params }) => {
+    run: async ({ ctx, params }) => {
       const { state, api } = await viewable(ctx, def, params.id);
       await requireObjectPermission(ctx, def.name, 'delete', api);
       await deleteObject(ctx, def, state);
-      return new Reply(204);
     },
   });
 }

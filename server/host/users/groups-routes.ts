@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { briefFields } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
 import { registerResource, type ApiObject } from '../http/resource';
@@ -10,9 +11,7 @@ import { groupRows, groupTable } from './groups-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
 
 export const groupOutput = z.object({
-  id: z.number().int(),
-  url: z.string(),
-  display: z.string(),
+  ...briefFields,
   name: z.string(),
   description: z.string(),
   created: z.string(),

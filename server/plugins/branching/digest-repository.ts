@@ -1,4 +1,4 @@
-import type { Ctx } from '../../host';
+import { branchChangeBatches, type Ctx } from '../../host';
 import { branchingDb } from './db/database';
 
 /** A branch's kept digest: the change count, the LtHash16 state (base64 of 2,048 bytes) and its digest. */
@@ -47,23 +47,12 @@ const BATCH = 2000;
 
 /** A branch's changes (what the digest reads of them), in batches by id. */
 export async function* branchChangeRows(ctx: Ctx, branchId: number): AsyncGenerator<Array<{ objectType: string; objectId: number; original: unknown; modified: unknown }>> {
-  let after = 0;
-  for (;;) {
-    const rows = await ctx.db
-      .selectFrom('branch_changes')
-      .select(['id', 'object_type', 'object_id', 'original', 'modified'])
-      .where('branch_id', '=', branchId)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(BATCH)
-      .execute();
-    if (rows.length === 0) return;
+  for await (const rows of branchChangeBatches(ctx, branchId, BATCH)) {
     yield rows.map((r) => ({
       objectType: r.object_type,
       objectId: r.object_id,
       original: r.original === null ? null : (JSON.parse(r.original) as unknown),
       modified: r.modified === null ? null : (JSON.parse(r.modified) as unknown),
     }));
-    after = rows[rows.length - 1]!.id;
   }
 }

@@ -1,12 +1,11 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { clearedWith, keyedTable, ownedBy, stamps } from './schema';
 import { createDataVersion } from '../data-version';
 import { nowText } from '../portable';
 
 async function createHostTables(db: Kysely<unknown>): Promise<void> {
   const now = nowText(db);
-  await db.schema
-    .createTable('users')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'users')
     .addColumn('username', 'text', (c) => c.notNull().unique())
     .addColumn('password_hash', 'text')
     .addColumn('first_name', 'text', (c) => c.notNull().defaultTo(''))
@@ -14,44 +13,35 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('email', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('is_superuser', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('is_active', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
-    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .$call(stamps(now))
     .execute();
 
-  await db.schema
-    .createTable('groups')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'groups')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
-    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .$call(stamps(now))
     .execute();
 
   await db.schema
     .createTable('user_groups')
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('group_id', 'integer', (c) => c.notNull().references('groups.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', ownedBy('users'))
+    .addColumn('group_id', 'integer', ownedBy('groups'))
     .addPrimaryKeyConstraint('user_groups_pk', ['user_id', 'group_id'])
     .execute();
   await db.schema.createIndex('user_groups_group').on('user_groups').column('group_id').execute();
 
-  await db.schema
-    .createTable('tokens')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+  await keyedTable(db, 'tokens')
+    .addColumn('user_id', 'integer', ownedBy('users'))
     .addColumn('key_hash', 'text', (c) => c.notNull().unique())
     .addColumn('key_prefix', 'text', (c) => c.notNull())
     .addColumn('write_enabled', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('expires', 'text')
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('last_used', 'text')
-    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
-    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .$call(stamps(now))
     .execute();
 
-  await db.schema
-    .createTable('permissions')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'permissions')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
@@ -60,8 +50,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('constraints', 'text')
     .addColumn('users', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('groups', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('created', 'text', (c) => c.notNull().defaultTo(now))
-    .addColumn('last_updated', 'text', (c) => c.notNull().defaultTo(now))
+    .$call(stamps(now))
     .execute();
 
   await db.schema
@@ -75,44 +64,35 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema.createIndex('objects_type').on('objects').columns(['object_type', 'id']).execute();
 
-  await db.schema
-    .createTable('branches')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'branches')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('status', 'text', (c) => c.notNull())
     .addColumn('schema_id', 'text', (c) => c.notNull().unique())
-    .addColumn('owner', 'integer', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('owner', 'integer', clearedWith('users'))
     .addColumn('last_sync', 'text')
     .addColumn('merged_time', 'text')
-    .addColumn('merged_by', 'integer', (c) => c.references('users.id').onDelete('set null'))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .addColumn('merged_by', 'integer', clearedWith('users'))
+    .$call(stamps())
     .execute();
 
-  await db.schema
-    .createTable('branch_changes')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+  await keyedTable(db, 'branch_changes')
+    .addColumn('branch_id', 'integer', ownedBy('branches'))
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('object_id', 'integer', (c) => c.notNull())
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('original', 'text')
     .addColumn('modified', 'text')
     .addColumn('premerge', 'text')
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .addUniqueConstraint('branch_changes_object', ['branch_id', 'object_type', 'object_id'])
     .execute();
 
-  await db.schema
-    .createTable('object_changes')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'object_changes')
     .addColumn('time', 'text', (c) => c.notNull())
     .addColumn('user_id', 'integer')
     .addColumn('user_name', 'text', (c) => c.notNull())
@@ -132,9 +112,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('object_changes_request').on('object_changes').column('request_id').execute();
 
-  await db.schema
-    .createTable('webhooks')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'webhooks')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('payload_url', 'text', (c) => c.notNull())
     .addColumn('http_method', 'text', (c) => c.notNull().defaultTo('POST'))
@@ -143,13 +121,10 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('body_template', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('secret', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('ssl_verification', 'integer', (c) => c.notNull().defaultTo(1))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
 
-  await db.schema
-    .createTable('event_rules')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'event_rules')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('object_types', 'text', (c) => c.notNull().defaultTo('[]'))
@@ -158,13 +133,10 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('action_type', 'text', (c) => c.notNull())
     .addColumn('action_object_id', 'integer')
     .addColumn('action_data', 'text')
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
 
-  await db.schema
-    .createTable('webhook_outbox')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'webhook_outbox')
     .addColumn('webhook_id', 'integer', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
     .addColumn('url', 'text', (c) => c.notNull())
@@ -184,10 +156,8 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .columns(['state', 'next_attempt_at'])
     .execute();
 
-  await db.schema
-    .createTable('notifications')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+  await keyedTable(db, 'notifications')
+    .addColumn('user_id', 'integer', ownedBy('users'))
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('object_id', 'integer', (c) => c.notNull())
     .addColumn('object_repr', 'text', (c) => c.notNull())
@@ -202,7 +172,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
 async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('user_id', 'integer', ownedBy('users'))
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('fingerprint', 'text', (c) => c.notNull())
     .addColumn('status', 'integer', (c) => c.notNull())
@@ -237,19 +207,16 @@ async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
 /** Tags (`/api/extras/tags/`) and their assignment to objects of any model. */
 async function createTags(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('tags')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'tags')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
     .addColumn('color', 'text', (c) => c.notNull())
     .addColumn('description', 'text', (c) => c.notNull())
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema
     .createTable('tagged_items')
-    .addColumn('tag_id', 'integer', (c) => c.notNull().references('tags.id').onDelete('cascade'))
+    .addColumn('tag_id', 'integer', ownedBy('tags'))
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('object_id', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('tagged_items_pk', ['tag_id', 'object_type', 'object_id'])
@@ -265,7 +232,7 @@ async function createBranchState(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('branches').addColumn('changes_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema
     .createTable('branch_state_revisions')
-    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
+    .addColumn('branch_id', 'integer', ownedBy('branches'))
     .addColumn('keeper', 'text', (c) => c.notNull())
     .addColumn('revision', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('branch_state_revisions_pk', ['branch_id', 'keeper'])

@@ -152,17 +152,14 @@ async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void>
 }
 
 export function registerCommentRoutes(host: Host): void {
-  const path = MODELS.changeComment.path;
-  registerResource(host.routes, {
+  const routes = registerResource(host.routes, {
     tag: 'change-control',
     objectType: CHANGE_COMMENT_TYPE,
-    path,
+    path: MODELS.changeComment.path,
     output: commentOutput,
     list: commentList,
     get: getComment,
   });
-
-  const routes = host.routes.group({ path, tag: 'change-control', response: commentOutput });
   routes.add({
     method: 'POST',
     access: { permission: 'change_control.add_changecomment' },

@@ -1,11 +1,9 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { databaseKind } from '../../../host';
+import { clearedWith, databaseKind, keyedTable, ownedBy, stamps } from '../../../host';
 import { digestOfChanges, formerDigestOfChanges } from '../../branching';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('cc_policies')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'cc_policies')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
@@ -15,27 +13,21 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('condition_state', 'text', (c) => c.notNull().defaultTo('either'))
     .addColumn('checks', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('comments', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
 
-  await db.schema
-    .createTable('cc_policy_rules')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+  await keyedTable(db, 'cc_policy_rules')
+    .addColumn('policy_id', 'integer', ownedBy('cc_policies'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('min_reviews', 'integer', (c) => c.notNull().defaultTo(1))
     .addColumn('groups', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('users', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .addUniqueConstraint('cc_policy_rules_name', ['policy_id', 'name'])
     .execute();
 
-  await db.schema
-    .createTable('cc_change_requests')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('branch_id', 'integer', (c) => c.references('branches.id').onDelete('set null'))
+  await keyedTable(db, 'cc_change_requests')
+    .addColumn('branch_id', 'integer', clearedWith('branches'))
     .addColumn('branch_name', 'text', (c) => c.notNull())
     .addColumn('branch_deleted', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('title', 'text', (c) => c.notNull())
@@ -43,15 +35,14 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('ref', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('draft'))
     .addColumn('priority', 'text', (c) => c.notNull().defaultTo('medium'))
-    .addColumn('requester_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
+    .addColumn('requester_id', 'integer', clearedWith('users'))
     .addColumn('scheduled_start', 'text')
     .addColumn('scheduled_end', 'text')
     .addColumn('auto_merge', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('comments', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('gates_cleared', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('has_conflicts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema.createIndex('cc_change_requests_branch').on('cc_change_requests').column('branch_id').unique().execute();
   await db.schema.createIndex('cc_change_requests_status').on('cc_change_requests').columns(['status', 'id']).execute();
@@ -60,68 +51,56 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
 
   await db.schema
     .createTable('cc_change_request_policies')
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
-    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
+    .addColumn('policy_id', 'integer', ownedBy('cc_policies'))
     .addColumn('matched_object_types', 'text', (c) => c.notNull().defaultTo('[]'))
     .addPrimaryKeyConstraint('cc_change_request_policies_pk', ['change_request_id', 'policy_id'])
     .execute();
   await db.schema.createIndex('cc_crp_policy').on('cc_change_request_policies').column('policy_id').execute();
 
-  await db.schema
-    .createTable('cc_reviews')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
-    .addColumn('reviewer_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+  await keyedTable(db, 'cc_reviews')
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
+    .addColumn('reviewer_id', 'integer', ownedBy('users'))
     .addColumn('decision', 'text', (c) => c.notNull())
     .addColumn('comment', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('stale', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .addUniqueConstraint('cc_reviews_one_per_reviewer', ['change_request_id', 'reviewer_id'])
     .execute();
 
-  await db.schema
-    .createTable('cc_change_comments')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+  await keyedTable(db, 'cc_change_comments')
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
     .addColumn('change_diff_id', 'integer')
     .addColumn('change_object_type', 'text', (c) => c.notNull())
     .addColumn('change_object_id', 'integer', (c) => c.notNull())
     .addColumn('change_label', 'text', (c) => c.notNull())
     .addColumn('text', 'text', (c) => c.notNull())
-    .addColumn('author_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('author_id', 'integer', ownedBy('users'))
     .addColumn('parent_id', 'integer', (c) => c.references('cc_change_comments.id').onDelete('cascade'))
     .addColumn('resolved', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema.createIndex('cc_comments_request').on('cc_change_comments').columns(['change_request_id', 'id']).execute();
 
-  await db.schema
-    .createTable('cc_merge_checks')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+  await keyedTable(db, 'cc_merge_checks')
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('label', 'text', (c) => c.notNull())
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
     .addColumn('summary', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('details_url', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('completed', 'text')
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .addUniqueConstraint('cc_merge_checks_name', ['change_request_id', 'name'])
     .execute();
   await db.schema.createIndex('cc_merge_checks_status').on('cc_merge_checks').columns(['status', 'change_request_id']).execute();
 
-  await db.schema
-    .createTable('cc_merge_jobs')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+  await keyedTable(db, 'cc_merge_jobs')
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
     .addColumn('branch_id', 'integer', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   // The database itself refuses a second live merge job for a branch.
   await sql`CREATE UNIQUE INDEX cc_merge_jobs_one_live ON cc_merge_jobs (branch_id) WHERE state IN ('pending', 'scheduled', 'running')`.execute(db);
@@ -132,8 +111,8 @@ async function addCachedApprovalCheckKindAndReviewerQueue(db: Kysely<unknown>): 
   await db.schema.alterTable('cc_merge_checks').addColumn('kind', 'text', (c) => c.notNull().defaultTo('reported')).execute();
   await db.schema
     .createTable('cc_outstanding_reviewers')
-    .addColumn('change_request_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
-    .addColumn('user_id', 'integer', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
+    .addColumn('user_id', 'integer', ownedBy('users'))
     .addPrimaryKeyConstraint('cc_outstanding_reviewers_pk', ['change_request_id', 'user_id'])
     .execute();
   await db.schema.createIndex('cc_outstanding_reviewers_user').on('cc_outstanding_reviewers').columns(['user_id', 'change_request_id']).execute();
@@ -154,9 +133,7 @@ async function addCommentAttribute(db: Kysely<unknown>): Promise<void> {
  * after a disconnect or a restart; `cc_stream_state` remembers how far the window was pruned.
  */
 async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('cc_stream_events')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'cc_stream_events')
     .addColumn('time', 'text', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
     .addColumn('change_request_id', 'integer', (c) => c.notNull())
@@ -196,7 +173,7 @@ async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
  */
 async function addOverride(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_requests').addColumn('override_reason', 'text').execute();
-  await db.schema.alterTable('cc_change_requests').addColumn('override_by_id', 'integer', (c) => c.references('users.id').onDelete('set null')).execute();
+  await db.schema.alterTable('cc_change_requests').addColumn('override_by_id', 'integer', clearedWith('users')).execute();
   await db.schema.alterTable('cc_change_requests').addColumn('override_time', 'text').execute();
   await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
 }
@@ -220,9 +197,7 @@ async function addDigestsAndEnforcement(db: Kysely<unknown>): Promise<void> {
  * (`cc_merge_checks.objects`: the `mergeable` check lists what would conflict or fail to apply).
  */
 async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('cc_freezes')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'cc_freezes')
     .addColumn('name', 'text', (c) => c.notNull().unique())
     .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(1))
@@ -234,8 +209,7 @@ async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise
     .addColumn('end_time', 'text')
     .addColumn('time_zone', 'text', (c) => c.notNull().defaultTo('UTC'))
     .addColumn('policy_id', 'integer', (c) => c.references('cc_policies.id').onDelete('cascade'))
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema
     .createTable('cc_merge_queue_claim')
@@ -250,16 +224,13 @@ async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise
 
 /** Journal entries on change requests (they go with their request: ON DELETE CASCADE). */
 async function createJournalEntries(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('cc_journal_entries')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+  await keyedTable(db, 'cc_journal_entries')
     .addColumn('assigned_object_type', 'text', (c) => c.notNull())
-    .addColumn('assigned_object_id', 'integer', (c) => c.notNull().references('cc_change_requests.id').onDelete('cascade'))
+    .addColumn('assigned_object_id', 'integer', ownedBy('cc_change_requests'))
     .addColumn('kind', 'text', (c) => c.notNull().defaultTo('info'))
     .addColumn('comments', 'text', (c) => c.notNull())
     .addColumn('created_by_id', 'integer', (c) => c.notNull())
-    .addColumn('created', 'text', (c) => c.notNull())
-    .addColumn('last_updated', 'text', (c) => c.notNull())
+    .$call(stamps())
     .execute();
   await db.schema.createIndex('cc_journal_entries_object').on('cc_journal_entries').columns(['assigned_object_id', 'created']).execute();
 }
@@ -281,8 +252,8 @@ async function addCustomFields(db: Kysely<unknown>): Promise<void> {
 async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('cc_branch_policy_matches')
-    .addColumn('branch_id', 'integer', (c) => c.notNull().references('branches.id').onDelete('cascade'))
-    .addColumn('policy_id', 'integer', (c) => c.notNull().references('cc_policies.id').onDelete('cascade'))
+    .addColumn('branch_id', 'integer', ownedBy('branches'))
+    .addColumn('policy_id', 'integer', ownedBy('cc_policies'))
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('matches', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('cc_branch_policy_matches_pk', ['branch_id', 'policy_id', 'object_type'])

@@ -146,6 +146,10 @@ function ruleColumns(input: Partial<RuleWrite>) {
   };
 }
 
+/** One policy, one policy rule, as the API shows them (with their tags). */
+const getPolicy = presentedById(policyTable.byId, async (ctx, row) => (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0]);
+const getRule = presentedById(ruleTable.byId, async (ctx, row) => (await withRuleTags(ctx, [presentRule(ctx, row)]))[0]);
+
 /** `policies/` and `policy-rules/`. Every write re-matches or re-evaluates the requests it can move. */
 export function registerPolicyRoutes(host: Host): void {
   registerResource(host.routes, {
@@ -154,7 +158,7 @@ export function registerPolicyRoutes(host: Host): void {
     path: MODELS.policy.path,
     output: policyOutput,
     list: policyList,
-    get: presentedById(policyTable.byId, async (ctx, row) => (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0]),
+    get: getPolicy,
     create: {
       body: policyWrite,
       run: async (ctx, input: PolicyWrite) => {
@@ -216,7 +220,7 @@ export function registerPolicyRoutes(host: Host): void {
     path: MODELS.policyRule.path,
     output: policyRuleOutput,
     list: ruleList,
-    get: presentedById(ruleTable.byId, async (ctx, row) => (await withRuleTags(ctx, [presentRule(ctx, row)]))[0]),
+    get: getRule,
     create: {
       body: policyRuleWrite,
       run: async (ctx, input: RuleWrite) => {

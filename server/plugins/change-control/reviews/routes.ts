@@ -130,18 +130,15 @@ async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> 
 }
 
 export function registerReviewRoutes(host: Host): void {
-  const path = MODELS.review.path;
-  registerResource(host.routes, {
+  const routes = registerResource(host.routes, {
     tag: 'change-control',
     objectType: REVIEW_TYPE,
-    path,
+    path: MODELS.review.path,
     output: reviewOutput,
     list: reviewList,
     get: getReview,
     ownChangelog: true,
   });
-
-  const routes = host.routes.group({ path, tag: 'change-control', response: reviewOutput });
   routes.add({
     method: 'POST',
     access: { permission: 'change_control.add_review' },
