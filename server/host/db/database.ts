@@ -314,6 +314,17 @@ function openSqlite(path: string): OpenDatabase {
   if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('synchronous = NORMAL');
+  if (path !== ':memory:') {
+    // The writer copies the write-ahead log into the database once the log passes 1,000 pages
+    // (4 MB), inside the commit that passes it, while the event loop waits. Measured
+    // (`bench/checkpoint.ts`, docs/performance.md): the wait is mostly the two fsyncs of each
+    // copy, so smaller copies only wait more often (200 pages: three times the commits over 2 ms,
+    // twice the total) and larger ones wait less often but longer; 1,000 stays.
+    sqlite.pragma('wal_autocheckpoint = 1000');
+    // After a transaction larger than that (a bulk import), the log's file is cut back to 16 MB
+    // when the next write starts the log again, rather than keeping its largest size.
+    sqlite.pragma('journal_size_limit = 16777216');
+  }
   // Pages kept in the process (the build's default is 16 MB); the operating system caches the file too.
   sqlite.pragma('cache_size = -8000');
   configureSqlite(sqlite);

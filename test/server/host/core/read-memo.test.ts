@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
@@ -477,6 +477,22 @@ if (!onPostgres) {
       }
       await Promise.all([done, write]);
       assert.equal(await read(), 'Waited');
+    });
+
+    it('checkpoints the write-ahead log every 1,000 pages and cuts its file back to 16 MB after a larger transaction', async () => {
+      const pragma = async (name: string) =>
+        inTransaction(ctxOf(svc), async (tx) => Object.values((await sql.raw(`pragma ${name}`).execute(tx.db)).rows[0] as object)[0] as unknown);
+      assert.equal(await pragma('wal_autocheckpoint'), 1000);
+      assert.equal(await pragma('journal_size_limit'), 16 * 1024 * 1024);
+      // 24 MB in one transaction, then two small ones: the first checkpoints, the next starts the log again.
+      await sql.raw('create table filler (x blob)').execute(svc.host.db);
+      await inTransaction(ctxOf(svc), async (tx) => {
+        for (let i = 0; i < 24; i++) await sql.raw('insert into filler (x) values (zeroblob(1048576))').execute(tx.db);
+      });
+      const wal = join(dir, 'one.sqlite-wal');
+      assert.ok(statSync(wal).size > 24 * 1024 * 1024);
+      for (const name of ['Ada', 'Grace']) await svc.host.db.updateTable('users').set({ first_name: name }).where('username', '=', 'admin').execute();
+      assert.ok(statSync(wal).size <= 16 * 1024 * 1024, `log file of ${statSync(wal).size} bytes`);
     });
 
     it('folds case beyond ASCII on the reader as on the writer', async () => {
