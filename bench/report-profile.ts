@@ -2,8 +2,8 @@
 // database, 16 connections reporting, and beside the load
 //   - the service's CPU per report (every thread of the process, from /proc/PID/task/*/schedstat),
 //   - the database's CPU per report (every process of the cluster: backends, WAL writer),
-//   - the WAL flushes per report and their mean time (pg_stat_wal; track_wal_io_timing is set
-//     for the run when the user may),
+//   - the WAL flushes per report and their mean time (pg_stat_wal; timed when the cluster has
+//     track_wal_io_timing on),
 //   - how often the write lock was held, and how many transactions waited for it (pg_locks,
 //     sampled every few milliseconds on a connection of its own).
 //   BENCH_DATABASE_URL=postgres://USER@HOST:PORT/DATABASE npx tsx bench/report-profile.ts
@@ -84,13 +84,19 @@ async function profile(server: string): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   const postmaster = Number((await admin.query<{ pid: number }>(`select pid from pg_stat_activity where backend_type = 'walwriter'`)).rows[0]?.pid ?? 0);
-  const parent = postmaster ? Number(readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) : 0;
+  // The cluster's processes are measured only when it runs on this machine.
+  let parent = 0;
+  try {
+    if (postmaster) parent = Number(readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  } catch {
+    parent = 0;
+  }
   await admin.query('drop schema if exists profile_1 cascade; create schema profile_1');
   const url = new URL(PG_URL);
   url.searchParams.set('options', '-c search_path=profile_1');
   const service = await startProcess(join(REPO, server), ['--port', '0', '--db', url.toString(), '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN }, SERVICE_NODE_OPTIONS);
   try {
-    await admin.query('alter system set track_wal_io_timing = on').then(() => admin.query('select pg_reload_conf()')).catch(() => undefined);
+    const timed = (await admin.query<{ track_wal_io_timing: string }>('show track_wal_io_timing')).rows[0]!.track_wal_io_timing === 'on';
     const api = new Api(service.url, TOKEN);
     const checks = await seedReportScenario(api);
     let turn = 0;
@@ -141,8 +147,9 @@ async function profile(server: string): Promise<void> {
     const perReport = (ns: number) => `${(ns / reports / 1e6).toFixed(3)} ms`;
     console.log(`  reports: ${reports} in ${DURATION} s, ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
     console.log(`  service CPU per report: ${perReport(serviceNs)} (${((serviceNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`);
-    console.log(`  database CPU per report: ${perReport(clusterNs)} (${((clusterNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`);
-    console.log(`  WAL flushes per report: ${(Number(wal.wal_sync) / reports).toFixed(2)}, mean ${(wal.wal_sync_time / Math.max(1, Number(wal.wal_sync))).toFixed(3)} ms`);
+    if (parent) console.log(`  database CPU per report: ${perReport(clusterNs)} (${((clusterNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`);
+    const mean = timed ? `${(wal.wal_sync_time / Math.max(1, Number(wal.wal_sync))).toFixed(3)} ms` : 'not timed (track_wal_io_timing is off)';
+    console.log(`  WAL flushes per report: ${(Number(wal.wal_sync) / reports).toFixed(2)}, mean ${mean}`);
     console.log(`  write lock held in ${((held / samples) * 100).toFixed(0)} % of ${samples} samples; transactions waiting for it: ${(waiting / samples).toFixed(1)} on average`);
   } finally {
     await service.stop();
