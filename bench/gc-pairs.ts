@@ -1,7 +1,8 @@
 // Scenario 10's write-then-read pairs (the request's description edited, then its detail read),
 // measured by what the machine's load does not distort: the service's garbage collections
 // (`--trace-gc-nvp`: how many, their pauses, the bytes allocated and promoted per pair) and its
-// main thread's CPU time per pair (/proc/PID/task/PID/schedstat), beside the reads' latencies.
+// main thread's CPU time per pair and per read (/proc/PID/task/PID/schedstat), beside the reads'
+// latencies.
 //   node esbuild.config.mjs server && npx tsx bench/gc-pairs.ts
 // GC_PAIRS (default 1000) pairs are measured after 200 to warm up, on scenario 1's request with
 // what the full benchmark has seeded before scenario 10 (64 reported checks, 50 policies with
@@ -148,15 +149,20 @@ async function main(): Promise<void> {
     await seedConditionPolicies(admin);
     seedCommentThreads(dbFile, crId, 2000, 1);
     const url = `${svc.url}${CC}change-requests/${crId}/`;
+    const readCpu: number[] = [];
     const pair = async (i: number): Promise<number> => {
       if ((await send(url, 'PATCH', { description: `note ${i}` })) !== 200) throw new Error('edit failed');
+      const c0 = cpuMs(pid);
       const t0 = performance.now();
       if ((await send(url, 'GET')) !== 200) throw new Error('read failed');
-      return performance.now() - t0;
+      const ms = performance.now() - t0;
+      readCpu.push(cpuMs(pid) - c0);
+      return ms;
     };
     for (let i = 0; i < 200; i++) await pair(i);
     if (HEAP_SAMPLE) svc.child.kill('SIGUSR2');
     gcs = [];
+    readCpu.length = 0;
     const cpu0 = cpuMs(pid);
     const ms: number[] = [];
     for (let i = 0; i < PAIRS; i++) ms.push(await pair(200 + i));
@@ -176,7 +182,7 @@ async function main(): Promise<void> {
     const promoted = scavenges.reduce((a, g) => a + g.promoted, 0);
     console.log(`${PAIRS} write-then-read pairs (after 200 to warm up), 200 changes:`);
     console.log(`  reads: p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, slowest ${Math.max(...ms).toFixed(2)} ms`);
-    console.log(`  service main thread CPU: ${(cpu / PAIRS).toFixed(2)} ms per pair`);
+    console.log(`  service main thread CPU: ${(cpu / PAIRS).toFixed(2)} ms per pair; per read (what the read would take alone, collections included): p50 ${percentile(readCpu, 50).toFixed(2)} ms, p99 ${percentile(readCpu, 99).toFixed(2)} ms, largest ${Math.max(...readCpu).toFixed(2)} ms`);
     console.log(`  scavenges: ${scavenges.length} (${pauses(scavenges)})`);
     console.log(`  mark-compacts: ${full.length} (${pauses(full)}) [${full.map((g) => g.kind).join(' ')}]`);
     console.log(`  allocated: ${(allocated / PAIRS / 1024).toFixed(0)} kB per pair (between collections in the window); promoted by scavenges: ${(promoted / PAIRS / 1024).toFixed(1)} kB per pair`);

@@ -21,6 +21,7 @@ export type { StreamSink } from './core/stream-sink';
 export { HOST_VERSION, inRange } from './core/version';
 export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
+export { compiledSelect } from './db/compiled-select';
 export { clearedWith, keyedTable, ownedBy, stamps } from './db/migrations/schema';
 export { constraintViolation } from './db/constraint-errors';
 export { sentWithNext } from './db/pg-client';

@@ -209,8 +209,15 @@ export class ReadMemo {
   private moveTo(versions: DataVersions, db: Queryable): void {
     const local = writesThrough(db);
     if (versions.global === this.committed && local === this.local) return;
+    // Answers naming the same tables (most name one of a few shared lists) share one stamp.
+    const stamps = new Map<readonly string[] | undefined, string>();
     for (const [key, kept] of this.entries) {
-      if (kept.stamp !== stampOf(versions, kept.reads) || kept.local !== writesThrough(db, kept.reads)) {
+      let stamp = stamps.get(kept.reads);
+      if (stamp === undefined) {
+        stamp = stampOf(versions, kept.reads);
+        stamps.set(kept.reads, stamp);
+      }
+      if (kept.stamp !== stamp || kept.local !== writesThrough(db, kept.reads)) {
         this.entries.delete(key);
         this.keptBytes -= kept.bytes;
       }

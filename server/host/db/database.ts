@@ -30,7 +30,7 @@ import type * as Pg from 'pg';
 import { beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { countingWrites, isWrite, readVersionWith, VERSIONS_READ_SQL, versionsOf, type DataVersions } from './data-version';
+import { countingWrites, isWrite, readVersionWith, versionsOf, type DataVersions } from './data-version';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -110,6 +110,18 @@ function withStatementCache(sqlite: SQLite.Database, listeners: ReadonlySet<Stat
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
+  });
+}
+
+/** Every version row as one text, `id:version` separated by commas (SQLite). */
+const VERSIONS_TEXT_SQL = `select group_concat("id" || ':' || "version") from "data_version"`;
+
+/** The rows `VERSIONS_TEXT_SQL` read. */
+function versionRowsOf(text: string): Array<{ id: string; version: string }> {
+  if (text === '') return [];
+  return text.split(',').map((row) => {
+    const [id = '', version = ''] = row.split(':');
+    return { id, version };
   });
 }
 
@@ -329,12 +341,17 @@ function openSqlite(path: string): OpenDatabase {
     readOnly.pragma('cache_size = -8000');
     reader = withStatementCache(readOnly, listeners);
     // The data version is read on the reader too, never behind a transaction, by a statement
-    // of its own (not among those observed, which are a request's): one synchronous step. It is
-    // prepared at its first use, once the migrations have made the table.
+    // of its own (not among those observed, which are a request's): one synchronous step, read
+    // as one text, so that the versions are parsed again only when they moved (a read of them
+    // precedes every cached read). It is prepared at its first use, once the migrations have
+    // made the table.
     let versions: SQLite.Statement | undefined;
+    let last: { text: string; versions: DataVersions } | undefined;
     readVersions = () => {
-      versions ??= readOnly.prepare(VERSIONS_READ_SQL);
-      return Promise.resolve(versionsOf(versions.all() as Array<{ id: unknown; version: unknown }>));
+      versions ??= readOnly.prepare(VERSIONS_TEXT_SQL).pluck();
+      const text = (versions.get() as string | null) ?? '';
+      if (last?.text !== text) last = { text, versions: versionsOf(versionRowsOf(text)) };
+      return Promise.resolve(last.versions);
     };
   }
   const dialect = reader ? new SqliteReadWriteDialect(writer, reader) : new SqliteDialect({ database: writer });

@@ -1,4 +1,6 @@
 import type { Ctx } from '../core/context';
+import { compiledSelect } from '../db/compiled-select';
+import type { Queryable } from '../db/database';
 
 /** Moves a branch's changes revision by one; the new revision (undefined: no such branch). */
 export async function moveChangesRevision(ctx: Ctx, branchId: number): Promise<number | undefined> {
@@ -12,8 +14,10 @@ export async function moveChangesRevision(ctx: Ctx, branchId: number): Promise<n
 }
 
 /** A branch's changes revision (undefined: no such branch). */
+const changesRevisionOf = compiledSelect((db: Queryable, branchId: number) => db.selectFrom('branches').select('changes_revision').where('id', '=', branchId));
+
 export async function changesRevision(ctx: Ctx, branchId: number): Promise<number | undefined> {
-  const row = await ctx.db.selectFrom('branches').select('changes_revision').where('id', '=', branchId).executeTakeFirst();
+  const [row] = await changesRevisionOf(ctx.db, branchId);
   return row === undefined ? undefined : Number(row.changes_revision);
 }
 
@@ -24,13 +28,12 @@ export async function keeperRevisions(ctx: Ctx, branchId: number): Promise<Map<s
 }
 
 /** The revision one keeper's state of this branch reflects (undefined: none recorded). */
+const keeperRevisionOf = compiledSelect((db: Queryable, branchId: number, keeper: string) =>
+  db.selectFrom('branch_state_revisions').select('revision').where('branch_id', '=', branchId).where('keeper', '=', keeper),
+);
+
 export async function keeperRevision(ctx: Ctx, branchId: number, keeper: string): Promise<number | undefined> {
-  const row = await ctx.db
-    .selectFrom('branch_state_revisions')
-    .select('revision')
-    .where('branch_id', '=', branchId)
-    .where('keeper', '=', keeper)
-    .executeTakeFirst();
+  const [row] = await keeperRevisionOf(ctx.db, branchId, keeper);
   return row === undefined ? undefined : Number(row.revision);
 }
 

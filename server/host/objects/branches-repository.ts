@@ -1,13 +1,17 @@
 import type { Ctx } from '../core/context';
 import type { BranchRow } from '../db/tables';
+import { compiledSelect } from '../db/compiled-select';
+import type { Queryable } from '../db/database';
 
 /** Every branch (the branches list's query). */
 export function branchRows(ctx: Ctx) {
   return ctx.db.selectFrom('branches').selectAll();
 }
 
+const branchById = compiledSelect((db: Queryable, id: number) => db.selectFrom('branches').selectAll().where('id', '=', id));
+
 export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
-  return ctx.db.selectFrom('branches').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await branchById(ctx.db, id))[0];
 }
 
 /** Branches by id (unknown ids are left out). */

@@ -1,5 +1,7 @@
 import type { Ctx } from '../core/context';
 import type { BranchChangeRow } from '../db/tables';
+import { compiledSelect } from '../db/compiled-select';
+import type { Queryable } from '../db/database';
 import { parseAttributes, type Attributes } from './attributes';
 import { branchChangeBatches } from './branch-change-batches-repository';
 import { ensureBranchState } from './branch-state';
@@ -130,9 +132,10 @@ export async function keptProblems(ctx: Ctx, branchId: number, kind: 'conflicts'
 }
 
 /** Whether any change of the branch conflicts with main, from the kept columns: one probe of `branch_changes_conflicting`. */
+const firstKeptConflict = compiledSelect((db: Queryable, branchId: number) => db.selectFrom('branch_changes').select('id').where('branch_id', '=', branchId).where('conflicts', 'is not', null).limit(1));
+
 export async function anyKeptConflict(ctx: Ctx, branchId: number): Promise<boolean> {
-  const row = await ctx.db.selectFrom('branch_changes').select('id').where('branch_id', '=', branchId).where('conflicts', 'is not', null).limit(1).executeTakeFirst();
-  return row !== undefined;
+  return (await firstKeptConflict(ctx.db, branchId)).length > 0;
 }
 
 /** `keptProblems`, after making the branch's kept columns current. */

@@ -80,7 +80,9 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
   const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
   const related = await ctx.host.readMemo.get(
     ctx,
-    `related:${row.id}|${row.requester_id}|${row.override_by_id}|${row.last_updated}`,
+    // Keyed by what it reads of the row, not by its last update: an edit of the request would
+    // leave the previous answer kept (its tables did not move) until the memo's bound evicts it.
+    `related:${row.id}|${row.requester_id}|${row.override_by_id}`,
     async () => (await relatedOf(ctx, [row])).get(row.id)!,
     RELATED_TABLES,
   );

@@ -1,6 +1,6 @@
-import { recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
+import { compiledSelect, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
-import { ccDb, nowIso } from '../db/database';
+import { ccDb, ccTables, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
 import { CHANGE_REQUEST_TYPE } from '../names';
 import { announceRequestCacheWritten } from '../stream/announce';
@@ -8,8 +8,10 @@ import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Insertable, Updateable } from 'kysely';
 import { findBranch } from '../../branching';
 
+const changeRequestById = compiledSelect((db, id: number) => ccTables(db).selectFrom('cc_change_requests').selectAll().where('id', '=', id));
+
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await changeRequestById(ctx.db, id))[0];
 }
 
 /** Stores a change request; answers the stored row. */

@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
-import { sentWithNext, type Ctx } from '../../../host';
-import { ccDb } from '../db/database';
+import { compiledSelect, sentWithNext, type Ctx } from '../../../host';
+import { ccDb, ccTables } from '../db/database';
 import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
 
 /** What a read of checks is computed from: a write of another table keeps it (read memo). */
@@ -36,8 +36,12 @@ export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<Me
 /** The gate's view of a request's stored checks (only the columns it reads). */
 export type CheckFacts = Pick<MergeCheckRow, 'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest'>;
 
+const checkFactsById = compiledSelect((db, changeRequestId: number) =>
+  ccTables(db).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary', 'digest']).where('change_request_id', '=', changeRequestId),
+);
+
 export async function checkFactsOf(ctx: Ctx, changeRequestId: number): Promise<CheckFacts[]> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary', 'digest']).where('change_request_id', '=', changeRequestId).execute();
+  return checkFactsById(ctx.db, changeRequestId);
 }
 
 export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>): Promise<MergeCheckRow> {

@@ -6,7 +6,12 @@ export type CcDb = Queryable<HostTables & ChangeControlTables>;
 
 /** The context's database handle (a transaction during writes), seeing the plugin's tables too. */
 export function ccDb(ctx: Ctx): CcDb {
-  return withTables<ChangeControlTables>(ctx.db);
+  return ccTables(ctx.db);
+}
+
+/** A database handle, seeing the plugin's tables too. */
+export function ccTables(db: Queryable<any>): CcDb {
+  return withTables<ChangeControlTables>(db);
 }
 
 export const toBool = (v: number): boolean => v === 1;

@@ -1,18 +1,17 @@
-import { briefObject, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
+import { briefObject, compiledSelect, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
-import { ccDb, nowIso, parseJson, toBool } from '../db/database';
+import { ccDb, ccTables, nowIso, parseJson, toBool } from '../db/database';
 import type { ReviewRow } from '../db/tables';
 import { renderMarkdown } from '../markdown';
 import { MODELS, REVIEW_TYPE } from '../names';
 
 /** What an evaluation reads of a change request's reviews, in the order given. */
+const reviewFactsById = compiledSelect((db, changeRequestId: number) =>
+  ccTables(db).selectFrom('cc_reviews').select(['id', 'reviewer_id', 'decision', 'stale', 'comment']).where('change_request_id', '=', changeRequestId).orderBy('id'),
+);
+
 export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Array<Pick<ReviewRow, 'id' | 'reviewer_id' | 'decision' | 'stale' | 'comment'>>> {
-  return ccDb(ctx)
-    .selectFrom('cc_reviews')
-    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
-    .where('change_request_id', '=', changeRequestId)
-    .orderBy('id')
-    .execute();
+  return reviewFactsById(ctx.db, changeRequestId);
 }
 
 /** Reviews by id: read, insert (answering the stored row), update, delete. */

@@ -77,6 +77,21 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.equal((await detail(s.author.client, s.cr.id)).description, 'edited');
   });
 
+  it('edits and reads of a request keep as many answers in the read memo after the tenth edit as after the first: none stays behind an edit', async () => {
+    const s = await submitted();
+    const cycle = async (i: number) => {
+      // Each edit at its own time: the request's last update moves.
+      svc.clock.set(new Date(Date.parse('2026-11-01T10:00:00Z') + i * 1000).toISOString());
+      await ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: `edit ${i}` }));
+      await detail(s.author.client, s.cr.id);
+    };
+    await cycle(0);
+    const kept = svc.host.readMemo.size;
+    for (let i = 1; i < 10; i++) await cycle(i);
+    assert.equal(svc.host.readMemo.size, kept);
+    svc.clock.set('2026-11-01T09:00:00Z');
+  });
+
   it('a policy write evaluates only the requests it can move: those whose branches touch its types, and those it governs', async () => {
     const s = await setup(svc, {});
     let id = 0;
