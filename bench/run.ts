@@ -478,8 +478,8 @@ async function main(): Promise<void> {
     const m10 = median(small.length ? small : [0]);
     const m100 = median(large.length ? large : [0]);
     if (want(4)) {
-      console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target < 500 ms${m10 < 500 ? ' (met)' : ' (MISSED)'}`);
-      console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) target < 5000 ms (ten times 500 ms)${m100 < 5000 ? ' (met)' : ' (MISSED)'}; ${(m100 / m10).toFixed(1)}x the 10,000 figure`);
+      console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target <= 150 ms${m10 <= 150 ? ' (met)' : ' (MISSED)'}`);
+      console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) ${(m100 / m10).toFixed(1)}x the 10,000 figure (target: the ratio below)`);
     }
     if (want(9)) {
       console.log(`\n9. mixed load, 16 connections (70 % detail and list reads, 20 % check reports, 10 % reviews and comments), ${DURATION} s:`);
