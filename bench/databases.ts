@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Api, CC } from './api';
 import { seedDetailScenario, seedReportScenario } from './seed';
+import { reportRequests } from './report-requests';
 import { startService, type RunningService } from './service';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -37,25 +38,6 @@ async function load(urls: string[], options: Partial<autocannon.Options> = {}, d
   };
 }
 
-/** The pipeline's check report, flipping each check between success and failure. */
-function reportRequest(checks: number[]): Partial<autocannon.Options> {
-  let turn = 0;
-  const flip = new Map<number, boolean>();
-  return {
-    requests: [
-      {
-        method: 'PATCH',
-        setupRequest: (req: autocannon.Request) => {
-          const id = checks[turn++ % checks.length]!;
-          const pass = !flip.get(id);
-          flip.set(id, pass);
-          return { ...req, path: `${CC}checks/${id}/`, headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: pass ? 'success' : 'failure' }) };
-        },
-      },
-    ],
-  };
-}
-
 interface Measured {
   detail: Figures;
   report: Figures;
@@ -70,8 +52,8 @@ async function measure(instances: RunningService[]): Promise<Measured> {
   const detailUrls = urls.map((u) => `${u}${CC}change-requests/${crId}/`);
   await load(detailUrls, {}, 2);
   const detail = await load(detailUrls);
-  await load(urls, reportRequest(checks), 2);
-  const report = await load(urls, reportRequest(checks));
+  await load(urls, { requests: reportRequests(checks) }, 2);
+  const report = await load(urls, { requests: reportRequests(checks) });
   return { detail, report };
 }
 

@@ -15,7 +15,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { Api, CC } from './api';
+import { Api } from './api';
+import { reportRequests } from './report-requests';
 import { seedReportScenario } from './seed';
 import { REPO, startProcess } from './service';
 import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
@@ -99,24 +100,13 @@ async function profile(server: string): Promise<void> {
     const timed = (await admin.query<{ track_wal_io_timing: string }>('show track_wal_io_timing')).rows[0]!.track_wal_io_timing === 'on';
     const api = new Api(service.url, TOKEN);
     const checks = await seedReportScenario(api);
-    let turn = 0;
-    const flip = new Map<number, boolean>();
+    const requests = reportRequests(checks);
     const options = (duration: number): autocannon.Options => ({
       url: service.url,
       connections: 16,
       duration,
       headers: { Authorization: `Token ${TOKEN}` },
-      requests: [
-        {
-          method: 'PATCH',
-          setupRequest: (req: autocannon.Request) => {
-            const id = checks[turn++ % checks.length]!;
-            const pass = !flip.get(id);
-            flip.set(id, pass);
-            return { ...req, path: `${CC}checks/${id}/`, headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: pass ? 'success' : 'failure' }) };
-          },
-        },
-      ],
+      requests,
     });
     await autocannon(options(2));
     await admin.query('select pg_stat_reset_shared($1)', ['wal']);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrate, openDatabase, type OpenDatabase } from '../../server/host/db/database';
+import { migrate, openDatabase, postgresUrlOf, type HostDb, type OpenDatabase } from '../../server/host/db/database';
 
 /**
  * The database the service tests run on. Without `TEST_DATABASE_URL`: a fresh SQLite database
@@ -182,4 +182,33 @@ export async function dropTestSchemas(): Promise<void> {
   admin = null;
   for (const name of made.splice(0)) await client.query(`drop schema if exists ${name} cascade`).catch(() => undefined);
   await client.end().catch(() => undefined);
+}
+
+/** What a rolling-upgrade test on PostgreSQL works with (`duringSchemaChange`). */
+export interface SchemaChange {
+  /** A handle of its own on the service's database, one connection: what its first call prepares, a second call reuses. */
+  own: OpenDatabase;
+  /** An administrator's connection, standing for another instance whose migration changes the tables. */
+  admin: pg.Client;
+  /** The schema the service runs in. */
+  schema: string;
+}
+
+/**
+ * Runs `work` as a rolling upgrade on PostgreSQL sees it (`SchemaChange`); afterwards, whatever
+ * `work` found, the statements of `undo(schema)` put the tables back and both connections close.
+ */
+export async function duringSchemaChange(db: HostDb, undo: (schema: string) => string[], work: (change: SchemaChange) => Promise<void>): Promise<void> {
+  const url = postgresUrlOf(db)!;
+  const schema = /search_path=(\w+)/.exec(decodeURIComponent(url))![1]!;
+  const own = openDatabase(url, { poolSize: 1 });
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await work({ own, admin, schema });
+  } finally {
+    for (const statement of undo(schema)) await admin.query(statement);
+    await admin.end();
+    await own.close();
+  }
 }

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import pg from 'pg';
 import { backupDatabase, restoreDatabase, tableContents } from '../../../server/host/db/backup';
-import { openDatabase, postgresUrlOf } from '../../../server/host/db/database';
-import { onPostgres, openTestDatabase, TEST_DATABASE_URL } from '../../support/database';
+import { duringSchemaChange, onPostgres, openTestDatabase } from '../../support/database';
 import { startService, withService } from '../../support/service';
 import { actor, AUTHOR, BRANCHES, created, DEVICES, ok, REQUESTS, REVIEWER, REVIEWS, POLICIES, RULES } from '../plugins/change-control/fixtures';
 import { runToExit } from './run-service';
@@ -71,25 +69,18 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
   if (onPostgres) {
     it('backs up and restores again after another instance changed a table (a rolling upgrade): the new column is in the file', async () => {
       const svc = await startService();
-      const url = postgresUrlOf(svc.host.db)!;
-      const schema = /search_path=(\w+)/.exec(decodeURIComponent(url))![1]!;
-      // One connection: whatever the first backup prepared, the second uses.
-      const own = openDatabase(url, { poolSize: 1 });
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
+      const undo = (schema: string) => [`alter table "${schema}".users drop column if exists rollout_note`, `alter table "${schema}".users alter column is_active type bigint`];
       try {
-        await backupDatabase(own.db, dir('one.jsonl'));
-        await admin.query(`alter table "${schema}".users add column rollout_note text`);
-        await admin.query(`alter table "${schema}".users alter column is_active type integer`);
-        const file = dir('two.jsonl');
-        const rows = await backupDatabase(own.db, file);
-        assert.ok(readFileSync(file, 'utf8').includes('"rollout_note":null'));
-        assert.equal(await restoreDatabase(own.db, file), rows);
+        await duringSchemaChange(svc.host.db, undo, async ({ own, admin, schema }) => {
+          await backupDatabase(own.db, dir('one.jsonl'));
+          await admin.query(`alter table "${schema}".users add column rollout_note text`);
+          await admin.query(`alter table "${schema}".users alter column is_active type integer`);
+          const file = dir('two.jsonl');
+          const rows = await backupDatabase(own.db, file);
+          assert.ok(readFileSync(file, 'utf8').includes('"rollout_note":null'));
+          assert.equal(await restoreDatabase(own.db, file), rows);
+        });
       } finally {
-        await admin.query(`alter table "${schema}".users drop column if exists rollout_note`);
-        await admin.query(`alter table "${schema}".users alter column is_active type bigint`);
-        await admin.end();
-        await own.close();
         await svc.close();
       }
     });

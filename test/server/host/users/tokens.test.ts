@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { hashPassword, verifyPassword } from '../../../../server/host/core/secrets';
 import { createHash, randomBytes, scryptSync } from 'node:crypto';
-import pg from 'pg';
 import { ManualClock } from '../../../../server/host/core/clock';
-import { openDatabase, postgresUrlOf } from '../../../../server/host/db/database';
 import { bootstrapAdmin } from '../../../../server/host/users/bootstrap';
-import { onPostgres, TEST_DATABASE_URL } from '../../../support/database';
+import { duringSchemaChange, onPostgres } from '../../../support/database';
 import { ADMIN_TOKEN, eachTestService, instancesForEachTest, type TestService } from '../../../support/service';
 import { actor, createToken, createUser, grant } from './fixtures';
 
@@ -297,24 +295,15 @@ if (onPostgres) {
     const svc = eachTestService();
 
     it('runs again on statements prepared afresh when a statement prepared before the change is stale', async () => {
-      const url = postgresUrlOf(svc.host.db)!;
-      const schema = /search_path=(\w+)/.exec(decodeURIComponent(url))![1]!;
-      // One connection: the statements the first bootstrap prepares are the second's.
-      const own = openDatabase(url, { poolSize: 1 });
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      try {
+      const undo = (schema: string) => [`alter table "${schema}".tokens alter column user_id type bigint`];
+      await duringSchemaChange(svc.host.db, undo, async ({ own, admin, schema }) => {
         const clock = new ManualClock();
         assert.equal(await bootstrapAdmin(own.db, clock, ADMIN_TOKEN), null);
         // A rolling upgrade: another instance's migration changes a column the bootstrap reads.
         await admin.query(`alter table "${schema}".tokens alter column user_id type integer`);
         assert.equal(await bootstrapAdmin(own.db, clock, ADMIN_TOKEN), null);
         assert.equal((await svc.admin.get('/api/users/users/?username=admin')).body.results[0].is_superuser, true);
-      } finally {
-        await admin.query(`alter table "${schema}".tokens alter column user_id type bigint`);
-        await admin.end();
-        await own.close();
-      }
+      });
     });
   });
 }
