@@ -209,15 +209,15 @@ export class ReadMemo {
   private moveTo(versions: DataVersions, db: Queryable): void {
     const local = writesThrough(db);
     if (versions.global === this.committed && local === this.local) return;
-    // Answers naming the same tables (most name one of a few shared lists) share one stamp.
-    const stamps = new Map<readonly string[] | undefined, string>();
+    // Answers naming the same tables (most name one of a few shared lists) share one basis.
+    const bases = new Map<readonly string[] | undefined, { stamp: string; local: number }>();
     for (const [key, kept] of this.entries) {
-      let stamp = stamps.get(kept.reads);
-      if (stamp === undefined) {
-        stamp = stampOf(versions, kept.reads);
-        stamps.set(kept.reads, stamp);
+      let basis = bases.get(kept.reads);
+      if (!basis) {
+        basis = { stamp: stampOf(versions, kept.reads), local: writesThrough(db, kept.reads) };
+        bases.set(kept.reads, basis);
       }
-      if (kept.stamp !== stamp || kept.local !== writesThrough(db, kept.reads)) {
+      if (kept.stamp !== basis.stamp || kept.local !== basis.local) {
         this.entries.delete(key);
         this.keptBytes -= kept.bytes;
       }
