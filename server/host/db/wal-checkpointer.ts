@@ -20,7 +20,10 @@ export interface CheckpointerSettings {
    * or stop answering, the log still never grows past this many pages.
    */
   backstopPages: number;
-  /** The thread ends after this long without a commit (its memory returns to the system). */
+  /**
+   * The thread ends once this long has passed without a checkpoint (its memory returns to the
+   * system), after copying what the log holds.
+   */
   idleMs: number;
 }
 
@@ -81,7 +84,9 @@ export type CheckpointerState = 'off' | 'starting' | 'on' | 'failed' | 'closed';
  * two fsyncs never hold the event loop (SQLite's automatic checkpoint runs inside a commit).
  *
  * - Started when a commit of the writer leaves `startPages` pages in the log not yet copied;
- *   ended after `idleMs` without a commit (the writer's automatic checkpoint is back meanwhile).
+ *   ended once `idleMs` has passed without a checkpoint, after copying the log (the writer's
+ *   automatic checkpoint is back from then on): under a trickle of writes it runs about once per
+ *   `startPages` pages written, for `idleMs`.
  * - While it runs, the writer's automatic checkpoint is raised to `backstopPages` (never off):
  *   the log stays bounded whatever the thread does. If the thread dies, the writer's automatic
  *   checkpoint is set back to 1,000 pages for good (this handle never starts another).
@@ -100,8 +105,7 @@ export class WalCheckpointer {
   private current: CheckpointerState = 'off';
   private inFlight: Promise<void> | null = null;
   private answer: { resolve: (reply: Reply) => void; reject: (err: Error) => void } | null = null;
-  private commits = 0;
-  private commitsSeen = 0;
+  private checkpointsSeen = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private shm: number | null = null;
   private readonly header = Buffer.alloc(HEADER_BYTES);
@@ -139,9 +143,8 @@ export class WalCheckpointer {
 
   /** Called after each commit of the writer. */
   committed(): void {
-    this.commits++;
     if (this.current === 'on') {
-      if (!this.inFlight && this.pendingPages() >= this.settings.checkpointPages) this.inFlight = this.checkpoint();
+      if (!this.inFlight && this.pendingPages() >= this.settings.checkpointPages) this.run(() => this.checkpoint());
     } else if (this.current === 'off' && this.pendingPages() >= this.settings.startPages) {
       this.start();
     }
@@ -200,21 +203,33 @@ export class WalCheckpointer {
     if (this.worker !== worker || this.current !== 'starting') return;
     this.current = 'on';
     this.writer.pragma(`wal_autocheckpoint = ${this.settings.backstopPages}`);
-    this.commitsSeen = this.commits;
+    this.checkpointsSeen = this.counts.checkpoints;
     this.idleTimer = setInterval(() => this.idleCheck(), this.settings.idleMs);
     this.idleTimer.unref();
     for (const listener of this.readyListeners.splice(0)) listener();
   }
 
   private idleCheck(): void {
-    if (this.commits !== this.commitsSeen || this.inFlight) {
-      this.commitsSeen = this.commits;
+    if (this.counts.checkpoints !== this.checkpointsSeen || this.inFlight) {
+      this.checkpointsSeen = this.counts.checkpoints;
       return;
     }
     clearInterval(this.idleTimer);
-    this.automatic();
-    this.current = 'off';
-    void this.end();
+    // What the log holds is copied first: the thread is not started again before `startPages` more.
+    this.run(async () => {
+      await this.checkpoint();
+      if (this.current !== 'on') return;
+      this.automatic();
+      this.current = 'off';
+      await this.end();
+    });
+  }
+
+  /** One checkpoint (or the end) at a time: commits meanwhile start none. */
+  private run(task: () => Promise<void>): void {
+    this.inFlight = task().finally(() => {
+      this.inFlight = null;
+    });
   }
 
   /** A thread that stops unasked: the writer checkpoints for itself again, for good. */
@@ -280,8 +295,6 @@ export class WalCheckpointer {
       this.counts.checkpoints++;
     } catch {
       // The thread stopped (`died` or `stop` has given the writer its automatic checkpoint back).
-    } finally {
-      this.inFlight = null;
     }
   }
 }

@@ -99,13 +99,17 @@ describe('database file: the checkpointer thread', () => {
     assert.equal(checkpointer.state, 'failed');
   });
 
-  it('ends the thread when the service has not written for a while, and starts one again when it writes', async () => {
+  it('ends the thread once no checkpoint was needed for a while, after copying the log, and starts one again when the log grows', async () => {
     await open({ idleMs: 20 });
     await started();
     const thread = checkpointer.thread!;
     await new Promise((resolve) => thread.once('exit', resolve));
     assert.equal(checkpointer.state, 'off');
+    assert.equal(checkpointer.counts.checkpoints, 1);
     assert.equal(await autocheckpoint(), 1000);
+    // The log was copied: the next write starts it again, and no thread starts for it.
+    await write();
+    assert.equal(checkpointer.state, 'off');
     await started();
     assert.equal(checkpointer.counts.started, 2);
   });
