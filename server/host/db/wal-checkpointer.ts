@@ -11,8 +11,13 @@ import { Worker } from 'node:worker_threads';
 export const AUTOMATIC_CHECKPOINT_PAGES = 1000;
 
 export interface CheckpointerSettings {
-  /** The log's pages not yet in the database at which the thread is started (it runs only while the service writes). */
+  /**
+   * The thread is started when this process's commits have added this many pages to the log
+   * within `startWindowMs` (it runs only while the service writes that fast: a burst below it is
+   * left to the automatic checkpoint, one wait now and then).
+   */
   startPages: number;
+  startWindowMs: number;
   /** Pages not yet in the database at which the thread copies them. */
   checkpointPages: number;
   /**
@@ -28,7 +33,8 @@ export interface CheckpointerSettings {
 }
 
 export const DEFAULT_CHECKPOINTER: CheckpointerSettings = {
-  startPages: 500,
+  startPages: 2 * AUTOMATIC_CHECKPOINT_PAGES,
+  startWindowMs: 2_000,
   checkpointPages: AUTOMATIC_CHECKPOINT_PAGES,
   backstopPages: 8 * AUTOMATIC_CHECKPOINT_PAGES,
   idleMs: 5_000,
@@ -83,10 +89,10 @@ export type CheckpointerState = 'off' | 'starting' | 'on' | 'failed' | 'closed';
  * Checkpoints a SQLite file's write-ahead log from a thread of its own, so that the copy and its
  * two fsyncs never hold the event loop (SQLite's automatic checkpoint runs inside a commit).
  *
- * - Started when a commit of the writer leaves `startPages` pages in the log not yet copied;
- *   ended once `idleMs` has passed without a checkpoint, after copying the log (the writer's
- *   automatic checkpoint is back from then on): under a trickle of writes it runs about once per
- *   `startPages` pages written, for `idleMs`.
+ * - Started when the commits of this process have added `startPages` pages to the log within
+ *   `startWindowMs` (by default 2,000 pages in 2 s: SQLite's own checkpoint would wait in a
+ *   commit every second or more often); ended once `idleMs` has passed without a checkpoint,
+ *   after copying the log (the writer's automatic checkpoint is back from then on).
  * - While it runs, the writer's automatic checkpoint is raised to `backstopPages` (never off):
  *   the log stays bounded whatever the thread does. If the thread dies, the writer's automatic
  *   checkpoint is set back to 1,000 pages for good (this handle never starts another).
@@ -106,6 +112,10 @@ export class WalCheckpointer {
   private inFlight: Promise<void> | null = null;
   private answer: { resolve: (reply: Reply) => void; reject: (err: Error) => void } | null = null;
   private checkpointsSeen = 0;
+  /** The log's frames at the last commit, and the pages added since `windowStart`: while no thread runs. */
+  private lastFrames = 0;
+  private windowStart = 0;
+  private addedInWindow = 0;
   private idleTimer: NodeJS.Timeout | undefined;
   private shm: number | null = null;
   private readonly header = Buffer.alloc(HEADER_BYTES);
@@ -145,8 +155,18 @@ export class WalCheckpointer {
   committed(): void {
     if (this.current === 'on') {
       if (!this.inFlight && this.pendingPages() >= this.settings.checkpointPages) this.run(() => this.checkpoint());
-    } else if (this.current === 'off' && this.pendingPages() >= this.settings.startPages) {
-      this.start();
+    } else if (this.current === 'off') {
+      const frames = this.readHeader() ? this.u32(16) : 0;
+      // The log starts again from its start after a checkpoint: then every frame it holds is new.
+      const added = frames >= this.lastFrames ? frames - this.lastFrames : frames;
+      this.lastFrames = frames;
+      const now = performance.now();
+      if (now - this.windowStart > this.settings.startWindowMs) {
+        this.windowStart = now;
+        this.addedInWindow = 0;
+      }
+      this.addedInWindow += added;
+      if (this.addedInWindow >= this.settings.startPages) this.start();
     }
   }
 
@@ -166,21 +186,29 @@ export class WalCheckpointer {
     this.shm = null;
   }
 
-  /** Pages of the log not yet copied into the database (0 when that cannot be read). */
-  private pendingPages(): number {
+  /** Reads the WAL-index's header into `header`: whether it could be read (and is the version known). */
+  private readHeader(): boolean {
     try {
       this.shm ??= openSync(`${this.file}-shm`, 'r');
-      if (readSync(this.shm, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return 0;
+      if (readSync(this.shm, this.header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return false;
     } catch {
-      return 0;
+      return false;
     }
-    const u32 = (offset: number) => (this.littleEndian ? this.header.readUInt32LE(offset) : this.header.readUInt32BE(offset));
-    if (u32(0) !== WAL_INDEX_VERSION) return 0;
-    return Math.max(0, u32(16) - u32(96));
+    return this.u32(0) === WAL_INDEX_VERSION;
+  }
+
+  private u32(offset: number): number {
+    return this.littleEndian ? this.header.readUInt32LE(offset) : this.header.readUInt32BE(offset);
+  }
+
+  /** Pages of the log not yet copied into the database (`mxFrame` less `nBackfill`; 0 when that cannot be read). */
+  private pendingPages(): number {
+    return this.readHeader() ? Math.max(0, this.u32(16) - this.u32(96)) : 0;
   }
 
   private start(): void {
     this.current = 'starting';
+    this.addedInWindow = 0;
     this.counts.started++;
     const worker = new Worker(CHECKPOINTER_SOURCE, {
       eval: true,
@@ -215,7 +243,7 @@ export class WalCheckpointer {
       return;
     }
     clearInterval(this.idleTimer);
-    // What the log holds is copied first: the thread is not started again before `startPages` more.
+    // What the log holds is copied first.
     this.run(async () => {
       await this.checkpoint();
       if (this.current !== 'on') return;

@@ -17,8 +17,9 @@ describe('database file: the checkpointer thread', () => {
   let file = '';
   let database: OpenDatabase;
   let checkpointer: WalCheckpointer;
-  // Each write below adds about 5 pages (a 16 kB row).
-  const settings: CheckpointerSettings = { startPages: 20, checkpointPages: 100, backstopPages: 100_000, idleMs: 60_000 };
+  // Each write below adds about 5 pages (a 16 kB row). The thread starts once writes have added 20
+  // pages (within an hour).
+  const settings: CheckpointerSettings = { startPages: 20, startWindowMs: 3_600_000, checkpointPages: 100, backstopPages: 100_000, idleMs: 60_000 };
 
   async function open(overrides: Partial<CheckpointerSettings> = {}): Promise<void> {
     database = openDatabase(file, { checkpointer: { ...settings, ...overrides } });
@@ -60,6 +61,17 @@ describe('database file: the checkpointer thread', () => {
     assert.equal(checkpointer.state, 'off');
     assert.equal(checkpointer.counts.started, 0);
     assert.equal(await autocheckpoint(), 1000);
+  });
+
+  it('counts only the pages added within its window: slower writes are left to the automatic checkpoint', async () => {
+    // A window shorter than any commit: only a commit of 20 pages by itself would start it.
+    await open({ startWindowMs: -1 });
+    for (let i = 0; i < 20; i++) await write();
+    assert.equal(checkpointer.state, 'off');
+    await database.db.transaction().execute((tx) => sql`insert into filler (x) values (zeroblob(131072))`.execute(tx));
+    assert.equal(checkpointer.state, 'starting');
+    await checkpointer.running();
+    assert.equal(checkpointer.state, 'on');
   });
 
   it('once started, raises the automatic checkpoint to the backstop and keeps the log bounded itself, every row kept', async () => {
