@@ -115,6 +115,7 @@ function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
   log(`RSS ${mb.toFixed(1)} MB, ${/Threads:\s+(\d+)/.exec(status)![1]} threads`);
+  if (process.env.BENCH_SMAPS) writeFileSync(`${process.env.BENCH_SMAPS}.${Math.round(mb)}`, readFileSync(`/proc/${pid}/smaps`));
   return mb;
 }
 
