@@ -77,7 +77,7 @@ describe('change control checks: the statements of one report', () => {
         // instances' streams and the data version go with COMMIT.
         if (onPostgres) {
           assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/, listed);
-          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', ''\) .*; insert into "data_version" .*; commit$/, listed);
+          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', '[0-9a-f-]{36}'\) .*; insert into "data_version" .*; commit$/, listed);
           // Sent as prepared statements with their values (PostgreSQL neither parses nor plans
           // them again under the lock); once prepared on the connection, not prepared again.
           const raw = sent.join('\n');
