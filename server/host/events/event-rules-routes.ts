@@ -68,7 +68,6 @@ function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
 
 /** One event rule and the event rules list; the JSON lists inside a row are tested in code (event rules are few). */
 const eventRules = rowReads({
-  name: 'event rules',
   from: eventRuleRows,
   byId: eventRuleTable.byId,
   present,

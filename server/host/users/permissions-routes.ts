@@ -63,7 +63,6 @@ function present(ctx: Ctx, row: Row<PermissionsTable>): PermissionOut {
 
 /** One permission and the permissions list; the JSON lists inside a row are tested in code (permissions are few). */
 const permissions = rowReads({
-  name: 'permissions',
   from: permissionRows,
   byId: permissionTable.byId,
   present,

@@ -11,7 +11,7 @@ import { nowIso } from '../db/database';
 import type { ChangeRequestRow, ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { presentReviewRows, reviewIdOf, reviewTable, snapshotReview } from './repository';
+import { deleteReviewRow, presentReviewRows, reviewIdOf, reviewTable, snapshotReview, updateReviewRow } from './repository';
 import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
@@ -112,7 +112,7 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   }
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
-  await reviewTable.update(ctx, before.id, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
+  await updateReviewRow(ctx, before, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
   const after = (await reviewTable.byId(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
@@ -133,7 +133,7 @@ async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> 
   await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
-  await reviewTable.remove(ctx, row.id);
+  await deleteReviewRow(ctx, row);
   await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
   await requestRefresh(ctx, row.change_request_id, { rematch: false });
 }
