@@ -6,7 +6,7 @@ import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
 import { envelope, pageInMemory, parseFilters, parseListQuery, parseOrdering, parseShape, rejectUnknownParams, shapeObject, sortObjects, type FilterDef, type ParsedFilters } from './query';
-import { Reply, type Access, type QueryParamDoc, type QueryParams, type RouteGroup, type RouteRegistry } from './routes';
+import type { Access, QueryParamDoc, QueryParams, RouteGroup, RouteRegistry } from './routes';
 
 export type { ApiObject };
 
@@ -197,19 +197,17 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
   });
 
   if (create) {
-    routes.add({
-      method: 'POST',
+    routes.create({
       access: access('add'),
       summary: about('Create a'),
       body: create.body,
-      status: 201,
-      handler: async ({ ctx, body }) => {
+      run: async ({ ctx, body }) => {
         const id = await create.run(ctx, body);
         const created = await spec.get(ctx, id);
         if (!created) throw new Error(`${spec.objectType} ${id} vanished after create`);
         await requireObjectPermission(ctx, spec.objectType, 'add', created);
         await log(ctx, 'create', created, null, snapshot(created));
-        return new Reply(201, created);
+        return created;
       },
     });
   }

@@ -9,7 +9,6 @@ import { hashTokenKey, newTokenKey } from '../core/secrets';
 import type { TokensTable, Row } from '../db/tables';
 import { addListInMemory, parseId } from '../http/resource';
 import type { FilterDef, ParsedFilters } from '../http/query';
-import { Reply } from '../http/routes';
 import { requireExistingIds } from './references';
 import { tokensWhere, tokenTable } from './tokens-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
@@ -142,12 +141,10 @@ export function registerTokens(host: Host): void {
     handler: async ({ ctx, params }) => getVisible(ctx, params.id),
   });
 
-  routes.add({
-    method: 'POST',
+  routes.create({
     summary: 'Create a token; the answer holds its key, shown this once',
     body: tokenCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => {
+    run: async ({ ctx, body }) => {
       const input = body;
       const caller = ctx.user;
       if (!caller) throw new PermissionDenied();
@@ -160,7 +157,7 @@ export function registerTokens(host: Host): void {
       const { user: _user, ...settings } = input;
       const token = await createToken(ctx, { ...settings, userId });
       if (!(await mayAct(ctx, 'add', token))) throw new PermissionDenied('You may not create this token.');
-      return new Reply(201, token);
+      return token;
     },
   });
 
