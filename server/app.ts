@@ -12,6 +12,7 @@ import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host
 import { migrate, type HostDb, type Migration } from './host/db/database';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
+import { RouteIndex } from './host/http/route-index';
 import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
 import { Reply, StreamReply, type RouteDef, type StreamSink } from './host/http/routes';
 import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './host/http/body-guard';
@@ -191,11 +192,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const streams = new OpenStreams();
   const idempotency = new IdempotencyKeys();
 
+  const routeIndex = new RouteIndex();
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
-    app[method](route.path, async (req: Request, res: Response) => {
+    routeIndex.add(method, route.path, async (req: Request, res: Response) => {
       let user: AuthUser | null = null;
       const address = req.socket.remoteAddress ?? 'unknown';
       if (req.headers.authorization !== undefined) {
@@ -277,6 +279,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     });
   };
   for (const route of host.routes.all()) mount(route);
+  app.use(routeIndex.dispatch);
 
   const patterns = host.routes.all().map((r) => ({ pattern: pathPattern(r.path), method: r.method }));
   app.use((req: Request, _res: Response, next: NextFunction) => {

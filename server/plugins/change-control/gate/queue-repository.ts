@@ -1,5 +1,5 @@
-import type { Ctx } from '../../../host';
-import { ccDb } from '../db/database';
+import { compiledSelect, type Ctx } from '../../../host';
+import { ccDb, ccTables } from '../db/database';
 import type { MergeJobRow, MergeJobsTable } from '../db/tables';
 import type { Insertable } from 'kysely';
 
@@ -9,6 +9,28 @@ import type { Insertable } from 'kysely';
  * service instance sees the same queue.
  */
 export const LIVE_JOB_STATES = ['pending', 'running'] as const;
+
+/** One request's live job with its position: the select of `queuePositions` for one id, built and compiled once (every detail read asks it). */
+const positionOf = compiledSelect((db, changeRequestId: number) =>
+  ccTables(db)
+    .selectFrom('cc_merge_jobs as j')
+    .select((eb) => [
+      eb
+        .selectFrom('cc_merge_jobs as ahead')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('ahead.state', 'in', [...LIVE_JOB_STATES])
+        .whereRef('ahead.id', '<=', 'j.id')
+        .as('position'),
+    ])
+    .where('j.state', 'in', [...LIVE_JOB_STATES])
+    .where('j.change_request_id', '=', changeRequestId),
+);
+
+/** A request's position in the queue (1: the head), or null when it has no live job. */
+export async function queuePositionOf(ctx: Ctx, changeRequestId: number): Promise<number | null> {
+  const row = (await positionOf(ctx.db, changeRequestId))[0];
+  return row === undefined ? null : Number(row.position);
+}
 
 /** Each queued request's position (1: the head), for the given requests only. */
 export async function queuePositions(ctx: Ctx, changeRequestIds: readonly number[]): Promise<Map<number, number>> {
