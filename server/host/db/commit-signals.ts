@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
 import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
 import { databaseKind, onClose, postgresUrlOf, type HostDb, type Queryable } from './database';
@@ -10,7 +11,9 @@ import { pgDriver } from './pg-driver';
  * SQLite (one process); on PostgreSQL, `NOTIFY <channel>` after the commit, heard by every
  * instance through one `LISTEN` connection per process and channel, so a client of one
  * instance hears of an event written by another at once. The writer's own listeners are
- * called at once too (a doubled signal costs a query, never an event).
+ * called at once, by the writer: its notifications name it (the payload), and what comes back
+ * of them through its own `LISTEN` is not heard again (a busy writer would otherwise wake its
+ * listeners twice per commit).
  */
 export function commitSignal(db: HostDb, channel: string): CommitSignal {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
@@ -25,6 +28,8 @@ class PostgresCommitSignal implements CommitSignal {
   private client: Pg.Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
+  /** This signal's name in its notifications' payload. */
+  private readonly self = randomUUID();
 
   constructor(
     private readonly db: HostDb,
@@ -34,7 +39,7 @@ class PostgresCommitSignal implements CommitSignal {
 
   notify(): void {
     this.local.notify();
-    void sql`select pg_notify(${this.channel}, '')`.execute(this.db).catch(() => undefined);
+    void sql`select pg_notify(${this.channel}, ${this.self})`.execute(this.db).catch(() => undefined);
   }
 
   /**
@@ -44,7 +49,7 @@ class PostgresCommitSignal implements CommitSignal {
    * after the commit.
    */
   async notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
-    await sql`select pg_notify(${this.channel}, ${''})${sql.raw(` ${SENT_WITH_NEXT}`)}`.execute(trx);
+    await sql`select pg_notify(${this.channel}, ${this.self})${sql.raw(` ${SENT_WITH_NEXT}`)}`.execute(trx);
     afterCommit(() => this.local.notify());
   }
 
@@ -69,7 +74,9 @@ class PostgresCommitSignal implements CommitSignal {
       }, 1000);
       this.retry.unref();
     };
-    client.on('notification', () => this.local.notify());
+    client.on('notification', (message: Pg.Notification) => {
+      if (message.payload !== this.self) this.local.notify();
+    });
     client.on('error', lost);
     client.on('end', lost);
     client

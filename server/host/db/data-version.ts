@@ -1,4 +1,5 @@
 import { AliasNode, DeleteQueryNode, InsertQueryNode, sql, TableNode, UpdateQueryNode } from 'kysely';
+import { partitionColumnOf, partitionedTableOf, toldPartitions, unknownPartition, writtenPartitions } from './partitions';
 import { auditStatement } from './read-audit';
 import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
 
@@ -49,10 +50,22 @@ export interface DataVersions {
   rows: ReadonlyMap<number, number>;
 }
 
-/** The versions of `tables` (and of what moves them all), as one string: equal strings, nothing moved. */
+/**
+ * The versions of `tables` (and of what moves them all), as one string: equal strings, nothing
+ * moved. A partition's name (`db/partitions.ts`) reads the writes of its table that did not say
+ * their rows too.
+ */
 export function tablesStamp(versions: DataVersions, tables: readonly string[]): string {
   let stamp = String(versions.unitemized);
-  for (const table of tables) stamp += `|${versions.rows.get(tableVersionRow(table)) ?? 0}`;
+  for (const table of tables) {
+    stamp += `|${versions.rows.get(tableVersionRow(table)) ?? 0}`;
+    const partitioned = partitionedTableOf(table);
+    if (partitioned !== undefined) {
+      // The writes of the table that did not say their rows: all of them less those that did.
+      const untold = (versions.rows.get(tableVersionRow(partitioned)) ?? 0) - (versions.rows.get(tableVersionRow(toldPartitions(partitioned))) ?? 0);
+      stamp += `/${untold}`;
+    }
+  }
   return stamp;
 }
 
@@ -88,20 +101,26 @@ class WriteCounter implements KyselyPlugin {
   /** Writes whose table could not be told: they count as a write of every table. */
   unknown = 0;
   readonly byTable = new Map<string, number>();
-  /** Writes sent, not yet answered: the table each writes (null: it cannot be told). */
-  private readonly sent = new WeakMap<object, string | null>();
+  /** Writes sent, not yet answered: the table each writes (null: it cannot be told) and its partitions. */
+  private readonly sent = new WeakMap<object, { table: string | null; partitions: readonly string[] }>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     auditStatement(args.node);
-    if (isWrite(args.node)) this.sent.set(args.queryId, writtenTable(args.node));
+    if (isWrite(args.node)) {
+      const table = writtenTable(args.node);
+      this.sent.set(args.queryId, { table, partitions: table === null ? [] : writtenPartitions(args.node) });
+    }
     return args.node;
   }
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const table = this.sent.get(args.queryId);
-    if (table !== undefined) {
+    const write = this.sent.get(args.queryId);
+    if (write !== undefined) {
       this.sent.delete(args.queryId);
       this.writes++;
-      if (table === null) this.unknown++;
-      else this.byTable.set(table, (this.byTable.get(table) ?? 0) + 1);
+      if (write.table === null) this.unknown++;
+      else {
+        this.byTable.set(write.table, (this.byTable.get(write.table) ?? 0) + 1);
+        for (const partition of write.partitions) this.byTable.set(partition, (this.byTable.get(partition) ?? 0) + 1);
+      }
     }
     return Promise.resolve(args.result);
   }
@@ -117,11 +136,24 @@ export function countingWrites<T extends Kysely<any>>(db: T): T {
   return counted;
 }
 
-/** The tables written through this handle so far, or null when a write could not say which (raw SQL). */
+/**
+ * The tables written through this handle so far, or null when a write could not say which (raw
+ * SQL): with the partitions written (`db/partitions.ts`), and for a partitioned table whose
+ * every write said its rows, `table#told`.
+ */
 export function writtenTables(db: Queryable<any>): string[] | null {
   const counter = counters.get(db);
   if (!counter || counter.unknown > 0) return null;
-  return [...counter.byTable.keys()];
+  const out: string[] = [];
+  for (const name of counter.byTable.keys()) {
+    if (partitionedTableOf(name) !== undefined) {
+      if (!name.endsWith('#*')) out.push(name);
+    } else {
+      out.push(name);
+      if (partitionColumnOf(name) !== undefined && !counter.byTable.has(unknownPartition(name))) out.push(toldPartitions(name));
+    }
+  }
+  return out;
 }
 
 /**
@@ -133,7 +165,11 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
   if (!counter) return 0;
   if (!tables) return counter.writes;
   let n = counter.unknown;
-  for (const table of tables) n += counter.byTable.get(table) ?? 0;
+  for (const table of tables) {
+    n += counter.byTable.get(table) ?? 0;
+    const partitioned = partitionedTableOf(table);
+    if (partitioned !== undefined) n += counter.byTable.get(unknownPartition(partitioned)) ?? 0;
+  }
   return n;
 }
 

@@ -27,7 +27,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as Pg from 'pg';
-import { beginWriteSql, serviceClient } from './pg-client';
+import { asWritten, beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
 import { countingWrites, isWrite, readVersionWith, versionsOf, type DataVersions } from './data-version';
@@ -79,8 +79,12 @@ export function walCheckpointerOf(db: HostDb): WalCheckpointer | undefined {
   return checkpointers.get(db);
 }
 
-/** Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included) and how long it took. */
-export type StatementListener = (sql: string, milliseconds: number) => void;
+/**
+ * Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included) and how long it took.
+ * `sql`: the statements a round trip ran, as written (on PostgreSQL a prepared statement's
+ * `execute` is shown as its statement with its values: `asWritten`); `sent`: the text as sent.
+ */
+export type StatementListener = (sql: string, milliseconds: number, sent: string) => void;
 
 const statementListeners = new WeakMap<object, Set<StatementListener>>();
 
@@ -155,7 +159,7 @@ function observed(statement: SQLite.Statement, source: string, listeners: Readon
         const start = performance.now();
         const result = method.apply(target, args);
         const ms = performance.now() - start;
-        for (const listener of listeners) listener(source, ms);
+        for (const listener of listeners) listener(source, ms, source);
         return result;
       };
     },
@@ -488,7 +492,9 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   // Statements are logged as the connections send them: each is one round trip.
   const listeners = new Set<StatementListener>();
   const onRoundTrip = (sql: string, ms: number) => {
-    for (const listener of listeners) listener(sql, ms);
+    if (listeners.size === 0) return;
+    const written = asWritten(sql);
+    for (const listener of listeners) listener(written, ms, sql);
   };
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.

@@ -56,14 +56,16 @@ export interface ListFilter<DB, TB extends keyof DB, Row = unknown> extends Filt
   test?: (row: Row, values: FilterValue[]) => boolean;
   /** Also `<name>__gte`, `__lte`, `__gt`, `__lt` on `column` (int and datetime filters). */
   range?: boolean;
+  /** A bool filter on whether this column is empty: true picks the rows where it is null, false the others. */
+  isNull?: StringReference<DB, TB>;
+  /** A bool filter on whether this column is filled: true picks the rows where it is not null, false the others. */
+  isNotNull?: StringReference<DB, TB>;
 }
 
 /** A filter on the column of its own name: its type, or its definition (choices, range, description). */
 export type ColumnFilter = FilterType | (FilterDef & Pick<ListFilter<never, never>, 'range'>);
 
 export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
-  /** A name for the list's memo keys. */
-  name: string;
   from(ctx: Ctx): SelectQueryBuilder<DB, TB, Row>;
   /** The filters on the column of the same name (`{ name: 'string' }`); they come first, after `id` (an int filter unless declared here). */
   columnFilters?: { [C in StringReference<DB, TB>]?: ColumnFilter };
@@ -81,8 +83,8 @@ export interface ListDeclaration<DB, TB extends keyof DB, Row, Out> {
    * reads every match in order and pages in code.
    */
   admit?(ctx: Ctx): Promise<((rows: Row[]) => Promise<Row[]>) | null>;
-  /** Reuse the count of a query between its pages while the database is unchanged. */
-  memoCount?: boolean;
+  /** Reuse the count of a query between its pages while the database is unchanged: the list's name in the memo keys. */
+  memoCount?: string;
   /**
    * The tables a page (or count) with these options is computed from, every function it calls
    * included (undefined: any table): a write of another table keeps a memoized count.
@@ -117,6 +119,11 @@ export function textContains(column: string, text: string): Expression<SqlBool> 
 
 function conditionOf<DB, TB extends keyof DB, Row>(name: string, filter: ListFilter<DB, TB, Row>, op: string, values: FilterValue[], ctx: Ctx): Condition<DB, TB> | Promise<Condition<DB, TB>> {
   if (op === 'in' && filter.where) return filter.where(values, ctx);
+  const empty = filter.isNull ?? filter.isNotNull;
+  if (op === 'in' && empty !== undefined) {
+    const nullWhen = filter.isNull !== undefined;
+    return (eb) => eb.or(values.map((v) => eb(empty, v === nullWhen ? 'is' : 'is not', null)));
+  }
   const column = filter.column;
   if (column === undefined) throw new Error(`list filter ${name} has neither column nor where`);
   const ref = column as string;
@@ -197,7 +204,7 @@ export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclarat
     const counting = q.clearSelect().select((eb) => eb.fn.countAll<number>().as('count'));
     const countNow = async (): Promise<{ count: number }> => (await counting.executeTakeFirstOrThrow()) as unknown as { count: number };
     const { count } = decl.memoCount
-      ? await ctx.host.readMemo.get(ctx, `${decl.name}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow, decl.reads?.(options))
+      ? await ctx.host.readMemo.get(ctx, `${decl.memoCount}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow, decl.reads?.(options))
       : await countNow();
     const found = await rows.limit(page.limit).offset(page.offset).execute();
     return { count: Number(count), items: await decl.present(ctx, found) };

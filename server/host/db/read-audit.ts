@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { OperationNode, RootOperationNode } from 'kysely';
+import { partitionedTableOf, readPartitions, type Resolve } from './partitions';
 
 /**
  * The check that a memoized answer names every table it is computed from (`ReadMemo.get`'s
@@ -30,6 +31,11 @@ export function auditingMemoReads(): boolean {
 
 export class UnnamedTableRead extends Error {}
 
+/** `work` run outside any audited computation (the compilation of a statement with placeholders for its values). */
+export function unaudited<T>(work: () => T): T {
+  return current.run(null, work);
+}
+
 /**
  * What a cached read of `key`, naming `reads` (undefined: it depends on everything, and nothing
  * is checked inside it), computes with: `compute` run as that answer's computation. Inside
@@ -40,7 +46,8 @@ export function auditedCompute<T>(key: string, reads: readonly string[] | undefi
   if (!auditing) return compute;
   const outer = current.getStore();
   if (outer) {
-    const missing = reads ? reads.filter((t) => !outer.reads.has(t)) : ['(every table)'];
+    // A partition is covered by itself or by its whole table.
+    const missing = reads ? reads.filter((t) => !outer.reads.has(t) && !outer.reads.has(partitionedTableOf(t) ?? t)) : ['(every table)'];
     if (missing.length > 0) throw new UnnamedTableRead(`cached read "${key}" inside "${outer.key}" reads ${missing.join(', ')}, which "${outer.key}" does not name`);
   }
   const inside = reads ? { key, reads: new Set(reads) } : null;
@@ -63,7 +70,7 @@ export function tablesOf(node: OperationNode): Set<string> {
     if (n.kind === 'TableNode' && n.table?.identifier?.name) found.add(n.table.identifier.name);
     if (n.kind === 'CommonTableExpressionNameNode' && n.table?.table?.identifier?.name) named.add(n.table.table.identifier.name);
     if (n.kind === 'RawNode' && n.sqlFragments) {
-      for (const m of n.sqlFragments.join(' ').matchAll(/\b(?:from|join)\s+"?([A-Za-z_]\w*)\b"?(?!\s*\()/gi)) found.add(m[1]!);
+      for (const m of n.sqlFragments.join(' ? ').matchAll(/\b(?:from|join)\s+"?([A-Za-z_]\w*)\b"?(?!\s*\()/gi)) found.add(m[1]!);
     }
     for (const v of Object.values(value)) if (v !== null && typeof v === 'object') walk(v);
   };
@@ -72,11 +79,20 @@ export function tablesOf(node: OperationNode): Set<string> {
   return found;
 }
 
-/** Called for every statement a counted handle runs: inside an audited computation, it must read only named tables. */
-export function auditStatement(node: RootOperationNode): void {
+/**
+ * Called for every statement a counted handle runs: inside an audited computation, it must read
+ * only named tables (`resolve`: what its parameters stand for, when it holds placeholders).
+ */
+export function auditStatement(node: RootOperationNode, resolve?: Resolve): void {
   if (!auditing) return;
   const inside = current.getStore();
   if (!inside) return;
-  const unnamed = [...tablesOf(node)].filter((t) => t !== 'data_version' && !inside.reads.has(t));
+  const unnamed = [...tablesOf(node)].filter((t) => t !== 'data_version' && !inside.reads.has(t) && !partitionsNamed(node, t, inside.reads, resolve));
   if (unnamed.length > 0) throw new UnnamedTableRead(`cached read "${inside.key}" reads ${unnamed.join(', ')}, which it does not name`);
+}
+
+/** Whether a statement reading `table` reads only partitions of it the answer names (`db/partitions.ts`). */
+function partitionsNamed(node: OperationNode, table: string, reads: ReadonlySet<string>, resolve: Resolve | undefined): boolean {
+  const read = readPartitions(node, table, resolve);
+  return read !== null && read.every((p) => reads.has(p));
 }

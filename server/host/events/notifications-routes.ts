@@ -29,7 +29,6 @@ function callerId(ctx: Ctx): number {
 
 /** The caller's notifications (never anyone else's): filters, `q` over the object's text, ordering. */
 const notificationList = defineList({
-  name: 'notifications',
   from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
   columnFilters: {
     read: 'bool',

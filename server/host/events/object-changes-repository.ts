@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Condition } from '../db/list';
+import { partitionTable } from '../db/partitions';
 import { sentWithNext } from '../db/pg-client';
 import { valuesTable } from '../db/portable';
 import type { HostTables, ObjectChangesTable, Row } from '../db/tables';
@@ -25,6 +26,12 @@ export function changesIn(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', hidd
       ...(hiddenTypes.length > 0 ? [eb('changed_object_type', 'not in', hiddenTypes)] : []),
     ]);
 }
+
+/**
+ * The changelog's versions are kept per branch too (`db/partitions.ts`): an answer read from one
+ * branch's entries (its contributors) is kept across entries written for other branches and main.
+ */
+partitionTable('object_changes', 'branch_id');
 
 /** Writes one entry of the changelog (nothing is read from the write: sent with the next statement). */
 export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChangesTable>): Promise<void> {

@@ -51,7 +51,6 @@ function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
  * constraints of constrained types judged in code on the state recorded.
  */
 const objectChangeList = defineList({
-  name: 'object-changes',
   from: objectChangeRows,
   columnFilters: {
     changed_object_type: { type: 'string', description: 'The changed object\'s type, "app_label.model".' },

@@ -88,7 +88,6 @@ function present(ctx: Ctx, row: Row<WebhooksTable>): WebhookOut {
 
 /** One webhook and the webhooks list. */
 const webhooks = rowReads({
-  name: 'webhooks',
   from: webhookRows,
   byId: webhookTable.byId,
   present,

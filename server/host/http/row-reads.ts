@@ -7,7 +7,7 @@ import { defineList, type DeclaredList, type ListDeclaration } from '../db/list'
  * and search.
  */
 export interface RowReadsSpec<DB, TB extends keyof DB, Row, Out>
-  extends Pick<ListDeclaration<DB, TB, Row, Out>, 'name' | 'from' | 'columnFilters' | 'filters' | 'ordering' | 'defaultOrdering' | 'search'> {
+  extends Pick<ListDeclaration<DB, TB, Row, Out>, 'from' | 'columnFilters' | 'filters' | 'ordering' | 'defaultOrdering' | 'search'> {
   byId(ctx: Ctx, id: number): Promise<Row | undefined>;
   present(ctx: Ctx, row: Row): Out;
 }

@@ -18,7 +18,6 @@ function present(ctx: Ctx, row: TagRow): TagOut {
 
 /** One tag and the tags list. */
 const tags = rowReads({
-  name: 'tags',
   from: tagRows,
   byId: tagTable.byId,
   present,

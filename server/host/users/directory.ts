@@ -12,6 +12,9 @@ export interface UserEntry {
   isActive: boolean;
 }
 
+/** What `usersByIds`, `groupsByIds` and `activeGroupMembers` read, for a cached answer to name. */
+export const DIRECTORY_TABLES: readonly string[] = ['users', 'groups', 'user_groups'];
+
 /** Users by id (unknown ids are left out), active or not. */
 export async function usersByIds(ctx: Ctx, ids: Iterable<number>): Promise<UserEntry[]> {
   const wanted = [...new Set(ids)];

@@ -33,7 +33,6 @@ function present(ctx: Ctx, row: Row<GroupsTable>): GroupOut {
 
 /** One group and the groups list: filters, `q` over name and description, ordering. */
 const groups = rowReads({
-  name: 'groups',
   from: groupRows,
   byId: groupTable.byId,
   present,

@@ -55,7 +55,6 @@ export async function getUser(ctx: Ctx, id: number): Promise<UserOut | undefined
 
 /** The users list: filters, `q` over the names and e-mail, ordering. */
 const userList = defineList({
-  name: 'users',
   from: userRows,
   columnFilters: { id: { type: 'int', allowMe: true }, username: 'string', is_superuser: 'bool', is_active: 'bool' },
   filters: {

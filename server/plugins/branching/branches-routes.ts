@@ -5,7 +5,6 @@ import { registerResource } from '../../host/http';
 import { branchResource, createBranch, deleteBranch, updateBranch } from './branches';
 
 const branchList = defineList({
-  name: 'branches',
   from: branchRows,
   columnFilters: {
     name: 'string',

@@ -9,7 +9,6 @@ import { CHANGEDIFF_TYPE, CHANGES_PATH, presentAll, getVisibleChangeDiff } from 
  * ones are checked row by row on the object's state before the page is cut.
  */
 const changeList = defineList({
-  name: 'changes',
   from: branchChangeRows,
   columnFilters: {
     branch_id: { type: 'int', description: 'Branch id.' },

@@ -65,7 +65,6 @@ const PAGE_TABLES: readonly string[] = [
 ];
 
 const declared = defineList({
-  name: 'change-requests',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_requests').selectAll(),
   columnFilters: {
     status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
@@ -143,7 +142,7 @@ const declared = defineList({
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: PRIORITY_RANK, scheduled_start: 'scheduled_start', scheduled_end: 'scheduled_end', ref: 'ref', branch: 'branch_name' },
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['title', 'description', 'ref', 'branch_name'],
-  memoCount: true,
+  memoCount: 'change-requests',
   reads: pageReads,
   present: presentChangeRequestList,
 });

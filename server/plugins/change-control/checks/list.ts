@@ -45,7 +45,6 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
 
 /** `checks/`: filters, `q` over name, label and summary, ordering. */
 export const checkList = defineList({
-  name: 'checks',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_merge_checks').selectAll(),
   columnFilters: {
     change_request_id: 'int',

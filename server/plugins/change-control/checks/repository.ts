@@ -54,15 +54,18 @@ export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'deta
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
 export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: CheckResultFields): Promise<MergeCheckRow> {
   // Nothing is read from the write (the row written is known): sent with the next statement.
-  await sentWithNext(ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id)).execute();
+  await sentWithNext(ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id)).execute();
   const written = { ...row, ...fields };
   ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
   return written;
 }
 
+/** The check's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
+type CheckKey = Pick<MergeCheckRow, 'id' | 'change_request_id'>;
+
 /** Writes these fields onto one check. */
-export async function updateCheckFields(ctx: Ctx, id: number, fields: Updateable<MergeChecksTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', id).execute();
+export async function updateCheckFields(ctx: Ctx, row: CheckKey, fields: Updateable<MergeChecksTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
 }
 
 /** The open change requests with a reported check still pending. */
@@ -91,6 +94,6 @@ export async function pendingChecksNamed(ctx: Ctx, changeRequestId: number, name
     .execute();
 }
 
-export async function deleteCheck(ctx: Ctx, id: number): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', id).execute();
+export async function deleteCheck(ctx: Ctx, row: CheckKey): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
 }

@@ -71,7 +71,7 @@ export function registerCheckRoutes(host: Host): void {
     remove: async (ctx, existing) => {
       // Removing a row never opens the gate: a required check with no row blocks as not run.
       const row = (await checkRow(ctx, existing.id))!;
-      await deleteCheck(ctx, row.id);
+      await deleteCheck(ctx, row);
       await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
       await requestRefresh(ctx, row.change_request_id, { rematch: false });
     },

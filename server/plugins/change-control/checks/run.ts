@@ -83,12 +83,12 @@ async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted, options
   const now = nowIso(ctx);
   const completed = options.neverReported ? null : resultMoved ? now : row.completed;
   const after: MergeCheckRow = { ...row, ...wanted, objects, completed, last_updated: now };
-  await updateCheckFields(ctx, row.id, { kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now });
+  await updateCheckFields(ctx, row, { kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now });
   await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
 }
 
 async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
-  await deleteCheckRow(ctx, row.id);
+  await deleteCheckRow(ctx, row);
   await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
 }
 

@@ -38,7 +38,7 @@ async function expireOverdue(ctx: Ctx, crId: number): Promise<number> {
     if (now - Date.parse(row.last_updated) < minutes * 60_000) continue;
     const at = nowIso(ctx);
     const next = { status: 'failure' as const, summary: `Never reported: still pending after ${minutes} minute${minutes === 1 ? '' : 's'}.`, completed: at, last_updated: at };
-    await updateCheckFields(ctx, row.id, next);
+    await updateCheckFields(ctx, row, next);
     await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, { ...row, ...next }) });
     failed++;
   }

@@ -10,7 +10,6 @@ import { presentComments, visibleCommentRows } from './repository';
  * (judged in code, before the page is cut).
  */
 export const commentList = defineList({
-  name: 'comments',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_comments').selectAll(),
   columnFilters: {
     change_request_id: 'int',
@@ -22,11 +21,7 @@ export const commentList = defineList({
     attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
   },
   filters: {
-    is_root: {
-      type: 'bool',
-      description: 'Only thread roots (true) or only replies (false).',
-      where: (values) => (eb) => eb.or(values.map((root) => (root ? eb('parent_id', 'is', null) : eb('parent_id', 'is not', null)))),
-    },
+    is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).', isNull: 'parent_id' },
     resolved: {
       type: 'bool',
       description: 'Thread roots that are (not) resolved.',
@@ -37,11 +32,7 @@ export const commentList = defineList({
       description: 'Every comment of the thread whose root has this id (the root and its replies).',
       where: (ids) => (eb) => eb.or([eb('id', 'in', ids as number[]), eb('parent_id', 'in', ids as number[])]),
     },
-    attribute__isnull: {
-      type: 'bool',
-      description: 'Comments about the whole object (true) or about one attribute (false).',
-      where: (values) => (eb) => eb.or(values.map((isNull) => (isNull ? eb('attribute', 'is', null) : eb('attribute', 'is not', null)))),
-    },
+    attribute__isnull: { type: 'bool', description: 'Comments about the whole object (true) or about one attribute (false).', isNull: 'attribute' },
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated' },
   search: ['text'],

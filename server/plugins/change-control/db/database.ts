@@ -1,8 +1,19 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { type Ctx, jsonArrayHasAnyIn, jsonArrayHasColumnIn, withTables, type Queryable, type HostTables } from '../../../host';
+import { type Ctx, jsonArrayHasAnyIn, jsonArrayHasColumnIn, partitionTable, withTables, type Queryable, type HostTables } from '../../../host';
 import type { ChangeControlTables } from './tables';
 
 export type CcDb = Queryable<HostTables & ChangeControlTables>;
+
+/**
+ * A request's rows have versions of their own (`host/db/partitions.ts`): an answer read from one
+ * request's checks and reviews (its gate) is kept across writes of other requests' rows. A
+ * write says its request by a condition on the column (an update by id names the request too:
+ * `updateCheckResult`); the request's own row is partitioned by id, which its delete moves
+ * (the cascade to its checks and reviews is not seen by itself).
+ */
+partitionTable('cc_change_requests', 'id');
+partitionTable('cc_merge_checks', 'change_request_id');
+partitionTable('cc_reviews', 'change_request_id');
 
 /** The context's database handle (a transaction during writes), seeing the plugin's tables too. */
 export function ccDb(ctx: Ctx): CcDb {

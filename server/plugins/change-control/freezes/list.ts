@@ -4,7 +4,6 @@ import { presentFreeze } from './repository';
 
 /** `freezes/`: filters, `q` over name and description, ordering. */
 export const freezeList = defineList({
-  name: 'freezes',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_freezes').selectAll(),
   columnFilters: {
     name: 'string',
@@ -13,11 +12,7 @@ export const freezeList = defineList({
     policy_id: { type: 'int', description: 'Freezes of this policy.' },
   },
   filters: {
-    global: {
-      type: 'bool',
-      description: 'true: freezes of every request (no policy); false: freezes of a policy.',
-      where: (values) => (eb) => eb.or(values.map((v) => (v ? eb('policy_id', 'is', null) : eb('policy_id', 'is not', null)))),
-    },
+    global: { type: 'bool', description: 'true: freezes of every request (no policy); false: freezes of a policy.', isNull: 'policy_id' },
   },
   ordering: { id: 'id', name: 'name', kind: 'kind', start: 'start_at', created: 'created', last_updated: 'last_updated' },
   search: ['name', 'description'],

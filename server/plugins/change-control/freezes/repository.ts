@@ -52,6 +52,9 @@ export function snapshotFreeze(obj: FreezeOut): Record<string, unknown> {
 /** Freezes by id: read, name taken, insert, update, delete. */
 export const freezeTable = tableRows(ccDb, 'cc_freezes');
 
+/** What `enabledFreezes` reads. */
+export const FREEZE_TABLES: readonly string[] = ['cc_freezes'];
+
 /**
  * The enabled freezes with their schedules (a short table), reused while the table is not written. What is in
  * force is computed from them at every call: it depends on the time of asking.
@@ -60,7 +63,7 @@ export async function enabledFreezes(ctx: Ctx): Promise<Array<{ row: FreezeRow; 
   return ctx.host.readMemo.get(ctx, 'cc-freezes:enabled', async () => {
     const rows = await ccDb(ctx).selectFrom('cc_freezes').selectAll().where('enabled', '=', 1).orderBy('id').execute();
     return rows.map((row) => ({ row, schedule: scheduleOf(row) }));
-  }, ['cc_freezes']);
+  }, FREEZE_TABLES);
 }
 
 export type LoadedFreezes = Awaited<ReturnType<typeof enabledFreezes>>;

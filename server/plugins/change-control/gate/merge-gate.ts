@@ -1,6 +1,6 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
-import { branchConflicts, type Ctx, type BranchRow } from '../../../host';
+import { branchConflicts, contributorsReads, DIRECTORY_TABLES, partitionName, type Ctx, type BranchRow } from '../../../host';
 import { DIGEST_TABLES, branchDigest } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
@@ -11,8 +11,8 @@ import type { ChangeRequestRow } from '../db/tables';
 import type { EvaluationResult } from '../evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { PERMISSIONS } from '../names';
-import { attachedPolicies, matchBranch } from '../policies/governing';
-import { enabledFreezes, freezeNotices, freezeReason, type LoadedFreezes } from '../freezes/repository';
+import { ATTACHED_TABLES, attachedPolicies, MATCH_TABLES, matchBranch } from '../policies/governing';
+import { enabledFreezes, FREEZE_TABLES, freezeNotices, freezeReason, type LoadedFreezes } from '../freezes/repository';
 
 /**
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
@@ -137,12 +137,33 @@ export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateO
   return withWindow(await gateFacts(ctx, cr, options), cr, ctx.host.clock.now(), options.overrideWindow ?? false);
 }
 
+/** The tables every request's gate reads: the branch's facts, policies and their matches, freezes, users and groups. */
+const SHARED_GATE_TABLES: readonly string[] = [...new Set([...DIGEST_TABLES, ...MATCH_TABLES, ...ATTACHED_TABLES, ...FREEZE_TABLES, ...DIRECTORY_TABLES])];
+
+/**
+ * What a request's gate is read from: the shared tables, and of the tables holding rows of many
+ * requests only this request's partitions (`host/db/partitions.ts`): its checks and reviews, its
+ * own row (whose delete takes its checks and reviews by cascade), and its branch's changelog
+ * (the contributors). So a check report, a review or a comment on another request keeps it.
+ */
+export function gateReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
+  return [
+    ...SHARED_GATE_TABLES,
+    partitionName('cc_change_requests', cr.id),
+    partitionName('cc_merge_checks', cr.id),
+    partitionName('cc_reviews', cr.id),
+    ...contributorsReads(cr.branch_id),
+  ];
+}
+
 /**
  * The gate as a reader sees it now (policies re-matched, no window override): what the detail
- * endpoint shows. Between writes the facts are reused; the window is read at every call.
+ * endpoint shows. The facts are reused while nothing they are read from is written
+ * (`gateReads`); the window is read at every call. A merge never decides on these: it computes
+ * the gate afresh inside its own write transaction.
  */
 export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
-  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true }));
+  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true }), gateReads(cr));
   return withWindow(facts, cr, ctx.host.clock.now(), false);
 }
 

@@ -5,7 +5,6 @@ import { journalAdmission, presentJournalEntries } from './repository';
 
 /** `/api/extras/journal-entries/`: filters, `q` over the comments, ordering (newest first by default). */
 export const journalList = defineList({
-  name: 'journal-entries',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_journal_entries').selectAll(),
   columnFilters: {
     assigned_object_type: { type: 'string', description: 'The object type ("change_control.changerequest").' },

@@ -10,6 +10,12 @@ import { loadPolicies } from './repository';
 
 const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
 
+/** What `matchBranch` reads (a cached answer around it names these too). */
+export const MATCH_TABLES: readonly string[] = ['branches', 'branch_changes', 'branch_state_revisions', ...POLICY_MATCH_TABLES, ...POLICY_TABLES];
+
+/** What `attachedPolicies` reads. */
+export const ATTACHED_TABLES: readonly string[] = ['cc_change_request_policies', ...POLICY_TABLES];
+
 /** The changed objects of a branch, as matching reads them. */
 export async function branchMatchables(ctx: Ctx, branchId: number): Promise<MatchableChange[]> {
   return (await branchChangesView(ctx, branchId)).map((c) => ({ objectType: c.object_type, action: c.action, original: c.original, modified: c.modified }));
@@ -22,7 +28,7 @@ export async function branchMatchables(ctx: Ctx, branchId: number): Promise<Matc
  * by other means, a branch seeded in bulk).
  */
 export function matchBranch(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId), ['branches', 'branch_changes', 'branch_state_revisions', ...POLICY_MATCH_TABLES, ...POLICY_TABLES]);
+  return ctx.host.readMemo.get(ctx, `branch-data:match|${branchId}`, () => matchBranchNow(ctx, branchId), MATCH_TABLES);
 }
 
 async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPolicy[]> {
@@ -49,7 +55,7 @@ export async function matchBranchFully(ctx: Ctx, branchId: number): Promise<Gove
 
 /** The policies attached to a change request at its last refresh, by weight. */
 export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId), ['cc_change_request_policies', ...POLICY_TABLES]);
+  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId), ATTACHED_TABLES);
 }
 
 async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {

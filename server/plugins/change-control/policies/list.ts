@@ -8,7 +8,6 @@ import { POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 
 /** `policies/`: filters, `q` over name, description and comments, ordering (by weight first). */
 export const policyList = defineList({
-  name: 'policies',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policies').selectAll(),
   columnFilters: {
     name: 'string',
@@ -32,11 +31,7 @@ export const policyList = defineList({
       },
     },
     tag: { type: 'string', description: 'Policies carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_TYPE, slugs as string[]) },
-    has_conditions: {
-      type: 'bool',
-      description: 'Policies with (true) or without (false) conditions.',
-      where: (v) => (eb) => eb.or(v.map((has) => (has ? eb('conditions', 'is not', null) : eb('conditions', 'is', null)))),
-    },
+    has_conditions: { type: 'bool', description: 'Policies with (true) or without (false) conditions.', isNotNull: 'conditions' },
     has_checks: {
       type: 'bool',
       description: 'Policies naming (true) or not naming (false) any check.',
@@ -74,7 +69,6 @@ async function groupsOfViewable(ctx: Ctx, userIds: number[]): Promise<number[]> 
 
 /** `policy-rules/`: filters, `q` over the name, ordering. */
 export const ruleList = defineList({
-  name: 'policy-rules',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_policy_rules').selectAll(),
   columnFilters: {
     policy_id: 'int',

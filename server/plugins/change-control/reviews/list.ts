@@ -7,7 +7,6 @@ import { REVIEW_TYPE } from '../names';
 
 /** `reviews/`: filters, `q` over the review's comment, ordering. */
 export const reviewList = defineList({
-  name: 'reviews',
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_reviews').selectAll(),
   columnFilters: {
     change_request_id: 'int',

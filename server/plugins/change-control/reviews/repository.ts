@@ -1,7 +1,8 @@
 import { briefObject, compiledSelect, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso, parseJson, toBool } from '../db/database';
-import type { ReviewRow } from '../db/tables';
+import type { Updateable } from 'kysely';
+import type { ReviewRow, ReviewsTable } from '../db/tables';
 import { renderMarkdown } from '../markdown';
 import { MODELS, REVIEW_TYPE } from '../names';
 
@@ -14,8 +15,21 @@ export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Array<
   return reviewFactsById(ctx.db, changeRequestId);
 }
 
-/** Reviews by id: read, insert (answering the stored row), update, delete. */
+/** Reviews by id: read, insert (answering the stored row); updates and deletes below. */
 export const reviewTable = tableRows(ccDb, 'cc_reviews');
+
+/** A review's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
+type ReviewKey = Pick<ReviewRow, 'id' | 'change_request_id'>;
+
+/** Writes these fields onto one review. */
+export async function updateReviewRow(ctx: Ctx, row: ReviewKey, values: Updateable<ReviewsTable>): Promise<void> {
+  await ccDb(ctx).updateTable('cc_reviews').set(values).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+}
+
+/** Deletes one review. */
+export async function deleteReviewRow(ctx: Ctx, row: ReviewKey): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+}
 
 /** The id of this reviewer's review of the request, if they gave one. */
 export async function reviewIdOf(ctx: Ctx, changeRequestId: number, reviewerId: number): Promise<number | undefined> {
@@ -116,7 +130,7 @@ export async function settleReviewsByContent(ctx: Ctx, changeRequestId: number, 
     const stale = row.digest === null ? (wrote ? 1 : row.stale) : row.digest === digest ? 0 : 1;
     if (stale === row.stale) continue;
     moved++;
-    await ccDb(ctx).updateTable('cc_reviews').set({ stale, last_updated: now }).where('id', '=', row.id).execute();
+    await ccDb(ctx).updateTable('cc_reviews').set({ stale, last_updated: now }).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
     await recordStaleness(ctx, row, stale, now);
   }
   return moved;

@@ -8,7 +8,10 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
-import { VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
+import { bumpDataVersion, VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
+import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
+import { compiledSelect } from '../../../../server/host/db/compiled-select';
+import { branchContributors, contributorsReads } from '../../../../server/host/events/contributors-repository';
 import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
@@ -27,6 +30,31 @@ function ctxOf(svc: TestService) {
 function countedGroupsRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[0]) => Promise<number> {
   let computed = 0;
   return (scope) => memo.get(scope, 'k', async () => ++computed, ['groups']);
+}
+
+/** One changelog entry in branch `branchId` (null: main), as the changelog's writer inserts it. */
+function changelogEntry(branchId: number | null, userId = 1) {
+  return { time: 'now', user_id: userId, user_name: 'admin', request_id: 'r', action: 'update' as const, changed_object_type: 'users.user', changed_object_id: 1, object_repr: 'x', prechange_data: null, postchange_data: null, branch_id: branchId };
+}
+
+/** Branches with these ids (the changelog's entries name them). */
+async function insertBranches(db: TestService['host']['db'], ids: number[]): Promise<void> {
+  await db.insertInto('branches').values(ids.map((id) => ({ id, name: `b${id}`, schema_id: `s${id}`, status: 'ready', description: '', owner: null, last_sync: null, merged_time: null, merged_by: null, created: 'now', last_updated: 'now' }))).execute();
+}
+
+/** A read of the changelog entries of branch 7, naming only that branch's partition; each computation answers the next number. */
+function countedBranchRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[0]) => Promise<number> {
+  let computed = 0;
+  return (scope) =>
+    memo.get(
+      scope,
+      'branch-7',
+      async () => {
+        await scope.db.selectFrom('object_changes').select('id').where('branch_id', '=', 7).execute();
+        return ++computed;
+      },
+      [partitionName('object_changes', 7)],
+    );
 }
 
 describe('the data version and the read memo (one invalidation mechanism)', () => {
@@ -128,6 +156,59 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     });
   });
 
+  it("keeps an answer naming a table's partition across writes of its other partitions, never across one of its own or a write that does not say its rows", async () => {
+    const db = svc.host.db;
+    await insertBranches(db, [7, 8, 7 + PARTITION_BUCKETS]);
+    const read = countedBranchRead(new ReadMemo({ maxEntries: 100 }, db));
+    const ctx = ctxOf(svc);
+    const write = (f: (tx: ReturnType<typeof ctxOf>) => Promise<unknown>) => inTransaction(ctxOf(svc), f);
+    assert.equal(await read(ctx), 1);
+    // Another branch's entries, main's, several rows of other branches in one statement: kept.
+    await write((tx) => tx.db.insertInto('object_changes').values(changelogEntry(8)).execute());
+    await write((tx) => tx.db.insertInto('object_changes').values([changelogEntry(null), changelogEntry(8, 2)]).execute());
+    await write((tx) => tx.db.updateTable('object_changes').set({ object_repr: 'y' }).where('branch_id', 'in', [8]).execute());
+    assert.equal(await read(ctx), 1);
+    // Its own branch: computed afresh, inside a transaction too.
+    await write(async (tx) => {
+      assert.equal(await read(tx), 1);
+      await tx.db.insertInto('object_changes').values(changelogEntry(7)).execute();
+      assert.equal(await read(tx), 2);
+    });
+    assert.equal(await read(ctx), 3);
+    // A branch sharing its bucket moves it too (the versions stay a fixed number of rows).
+    await write((tx) => tx.db.insertInto('object_changes').values(changelogEntry(7 + PARTITION_BUCKETS)).execute());
+    assert.equal(await read(ctx), 4);
+    // A write by id says nothing of its rows' branch: every partition moves.
+    const anyEntry = (await db.selectFrom('object_changes').select('id').where('branch_id', '=', 8).executeTakeFirstOrThrow()).id;
+    await write((tx) => tx.db.updateTable('object_changes').set({ object_repr: 'z' }).where('id', '=', anyEntry).execute());
+    assert.equal(await read(ctx), 5);
+    // Moving a row out of another branch into this one writes both.
+    await write((tx) => tx.db.updateTable('object_changes').set({ branch_id: 7 }).where('branch_id', '=', 8).execute());
+    assert.equal(await read(ctx), 6);
+    // Raw SQL moves everything.
+    await write((tx) => sql`update object_changes set object_repr = 'w' where branch_id = 8`.execute(tx.db));
+    assert.equal(await read(ctx), 7);
+    assert.equal(await read(ctx), 7);
+  });
+
+  it('says which partitions a write statement writes, or that it cannot tell', () => {
+    const db = svc.host.db;
+    const parts = (q: { toOperationNode(): unknown }) => writtenPartitions(q.toOperationNode() as never).sort();
+    const p = (branch: number | null) => partitionName('object_changes', branch);
+    assert.deepEqual(parts(db.insertInto('object_changes').values([changelogEntry(3), changelogEntry(null), changelogEntry(3)])), [p(3), p(null)].sort());
+    assert.deepEqual(parts(db.updateTable('object_changes').set({ object_repr: 'a' }).where('object_repr', '=', 'b').where('branch_id', '=', 3)), [p(3)]);
+    assert.deepEqual(parts(db.deleteFrom('object_changes').where('branch_id', 'in', [3, 4])), [p(3), p(4)].sort());
+    assert.deepEqual(parts(db.updateTable('object_changes').set({ branch_id: 4 }).where('branch_id', '=', 3)), [p(3), p(4)].sort());
+    // Conditions that do not bind the column to values, ORs, upserts whose conflict is another row: not told.
+    assert.deepEqual(parts(db.deleteFrom('object_changes').where('id', '=', 3)), ['object_changes#*']);
+    assert.deepEqual(parts(db.deleteFrom('object_changes').where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 9)]))), ['object_changes#*']);
+    assert.deepEqual(parts(db.deleteFrom('object_changes').where('branch_id', '>', 3)), ['object_changes#*']);
+    assert.deepEqual(parts(db.updateTable('object_changes').set((eb) => ({ branch_id: eb.ref('user_id') })).where('branch_id', '=', 3)), ['object_changes#*']);
+    assert.deepEqual(parts(db.insertInto('object_changes').values(changelogEntry(3)).onConflict((oc) => oc.column('id').doUpdateSet({ object_repr: 'x' }))), ['object_changes#*']);
+    // A table that is not partitioned has none.
+    assert.deepEqual(parts(db.deleteFrom('groups').where('id', '=', 3)), []);
+  });
+
   it('fails a computation reading a table its answer does not name (the tests audit every cached read)', async () => {
     assert.equal(auditingMemoReads(), true);
     const memo = new ReadMemo();
@@ -160,6 +241,25 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       (err: Error) => err instanceof UnnamedTableRead && /"inner" inside "outer" reads tokens/.test(err.message),
     );
     await assert.rejects(memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']), UnnamedTableRead);
+    // A partition named covers the reads restricted to it (raw SQL and statements compiled once too), not others.
+    const ofBranch = (branchId: number) => [partitionName('object_changes', branchId)];
+    const compiled = compiledSelect((db, branchId: number) => db.selectFrom('object_changes').select('id').where('branch_id', '=', branchId));
+    assert.equal(await memo.get(ctx, 'part', async () => (await ctx.db.selectFrom('object_changes as o').select('o.id').where('o.branch_id', '=', 3).execute()).length, ofBranch(3)), 0);
+    assert.equal((await memo.get(ctx, 'part-contributors', () => branchContributors(ctx, 3), contributorsReads(3))).size, 0);
+    assert.equal(await memo.get(ctx, 'part-compiled', async () => (await compiled(ctx.db, 3)).length, ofBranch(3)), 0);
+    for (const [key, read] of [
+      ['other', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '=', 4).execute()],
+      ['unbound', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '>', 3).execute()],
+      ['or', () => ctx.db.selectFrom('object_changes').select('id').where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 1)])).execute()],
+      ['twice', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '=', 3).where('id', 'in', (eb) => eb.selectFrom('object_changes').select('id')).execute()],
+      ['raw-or', async () => (await sql<{ id: number }>`select id from object_changes where branch_id = ${3} or id = 1`.execute(ctx.db)).rows],
+      ['compiled-other', () => compiled(ctx.db, 4)],
+    ] as const) {
+      await assert.rejects(memo.get(ctx, key, read, ofBranch(3)), UnnamedTableRead, key);
+    }
+    // A partition is covered, inside another answer, by itself or its whole table.
+    assert.equal(await memo.get(ctx, 'whole', () => memo.get(ctx, 'part-inner', async () => 1, ofBranch(3)), ['object_changes']), 1);
+    await assert.rejects(memo.get(ctx, 'outer-part', () => memo.get(ctx, 'part-inner-4', async () => 1, ofBranch(4)), ofBranch(3)), UnnamedTableRead);
     // An answer naming no tables depends on everything: nothing inside it is checked.
     assert.equal(await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length), 1);
   });
@@ -341,6 +441,18 @@ describe('several instances on one database', () => {
     assert.equal(await read(ctxOf(b)), 2);
     await inTransaction(ctxOf(a), (tx) => tx.db.deleteFrom('groups').where('name', '=', 'g').execute());
     await inTransaction(ctxOf(b), async (tx) => assert.equal(await read(tx), 3));
+    // A partition: another instance's write of another partition keeps it, of its own moves it.
+    await insertBranches(a.host.db, [7, 8]);
+    const branchRead = countedBranchRead(new ReadMemo({ maxEntries: 100 }, b.host.db));
+    assert.equal(await branchRead(ctxOf(b)), 1);
+    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('object_changes').values(changelogEntry(8)).execute());
+    assert.equal(await branchRead(ctxOf(b)), 1);
+    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('object_changes').values(changelogEntry(7)).execute());
+    assert.equal(await branchRead(ctxOf(b)), 2);
+    // An instance that does not know the partitions (an older version of the service) moves only the table's version: every partition moves.
+    await inTransaction(ctxOf(a), (tx) => bumpDataVersion(tx.db, ['object_changes']));
+    assert.equal(await branchRead(ctxOf(b)), 3);
+    assert.equal(await branchRead(ctxOf(b)), 3);
     // A writer beside the service moves the data version alone: every table moves with it.
     await a.host.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
     assert.equal(await read(ctxOf(b)), 4);

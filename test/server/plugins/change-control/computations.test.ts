@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { computations } from '../../../../server/plugins/change-control/computations';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestService } from '../../../support/service';
-import { CHECKS, created, detail, DEVICES, ok, POLICIES, REQUESTS, REVIEWS } from './fixtures';
+import { CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -152,5 +155,152 @@ describe('change control: the gate and the evaluation are computed once per requ
     let after = '';
     assert.deepEqual(await kept(async () => (after = (await detail(s.author.client, s.cr.id)).digest)), { pages: 0, branchFacts: 1 });
     assert.notEqual(after, before);
+  });
+
+  describe("the gate's facts kept per request", () => {
+    /** A detail read of `s`'s request: what it shows and how many gates it computed. */
+    async function read(s: Setup): Promise<{ gate: number; body: any }> {
+      let body: any;
+      const c = await counted(async () => (body = await detail(s.author.client, s.cr!.id)));
+      return { gate: c.gate, body };
+    }
+
+    /** The next detail read computes the gate afresh; what it shows. */
+    async function afresh(s: Setup): Promise<any> {
+      const r = await read(s);
+      assert.equal(r.gate, 1, 'the gate computed afresh');
+      return r.body;
+    }
+
+    it('a detail read computes no gate after check reports, reviews and comments on other requests', async () => {
+      const s = await submitted();
+      const t = await submitted();
+      await read(s);
+      assert.equal((await read(s)).gate, 0);
+      const ci = (await checksByName(svc.admin, t.cr!.id))['ci/build'];
+      await ok(t.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'elsewhere' }));
+      await created(t.reviewer.client.post(REVIEWS, { change_request: t.cr!.id, decision: 'comment', comment: 'elsewhere' }));
+      const change = (await changesOf(svc, t.branchId))[0];
+      await created(t.reviewer.client.post(COMMENTS, { change_request: t.cr!.id, change_diff: change.id, text: 'elsewhere' }));
+      await ok(t.author.client.patch(`${REQUESTS}${t.cr!.id}/`, { title: 'Renamed elsewhere' }));
+      assert.equal((await read(s)).gate, 0);
+    });
+
+    it('shows at once each write that can move its gate: its check, a review, a comment thread and its resolution, a rule, a policy, a freeze, its branch', async () => {
+      const s = await setup(svc, { policy: { checks: ['threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      await read(s);
+
+      const ci = (await checksByName(svc.admin, s.cr!.id))['ci/build'];
+      await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red build' }));
+      assert.match((await afresh(s)).merge_blocked_reason, /red build/);
+      await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
+      assert.doesNotMatch((await afresh(s)).merge_blocked_reason, /CI build/);
+
+      await approve(s.reviewer, s.cr!.id);
+      assert.equal((await afresh(s)).status, 'approved');
+
+      const change = (await changesOf(svc, s.branchId))[0];
+      const thread = await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }));
+      assert.match((await afresh(s)).merge_blocked_reason, /comment thread/i);
+      await ok(s.reviewer.client.patch(`${COMMENTS}${thread.id}/`, { resolved: true }));
+      const resolved = await afresh(s);
+      assert.doesNotMatch(resolved.merge_blocked_reason, /comment thread/i);
+      assert.equal(resolved.ready_to_merge, true, resolved.merge_blocked_reason);
+
+      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) => (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id));
+      await ok(svc.admin.patch(`${RULES}${rule.id}/`, { min_reviews: 2 }));
+      assert.notEqual((await afresh(s)).status, 'approved');
+      await ok(svc.admin.patch(`${RULES}${rule.id}/`, { min_reviews: 1 }));
+      assert.equal((await afresh(s)).status, 'approved');
+      await ok(svc.admin.patch(`${POLICIES}${rule.policy?.id ?? rule.policy}/`, { enabled: false }));
+      assert.doesNotMatch((await afresh(s)).merge_blocked_reason ?? '', /comment thread/i);
+      assert.ok(!(await read(s)).body.checks?.some?.((c: any) => c.name === 'threads-resolved'));
+      await ok(svc.admin.patch(`${POLICIES}${rule.policy?.id ?? rule.policy}/`, { enabled: true }));
+      assert.equal((await afresh(s)).ready_to_merge, true);
+
+      const now = svc.clock.now().getTime();
+      const freeze = await created(svc.admin.post(`${CC}freezes/`, { name: 'gate-kept freeze', start: new Date(now - 3_600_000).toISOString(), end: new Date(now + 3_600_000).toISOString() }));
+      try {
+        const frozen = await afresh(s);
+        assert.equal(frozen.ready_to_merge, false);
+        assert.ok(frozen.freezes.some((f: any) => f.id === freeze.id || f.name === 'gate-kept freeze'), JSON.stringify(frozen.freezes));
+      } finally {
+        expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
+      }
+      assert.equal((await afresh(s)).ready_to_merge, true);
+
+      const digest = (await read(s)).body.digest;
+      await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: `${s.device.name}-renamed` }));
+      const edited = await afresh(s);
+      assert.notEqual(edited.digest, digest);
+      assert.notEqual(edited.status, 'approved'); // the approval was given on the branch before the edit
+    });
+
+    it("shows at once a change of the members of a group a rule names", async () => {
+      const s = await submitted();
+      const approvers = await group(svc, `gate-approvers-${s.cr!.id}`, [s.reviewer.id]);
+      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) => (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id));
+      await ok(svc.admin.patch(`${RULES}${rule.id}/`, { users: [], groups: [approvers] }));
+      await approve(s.reviewer, s.cr!.id);
+      assert.equal((await afresh(s)).status, 'approved');
+      assert.equal((await read(s)).gate, 0);
+      await ok(svc.admin.patch(`/api/users/users/${s.reviewer.id}/`, { groups: [] }));
+      assert.notEqual((await afresh(s)).status, 'approved');
+    });
+  });
+});
+
+describe("change control: the gate's facts and a second instance on the same database", () => {
+  let dir = '';
+  let a: TestService;
+  let b: TestService;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cc-gate-instances-'));
+    const db = join(dir, 'shared.sqlite');
+    const config = { change_control: { required_external_checks: [['ci/build', 'CI build']] as Array<[string, string]>, enable_auto_merge: false } };
+    a = await startWithChecks({ config, db });
+    b = await startWithChecks({ config, db });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a detail read on one instance shows at once another instance's report of the request's check, and keeps its gate across one on another request", async () => {
+    const s = await setup(a, { policy: {} });
+    await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+    const t = await setup(a, { policy: {} });
+    await ok(t.author.client.post(`${REQUESTS}${t.cr!.id}/submit/`, {}));
+    const onB = () => detail(b.admin, s.cr!.id);
+    const gates = async (f: () => Promise<unknown>) => {
+      const before = computations(b.host).gate;
+      await f();
+      return computations(b.host).gate - before;
+    };
+    await onB();
+    const other = (await checksByName(a.admin, t.cr!.id))['ci/build'];
+    await ok(t.pipeline.client.patch(`${CHECKS}${other.id}/`, { status: 'failure', summary: 'elsewhere' }));
+    assert.equal(await gates(onB), 0);
+    const ci = (await checksByName(a.admin, s.cr!.id))['ci/build'];
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red on the other instance' }));
+    let shown: any;
+    assert.equal(await gates(async () => (shown = await onB())), 1);
+    assert.match(shown.merge_blocked_reason, /red on the other instance/);
+  });
+
+  it('a merge decides on the gate computed inside its own transaction, never on the one a reader was shown', async () => {
+    const s = await setup(a, { policy: {} });
+    await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+    await approve(s.reviewer, s.cr!.id);
+    const ci = (await checksByName(a.admin, s.cr!.id))['ci/build'];
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
+    const authorOnB = b.as(s.author.key);
+    assert.equal((await detail(authorOnB, s.cr!.id)).ready_to_merge, true);
+    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'broken after the read' }));
+    const refused = await authorOnB.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true });
+    expectStatus(refused, 409);
+    assert.match(refused.body.detail, /broken after the read/);
   });
 });

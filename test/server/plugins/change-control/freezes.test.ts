@@ -92,6 +92,16 @@ describe('change control: freeze calendars', () => {
       assert.deepEqual(list.results.map((f: any) => f.name), ['Friday evenings']);
     });
 
+    it('freezes/: global=true lists the freezes of every request (no policy), global=false those of a policy, both values every freeze', async () => {
+      const everyRequest = await createFreeze({ name: 'Everything', start: '2026-11-02T00:00:00Z', end: '2026-11-03T00:00:00Z' });
+      const ofPolicy = await createFreeze({ name: 'Devices', start: '2026-11-02T00:00:00Z', end: '2026-11-03T00:00:00Z', policy: cast.policyId });
+      const names = async (query: string): Promise<string[]> => (await ok(svc.admin.get(`${FREEZES}?${query}&ordering=name`))).results.map((f: any) => f.name);
+      assert.deepEqual(await names('global=true'), [everyRequest.name]);
+      assert.deepEqual(await names('global=false'), [ofPolicy.name]);
+      assert.deepEqual(await names('global=true&global=false'), [ofPolicy.name, everyRequest.name]);
+      expectStatus(await svc.admin.get(`${FREEZES}?global=sometimes`), 400);
+    });
+
     it('freezes/: malformed or incomplete freezes are 400 naming the field', async () => {
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ name: 'a', start: '2026-11-02T00:00:00Z' }, 'end'],

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { streamEvent, STREAM_EVENTS } from '../../../../contract/api/change-control';
-import { createCtx } from '../../../../server/host/core/context';
+import { createCtx, inTransaction } from '../../../../server/host/core/context';
+import { commitSignal } from '../../../../server/host/db/commit-signals';
+import { onPostgres } from '../../../support/database';
 import { streamHub } from '../../../../server/plugins/change-control/stream/routes';
 import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/stream-repository';
 import { suiteService } from '../../../support/service';
@@ -307,6 +309,45 @@ describe('change control: the event stream (stream/)', () => {
       await ok(svc.admin.patch(`${CC}policy-rules/${rule.id}/`, { users: rule.users }));
     }
   });
+
+  if (onPostgres) {
+    it('wakes each instance once per commit: what its own NOTIFY brings back through its LISTEN is not heard again, another instance\'s is', async () => {
+      // Two instances' signals of one channel (each with its own LISTEN connection).
+      const heard = { a: 0, b: 0 };
+      const a = commitSignal(svc.host.db, 'cc_signal_test');
+      const b = commitSignal(svc.host.db, 'cc_signal_test');
+      a.subscribe(() => heard.a++);
+      b.subscribe(() => heard.b++);
+      const until = async (done: () => boolean, poke: () => void): Promise<void> => {
+        for (let i = 0; !done(); i++) {
+          assert.ok(i < 500, JSON.stringify(heard));
+          poke();
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      // Both listening: each hears the other.
+      await until(() => heard.a > 0, () => b.notify());
+      const before = heard.b;
+      await until(() => heard.b > before, () => a.notify());
+      // What is still on its way arrives before a notification sent after it (PostgreSQL delivers in commit order).
+      const drained = heard.a;
+      b.notify();
+      await until(() => heard.a > drained, () => undefined);
+      heard.a = 0;
+      heard.b = 0;
+      const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
+      await inTransaction(ctx, async (tx) => a.notifyOnCommit(tx.db, (task) => tx.afterCommit(task)));
+      assert.equal(heard.a, 1, 'the writer wakes its own listeners after the commit');
+      await until(() => heard.b === 1, () => undefined);
+      // Then two notifications of the other instance: when both arrived, the writer's own came back
+      // before them (and was not heard).
+      b.notify();
+      b.notify();
+      await until(() => heard.a >= 3 && heard.b >= 3, () => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(heard, { a: 3, b: 3 });
+    });
+  }
 
   it('is described in the OpenAPI document as text/event-stream', async () => {
     const doc = (await svc.anonymous.get('/api/schema/')).body;
