@@ -232,18 +232,8 @@ async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('branch_changes').addColumn('conflicts', 'text').execute();
   await db.schema.alterTable('branch_changes').addColumn('merge_problem', 'text').execute();
   await db.schema.createIndex('branch_changes_by_object').on('branch_changes').columns(['object_id', 'object_type']).execute();
-  await db.schema
-    .createIndex('branch_changes_conflicting')
-    .on('branch_changes')
-    .columns(['branch_id', 'id'])
-    .where(sql.ref('conflicts'), 'is not', null)
-    .execute();
-  await db.schema
-    .createIndex('branch_changes_merge_problems')
-    .on('branch_changes')
-    .columns(['branch_id', 'id'])
-    .where(sql.ref('merge_problem'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('branch_changes_conflicting').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('conflicts'), 'is not', null).execute();
+  await db.schema.createIndex('branch_changes_merge_problems').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('merge_problem'), 'is not', null).execute();
 }
 
 export const hostMigrations: Record<string, Migration> = {
