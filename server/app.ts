@@ -73,10 +73,27 @@ function answerOf(route: RouteDef, result: unknown): Answer {
   return { status: route.status ?? 200, text: result === undefined ? null : JSON.stringify(result) };
 }
 
-function send(res: Response, answer: Answer): void {
-  res.status(answer.status);
-  if (answer.text === null) res.end();
-  else res.type('application/json').send(answer.text);
+/**
+ * Sends an answer: its JSON text with the headers Express's `res.send` gives a JSON string
+ * (Content-Type with its charset, Content-Length; no ETag), written directly. A conditional
+ * request (If-None-Match, If-Modified-Since) and a status without a body go through `res.send`,
+ * which answers them as it always did.
+ */
+function send(req: Request, res: Response, answer: Answer): void {
+  res.statusCode = answer.status;
+  if (answer.text === null) {
+    res.end();
+    return;
+  }
+  const headers = req.headers;
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || answer.status === 204 || answer.status === 304) {
+    res.type('application/json').send(answer.text);
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(answer.text, 'utf8'));
+  if (req.method === 'HEAD') res.end();
+  else res.end(answer.text, 'utf8');
 }
 
 /** Open streams of one app, ended together when the service stops. */
@@ -235,11 +252,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
           const stored = await idempotency.storedAnswer(host.db, claim, host.clock.now());
           if (stored) {
             res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
-            send(res, stored);
+            send(req, res, stored);
             return;
           }
         }
-        const branch = await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
+        const branch = branchHeader === undefined ? null : await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
         const query = parseQueryString(url.search);
         requireSingle(query, singleParams);
         const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
@@ -271,7 +288,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else {
           if (replayed) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
-          send(res, outcome);
+          send(req, res, outcome);
         }
       } finally {
         claim?.release();

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
 import { getVisibleChangeDiff } from '../../branching';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource } from '../../../host/http';
 import { commentList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
@@ -163,13 +163,11 @@ export function registerCommentRoutes(host: Host): void {
     list: commentList,
     get: getComment,
   });
-  routes.add({
-    method: 'POST',
+  routes.create({
     access: { permission: 'change_control.add_changecomment' },
     summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
     body: changeCommentCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, await createComment(ctx, body)),
+    run: ({ ctx, body }) => createComment(ctx, body),
   });
   routes.patchAndPut({
     path: ':id/',

@@ -1,7 +1,7 @@
-import { compiledSelect, type Ctx } from '../../../host';
+import { compiledSelect, type Ctx, type HostTables } from '../../../host';
 import { ccDb, ccTables } from '../db/database';
-import type { MergeJobRow, MergeJobsTable } from '../db/tables';
-import type { Insertable } from 'kysely';
+import type { ChangeControlTables, MergeJobRow, MergeJobsTable } from '../db/tables';
+import type { ExpressionBuilder, Insertable } from 'kysely';
 
 /**
  * The merge queue as stored: the live automatic-merge jobs (`pending` or `running`), in the
@@ -10,18 +10,21 @@ import type { Insertable } from 'kysely';
  */
 export const LIVE_JOB_STATES = ['pending', 'running'] as const;
 
+/** The place of job `j` in the queue (1: the head): how many live jobs were queued no later than it. */
+function placeOf(eb: ExpressionBuilder<HostTables & ChangeControlTables & { j: MergeJobsTable }, 'j'>) {
+  return eb
+    .selectFrom('cc_merge_jobs as ahead')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('ahead.state', 'in', [...LIVE_JOB_STATES])
+    .whereRef('ahead.id', '<=', 'j.id')
+    .as('position');
+}
+
 /** One request's live job with its position: the select of `queuePositions` for one id, built and compiled once (every detail read asks it). */
 const positionOf = compiledSelect((db, changeRequestId: number) =>
   ccTables(db)
     .selectFrom('cc_merge_jobs as j')
-    .select((eb) => [
-      eb
-        .selectFrom('cc_merge_jobs as ahead')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('ahead.state', 'in', [...LIVE_JOB_STATES])
-        .whereRef('ahead.id', '<=', 'j.id')
-        .as('position'),
-    ])
+    .select((eb) => [placeOf(eb)])
     .where('j.state', 'in', [...LIVE_JOB_STATES])
     .where('j.change_request_id', '=', changeRequestId),
 );
@@ -37,15 +40,7 @@ export async function queuePositions(ctx: Ctx, changeRequestIds: readonly number
   if (changeRequestIds.length === 0) return new Map();
   const rows = await ccDb(ctx)
     .selectFrom('cc_merge_jobs as j')
-    .select((eb) => [
-      'j.change_request_id as cr',
-      eb
-        .selectFrom('cc_merge_jobs as ahead')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('ahead.state', 'in', [...LIVE_JOB_STATES])
-        .whereRef('ahead.id', '<=', 'j.id')
-        .as('position'),
-    ])
+    .select((eb) => ['j.change_request_id as cr', placeOf(eb)])
     .where('j.state', 'in', [...LIVE_JOB_STATES])
     .where('j.change_request_id', 'in', [...changeRequestIds])
     .execute();

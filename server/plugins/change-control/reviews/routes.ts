@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { branchContributors } from '../../branching';
 import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
 import { constraintViolation, recordChange, setTags, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource } from '../../../host/http';
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
@@ -148,13 +148,11 @@ export function registerReviewRoutes(host: Host): void {
     get: getReview,
     ownChangelog: true,
   });
-  routes.add({
-    method: 'POST',
+  routes.create({
     access: { permission: 'change_control.add_review' },
     summary: 'Review a change request (the reviewer is always the caller)',
     body: reviewCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, await createReview(ctx, body)),
+    run: ({ ctx, body }) => createReview(ctx, body),
   });
 
   routes.patchAndPut({
