@@ -10,18 +10,42 @@
 // MANUAL=N checkpoints by hand after every N commits, its fsyncs outside the timed commit
 // (MODE=copy: the copy itself runs without fsync, timed as "checkpoints"; MODE=safe: the copy
 // runs with its fsyncs, after the log was written to disk ahead).
+// WORKER=1 runs the service's checkpointer thread (`server/host/db/wal-checkpointer.ts`) beside
+// the commits instead, the pages given being its `checkpointPages`; the event loop turns between
+// commits (GAP=ms waits that long between commits, in either mode), and "writes held" is how long commits waited for the
+// writer lock its second pass holds.
 import SQLite from 'better-sqlite3';
 import { fdatasyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_CHECKPOINTER, WalCheckpointer } from '../server/host/db/wal-checkpointer';
 
 const MANUAL = Number(process.env.MANUAL ?? 0);
 const MODE = process.env.MODE ?? 'copy';
 const COMMITS = Number(process.env.COMMITS ?? 3000);
+const WORKER = process.env.WORKER === '1';
+const GAP = Number(process.env.GAP ?? 0);
 const settings = process.argv.slice(2).map(Number);
 if (settings.length === 0) settings.push(1000, 500, 200, 100);
 
-function run(pages: number): string {
+/** The service's writer lock, as `database.ts` has it: one at a time, in order. */
+function fifoLock(): { lock(): Promise<void>; unlock(): void } {
+  let held = false;
+  const waiting: Array<() => void> = [];
+  return {
+    async lock() {
+      if (!held) held = true;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    unlock() {
+      const next = waiting.shift();
+      if (next) next();
+      else held = false;
+    },
+  };
+}
+
+async function run(pages: number): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-checkpoint-'));
   const file = join(dir, 'bench.sqlite3');
   try {
@@ -57,7 +81,20 @@ function run(pages: number): string {
     let walFd: number | undefined;
     let dbFd: number | undefined;
     const checkpoints: number[] = [];
+    const lock = fifoLock();
+    const checkpointer = WORKER ? new WalCheckpointer(db, file, lock, { ...DEFAULT_CHECKPOINTER, startPages: 1, checkpointPages: pages }) : null;
+    let writesHeld = 0;
+    if (checkpointer) {
+      db.prepare('update big set updated = updated where id = 1').run();
+      checkpointer.committed();
+      await checkpointer.running();
+    }
     for (let n = 0; n < COMMITS; n++) {
+      if (checkpointer) {
+        const waited = performance.now();
+        await lock.lock();
+        writesHeld += performance.now() - waited;
+      }
       begin.run();
       for (let k = 0; k < 4; k++) update.run(n % 2 ? 'success' : 'failure', `run ${n} ${'y'.repeat(150)}`, n, 1 + ((n * 7919 + k * 104729) % 20000));
       for (let k = 0; k < 3; k++) log.run((n * 31 + k) % 5000, n, 'z'.repeat(400));
@@ -80,21 +117,33 @@ function run(pages: number): string {
       }
       durations.push(performance.now() - start);
       if (n % 50 === 0) largest = Math.max(largest, statSync(wal).size);
+      if (checkpointer) {
+        lock.unlock();
+        checkpointer.committed();
+      }
+      if (checkpointer || GAP) await new Promise((resolve) => (GAP ? setTimeout(resolve, GAP) : setImmediate(resolve)));
     }
     largest = Math.max(largest, statSync(wal).size);
+    if (checkpointer) {
+      await checkpointer.settled();
+      checkpoints.push(checkpointer.counts.checkpoints);
+      await checkpointer.stop();
+    }
     db.close();
+    checkpointer?.release();
     const sorted = [...durations].sort((a, b) => a - b);
     const total = durations.reduce((a, b) => a + b, 0);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
     return [
-      `wal_autocheckpoint ${String(pages).padStart(4)}:`,
+      `${checkpointer ? 'thread at' : 'wal_autocheckpoint'} ${String(pages).padStart(4)}:`,
       `mean ${(total / COMMITS).toFixed(3)} ms`,
       `p99 ${at(0.99).toFixed(2)} ms`,
       `p99.9 ${at(0.999).toFixed(2)} ms`,
       `max ${sorted[sorted.length - 1]!.toFixed(2)} ms`,
       `> 2 ms ${durations.filter((d) => d > 2).length}`,
       `> 5 ms ${durations.filter((d) => d > 5).length}`,
-      ...(checkpoints.length ? [`checkpoints ${checkpoints.length}: mean ${(checkpoints.reduce((a, b) => a + b, 0) / checkpoints.length).toFixed(2)} ms, max ${Math.max(...checkpoints).toFixed(2)} ms`] : []),
+      ...(checkpointer ? [`thread checkpoints ${checkpoints[0]}, writes held ${writesHeld.toFixed(0)} ms in all`] : []),
+      ...(checkpoints.length && !checkpointer ? [`checkpoints ${checkpoints.length}: mean ${(checkpoints.reduce((a, b) => a + b, 0) / checkpoints.length).toFixed(2)} ms, max ${Math.max(...checkpoints).toFixed(2)} ms`] : []),
       `log file ≤ ${(largest / 1024 / 1024).toFixed(1)} MB`,
     ].join(', ');
   } finally {
@@ -103,4 +152,9 @@ function run(pages: number): string {
 }
 
 // Twice round, so that each setting is measured once early and once late in the machine's load.
-for (let round = 0; round < 2; round++) for (const pages of settings) console.log(run(pages));
+void (async () => {
+  // The checkpointer's thread does not keep a process alive by itself (the service's server does).
+  const alive = setInterval(() => undefined, 1000);
+  for (let round = 0; round < 2; round++) for (const pages of settings) console.log(await run(pages));
+  clearInterval(alive);
+})();

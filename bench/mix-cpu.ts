@@ -8,8 +8,10 @@
 // reports, 1 review edit or comment in 10) over 16 connections. MIX_CPU_REQUESTS (default
 // 3,000) requests per measurement, after 300 to warm up. Seeded as scenario 9 is in the full
 // benchmark (scenarios 1, 3, 4 and 5). BENCH_NODE_ARGS adds Node options to the service's.
-// MIX_CPU_ONLY=mix measures the mix alone (MIX_CPU_RUNS times, default 1: alternate builds run
-// this way on a loaded machine).
+// MIX_CPU_ONLY=mix (or a kind's name as printed, comma-separated) measures only those, so that a
+// profile (BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR") shows little else than them.
+// MIX_CPU_RUNS (default 1) measures the mix that many times (alternate builds run this way on a
+// loaded machine).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,8 @@ import { startService } from './service';
 
 const TOKEN = 'bench0000000000000000000000000000000000';
 const REQUESTS = Number(process.env.MIX_CPU_REQUESTS ?? 3000);
+const ONLY = process.env.MIX_CPU_ONLY?.split(',').map((name) => name.trim());
+const wanted = (name: string): boolean => ONLY === undefined || ONLY.includes(name);
 const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 
 interface Call {
@@ -105,7 +109,8 @@ async function main(): Promise<void> {
       ['review edit + detail', [review, detail]],
       ['comment + detail', [comment, detail]],
     ];
-    for (const [name, calls] of process.env.MIX_CPU_ONLY === 'mix' ? [] : pairs) {
+    for (const [name, calls] of pairs) {
+      if (!wanted(name)) continue;
       let i = 0;
       console.log(`${name.padEnd(24)} ${await measure(() => calls[i++ % calls.length]!(), 1)} per request`);
     }
@@ -115,7 +120,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < 7; i++) wheel.push(() => (read++ % 2 ? detail() : list()));
     wheel.push(report, report, () => (write++ % 2 ? review() : comment()));
     let turn = 0;
-    for (let run = Number(process.env.MIX_CPU_RUNS ?? 1); run > 0; run--) {
+    for (let run = wanted('mix') ? Number(process.env.MIX_CPU_RUNS ?? 1) : 0; run > 0; run--) {
       console.log(`${'mix, 16 connections'.padEnd(24)} ${await measure(() => wheel[turn++ % wheel.length]!(), 16)} per request`);
     }
   } finally {

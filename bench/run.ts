@@ -110,10 +110,13 @@ async function submitScenario(admin: Api, dbFile: string, changes: number, first
   return { ms: await timeSubmits(admin, cr.id, 5), crId: cr.id };
 }
 
-/** The resident set of a process, in MB (Linux). */
+/** The resident set of a process, in MB (Linux); its threads are logged with it (the checkpointer's, the hashing ones, when running). */
 function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+  const mb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+  log(`RSS ${mb.toFixed(1)} MB, ${/Threads:\s+(\d+)/.exec(status)![1]} threads`);
+  if (process.env.BENCH_SMAPS) writeFileSync(`${process.env.BENCH_SMAPS}.${Math.round(mb)}`, readFileSync(`/proc/${pid}/smaps`));
+  return mb;
 }
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: 64 });

@@ -3,14 +3,21 @@
 import type { ChangeRequestStatus, CheckStatus, Priority, ReviewDecision } from './api/change-control';
 import type { ChangeAction } from './api/branching';
 
-export const STATUS_LABEL = {
-  draft: 'Draft',
-  'needs-review': 'Needs review',
-  approved: 'Approved',
-  rejected: 'Changes requested',
-  completed: 'Completed',
-  abandoned: 'Abandoned',
-} as const satisfies Record<ChangeRequestStatus, string>;
+/** A codicon id with an optional theme colour id. */
+export interface IconRef {
+  id: string;
+  color?: string;
+}
+
+/** How each status of a change request is shown: its word and its icon. */
+export const STATUS_VIEW = {
+  draft: { label: 'Draft', icon: { id: 'git-pull-request-draft' } },
+  'needs-review': { label: 'Needs review', icon: { id: 'git-pull-request' } },
+  approved: { label: 'Approved', icon: { id: 'pass', color: 'testing.iconPassed' } },
+  rejected: { label: 'Changes requested', icon: { id: 'request-changes', color: 'testing.iconFailed' } },
+  completed: { label: 'Completed', icon: { id: 'git-merge', color: 'charts.purple' } },
+  abandoned: { label: 'Abandoned', icon: { id: 'git-pull-request-closed', color: 'disabledForeground' } },
+} as const satisfies Record<ChangeRequestStatus, { label: string; icon: IconRef }>;
 
 export const PRIORITY_LABEL = {
   low: 'Low',
@@ -21,75 +28,31 @@ export const PRIORITY_LABEL = {
 
 export const PRIORITY_RANK = { critical: 0, high: 1, medium: 2, low: 3 } as const satisfies Record<Priority, number>;
 
-export const CHECK_STATUS_LABEL = {
-  pending: 'Pending',
-  running: 'Running',
-  success: 'Passed',
-  failure: 'Failed',
-  error: 'Error',
-  skipped: 'Skipped',
-} as const satisfies Record<CheckStatus, string>;
+/** How each check status is shown: its word, its icon, and a text symbol where no icon font is available (the webview). */
+export const CHECK_STATUS_VIEW = {
+  pending: { label: 'Pending', symbol: '○', icon: { id: 'circle-large-outline', color: 'testing.iconQueued' } },
+  running: { label: 'Running', symbol: '◔', icon: { id: 'sync~spin', color: 'testing.iconQueued' } },
+  success: { label: 'Passed', symbol: '✓', icon: { id: 'pass', color: 'testing.iconPassed' } },
+  failure: { label: 'Failed', symbol: '✗', icon: { id: 'error', color: 'testing.iconFailed' } },
+  error: { label: 'Error', symbol: '!', icon: { id: 'warning', color: 'testing.iconErrored' } },
+  skipped: { label: 'Skipped', symbol: '–', icon: { id: 'circle-slash', color: 'testing.iconSkipped' } },
+} as const satisfies Record<CheckStatus, { label: string; symbol: string; icon: IconRef }>;
 
-/** Text symbol for a check status where no icon font is available (the webview). */
-export const CHECK_STATUS_SYMBOL = {
-  pending: '○',
-  running: '◔',
-  success: '✓',
-  failure: '✗',
-  error: '!',
-  skipped: '–',
-} as const satisfies Record<CheckStatus, string>;
-
-export const DECISION_LABEL = {
-  approve: 'Approve',
-  reject: 'Request changes',
-  comment: 'Comment',
-} as const satisfies Record<ReviewDecision, string>;
+/** How each review decision is shown: its word (in forms), as a past deed ("You approved"), and its icon. */
+export const DECISION_VIEW = {
+  approve: { label: 'Approve', past: 'approved', icon: { id: 'pass', color: 'testing.iconPassed' } },
+  reject: { label: 'Request changes', past: 'requested changes', icon: { id: 'request-changes', color: 'testing.iconFailed' } },
+  comment: { label: 'Comment', past: 'commented', icon: { id: 'comment' } },
+} as const satisfies Record<ReviewDecision, { label: string; past: string; icon: IconRef }>;
 
 /** The decisions in the order forms offer them (the table above is exhaustive by type). */
-export const DECISION_ORDER = Object.keys(DECISION_LABEL) as ReviewDecision[];
-
-export const DECISION_PAST = {
-  approve: 'approved',
-  reject: 'requested changes',
-  comment: 'commented',
-} as const satisfies Record<ReviewDecision, string>;
+export const DECISION_ORDER = Object.keys(DECISION_VIEW) as ReviewDecision[];
 
 export const CHANGE_ACTION_LABEL = {
   create: 'Created',
   update: 'Updated',
   delete: 'Deleted',
 } as const satisfies Record<ChangeAction, string>;
-
-/** A codicon id with an optional theme colour id. */
-export interface IconRef {
-  id: string;
-  color?: string;
-}
-
-export const STATUS_ICON = {
-  draft: { id: 'git-pull-request-draft' },
-  'needs-review': { id: 'git-pull-request' },
-  approved: { id: 'pass', color: 'testing.iconPassed' },
-  rejected: { id: 'request-changes', color: 'testing.iconFailed' },
-  completed: { id: 'git-merge', color: 'charts.purple' },
-  abandoned: { id: 'git-pull-request-closed', color: 'disabledForeground' },
-} as const satisfies Record<ChangeRequestStatus, IconRef>;
-
-export const CHECK_ICON = {
-  pending: { id: 'circle-large-outline', color: 'testing.iconQueued' },
-  running: { id: 'sync~spin', color: 'testing.iconQueued' },
-  success: { id: 'pass', color: 'testing.iconPassed' },
-  failure: { id: 'error', color: 'testing.iconFailed' },
-  error: { id: 'warning', color: 'testing.iconErrored' },
-  skipped: { id: 'circle-slash', color: 'testing.iconSkipped' },
-} as const satisfies Record<CheckStatus, IconRef>;
-
-export const DECISION_ICON = {
-  approve: { id: 'pass', color: 'testing.iconPassed' },
-  reject: { id: 'request-changes', color: 'testing.iconFailed' },
-  comment: { id: 'comment' },
-} as const satisfies Record<ReviewDecision, IconRef>;
 
 /**
  * How many approvals a rule has of those it needs, never "2 of 1 approvals": "1 of 2 approvals",

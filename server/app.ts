@@ -12,6 +12,7 @@ import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host
 import { migrate, type HostDb, type Migration } from './host/db/database';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
+import { RouteIndex } from './host/http/route-index';
 import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
 import { Reply, StreamReply, type RouteDef, type StreamSink } from './host/http/routes';
 import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './host/http/body-guard';
@@ -72,10 +73,27 @@ function answerOf(route: RouteDef, result: unknown): Answer {
   return { status: route.status ?? 200, text: result === undefined ? null : JSON.stringify(result) };
 }
 
-function send(res: Response, answer: Answer): void {
-  res.status(answer.status);
-  if (answer.text === null) res.end();
-  else res.type('application/json').send(answer.text);
+/**
+ * Sends an answer: its JSON text with the headers Express's `res.send` gives a JSON string
+ * (Content-Type with its charset, Content-Length; no ETag), written directly. A conditional
+ * request (If-None-Match, If-Modified-Since) and a status without a body go through `res.send`,
+ * which answers them as it always did.
+ */
+function send(req: Request, res: Response, answer: Answer): void {
+  res.statusCode = answer.status;
+  if (answer.text === null) {
+    res.end();
+    return;
+  }
+  const headers = req.headers;
+  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || answer.status === 204 || answer.status === 304) {
+    res.type('application/json').send(answer.text);
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(answer.text, 'utf8'));
+  if (req.method === 'HEAD') res.end();
+  else res.end(answer.text, 'utf8');
 }
 
 /** Open streams of one app, ended together when the service stops. */
@@ -191,11 +209,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const streams = new OpenStreams();
   const idempotency = new IdempotencyKeys();
 
+  const routeIndex = new RouteIndex();
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
-    app[method](route.path, async (req: Request, res: Response) => {
+    routeIndex.add(method, route.path, async (req: Request, res: Response) => {
       let user: AuthUser | null = null;
       const address = req.socket.remoteAddress ?? 'unknown';
       if (req.headers.authorization !== undefined) {
@@ -233,11 +252,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
           const stored = await idempotency.storedAnswer(host.db, claim, host.clock.now());
           if (stored) {
             res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
-            send(res, stored);
+            send(req, res, stored);
             return;
           }
         }
-        const branch = await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
+        const branch = branchHeader === undefined ? null : await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
         const query = parseQueryString(url.search);
         requireSingle(query, singleParams);
         const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
@@ -269,7 +288,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else {
           if (replayed) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
-          send(res, outcome);
+          send(req, res, outcome);
         }
       } finally {
         claim?.release();
@@ -277,6 +296,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
     });
   };
   for (const route of host.routes.all()) mount(route);
+  app.use(routeIndex.dispatch);
 
   const patterns = host.routes.all().map((r) => ({ pattern: pathPattern(r.path), method: r.method }));
   app.use((req: Request, _res: Response, next: NextFunction) => {

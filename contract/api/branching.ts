@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { briefFields, objectBase, objectTypeName } from './common';
+import { briefFields, instant, objectBase, objectTypeName } from './common';
 
 export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;
 export type BranchStatus = (typeof BRANCH_STATUSES)[number];
@@ -14,8 +14,8 @@ export const branch = z.object({
   status: z.enum(BRANCH_STATUSES),
   schema_id: z.string(),
   owner: z.number().int().nullable(),
-  last_sync: z.string().nullable(),
-  merged_time: z.string().nullable(),
+  last_sync: instant.nullable(),
+  merged_time: instant.nullable(),
   merged_by: z.number().int().nullable(),
 });
 export type Branch = z.infer<typeof branch>;
@@ -34,7 +34,7 @@ export const changeDiff = z.object({
   modified: attrs.nullable(),
   current: attrs.nullable(),
   conflicts: z.array(z.string()).nullable(),
-  last_updated: z.string(),
+  last_updated: instant,
 });
 export type ChangeDiff = z.infer<typeof changeDiff>;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { customFields, customFieldsWrite, httpUrl, objectBase, objectTypeName, text, userRef } from './common';
-import { tagRef, tagsWrite } from './host';
+import { customFields, customFieldsWrite, httpUrl, instant, objectBase, objectTypeName, text, userRef } from './common';
+import { extrasWrite, tagRef } from './host';
 import { freezeNotice } from './freezes';
 import {
   BUILTIN_CHECKS,
@@ -107,8 +107,7 @@ export const policyWrite = z.strictObject({
   enforcement: z.enum(POLICY_ENFORCEMENTS).optional(),
   check_settings: z.record(z.string().max(100), checkSettings).optional(),
   comments: text().optional(),
-  tags: tagsWrite.optional(),
-  custom_fields: customFieldsWrite.optional(),
+  ...extrasWrite,
 });
 
 export const policyRule = z.object({
@@ -129,8 +128,7 @@ export const policyRuleWrite = z.strictObject({
   min_reviews: z.number().int().min(0).max(1000).optional(),
   groups: z.array(z.number().int()).optional(),
   users: z.array(z.number().int()).optional(),
-  tags: tagsWrite.optional(),
-  custom_fields: customFieldsWrite.optional(),
+  ...extrasWrite,
 });
 
 // ---- Change requests ---------------------------------------------------------------------
@@ -144,7 +142,7 @@ export type ActionAvailability = z.infer<typeof actionAvailability>;
 export const changeRequestOverrideRecord = z.object({
   reason: z.string(),
   user: userRef.nullable(),
-  time: z.string(),
+  time: instant,
   /** The merge-blocked reason the override set aside. */
   overridden_reason: z.string(),
 });
@@ -171,8 +169,8 @@ export const changeRequest = z.object({
   merge_blocked_reason: z.string(),
   has_conflicts: z.boolean(),
   gates_cleared: z.boolean(),
-  scheduled_start: z.string().nullable(),
-  scheduled_end: z.string().nullable(),
+  scheduled_start: instant.nullable(),
+  scheduled_end: instant.nullable(),
   /** "Window too short": the window is shorter than the automatic-merge interval (null otherwise). */
   window_warning: z.string().nullable().default(null),
   tags: z.array(tagRef).default([]),
@@ -210,8 +208,7 @@ export const changeRequestCreate = z.strictObject({
   scheduled_end: isoDateTime.nullable().optional(),
   auto_merge: z.boolean().optional(),
   comments: text().optional(),
-  tags: tagsWrite.optional(),
-  custom_fields: customFieldsWrite.optional(),
+  ...extrasWrite,
 });
 export const changeRequestUpdate = changeRequestCreate.omit({ branch: true }).partial();
 /** PUT: a full write; a field left out takes its default (the title: the branch name). */
@@ -248,14 +245,12 @@ export const reviewCreate = z.looseObject({
   change_request: z.number().int(),
   decision: z.enum(REVIEW_DECISIONS),
   comment: text().optional(),
-  tags: tagsWrite.optional(),
-  custom_fields: customFieldsWrite.optional(),
+  ...extrasWrite,
 });
 export const reviewUpdate = z.looseObject({
   decision: z.enum(REVIEW_DECISIONS).optional(),
   comment: text().optional(),
-  tags: tagsWrite.optional(),
-  custom_fields: customFieldsWrite.optional(),
+  ...extrasWrite,
 });
 
 // ---- Comments ----------------------------------------------------------------------------
@@ -315,7 +310,7 @@ export const mergeCheck = z.object({
   objects: z.array(checkObject).default([]),
   required: z.boolean(),
   blocks_merge: z.boolean(),
-  completed: z.string().nullable(),
+  completed: instant.nullable(),
   /** The digest of the branch's net diff the result ran on (reported checks; null for registered checks and before any report). */
   digest: z.string().nullable(),
   /** The result is for an older digest than the branch's now: it does not clear the gate. */
@@ -443,7 +438,7 @@ export type PluginSettings = z.infer<typeof pluginSettings>;
 export const streamEvent = z.object({
   id: z.number().int(),
   event: z.enum(STREAM_EVENTS),
-  time: z.string(),
+  time: instant,
   change_request: z.number().int(),
   object_type: objectTypeName,
   object_id: z.number().int(),

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 
+/** An instant as the service answers it: ISO 8601 text in UTC (`2026-11-01T09:00:00.000Z`). */
+export const instant = z.string();
+
 /** What every object answers about itself: its id, URL and display text (the brief form). */
 export const briefFields = {
   id: z.number().int(),
@@ -10,8 +13,8 @@ export const briefFields = {
 /** Fields every object of the API carries. */
 export const objectBase = {
   ...briefFields,
-  created: z.string(),
-  last_updated: z.string(),
+  created: instant,
+  last_updated: instant,
 };
 
 /** A user as embedded in other objects (reviewer, author, requester). */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { briefFields, objectBase, text } from './common';
+import { briefFields, instant, objectBase, text } from './common';
 
 /**
  * Freeze calendars and the merge queue: what blocks merging for a while (a named freeze,
@@ -31,7 +31,7 @@ const timeZone = z.string().trim().min(1).max(100).refine(isTimeZone, { error: '
 const isoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
 
 /** One stretch of a freeze: when it starts and ends (ISO, UTC). */
-export const freezePeriod = z.object({ start: z.string(), end: z.string() });
+export const freezePeriod = z.object({ start: instant, end: instant });
 export type FreezePeriod = z.infer<typeof freezePeriod>;
 
 export const freeze = z.object({
@@ -41,8 +41,8 @@ export const freeze = z.object({
   enabled: z.boolean(),
   kind: z.enum(FREEZE_KINDS),
   /** A one-off freeze: its start and end (ISO); null for a recurring one. */
-  start: z.string().nullable(),
-  end: z.string().nullable(),
+  start: instant.nullable(),
+  end: instant.nullable(),
   /** A recurring freeze: the ISO weekdays it starts on, and its daily time range in `time_zone` (an end not after the start ends the next day). */
   weekdays: z.array(weekday),
   start_time: z.string().nullable(),
@@ -78,8 +78,8 @@ export const freezeNotice = z.object({
   name: z.string(),
   /** True: in force now (it blocks merging); false: it starts at `start`. */
   active: z.boolean(),
-  start: z.string(),
-  end: z.string(),
+  start: instant,
+  end: instant,
 });
 export type FreezeNotice = z.infer<typeof freezeNotice>;
 

@@ -3,7 +3,7 @@
 // The service documents its routes with these schemas (the OpenAPI document at /api/schema/ is
 // generated from them) and the extension parses the answers with the same ones.
 import * as z from 'zod';
-import { briefFields, objectBase } from './common';
+import { briefFields, customFieldsWrite, instant, objectBase } from './common';
 
 // ---- Users and tokens (`/api/users/`) ------------------------------------------------------
 
@@ -31,9 +31,9 @@ export const token = z.object({
   /** Present only in the answer that created the token. */
   key: z.string().optional(),
   write_enabled: z.boolean(),
-  expires: z.string().nullable(),
+  expires: instant.nullable(),
   description: z.string(),
-  last_used: z.string().nullable(),
+  last_used: instant.nullable(),
 });
 export type Token = z.infer<typeof token>;
 
@@ -52,7 +52,7 @@ export const notification = z.object({
   object_id: z.number().int(),
   object_repr: z.string(),
   event_type: z.string(),
-  created: z.string(),
+  created: instant,
   read: z.boolean(),
 });
 export type Notification = z.infer<typeof notification>;
@@ -91,8 +91,8 @@ export const tag = z.object({
   slug: z.string(),
   color: z.string().describe('RGB hex, six digits, no #.'),
   description: z.string(),
-  created: z.string(),
-  last_updated: z.string(),
+  created: instant,
+  last_updated: instant,
 });
 export type Tag = z.infer<typeof tag>;
 
@@ -111,3 +111,9 @@ export type TagRef = z.infer<typeof tagRef>;
 export const tagsWrite = z
   .array(z.union([z.number().int(), z.string().min(1), z.strictObject({ id: z.number().int() }), z.strictObject({ name: z.string().min(1) }), z.strictObject({ slug: z.string().min(1) })]))
   .max(100);
+
+/** What every write of a tagged object may also give: its tags and its custom fields (each replaces the stored whole). */
+export const extrasWrite = {
+  tags: tagsWrite.optional(),
+  custom_fields: customFieldsWrite.optional(),
+};

@@ -8,7 +8,7 @@
 // The panel always opens: the user asked for it.
 import type { BranchPagePlacement, ChangeRequest } from '../../contract/api/change-control';
 import { mergeBlockedReason } from '../../contract/merge-reason';
-import { STATUS_LABEL } from '../../contract/labels';
+import { STATUS_VIEW } from '../../contract/labels';
 
 /** The service's default (`right_page`), used when its settings cannot be read. */
 export const DEFAULT_PLACEMENT: readonly BranchPagePlacement[] = ['right_page'];
@@ -35,7 +35,7 @@ export interface BranchAlert {
 
 /** The alert for a branch's change request: its status and whether it can merge, or why not. */
 export function branchAlert(branchName: string, cr: Pick<ChangeRequest, 'title' | 'status' | 'ready_to_merge' | 'merge_blocked_reason' | 'actions' | 'has_conflicts'>): BranchAlert {
-  const head = `Branch ${branchName}: change request "${cr.title || branchName}" is ${STATUS_LABEL[cr.status]}`;
+  const head = `Branch ${branchName}: change request "${cr.title || branchName}" is ${STATUS_VIEW[cr.status].label}`;
   const conflicts = cr.has_conflicts ? ' The branch conflicts with main.' : '';
   if (cr.status === 'completed' || cr.status === 'abandoned') return { severity: 'info', message: `${head}.` };
   if (cr.ready_to_merge) return { severity: 'info', message: `${head}; ready to merge.${conflicts}` };

@@ -4,7 +4,7 @@ import type { Branch } from '../../contract/api/branching';
 import type { CallerAction, ChangeRequest, ReviewDecision } from '../../contract/api/change-control';
 import { availability, mergeBlockedReason } from './availability';
 import { byUrgency } from './grouping';
-import { DECISION_LABEL, STATUS_ICON, STATUS_LABEL } from '../../contract/labels';
+import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 
 export interface PickItem<T> {
   label: string;
@@ -15,8 +15,8 @@ export interface PickItem<T> {
 
 export function changeRequestPick(cr: ChangeRequest, detail?: string): PickItem<ChangeRequest> {
   return {
-    label: `$(${STATUS_ICON[cr.status].id}) ${cr.title || cr.branch_name}`,
-    description: [cr.ref, STATUS_LABEL[cr.status]].filter((p) => p).join(' · '),
+    label: `$(${STATUS_VIEW[cr.status].icon.id}) ${cr.title || cr.branch_name}`,
+    description: [cr.ref, STATUS_VIEW[cr.status].label].filter((p) => p).join(' · '),
     detail: detail ?? `Branch ${cr.branch_name}${cr.branch_deleted ? ' (deleted)' : ''}`,
     value: cr,
   };
@@ -67,14 +67,14 @@ export function branchPicks(branches: readonly Branch[], requests: readonly Chan
       return {
         label: `$(git-branch) ${b.name}`,
         description: b.status,
-        detail: cr ? `Change request: ${cr.title} (${STATUS_LABEL[cr.status]})` : 'No change request yet: one is opened for it',
+        detail: cr ? `Change request: ${cr.title} (${STATUS_VIEW[cr.status].label})` : 'No change request yet: one is opened for it',
         value: b,
       };
     });
 }
 
 export const DECISION_PICKS: PickItem<ReviewDecision>[] = [
-  { label: `$(pass) ${DECISION_LABEL.approve}`, description: 'The change can go ahead', value: 'approve' },
-  { label: `$(request-changes) ${DECISION_LABEL.reject}`, description: 'Say what must change (a comment is required)', value: 'reject' },
-  { label: `$(comment) ${DECISION_LABEL.comment}`, description: 'Feedback without a decision', value: 'comment' },
+  { label: `$(pass) ${DECISION_VIEW.approve.label}`, description: 'The change can go ahead', value: 'approve' },
+  { label: `$(request-changes) ${DECISION_VIEW.reject.label}`, description: 'Say what must change (a comment is required)', value: 'reject' },
+  { label: `$(comment) ${DECISION_VIEW.comment.label}`, description: 'Feedback without a decision', value: 'comment' },
 ];

@@ -5,7 +5,7 @@ import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { StoreState } from './change-request-store';
 import { groupChangeRequests, isEmpty, type Group } from './grouping';
-import { CHECK_ICON, CHECK_STATUS_LABEL, DECISION_ICON, DECISION_LABEL, PRIORITY_LABEL, STATUS_ICON, STATUS_LABEL, freezePhrase, queuePhrase, type IconRef } from '../../contract/labels';
+import { CHECK_STATUS_VIEW, DECISION_VIEW, freezePhrase, type IconRef, PRIORITY_LABEL, queuePhrase, STATUS_VIEW } from '../../contract/labels';
 import { exactTime, relativeTime } from '../../contract/time';
 
 export interface TreeItemData {
@@ -62,7 +62,7 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
   const lines = [
     `**${escapeMarkdown(cr.title)}**${cr.ref ? ` (${escapeMarkdown(cr.ref)})` : ''}`,
     '',
-    `Status: ${STATUS_LABEL[cr.status]} · Priority: ${PRIORITY_LABEL[cr.priority]}`,
+    `Status: ${STATUS_VIEW[cr.status].label} · Priority: ${PRIORITY_LABEL[cr.priority]}`,
     '',
     `Branch: ${escapeMarkdown(cr.branch_name)}${cr.branch_deleted ? ' (deleted)' : ''}`,
   ];
@@ -78,7 +78,7 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
 }
 
 export function changeRequestDescription(cr: ChangeRequest): string {
-  const parts = [cr.ref, STATUS_LABEL[cr.status]].filter((p) => p);
+  const parts = [cr.ref, STATUS_VIEW[cr.status].label].filter((p) => p);
   if (cr.priority === 'high' || cr.priority === 'critical') parts.push(PRIORITY_LABEL[cr.priority]);
   if (cr.has_conflicts) parts.push('conflicts');
   if (cr.freezes.some((f) => f.active)) parts.push('frozen');
@@ -98,7 +98,7 @@ export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = 
     label: cr.title || cr.branch_name,
     description: changeRequestDescription(cr),
     tooltip: changeRequestTooltip(cr, now),
-    icon: STATUS_ICON[cr.status],
+    icon: STATUS_VIEW[cr.status].icon,
     contextValue: changeRequestContextValue(cr),
     collapsible: 'none',
     command: openCommand(cr),
@@ -107,8 +107,8 @@ export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = 
 
 export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemData {
   const kind = check.required ? 'required' : 'advisory';
-  const description = [CHECK_STATUS_LABEL[check.status], check.outdated ? 'outdated' : '', kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
-  const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_LABEL[check.status]}`];
+  const description = [CHECK_STATUS_VIEW[check.status].label, check.outdated ? 'outdated' : '', kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
+  const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_VIEW[check.status].label}`];
   if (check.outdated) lines.push('', `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}); it no longer counts`);
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
@@ -123,7 +123,7 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
     label: check.label || check.name,
     description,
     tooltip: lines.join('\n'),
-    icon: CHECK_ICON[check.status],
+    icon: CHECK_STATUS_VIEW[check.status].icon,
     contextValue: `check;${check.required ? 'required' : 'advisory'};${hasDetails ? 'details;' : ''}`,
     // The objects the result names (mergeable: what would conflict or fail to apply) are its rows.
     collapsible: check.objects.length > 0 ? 'expanded' : 'none',
@@ -147,9 +147,9 @@ export function checkObjectItem(check: MergeCheck, o: CheckObject): TreeItemData
 /** One of my reviews; `cr` when the request is known, for its title and menus. */
 export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: Date = new Date()): TreeItemData {
   const title = cr ? cr.title || cr.branch_name : `Change request #${review.change_request}`;
-  const parts: string[] = [DECISION_LABEL[review.decision]];
+  const parts: string[] = [DECISION_VIEW[review.decision].label];
   if (review.stale) parts.push('stale');
-  if (cr) parts.push(STATUS_LABEL[cr.status]);
+  if (cr) parts.push(STATUS_VIEW[cr.status].label);
   parts.push(relativeTime(review.last_updated, now));
   return {
     id: `review:${review.id}`,
@@ -158,11 +158,11 @@ export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: D
     tooltip: [
       `**${escapeMarkdown(title)}**`,
       '',
-      `Your review: ${DECISION_LABEL[review.decision]}${review.stale ? ' (stale: the branch\'s changes differ from those you reviewed)' : ''}`,
+      `Your review: ${DECISION_VIEW[review.decision].label}${review.stale ? ' (stale: the branch\'s changes differ from those you reviewed)' : ''}`,
       '',
       `Given ${when(review.last_updated, now)}${review.digest ? ` on digest ${review.digest.slice(0, 12)}` : ''}`,
     ].join('\n'),
-    icon: DECISION_ICON[review.decision],
+    icon: DECISION_VIEW[review.decision].icon,
     contextValue: cr ? changeRequestContextValue(cr) : 'review;',
     collapsible: 'none',
     command: openCommand({ id: review.change_request }),

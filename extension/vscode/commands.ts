@@ -9,7 +9,7 @@ import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availabi
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
 import { indexById } from '../core/grouping';
-import { DECISION_LABEL, STATUS_LABEL } from '../../contract/labels';
+import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';
@@ -160,7 +160,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
     await reporter.guarded(`${words.doing} "${title(cr)}"`, async () => {
       const updated = await inView(() => c.lifecycle(cr.id, LIFECYCLE_OF[action]!));
-      void vscode.window.showInformationMessage(`"${title(updated)}" ${words.done} (now ${STATUS_LABEL[updated.status]}).`);
+      void vscode.window.showInformationMessage(`"${title(updated)}" ${words.done} (now ${STATUS_VIEW[updated.status].label}).`);
       await afterChange(cr.id);
     });
   }
@@ -228,7 +228,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         const me = connection.user;
         const mine = me ? (await c.listReviews(cr.id)).find((r) => r.reviewer.id === me.id) : undefined;
         await inView(() => performWrite(c, cr.id, { type: 'submitReview', opId: 'palette', decision, comment, reviewId: mine?.id ?? null }));
-        void vscode.window.showInformationMessage(`Your review (${DECISION_LABEL[decision]}) is recorded on "${title(cr)}".`);
+        void vscode.window.showInformationMessage(`Your review (${DECISION_VIEW[decision].label}) is recorded on "${title(cr)}".`);
         await afterChange(cr.id);
       });
     },

@@ -9,7 +9,7 @@ import { availability } from '../core/availability';
 import { diffSides, diffTitle, threadSide } from '../core/change-documents';
 import { treeOrder } from '../core/changed-objects';
 import type { CallerAction } from '../../contract/api/change-control';
-import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_LABEL } from '../../contract/labels';
+import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_VIEW } from '../../contract/labels';
 import { discardReview, PendingReviewError, postPendingReview, startReview } from '../core/pending-review';
 import { DECISION_PICKS, type PickItem } from '../core/pick-items';
 import type { RequestDataCache } from '../core/request-data';
@@ -80,7 +80,7 @@ export async function askDecision(crTitle: string, opts: { drafts?: number } = {
   });
   if (!decision) return undefined;
   const comment = await vscode.window.showInputBox({
-    title: `${DECISION_LABEL[decision.value]}: "${crTitle}"`,
+    title: `${DECISION_VIEW[decision.value].label}: "${crTitle}"`,
     prompt: decision.value === 'reject' ? 'What must change (Markdown, required)' : 'Comment (Markdown, optional)',
     ignoreFocusOut: true,
     validateInput: (v) => (decision.value === 'reject' && !v.trim() ? 'Requesting changes needs a comment' : undefined),
@@ -269,7 +269,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
           const rules = evaluation?.policies.flatMap((p) => p.rules) ?? [];
           if (rules.length) gate = ` (${rules.map((r) => `${r.name}: ${approvalsPhrase(r.approvals, r.min_reviews)}`).join('; ')})`;
         }
-        void vscode.window.showInformationMessage(decision ? `Your review (${DECISION_LABEL[decision.decision]}) is submitted on "${title(cr)}"${posted}${gate}.` : `Your comments are posted on "${title(cr)}"${posted}.`);
+        void vscode.window.showInformationMessage(decision ? `Your review (${DECISION_VIEW[decision.decision].label}) is submitted on "${title(cr)}"${posted}${gate}.` : `Your comments are posted on "${title(cr)}"${posted}.`);
       } catch (e) {
         if (e instanceof PendingReviewError) {
           log.warn(`submitting the review of #${cr.id}: ${e.message}`);

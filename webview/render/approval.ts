@@ -1,7 +1,7 @@
 // The approval panel: per policy and rule, counted approvals of the minimum, who may approve
 // (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
 import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../contract/api/change-control';
-import { approvalsPhrase, DECISION_LABEL } from '../../contract/labels';
+import { approvalsPhrase, DECISION_VIEW } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import { h } from './dom';
 
@@ -73,7 +73,7 @@ export function renderApproval(doc: Document, evaluation: Evaluation | null): HT
       h(doc, 'div', { class: 'stale' },
         h(doc, 'h3', {}, 'Stale reviews'),
         h(doc, 'p', { class: 'muted' }, 'Given before the branch changed; they no longer count.'),
-        h(doc, 'ul', {}, evaluation.stale_reviews.map((s) => h(doc, 'li', {}, `${s.reviewer.display}: ${DECISION_LABEL[s.decision]}`))),
+        h(doc, 'ul', {}, evaluation.stale_reviews.map((s) => h(doc, 'li', {}, `${s.reviewer.display}: ${DECISION_VIEW[s.decision].label}`))),
       ),
     );
   }

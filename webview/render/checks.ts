@@ -1,7 +1,7 @@
 // Merge checks and the merge state (ready, or why not).
 import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
 import { mergeBlockedReason } from '../../contract/merge-reason';
-import { CHECK_STATUS_LABEL, CHECK_STATUS_SYMBOL, freezePhrase, queuePhrase } from '../../contract/labels';
+import { CHECK_STATUS_VIEW, freezePhrase, queuePhrase } from '../../contract/labels';
 import { exactTime } from '../../contract/time';
 import { isSafeLink } from '../markdown';
 import { h, timeEl } from './dom';
@@ -17,12 +17,12 @@ export function renderChecks(doc: Document, checks: readonly MergeCheck[], now: 
       checks.map((c) =>
         h(doc, 'li', { class: `check check-${c.status}${c.blocks_merge ? ' blocking' : ''}`, 'data-check': c.name },
           h(doc, 'div', { class: 'check-head' },
-            h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, `${CHECK_STATUS_SYMBOL[c.status]} `),
+            h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, `${CHECK_STATUS_VIEW[c.status].symbol} `),
             h(doc, 'strong', {}, c.label || c.name),
             c.label && c.label !== c.name ? h(doc, 'span', { class: 'muted' }, ` (${c.name})`) : null,
           ),
           h(doc, 'div', { class: 'check-meta' },
-            `${CHECK_STATUS_LABEL[c.status]} · ${c.required ? 'required' : 'advisory'}`,
+            `${CHECK_STATUS_VIEW[c.status].label} · ${c.required ? 'required' : 'advisory'}`,
             // A result for an earlier version of the branch: it no longer counts.
             c.outdated ? h(doc, 'strong', { class: 'outdated', title: `Reported on digest ${c.digest?.slice(0, 12) ?? ''}; the branch has changed since.` }, ' · outdated') : null,
             c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,

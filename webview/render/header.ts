@@ -1,6 +1,6 @@
 // The header: title, facts of the request, and the action buttons the service allows.
 import type { CallerAction } from '../../contract/api/change-control';
-import { PRIORITY_LABEL, STATUS_LABEL } from '../../contract/labels';
+import { PRIORITY_LABEL, STATUS_VIEW } from '../../contract/labels';
 import { PANEL_ACTIONS, type ChangeRequestSnapshot, type PanelAction } from '../../contract/webview/protocol';
 import { actionKey, isPending, type ViewState } from '../state';
 import { formatTime, h, timeEl } from './dom';
@@ -66,7 +66,7 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
     h(doc, 'h1', { id: 'cr-title' }, cr.title || cr.branch_name),
     h(doc, 'dl', { class: 'facts' },
       fact(doc, 'Reference', cr.ref || null),
-      fact(doc, 'Status', h(doc, 'span', { class: `badge status-${cr.status}`, id: 'cr-status' }, STATUS_LABEL[cr.status])),
+      fact(doc, 'Status', h(doc, 'span', { class: `badge status-${cr.status}`, id: 'cr-status' }, STATUS_VIEW[cr.status].label)),
       fact(doc, 'Priority', PRIORITY_LABEL[cr.priority]),
       fact(doc, 'Branch', h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch)),
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),

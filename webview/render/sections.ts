@@ -1,5 +1,5 @@
 // The description, the head of the list of changes, threads whose change is gone, and the timeline.
-import { CHECK_STATUS_LABEL, DECISION_PAST, STATUS_LABEL } from '../../contract/labels';
+import { CHECK_STATUS_VIEW, DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { TIMELINE_PAGE, type ViewState } from '../state';
@@ -59,11 +59,11 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
     case 'created':
       return [h(doc, 'strong', {}, e.who ?? 'Someone'), ' opened the change request'];
     case 'status':
-      return [h(doc, 'strong', {}, e.move.user ?? 'The service'), ' moved it ', e.move.from ? `from ${STATUS_LABEL[e.move.from]} ` : '', 'to ', h(doc, 'span', { class: `badge status-${e.move.to}` }, STATUS_LABEL[e.move.to])];
+      return [h(doc, 'strong', {}, e.move.user ?? 'The service'), ' moved it ', e.move.from ? `from ${STATUS_VIEW[e.move.from].label} ` : '', 'to ', h(doc, 'span', { class: `badge status-${e.move.to}` }, STATUS_VIEW[e.move.to].label)];
     case 'review':
       return [
         h(doc, 'strong', {}, e.review.reviewer.display),
-        ` ${e.updated ? 'updated their review: ' : ''}${DECISION_PAST[e.review.decision]}`,
+        ` ${e.updated ? 'updated their review: ' : ''}${DECISION_VIEW[e.review.decision].past}`,
         e.review.stale ? h(doc, 'span', { class: 'badge stale', title: "The branch's changes differ from those this review was given on" }, 'stale') : null,
         // The content the review was given on: the digest of the branch's net diff.
         e.review.digest ? h(doc, 'span', { class: 'muted digest', title: `Given on digest ${e.review.digest}` }, ` · on ${e.review.digest.slice(0, 8)}`) : null,
@@ -82,7 +82,7 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
       ];
     }
     case 'check':
-      return [`Check `, h(doc, 'strong', {}, e.check.label || e.check.name), `: ${CHECK_STATUS_LABEL[e.check.status]}`, e.check.summary ? h(doc, 'span', { class: 'muted' }, ` (${e.check.summary})`) : null];
+      return [`Check `, h(doc, 'strong', {}, e.check.label || e.check.name), `: ${CHECK_STATUS_VIEW[e.check.status].label}`, e.check.summary ? h(doc, 'span', { class: 'muted' }, ` (${e.check.summary})`) : null];
   }
 }
 

@@ -27,10 +27,11 @@ import {
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as Pg from 'pg';
-import { beginWriteSql, serviceClient } from './pg-client';
+import { asWritten, beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
 import { countingWrites, isWrite, readVersionWith, versionsOf, type DataVersions } from './data-version';
+import { AUTOMATIC_CHECKPOINT_PAGES, DEFAULT_CHECKPOINTER, WalCheckpointer, type CheckpointerSettings } from './wal-checkpointer';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -59,13 +60,31 @@ export function databaseKind(db: Kysely<any>): DatabaseKind {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
-/** Opens the database `target` names: a PostgreSQL URL, or a SQLite file (or `:memory:`). */
-export function openDatabase(target: string, options: { poolSize?: number } = {}): OpenDatabase {
-  return isPostgresUrl(target) ? openPostgres(target, options.poolSize ?? 20) : openSqlite(target);
+export interface OpenOptions {
+  /** PostgreSQL: connections in the pool. */
+  poolSize?: number;
+  /** A SQLite file: the checkpointer thread's settings (`wal-checkpointer.ts`), or `false` for SQLite's automatic checkpoint only. */
+  checkpointer?: Partial<CheckpointerSettings> | false;
 }
 
-/** Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included) and how long it took. */
-export type StatementListener = (sql: string, milliseconds: number) => void;
+/** Opens the database `target` names: a PostgreSQL URL, or a SQLite file (or `:memory:`). */
+export function openDatabase(target: string, options: OpenOptions = {}): OpenDatabase {
+  return isPostgresUrl(target) ? openPostgres(target, options.poolSize ?? 20) : openSqlite(target, options.checkpointer);
+}
+
+const checkpointers = new WeakMap<object, WalCheckpointer>();
+
+/** The checkpointer of a SQLite file's handle (none for `:memory:`, PostgreSQL, or when turned off). */
+export function walCheckpointerOf(db: HostDb): WalCheckpointer | undefined {
+  return checkpointers.get(db);
+}
+
+/**
+ * Called with the SQL text of each statement a database runs (BEGIN, COMMIT and locks included) and how long it took.
+ * `sql`: the statements a round trip ran, as written (on PostgreSQL a prepared statement's
+ * `execute` is shown as its statement with its values: `asWritten`); `sent`: the text as sent.
+ */
+export type StatementListener = (sql: string, milliseconds: number, sent: string) => void;
 
 const statementListeners = new WeakMap<object, Set<StatementListener>>();
 
@@ -140,7 +159,7 @@ function observed(statement: SQLite.Statement, source: string, listeners: Readon
         const start = performance.now();
         const result = method.apply(target, args);
         const ms = performance.now() - start;
-        for (const listener of listeners) listener(source, ms);
+        for (const listener of listeners) listener(source, ms, source);
         return result;
       };
     },
@@ -196,16 +215,17 @@ function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statemen
  * connection. Statements run synchronously (better-sqlite3), so each read is one snapshot.
  */
 class SqliteReadWriteDriver implements Driver {
-  private readonly writerLock = new FifoLock();
   /** Connections released, handed out again: Kysely asks for one per statement outside transactions. */
   private readonly idle: RoutedConnection[] = [];
   constructor(
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
+    private readonly writerLock: FifoLock,
+    private readonly checkpointer: WalCheckpointer | null,
   ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return this.idle.pop() ?? new RoutedConnection(this.writer, this.reader, this.writerLock);
+    return this.idle.pop() ?? new RoutedConnection(this.writer, this.reader, this.writerLock, this.checkpointer);
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const routed = connection as RoutedConnection;
@@ -214,6 +234,7 @@ class SqliteReadWriteDriver implements Driver {
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'));
+    this.checkpointer?.committed();
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
@@ -233,8 +254,12 @@ class SqliteReadWriteDriver implements Driver {
     if (this.idle.length < IDLE_CONNECTIONS) this.idle.push(routed);
   }
   async destroy(): Promise<void> {
-    this.writer.close();
+    // The writer closes last: the last connection to close copies what is left of the log into
+    // the database and removes the log (a read-only one cannot).
+    await this.checkpointer?.stop();
     this.reader.close();
+    this.writer.close();
+    this.checkpointer?.release();
   }
 }
 
@@ -248,6 +273,7 @@ class RoutedConnection implements DatabaseConnection {
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
     private readonly writerLock: FifoLock,
+    private readonly checkpointer: WalCheckpointer | null,
   ) {}
   async holdWriter(): Promise<void> {
     if (this.holding) return;
@@ -275,6 +301,7 @@ class RoutedConnection implements DatabaseConnection {
       return runStatement(this.writer, compiled);
     } finally {
       this.writerLock.unlock();
+      this.checkpointer?.committed();
     }
   }
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
@@ -295,11 +322,13 @@ class SqliteReadWriteDialect extends SqliteDialect {
   constructor(
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
+    private readonly writerLock: FifoLock,
+    private readonly checkpointer: WalCheckpointer | null,
   ) {
     super({ database: writer });
   }
   override createDriver(): Driver {
-    return new SqliteReadWriteDriver(this.writer, this.reader);
+    return new SqliteReadWriteDriver(this.writer, this.reader, this.writerLock, this.checkpointer);
   }
 }
 
@@ -308,7 +337,7 @@ class SqliteReadWriteDialect extends SqliteDialect {
  * on a writer and a reader (`SqliteReadWriteDriver`), `:memory:` on its one connection (nothing
  * else can open it).
  */
-function openSqlite(path: string): OpenDatabase {
+function openSqlite(path: string, checkpointerSettings: Partial<CheckpointerSettings> | false = {}): OpenDatabase {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   if (path !== ':memory:') sqlite.pragma('journal_mode = WAL');
@@ -319,8 +348,9 @@ function openSqlite(path: string): OpenDatabase {
     // (4 MB), inside the commit that passes it, while the event loop waits. Measured
     // (`bench/checkpoint.ts`, docs/performance.md): the wait is mostly the two fsyncs of each
     // copy, so smaller copies only wait more often (200 pages: three times the commits over 2 ms,
-    // twice the total) and larger ones wait less often but longer; 1,000 stays.
-    sqlite.pragma('wal_autocheckpoint = 1000');
+    // twice the total) and larger ones wait less often but longer; 1,000 stays. While the
+    // service writes, a thread of its own checkpoints instead (`wal-checkpointer.ts`).
+    sqlite.pragma(`wal_autocheckpoint = ${AUTOMATIC_CHECKPOINT_PAGES}`);
     // After a transaction larger than that (a bulk import), the log's file is cut back to 16 MB
     // when the next write starts the log again, rather than keeping its largest size.
     sqlite.pragma('journal_size_limit = 16777216');
@@ -354,9 +384,12 @@ function openSqlite(path: string): OpenDatabase {
       return Promise.resolve(last.versions);
     };
   }
-  const dialect = reader ? new SqliteReadWriteDialect(writer, reader) : new SqliteDialect({ database: writer });
+  const writerLock = new FifoLock();
+  const checkpointer = reader && checkpointerSettings !== false ? new WalCheckpointer(sqlite, path, writerLock, { ...DEFAULT_CHECKPOINTER, ...checkpointerSettings }) : null;
+  const dialect = reader ? new SqliteReadWriteDialect(writer, reader, writerLock, checkpointer) : new SqliteDialect({ database: writer });
   const db = countingWrites(new Kysely<HostTables>({ dialect }));
   statementListeners.set(db, listeners);
+  if (checkpointer) checkpointers.set(db, checkpointer);
   readVersionWith(db, readVersions);
   return {
     db,
@@ -459,7 +492,9 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   // Statements are logged as the connections send them: each is one round trip.
   const listeners = new Set<StatementListener>();
   const onRoundTrip = (sql: string, ms: number) => {
-    for (const listener of listeners) listener(sql, ms);
+    if (listeners.size === 0) return;
+    const written = asWritten(sql);
+    for (const listener of listeners) listener(written, ms, sql);
   };
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.

@@ -16,11 +16,14 @@ import { pgDriver } from './pg-driver';
  *   Nothing moves them while the lock is held but the transaction itself, and a write of
  *   `data_version` drops what was read;
  * - the bump of the data version (`bumpDataVersion`, the last write of every transaction that
- *   wrote) is held back and sent with COMMIT, as one simple query (its values are integers,
- *   written into the text). Anything else sent after it sends it first, as it is; ROLLBACK drops it.
+ *   wrote) is held back and sent with COMMIT, as one simple query. Anything else sent after it
+ *   sends it first; ROLLBACK drops it.
  *
  * Statements with parameters are sent as named (prepared) statements: PostgreSQL parses and
- * plans each text once per connection. When another instance changes a table (a rolling
+ * plans each text once per connection. In a simple query of several statements (BEGIN with the
+ * first statement, held writes with the next) they run as `execute <name>(<values as literals>)`,
+ * prepared in the same text (`prepare <name> as ...`) the first time a connection sends them:
+ * inside the locked time PostgreSQL then neither parses nor plans them again. When another instance changes a table (a rolling
  * upgrade's migration), a prepared `select *` of it fails with "cached plan must not change
  * result type" (0A000). Then every connection of the process forgets what it prepared (the
  * names move to a new generation, and each connection deallocates its statements before its
@@ -66,6 +69,8 @@ export async function retryingStalePlan<T>(attempt: () => Promise<T>): Promise<T
 /** Statement names: the same for every connection of the process (a text keeps its index). */
 const NAMED_STATEMENTS = 2000;
 const statementIndex = new Map<string, number>();
+/** The texts by index (`statementIndex` the other way). */
+const statementTexts: string[] = [];
 /** Moved when a prepared statement turned out stale: names of the new generation are parsed afresh. */
 let generation = 0;
 
@@ -74,8 +79,35 @@ function statementName(text: string): string | undefined {
   if (index === undefined && statementIndex.size < NAMED_STATEMENTS) {
     index = statementIndex.size + 1;
     statementIndex.set(text, index);
+    statementTexts[index] = text;
   }
   return index === undefined ? undefined : `cc_${generation}_${index}`;
+}
+
+/** One literal of `execute`'s arguments: quoted text (doubled quotes inside), or null. */
+const LITERAL = /^\s*(?:null|(E?)'((?:[^']|'')*)')\s*(?:,|$)/;
+
+/**
+ * A round trip's text as the statements it runs, for reading (tests, logs): each
+ * `execute <name>(<literals>)` as its statement with the literals written in, and the
+ * `prepare`s left out. A name this process did not give is left as it is.
+ */
+export function asWritten(text: string): string {
+  return text
+    .replace(/prepare (cc_\d+_\d+) as .*?; (?=execute \1\()/g, '')
+    .replace(/execute cc_\d+_(\d+)\(((?:[^')]|'(?:[^']|'')*')*)\)/g, (whole, index: string, list: string) => {
+      const statement = statementTexts[Number(index)];
+      if (statement === undefined) return whole;
+      const literals: string[] = [];
+      let rest = list;
+      while (rest.trim() !== '') {
+        const m = LITERAL.exec(rest);
+        if (!m) return whole;
+        literals.push(m[0].replace(/\s*,?\s*$/, '').trim());
+        rest = rest.slice(m[0].length);
+      }
+      return statement.replace(/\$(\d+)/g, (p, n: string) => literals[Number(n) - 1] ?? p);
+    });
 }
 
 interface Result {
@@ -103,26 +135,61 @@ export function sentWithNext<Q extends { modifyEnd(modifier: Expression<any>): Q
   return query.modifyEnd(sql.raw(SENT_WITH_NEXT));
 }
 
+/** A value as a literal of a simple query (quoted, as the driver sends it as an untyped text parameter), or null when it cannot be one. */
+function literalOf(value: unknown): string | null {
+  const pg = pgDriver() as unknown as { utils: { prepareValue(value: unknown): unknown }; escapeLiteral(text: string): string };
+  const prepared = pg.utils.prepareValue(value);
+  if (prepared === null) return 'null';
+  // Text with a NUL character would end a simple query's text; as a parameter PostgreSQL refuses
+  // it, and the caller is told so. Bytes are sent as parameters too.
+  if (typeof prepared === 'string' && !prepared.includes('\0')) return pg.escapeLiteral(prepared);
+  return null;
+}
+
 /**
- * A statement's text with its values written in as literals (quoted, as the driver sends them
- * as untyped text parameters), or null when that is not safe to do: a text with a quote of its
- * own (a `$1` in it could be a literal's), a value that is not text (bytes), or text with a NUL
- * character (it would end a simple query's text; as a parameter PostgreSQL refuses it, and the
- * caller is told so).
+ * A statement's text with its values written in as literals, or null when that is not safe to
+ * do: a text with a quote of its own (a `$1` in it could be a literal's), or a value that cannot
+ * be a literal (`literalOf`).
  */
 function withValues(text: string, values: readonly unknown[]): string | null {
   if (text.includes("'") || text.includes('$$')) return null;
-  const pg = pgDriver() as unknown as { utils: { prepareValue(value: unknown): unknown }; escapeLiteral(text: string): string };
   let safe = true;
   const written = text.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
-    const value = index < values.length ? pg.utils.prepareValue(values[index]) : undefined;
-    if (value === null) return 'null';
-    if (typeof value === 'string' && !value.includes('\0')) return pg.escapeLiteral(value);
-    safe = false;
-    return '';
+    const literal = index < values.length ? literalOf(values[index]) : null;
+    if (literal === null) safe = false;
+    return literal ?? '';
   });
   return safe ? written : null;
+}
+
+/**
+ * A statement of a simple query: its prepared statement run with its values as literals
+ * (`execute cc_1_7('42', null)`), or its text with the values written in (`withValues`) when it
+ * has no name (more texts than `NAMED_STATEMENTS`). PostgreSQL then neither parses nor plans the
+ * statement again inside the transaction's locked time, only the arguments.
+ */
+interface Inline {
+  text: string;
+  /** The statement's name, when it runs as `execute`. */
+  name?: string;
+  /** `execute`'s arguments, or the whole statement (no name). */
+  sql: string;
+}
+
+function inline(text: string, values: readonly unknown[]): Inline | null {
+  const name = values.length > 0 ? statementName(text) : undefined;
+  if (name === undefined) {
+    const written = withValues(text, values);
+    return written === null ? null : { text, sql: written };
+  }
+  const args: string[] = [];
+  for (const value of values) {
+    const literal = literalOf(value);
+    if (literal === null) return null;
+    args.push(literal);
+  }
+  return { text, name, sql: `execute ${name}(${args.join(', ')})` };
 }
 
 /** The result of a round trip's last statement (a round trip of several answers with a list). */
@@ -136,9 +203,16 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
     /** Where the connection is: outside a transaction, in one, or in one an error ended. */
     #transaction: 'none' | 'open' | 'failed' = 'none';
     #versionsAtBegin: Result | null = null;
-    /** Writes of the transaction held back (values written in), in order. */
-    #held: string[] = [];
+    /** Writes of the transaction held back, in order. */
+    #held: Inline[] = [];
     #generation = generation;
+    /** Whether the text being sent prepares statements (`#compose`). */
+    #preparing = false;
+    /**
+     * A round trip that prepared statements failed: which of them PostgreSQL prepared is unknown,
+     * so the connection deallocates them all before its next statement (outside a failed transaction).
+     */
+    #resync = false;
 
     /** BEGIN, the lock and the versions, not sent yet: they go with the transaction's first statement. */
     #pendingBegin: string | null = null;
@@ -151,12 +225,54 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) return this.#statement(text, values);
       // (Cursors: BEGIN and the held writes go first; the client sends its queries in order.)
       const prefix = this.#takePrefix();
-      if (prefix !== '') void (super.query(prefix) as Promise<unknown>).catch(() => undefined);
+      const preparing = this.#preparing;
+      this.#preparing = false;
+      if (prefix !== '')
+        void (super.query(prefix) as Promise<unknown>).catch(() => {
+          if (preparing) this.#resync = true;
+        });
       return (super.query as (...a: unknown[]) => unknown).apply(this, args);
     }
 
+    /** What the driver knows this connection has prepared (name to text). */
+    get #parsed(): Record<string, string> {
+      return (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+    }
+
+    /**
+     * Deallocates every statement this connection prepared, when their names moved to a new
+     * generation or which of them exist is unknown (`#resync`). Not in a transaction an error
+     * ended (PostgreSQL would refuse it): after its ROLLBACK. The driver sends its queries in
+     * order, so what is sent next goes after it.
+     */
+    #forgetPrepared(): void {
+      if ((this.#generation === generation && !this.#resync) || this.#transaction === 'failed') return;
+      void this.#timed('deallocate all', () => super.query('deallocate all')).catch(() => undefined);
+      (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements = {};
+      this.#generation = generation;
+      this.#resync = false;
+    }
+
+    /**
+     * Statements as one simple query's text, to be sent now: a named one not prepared on this
+     * connection yet is prepared first (`prepare cc_1_7 as ...`), in the same text, and counts as
+     * prepared from here on.
+     */
+    #compose(statements: readonly Inline[]): string {
+      this.#forgetPrepared();
+      const parsed = this.#parsed;
+      return statements
+        .map((s) => {
+          if (s.name === undefined || parsed[s.name] !== undefined) return s.sql;
+          parsed[s.name] = s.text;
+          this.#preparing = true;
+          return `prepare ${s.name} as ${s.text}; ${s.sql}`;
+        })
+        .join('; ');
+    }
+
     #takeHeld(): string {
-      const held = this.#held.join('; ');
+      const held = this.#compose(this.#held);
       this.#held = [];
       return held;
     }
@@ -191,30 +307,32 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         this.#versionsWritten = true;
       }
       if (this.#transaction === 'open' && (VERSION_BUMP.test(text) || text.endsWith(SENT_WITH_NEXT))) {
-        const written = withValues(text, values);
-        if (written !== null) {
-          this.#held.push(written);
+        const held = inline(text, values);
+        if (held !== null) {
+          this.#held.push(held);
           return { command: /^\w+/.exec(text)![0]!.toUpperCase(), rowCount: 0, rows: [] };
         }
       }
       if (this.#pendingBegin !== null || this.#held.length > 0) {
         // BEGIN, the held writes and this statement, in one round trip; its answer is the last.
-        const written = withValues(text, values);
-        if (written !== null) return (await this.#sendPrefixed(written))!;
+        const statement = inline(text, values);
+        if (statement !== null) return (await this.#sendPrefixed(statement))!;
         await this.#sendPrefixed(null);
       }
       return this.#send(text, values);
     }
 
     /**
-     * Sends what waits (BEGIN, the held writes) and `written` (a statement with its values written
-     * in), as one simple query; answers with the last statement's result.
+     * Sends what waits (BEGIN, the held writes) and `statement`, as one simple query; answers
+     * with the last statement's result.
      */
-    async #sendPrefixed(written: string | null): Promise<Result | null> {
+    async #sendPrefixed(statement: Inline | null): Promise<Result | null> {
       const begin = this.#pendingBegin;
       const prefix = this.#takePrefix();
-      const text = written === null ? prefix : prefix === '' ? written : `${prefix}; ${written}`;
+      const written = statement === null ? '' : this.#compose([statement]);
+      const text = written === '' ? prefix : prefix === '' ? written : `${prefix}; ${written}`;
       if (text === '') return null;
+      const preparing = this.#preparing;
       let answer: Result | Result[];
       try {
         answer = await this.#send(text, []);
@@ -222,9 +340,12 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         // Before the migration that creates the versions, the transaction begins without them.
         if (begin === null || (err as { code?: string }).code !== '42P01') throw err;
         await this.#send('rollback', []).catch(() => undefined);
+        // Nothing after BEGIN ran: what the text prepares is prepared by sending the rest again.
+        this.#resync = false;
         this.#transaction = 'open';
         await this.#send(beginLockedSql(begin), []);
         const rest = text.slice(begin.length + 2);
+        this.#preparing = preparing;
         return rest === '' ? null : lastOf(await this.#send(rest, []));
       }
       if (begin !== null && Array.isArray(answer) && !this.#versionsWritten) this.#versionsAtBegin = answer[2] ?? null;
@@ -246,23 +367,26 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
           return await this.#send(text, []);
         }
         // ROLLBACK drops what was held; a transaction that sent nothing has nothing to roll back.
-        this.#takePrefix();
+        this.#pendingBegin = null;
+        this.#held = [];
         if (waiting) return { command: 'ROLLBACK', rowCount: null, rows: [] };
         return await this.#send(text, []);
       } finally {
-        this.#transaction = 'none';
+        // A COMMIT sent after a statement that failed in the same text did not end the
+        // transaction: it stays failed until the ROLLBACK that follows.
+        if (this.#transaction !== 'failed' || text.toLowerCase() !== 'commit') this.#transaction = 'none';
       }
     }
 
     async #send(text: string, values: unknown[], retried = false): Promise<Result> {
-      if (this.#generation !== generation && this.#transaction !== 'failed') {
-        await this.#timed('deallocate all', () => super.query('deallocate all'));
-        this.#generation = generation;
-      }
+      const preparing = this.#preparing;
+      this.#preparing = false;
+      this.#forgetPrepared();
       const name = values.length > 0 ? statementName(text) : undefined;
       try {
         return await this.#timed(text, () => (name ? super.query({ name, text, values }) : super.query(text, values)));
       } catch (err) {
+        if (preparing) this.#resync = true;
         if (isStalePlanError(err)) {
           if (this.#generation === generation) generation++;
           if (this.#transaction === 'none' && !retried) return this.#send(text, values, true);

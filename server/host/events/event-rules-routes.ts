@@ -10,6 +10,7 @@ import type { EventRulesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
 import { rowReads } from '../http/row-reads';
 import { rowWrites } from '../http/row-writes';
+import type { NewRow } from '../db/table-rows';
 import { jsonListHasAny } from '../db/list';
 import { eventRuleRows, eventRuleTable } from './event-rules-repository';
 import { webhookTable } from './webhooks-repository';
@@ -153,6 +154,23 @@ function columns(input: Partial<EventRuleWrite>, now: string): Partial<Omit<Row<
   return out;
 }
 
+/** A new event rule row: defaults for what the input leaves out, then the input's columns; `now` stamps it. */
+function newRow(input: EventRuleWrite, now: string): NewRow<EventRulesTable> {
+  return {
+    name: input.name,
+    enabled: 1,
+    object_types: '[]',
+    event_types: '[]',
+    conditions: null,
+    action_type: input.action_type,
+    action_object_id: null,
+    action_data: null,
+    ...columns(input, now),
+    created: now,
+    last_updated: now,
+  };
+}
+
 /** The rule as it will be stored: the existing rule (if any) with the input laid over it. */
 function merged(existing: EventRuleOut | null, input: Partial<EventRuleWrite>): RuleAction {
   return {
@@ -180,23 +198,8 @@ export function registerEventRules(host: Host): void {
       partial: eventRuleWrite.partial(),
       uniqueName: { column: 'name', message: 'An event rule with this name already exists.' },
       check: (ctx, input, existing: EventRuleOut | null) => validateRule(ctx, merged(existing, input)),
-      insert: (input: EventRuleWrite, now) => ({
-        name: input.name,
-        enabled: 1,
-        object_types: '[]',
-        event_types: '[]',
-        conditions: null,
-        action_type: input.action_type,
-        action_object_id: null,
-        action_data: null,
-        ...columns(input, now),
-        created: now,
-        last_updated: now,
-      }),
+      insert: newRow,
       columns,
     }),
-    remove: async (ctx, existing) => {
-      await eventRuleTable.remove(ctx, existing.id);
-    },
   });
 }

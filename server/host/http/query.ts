@@ -10,10 +10,35 @@ export const RESERVED_PARAMS = ['limit', 'offset', 'ordering', 'q', 'brief', 'fi
 
 /** 400 naming the first query parameter that is neither reserved nor one of `known`. */
 export function rejectUnknownParams(query: QueryParams, known: Iterable<string>): void {
-  const allowed = new Set<string>([...RESERVED_PARAMS, ...known]);
+  rejectOutside(query, new Set<string>([...RESERVED_PARAMS, ...known]));
+}
+
+function rejectOutside(query: QueryParams, allowed: ReadonlySet<string>): void {
   for (const name of Object.keys(query)) {
     if (!allowed.has(name)) throw ValidationError.field(name, 'is not a filter of this list.');
   }
+}
+
+/** What a table of filters allows, and each filter's place in it. */
+interface FilterIndex {
+  allowed: ReadonlySet<string>;
+  place: ReadonlyMap<string, number>;
+}
+
+/**
+ * Per table of filters (a list's are fixed once the service is built), worked out at its first
+ * use: a query is then checked and parsed by the parameters it names, not by every filter.
+ */
+const filterIndexes = new WeakMap<Record<string, FilterDef>, FilterIndex>();
+
+function filterIndex(defs: Record<string, FilterDef>): FilterIndex {
+  let index = filterIndexes.get(defs);
+  if (!index) {
+    const names = Object.keys(defs);
+    index = { allowed: new Set<string>([...RESERVED_PARAMS, ...names]), place: new Map(names.map((name, i) => [name, i])) };
+    filterIndexes.set(defs, index);
+  }
+  return index;
 }
 
 /** `q`: free-text terms (a repeated `q` gives several terms; each must match). */
@@ -94,7 +119,12 @@ function parseOne(name: string, def: FilterDef, raw: string, meId: number | null
 /** Parses the declared filters out of a query; an unknown choice or a non-integer id is a 400 naming the filter. */
 export function parseFilters(query: QueryParams, defs: Record<string, FilterDef>, meId: number | null): ParsedFilters {
   const parsed: ParsedFilters = {};
-  for (const [name, def] of Object.entries(defs)) {
+  const { place } = filterIndex(defs);
+  // The filters the query names, in the table's order (the first bad one is the one named).
+  const named = Object.keys(query).filter((name) => place.has(name));
+  if (named.length > 1) named.sort((a, b) => place.get(a)! - place.get(b)!);
+  for (const name of named) {
+    const def = defs[name]!;
     const raws = query[name];
     if (!raws || raws.length === 0) continue;
     parsed[name] = raws.flatMap((r) => (def.type === 'string' ? [r] : r.split(',').filter((p) => p !== ''))).map((r) => parseOne(name, def, r, meId));
@@ -193,7 +223,7 @@ export function parseListQuery(
   list: { filters: Record<string, FilterDef>; ordering: readonly string[]; defaultOrdering?: OrderBy[] },
   meId: number | null,
 ): { filters: ParsedFilters; ordering: OrderBy[]; search: string[]; shape: Shape; page: Page } {
-  rejectUnknownParams(query, Object.keys(list.filters));
+  rejectOutside(query, filterIndex(list.filters).allowed);
   return {
     filters: parseFilters(query, list.filters, meId),
     ordering: parseOrdering(query, list.ordering, list.defaultOrdering),

@@ -5,8 +5,8 @@ import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
-import { envelope, parseListQuery, parseShape, shapeObject, sortObjects } from './query';
-import { Reply, type Access, type QueryParamDoc, type QueryParams, type RouteGroup, type RouteRegistry } from './routes';
+import { envelope, pageInMemory, parseFilters, parseListQuery, parseOrdering, parseShape, rejectUnknownParams, shapeObject, sortObjects, type FilterDef, type ParsedFilters } from './query';
+import type { Access, QueryParamDoc, QueryParams, RouteGroup, RouteRegistry } from './routes';
 
 export type { ApiObject };
 
@@ -87,6 +87,47 @@ export function pagingQueryDocs(words: { ordering: string; q: string; noun: stri
   ];
 }
 
+/**
+ * The GET of a list kept in memory (object types, a caller's tokens: a few dozen items), on the
+ * group's own path: unknown parameters refused, the filters parsed (their definitions read at
+ * request time: choices may grow as plugins register), then `items` answers the matches, which
+ * are searched (`q` over `text`), ordered, paged and shaped as every list is.
+ */
+export function addListInMemory<T extends Record<string, unknown>>(
+  routes: RouteGroup,
+  list: {
+    summary: string;
+    /** What `q` matches, in words; `noun` names one item. */
+    q: string;
+    noun: string;
+    filters(): Record<string, FilterDef>;
+    ordering: readonly string[];
+    items(ctx: Ctx, filters: ParsedFilters): Promise<T[]>;
+    text(item: T): string[];
+  },
+): void {
+  routes.add({
+    method: 'GET',
+    summary: list.summary,
+    query: [
+      ...pagingQueryDocs({ ordering: 'Field to order by; prefix with - for descending.', q: list.q, noun: list.noun }),
+      ...filterQueryDocs(list.filters()),
+    ],
+    handler: async ({ ctx, query, url }) => {
+      const defs = list.filters();
+      rejectUnknownParams(query, Object.keys(defs));
+      const filters = parseFilters(query, defs, ctx.user?.id ?? null);
+      const ordering = parseOrdering(query, list.ordering);
+      return pageInMemory(await list.items(ctx, filters), { query, url, ordering, text: list.text });
+    },
+  });
+}
+
+/** The query parameters of filters: each repeatable, described by its definition (or as a filter on its name). */
+function filterQueryDocs(filters: Record<string, FilterDef>): QueryParamDoc[] {
+  return Object.entries(filters).map(([name, def]) => ({ name, description: def.description ?? `Filter on ${name}.`, repeated: true }));
+}
+
 /** The query parameters of a list: paging, ordering, `q`, `brief`, `fields` and its filters. */
 export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>): QueryParamDoc[] {
   const docs = pagingQueryDocs({
@@ -94,10 +135,7 @@ export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ord
     q: list.searchable ? 'Free text: a case-insensitive substring of any of the list\'s text fields.' : 'Free text (this list has no text fields: matches nothing when given).',
     noun: 'object',
   });
-  for (const [name, def] of Object.entries(list.filters)) {
-    docs.push({ name, description: def.description ?? `Filter on ${name}.`, repeated: true });
-  }
-  return docs;
+  return [...docs, ...filterQueryDocs(list.filters)];
 }
 
 /** Registers the resource's routes; answers its route group (path, tag, output), for routes of its own. */
@@ -159,19 +197,17 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
   });
 
   if (create) {
-    routes.add({
-      method: 'POST',
+    routes.create({
       access: access('add'),
       summary: about('Create a'),
       body: create.body,
-      status: 201,
-      handler: async ({ ctx, body }) => {
+      run: async ({ ctx, body }) => {
         const id = await create.run(ctx, body);
         const created = await spec.get(ctx, id);
         if (!created) throw new Error(`${spec.objectType} ${id} vanished after create`);
         await requireObjectPermission(ctx, spec.objectType, 'add', created);
         await log(ctx, 'create', created, null, snapshot(created));
-        return new Reply(201, created);
+        return created;
       },
     });
   }

@@ -137,6 +137,12 @@ export class RouteGroup {
     this.registry.add<S>({ response: this.base.response, ...route, tag: this.base.tag, access, path: `${this.base.path}${route.path ?? ''}` });
   }
 
+  /** POST creating an object (on the group's own path unless `path` says otherwise): `run` answers it, the answer is 201 with it. */
+  create<S extends z.ZodType>(route: Omit<GroupRoute<S>, 'method' | 'handler' | 'status'> & { run(input: RouteInput<BodyOf<S>>): Promise<unknown> }): void {
+    const { run, ...rest } = route;
+    this.add<S>({ method: 'POST', ...rest, status: 201, handler: async (input) => new Reply(201, await run(input)) });
+  }
+
   /** PATCH and PUT of one path with one handler, which learns which of the two it serves. */
   patchAndPut<P extends z.ZodType, Q extends z.ZodType>(
     route: Omit<GroupRoute<P | Q>, 'method' | 'summary' | 'handler' | 'body'> & {

@@ -24,8 +24,10 @@ export interface RowWritesSpec<T extends ApiObject, W extends { name?: string },
 }
 
 /**
- * The `create` and `update` of a `registerResource` spec for a resource kept in one table row,
- * written once: the name stays unique, the checks run, then the row is written with its stamps.
+ * The `create`, `update` and `remove` of a `registerResource` spec for a resource kept in one
+ * table row, written once: the name stays unique, the checks run, then the row is written with
+ * its stamps; a delete removes the row (a resource with more to do on delete declares its own
+ * `remove` after these).
  */
 export function rowWrites<T extends ApiObject, W extends { name?: string }, Table>(spec: RowWritesSpec<T, W, Table>) {
   const checked = async (ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void> => {
@@ -50,6 +52,9 @@ export function rowWrites<T extends ApiObject, W extends { name?: string }, Tabl
         await checked(ctx, input, existing);
         await spec.table.update(ctx, existing.id, spec.columns(input, ctx.host.clock.now().toISOString()));
       },
+    },
+    remove: async (ctx: Ctx, existing: T): Promise<void> => {
+      await spec.table.remove(ctx, existing.id);
     },
   };
 }

@@ -4,8 +4,8 @@ import type { Ctx } from '../core/context';
 import { NotFound } from '../core/errors';
 import type { Host } from '../host';
 import type { ObjectTypeDef } from './object-types';
-import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef } from '../http/query';
-import { pagingQueryDocs, parseId } from '../http/resource';
+import type { FilterDef } from '../http/query';
+import { addListInMemory, parseId } from '../http/resource';
 import { briefObject } from '../core/api-object';
 
 const PATH = '/api/core/object-types/';
@@ -32,8 +32,8 @@ function filters(host: Host): Record<string, FilterDef> {
   const labels = [...new Set(host.objectTypes.all().map((t) => t.appLabel))].sort();
   return {
     id: { type: 'int' },
-    app_label: { type: 'choice', choices: labels },
-    model: { type: 'string' },
+    app_label: { type: 'choice', choices: labels, description: 'Filter on the application label, e.g. dcim.' },
+    model: { type: 'string', description: 'Filter on the model name, e.g. device.' },
   };
 }
 
@@ -41,25 +41,18 @@ function filters(host: Host): Record<string, FilterDef> {
 export function registerObjectTypes(host: Host): void {
   const routes = host.routes.group({ path: PATH, tag: 'core', access: { authenticated: true }, response: objectTypeOutput });
 
-  routes.add({
-    method: 'GET',
+  addListInMemory(routes, {
     summary: 'List object types',
-    query: [
-      ...pagingQueryDocs({ ordering: 'Field to order by; prefix with - for descending.', q: 'Free text: a case-insensitive substring of the application label, model or name.', noun: 'object type' }),
-      { name: 'id', description: 'Filter on id.', repeated: true },
-      { name: 'app_label', description: 'Filter on the application label, e.g. dcim.', repeated: true },
-      { name: 'model', description: 'Filter on the model name, e.g. device.', repeated: true },
-    ],
-    handler: async ({ ctx, query, url }) => {
-      rejectUnknownParams(query, Object.keys(filters(host)));
-      const parsed = parseFilters(query, filters(host), ctx.user?.id ?? null);
-      const ordering = parseOrdering(query, ORDERING);
-      const matching = host.objectTypes
+    q: 'Free text: a case-insensitive substring of the application label, model or name.',
+    noun: 'object type',
+    filters: () => filters(host),
+    ordering: ORDERING,
+    items: async (ctx, parsed) =>
+      host.objectTypes
         .all()
         .map((t) => present(ctx, t))
-        .filter((t) => (!parsed.id || parsed.id.includes(t.id)) && (!parsed.app_label || parsed.app_label.includes(t.app_label)) && (!parsed.model || parsed.model.includes(t.model)));
-      return pageInMemory(matching, { query, url, ordering, text: (t) => [t.app_label, t.model, t.display] });
-    },
+        .filter((t) => (!parsed.id || parsed.id.includes(t.id)) && (!parsed.app_label || parsed.app_label.includes(t.app_label)) && (!parsed.model || parsed.model.includes(t.model))),
+    text: (t) => [t.app_label, t.model, t.display],
   });
 
   routes.add({

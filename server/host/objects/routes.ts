@@ -6,7 +6,7 @@ import type { Host } from '../host';
 import { grantAllows } from '../users/object-permissions';
 import { parseId, requireObjectPermission, type ApiObject } from '../http/resource';
 import { envelope, parsePage, sortObjects } from '../http/query';
-import { Reply, type QueryParamDoc } from '../http/routes';
+import type { QueryParamDoc } from '../http/routes';
 import { ATTRIBUTE_NAME, writableAttributes, type Attributes } from './attributes';
 import { matchesObjectFilters, parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
 import type { ObjectState } from './main-repository';
@@ -87,15 +87,13 @@ function registerType(host: Host, def: CatalogueType): void {
     handler: async ({ ctx, params }) => (await viewable(ctx, def, params.id)).api,
   });
 
-  routes.add({
-    method: 'POST',
+  routes.create({
     access: access('add'),
     summary: `Create a ${def.display} object (in the branch of X-NetBox-Branch, else main)`,
     body: sourceObjectWrite,
-    status: 201,
-    handler: async ({ ctx, body }) => {
+    run: async ({ ctx, body }) => {
       const created = await createObject(ctx, def, writableAttributes(body), { authorize: authorize(ctx, 'add') });
-      return new Reply(201, presentObject(ctx, def, created));
+      return presentObject(ctx, def, created);
     },
   });
 

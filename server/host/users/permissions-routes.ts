@@ -8,6 +8,7 @@ import { registerResource, type ApiObject } from '../http/resource';
 import { jsonListHasAny } from '../db/list';
 import { rowReads } from '../http/row-reads';
 import { rowWrites } from '../http/row-writes';
+import type { NewRow } from '../db/table-rows';
 import { permissionRows, permissionTable } from './permissions-repository';
 import { constraints, type Constraints } from './constraints';
 import { requireExistingIds } from './references';
@@ -100,6 +101,23 @@ function columns(input: Partial<PermissionWrite>, now: string): Partial<Omit<Row
   return out;
 }
 
+/** A new permission row: defaults for what the input leaves out, then the input's columns; `now` stamps it. */
+function newRow(input: PermissionWrite, now: string): NewRow<PermissionsTable> {
+  return {
+    name: input.name,
+    description: input.description ?? '',
+    enabled: input.enabled === false ? 0 : 1,
+    object_types: '[]',
+    actions: '[]',
+    constraints: null,
+    users: '[]',
+    groups: '[]',
+    ...columns(input, now),
+    created: now,
+    last_updated: now,
+  };
+}
+
 async function validateReferences(ctx: Ctx, input: Partial<PermissionWrite>): Promise<void> {
   if (input.object_types) requireKnownObjectTypes(ctx, input.object_types);
   await requireExistingIds(ctx, 'users', 'users', input.users ?? []);
@@ -120,23 +138,8 @@ export function registerPermissions(host: Host): void {
       partial: permissionWrite.partial(),
       uniqueName: { column: 'name', message: 'A permission with this name already exists.' },
       check: validateReferences,
-      insert: (input: PermissionWrite, now) => ({
-        name: input.name,
-        description: input.description ?? '',
-        enabled: input.enabled === false ? 0 : 1,
-        object_types: '[]',
-        actions: '[]',
-        constraints: null,
-        users: '[]',
-        groups: '[]',
-        ...columns(input, now),
-        created: now,
-        last_updated: now,
-      }),
+      insert: newRow,
       columns,
     }),
-    remove: async (ctx, existing) => {
-      await permissionTable.remove(ctx, existing.id);
-    },
   });
 }

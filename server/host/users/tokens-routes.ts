@@ -7,9 +7,8 @@ import type { Host } from '../host';
 import { grantAllows } from './object-permissions';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 import type { TokensTable, Row } from '../db/tables';
-import { pagingQueryDocs, parseId } from '../http/resource';
-import { pageInMemory, parseFilters, parseOrdering, rejectUnknownParams, type FilterDef, type ParsedFilters } from '../http/query';
-import { Reply } from '../http/routes';
+import { addListInMemory, parseId } from '../http/resource';
+import type { FilterDef, ParsedFilters } from '../http/query';
 import { requireExistingIds } from './references';
 import { tokensWhere, tokenTable } from './tokens-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
@@ -122,21 +121,17 @@ async function listTokens(ctx: Ctx, filters: ParsedFilters): Promise<TokenOut[]>
 export function registerTokens(host: Host): void {
   const routes = host.routes.group({ path: PATH, tag: 'users', access: { authenticated: true }, response: tokenOutput });
 
-  routes.add({
-    method: 'GET',
+  addListInMemory(routes, {
     summary: 'List tokens (the caller\'s own, plus those users.view_token shows)',
-    query: [
-      ...pagingQueryDocs({ ordering: 'Field to order by; prefix with - for descending.', q: 'Free text: a case-insensitive substring of the description or display text.', noun: 'token' }),
-      ...Object.keys(FILTERS).map((name) => ({ name, description: `Filter on ${name}.`, repeated: true })),
-    ],
-    handler: async ({ ctx, query, url }) => {
-      rejectUnknownParams(query, Object.keys(FILTERS));
-      const filters = parseFilters(query, FILTERS, ctx.user?.id ?? null);
-      const ordering = parseOrdering(query, ORDERING);
+    q: 'Free text: a case-insensitive substring of the description or display text.',
+    noun: 'token',
+    filters: () => FILTERS,
+    ordering: ORDERING,
+    items: async (ctx, filters) => {
       const mayView = await tokenRule(ctx, 'view');
-      const visible = (await listTokens(ctx, filters)).filter(mayView);
-      return pageInMemory(visible, { query, url, ordering, text: (t) => [t.description, t.display] });
+      return (await listTokens(ctx, filters)).filter(mayView);
     },
+    text: (t) => [t.description, t.display],
   });
 
   routes.add({
@@ -146,12 +141,10 @@ export function registerTokens(host: Host): void {
     handler: async ({ ctx, params }) => getVisible(ctx, params.id),
   });
 
-  routes.add({
-    method: 'POST',
+  routes.create({
     summary: 'Create a token; the answer holds its key, shown this once',
     body: tokenCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => {
+    run: async ({ ctx, body }) => {
       const input = body;
       const caller = ctx.user;
       if (!caller) throw new PermissionDenied();
@@ -164,7 +157,7 @@ export function registerTokens(host: Host): void {
       const { user: _user, ...settings } = input;
       const token = await createToken(ctx, { ...settings, userId });
       if (!(await mayAct(ctx, 'add', token))) throw new PermissionDenied('You may not create this token.');
-      return new Reply(201, token);
+      return token;
     },
   });
 

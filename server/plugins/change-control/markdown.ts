@@ -55,6 +55,40 @@ md.renderer.rules.image = (tokens, idx, options, env, self) => {
   return `<a href="${md.utils.escapeHtml(src)}" rel="noopener noreferrer nofollow">${text}</a>`;
 };
 
+/**
+ * Texts rendered lately, by their source (the rendering depends on nothing else), least recently
+ * used first: a comment read again is not parsed again. Bounded in entries and characters (a
+ * few megabytes at most); texts longer than a page are rendered each time.
+ */
+const rendered = new Map<string, string>();
+const KEPT_ENTRIES = 4096;
+const KEPT_CHARS = 1_000_000;
+const KEPT_TEXT_CHARS = 8192;
+let keptChars = 0;
+
 export function renderMarkdown(text: string): string {
-  return md.render(text ?? '');
+  const source = text ?? '';
+  if (source === '') return '';
+  const kept = rendered.get(source);
+  if (kept !== undefined) {
+    rendered.delete(source);
+    rendered.set(source, kept);
+    return kept;
+  }
+  const html = md.render(source);
+  if (source.length <= KEPT_TEXT_CHARS) {
+    rendered.set(source, html);
+    keptChars += source.length + html.length;
+    while (rendered.size > KEPT_ENTRIES || keptChars > KEPT_CHARS) {
+      const [oldest, oldHtml] = rendered.entries().next().value!;
+      rendered.delete(oldest);
+      keptChars -= oldest.length + oldHtml.length;
+    }
+  }
+  return html;
+}
+
+/** How many rendered texts are kept and their characters (source and HTML): for the tests of the bound. */
+export function renderedKept(): { entries: number; chars: number } {
+  return { entries: rendered.size, chars: keptChars };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { isListRoute } from '../../../server/host/http/openapi';
 import { eachTestService, expectQueriesRefused } from '../../support/service';
 
@@ -113,6 +114,8 @@ describe('conventions: lists and filters', () => {
       ['/api/users/users/?id=1&id=zz', 'id'],
       ['/api/users/users/?group_id=1.5', 'group_id'],
       ['/api/users/users/?is_active=maybe', 'is_active'],
+      // Two bad filters: the one named is the first in the list's own order, whatever the query's.
+      ['/api/users/users/?is_active=maybe&id=zz', 'id'],
       ['/api/users/tokens/?write_enabled=2', 'write_enabled'],
       ['/api/core/object-types/?app_label=nonsense', 'app_label'],
       ['/api/users/groups/?limit=abc', 'limit'],
@@ -202,6 +205,39 @@ describe('conventions: headers and status', () => {
     ];
     assert.deepEqual(responses.map((r) => r.status), [200, 200, 201, 204, 403, 404, 404, 405, 400, 400, 415]);
     for (const res of responses) assert.equal(res.headers.get('API-Version'), '4.7');
+  });
+
+  it('sends a JSON answer with its type, charset and length in bytes; HEAD the same headers and no body; a conditional GET as Express answers it', async () => {
+    const group = await svc.admin.post('/api/users/groups/', { name: 'Équipe réseau ✓' });
+    const url = `${svc.url}/api/users/groups/${group.body.id}/`;
+    const headers = { Authorization: `Token ${svc.admin.token}` };
+    const get = await fetch(url, { headers });
+    const text = await get.text();
+    assert.equal(get.status, 200);
+    assert.equal(get.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(get.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.ok(Buffer.byteLength(text) > text.length, 'the answer has characters of several bytes');
+    assert.equal(JSON.parse(text).name, 'Équipe réseau ✓');
+    assert.equal(get.headers.get('etag'), null);
+    const head = await fetch(url, { method: 'HEAD', headers });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(head.headers.get('content-length'), String(Buffer.byteLength(text)));
+    assert.equal(await head.text(), '');
+    // fetch would answer a 304 as 200 from its own cache: asked over plain HTTP.
+    const conditional = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(url, { headers: { ...headers, 'If-None-Match': '*' } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.deepEqual(conditional, { status: 304, body: '' });
+    const created = await fetch(`${svc.url}/api/users/groups/`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'ops ✓' }) });
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('content-length'), String(Buffer.byteLength(await created.text())));
   });
 
   it('answers /api/status/ without a token', async () => {

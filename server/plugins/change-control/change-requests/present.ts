@@ -8,7 +8,7 @@ import { liveGate, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
 import { attachedPolicySummaries } from '../policies/attached-repository';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
-import { queuePositions } from '../gate/queue-repository';
+import { queuePositionOf, queuePositions } from '../gate/queue-repository';
 import { refreshedGate } from './refreshed-gate';
 import { snapshotChangeRequest, storedFields } from './snapshot';
 import { CHANGE_REQUEST_TYPE } from '../names';
@@ -107,7 +107,7 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
       ready_to_merge: state.readyToMerge,
       merge_blocked_reason: state.mergeBlockedReason,
       has_conflicts: state.hasConflicts,
-      queue_position: (await queuePositions(ctx, [row.id])).get(row.id) ?? null,
+      queue_position: await queuePositionOf(ctx, row.id),
       freezes: state.freezes,
       digest: state.digest,
     },

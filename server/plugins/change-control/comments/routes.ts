@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
 import { getVisibleChangeDiff } from '../../branching';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource } from '../../../host/http';
 import { commentList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
@@ -19,9 +19,10 @@ type UpdateInput = z.infer<typeof changeCommentUpdate>;
 
 
 
-/** A comment the caller may see (its changed object included), else undefined. */
-async function getComment(ctx: Ctx, id: number): Promise<CommentOut | undefined> {
+/** A comment the caller may see (its changed object included), else undefined; `read` is given the row it was made from. */
+async function getComment(ctx: Ctx, id: number, read?: (row: ChangeCommentRow) => void): Promise<CommentOut | undefined> {
   const row = await commentTable.byId(ctx, id);
+  if (row) read?.(row);
   const visible = row ? await visibleCommentRows(ctx, [row]) : [];
   return visible.length > 0 ? ((await presentComments(ctx, visible))[0] as CommentOut) : undefined;
 }
@@ -38,7 +39,7 @@ async function threadMoved(ctx: Ctx, changeRequestId: number): Promise<void> {
  * change. A thread's root may name an attribute of the change (a dot path existing in its
  * original or modified state); a reply carries its root's (naming another is refused).
  */
-async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommentRow> {
+async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
   // A change the caller may not see is answered as one that does not exist.
   const change = await getVisibleChangeDiff(ctx, input.change_diff);
@@ -82,7 +83,8 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<ChangeCommen
   await requireWriteAccess(ctx, [ADD], presented);
   await recordChange(ctx, { action: 'create', objectType: CHANGE_COMMENT_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotComment(ctx, row) });
   if (parentId === null) await threadMoved(ctx, cr.id);
-  return row;
+  // The refresh moved no comment and no change: the answer is the comment as presented.
+  return presented as CommentOut;
 }
 
 const ADD = `${APP_LABEL}.add_changecomment`;
@@ -98,10 +100,11 @@ const RESOLVE = [CHANGE] as const;
  * (roots only). A comment the caller may not view is a 404; without the permission a write
  * needs (or with it only under constraints that exclude the comment), a 403.
  */
-async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<ChangeCommentRow> {
+async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateInput): Promise<CommentOut> {
   const caller = ctx.user!;
-  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
-  const before = (await commentTable.byId(ctx, existing.id))!;
+  // The row the presented comment was made from: read once.
+  let before!: ChangeCommentRow;
+  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: (tx, id) => getComment(tx, id, (row) => (before = row)) }, parseId(rawId));
   const isAuthor = before.author_id === caller.id;
   const textChanges = input.text !== undefined && input.text !== before.text;
   if (input.resolved !== undefined) {
@@ -124,7 +127,7 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
     // Nothing named that changes: still only for someone who may edit this comment.
     await requireWriteAccess(ctx, isAuthor ? AUTHOR_EDIT : RESOLVE, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment, for its author).');
   }
-  if (!textChanges && !resolvedChanges) return before;
+  if (!textChanges && !resolvedChanges) return existing;
   const now = nowIso(ctx);
   await commentTable.update(ctx, before.id, { ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now });
   const after = (await commentTable.byId(ctx, before.id))!;
@@ -133,7 +136,7 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   if (input.resolved !== undefined) await requireStillAdmitted(ctx, RESOLVE, presented);
   await recordChange(ctx, { action: 'update', objectType: CHANGE_COMMENT_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotComment(ctx, before), postchange: snapshotComment(ctx, after) });
   if (resolvedChanges) await threadMoved(ctx, before.change_request_id);
-  return after;
+  return presented as CommentOut;
 }
 
 /** The author deletes their comment (with add_ or change_changecomment on it); a holder of delete_changecomment may delete any. A root takes its thread with it. */
@@ -160,13 +163,11 @@ export function registerCommentRoutes(host: Host): void {
     list: commentList,
     get: getComment,
   });
-  routes.add({
-    method: 'POST',
+  routes.create({
     access: { permission: 'change_control.add_changecomment' },
     summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
     body: changeCommentCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, (await presentComments(ctx, [await createComment(ctx, body)]))[0]),
+    run: ({ ctx, body }) => createComment(ctx, body),
   });
   routes.patchAndPut({
     path: ':id/',
@@ -174,7 +175,7 @@ export function registerCommentRoutes(host: Host): void {
     access: { authenticated: true },
     summary: { PATCH: 'Edit one\'s own comment, or resolve / reopen a thread', PUT: 'Replace one\'s own comment text' },
     body: { PATCH: changeCommentUpdate, PUT: changeCommentUpdate },
-    handler: async ({ ctx, params, body }) => (await presentComments(ctx, [await updateComment(ctx, params.id, body)]))[0],
+    handler: async ({ ctx, params, body }) => updateComment(ctx, params.id, body),
   });
   routes.remove({
     path: ':id/',

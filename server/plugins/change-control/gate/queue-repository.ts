@@ -1,7 +1,7 @@
-import type { Ctx } from '../../../host';
-import { ccDb } from '../db/database';
-import type { MergeJobRow, MergeJobsTable } from '../db/tables';
-import type { Insertable } from 'kysely';
+import { compiledSelect, type Ctx, type HostTables } from '../../../host';
+import { ccDb, ccTables } from '../db/database';
+import type { ChangeControlTables, MergeJobRow, MergeJobsTable } from '../db/tables';
+import type { ExpressionBuilder, Insertable } from 'kysely';
 
 /**
  * The merge queue as stored: the live automatic-merge jobs (`pending` or `running`), in the
@@ -10,20 +10,37 @@ import type { Insertable } from 'kysely';
  */
 export const LIVE_JOB_STATES = ['pending', 'running'] as const;
 
+/** The place of job `j` in the queue (1: the head): how many live jobs were queued no later than it. */
+function placeOf(eb: ExpressionBuilder<HostTables & ChangeControlTables & { j: MergeJobsTable }, 'j'>) {
+  return eb
+    .selectFrom('cc_merge_jobs as ahead')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('ahead.state', 'in', [...LIVE_JOB_STATES])
+    .whereRef('ahead.id', '<=', 'j.id')
+    .as('position');
+}
+
+/** One request's live job with its position: the select of `queuePositions` for one id, built and compiled once (every detail read asks it). */
+const positionOf = compiledSelect((db, changeRequestId: number) =>
+  ccTables(db)
+    .selectFrom('cc_merge_jobs as j')
+    .select((eb) => [placeOf(eb)])
+    .where('j.state', 'in', [...LIVE_JOB_STATES])
+    .where('j.change_request_id', '=', changeRequestId),
+);
+
+/** A request's position in the queue (1: the head), or null when it has no live job. */
+export async function queuePositionOf(ctx: Ctx, changeRequestId: number): Promise<number | null> {
+  const row = (await positionOf(ctx.db, changeRequestId))[0];
+  return row === undefined ? null : Number(row.position);
+}
+
 /** Each queued request's position (1: the head), for the given requests only. */
 export async function queuePositions(ctx: Ctx, changeRequestIds: readonly number[]): Promise<Map<number, number>> {
   if (changeRequestIds.length === 0) return new Map();
   const rows = await ccDb(ctx)
     .selectFrom('cc_merge_jobs as j')
-    .select((eb) => [
-      'j.change_request_id as cr',
-      eb
-        .selectFrom('cc_merge_jobs as ahead')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .where('ahead.state', 'in', [...LIVE_JOB_STATES])
-        .whereRef('ahead.id', '<=', 'j.id')
-        .as('position'),
-    ])
+    .select((eb) => ['j.change_request_id as cr', placeOf(eb)])
     .where('j.state', 'in', [...LIVE_JOB_STATES])
     .where('j.change_request_id', 'in', [...changeRequestIds])
     .execute();

@@ -29,7 +29,18 @@ export interface RuleDef {
   groupIds: number[];
 }
 
+/** A policy row's JSON columns, read the same way for the API and for evaluation. */
+function policyJson(row: PolicyRow) {
+  return {
+    objectTypes: parseJson<string[]>(row.object_types, []),
+    conditions: parseJson<ConditionSet | null>(row.conditions, null),
+    checks: parseJson<string[]>(row.checks, []),
+    checkSettings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
+  };
+}
+
 export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
+  const stored = policyJson(row);
   return {
     tags: [],
     ...briefObject(ctx, MODELS.policy.path, row.id, row.name),
@@ -37,12 +48,12 @@ export function presentPolicy(ctx: Ctx, row: PolicyRow): PolicyOut {
     description: row.description,
     enabled: toBool(row.enabled),
     weight: row.weight,
-    object_types: parseJson<string[]>(row.object_types, []),
-    conditions: parseJson<ConditionSet | null>(row.conditions, null),
+    object_types: stored.objectTypes,
+    conditions: stored.conditions,
     condition_state: row.condition_state,
-    checks: parseJson<string[]>(row.checks, []),
+    checks: stored.checks,
     enforcement: row.enforcement,
-    check_settings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
+    check_settings: stored.checkSettings,
     comments: row.comments,
     custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
     created: row.created,
@@ -82,12 +93,9 @@ function withRules(row: PolicyRow, rules: PolicyRuleRow[]): PolicyWithRules {
     name: row.name,
     enabled: toBool(row.enabled),
     weight: row.weight,
-    objectTypes: parseJson<string[]>(row.object_types, []),
-    conditions: parseJson<ConditionSet | null>(row.conditions, null),
     conditionState: row.condition_state,
-    checks: parseJson<string[]>(row.checks, []),
     enforcement: row.enforcement,
-    checkSettings: parseJson<Record<string, CheckSettings>>(row.check_settings, {}),
+    ...policyJson(row),
     rules: rules.filter((r) => r.policy_id === row.id).map(ruleDef),
   };
 }

@@ -2,13 +2,13 @@ import type { z } from 'zod';
 import { branchContributors } from '../../branching';
 import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
 import { constraintViolation, recordChange, setTags, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
-import { getViewable, parseId, registerResource, Reply } from '../../../host/http';
+import { getViewable, parseId, registerResource } from '../../../host/http';
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
 import { nowIso } from '../db/database';
-import type { ReviewRow } from '../db/tables';
+import type { ChangeRequestRow, ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { deleteReviewRow, presentReviewRows, reviewIdOf, reviewTable, snapshotReview, updateReviewRow } from './repository';
@@ -20,8 +20,10 @@ type UpdateInput = z.infer<typeof reviewUpdate>;
 
 
 
-async function getReview(ctx: Ctx, id: number): Promise<ReviewOut | undefined> {
+/** A review, presented; `read` is given the row it was made from. */
+async function getReview(ctx: Ctx, id: number, read?: (row: ReviewRow) => void): Promise<ReviewOut | undefined> {
   const row = await reviewTable.byId(ctx, id);
+  if (row) read?.(row);
   return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
 }
 
@@ -38,8 +40,9 @@ async function refuseContributorApproval(ctx: Ctx, decision: ReviewDecision, bra
   refuse(null, contributorApprovalRefusal(decision, isContributor, canApprove));
 }
 
-async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
-  const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
+/** `cr`: the reviewed request as read in this transaction (a review write leaves its row alone). */
+async function afterReviewWrite(ctx: Ctx, row: ReviewRow, cr?: ChangeRequestRow): Promise<void> {
+  cr ??= (await getChangeRequestRow(ctx, row.change_request_id))!;
   await requestRefresh(ctx, cr.id, { rematch: false, events: [{ event: 'review_submitted', before: null, after: cr }] });
   await ctx.flushBeforeCommit();
 }
@@ -47,8 +50,9 @@ async function afterReviewWrite(ctx: Ctx, row: ReviewRow): Promise<void> {
 /**
  * Creates the caller's review. The reviewer is always the caller (a `reviewer` in the body is
  * ignored); self-review, a second review and `reject` without a comment are refused with 400.
+ * Answers the review as presented.
  */
-async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
+async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewOut> {
   const caller = ctx.user!;
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
   refuse(null, closedRequestRefusal(cr.status));
@@ -70,8 +74,8 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewRow> {
   // The add permission's constraints decide which reviews the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
   await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
-  await afterReviewWrite(ctx, row);
-  return row;
+  await afterReviewWrite(ctx, row, cr);
+  return presented;
 }
 
 /** Who may edit a review: its author, holding add_review or change_review on it. */
@@ -83,11 +87,13 @@ const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
  * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
  * author re-affirming a stale review makes it count again). PUT replaces decision, comment and
  * custom_fields (an omitted comment or custom_fields is cleared); PATCH changes what it names.
+ * Answers the review as presented after the edit.
  */
-async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewRow> {
+async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewOut> {
   const caller = ctx.user!;
-  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
-  const before = (await reviewTable.byId(ctx, existing.id))!;
+  // The row the presented review was made from: read once.
+  let before!: ReviewRow;
+  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: (tx, id) => getReview(tx, id, (row) => (before = row)) }, parseId(rawId));
   await requireWriteAccess(ctx, EDIT_PERMISSIONS, existing, 'Editing a review needs change_control.change_review (or add_review).');
   const editor = editorRefusal(caller.id, before.reviewer_id);
   if (editor) throw new PermissionDenied(editor);
@@ -100,7 +106,10 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   const digest = await requestDigest(ctx, cr);
   if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, before.id, input.tags);
   const customFields = input.custom_fields !== undefined ? JSON.stringify(input.custom_fields) : replace ? '{}' : before.custom_fields;
-  if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) return before;
+  if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) {
+    // Nothing but (perhaps) its tags changed: as presented before, unless the tags moved.
+    return input.tags === undefined ? existing : (await presentReviewRows(ctx, [before]))[0]!;
+  }
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
   await updateReviewRow(ctx, before, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
@@ -108,8 +117,8 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
   await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: presented.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
-  await afterReviewWrite(ctx, after);
-  return after;
+  await afterReviewWrite(ctx, after, cr);
+  return presented;
 }
 
 /**
@@ -139,13 +148,11 @@ export function registerReviewRoutes(host: Host): void {
     get: getReview,
     ownChangelog: true,
   });
-  routes.add({
-    method: 'POST',
+  routes.create({
     access: { permission: 'change_control.add_review' },
     summary: 'Review a change request (the reviewer is always the caller)',
     body: reviewCreate,
-    status: 201,
-    handler: async ({ ctx, body }) => new Reply(201, (await presentReviewRows(ctx, [await createReview(ctx, body)]))[0]),
+    run: ({ ctx, body }) => createReview(ctx, body),
   });
 
   routes.patchAndPut({
@@ -154,7 +161,7 @@ export function registerReviewRoutes(host: Host): void {
     access: { authenticated: true },
     summary: { PATCH: 'Edit one\'s own review (decision, comment)', PUT: 'Replace one\'s own review (decision, comment)' },
     body: { PATCH: reviewUpdate, PUT: reviewCreate.omit({ change_request: true }) },
-    handler: async ({ ctx, params, body }, method) => (await presentReviewRows(ctx, [await updateReview(ctx, params.id, body, method === 'PUT')]))[0],
+    handler: async ({ ctx, params, body }, method) => updateReview(ctx, params.id, body, method === 'PUT'),
   });
 
   // The author withdraws their review; a holder of delete_review removes any (checked in the handler).

@@ -19,10 +19,14 @@ describe('change control checks: the statements of one report', () => {
   });
   after(async () => svc.close());
 
-  /** The statements of the write transaction `work` runs, BEGIN to COMMIT. */
-  async function transactionOf(work: () => Promise<unknown>): Promise<string[]> {
+  /** The statements of the write transaction `work` runs, BEGIN to COMMIT (`sent`: the texts as sent). */
+  async function transactionOf(work: () => Promise<unknown>, sent: string[] = []): Promise<string[]> {
     const seen: string[] = [];
-    const stop = observeStatements(svc.host.db, (sql) => seen.push(sql));
+    const texts: string[] = [];
+    const stop = observeStatements(svc.host.db, (sql, _ms, text) => {
+      seen.push(sql);
+      texts.push(text);
+    });
     try {
       await work();
     } finally {
@@ -31,6 +35,7 @@ describe('change control checks: the statements of one report', () => {
     const begin = seen.findIndex((q) => /^(begin|start transaction)\b/i.test(q));
     const commit = seen.findIndex((q, i) => i > begin && /(^|;\s*)commit$/i.test(q));
     assert.ok(begin >= 0 && commit > begin, `one transaction expected:\n${seen.join('\n')}`);
+    sent.push(...texts.slice(begin, commit + 1));
     return seen.slice(begin, commit + 1);
   }
 
@@ -50,7 +55,8 @@ describe('change control checks: the statements of one report', () => {
       ['a superuser', svc.admin],
     ] as const) {
       for (const status of ['success', 'failure']) {
-        const statements = await transactionOf(() => ok(client.patch(`${CHECKS}${id}/`, { status })));
+        const sent: string[] = [];
+        const statements = await transactionOf(() => ok(client.patch(`${CHECKS}${id}/`, { status })), sent);
         const listed = `${who} reporting ${status}: ${statements.length} statements:\n${statements.join('\n')}`;
         assert.equal(writes(statements).filter((q) => /cc_merge_checks/.test(q)).length, 1, `one write of the check: ${listed}`);
         assert.ok(statements.filter((q) => /from "cc_change_requests"/.test(q)).length <= 1, `the request read once at most: ${listed}`);
@@ -71,7 +77,14 @@ describe('change control checks: the statements of one report', () => {
         // instances' streams and the data version go with COMMIT.
         if (onPostgres) {
           assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/, listed);
-          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', ''\) .*; insert into "data_version" .*; commit$/, listed);
+          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', '[0-9a-f-]{36}'\) .*; insert into "data_version" .*; commit$/, listed);
+          // Sent as prepared statements with their values (PostgreSQL neither parses nor plans
+          // them again under the lock); once prepared on the connection, not prepared again.
+          const raw = sent.join('\n');
+          assert.match(sent[0]!, /; execute cc_\d+_\d+\('\d+'\)$/, raw);
+          assert.match(sent[1]!, /^(prepare .*; )?execute cc_\d+_\d+\('(success|failure)', .*; commit$/, raw);
+          assert.doesNotMatch(raw, /set "status" = '/, raw);
+          if (who === 'a superuser' && status === 'failure') assert.doesNotMatch(raw, /prepare /, raw);
         }
         assert.ok(statements.length <= (onPostgres ? 2 : 7), listed);
         const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));

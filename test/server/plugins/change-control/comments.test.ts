@@ -117,7 +117,13 @@ describe('change control: comment fields', () => {
     assert.equal((await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status.' }))).edited, false, 'the same text is no edit');
     const edited = await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' }));
     assert.equal(edited.edited, true);
-    assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }))).edited, true);
+    // Each answer is the comment as a read right after shows it.
+    const read = () => ok(s.alice.client.get(`${COMMENTS}${root.id}/`));
+    assert.deepEqual(edited, await read());
+    const resolvedAgain = await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
+    assert.equal(resolvedAgain.edited, true);
+    assert.deepEqual(resolvedAgain, await read());
+    assert.deepEqual(await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' })), await read());
   });
 
   it('ChangeComment field edited: comments written before the field existed are marked from the changelog', async () => {

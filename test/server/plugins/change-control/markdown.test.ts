@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
-import { renderMarkdown } from '../../../../server/plugins/change-control/markdown';
+import { renderedKept, renderMarkdown } from '../../../../server/plugins/change-control/markdown';
 import { suiteService } from '../../../support/service';
 import { COMMENTS, created, ok, REQUESTS, REVIEWS } from './fixtures';
 import { postComment, postReview, scene, world } from './reviews-comments-fixtures';
@@ -175,5 +175,21 @@ describe('change control: comment_html and text_html through the API', () => {
     assert.deepEqual(activeParts(edited.text_html), []);
     const listed = (await ok(s.alice.client.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results[0];
     assert.deepEqual(activeParts(listed.text_html), []);
+  });
+});
+
+describe('change control: rendered Markdown kept by its text', () => {
+  it('renders a text read again as the first time, and keeps at most 4,096 texts and 1,000,000 characters', () => {
+    const text = 'Kept *once*: [a link](https://example.com/x)';
+    const first = renderMarkdown(text);
+    assert.equal(renderMarkdown(text), first);
+    assert.equal(first, '<p>Kept <em>once</em>: <a href="https://example.com/x" rel="noopener noreferrer nofollow">a link</a></p>\n');
+    for (let i = 0; i < 5000; i++) renderMarkdown(`comment ${i} **bold**`);
+    assert.ok(renderedKept().entries <= 4096, `${renderedKept().entries} texts kept`);
+    for (let i = 0; i < 200; i++) renderMarkdown(`${i} ${'long words '.repeat(700)}`);
+    assert.ok(renderedKept().chars <= 1_000_000, `${renderedKept().chars} characters kept`);
+    // A text evicted long ago renders as before.
+    assert.equal(renderMarkdown(text), first);
+    assert.equal(renderMarkdown(''), '');
   });
 });

@@ -290,10 +290,14 @@ describe('change control: review rules', () => {
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'a' }));
     const changelog = () => ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}`));
     assert.equal((await changelog()).count, 1);
-    await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'a' }));
+    // Each answer is the review as a read right after shows it.
+    const read = () => ok(s.bob.client.get(`${REVIEWS}${r.id}/`));
+    assert.deepEqual(await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'a' })), await read());
     assert.equal((await changelog()).count, 1);
-    await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'b' }));
+    assert.deepEqual(await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'b' })), await read());
     assert.equal((await changelog()).count, 2);
+    const tagged = await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'b', tags: [] }));
+    assert.deepEqual(tagged, await read());
   });
 });
 
