@@ -23,7 +23,7 @@ export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
 export { compiledSelect } from './db/compiled-select';
 export { partitionName, partitionTable } from './db/partitions';
-export { clearedWith, keyedTable, ownedBy, stamps } from './db/migrations/schema';
+export { clearedWith, keyedTable, objectRef, ownedBy, pairTable, stamps } from './db/migrations/schema';
 export { constraintViolation } from './db/constraint-errors';
 export { sentWithNext } from './db/pg-client';
 export { isClaimed, withClaim } from './db/claims';

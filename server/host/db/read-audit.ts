@@ -31,9 +31,13 @@ export function auditingMemoReads(): boolean {
 
 export class UnnamedTableRead extends Error {}
 
-/** `work` run outside any audited computation (the compilation of a statement with placeholders for its values). */
+/**
+ * `work` run outside any audited computation (the compilation of a statement with placeholders
+ * for its values). With the audit off there is nothing to step out of, and the store is never
+ * entered: once entered, Node tracks every promise of the process for it (async hooks).
+ */
 export function unaudited<T>(work: () => T): T {
-  return current.run(null, work);
+  return auditing ? current.run(null, work) : work();
 }
 
 /**

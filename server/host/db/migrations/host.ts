@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { clearedWith, keyedTable, ownedBy, stamps } from './schema';
+import { clearedWith, keyedTable, objectRef, ownedBy, pairTable, stamps } from './schema';
 import { createDataVersion } from '../data-version';
 import { nowText } from '../portable';
 
@@ -22,12 +22,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .$call(stamps(now))
     .execute();
 
-  await db.schema
-    .createTable('user_groups')
-    .addColumn('user_id', 'integer', ownedBy('users'))
-    .addColumn('group_id', 'integer', ownedBy('groups'))
-    .addPrimaryKeyConstraint('user_groups_pk', ['user_id', 'group_id'])
-    .execute();
+  await pairTable(db, 'user_groups', ['user_id', 'users'], ['group_id', 'groups']).execute();
   await db.schema.createIndex('user_groups_group').on('user_groups').column('group_id').execute();
 
   await keyedTable(db, 'tokens')
@@ -82,8 +77,7 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
 
   await keyedTable(db, 'branch_changes')
     .addColumn('branch_id', 'integer', ownedBy('branches'))
-    .addColumn('object_type', 'text', (c) => c.notNull())
-    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef())
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('original', 'text')
     .addColumn('modified', 'text')
@@ -98,18 +92,13 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('user_name', 'text', (c) => c.notNull())
     .addColumn('request_id', 'text', (c) => c.notNull())
     .addColumn('action', 'text', (c) => c.notNull())
-    .addColumn('changed_object_type', 'text', (c) => c.notNull())
-    .addColumn('changed_object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef('changed_'))
     .addColumn('object_repr', 'text', (c) => c.notNull())
     .addColumn('prechange_data', 'text')
     .addColumn('postchange_data', 'text')
     .addColumn('branch_id', 'integer')
     .execute();
-  await db.schema
-    .createIndex('object_changes_object')
-    .on('object_changes')
-    .columns(['changed_object_type', 'changed_object_id'])
-    .execute();
+  await db.schema.createIndex('object_changes_object').on('object_changes').columns(['changed_object_type', 'changed_object_id']).execute();
   await db.schema.createIndex('object_changes_request').on('object_changes').column('request_id').execute();
 
   await keyedTable(db, 'webhooks')
@@ -150,16 +139,11 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('created', 'text', (c) => c.notNull())
     .addColumn('delivered_at', 'text')
     .execute();
-  await db.schema
-    .createIndex('webhook_outbox_due')
-    .on('webhook_outbox')
-    .columns(['state', 'next_attempt_at'])
-    .execute();
+  await db.schema.createIndex('webhook_outbox_due').on('webhook_outbox').columns(['state', 'next_attempt_at']).execute();
 
   await keyedTable(db, 'notifications')
     .addColumn('user_id', 'integer', ownedBy('users'))
-    .addColumn('object_type', 'text', (c) => c.notNull())
-    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef())
     .addColumn('object_repr', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
     .addColumn('read', 'integer', (c) => c.notNull().defaultTo(0))
@@ -217,8 +201,7 @@ async function createTags(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('tagged_items')
     .addColumn('tag_id', 'integer', ownedBy('tags'))
-    .addColumn('object_type', 'text', (c) => c.notNull())
-    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef())
     .addPrimaryKeyConstraint('tagged_items_pk', ['tag_id', 'object_type', 'object_id'])
     .execute();
   await db.schema.createIndex('tagged_items_object').on('tagged_items').columns(['object_type', 'object_id']).execute();
@@ -249,18 +232,8 @@ async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('branch_changes').addColumn('conflicts', 'text').execute();
   await db.schema.alterTable('branch_changes').addColumn('merge_problem', 'text').execute();
   await db.schema.createIndex('branch_changes_by_object').on('branch_changes').columns(['object_id', 'object_type']).execute();
-  await db.schema
-    .createIndex('branch_changes_conflicting')
-    .on('branch_changes')
-    .columns(['branch_id', 'id'])
-    .where(sql.ref('conflicts'), 'is not', null)
-    .execute();
-  await db.schema
-    .createIndex('branch_changes_merge_problems')
-    .on('branch_changes')
-    .columns(['branch_id', 'id'])
-    .where(sql.ref('merge_problem'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('branch_changes_conflicting').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('conflicts'), 'is not', null).execute();
+  await db.schema.createIndex('branch_changes_merge_problems').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('merge_problem'), 'is not', null).execute();
 }
 
 export const hostMigrations: Record<string, Migration> = {

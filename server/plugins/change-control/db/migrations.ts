@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import { clearedWith, databaseKind, keyedTable, ownedBy, stamps } from '../../../host';
+import { clearedWith, databaseKind, keyedTable, objectRef, ownedBy, pairTable, stamps } from '../../../host';
 import { digestOfChanges, formerDigestOfChanges } from '../../branching';
 
 async function createTables(db: Kysely<unknown>): Promise<void> {
@@ -49,12 +49,8 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('cc_change_requests_gates').on('cc_change_requests').columns(['gates_cleared', 'id']).execute();
   await db.schema.createIndex('cc_change_requests_conflicts').on('cc_change_requests').columns(['has_conflicts', 'id']).execute();
 
-  await db.schema
-    .createTable('cc_change_request_policies')
-    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
-    .addColumn('policy_id', 'integer', ownedBy('cc_policies'))
+  await pairTable(db, 'cc_change_request_policies', ['change_request_id', 'cc_change_requests'], ['policy_id', 'cc_policies'])
     .addColumn('matched_object_types', 'text', (c) => c.notNull().defaultTo('[]'))
-    .addPrimaryKeyConstraint('cc_change_request_policies_pk', ['change_request_id', 'policy_id'])
     .execute();
   await db.schema.createIndex('cc_crp_policy').on('cc_change_request_policies').column('policy_id').execute();
 
@@ -71,8 +67,7 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
   await keyedTable(db, 'cc_change_comments')
     .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
     .addColumn('change_diff_id', 'integer')
-    .addColumn('change_object_type', 'text', (c) => c.notNull())
-    .addColumn('change_object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef('change_'))
     .addColumn('change_label', 'text', (c) => c.notNull())
     .addColumn('text', 'text', (c) => c.notNull())
     .addColumn('author_id', 'integer', ownedBy('users'))
@@ -109,12 +104,7 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
 async function addCachedApprovalCheckKindAndReviewerQueue(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_requests').addColumn('approved', 'integer', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('cc_merge_checks').addColumn('kind', 'text', (c) => c.notNull().defaultTo('reported')).execute();
-  await db.schema
-    .createTable('cc_outstanding_reviewers')
-    .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
-    .addColumn('user_id', 'integer', ownedBy('users'))
-    .addPrimaryKeyConstraint('cc_outstanding_reviewers_pk', ['change_request_id', 'user_id'])
-    .execute();
+  await pairTable(db, 'cc_outstanding_reviewers', ['change_request_id', 'cc_change_requests'], ['user_id', 'users']).execute();
   await db.schema.createIndex('cc_outstanding_reviewers_user').on('cc_outstanding_reviewers').columns(['user_id', 'change_request_id']).execute();
 }
 
@@ -137,8 +127,7 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
     .addColumn('time', 'text', (c) => c.notNull())
     .addColumn('event', 'text', (c) => c.notNull())
     .addColumn('change_request_id', 'integer', (c) => c.notNull())
-    .addColumn('object_type', 'text', (c) => c.notNull())
-    .addColumn('object_id', 'integer', (c) => c.notNull())
+    .$call(objectRef())
     .addColumn('subject', 'text')
     .execute();
   await db.schema.createIndex('cc_stream_events_request').on('cc_stream_events').columns(['change_request_id', 'id']).execute();

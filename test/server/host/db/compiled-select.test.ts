@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { auditingMemoReads, auditMemoReads } from '../../../../server/host/db/read-audit';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
 import type { Queryable } from '../../../../server/host/db/database';
@@ -26,6 +28,28 @@ describe('compiled selects: built and compiled once, run with new values', () =>
       assert.deepEqual(await byName(tx.db, 'ann', 0), [{ username: 'ann', first_name: 'Ann' }]);
     });
     assert.equal(built, 1);
+  });
+
+  it('compiles without entering the audit\'s store when the audit is off (as in the service: once entered, every promise is tracked)', async () => {
+    const run = AsyncLocalStorage.prototype.run;
+    let entered = 0;
+    AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
+      entered++;
+      return run.apply(this, args);
+    } as typeof run;
+    const was = auditingMemoReads();
+    try {
+      const build = () => compiledSelect((db: Queryable, username: string) => db.selectFrom('users').select('username').where('username', '=', username));
+      auditMemoReads(false);
+      assert.deepEqual(await build()(svc.host.db, 'ann'), [{ username: 'ann' }]);
+      assert.equal(entered, 0);
+      auditMemoReads(true);
+      assert.deepEqual(await build()(svc.host.db, 'bob'), [{ username: 'bob' }]);
+      assert.equal(entered, 1, 'audited, the compilation steps out of the audited computation');
+    } finally {
+      AsyncLocalStorage.prototype.run = run;
+      auditMemoReads(was);
+    }
   });
 
   it('refuses a select that does not use the values it is given', async () => {
