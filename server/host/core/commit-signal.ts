@@ -19,7 +19,11 @@ export interface CommitSignal {
    * `NOTIFY` sent with the commit itself, not a round trip of its own after it).
    */
   notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void>;
-  /** Calls `listener` on every notification; returns the unsubscribe function. */
+  /**
+   * Calls `listener` on every notification; returns the unsubscribe function. On PostgreSQL the
+   * instance listens (`LISTEN`) while it has listeners, and calls them once when it starts to
+   * (they may have missed a commit before).
+   */
   subscribe(listener: () => void): () => void;
 }
 
@@ -37,5 +41,10 @@ export class LocalCommitSignal implements CommitSignal {
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** How many listeners are subscribed. */
+  get size(): number {
+    return this.listeners.size;
   }
 }

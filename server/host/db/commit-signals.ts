@@ -10,7 +10,10 @@ import { pgDriver } from './pg-driver';
  * The commit signal of a channel for this database (`core/commit-signal.ts`): in memory on
  * SQLite (one process); on PostgreSQL, `NOTIFY <channel>` after the commit, heard by every
  * instance through one `LISTEN` connection per process and channel, so a client of one
- * instance hears of an event written by another at once. The writer's own listeners are
+ * instance hears of an event written by another at once. An instance listens only while it
+ * has listeners (the event stream's: while a stream is open), and keeps its `LISTEN`
+ * connection a minute after the last one leaves; without one, PostgreSQL wakes no listener of
+ * it at each commit. The writer's own listeners are
  * called at once, by the writer: its notifications name it (the payload), and what comes back
  * of them through its own `LISTEN` is not heard again (a busy writer would otherwise wake its
  * listeners twice per commit).
@@ -23,11 +26,16 @@ export function commitSignal(db: HostDb, channel: string): CommitSignal {
   return signal;
 }
 
+/** How long an instance keeps listening after its last listener left (a stream reconnecting meanwhile reuses the connection). */
+const LINGER_MS = 60_000;
+
 class PostgresCommitSignal implements CommitSignal {
   private readonly local = new LocalCommitSignal();
   private client: Pg.Client | null = null;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
+  /** Ends the LISTEN connection once no listener has come back for a while. */
+  private linger: NodeJS.Timeout | undefined;
   /** This signal's name in its notifications' payload. */
   private readonly self = randomUUID();
 
@@ -54,11 +62,24 @@ class PostgresCommitSignal implements CommitSignal {
   }
 
   subscribe(listener: () => void): () => void {
+    clearTimeout(this.linger);
+    const unsubscribe = this.local.subscribe(listener);
     this.listen();
-    return this.local.subscribe(listener);
+    return () => {
+      unsubscribe();
+      if (this.local.size > 0 || this.closed) return;
+      clearTimeout(this.linger);
+      this.linger = setTimeout(() => {
+        if (this.local.size === 0) void this.unlisten();
+      }, LINGER_MS);
+      this.linger.unref();
+    };
   }
 
-  /** Opens the LISTEN connection once; a lost one is opened again, and listeners re-read (they may have missed a signal). */
+  /**
+   * Opens the LISTEN connection once; a lost one is opened again. Listeners are called once it
+   * listens: they re-read (they may have missed a signal before it did).
+   */
   private listen(): void {
     if (this.client || this.closed) return;
     const client = new (pgDriver().Client)({ connectionString: this.url });
@@ -69,8 +90,7 @@ class PostgresCommitSignal implements CommitSignal {
       client.end().catch(() => undefined);
       if (this.closed) return;
       this.retry = setTimeout(() => {
-        this.listen();
-        this.local.notify();
+        if (this.local.size > 0) this.listen();
       }, 1000);
       this.retry.unref();
     };
@@ -82,12 +102,24 @@ class PostgresCommitSignal implements CommitSignal {
     client
       .connect()
       .then(() => client.query(`listen ${this.channel}`))
+      .then(() => {
+        if (this.client === client) this.local.notify();
+      })
       .catch(lost);
+  }
+
+  /** Ends the LISTEN connection (no listener is left). */
+  private async unlisten(): Promise<void> {
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    clearTimeout(this.linger);
     const client = this.client;
     this.client = null;
     await client?.end().catch(() => undefined);

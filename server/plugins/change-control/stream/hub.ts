@@ -47,19 +47,20 @@ export interface StreamRequest {
  * position (a few queries to catch up after a resume, one per commit signal afterwards),
  * decides per event whether its caller may see it, and writes it; a slow client is waited for,
  * never buffered without bound. The commit signal only wakes streams: where the events come
- * from is the table, so another signal (PostgreSQL LISTEN/NOTIFY) changes nothing here.
+ * from is the table, so another signal (PostgreSQL LISTEN/NOTIFY) changes nothing here. The hub
+ * listens to it while a stream is open (on PostgreSQL an instance without streams is not woken
+ * by every commit of every instance).
  */
 export class StreamHub {
   keepAliveMs = KEEP_ALIVE_MS;
   private readonly streams = new Set<OpenStream>();
   private cache = new SubjectCache();
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     readonly host: Host,
-    signal: CommitSignal,
-  ) {
-    signal.subscribe(() => this.wake());
-  }
+    private readonly signal: CommitSignal,
+  ) {}
 
   /** How many streams are open. */
   get size(): number {
@@ -78,10 +79,19 @@ export class StreamHub {
 
   open(request: StreamRequest, sink: StreamSink): void {
     const stream = new OpenStream(this, request, sink);
+    if (!this.unsubscribe) {
+      // Commits were not heard while no stream was open: what the cache holds may be stale.
+      this.cache = new SubjectCache();
+      this.unsubscribe = this.signal.subscribe(() => this.wake());
+    }
     this.streams.add(stream);
     sink.onClose(() => {
       this.streams.delete(stream);
       stream.stop();
+      if (this.streams.size === 0 && this.unsubscribe) {
+        this.unsubscribe();
+        this.unsubscribe = null;
+      }
     });
     stream.start();
   }

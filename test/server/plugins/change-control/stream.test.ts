@@ -311,39 +311,59 @@ describe('change control: the event stream (stream/)', () => {
   });
 
   if (onPostgres) {
+    const until = async (done: () => boolean, poke: () => void | Promise<void>, what: () => string): Promise<void> => {
+      for (let i = 0; !done(); i++) {
+        assert.ok(i < 500, what());
+        await poke();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const listening = async (channel: string): Promise<number> =>
+      Number((await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen ${channel}`}`.execute(svc.host.db)).rows[0]!.n);
+
+    it('listens on PostgreSQL only while something listens to the signal, and calls the listener once when it starts to (a commit before may have been missed)', async () => {
+      const signal = commitSignal(svc.host.db, 'cc_signal_lazy');
+      signal.notify();
+      assert.equal(await listening('cc_signal_lazy'), 0, 'no LISTEN connection without a listener');
+      let heard = 0;
+      const stop = signal.subscribe(() => heard++);
+      await until(() => heard > 0, () => undefined, () => 'never called once listening');
+      assert.equal(await listening('cc_signal_lazy'), 1);
+      stop();
+    });
+
     it('wakes each instance once per commit: what its own NOTIFY brings back through its LISTEN is not heard again, another instance\'s is', async () => {
       // Two instances' signals of one channel (each with its own LISTEN connection).
       const heard = { a: 0, b: 0 };
+      const own = { a: 0, b: 0 };
       const a = commitSignal(svc.host.db, 'cc_signal_test');
       const b = commitSignal(svc.host.db, 'cc_signal_test');
       a.subscribe(() => heard.a++);
       b.subscribe(() => heard.b++);
-      const until = async (done: () => boolean, poke: () => void): Promise<void> => {
-        for (let i = 0; !done(); i++) {
-          assert.ok(i < 500, JSON.stringify(heard));
-          poke();
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
-      // Both listening: each hears the other.
-      await until(() => heard.a > 0, () => b.notify());
-      const before = heard.b;
-      await until(() => heard.b > before, () => a.notify());
+      const pokeA = () => void (own.a++, a.notify());
+      const pokeB = () => void (own.b++, b.notify());
+      const what = () => JSON.stringify({ heard, own });
+      // Both listening: each heard the other (besides its own notifications and the call when it started to listen).
+      await until(() => heard.a - own.a >= 2, pokeB, what);
+      await until(() => heard.b - own.b >= 2, pokeA, what);
       // What is still on its way arrives before a notification sent after it (PostgreSQL delivers in commit order).
-      const drained = heard.a;
-      b.notify();
-      await until(() => heard.a > drained, () => undefined);
+      const drainedA = heard.a;
+      pokeB();
+      await until(() => heard.a > drainedA, () => undefined, what);
+      const drainedB = heard.b;
+      pokeA();
+      await until(() => heard.b > drainedB, () => undefined, what);
       heard.a = 0;
       heard.b = 0;
       const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
       await inTransaction(ctx, async (tx) => a.notifyOnCommit(tx.db, (task) => tx.afterCommit(task)));
       assert.equal(heard.a, 1, 'the writer wakes its own listeners after the commit');
-      await until(() => heard.b === 1, () => undefined);
+      await until(() => heard.b === 1, () => undefined, what);
       // Then two notifications of the other instance: when both arrived, the writer's own came back
       // before them (and was not heard).
       b.notify();
       b.notify();
-      await until(() => heard.a >= 3 && heard.b >= 3, () => undefined);
+      await until(() => heard.a >= 3 && heard.b >= 3, () => undefined, what);
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(heard, { a: 3, b: 3 });
     });
