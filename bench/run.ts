@@ -9,6 +9,8 @@
 // runs 2 and 8 as well: its first RSS is taken after them). Scenario 12 starts the service on
 // the database the chosen ones left.
 //   node esbuild.config.mjs server && BENCH_DURATION=5 BENCH_ONLY=9,10 npx tsx bench/run.ts
+// BENCH_SMAPS=/tmp/x copies the service's memory map at each RSS point (/tmp/x.<MB>);
+// BENCH_SERVICE_STDOUT=file keeps what it prints (with BENCH_NODE_ARGS=--trace-gc, each collection).
 import autocannon from 'autocannon';
 import { Agent, request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

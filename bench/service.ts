@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
 
@@ -23,6 +24,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => {
+      // BENCH_SERVICE_STDOUT=file keeps what the processes print (with BENCH_NODE_ARGS=--trace-gc: each collection).
+      if (process.env.BENCH_SERVICE_STDOUT) appendFileSync(process.env.BENCH_SERVICE_STDOUT, d);
       out += d.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);

@@ -55,6 +55,8 @@ export interface GateOptions {
   evaluation?: EvaluationResult;
   /** The request's stored checks, when the caller has just read them. */
   checkRows?: readonly CheckFacts[];
+  /** Reuse the evaluation kept in the read memo (a reader's gate; a merge evaluates afresh). */
+  keptEvaluation?: boolean;
 }
 
 /** Whether the branch conflicts with main now. */
@@ -90,13 +92,42 @@ function branchFacts(ctx: Ctx, branchId: number): Promise<BranchFacts> {
   );
 }
 
+/** A number per list of governing policies (the list `matchBranch` keeps is the same object while kept). */
+const listIds = new WeakMap<readonly GoverningPolicy[], number>();
+let nextListId = 0;
+function listId(governing: readonly GoverningPolicy[]): number {
+  let id = listIds.get(governing);
+  if (id === undefined) {
+    id = ++nextListId;
+    listIds.set(governing, id);
+  }
+  return id;
+}
+
+/**
+ * What a request's evaluation under given policies is read from: its reviews, its branch's
+ * contributors, users and groups, and its own row (whose delete takes its reviews by cascade).
+ */
+function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
+  return [...DIRECTORY_TABLES, partitionName('cc_change_requests', cr.id), partitionName('cc_reviews', cr.id), ...contributorsReads(cr.branch_id)];
+}
+
+/**
+ * The request's evaluation under `governing`, kept while what it reads is not written: a new
+ * comment or a check result of the request (which move its gate) keeps it. Shared: never change it.
+ */
+function keptEvaluation(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
+  const key = `evaluation:${cr.id}|${cr.branch_id ?? ''}|${cr.requester_id ?? ''}|${cr.last_updated}|${listId(governing)}`;
+  return ctx.host.readMemo.get(ctx, key, () => evaluateChangeRequest(ctx, cr, governing), evaluationReads(cr));
+}
+
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
   computations(ctx.host).gate++;
   const ofBranch = cr.branch_id === null ? null : await branchFacts(ctx, cr.branch_id);
   const branch = ofBranch?.branch ?? null;
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
   const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
-  const evaluation = options.evaluation ?? (await evaluateChangeRequest(ctx, cr, governing));
+  const evaluation = options.evaluation ?? (options.keptEvaluation ? await keptEvaluation(ctx, cr, governing) : await evaluateChangeRequest(ctx, cr, governing));
   const status = deriveStatus(cr.status, evaluation);
   const digest = branch ? ofBranch!.digest : cr.digest;
   const checks = await checkStates(ctx, cr.id, governing, options.checkRows, digest);
@@ -163,7 +194,7 @@ export function gateReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): strin
  * the gate afresh inside its own write transaction.
  */
 export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
-  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true }), gateReads(cr));
+  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }), gateReads(cr));
   return withWindow(facts, cr, ctx.host.clock.now(), false);
 }
 

@@ -237,6 +237,22 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.notEqual(edited.status, 'approved'); // the approval was given on the branch before the edit
     });
 
+    it('a comment or a check result of the request computes its gate again, not its evaluation; a review both', async () => {
+      const s = await setup(svc, { policy: { checks: ['threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      const reading = () => counted(() => detail(s.author.client, s.cr!.id));
+      await reading();
+      const change = (await changesOf(svc, s.branchId))[0];
+      await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }));
+      assert.deepEqual(await reading(), { gate: 1, evaluation: 0 });
+      const ci = (await checksByName(svc.admin, s.cr!.id))['ci/build'];
+      await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
+      assert.deepEqual(await reading(), { gate: 1, evaluation: 0 });
+      await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr!.id, decision: 'comment', comment: 'a question' }));
+      assert.deepEqual(await reading(), ONCE);
+      assert.deepEqual(await reading(), NONE);
+    });
+
     it("shows at once a change of the members of a group a rule names", async () => {
       const s = await submitted();
       const approvers = await group(svc, `gate-approvers-${s.cr!.id}`, [s.reviewer.id]);
