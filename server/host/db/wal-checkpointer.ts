@@ -213,13 +213,21 @@ export class WalCheckpointer {
     this.current = 'starting';
     this.addedInWindow = 0;
     this.counts.started++;
-    const worker = new Worker(CHECKPOINTER_SOURCE, {
-      eval: true,
-      workerData: { driver: require.resolve('better-sqlite3'), file: this.file },
-      resourceLimits: THREAD_LIMITS,
-      // Plain JavaScript: none of the process's own options (a loader, heap sizes) apply to it.
-      execArgv: [],
-    });
+    let worker: Worker;
+    try {
+      worker = new Worker(CHECKPOINTER_SOURCE, {
+        eval: true,
+        workerData: { driver: require.resolve('better-sqlite3'), file: this.file },
+        resourceLimits: THREAD_LIMITS,
+        // Plain JavaScript: none of the process's own options (a loader, heap sizes) apply to it.
+        execArgv: [],
+      });
+    } catch {
+      // Called after a commit: a thread that cannot start never fails the write, the writer checkpoints for itself.
+      this.current = 'failed';
+      for (const listener of this.readyListeners.splice(0)) listener();
+      return;
+    }
     worker.unref();
     this.worker = worker;
     worker.on('message', (message: 'ready' | Reply) => {
@@ -231,7 +239,7 @@ export class WalCheckpointer {
   }
 
   private ready(worker: Worker): void {
-    if (this.worker !== worker || this.current !== 'starting') return;
+    if (this.worker !== worker || this.current !== 'starting' || !this.writer.open) return;
     this.current = 'on';
     this.writer.pragma(`wal_autocheckpoint = ${this.settings.backstopPages}`);
     this.checkpointsSeen = this.counts.checkpoints;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestService } from '../../../support/service';
-import { CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
+import { CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -251,6 +251,17 @@ describe('change control: the gate and the evaluation are computed once per requ
       await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr!.id, decision: 'comment', comment: 'a question' }));
       assert.deepEqual(await reading(), ONCE);
       assert.deepEqual(await reading(), NONE);
+    });
+
+    it('a request deleted (its checks and reviews go by cascade) and opened again on its branch shows the new request, whatever its id', async () => {
+      const s = await submitted();
+      await approve(s.reviewer, s.cr!.id);
+      assert.equal((await read(s)).body.status, 'approved');
+      expectStatus(await svc.admin.delete(`${REQUESTS}${s.cr!.id}/`), 204);
+      const again = await openRequest(s.author.client, s.branchId);
+      const shown = await detail(s.author.client, again.id);
+      assert.equal(shown.status, 'draft');
+      assert.equal(shown.approved, false);
     });
 
     it("shows at once a change of the members of a group a rule names", async () => {
