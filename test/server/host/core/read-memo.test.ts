@@ -8,7 +8,8 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
-import { bumpDataVersion, VERSIONS_READ_SQL } from '../../../../server/host/db/data-version';
+import { bumpDataVersion, readVersionWith, tableVersionRow, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
+import type { Kysely } from 'kysely';
 import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
 import { branchContributors, contributorsReads } from '../../../../server/host/events/contributors-repository';
@@ -430,6 +431,28 @@ describe("the read memo's budget in the configuration (host.read_cache_mb)", () 
 
 describe('several instances on one database', () => {
   const [a, b] = instancesForEachTest();
+
+  it('serves a kept answer to a read of the versions that arrives after a newer one, when the tables it names stood the same in both; computes it otherwise, keeping nothing', async () => {
+    // Reads of the versions answered in another order than they were sent (PostgreSQL, commits streaming in).
+    const db = {} as Kysely<unknown>;
+    let next: DataVersions = versionsOf([]);
+    readVersionWith(db, () => Promise.resolve(next));
+    const at = (global: number, groups: number) => versionsOf([{ id: 1, version: global }, { id: 2, version: global }, { id: tableVersionRow('groups'), version: groups }]);
+    const read = countedGroupsRead(new ReadMemo({ maxEntries: 10 }));
+    const scope = { db, inTransaction: false };
+    next = at(5, 1);
+    assert.equal(await read(scope), 1);
+    next = at(7, 1);
+    assert.equal(await read(scope), 1, 'commits of other tables keep it');
+    next = at(6, 1);
+    assert.equal(await read(scope), 1, 'an older read, the groups as they stand: served');
+    next = at(8, 2);
+    assert.equal(await read(scope), 2, 'the groups moved');
+    next = at(7, 1);
+    assert.equal(await read(scope), 3, 'an older read that saw other groups: computed');
+    next = at(8, 2);
+    assert.equal(await read(scope), 2, 'and not kept');
+  });
 
   it("keeps an answer naming its tables across another instance's commits of other tables, never across one of them", async () => {
     const read = countedGroupsRead(new ReadMemo({ maxEntries: 100 }, b.host.db));
