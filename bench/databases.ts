@@ -4,6 +4,7 @@
 //                              the user may create schemas in; BENCH_DURATION seconds per scenario)
 // Without BENCH_DATABASE_URL it says so and measures SQLite only.
 import autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,11 +44,12 @@ interface Measured {
   report: Figures;
 }
 
-/** Seeds scenarios 1 and 3 of `npm run bench` through the API and measures them on `instances` (the first seeds). */
+/** Seeds scenarios 1 and 3 of `npm run bench` through the API and measures them on `instances` (the first seeds), from a settled disk. */
 async function measure(instances: RunningService[]): Promise<Measured> {
   const admin = new Api(instances[0]!.url, TOKEN);
   const { crId } = await seedDetailScenario(admin);
   const checks = await seedReportScenario(admin);
+  settleDisk();
   const urls = instances.map((i) => i.url);
   const detailUrls = urls.map((u) => `${u}${CC}change-requests/${crId}/`);
   await load(detailUrls, {}, 2);
@@ -55,6 +57,16 @@ async function measure(instances: RunningService[]): Promise<Measured> {
   await load(urls, { requests: reportRequests(checks) }, 2);
   const report = await load(urls, { requests: reportRequests(checks) });
   return { detail, report };
+}
+
+/**
+ * Writes out what the kernel still holds for the disk (the seeds, the run before this one) so that
+ * each database's scenarios start on a settled disk: a commit's flush otherwise waits behind
+ * another run's writeback, and the figures would say more about the order of the runs than about
+ * the database.
+ */
+function settleDisk(): void {
+  execFileSync('sync');
 }
 
 async function withInstances<T>(count: number, db: string, config: string, work: (instances: RunningService[]) => Promise<T>): Promise<T> {
