@@ -45,6 +45,16 @@ describe('database file: the checkpointer thread', () => {
     while (checkpointer.state === 'off') await write();
     await checkpointer.running();
   }
+  const rowCount = async () => (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
+  /** Once the database is closed: a connection reading no log finds `rows` rows in the file itself. */
+  function findInFile(rows: number): void {
+    const plain = new SQLite(file, { readonly: true });
+    try {
+      assert.equal((plain.prepare('select count(*) as n from filler').get() as { n: number }).n, rows);
+    } finally {
+      plain.close();
+    }
+  }
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'cc-checkpointer-'));
@@ -84,16 +94,11 @@ describe('database file: the checkpointer thread', () => {
     const largest = await writeMany(300);
     assert.ok(checkpointer.counts.checkpoints >= 10, `${checkpointer.counts.checkpoints} checkpoints`);
     assert.ok(largest < 150 * 4096, `log file of ${largest} bytes`);
-    const rows = (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
+    const rows = await rowCount();
     assert.ok(rows > 300);
     // Written into the database file itself: a connection that reads no log finds them all.
     await database.close();
-    const plain = new SQLite(file, { readonly: true });
-    try {
-      assert.equal((plain.prepare('select count(*) as n from filler').get() as { n: number }).n, rows);
-    } finally {
-      plain.close();
-    }
+    findInFile(rows);
     database = openDatabase(file, { checkpointer: false });
   });
 
@@ -133,19 +138,14 @@ describe('database file: the checkpointer thread', () => {
     const thread = checkpointer.thread!;
     let exited = false;
     thread.once('exit', () => (exited = true));
-    const rows = (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
+    const rows = await rowCount();
     await database.close();
     assert.ok(exited);
     assert.equal(checkpointer.state, 'closed');
     assert.equal(checkpointer.thread, null);
     // The writer closed last: it copied the rest of the log and removed it.
     assert.equal(existsSync(`${file}-wal`), false);
-    const plain = new SQLite(file, { readonly: true });
-    try {
-      assert.equal((plain.prepare('select count(*) as n from filler').get() as { n: number }).n, rows);
-    } finally {
-      plain.close();
-    }
+    findInFile(rows);
     database = openDatabase(file, { checkpointer: false });
   });
 
