@@ -110,15 +110,14 @@ export class ReadMemo {
     if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
+    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
     if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
       // A read that started before a newer one saw a later version (on PostgreSQL, under a
       // stream of commits, most reads): a kept answer whose tables stood the same in the
       // versions this read saw is its answer too; otherwise answer, keep nothing.
-      const kept = this.served(key, { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) });
-      return (kept as Promise<T> | undefined) ?? compute();
+      return (this.served(key, basis) as Promise<T> | undefined) ?? compute();
     }
     this.moveTo(versions, scope.db);
-    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
     const kept = this.served(key, basis);
     if (kept) return kept as Promise<T>;
     const value = compute();
