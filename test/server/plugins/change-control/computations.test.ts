@@ -303,6 +303,26 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal((await detail(svc.admin, s.cr!.id)).branch, null);
     });
 
+    it("a comment runs the built-in checks without reading its branch's conflicts again; a write in the branch reads them afresh", async () => {
+      const s = await setup(svc, { policy: { checks: ['no-conflicts', 'threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      const change = (await changesOf(svc, s.branchId))[0];
+      const comment = async (text: string): Promise<number> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
+        } finally {
+          stop();
+        }
+        return seen.filter((q) => /from "branch_changes" where .*"conflicts" is not null/.test(q)).length;
+      };
+      await comment('first');
+      assert.equal(await comment('second'), 0);
+      await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: `${s.device.name}-renamed` }));
+      assert.ok((await comment('third')) > 0);
+    });
+
     it("shows at once a change of the members of a group a rule names", async () => {
       const s = await submitted();
       const approvers = await group(svc, `gate-approvers-${s.cr!.id}`, [s.reviewer.id]);
