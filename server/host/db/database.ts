@@ -370,18 +370,28 @@ function openSqlite(path: string, checkpointerSettings: Partial<CheckpointerSett
     // has committed since its last read, so under writes it holds few of them.
     readOnly.pragma('cache_size = -8000');
     reader = withStatementCache(readOnly, listeners);
-    // The data version is read on the reader too, never behind a transaction, by a statement
-    // of its own (not among those observed, which are a request's): one synchronous step, read
-    // as one text, so that the versions are parsed again only when they moved (a read of them
-    // precedes every cached read). It is prepared at its first use, once the migrations have
-    // made the table.
+    // The data version is read on the reader too, never behind a transaction, by statements
+    // of their own (not among those observed, which are a request's), prepared at their first
+    // use, once the migrations have made the table. A read of the versions precedes every cached
+    // read, so it is made cheap: SQLite's own counter of commits by other connections (this
+    // process's writer or another process; `PRAGMA data_version`, one step reading no table)
+    // tells whether anything was committed since the last read, and only then are the versions
+    // read again, as one text, parsed again only when they moved. The counter is read before the
+    // text, so a commit between the two is seen by the next read.
     let versions: SQLite.Statement | undefined;
-    let last: { text: string; versions: DataVersions } | undefined;
+    let committed: SQLite.Statement | undefined;
+    let last: { commits: number; text: string; answer: Promise<DataVersions> } | undefined;
     readVersions = () => {
+      committed ??= readOnly.prepare('pragma data_version').pluck();
+      const commits = committed.get() as number;
+      if (last !== undefined && last.commits === commits) return last.answer;
       versions ??= readOnly.prepare(VERSIONS_TEXT_SQL).pluck();
       const text = (versions.get() as string | null) ?? '';
-      if (last?.text !== text) last = { text, versions: versionsOf(versionRowsOf(text)) };
-      return Promise.resolve(last.versions);
+      if (last !== undefined && last.text === text) last.commits = commits;
+      else {
+        last = { commits, text, answer: Promise.resolve(versionsOf(versionRowsOf(text))) };
+      }
+      return last.answer;
     };
   }
   const writerLock = new FifoLock();

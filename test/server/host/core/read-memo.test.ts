@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import SQLite from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
-import { bumpDataVersion, readVersionWith, tableVersionRow, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
+import { bumpDataVersion, readDataVersions, readVersionWith, tableVersionRow, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
 import type { Kysely } from 'kysely';
 import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
@@ -630,6 +631,25 @@ if (!onPostgres) {
         seen.join('\n'),
       );
       assert.ok(!seen.some((q) => q.includes('data_version') && q.startsWith('select')), seen.join('\n'));
+    });
+
+    it('reads the versions again only once something was committed: by this process or by another connection to the file', async () => {
+      const first = readDataVersions(svc.host.db);
+      assert.equal(await readDataVersions(svc.host.db), await first, 'nothing committed: the same versions, not parsed again');
+      await inTransaction(ctxOf(svc), (tx) => tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute());
+      const afterOwn = readDataVersions(svc.host.db);
+      assert.equal((await afterOwn).global, (await first).global + 1);
+      assert.notEqual((await afterOwn).rows.get(tableVersionRow('groups')), (await first).rows.get(tableVersionRow('groups')));
+      // Another connection (as another process would): a commit that moves no version keeps the versions; one that moves them is seen.
+      const other = new SQLite(join(dir, 'one.sqlite'));
+      try {
+        other.prepare('update "users" set "first_name" = ? where "username" = ?').run('Beside', 'admin');
+        assert.deepEqual(await readDataVersions(svc.host.db), await afterOwn);
+        other.prepare('update "data_version" set "version" = "version" + 1 where "id" = 1').run();
+        assert.equal((await readDataVersions(svc.host.db)).global, (await afterOwn).global + 1);
+      } finally {
+        other.close();
+      }
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {
