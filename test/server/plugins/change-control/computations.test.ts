@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { computations } from '../../../../server/plugins/change-control/computations';
+import { observeStatements } from '../../../../server/host/db/database';
+import { createCtx } from '../../../../server/host/core/context';
+import { keptChangeRequestRow } from '../../../../server/plugins/change-control/change-requests/repository';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestService } from '../../../support/service';
-import { CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
+import { BRANCHES, CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -279,6 +282,62 @@ describe('change control: the gate and the evaluation are computed once per requ
       const shown = await detail(s.author.client, again.id);
       assert.equal(shown.status, 'draft');
       assert.equal(shown.approved, false);
+    });
+
+    it("reads the request's row and its queue position once until they are written; shows at once an edit, its requester's and its branch's delete", async () => {
+      const s = await submitted();
+      const t = await submitted();
+      const statementsOf = async (read: () => Promise<unknown>): Promise<string[]> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await read();
+        } finally {
+          stop();
+        }
+        return seen;
+      };
+      const rowReads = (seen: string[]) => seen.filter((q) => /from "cc_change_requests" where "id" = /.test(q)).length;
+      const queueReads = (seen: string[]) => seen.filter((q) => /from "cc_merge_jobs"/.test(q)).length;
+      await read(s);
+      const again = await statementsOf(() => detail(s.author.client, s.cr!.id));
+      assert.deepEqual([rowReads(again), queueReads(again)], [0, 0], again.join('\n'));
+      // Another request's write keeps them; this request's edit is shown at once.
+      await ok(t.author.client.patch(`${REQUESTS}${t.cr!.id}/`, { title: 'Renamed elsewhere' }));
+      assert.equal(rowReads(await statementsOf(() => detail(s.author.client, s.cr!.id))), 0);
+      await ok(s.author.client.patch(`${REQUESTS}${s.cr!.id}/`, { title: 'Renamed here' }));
+      assert.equal((await detail(s.author.client, s.cr!.id)).title, 'Renamed here');
+      // References cleared by a delete's cascade (no statement of the requests table says them).
+      const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
+      const kept = (await keptChangeRequestRow(ctx, t.cr!.id))!;
+      assert.equal(kept.requester_id, t.author.id);
+      expectStatus(await svc.admin.delete(`/api/users/users/${t.author.id}/`), 204);
+      assert.equal((await keptChangeRequestRow(ctx, t.cr!.id))!.requester_id, null);
+      assert.equal((await detail(svc.admin, t.cr!.id)).requester, null);
+      assert.equal((await keptChangeRequestRow(ctx, s.cr!.id))!.branch_id, s.branchId);
+      expectStatus(await svc.admin.delete(`${BRANCHES}${s.branchId}/`), 204);
+      assert.equal((await keptChangeRequestRow(ctx, s.cr!.id))!.branch_id, null);
+      assert.equal((await detail(svc.admin, s.cr!.id)).branch, null);
+    });
+
+    it("a comment runs the built-in checks without reading its branch's conflicts again; a write in the branch reads them afresh", async () => {
+      const s = await setup(svc, { policy: { checks: ['no-conflicts', 'threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      const change = (await changesOf(svc, s.branchId))[0];
+      const comment = async (text: string): Promise<number> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
+        } finally {
+          stop();
+        }
+        return seen.filter((q) => /from "branch_changes" where .*"conflicts" is not null/.test(q)).length;
+      };
+      await comment('first');
+      assert.equal(await comment('second'), 0);
+      await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: `${s.device.name}-renamed` }));
+      assert.ok((await comment('third')) > 0);
     });
 
     it("shows at once a change of the members of a group a rule names", async () => {
