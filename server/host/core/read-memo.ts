@@ -53,6 +53,13 @@ export class UncheckedReadsStale extends Error {
 /** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
 export const READ_MEMO_ENTRIES = 2000;
 
+/**
+ * At most this many answers of one write transaction are kept for the readers at its commit
+ * (`keepAtCommit`): a write that refreshes many requests (a policy's) hands over those of the
+ * first ones, and leaves the memo's other answers in place.
+ */
+export const AT_COMMIT_ENTRIES = 64;
+
 /** The default bound of the memory a memo's answers hold (estimated), in bytes. */
 export const READ_MEMO_BYTES = 16 * 1024 * 1024;
 
@@ -129,6 +136,8 @@ export class ReadMemo {
   private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
   private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
+  /** Per write transaction: the answers it computed for readers, kept once it commits (`keepAtCommit`). */
+  private readonly atCommit = new WeakMap<object, Map<string, { value: unknown; reads: readonly string[]; stamp: number }>>();
   private keptBytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -190,6 +199,54 @@ export class ReadMemo {
     }
     entries.set(key, { stamp: writesThrough(scope.db, reads), value: Promise.resolve(value) });
     if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
+  }
+
+  /**
+   * Inside a write transaction: `value` is the answer a reader outside it will compute for `key`
+   * once it commits, as the transaction leaves the tables `reads` (the writer has just computed
+   * it). It becomes a committed answer when the transaction commits (`keepCommitted`), unless the
+   * transaction writes one of `reads` after this call; so the first read after the write does
+   * not compute it again (the first `AT_COMMIT_ENTRIES` keys of a transaction). Outside a
+   * transaction, or without the service's handle, it does nothing.
+   */
+  keepAtCommit(scope: MemoScope, key: string, value: unknown, reads: readonly string[]): void {
+    if (!scope.inTransaction || !this.root) return;
+    let kept = this.atCommit.get(scope.db);
+    if (!kept) {
+      kept = new Map();
+      this.atCommit.set(scope.db, kept);
+    }
+    if (kept.size >= AT_COMMIT_ENTRIES && !kept.has(key)) return;
+    kept.set(key, { value, reads, stamp: writesThrough(scope.db, reads) });
+  }
+
+  /** Whether the transaction `trx` has answers to keep once it commits (it then reads the versions it commits). */
+  keepsAtCommit(trx: object): boolean {
+    return this.atCommit.has(trx);
+  }
+
+  /**
+   * The transaction `trx` has committed, at `versions` (read through it after its last write):
+   * the answers it asked to keep and has not written the tables of since are kept as computed at
+   * those versions. Dropped if this memo has already seen a later commit (of another process).
+   */
+  keepCommitted(trx: object, versions: DataVersions): void {
+    const kept = this.atCommit.get(trx);
+    if (!kept || !this.root) return;
+    this.atCommit.delete(trx);
+    if (versions.global < this.committed) return;
+    const root = this.root;
+    this.moveTo(versions, root);
+    for (const [key, { value, reads, stamp }] of kept) {
+      if (writesThrough(trx as Queryable, reads) !== stamp) continue;
+      this.remember(key, Promise.resolve(value), { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) });
+    }
+  }
+
+  /** Drops every answer kept outside transactions (tests compare a kept answer with one computed afresh). */
+  clear(): void {
+    this.entries.clear();
+    this.keptBytes = 0;
   }
 
   /** How many answers are kept outside transactions (for tests of the bound). */

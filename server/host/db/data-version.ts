@@ -58,15 +58,38 @@ export interface DataVersions {
 export function tablesStamp(versions: DataVersions, tables: readonly string[]): string {
   let stamp = String(versions.unitemized);
   for (const table of tables) {
-    stamp += `|${versions.rows.get(tableVersionRow(table)) ?? 0}`;
-    const partitioned = partitionedTableOf(table);
-    if (partitioned !== undefined) {
+    const named = namedTable(table);
+    stamp += `|${versions.rows.get(named.row) ?? 0}`;
+    if (named.partitioned !== undefined) {
       // The writes of the table that did not say their rows: all of them less those that did.
-      const untold = (versions.rows.get(tableVersionRow(partitioned)) ?? 0) - (versions.rows.get(tableVersionRow(toldPartitions(partitioned))) ?? 0);
+      const untold = (versions.rows.get(named.partitioned.row) ?? 0) - (versions.rows.get(named.partitioned.toldRow) ?? 0);
       stamp += `/${untold}`;
     }
   }
   return stamp;
+}
+
+/** What a table's name (or a partition's) stands for in the versions and the write counts. */
+interface NamedTable {
+  /** Its version's row. */
+  row: number;
+  /** For a partition: its table's version row, the row of the table's writes that said their rows, and the name counting those that did not. */
+  partitioned?: { row: number; toldRow: number; unknown: string };
+}
+
+/** The names seen so far (tables and partitions named in code: a bounded set), worked out once each. */
+const namedTables = new Map<string, NamedTable>();
+const NAMED_TABLES_KEPT = 10_000;
+
+function namedTable(name: string): NamedTable {
+  let named = namedTables.get(name);
+  if (named === undefined) {
+    const table = partitionedTableOf(name);
+    named = { row: tableVersionRow(name) };
+    if (table !== undefined) named.partitioned = { row: tableVersionRow(table), toldRow: tableVersionRow(toldPartitions(table)), unknown: unknownPartition(table) };
+    if (namedTables.size < NAMED_TABLES_KEPT) namedTables.set(name, named);
+  }
+  return named;
 }
 
 /** Whether a statement can change data: anything but a select (raw SQL counts unless it is a select). */
@@ -165,10 +188,11 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
   if (!counter) return 0;
   if (!tables) return counter.writes;
   let n = counter.unknown;
+  if (counter.byTable.size === 0) return n;
   for (const table of tables) {
     n += counter.byTable.get(table) ?? 0;
-    const partitioned = partitionedTableOf(table);
-    if (partitioned !== undefined) n += counter.byTable.get(unknownPartition(partitioned)) ?? 0;
+    const partitioned = namedTable(table).partitioned;
+    if (partitioned !== undefined) n += counter.byTable.get(partitioned.unknown) ?? 0;
   }
   return n;
 }
@@ -185,6 +209,22 @@ const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() }
  */
 export function readVersionWith(db: Kysely<any>, read: (() => Promise<DataVersions>) | null): void {
   readers.set(db, read ?? (() => Promise.resolve(NOTHING_READ)));
+  if (!read) inMemory.add(db);
+}
+
+/** Handles of databases no other process can open: their versions never move. */
+const inMemory = new WeakSet<object>();
+
+/**
+ * The versions a write transaction (`trx`) of the handle `db` commits, read through it after its
+ * last write (`bumpDataVersion`): on SQLite one statement on the writer's connection, which holds
+ * the write lock, so they are exactly what its commit makes the committed versions. Undefined on
+ * PostgreSQL, where the read would be a round trip of its own while the write lock is held (the
+ * bump is held back to go with COMMIT): there nothing is read.
+ */
+export async function versionsBeingCommitted(db: Queryable<any>, trx: Queryable<any>): Promise<DataVersions | undefined> {
+  if (!readers.has(db)) return undefined;
+  return inMemory.has(db) ? NOTHING_READ : selectVersions(trx);
 }
 
 /** The committed data version, as this handle sees it. */

@@ -138,10 +138,32 @@ export async function anyKeptConflict(ctx: Ctx, branchId: number): Promise<boole
   return (await firstKeptConflict(ctx.db, branchId)).length > 0;
 }
 
+/** What `keptProblems` reads. */
+const KEPT_PROBLEMS_TABLES: readonly string[] = ['branch_changes'];
+
+/**
+ * `keptProblems` of every type, kept in the read memo until the branch's changes are written
+ * (a review or a comment runs the built-in checks again: their conflicts stand). Frozen: shared
+ * by every caller until then.
+ */
+function keptProblemsShared(ctx: Ctx, branchId: number, kind: 'conflicts' | 'problems', limit: number): Promise<KeptProblems> {
+  return ctx.host.readMemo.get(
+    ctx,
+    `kept-problems|${branchId}|${kind}|${limit}`,
+    async () => {
+      const kept = await keptProblems(ctx, branchId, kind, limit);
+      for (const entry of kept.first) Object.freeze(entry);
+      Object.freeze(kept.first);
+      return Object.freeze(kept);
+    },
+    KEPT_PROBLEMS_TABLES,
+  );
+}
+
 /** `keptProblems`, after making the branch's kept columns current. */
 export async function branchProblems(ctx: Ctx, branchId: number, kind: 'conflicts' | 'problems', limit: number): Promise<KeptProblems> {
   await ensureBranchState(ctx, CHANGE_CONFLICTS_KEEPER, branchId);
-  return keptProblems(ctx, branchId, kind, limit);
+  return keptProblemsShared(ctx, branchId, kind, limit);
 }
 
 /**
@@ -152,8 +174,8 @@ export async function branchProblems(ctx: Ctx, branchId: number, kind: 'conflict
 export async function branchMergeProblems(ctx: Ctx, branchId: number, known: (objectType: string) => boolean, limit: number): Promise<KeptProblems> {
   await ensureBranchState(ctx, CHANGE_CONFLICTS_KEEPER, branchId);
   const unknown = (await touchedObjectTypes(ctx, branchId)).filter((t) => !known(t));
+  if (unknown.length === 0) return keptProblemsShared(ctx, branchId, 'problems', limit);
   const kept = await keptProblems(ctx, branchId, 'problems', limit, unknown);
-  if (unknown.length === 0) return kept;
   const strays = await keptProblems(ctx, branchId, 'types', limit, unknown);
   for (const s of strays.first) s.problem = `Its object type ${s.objectType} is no longer in the catalogue.`;
   const first = [...kept.first, ...strays.first].sort((a, b) => a.id - b.id).slice(0, limit);

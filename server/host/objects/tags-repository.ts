@@ -1,5 +1,7 @@
 import type { Ctx } from '../core/context';
 import { tableRows } from '../db/table-rows';
+import { compiledSelect } from '../db/compiled-select';
+import type { Queryable } from '../db/database';
 
 /** Every tag (the list's query). */
 export function tagRows(ctx: Ctx) {
@@ -15,14 +17,27 @@ export async function deleteTag(ctx: Ctx, id: number): Promise<void> {
   await tagTable.remove(ctx, id);
 }
 
+/** `tagAssignments` of one object, built and compiled once (presenting one object asks it: a detail, a write's answer). */
+const tagAssignmentsOfOne = compiledSelect((db: Queryable<any>, objectType: string, objectId: number) =>
+  db
+    .selectFrom('tagged_items as ti')
+    .innerJoin('tags as t', 't.id', 'ti.tag_id')
+    .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
+    .where('ti.object_type', '=', objectType)
+    .where('ti.object_id', '=', objectId)
+    .orderBy('t.name'),
+);
+
 /** The tags assigned to these objects of one type, by tag name. */
-export function tagAssignments(ctx: Ctx, objectType: string, objectIds: readonly number[]) {
+export async function tagAssignments(ctx: Ctx, objectType: string, objectIds: readonly number[]): Promise<Array<{ object_id: number; id: number; name: string; slug: string; color: string }>> {
+  const distinct = [...new Set(objectIds)];
+  if (distinct.length === 1) return tagAssignmentsOfOne(ctx.db, objectType, distinct[0]!);
   return ctx.db
     .selectFrom('tagged_items as ti')
     .innerJoin('tags as t', 't.id', 'ti.tag_id')
     .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
     .where('ti.object_type', '=', objectType)
-    .where('ti.object_id', 'in', [...new Set(objectIds)])
+    .where('ti.object_id', 'in', distinct)
     .orderBy('t.name')
     .execute();
 }

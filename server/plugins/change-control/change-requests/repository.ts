@@ -1,4 +1,4 @@
-import { compiledSelect, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
+import { compiledSelect, partitionName, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -12,6 +12,27 @@ const changeRequestById = compiledSelect((db, id: number) => ccTables(db).select
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return (await changeRequestById(ctx.db, id))[0];
+}
+
+/**
+ * The same row, kept in the read memo until a write of its partition, or of the tables whose
+ * deletes clear its references (`branch_id`, `requester_id`, `override_by_id`: a cascade no
+ * statement of this table says). Every detail read starts with it. Frozen: the answer is shared
+ * by every read until then.
+ */
+/** The tables a request's row references with `on delete set null`. */
+const REQUEST_ROW_PARENTS: readonly string[] = ['branches', 'users'];
+
+export async function keptChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
+  return ctx.host.readMemo.get(
+    ctx,
+    `cc-request-row|${id}`,
+    async () => {
+      const row = await getChangeRequestRow(ctx, id);
+      return row === undefined ? undefined : Object.freeze(row);
+    },
+    [partitionName('cc_change_requests', id), ...REQUEST_ROW_PARENTS],
+  );
 }
 
 /** Stores a change request; answers the stored row. */

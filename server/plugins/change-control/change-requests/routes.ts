@@ -30,7 +30,7 @@ import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
 import { presentChangeRequest } from './present';
 import { requestRefresh } from './refresh';
-import { deleteChangeRequestRow, findChangeRequestForBranch, getChangeRequestRow, insertChangeRequest, updateChangeRequest } from './repository';
+import { deleteChangeRequestRow, findChangeRequestForBranch, getChangeRequestRow, insertChangeRequest, keptChangeRequestRow, updateChangeRequest } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { isOpen } from './status';
 
@@ -156,7 +156,7 @@ export function registerChangeRequestRoutes(host: Host): void {
     path,
     output: changeRequestOutput,
     list: changeRequestList,
-    get: presentedById(getChangeRequestRow, presentChangeRequest),
+    get: presentedById(keptChangeRequestRow, presentChangeRequest),
     ownChangelog: true,
     create: { body: createBody, run: createChangeRequest },
     update: { body: updateBody, put: putBody, run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input) },

@@ -1,4 +1,4 @@
-import { type ApiObject, briefObject, fieldsOf, type Ctx } from '../../../host';
+import { type ApiObject, type Ctx, objectUrl } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
@@ -9,12 +9,22 @@ import { clearsGate, type DeclaredCheck } from './declared';
 
 /** What the changelog keeps of a check: its stored fields. */
 export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
+  // One literal (no spreads of objects built for it): a check report snapshots and presents its check several times.
   return {
-    ...briefObject(ctx, MODELS.mergeCheck.path, row.id, row.label || row.name),
+    id: row.id,
+    url: objectUrl(ctx, MODELS.mergeCheck.path, row.id),
+    display: row.label || row.name,
     change_request: row.change_request_id,
-    ...fieldsOf(row, ['name', 'label', 'status', 'summary', 'details_url']),
+    name: row.name,
+    label: row.label,
+    status: row.status,
+    summary: row.summary,
+    details_url: row.details_url,
     objects: parseJson<MergeCheck['objects']>(row.objects, []),
-    ...fieldsOf(row, ['completed', 'digest', 'created', 'last_updated']),
+    completed: row.completed,
+    digest: row.digest,
+    created: row.created,
+    last_updated: row.last_updated,
   };
 }
 

@@ -18,9 +18,12 @@ export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefine
   return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES, { transactionOnly: true });
 }
 
+/** The select of `readCheckRow`, built and compiled once (every check report reads its check). */
+const checkById = compiledSelect((db, id: number) => ccTables(db).selectFrom('cc_merge_checks').selectAll().where('id', '=', id));
+
 /** One check's row, read now (a row of its own, not the shared one of `checkRow`). */
-export function readCheckRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirst();
+export async function readCheckRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
+  return (await checkById(ctx.db, id))[0];
 }
 
 /** The check of a request with this name, if it has a row. */

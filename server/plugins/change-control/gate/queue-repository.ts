@@ -29,10 +29,23 @@ const positionOf = compiledSelect((db, changeRequestId: number) =>
     .where('j.change_request_id', '=', changeRequestId),
 );
 
-/** A request's position in the queue (1: the head), or null when it has no live job. */
+/** What a request's queue position is read from. */
+const QUEUE_TABLES: readonly string[] = ['cc_merge_jobs'];
+
+/**
+ * A request's position in the queue (1: the head), or null when it has no live job: kept in the
+ * read memo until the queue is written (every detail read asks it; the queue rarely moves).
+ */
 export async function queuePositionOf(ctx: Ctx, changeRequestId: number): Promise<number | null> {
-  const row = (await positionOf(ctx.db, changeRequestId))[0];
-  return row === undefined ? null : Number(row.position);
+  return ctx.host.readMemo.get(
+    ctx,
+    `cc-queue-position|${changeRequestId}`,
+    async () => {
+      const row = (await positionOf(ctx.db, changeRequestId))[0];
+      return row === undefined ? null : Number(row.position);
+    },
+    QUEUE_TABLES,
+  );
 }
 
 /** Each queued request's position (1: the head), for the given requests only. */

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { estimateBytes, ReadMemo, UncheckedReads, UncheckedReadsStale } from '../../../../server/host/core/read-memo';
+import { AT_COMMIT_ENTRIES, estimateBytes, ReadMemo, UncheckedReads, UncheckedReadsStale } from '../../../../server/host/core/read-memo';
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
@@ -57,6 +57,62 @@ function countedBranchRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[
       },
       [partitionName('object_changes', 7)],
     );
+}
+
+/** A group row as its writer inserts it. */
+const groupRow = (name: string) => ({ name, description: '', created: 'now', last_updated: 'now' });
+
+/**
+ * What a write transaction keeps for the readers (`keepAtCommit`): served by the first read after
+ * it commits (on SQLite, in memory or a file); not if the transaction wrote the answer's tables
+ * after keeping it, nor if it rolled back; dropped by the next commit of its tables. On
+ * PostgreSQL nothing is kept (the versions it commits are not read).
+ */
+async function keptAtCommit(svc: TestService): Promise<void> {
+  const memo = svc.host.readMemo;
+  const ctx = ctxOf(svc);
+  let computed = 0;
+  const read = (key: string) => memo.get(ctx, key, async () => `computed ${++computed}`, ['groups']);
+  const kept = (value: string) => (onPostgres ? /^computed/ : new RegExp(`^${value}$`));
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('g')).execute();
+    memo.keepAtCommit(tx, 'at-commit', 'kept by the writer', ['groups']);
+    // A write of another table keeps it.
+    await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+  });
+  assert.match(await read('at-commit'), kept('kept by the writer'));
+  assert.match(await read('at-commit'), kept('kept by the writer'));
+
+  await inTransaction(ctx, async (tx) => {
+    memo.keepAtCommit(tx, 'rewritten', 'stale', ['groups']);
+    await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
+  });
+  assert.match(await read('rewritten'), /^computed/);
+
+  await assert.rejects(
+    inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('groups').values(groupRow('h')).execute();
+      memo.keepAtCommit(tx, 'rolled back', 'never committed', ['groups']);
+      throw new Error('rolled back');
+    }),
+  );
+  assert.match(await read('rolled back'), /^computed/);
+
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('i')).execute();
+    memo.keepAtCommit(tx, 'later', 'kept until the next write', ['groups']);
+  });
+  assert.match(await read('later'), kept('kept until the next write'));
+  await inTransaction(ctx, (tx) => tx.db.deleteFrom('groups').where('name', '=', 'i').execute());
+  assert.match(await read('later'), /^computed/);
+
+  // One transaction hands over its first AT_COMMIT_ENTRIES answers, no more.
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('j')).execute();
+    for (let i = 0; i <= AT_COMMIT_ENTRIES; i++) memo.keepAtCommit(tx, `many ${i}`, `kept ${i}`, ['groups']);
+  });
+  assert.match(await read(`many ${AT_COMMIT_ENTRIES - 1}`), kept(`kept ${AT_COMMIT_ENTRIES - 1}`));
+  assert.match(await read(`many ${AT_COMMIT_ENTRIES}`), /^computed/);
 }
 
 describe('the data version and the read memo (one invalidation mechanism)', () => {
@@ -314,6 +370,10 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       await tx.db.updateTable('users').set({ first_name: 'B' }).where('username', '=', 'admin').execute();
     });
     assert.equal(await memo.get(ctx, 'written', async () => 'after the commit'), 'after the commit');
+  });
+
+  it('serves what a write transaction kept for the readers after it commits, unless it wrote its tables after keeping it or rolled back', async () => {
+    await keptAtCommit(svc);
   });
 
   it('inside a transaction, serves what a writer says it wrote until the next write of its tables', async () => {
@@ -593,6 +653,10 @@ if (!onPostgres) {
     }
 
     const adminRow = () => svc.host.db.selectFrom('users').select(['first_name', 'last_name']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+
+    it('serves what a write transaction kept for the readers after it commits, at the versions it committed', async () => {
+      await keptAtCommit(svc);
+    });
 
     it('answers reads while a write transaction is open and waiting, from the last commit, and the write once it commits', async () => {
       const before = await adminRow();

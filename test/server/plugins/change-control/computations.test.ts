@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { computations } from '../../../../server/plugins/change-control/computations';
+import { observeStatements } from '../../../../server/host/db/database';
+import { createCtx } from '../../../../server/host/core/context';
+import { keptChangeRequestRow } from '../../../../server/plugins/change-control/change-requests/repository';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestService } from '../../../support/service';
-import { CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
+import { BRANCHES, CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -64,20 +67,24 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.equal((await detail(a.author.client, a.cr.id)).status, 'completed');
   });
 
-  it('a detail read computes them once after a write and at most once after that; the evaluation read once', async () => {
+  it("a detail read after a write computes none (it shows what the write's refresh computed) and at most once after that; the evaluation read once", async () => {
     const s = await submitted();
-    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), ONCE);
+    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), NONE);
     const again = await counted(() => detail(s.author.client, s.cr.id));
     assert.ok(again.gate <= 1 && again.evaluation <= 1, JSON.stringify(again));
     assert.deepEqual(await counted(() => ok(s.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))), ONCE);
   });
 
-  it("an edit of the request's fields after a read computes them once (its refresh): the object before it is what the read computed, its answer what the refresh did", async () => {
+  it("an edit of the request's fields after a read computes them once (its refresh): the object before it is what the read computed, its answer and the next read's what the refresh did", async () => {
     const s = await submitted();
     await detail(s.author.client, s.cr.id);
     assert.deepEqual(await counted(() => ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'edited' }))), ONCE);
-    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), ONCE);
-    assert.equal((await detail(s.author.client, s.cr.id)).description, 'edited');
+    let shown: any;
+    assert.deepEqual(await counted(async () => (shown = await detail(s.author.client, s.cr.id))), NONE);
+    assert.equal(shown.description, 'edited');
+    // What the write kept for the readers is what a reader computes afresh.
+    svc.host.readMemo.clear();
+    assert.deepEqual(await counted(async () => assert.deepEqual(await detail(s.author.client, s.cr.id), shown)), ONCE);
   });
 
   it('edits and reads of a request keep as many answers in the read memo after the tenth edit as after the first: none stays behind an edit', async () => {
@@ -143,7 +150,7 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.ok(!(await failing()).results.some((r: { id: number }) => r.id === s.cr.id));
   });
 
-  it("a detail read after a check report or a review computes the gate, not the branch's facts; a write in the branch computes them afresh", async () => {
+  it("a detail read after a check report or a review computes the gate, not the branch's facts; a write in the branch computes them afresh (its refresh), and the read after it shows them", async () => {
     const s = await submitted();
     await detail(s.author.client, s.cr.id);
     const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
@@ -151,24 +158,37 @@ describe('change control: the gate and the evaluation are computed once per requ
     await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }));
     assert.deepEqual(await kept(() => detail(s.author.client, s.cr.id)), { pages: 0, branchFacts: 0 });
     const before = (await detail(s.author.client, s.cr.id)).digest;
-    await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: 'renamed-router' }));
     let after = '';
-    assert.deepEqual(await kept(async () => (after = (await detail(s.author.client, s.cr.id)).digest)), { pages: 0, branchFacts: 1 });
+    assert.deepEqual(
+      await kept(async () => {
+        await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: 'renamed-router' }));
+        after = (await detail(s.author.client, s.cr.id)).digest;
+      }),
+      { pages: 0, branchFacts: 1 },
+    );
     assert.notEqual(after, before);
   });
 
   describe("the gate's facts kept per request", () => {
+    /** Gates computed until the end of the last `read`. */
+    let computedBefore = 0;
+
     /** A detail read of `s`'s request: what it shows and how many gates it computed. */
     async function read(s: Setup): Promise<{ gate: number; body: any }> {
       let body: any;
       const c = await counted(async () => (body = await detail(s.author.client, s.cr!.id)));
+      computedBefore = computations(svc.host).gate;
       return { gate: c.gate, body };
     }
 
-    /** The next detail read computes the gate afresh; what it shows. */
+    /**
+     * The next detail read shows a gate computed afresh since the last read: by the write's
+     * refresh (kept for the readers) or by the read itself, once; what it shows.
+     */
     async function afresh(s: Setup): Promise<any> {
+      const since = computedBefore;
       const r = await read(s);
-      assert.equal(r.gate, 1, 'the gate computed afresh');
+      assert.ok(r.gate <= 1 && computations(svc.host).gate > since, 'the gate computed afresh');
       return r.body;
     }
 
@@ -262,6 +282,62 @@ describe('change control: the gate and the evaluation are computed once per requ
       const shown = await detail(s.author.client, again.id);
       assert.equal(shown.status, 'draft');
       assert.equal(shown.approved, false);
+    });
+
+    it("reads the request's row and its queue position once until they are written; shows at once an edit, its requester's and its branch's delete", async () => {
+      const s = await submitted();
+      const t = await submitted();
+      const statementsOf = async (read: () => Promise<unknown>): Promise<string[]> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await read();
+        } finally {
+          stop();
+        }
+        return seen;
+      };
+      const rowReads = (seen: string[]) => seen.filter((q) => /from "cc_change_requests" where "id" = /.test(q)).length;
+      const queueReads = (seen: string[]) => seen.filter((q) => /from "cc_merge_jobs"/.test(q)).length;
+      await read(s);
+      const again = await statementsOf(() => detail(s.author.client, s.cr!.id));
+      assert.deepEqual([rowReads(again), queueReads(again)], [0, 0], again.join('\n'));
+      // Another request's write keeps them; this request's edit is shown at once.
+      await ok(t.author.client.patch(`${REQUESTS}${t.cr!.id}/`, { title: 'Renamed elsewhere' }));
+      assert.equal(rowReads(await statementsOf(() => detail(s.author.client, s.cr!.id))), 0);
+      await ok(s.author.client.patch(`${REQUESTS}${s.cr!.id}/`, { title: 'Renamed here' }));
+      assert.equal((await detail(s.author.client, s.cr!.id)).title, 'Renamed here');
+      // References cleared by a delete's cascade (no statement of the requests table says them).
+      const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
+      const kept = (await keptChangeRequestRow(ctx, t.cr!.id))!;
+      assert.equal(kept.requester_id, t.author.id);
+      expectStatus(await svc.admin.delete(`/api/users/users/${t.author.id}/`), 204);
+      assert.equal((await keptChangeRequestRow(ctx, t.cr!.id))!.requester_id, null);
+      assert.equal((await detail(svc.admin, t.cr!.id)).requester, null);
+      assert.equal((await keptChangeRequestRow(ctx, s.cr!.id))!.branch_id, s.branchId);
+      expectStatus(await svc.admin.delete(`${BRANCHES}${s.branchId}/`), 204);
+      assert.equal((await keptChangeRequestRow(ctx, s.cr!.id))!.branch_id, null);
+      assert.equal((await detail(svc.admin, s.cr!.id)).branch, null);
+    });
+
+    it("a comment runs the built-in checks without reading its branch's conflicts again; a write in the branch reads them afresh", async () => {
+      const s = await setup(svc, { policy: { checks: ['no-conflicts', 'threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      const change = (await changesOf(svc, s.branchId))[0];
+      const comment = async (text: string): Promise<number> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
+        } finally {
+          stop();
+        }
+        return seen.filter((q) => /from "branch_changes" where .*"conflicts" is not null/.test(q)).length;
+      };
+      await comment('first');
+      assert.equal(await comment('second'), 0);
+      await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: `${s.device.name}-renamed` }));
+      assert.ok((await comment('third')) > 0);
     });
 
     it("shows at once a change of the members of a group a rule names", async () => {
