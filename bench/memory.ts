@@ -3,7 +3,8 @@
 // service's RSS and its parts from /proc.
 //   node esbuild.config.mjs server && npx tsx bench/memory.ts
 // BENCH_NODE_ARGS adds Node options after the service's own (bench/service.ts); MEMORY_CONFIG is
-// JSON merged into the service's configuration, e.g. {"host":{"read_cache_mb":4}}.
+// JSON merged into the service's configuration, e.g. {"host":{"read_cache_mb":4}}. MEMORY_IDLE_S
+// (default 25, 0 for none) also prints the figures after that many seconds without a request.
 import autocannon from 'autocannon';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,12 @@ async function main(): Promise<void> {
       await admin.delete(`${CC}policies/${p.id}/?force=true`);
     }
     console.log(`after 2, 2b, 8: ${status(pid)}`);
+    // The service gives memory back once idle (server/idle-memory.ts: within two of its 10 s looks).
+    const idleS = Number(process.env.MEMORY_IDLE_S ?? 25);
+    if (idleS > 0) {
+      await new Promise((done) => setTimeout(done, idleS * 1000));
+      console.log(`after ${idleS} s idle: ${status(pid)}`);
+    }
   } finally {
     await svc.stop();
     rmSync(dir, { recursive: true, force: true });

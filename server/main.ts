@@ -10,6 +10,7 @@ import { checkReachable, isPostgresUrl, migrate, openDatabase, type OpenDatabase
 import { BackupError, backupDatabase, restoreDatabase } from './host/db/backup';
 import { defaultPlugins } from './plugins';
 import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
+import { fullCollection, IdleMemory } from './idle-memory';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
        change-control backup FILE [--db PATH] [--config FILE]
@@ -178,6 +179,12 @@ async function main(): Promise<void> {
     const real = createServer(app);
     port = await listen(real, options.host, options.port);
     for (const task of host.background) task.start();
+    const collect = fullCollection();
+    const idleMemory = collect ? new IdleMemory(collect) : null;
+    if (idleMemory) {
+      real.on('request', () => idleMemory.noteRequest());
+      idleMemory.start();
+    }
     process.stdout.write(`listening on http://${options.host}:${port}\n`);
 
     let stopping = false;
@@ -186,6 +193,7 @@ async function main(): Promise<void> {
       stopping = true;
       // Event streams never end on their own: end them first, so the stop waits only for real requests.
       endStreams();
+      idleMemory?.stop();
       await new Promise<void>((done) => real.close(() => done()));
       for (const task of host.background) await task.stop();
       await database.close();
