@@ -6,6 +6,48 @@ import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type 
 export interface MemoScope {
   readonly db: Queryable;
   readonly inTransaction: boolean;
+  /**
+   * Outside a transaction: a kept answer naming its tables is served without reading the
+   * versions first, and noted here; the write transaction that follows confirms it
+   * (`ReadMemo.confirm`). See `UncheckedReads`.
+   */
+  readonly unchecked?: UncheckedReads;
+}
+
+/**
+ * Answers served before a write transaction without reading the versions first: the caller's
+ * identity and permission rows, on PostgreSQL, where that read is a round trip to the database
+ * for every write (on SQLite it is a read of the reader connection, without leaving the process).
+ * The transaction confirms them with the versions it reads under the write lock, with its first
+ * statement (`ReadMemo.confirm`): when a table one of them was computed from has moved since,
+ * it rolls back (`UncheckedReadsStale`) and the request runs again from the start, reading
+ * everything afresh. Such an answer is checked later than a read before the request would
+ * have been (under the lock, after every commit made before it), so nothing is served that
+ * the read would have refused. A refusal is never drawn from it: the reader asks again, checked.
+ */
+export class UncheckedReads {
+  private readonly bases: Array<{ reads: readonly string[]; stamp: string }> = [];
+
+  /** How many answers were served unchecked. */
+  get size(): number {
+    return this.bases.length;
+  }
+
+  note(reads: readonly string[], stamp: string): void {
+    if (!this.bases.some((b) => b.reads === reads && b.stamp === stamp)) this.bases.push({ reads, stamp });
+  }
+
+  /** Whether every answer served stands in `versions`. */
+  holdIn(versions: DataVersions): boolean {
+    return this.bases.every((b) => tablesStamp(versions, b.reads) === b.stamp);
+  }
+}
+
+/** A write transaction found an answer served before it unchecked stale: it rolled back, and the request runs again. */
+export class UncheckedReadsStale extends Error {
+  constructor() {
+    super('an answer served before the transaction was stale');
+  }
 }
 
 /** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
@@ -117,6 +159,16 @@ export class ReadMemo {
   async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options: MemoOptions = {}): Promise<T> {
     compute = auditedCompute(key, reads, compute);
     if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
+    if (scope.unchecked && reads) {
+      // Kept, and this process has not written its tables since: the transaction confirms the rest.
+      const kept = this.entries.get(key);
+      if (kept && sameTables(kept.reads, reads) && kept.local === writesThrough(scope.db, reads)) {
+        scope.unchecked.note(kept.reads!, kept.stamp);
+        this.entries.delete(key);
+        this.entries.set(key, kept);
+        return kept.value as Promise<T>;
+      }
+    }
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
     const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
@@ -239,15 +291,31 @@ export class ReadMemo {
     return value;
   }
 
+  /**
+   * Inside a write transaction (`scope`): whether the answers served unchecked before it
+   * (`UncheckedReads`) stand in the versions it read under the write lock. On PostgreSQL those
+   * came with its first statement: no round trip of its own once the transaction has sent one.
+   */
+  async confirm(scope: MemoScope, unchecked: UncheckedReads): Promise<boolean> {
+    if (unchecked.size === 0) return true;
+    if (!this.root) return false;
+    return unchecked.holdIn(await this.versionsIn(scope));
+  }
+
+  /** The versions a transaction (`scope`) read first: read once per transaction. */
+  private versionsIn(scope: MemoScope): Promise<DataVersions> {
+    let pending = this.transactionVersions.get(scope.db);
+    if (!pending) {
+      pending = readDataVersionsIn(this.root!, scope.db);
+      this.transactionVersions.set(scope.db, pending);
+    }
+    return pending;
+  }
+
   /** Inside a transaction that has not written `reads` (nothing, without them): the committed answer, kept or computed and kept. */
   private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<{ value: Promise<T> } | undefined> {
     const root = this.root!;
-    let pending = this.transactionVersions.get(scope.db);
-    if (!pending) {
-      pending = readDataVersionsIn(root, scope.db);
-      this.transactionVersions.set(scope.db, pending);
-    }
-    const versions = await pending;
+    const versions = await this.versionsIn(scope);
     if (versions.global < this.committed) return undefined;
     this.moveTo(versions, root);
     const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) };

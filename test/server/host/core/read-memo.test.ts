@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { AT_COMMIT_ENTRIES, estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo';
+import { AT_COMMIT_ENTRIES, estimateBytes, ReadMemo, UncheckedReads, UncheckedReadsStale } from '../../../../server/host/core/read-memo';
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
@@ -540,6 +540,68 @@ describe('several instances on one database', () => {
     // A writer beside the service moves the data version alone: every table moves with it.
     await a.host.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
     assert.equal(await read(ctxOf(b)), 4);
+  });
+
+  it("serves a kept answer before a write unchecked; the write's transaction confirms it under the write lock, and rolls back when another instance wrote its tables", async () => {
+    const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
+    const read = countedGroupsRead(memo);
+    const rename = (name: string) => (tx: { db: TestService['host']['db'] }) => tx.db.updateTable('users').set({ first_name: name }).where('username', '=', 'admin').execute();
+    const firstName = async () => (await b.host.db.selectFrom('users').select('first_name').where('username', '=', 'admin').executeTakeFirstOrThrow()).first_name;
+    const unchecked = () => ({ db: b.host.db, inTransaction: false, unchecked: new UncheckedReads() });
+    // Nothing kept yet: read as always, nothing to confirm.
+    const first = unchecked();
+    assert.equal(await read(first), 1);
+    assert.equal(first.unchecked.size, 0);
+    const kept = unchecked();
+    assert.equal(await read(kept), 1);
+    assert.equal(kept.unchecked.size, 1);
+    // Another instance's commit of other tables: confirmed, the write commits.
+    await inTransaction(ctxOf(a), rename('A'));
+    await inTransaction(ctxOf(b), rename('B'), kept.unchecked);
+    assert.equal(await firstName(), 'B');
+    // Of its table: the write rolls back, and says so rather than the work's own failure.
+    const stale = unchecked();
+    assert.equal(await read(stale), 1);
+    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('groups').values({ name: 'moved', description: '', created: 'now', last_updated: 'now' }).execute());
+    await assert.rejects(inTransaction(ctxOf(b), rename('stale'), stale.unchecked), UncheckedReadsStale);
+    await assert.rejects(
+      inTransaction(
+        ctxOf(b),
+        async () => {
+          throw new Error('refused on a stale identity');
+        },
+        stale.unchecked,
+      ),
+      UncheckedReadsStale,
+    );
+    assert.equal(await firstName(), 'B');
+    // Read as always again: computed afresh.
+    assert.equal(await read(ctxOf(b)), 2);
+    // This process's own write of its tables outside transactions: not served unchecked.
+    await b.host.db.deleteFrom('groups').where('name', '=', 'moved').execute();
+    const local = unchecked();
+    assert.equal(await read(local), 3);
+    assert.equal(local.unchecked.size, 0);
+  });
+
+  it("refuses a write by an identity or permission another instance withdrew, and writes nothing; accepts one it granted", async () => {
+    const alice = await actor(a, 'alice', [{ object_types: ['users.group'], actions: ['add', 'view'] }]);
+    const onB = b.as(alice.key);
+    const created = async (name: string) => (await b.host.db.selectFrom('groups').select('id').where('name', '=', name).execute()).length;
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g1' })).status, 201);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g2' })).status, 201);
+
+    const permissions = await a.admin.get('/api/users/permissions/');
+    for (const p of permissions.body.results) assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g3' })).status, 403);
+    assert.equal(await created('g3'), 0);
+
+    assert.equal((await a.admin.post('/api/users/permissions/', { name: 'again', object_types: ['users.group'], actions: ['add', 'view'], users: [alice.id] })).status, 201);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g4' })).status, 201);
+
+    assert.equal((await a.admin.patch(`/api/users/users/${alice.id}/`, { is_active: false })).status, 200);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g5' })).status, 403);
+    assert.equal(await created('g5'), 0);
   });
 
   it("never serves a cached identity or permission after another instance's write", async () => {
