@@ -104,6 +104,20 @@ describe('change control checks: the statements of one report', () => {
     }
   });
 
+  it("an edit of another request between two reports keeps what the second reads of its own request: only checks read again", async () => {
+    const { s, id } = await reportedCheck();
+    const other = await reportedCheck();
+    await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' }));
+    await ok(other.s.author.client.patch(`${REQUESTS}${other.s.cr.id}/`, { title: 'Renamed between two reports' }));
+    const statements = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'failure' })));
+    const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));
+    assert.ok(reads.every((q) => /from "cc_merge_checks"/.test(q)), statements.join('\n'));
+    // An edit of its own request is read at once.
+    await ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { title: 'Renamed' }));
+    const after = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' })));
+    assert.ok(after.some((q) => /from "cc_change_requests"/.test(q)), after.join('\n'));
+  });
+
   it('a repeated result writes nothing', async () => {
     const { s, id } = await reportedCheck();
     await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success', summary: 'green' }));
