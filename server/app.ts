@@ -4,12 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from './host/core/clock';
 import type { Config } from './host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
+import { UncheckedReads, UncheckedReadsStale } from './host/core/read-memo';
 import { resolveBranchHeader } from './host/objects/branch-access';
 import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './host/core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
-import { migrate, type HostDb, type Migration } from './host/db/database';
+import { databaseKind, migrate, type HostDb, type Migration } from './host/db/database';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
 import { RouteIndex } from './host/http/route-index';
@@ -210,11 +211,20 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const idempotency = new IdempotencyKeys();
 
   const routeIndex = new RouteIndex();
+  // On SQLite a read of the versions stays in the process (the reader connection): nothing to save.
+  const deferChecks = databaseKind(host.db) === 'postgres';
   const mount = (route: RouteDef): void => {
     const writes = route.writes ?? route.method !== 'GET';
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
-    routeIndex.add(method, route.path, async (req: Request, res: Response) => {
+    // A write that opens its transaction, without an idempotency key or a branch header (which
+    // are read before it, on the caller's behalf): on PostgreSQL the caller's kept identity and
+    // permission rows are served without a round trip for the versions, and the transaction
+    // confirms them under the write lock (`UncheckedReads`). Stale, or an error before the
+    // transaction began: the request runs again from the start, every read checked.
+    const confirmsInTransaction = deferChecks && writes && route.transaction !== false;
+    /** One request: `unchecked` serves kept answers unchecked; `stage.began` tells when its transaction began. */
+    const serve = async (req: Request, res: Response, unchecked?: UncheckedReads, stage?: { began: boolean }): Promise<void> => {
       let user: AuthUser | null = null;
       const address = req.socket.remoteAddress ?? 'unknown';
       if (req.headers.authorization !== undefined) {
@@ -222,7 +232,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         const wait = host.credentialThrottle.retryAfter('token', address);
         if (wait > 0) throw new TooManyRequests(wait);
         try {
-          user = await host.auth.authenticate(req.headers.authorization);
+          user = await host.auth.authenticate(req.headers.authorization, unchecked);
         } catch (err) {
           if (err instanceof AuthenticationFailed) host.credentialThrottle.fail('token', address);
           if (!('public' in route.access)) throw err;
@@ -231,7 +241,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       if (!('public' in route.access)) {
         if (!user) throw new AuthenticationFailed('Authentication credentials were not provided.');
         if ('permission' in route.access) {
-          const perms = await host.permissions.forUser(user);
+          const perms = await host.permissions.forUser(user, undefined, unchecked);
           if (!perms.has(route.access.permission)) throw new PermissionDenied();
         }
         if (writes && !user.writeEnabled) throw new PermissionDenied('This token does not permit write operations.');
@@ -284,7 +294,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
           if (claim && answer.status < 400) await idempotency.remember(tx.db, claim, answer, host.clock.now());
           return answer;
         };
-        const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond) : await respond(ctx);
+        if (stage) stage.began = true;
+        const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond, unchecked) : await respond(ctx);
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else {
           if (replayed) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
@@ -292,6 +303,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
         }
       } finally {
         claim?.release();
+      }
+    };
+    routeIndex.add(method, route.path, async (req: Request, res: Response) => {
+      if (!confirmsInTransaction || req.headers['idempotency-key'] !== undefined || req.headers['x-netbox-branch'] !== undefined) return serve(req, res);
+      const unchecked = new UncheckedReads();
+      const stage = { began: false };
+      try {
+        await serve(req, res, unchecked, stage);
+      } catch (err) {
+        if (unchecked.size === 0 || err instanceof AuthenticationFailed || (stage.began && !(err instanceof UncheckedReadsStale))) throw err;
+        await serve(req, res);
       }
     });
   };

@@ -6,10 +6,59 @@ import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type 
 export interface MemoScope {
   readonly db: Queryable;
   readonly inTransaction: boolean;
+  /**
+   * Outside a transaction: a kept answer naming its tables is served without reading the
+   * versions first, and noted here; the write transaction that follows confirms it
+   * (`ReadMemo.confirm`). See `UncheckedReads`.
+   */
+  readonly unchecked?: UncheckedReads;
+}
+
+/**
+ * Answers served before a write transaction without reading the versions first: the caller's
+ * identity and permission rows, on PostgreSQL, where that read is a round trip to the database
+ * for every write (on SQLite it is a read of the reader connection, without leaving the process).
+ * The transaction confirms them with the versions it reads under the write lock, with its first
+ * statement (`ReadMemo.confirm`): when a table one of them was computed from has moved since,
+ * it rolls back (`UncheckedReadsStale`) and the request runs again from the start, reading
+ * everything afresh. Such an answer is checked later than a read before the request would
+ * have been (under the lock, after every commit made before it), so nothing is served that
+ * the read would have refused. A refusal is never drawn from it: the reader asks again, checked.
+ */
+export class UncheckedReads {
+  private readonly bases: Array<{ reads: readonly string[]; stamp: string }> = [];
+
+  /** How many answers were served unchecked. */
+  get size(): number {
+    return this.bases.length;
+  }
+
+  note(reads: readonly string[], stamp: string): void {
+    if (!this.bases.some((b) => b.reads === reads && b.stamp === stamp)) this.bases.push({ reads, stamp });
+  }
+
+  /** Whether every answer served stands in `versions`. */
+  holdIn(versions: DataVersions): boolean {
+    return this.bases.every((b) => tablesStamp(versions, b.reads) === b.stamp);
+  }
+}
+
+/** A write transaction found an answer served before it unchecked stale: it rolled back, and the request runs again. */
+export class UncheckedReadsStale extends Error {
+  constructor() {
+    super('an answer served before the transaction was stale');
+  }
 }
 
 /** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
 export const READ_MEMO_ENTRIES = 2000;
+
+/**
+ * At most this many answers of one write transaction are kept for the readers at its commit
+ * (`keepAtCommit`): a write that refreshes many requests (a policy's) hands over those of the
+ * first ones, and leaves the memo's other answers in place.
+ */
+export const AT_COMMIT_ENTRIES = 64;
 
 /** The default bound of the memory a memo's answers hold (estimated), in bytes. */
 export const READ_MEMO_BYTES = 16 * 1024 * 1024;
@@ -87,6 +136,8 @@ export class ReadMemo {
   private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
   private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
+  /** Per write transaction: the answers it computed for readers, kept once it commits (`keepAtCommit`). */
+  private readonly atCommit = new WeakMap<object, Map<string, { value: unknown; reads: readonly string[]; stamp: number }>>();
   private keptBytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -108,6 +159,16 @@ export class ReadMemo {
   async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options: MemoOptions = {}): Promise<T> {
     compute = auditedCompute(key, reads, compute);
     if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
+    if (scope.unchecked && reads) {
+      // Kept, and this process has not written its tables since: the transaction confirms the rest.
+      const kept = this.entries.get(key);
+      if (kept && sameTables(kept.reads, reads) && kept.local === writesThrough(scope.db, reads)) {
+        scope.unchecked.note(kept.reads!, kept.stamp);
+        this.entries.delete(key);
+        this.entries.set(key, kept);
+        return kept.value as Promise<T>;
+      }
+    }
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
     const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
@@ -138,6 +199,54 @@ export class ReadMemo {
     }
     entries.set(key, { stamp: writesThrough(scope.db, reads), value: Promise.resolve(value) });
     if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
+  }
+
+  /**
+   * Inside a write transaction: `value` is the answer a reader outside it will compute for `key`
+   * once it commits, as the transaction leaves the tables `reads` (the writer has just computed
+   * it). It becomes a committed answer when the transaction commits (`keepCommitted`), unless the
+   * transaction writes one of `reads` after this call; so the first read after the write does
+   * not compute it again (the first `AT_COMMIT_ENTRIES` keys of a transaction). Outside a
+   * transaction, or without the service's handle, it does nothing.
+   */
+  keepAtCommit(scope: MemoScope, key: string, value: unknown, reads: readonly string[]): void {
+    if (!scope.inTransaction || !this.root) return;
+    let kept = this.atCommit.get(scope.db);
+    if (!kept) {
+      kept = new Map();
+      this.atCommit.set(scope.db, kept);
+    }
+    if (kept.size >= AT_COMMIT_ENTRIES && !kept.has(key)) return;
+    kept.set(key, { value, reads, stamp: writesThrough(scope.db, reads) });
+  }
+
+  /** Whether the transaction `trx` has answers to keep once it commits (it then reads the versions it commits). */
+  keepsAtCommit(trx: object): boolean {
+    return this.atCommit.has(trx);
+  }
+
+  /**
+   * The transaction `trx` has committed, at `versions` (read through it after its last write):
+   * the answers it asked to keep and has not written the tables of since are kept as computed at
+   * those versions. Dropped if this memo has already seen a later commit (of another process).
+   */
+  keepCommitted(trx: object, versions: DataVersions): void {
+    const kept = this.atCommit.get(trx);
+    if (!kept || !this.root) return;
+    this.atCommit.delete(trx);
+    if (versions.global < this.committed) return;
+    const root = this.root;
+    this.moveTo(versions, root);
+    for (const [key, { value, reads, stamp }] of kept) {
+      if (writesThrough(trx as Queryable, reads) !== stamp) continue;
+      this.remember(key, Promise.resolve(value), { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) });
+    }
+  }
+
+  /** Drops every answer kept outside transactions (tests compare a kept answer with one computed afresh). */
+  clear(): void {
+    this.entries.clear();
+    this.keptBytes = 0;
   }
 
   /** How many answers are kept outside transactions (for tests of the bound). */
@@ -182,15 +291,31 @@ export class ReadMemo {
     return value;
   }
 
+  /**
+   * Inside a write transaction (`scope`): whether the answers served unchecked before it
+   * (`UncheckedReads`) stand in the versions it read under the write lock. On PostgreSQL those
+   * came with its first statement: no round trip of its own once the transaction has sent one.
+   */
+  async confirm(scope: MemoScope, unchecked: UncheckedReads): Promise<boolean> {
+    if (unchecked.size === 0) return true;
+    if (!this.root) return false;
+    return unchecked.holdIn(await this.versionsIn(scope));
+  }
+
+  /** The versions a transaction (`scope`) read first: read once per transaction. */
+  private versionsIn(scope: MemoScope): Promise<DataVersions> {
+    let pending = this.transactionVersions.get(scope.db);
+    if (!pending) {
+      pending = readDataVersionsIn(this.root!, scope.db);
+      this.transactionVersions.set(scope.db, pending);
+    }
+    return pending;
+  }
+
   /** Inside a transaction that has not written `reads` (nothing, without them): the committed answer, kept or computed and kept. */
   private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<{ value: Promise<T> } | undefined> {
     const root = this.root!;
-    let pending = this.transactionVersions.get(scope.db);
-    if (!pending) {
-      pending = readDataVersionsIn(root, scope.db);
-      this.transactionVersions.set(scope.db, pending);
-    }
-    const versions = await pending;
+    const versions = await this.versionsIn(scope);
     if (versions.global < this.committed) return undefined;
     this.moveTo(versions, root);
     const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) };

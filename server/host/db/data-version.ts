@@ -209,6 +209,22 @@ const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() }
  */
 export function readVersionWith(db: Kysely<any>, read: (() => Promise<DataVersions>) | null): void {
   readers.set(db, read ?? (() => Promise.resolve(NOTHING_READ)));
+  if (!read) inMemory.add(db);
+}
+
+/** Handles of databases no other process can open: their versions never move. */
+const inMemory = new WeakSet<object>();
+
+/**
+ * The versions a write transaction (`trx`) of the handle `db` commits, read through it after its
+ * last write (`bumpDataVersion`): on SQLite one statement on the writer's connection, which holds
+ * the write lock, so they are exactly what its commit makes the committed versions. Undefined on
+ * PostgreSQL, where the read would be a round trip of its own while the write lock is held (the
+ * bump is held back to go with COMMIT): there nothing is read.
+ */
+export async function versionsBeingCommitted(db: Queryable<any>, trx: Queryable<any>): Promise<DataVersions | undefined> {
+  if (!readers.has(db)) return undefined;
+  return inMemory.has(db) ? NOTHING_READ : selectVersions(trx);
 }
 
 /** The committed data version, as this handle sees it. */

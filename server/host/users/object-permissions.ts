@@ -1,6 +1,6 @@
 import type { HostDb, Queryable } from '../db/database';
 import type { AuthUser } from '../core/identity';
-import type { ReadMemo } from '../core/read-memo';
+import type { ReadMemo, UncheckedReads } from '../core/read-memo';
 import { enabledPermissionRows } from './permission-rows-repository';
 
 /**
@@ -136,9 +136,10 @@ export class PermissionService {
    * Rows from `db` (default: the host's handle). Inside a write transaction pass the
    * transaction (`ctx.db`): the host's handle would wait for it forever.
    */
-  private allRows(db?: Queryable): Promise<PermissionRow[]> {
+  private allRows(db?: Queryable, unchecked?: UncheckedReads): Promise<PermissionRow[]> {
     const source = db ?? this.db;
-    return this.memo.get({ db: source, inTransaction: source.isTransaction }, 'permission-rows', () => this.load(source), PERMISSION_TABLES);
+    const scope = unchecked && !source.isTransaction ? { db: source, inTransaction: false, unchecked } : { db: source, inTransaction: source.isTransaction };
+    return this.memo.get(scope, 'permission-rows', () => this.load(source), PERMISSION_TABLES);
   }
 
   private async load(source: Queryable): Promise<PermissionRow[]> {
@@ -157,10 +158,11 @@ export class PermissionService {
     return parsed;
   }
 
-  async forUser(user: AuthUser, db?: Queryable): Promise<UserPermissions> {
+  /** `unchecked`: before a write transaction, which confirms the rows (`UncheckedReads`). */
+  async forUser(user: AuthUser, db?: Queryable, unchecked?: UncheckedReads): Promise<UserPermissions> {
     const rows = user.isSuperuser
       ? []
-      : (await this.allRows(db)).filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)));
+      : (await this.allRows(db, unchecked)).filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)));
     return new UserPermissions(user, rows);
   }
 }

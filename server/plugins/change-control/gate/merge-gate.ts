@@ -66,7 +66,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 }
 
 /** What the gate finds apart from the change window (which depends on the time of asking). */
-type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
+export type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
 
 /** What the gate reads of a branch: its row, its digest and whether it conflicts with main. */
 interface BranchFacts {
@@ -117,8 +117,11 @@ function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string
  * comment or a check result of the request (which move its gate) keeps it. Shared: never change it.
  */
 function keptEvaluation(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
-  const key = `evaluation:${cr.id}|${cr.branch_id ?? ''}|${cr.requester_id ?? ''}|${cr.last_updated}|${listId(governing)}`;
-  return ctx.host.readMemo.get(ctx, key, () => evaluateChangeRequest(ctx, cr, governing), evaluationReads(cr));
+  return ctx.host.readMemo.get(ctx, evaluationKey(cr, governing), () => evaluateChangeRequest(ctx, cr, governing), evaluationReads(cr));
+}
+
+function evaluationKey(cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): string {
+  return `evaluation:${cr.id}|${cr.branch_id ?? ''}|${cr.requester_id ?? ''}|${cr.last_updated}|${listId(governing)}`;
 }
 
 async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): Promise<GateFacts> {
@@ -151,7 +154,7 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
 
 /** The facts with the change window and the freezes as they stand at `now`. */
 function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideWindow: boolean): GateState {
-  const { allFreezes, ...rest } = facts;
+  const allFreezes = facts.allFreezes;
   const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
   const live = facts.status !== 'completed' && facts.status !== 'abandoned';
   // A policy on trial (enforcement "evaluate") never blocks: its freezes do not apply.
@@ -161,11 +164,34 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   if (!window.open && !overrideWindow && live) reasons.push(window.reason!);
   // A freeze is a blocking reason like any other: only the accountable override passes it.
   for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
-  return { ...rest, window, freezes, readyToMerge: reasons.length === 0, onlyWindowBlocks, reasons, mergeBlockedReason: reasons.join(' ') };
+  // One literal, not the facts copied twice (every detail read makes one).
+  return {
+    status: facts.status,
+    evaluation: facts.evaluation,
+    governing: facts.governing,
+    checks: facts.checks,
+    checksCleared: facts.checksCleared,
+    branch: facts.branch,
+    hasConflicts: facts.hasConflicts,
+    digest: facts.digest,
+    gatesCleared: facts.gatesCleared,
+    window,
+    freezes,
+    readyToMerge: reasons.length === 0,
+    onlyWindowBlocks,
+    reasons,
+    mergeBlockedReason: reasons.join(' '),
+  };
 }
 
 export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<GateState> {
-  return withWindow(await gateFacts(ctx, cr, options), cr, ctx.host.clock.now(), options.overrideWindow ?? false);
+  return (await computeGateAndFacts(ctx, cr, options)).gate;
+}
+
+/** The gate, and the facts it was made of (what `keepGateForReaders` keeps). */
+export async function computeGateAndFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<{ gate: GateState; facts: GateFacts }> {
+  const facts = await gateFacts(ctx, cr, options);
+  return { gate: withWindow(facts, cr, ctx.host.clock.now(), options.overrideWindow ?? false), facts };
 }
 
 /** The tables every request's gate reads: the branch's facts, policies and their matches, freezes, users and groups. */
@@ -194,8 +220,26 @@ export function gateReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): strin
  * the gate afresh inside its own write transaction.
  */
 export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
-  const facts = await ctx.host.readMemo.get(ctx, `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`, () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }), gateReads(cr));
+  const facts = await ctx.host.readMemo.get(ctx, liveGateKey(ctx, cr), () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }), gateReads(cr));
   return withWindow(facts, cr, ctx.host.clock.now(), false);
+}
+
+/** Where `liveGate` keeps a request's facts in the read memo: per row as last updated. */
+function liveGateKey(ctx: Ctx, cr: ChangeRequestRow): string {
+  return `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`;
+}
+
+/**
+ * A write's refresh has computed, for the request as the write leaves it (`cr`), the facts a
+ * reader's `liveGate` would (policies matched from the branch): kept for the readers once the
+ * write commits, unless the write goes on to change what they are read from
+ * (`ReadMemo.keepAtCommit`), and so is their evaluation. So the first detail read after a write
+ * computes neither again. Shared from then on: never change them.
+ */
+export function keepGateForReaders(ctx: Ctx, cr: ChangeRequestRow, facts: GateFacts): void {
+  ctx.host.readMemo.keepAtCommit(ctx, liveGateKey(ctx, cr), facts, gateReads(cr));
+  // And the evaluation in them, which a reader reuses when only the gate's other facts move.
+  ctx.host.readMemo.keepAtCommit(ctx, evaluationKey(cr, facts.governing), facts.evaluation, evaluationReads(cr));
 }
 
 /** Whether the caller may merge this request outside its change window. */

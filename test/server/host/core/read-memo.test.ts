@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { estimateBytes, ReadMemo } from '../../../../server/host/core/read-memo';
+import { AT_COMMIT_ENTRIES, estimateBytes, ReadMemo, UncheckedReads, UncheckedReadsStale } from '../../../../server/host/core/read-memo';
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
@@ -57,6 +57,62 @@ function countedBranchRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[
       },
       [partitionName('object_changes', 7)],
     );
+}
+
+/** A group row as its writer inserts it. */
+const groupRow = (name: string) => ({ name, description: '', created: 'now', last_updated: 'now' });
+
+/**
+ * What a write transaction keeps for the readers (`keepAtCommit`): served by the first read after
+ * it commits (on SQLite, in memory or a file); not if the transaction wrote the answer's tables
+ * after keeping it, nor if it rolled back; dropped by the next commit of its tables. On
+ * PostgreSQL nothing is kept (the versions it commits are not read).
+ */
+async function keptAtCommit(svc: TestService): Promise<void> {
+  const memo = svc.host.readMemo;
+  const ctx = ctxOf(svc);
+  let computed = 0;
+  const read = (key: string) => memo.get(ctx, key, async () => `computed ${++computed}`, ['groups']);
+  const kept = (value: string) => (onPostgres ? /^computed/ : new RegExp(`^${value}$`));
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('g')).execute();
+    memo.keepAtCommit(tx, 'at-commit', 'kept by the writer', ['groups']);
+    // A write of another table keeps it.
+    await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
+  });
+  assert.match(await read('at-commit'), kept('kept by the writer'));
+  assert.match(await read('at-commit'), kept('kept by the writer'));
+
+  await inTransaction(ctx, async (tx) => {
+    memo.keepAtCommit(tx, 'rewritten', 'stale', ['groups']);
+    await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
+  });
+  assert.match(await read('rewritten'), /^computed/);
+
+  await assert.rejects(
+    inTransaction(ctx, async (tx) => {
+      await tx.db.insertInto('groups').values(groupRow('h')).execute();
+      memo.keepAtCommit(tx, 'rolled back', 'never committed', ['groups']);
+      throw new Error('rolled back');
+    }),
+  );
+  assert.match(await read('rolled back'), /^computed/);
+
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('i')).execute();
+    memo.keepAtCommit(tx, 'later', 'kept until the next write', ['groups']);
+  });
+  assert.match(await read('later'), kept('kept until the next write'));
+  await inTransaction(ctx, (tx) => tx.db.deleteFrom('groups').where('name', '=', 'i').execute());
+  assert.match(await read('later'), /^computed/);
+
+  // One transaction hands over its first AT_COMMIT_ENTRIES answers, no more.
+  await inTransaction(ctx, async (tx) => {
+    await tx.db.insertInto('groups').values(groupRow('j')).execute();
+    for (let i = 0; i <= AT_COMMIT_ENTRIES; i++) memo.keepAtCommit(tx, `many ${i}`, `kept ${i}`, ['groups']);
+  });
+  assert.match(await read(`many ${AT_COMMIT_ENTRIES - 1}`), kept(`kept ${AT_COMMIT_ENTRIES - 1}`));
+  assert.match(await read(`many ${AT_COMMIT_ENTRIES}`), /^computed/);
 }
 
 describe('the data version and the read memo (one invalidation mechanism)', () => {
@@ -316,6 +372,10 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(await memo.get(ctx, 'written', async () => 'after the commit'), 'after the commit');
   });
 
+  it('serves what a write transaction kept for the readers after it commits, unless it wrote its tables after keeping it or rolled back', async () => {
+    await keptAtCommit(svc);
+  });
+
   it('inside a transaction, serves what a writer says it wrote until the next write of its tables', async () => {
     const memo = new ReadMemo();
     const read = countedGroupsRead(memo);
@@ -482,6 +542,68 @@ describe('several instances on one database', () => {
     assert.equal(await read(ctxOf(b)), 4);
   });
 
+  it("serves a kept answer before a write unchecked; the write's transaction confirms it under the write lock, and rolls back when another instance wrote its tables", async () => {
+    const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
+    const read = countedGroupsRead(memo);
+    const rename = (name: string) => (tx: { db: TestService['host']['db'] }) => tx.db.updateTable('users').set({ first_name: name }).where('username', '=', 'admin').execute();
+    const firstName = async () => (await b.host.db.selectFrom('users').select('first_name').where('username', '=', 'admin').executeTakeFirstOrThrow()).first_name;
+    const unchecked = () => ({ db: b.host.db, inTransaction: false, unchecked: new UncheckedReads() });
+    // Nothing kept yet: read as always, nothing to confirm.
+    const first = unchecked();
+    assert.equal(await read(first), 1);
+    assert.equal(first.unchecked.size, 0);
+    const kept = unchecked();
+    assert.equal(await read(kept), 1);
+    assert.equal(kept.unchecked.size, 1);
+    // Another instance's commit of other tables: confirmed, the write commits.
+    await inTransaction(ctxOf(a), rename('A'));
+    await inTransaction(ctxOf(b), rename('B'), kept.unchecked);
+    assert.equal(await firstName(), 'B');
+    // Of its table: the write rolls back, and says so rather than the work's own failure.
+    const stale = unchecked();
+    assert.equal(await read(stale), 1);
+    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('groups').values({ name: 'moved', description: '', created: 'now', last_updated: 'now' }).execute());
+    await assert.rejects(inTransaction(ctxOf(b), rename('stale'), stale.unchecked), UncheckedReadsStale);
+    await assert.rejects(
+      inTransaction(
+        ctxOf(b),
+        async () => {
+          throw new Error('refused on a stale identity');
+        },
+        stale.unchecked,
+      ),
+      UncheckedReadsStale,
+    );
+    assert.equal(await firstName(), 'B');
+    // Read as always again: computed afresh.
+    assert.equal(await read(ctxOf(b)), 2);
+    // This process's own write of its tables outside transactions: not served unchecked.
+    await b.host.db.deleteFrom('groups').where('name', '=', 'moved').execute();
+    const local = unchecked();
+    assert.equal(await read(local), 3);
+    assert.equal(local.unchecked.size, 0);
+  });
+
+  it("refuses a write by an identity or permission another instance withdrew, and writes nothing; accepts one it granted", async () => {
+    const alice = await actor(a, 'alice', [{ object_types: ['users.group'], actions: ['add', 'view'] }]);
+    const onB = b.as(alice.key);
+    const created = async (name: string) => (await b.host.db.selectFrom('groups').select('id').where('name', '=', name).execute()).length;
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g1' })).status, 201);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g2' })).status, 201);
+
+    const permissions = await a.admin.get('/api/users/permissions/');
+    for (const p of permissions.body.results) assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g3' })).status, 403);
+    assert.equal(await created('g3'), 0);
+
+    assert.equal((await a.admin.post('/api/users/permissions/', { name: 'again', object_types: ['users.group'], actions: ['add', 'view'], users: [alice.id] })).status, 201);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g4' })).status, 201);
+
+    assert.equal((await a.admin.patch(`/api/users/users/${alice.id}/`, { is_active: false })).status, 200);
+    assert.equal((await onB.post('/api/users/groups/', { name: 'g5' })).status, 403);
+    assert.equal(await created('g5'), 0);
+  });
+
   it("never serves a cached identity or permission after another instance's write", async () => {
     const alice = await actor(a, 'alice', [{ object_types: ['users.user'], actions: ['view'] }]);
     const onB = b.as(alice.key);
@@ -531,6 +653,10 @@ if (!onPostgres) {
     }
 
     const adminRow = () => svc.host.db.selectFrom('users').select(['first_name', 'last_name']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+
+    it('serves what a write transaction kept for the readers after it commits, at the versions it committed', async () => {
+      await keptAtCommit(svc);
+    });
 
     it('answers reads while a write transaction is open and waiting, from the last commit, and the write once it commits', async () => {
       const before = await adminRow();
