@@ -116,11 +116,14 @@ async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<v
  * How far the JavaScript heap may grow past what the last full garbage collection kept, in
  * percent. V8's own factor lets it reach up to four times that before collecting again: the
  * service keeps about 30 MB between requests, but its memory stood at 250 to 300 MB after a
- * few minutes of load, all of it garbage waiting. At 50 % it stays within about 100 MB more
- * than it keeps, for the same throughput (the collections are smaller and incremental). A
- * `--heap-growing-percent` given to Node (command line or NODE_OPTIONS) wins.
+ * few minutes of load, all of it garbage waiting. At 50 % it stayed within about 100 MB more
+ * than it keeps, for the same throughput (the collections are smaller and incremental); at
+ * 30 % a few more full collections (14 to 15 against 10 to 12 in 6,000 requests of the mixed
+ * load) for the same CPU time per request, and about 10 MB less garbage waiting after the list
+ * scenarios (docs/performance.md, "Scenario 13: 4 MB semi-spaces"). A `--heap-growing-percent`
+ * given to Node (command line or NODE_OPTIONS) wins.
  */
-const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 30;
 
 function boundHeapGrowth(): void {
   if (!givenToNode(/^--heap[-_]growing[-_]percent\b/)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
