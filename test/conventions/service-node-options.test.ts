@@ -57,7 +57,7 @@ describe("conventions: the service's Node options and environment", () => {
   });
 
   it('a start without the environment is found', () => {
-    const [start] = serviceStarts('node --max-semi-space-size=8 dist/server.js --port 8000');
+    const [start] = serviceStarts('node --max-semi-space-size=4 dist/server.js --port 8000');
     assert.deepEqual(missingEnvironment(start!, []), [serviceEnvironmentWords()]);
     const [given] = serviceStarts(`DATABASE_URL=postgres://x ${serviceEnvironmentWords()} node ${options} dist/server.js`);
     assert.deepEqual(missingEnvironment(given!, []), []);
