@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
 import { createApp, migrationsOf, PluginError } from './app';
+import { setEngineFlags } from './engine-flags';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
 import { consoleLogger } from './host/core/logger';
@@ -112,45 +112,9 @@ async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<v
   }
 }
 
-/**
- * How far the JavaScript heap may grow past what the last full garbage collection kept, in
- * percent. V8's own factor lets it reach up to four times that before collecting again: the
- * service keeps about 30 MB between requests, but its memory stood at 250 to 300 MB after a
- * few minutes of load, all of it garbage waiting. At 50 % it stayed within about 100 MB more
- * than it keeps, for the same throughput (the collections are smaller and incremental); at
- * 30 % a few more full collections (14 to 15 against 10 to 12 in 6,000 requests of the mixed
- * load) for the same CPU time per request, and about 10 MB less garbage waiting after the list
- * scenarios (docs/performance.md, "Scenario 13: 4 MB semi-spaces"). A `--heap-growing-percent`
- * given to Node (command line or NODE_OPTIONS) wins.
- */
-const HEAP_GROWING_PERCENT = 30;
-
-function boundHeapGrowth(): void {
-  if (!givenToNode(/^--heap[-_]growing[-_]percent\b/)) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-}
-
-/** Whether Node was started with an option matching `pattern` (command line or NODE_OPTIONS). */
-function givenToNode(pattern: RegExp): boolean {
-  return [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => pattern.test(a));
-}
-
-/**
- * No young-generation collection scheduled as a task of its own. V8 otherwise posts one once the
- * young generation is 80 % full, and it runs as soon as the request that crossed the line has
- * answered: in front of the next request, typically a light read after a write (the writes
- * allocate most). Without it, the collection runs when the young generation is full, inside the
- * request whose allocation fills it, so a request's share of the collections follows its share
- * of the allocations; and there are about 10 % fewer of them (docs/performance.md, "The first
- * read after a write"). A `--minor-gc-task` given to Node wins.
- */
-function noScavengeTask(): void {
-  if (!givenToNode(/^--(no-)?(minor[-_]gc|scavenge)[-_]task\b/)) setFlagsFromString('--no-minor-gc-task');
-}
-
 async function main(): Promise<void> {
   const command = process.argv[2];
-  boundHeapGrowth();
-  noScavengeTask();
+  setEngineFlags();
   if (command === 'backup' || command === 'restore') return runTool(command, process.argv.slice(3));
   let database: OpenDatabase | undefined;
   let options: Options;

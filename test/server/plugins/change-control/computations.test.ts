@@ -6,6 +6,7 @@ import { keptChangeRequestRow } from '../../../../server/plugins/change-control/
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onPostgres } from '../../../support/database';
 import type { TestService } from '../../../support/service';
 import { BRANCHES, CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
@@ -32,6 +33,8 @@ describe('change control: the gate and the evaluation are computed once per requ
 
   const ONCE = { gate: 1, evaluation: 1 };
   const NONE = { gate: 0, evaluation: 0 };
+  /** A detail read right after a write that refreshed the request: the write handed it the gate (on SQLite; on PostgreSQL nothing is handed over). */
+  const AFTER_REFRESH = onPostgres ? ONCE : NONE;
 
   async function submitted(request: Record<string, unknown> = {}): Promise<Setup> {
     const s = await setup(svc, { policy: {}, request });
@@ -67,9 +70,9 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.equal((await detail(a.author.client, a.cr.id)).status, 'completed');
   });
 
-  it("a detail read after a write computes none (it shows what the write's refresh computed) and at most once after that; the evaluation read once", async () => {
+  it("a detail read after a write computes none (it shows what the write's refresh computed; on PostgreSQL once) and at most once after that; the evaluation read once", async () => {
     const s = await submitted();
-    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), NONE);
+    assert.deepEqual(await counted(() => detail(s.author.client, s.cr.id)), AFTER_REFRESH);
     const again = await counted(() => detail(s.author.client, s.cr.id));
     assert.ok(again.gate <= 1 && again.evaluation <= 1, JSON.stringify(again));
     assert.deepEqual(await counted(() => ok(s.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))), ONCE);
@@ -80,7 +83,7 @@ describe('change control: the gate and the evaluation are computed once per requ
     await detail(s.author.client, s.cr.id);
     assert.deepEqual(await counted(() => ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'edited' }))), ONCE);
     let shown: any;
-    assert.deepEqual(await counted(async () => (shown = await detail(s.author.client, s.cr.id))), NONE);
+    assert.deepEqual(await counted(async () => (shown = await detail(s.author.client, s.cr.id))), AFTER_REFRESH);
     assert.equal(shown.description, 'edited');
     // What the write kept for the readers is what a reader computes afresh.
     svc.host.readMemo.clear();
@@ -164,7 +167,8 @@ describe('change control: the gate and the evaluation are computed once per requ
         await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { name: 'renamed-router' }));
         after = (await detail(s.author.client, s.cr.id)).digest;
       }),
-      { pages: 0, branchFacts: 1 },
+      // The read computes them again on PostgreSQL (the write hands nothing over there).
+      { pages: 0, branchFacts: onPostgres ? 2 : 1 },
     );
     assert.notEqual(after, before);
   });
