@@ -17,29 +17,25 @@ export async function deleteTag(ctx: Ctx, id: number): Promise<void> {
   await tagTable.remove(ctx, id);
 }
 
-/** `tagAssignments` of one object, built and compiled once (presenting one object asks it: a detail, a write's answer). */
-const tagAssignmentsOfOne = compiledSelect((db: Queryable<any>, objectType: string, objectId: number) =>
-  db
+/** The tags assigned to objects of one type, with the object each is assigned to (the rest of the select adds which objects and the order). */
+function assignmentsOfType(db: Queryable<any>, objectType: string) {
+  return db
     .selectFrom('tagged_items as ti')
     .innerJoin('tags as t', 't.id', 'ti.tag_id')
     .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
-    .where('ti.object_type', '=', objectType)
-    .where('ti.object_id', '=', objectId)
-    .orderBy('t.name'),
+    .where('ti.object_type', '=', objectType);
+}
+
+/** `tagAssignments` of one object, built and compiled once (presenting one object asks it: a detail, a write's answer). */
+const tagAssignmentsOfOne = compiledSelect((db: Queryable<any>, objectType: string, objectId: number) =>
+  assignmentsOfType(db, objectType).where('ti.object_id', '=', objectId).orderBy('t.name'),
 );
 
 /** The tags assigned to these objects of one type, by tag name. */
 export async function tagAssignments(ctx: Ctx, objectType: string, objectIds: readonly number[]): Promise<Array<{ object_id: number; id: number; name: string; slug: string; color: string }>> {
   const distinct = [...new Set(objectIds)];
   if (distinct.length === 1) return tagAssignmentsOfOne(ctx.db, objectType, distinct[0]!);
-  return ctx.db
-    .selectFrom('tagged_items as ti')
-    .innerJoin('tags as t', 't.id', 'ti.tag_id')
-    .select(['ti.object_id', 't.id', 't.name', 't.slug', 't.color'])
-    .where('ti.object_type', '=', objectType)
-    .where('ti.object_id', 'in', distinct)
-    .orderBy('t.name')
-    .execute();
+  return assignmentsOfType(ctx.db, objectType).where('ti.object_id', 'in', distinct).orderBy('t.name').execute();
 }
 
 /** The tags with any of these ids, names or slugs. */

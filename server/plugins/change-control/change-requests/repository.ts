@@ -14,15 +14,15 @@ export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeR
   return (await changeRequestById(ctx.db, id))[0];
 }
 
+/** The tables a request's row references with `on delete set null`. */
+const REQUEST_ROW_PARENTS: readonly string[] = ['branches', 'users'];
+
 /**
  * The same row, kept in the read memo until a write of its partition, or of the tables whose
  * deletes clear its references (`branch_id`, `requester_id`, `override_by_id`: a cascade no
  * statement of this table says). Every detail read starts with it. Frozen: the answer is shared
  * by every read until then.
  */
-/** The tables a request's row references with `on delete set null`. */
-const REQUEST_ROW_PARENTS: readonly string[] = ['branches', 'users'];
-
 export async function keptChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return ctx.host.readMemo.get(
     ctx,
