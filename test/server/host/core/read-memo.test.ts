@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
 import { bumpDataVersion, readDataVersions, readVersionWith, tableVersionRow, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
-import type { Kysely } from 'kysely';
+import type { Kysely, RootOperationNode } from 'kysely';
 import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
 import { branchContributors, contributorsReads } from '../../../../server/host/events/contributors-repository';
@@ -262,7 +262,7 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
 
   it('says which partitions a write statement writes, or that it cannot tell', () => {
     const db = svc.host.db;
-    const parts = (q: { toOperationNode(): unknown }) => writtenPartitions(q.toOperationNode() as never).sort();
+    const parts = (q: { toOperationNode(): RootOperationNode }) => writtenPartitions(q.toOperationNode()).sort();
     const p = (branch: number | null) => partitionName('object_changes', branch);
     assert.deepEqual(parts(db.insertInto('object_changes').values([changelogEntry(3), changelogEntry(null), changelogEntry(3)])), [p(3), p(null)].sort());
     assert.deepEqual(parts(db.updateTable('object_changes').set({ object_repr: 'a' }).where('object_repr', '=', 'b').where('branch_id', '=', 3)), [p(3)]);
