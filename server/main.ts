@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp, migrationsOf, PluginError } from './app';
-import { serverFor } from './app-server';
+import { createApp, migrationsOf, PluginError, serverFor } from './app';
 import { setEngineFlags } from './engine-flags';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';

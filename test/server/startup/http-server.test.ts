@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { serverFor } from '../../../server/app-server';
+import { serverFor } from '../../../server/app';
 
 /** One request on `agent`: status, headers and body text. */
 function send(port: number, agent: Agent, method: string, path: string, body?: unknown): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
