@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApp, migrationsOf, PluginError } from './app';
+import { createApp, migrationsOf, PluginError, serverFor } from './app';
 import { setEngineFlags } from './engine-flags';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
@@ -161,7 +161,7 @@ async function main(): Promise<void> {
   const { app, host, endStreams } = built;
   let port: number;
   try {
-    const real = createServer(app);
+    const real = serverFor(app);
     port = await listen(real, options.host, options.port);
     for (const task of host.background) task.start();
     const collect = fullCollection();

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { createApp, migrationsOf } from '../../server/app';
+import { request as httpRequest, type Server } from 'node:http';
+import { createApp, migrationsOf, serverFor } from '../../server/app';
 import { defaultPlugins } from '../../server/plugins';
 import { openTestDatabase } from './database';
 import { ManualClock } from '../../server/host/core/clock';
@@ -259,7 +259,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const database = await openTestDatabase(migrationsOf(plugins), options.db);
   const { app, host } = await createApp({ db: database.db, clock, config, log, plugins, configDir: options.configDir });
   await bootstrapAdmin(database.db, clock, ADMIN_TOKEN);
-  const server: Server = createServer(app);
+  const server: Server = serverFor(app);
   // The clients of a test share the service's event loop: on a loaded machine a connection left
   // idle for the server's default 5 s could be closed just as a client reuses it (ECONNRESET).
   // Tests close every connection themselves (close() below).

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { observeStatements, postgresUrlOf } from '../../../../server/host/db/database';
+import { observeStatements, postgresUrlOf, withTables } from '../../../../server/host/db/database';
 import { onPostgres, TEST_DATABASE_URL } from '../../../support/database';
 import type { TestService } from '../../../support/service';
 import { CHECKS, ok, REQUESTS } from './fixtures';
-import { checksByName, setup, startWithChecks } from './checks-support';
+import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
+import { ccTables, checksByName, setup, startWithChecks } from './checks-support';
 
 /**
  * The pipeline's check report is the service's most frequent write. Its cost is counted in
@@ -129,7 +130,7 @@ describe('change control checks: the statements of one report', () => {
     it('a report and a read still answer after another instance changed the checks table: statements prepared before it are prepared again', async () => {
       const { s, id } = await reportedCheck();
       const schema = /search_path=(\w+)/.exec(decodeURIComponent(postgresUrlOf(svc.host.db)!))![1]!;
-      const readCheck = () => svc.host.db.selectFrom('cc_merge_checks' as never).selectAll().where('id' as never, '=', id as never).executeTakeFirstOrThrow() as Promise<Record<string, unknown>>;
+      const readCheck = () => ccTables(svc).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await admin.connect();
       const seen: string[] = [];
@@ -146,8 +147,9 @@ describe('change control checks: the statements of one report', () => {
         let attempts = 0;
         const inside = await inTransaction(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url }), async (tx) => {
           attempts++;
-          await tx.db.selectFrom('cc_merge_checks' as never).select('id' as never).where('id' as never, '=', id as never).execute();
-          return (await tx.db.selectFrom('cc_merge_checks' as never).selectAll().where('id' as never, '=', id as never).executeTakeFirstOrThrow()) as Record<string, unknown>;
+          const db = withTables<ChangeControlTables>(tx.db);
+          await db.selectFrom('cc_merge_checks').select('id').where('id', '=', id).execute();
+          return db.selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
         });
         assert.equal(attempts, 2);
         assert.ok('rollout_note' in inside, JSON.stringify(inside));
