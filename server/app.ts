@@ -12,6 +12,7 @@ import { createHost, PluginError, type Host, type HostPlugin } from './host/host
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
 import { databaseKind, migrate, type HostDb, type Migration } from './host/db/database';
+import { versionsMayHaveMoved } from './host/db/data-version';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
 import { RouteIndex } from './host/http/route-index';
@@ -206,6 +207,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   app.set('query parser', 'simple');
 
   app.use((req: Request, res: Response, next: NextFunction) => {
+    // Its sender may have seen another process commit: its reads see the versions as they are now.
+    versionsMayHaveMoved();
     res.setHeader('API-Version', API_VERSION);
     res.locals.requestId = randomUUID();
     if (['POST', 'PUT', 'PATCH'].includes(req.method) && hasBody(req) && !req.is('application/json')) {

@@ -197,6 +197,39 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
   return n;
 }
 
+/**
+ * Reads of the committed versions (on SQLite, the reader connection's count of commits first)
+ * are answered again without asking the database while this number stands. It moves when
+ * something may have been committed that a read must see: when this process runs a statement
+ * that writes (a commit, a write outside a transaction), when a request arrives (its sender may
+ * have seen a commit of another process complete before sending it), and when the event loop
+ * turns (a timer, a stream or a background task starts from a new count). Within one turn and
+ * one request nothing else can tell this process of another process's commit, so every read of
+ * the turn may see the versions as the first one read them: a request's several cached reads
+ * (the caller's identity, the permission rows, a row, its queue position) ask once.
+ */
+let versionsEpoch = 0;
+let turnEnds = false;
+
+function endTurn(): void {
+  turnEnds = false;
+  versionsEpoch++;
+}
+
+/** Something may have been committed since the versions were last read: the next read asks the database. */
+export function versionsMayHaveMoved(): void {
+  versionsEpoch++;
+}
+
+/** The current number (see `versionsMayHaveMoved`); it moves at the end of this turn of the event loop. */
+export function versionsEpochNow(): number {
+  if (!turnEnds) {
+    turnEnds = true;
+    setImmediate(endTurn).unref();
+  }
+  return versionsEpoch;
+}
+
 const readers = new WeakMap<object, () => Promise<DataVersions>>();
 
 const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
@@ -210,6 +243,31 @@ const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() }
 export function readVersionWith(db: Kysely<any>, read: (() => Promise<DataVersions>) | null): void {
   readers.set(db, read ?? (() => Promise.resolve(NOTHING_READ)));
   if (!read) inMemory.add(db);
+}
+
+/** How many times the versions of each handle with a reader of its own were asked of the database. */
+const asks = new WeakMap<object, number>();
+
+/** How many times the versions of `db` were asked of the database (0 for a handle without a reader of its own). */
+export function versionsAsked(db: Queryable<any>): number {
+  return asks.get(db) ?? 0;
+}
+
+/**
+ * `read` (the versions of `db`, read in this process without a round trip), asked again only when
+ * the number of `versionsEpochNow` has moved since it last was.
+ */
+export function askedOncePerEpoch(db: object, read: () => Promise<DataVersions>): () => Promise<DataVersions> {
+  let answer: Promise<DataVersions> | undefined;
+  let askedIn = -1;
+  return () => {
+    const epoch = versionsEpochNow();
+    if (answer !== undefined && askedIn === epoch) return answer;
+    askedIn = epoch;
+    asks.set(db, (asks.get(db) ?? 0) + 1);
+    answer = read();
+    return answer;
+  };
 }
 
 /** Handles of databases no other process can open: their versions never move. */

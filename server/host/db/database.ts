@@ -30,7 +30,7 @@ import type * as Pg from 'pg';
 import { asWritten, beginWriteSql, serviceClient } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { countingWrites, isWrite, readVersionWith, versionsOf, type DataVersions } from './data-version';
+import { askedOncePerEpoch, countingWrites, isWrite, readVersionWith, versionsMayHaveMoved, versionsOf, type DataVersions } from './data-version';
 import { AUTOMATIC_CHECKPOINT_PAGES, DEFAULT_CHECKPOINTER, WalCheckpointer, type CheckpointerSettings } from './wal-checkpointer';
 
 export type HostDb = Kysely<HostTables>;
@@ -199,8 +199,13 @@ class FifoLock {
 function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statement = sqlite.prepare(compiled.sql)): QueryResult<any> {
   const parameters = compiled.parameters as unknown[];
   if (statement.reader) return { rows: statement.all(parameters) };
-  const { changes, lastInsertRowid } = statement.run(parameters);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  try {
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  } finally {
+    // A commit, or a write outside a transaction: the versions are read again (`versionsEpochNow`).
+    versionsMayHaveMoved();
+  }
 }
 
 /**
@@ -400,7 +405,8 @@ function openSqlite(path: string, checkpointerSettings: Partial<CheckpointerSett
   const db = countingWrites(new Kysely<HostTables>({ dialect }));
   statementListeners.set(db, listeners);
   if (checkpointer) checkpointers.set(db, checkpointer);
-  readVersionWith(db, readVersions);
+  // Asked once per request and turn of the event loop, not once per cached read (`versionsEpochNow`).
+  readVersionWith(db, readVersions && askedOncePerEpoch(db, readVersions));
   return {
     db,
     kind: 'sqlite',

@@ -9,7 +9,7 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
-import { bumpDataVersion, readDataVersions, readVersionWith, tableVersionRow, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
+import { bumpDataVersion, readDataVersions, readVersionWith, tableVersionRow, versionsAsked, versionsMayHaveMoved, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
 import type { Kysely, RootOperationNode } from 'kysely';
 import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
@@ -713,16 +713,40 @@ if (!onPostgres) {
       const afterOwn = readDataVersions(svc.host.db);
       assert.equal((await afterOwn).global, (await first).global + 1);
       assert.notEqual((await afterOwn).rows.get(tableVersionRow('groups')), (await first).rows.get(tableVersionRow('groups')));
-      // Another connection (as another process would): a commit that moves no version keeps the versions; one that moves them is seen.
+      // A write outside a transaction is seen at once too.
+      const before = await readDataVersions(svc.host.db);
+      await bumpDataVersion(svc.host.db, ['groups']);
+      assert.equal((await readDataVersions(svc.host.db)).global, before.global + 1);
+      // Another connection (as another process would): seen from the next turn of the event loop,
+      // or at once after a request arrived; a commit that moves no version keeps the versions.
       const other = new SQLite(join(dir, 'one.sqlite'));
+      const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
       try {
+        const seen = await readDataVersions(svc.host.db);
         other.prepare('update "users" set "first_name" = ? where "username" = ?').run('Beside', 'admin');
-        assert.deepEqual(await readDataVersions(svc.host.db), await afterOwn);
+        await nextTurn();
+        assert.deepEqual(await readDataVersions(svc.host.db), seen);
         other.prepare('update "data_version" set "version" = "version" + 1 where "id" = 1').run();
-        assert.equal((await readDataVersions(svc.host.db)).global, (await afterOwn).global + 1);
+        assert.equal((await readDataVersions(svc.host.db)).global, seen.global, 'within the turn, asked once');
+        await nextTurn();
+        assert.equal((await readDataVersions(svc.host.db)).global, seen.global + 1);
+        other.prepare('update "data_version" set "version" = "version" + 1 where "id" = 1').run();
+        assert.equal((await readDataVersions(svc.host.db)).global, seen.global + 1);
+        versionsMayHaveMoved();
+        assert.equal((await readDataVersions(svc.host.db)).global, seen.global + 2, 'a request arrived: asked again');
       } finally {
         other.close();
       }
+    });
+
+    it('answers every cached read of one request after one read of the versions, and reads them again for the next request', async () => {
+      await svc.admin.get('/api/users/users/?username=admin');
+      const start = versionsAsked(svc.host.db);
+      await svc.admin.get('/api/users/users/?username=admin');
+      // The caller's identity, the permission rows, the list's rows: one ask.
+      assert.equal(versionsAsked(svc.host.db) - start, 1);
+      await svc.admin.get('/api/users/users/?username=admin');
+      assert.equal(versionsAsked(svc.host.db) - start, 2);
     });
 
     it('sends a write outside transactions to the writer, after the open transaction', async () => {
