@@ -1,7 +1,8 @@
 // SQLite and PostgreSQL side by side, and several instances on one PostgreSQL database: the
 // built service (dist/server.js) driven over HTTP with concurrent connections (autocannon).
 //   npm run bench:databases   (BENCH_DATABASE_URL=postgres://USER@HOST:PORT/DATABASE, a database
-//                              the user may create schemas in; BENCH_DURATION seconds per scenario)
+//                              the user may create schemas in; BENCH_DURATION seconds per scenario;
+//                              BENCH_MORE_INSTANCES=none to measure one instance only, 2,3 by default)
 // Without BENCH_DATABASE_URL it says so and measures SQLite only.
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
@@ -17,6 +18,8 @@ import { startService, type RunningService } from './service';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const TOKEN = 'bench0000000000000000000000000000000000';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? '';
+/** The instance counts measured beside one (BENCH_MORE_INSTANCES=none measures one instance only). */
+const MORE_INSTANCES = (process.env.BENCH_MORE_INSTANCES ?? '2,3').split(',').map(Number).filter((n) => n > 1);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Figures {
@@ -114,7 +117,7 @@ async function main(): Promise<void> {
         line('3. check report, PostgreSQL', one.report),
         `${''.padEnd(58)}PostgreSQL/SQLite: ${(sqlite.report.rps / one.report.rps).toFixed(2)}x slower (target: within 2x)`,
       );
-      for (const count of [2, 3]) {
+      for (const count of MORE_INSTANCES) {
         log(`PostgreSQL: ${count} instances on one database`);
         const many = await withInstances(count, await pgSchema(admin, `bench_${count}`), config, measure);
         out.push(line(`1. detail read, PostgreSQL, ${count} instances`, many.detail), line(`3. check report, PostgreSQL, ${count} instances`, many.report));

@@ -66,6 +66,48 @@ export async function retryingStalePlan<T>(attempt: () => Promise<T>): Promise<T
   }
 }
 
+/**
+ * The write lock handed from one transaction of this process to the next. A COMMIT's answer
+ * and the next holder's first answer (PostgreSQL grants the lock as the commit ends) reach the
+ * event loop together; whatever runs first delays the other. The committed transaction's
+ * continuation (its after-commit work, the request's answer) is not on anyone's path, while the
+ * next holder's work is on every writer's: so while a transaction of this process waits for the
+ * lock, a COMMIT's answer is handed on only once the next holder of the lock in this process
+ * has sent its next round trip, or after a millisecond (`lockHandoverWait`: the lock may
+ * have gone to another instance, or the next holder may send nothing).
+ */
+let handoverWaitMs = 1;
+
+/** Sets how long a COMMIT's answer waits at most for the next holder of the lock (tests wait longer, to be certain); answers the previous. */
+export function lockHandoverWait(milliseconds: number): number {
+  const previous = handoverWaitMs;
+  handoverWaitMs = milliseconds;
+  return previous;
+}
+
+const handover = {
+  /** Write transactions of this process whose first round trip (BEGIN and the lock) is on its way. */
+  waiting: 0,
+  /** Continuations of committed transactions, waiting for the next holder's round trip. */
+  deferred: [] as Array<() => void>,
+  timer: undefined as ReturnType<typeof setTimeout> | undefined,
+  /** Hands the committed transactions' answers on. */
+  release(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const deferred = this.deferred;
+    this.deferred = [];
+    for (const go of deferred) go();
+  },
+  /** Resolves once the next holder of the lock in this process has sent a round trip, or soon. */
+  afterNextHolder(): Promise<void> {
+    return new Promise<void>((go) => {
+      this.deferred.push(go);
+      if (this.timer === undefined) this.timer = setTimeout(() => this.release(), handoverWaitMs);
+    });
+  },
+};
+
 /** Statement names: the same for every connection of the process (a text keeps its index). */
 const NAMED_STATEMENTS = 2000;
 const statementIndex = new Map<string, number>();
@@ -137,13 +179,27 @@ export function sentWithNext<Q extends { modifyEnd(modifier: Expression<any>): Q
 
 /** A value as a literal of a simple query (quoted, as the driver sends it as an untyped text parameter), or null when it cannot be one. */
 function literalOf(value: unknown): string | null {
-  const pg = pgDriver() as unknown as { utils: { prepareValue(value: unknown): unknown }; escapeLiteral(text: string): string };
+  const pg = pgDriver() as unknown as { utils: { prepareValue(value: unknown): unknown } };
   const prepared = pg.utils.prepareValue(value);
   if (prepared === null) return 'null';
   // Text with a NUL character would end a simple query's text; as a parameter PostgreSQL refuses
   // it, and the caller is told so. Bytes are sent as parameters too.
-  if (typeof prepared === 'string' && !prepared.includes('\0')) return pg.escapeLiteral(prepared);
+  if (typeof prepared === 'string' && !prepared.includes('\0')) return quoted(prepared);
   return null;
+}
+
+/**
+ * Text as a quoted literal, exactly as the driver's `escapeLiteral` writes it (quotes and
+ * backslashes doubled, ` E'...'` when there was a backslash), without building it one character
+ * at a time: a report's changelog snapshots (hundreds of characters each) are written while the
+ * write lock is held, and the driver's way leaves a string piece per character for the collector.
+ */
+export function quoted(text: string): string {
+  const quote = text.includes("'");
+  const backslash = text.includes('\\');
+  if (!quote && !backslash) return `'${text}'`;
+  const doubled = quote ? text.replace(/'/g, "''") : text;
+  return backslash ? ` E'${doubled.replace(/\\/g, '\\\\')}'` : `'${doubled}'`;
 }
 
 /**
@@ -213,6 +269,9 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
      * so the connection deallocates them all before its next statement (outside a failed transaction).
      */
     #resync = false;
+
+    /** Whether the transaction holds the write lock (its first round trip has answered). */
+    #holdsLock = false;
 
     /** BEGIN, the lock and the versions, not sent yet: they go with the transaction's first statement. */
     #pendingBegin: string | null = null;
@@ -296,6 +355,7 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       if (text.startsWith('begin; select pg_advisory_xact_lock(') && text.endsWith(VERSIONS_READ_SQL)) {
         // Sent with the transaction's first statement: one round trip for both.
         this.#pendingBegin = text;
+        this.#holdsLock = false;
         this.#transaction = 'open';
         this.#versionsAtBegin = null;
         this.#versionsWritten = false;
@@ -335,7 +395,15 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       const preparing = this.#preparing;
       let answer: Result | Result[];
       try {
-        answer = await this.#send(text, []);
+        if (begin !== null) handover.waiting++;
+        try {
+          answer = await this.#send(text, []);
+        } finally {
+          if (begin !== null) {
+            handover.waiting--;
+            this.#holdsLock = true;
+          }
+        }
       } catch (err) {
         // Before the migration that creates the versions, the transaction begins without them.
         if (begin === null || (err as { code?: string }).code !== '42P01') throw err;
@@ -363,8 +431,9 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
             return { command: 'COMMIT', rowCount: null, rows: [] };
           }
           const prefix = this.#takePrefix();
-          if (prefix !== '') return lastOf(await this.#send(`${prefix}; commit`, []));
-          return await this.#send(text, []);
+          const committed = prefix !== '' ? lastOf(await this.#send(`${prefix}; commit`, [])) : await this.#send(text, []);
+          if (this.#holdsLock && handover.waiting > 0) await handover.afterNextHolder();
+          return committed;
         }
         // ROLLBACK drops what was held; a transaction that sent nothing has nothing to roll back.
         this.#pendingBegin = null;
@@ -375,10 +444,13 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         // A COMMIT sent after a statement that failed in the same text did not end the
         // transaction: it stays failed until the ROLLBACK that follows.
         if (this.#transaction !== 'failed' || text.toLowerCase() !== 'commit') this.#transaction = 'none';
+        if (this.#transaction === 'none') this.#holdsLock = false;
       }
     }
 
     async #send(text: string, values: unknown[], retried = false): Promise<Result> {
+      // The next holder of the lock sends its next round trip: the committed transactions before it go on.
+      if (this.#holdsLock && handover.deferred.length > 0) handover.release();
       const preparing = this.#preparing;
       this.#preparing = false;
       this.#forgetPrepared();
