@@ -77,6 +77,18 @@ function answerOf(route: RouteDef, result: unknown): Answer {
 }
 
 /**
+ * Resolves once the event loop has polled again. A write's answer waits for it, so that what the
+ * engine queued for the loop while the write ran runs before the answer goes out rather than in
+ * front of the request that follows it (typically a read of what was just written): V8 posts the
+ * pause that finishes a full garbage collection, and its incremental marking steps, as tasks that
+ * Node runs when the loop polls, and a write allocates most of what brings them on
+ * (docs/performance.md, "Requests made as Express's"). It costs a write one turn of the loop.
+ */
+function loopTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
  * Sends an answer: its JSON text with the headers Express's `res.send` gives a JSON string
  * (Content-Type with its charset, Content-Length; no ETag), written directly. A conditional
  * request (If-None-Match, If-Modified-Since) and a status without a body go through `res.send`,
@@ -300,6 +312,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
         };
         if (stage) stage.began = true;
         const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond, unchecked) : await respond(ctx);
+        if (writes) await loopTurn();
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else {
           if (replayed) res.setHeader(IDEMPOTENT_REPLAY_HEADER, 'true');
