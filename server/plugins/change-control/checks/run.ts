@@ -16,6 +16,8 @@ import { buildBuiltinFacts, buildCheckView } from './view';
 /** How long one registered check may take before it is recorded as `error`. */
 /** A registered check's link is kept only when it is an absolute http(s) URL: clients open it as a link. */
 function safeDetailsUrl(url: string): string {
+  // Most checks give none (every built-in): no parse, and no exception thrown and caught at each refresh.
+  if (url === '') return '';
   return url.length <= 2000 && isHttpUrl(url) ? url : '';
 }
 

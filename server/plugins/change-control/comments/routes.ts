@@ -11,6 +11,7 @@ import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
 import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
+import { threadCounts, threadOpened } from '../checks/view-repository';
 import { commentTable, presentComments, repliesTo, snapshotComment, visibleCommentRows } from './repository';
 
 type CommentOut = ChangeComment & ApiObject;
@@ -62,6 +63,8 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
     if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
     attribute = input.attribute;
   }
+  // A new thread: the request's counts before it (kept, or counted once), and after it one more open.
+  const threadsBefore = parentId === null ? await threadCounts(ctx, cr.id) : undefined;
   const now = nowIso(ctx);
   const row = await commentTable.insertRow(ctx, {
     change_request_id: cr.id,
@@ -78,6 +81,7 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
     created: now,
     last_updated: now,
   });
+  if (threadsBefore !== undefined) threadOpened(ctx, cr.id, threadsBefore);
   const presented = (await presentComments(ctx, [row]))[0]!;
   // The add permission's constraints decide which comments the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [ADD], presented);

@@ -344,6 +344,51 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.ok((await comment('third')) > 0);
     });
 
+    it("a new thread counts the request's threads without stepping over them again; a resolve, a reopen and a delete count afresh", async () => {
+      const other = await setup(svc, { policy: { checks: ['threads-resolved'] } });
+      const otherChange = (await changesOf(svc, other.branchId))[0];
+      const s = await setup(svc, { policy: { checks: ['threads-resolved'] } });
+      await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
+      const change = (await changesOf(svc, s.branchId))[0];
+      const counts = async (work: () => Promise<unknown>): Promise<number> => {
+        const seen: string[] = [];
+        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+        try {
+          await work();
+        } finally {
+          stop();
+        }
+        return seen.filter((q) => /^select count\(\*\) as "total".* from "cc_change_comments"/.test(q)).length;
+      };
+      const summary = async () => (await checksByName(svc.admin, s.cr!.id))['threads-resolved'].summary as string;
+      const comment = (text: string) => created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
+      // On PostgreSQL a transaction hands nothing to the readers at its commit: each new thread counts once.
+      const newThreadCounts = onPostgres ? 1 : 0;
+      const first = await comment('first');
+      assert.equal(await summary(), '1 comment thread is still open.');
+      let second: any;
+      assert.equal(await counts(async () => (second = await comment('second'))), newThreadCounts);
+      assert.equal(await summary(), '2 comment threads are still open.');
+      // Another request's thread keeps this request's counts.
+      await created(other.reviewer.client.post(COMMENTS, { change_request: other.cr!.id, change_diff: otherChange.id, text: 'elsewhere' }));
+      assert.equal(await counts(() => comment('third')), newThreadCounts);
+      assert.equal(await summary(), '3 comment threads are still open.');
+      assert.ok((await counts(() => ok(svc.admin.patch(`${COMMENTS}${first.id}/`, { resolved: true })))) > 0);
+      assert.equal(await summary(), '2 comment threads are still open.');
+      // The resolve said no request (an update by id): the next thread counts once, the one after not (on SQLite).
+      assert.equal(await counts(() => comment('fourth')), 1);
+      assert.equal(await counts(() => comment('fifth')), newThreadCounts);
+      assert.equal(await summary(), '4 comment threads are still open.');
+      expectStatus(await svc.admin.delete(`${COMMENTS}${first.id}/`), 204);
+      assert.equal(await summary(), '4 comment threads are still open.');
+      await ok(svc.admin.patch(`${COMMENTS}${second.id}/`, { resolved: true }));
+      assert.equal(await summary(), '3 comment threads are still open.');
+      expectStatus(await svc.admin.delete(`${COMMENTS}${second.id}/`), 204);
+      assert.equal(await summary(), '3 comment threads are still open.');
+      assert.equal(await counts(() => comment('sixth')), 1);
+      assert.equal(await summary(), '4 comment threads are still open.');
+    });
+
     it("shows at once a change of the members of a group a rule names", async () => {
       const s = await submitted();
       const approvers = await group(svc, `gate-approvers-${s.cr!.id}`, [s.reviewer.id]);
