@@ -134,6 +134,10 @@ class WriteCounter implements KyselyPlugin {
     }
     return args.node;
   }
+  /** A write compiled once (`compiledWrite`) is about to run: counted as `transformQuery` would have. */
+  sentCompiled(queryId: object, table: string | null, partitions: readonly string[]): void {
+    this.sent.set(queryId, { table, partitions });
+  }
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const write = this.sent.get(args.queryId);
     if (write !== undefined) {
@@ -150,6 +154,17 @@ class WriteCounter implements KyselyPlugin {
 }
 
 const counters = new WeakMap<object, WriteCounter>();
+
+/**
+ * The write counters a statement sent through this handle passes (a transaction's, and its
+ * database's), or null when the handle runs another plugin too (a statement compiled once would
+ * skip it: it must be built afresh).
+ */
+export function writeCountersOf(db: Queryable<any>): readonly WriteCounter[] | null {
+  const plugins = (db as Kysely<any>).getExecutor().plugins;
+  for (const plugin of plugins) if (!(plugin instanceof WriteCounter)) return null;
+  return plugins as readonly WriteCounter[];
+}
 
 /** The same handle (a database or a transaction), counting the writes sent through it. */
 export function countingWrites<T extends Kysely<any>>(db: T): T {
