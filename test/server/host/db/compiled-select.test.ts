@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { auditingMemoReads, auditMemoReads } from '../../../../server/host/db/read-audit';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { compiledSelect, compiledWrite } from '../../../../server/host/db/compiled-select';
+import { compiledSelect, compiledWrite, type WriteFields } from '../../../../server/host/db/compiled-select';
 import { writesThrough, writtenTables } from '../../../../server/host/db/data-version';
 import { partitionName } from '../../../../server/host/db/partitions';
 import { sql } from 'kysely';
@@ -83,15 +83,16 @@ describe('compiled selects: built and compiled once, run with new values', () =>
       { username: 'bob', first_name: 'Bob', last_name: '' },
     ]);
     // A field that is not a plain value (an expression) is built afresh, as it is.
-    await rename(svc.host.db, { first_name: sql<string>`'Annie'` as never }, 'ann');
+    const expression = (text: string): WriteFields => ({ first_name: sql<string>`${text}` }) as Record<string, unknown> as WriteFields;
+    await rename(svc.host.db, expression('Annie'), 'ann');
     assert.equal(built, 3);
-    await rename(svc.host.db, { first_name: sql<string>`'Ann'` as never }, 'ann');
+    await rename(svc.host.db, expression('Ann'), 'ann');
     assert.equal(built, 4);
     assert.equal((await svc.host.db.selectFrom('users').select('first_name').where('username', '=', 'ann').executeTakeFirstOrThrow()).first_name, 'Ann');
   });
 
   it('tells the partitions an insert writes, from the values of each run', async () => {
-    const record = compiledWrite<[], { id: number }>((db, fields) => db.insertInto('object_changes').values(fields as never).returning('id'));
+    const record = compiledWrite<[], { id: number }>((db, fields) => db.insertInto('object_changes').values(fields).returning('id'));
     const entry = (branchId: number | null) => ({
       time: '2026-01-01T00:00:00.000Z', user_id: null, user_name: 'test', request_id: 'test', action: 'update', changed_object_type: 'test', changed_object_id: 1, object_repr: 'x', prechange_data: null, postchange_data: null, branch_id: branchId,
     });
