@@ -275,14 +275,42 @@ export function versionsAsked(db: Queryable<any>): number {
 export function askedOncePerEpoch(db: object, read: () => Promise<DataVersions>): () => Promise<DataVersions> {
   let answer: Promise<DataVersions> | undefined;
   let askedIn = -1;
+  // The answer of this epoch once it has come (the read answers from a promise kept while nothing
+  // was committed: it has mostly come before the next cached read asks).
+  let known: DataVersions | undefined;
+  let knownIn = -1;
+  knownVersions.set(db, () => (knownIn === askedIn && knownIn === versionsEpochNow() ? known : undefined));
   return () => {
     const epoch = versionsEpochNow();
     if (answer !== undefined && askedIn === epoch) return answer;
     askedIn = epoch;
     asks.set(db, (asks.get(db) ?? 0) + 1);
-    answer = read();
-    return answer;
+    const asked = read();
+    answer = asked;
+    asked.then(
+      (versions) => {
+        if (answer !== asked || askedIn !== epoch) return;
+        known = versions;
+        knownIn = epoch;
+      },
+      () => undefined,
+    );
+    return asked;
   };
+}
+
+/** Per handle asked once per epoch: the versions its read of this epoch answered, once it has. */
+const knownVersions = new WeakMap<object, () => DataVersions | undefined>();
+
+/**
+ * The versions `readDataVersions(db)` would answer now, when they are known without waiting: read
+ * in this epoch (this request and turn of the event loop, since this process's last write) and
+ * come; otherwise undefined (ask with `readDataVersions`). A database no other process can open
+ * answers its one unmoving versions.
+ */
+export function versionsKnownNow(db: Queryable<any>): DataVersions | undefined {
+  if (inMemory.has(db)) return NOTHING_READ;
+  return knownVersions.get(db)?.();
 }
 
 /** Handles of databases no other process can open: their versions never move. */
