@@ -66,48 +66,6 @@ export async function retryingStalePlan<T>(attempt: () => Promise<T>): Promise<T
   }
 }
 
-/**
- * The write lock handed from one transaction of this process to the next. A COMMIT's answer
- * and the next holder's first answer (PostgreSQL grants the lock as the commit ends) reach the
- * event loop together; whatever runs first delays the other. The committed transaction's
- * continuation (its after-commit work, the request's answer) is not on anyone's path, while the
- * next holder's work is on every writer's: so while a transaction of this process waits for the
- * lock, a COMMIT's answer is handed on only once the next holder of the lock in this process
- * has sent its next round trip, or after a millisecond (`lockHandoverWait`: the lock may
- * have gone to another instance, or the next holder may send nothing).
- */
-let handoverWaitMs = 1;
-
-/** Sets how long a COMMIT's answer waits at most for the next holder of the lock (tests wait longer, to be certain); answers the previous. */
-export function lockHandoverWait(milliseconds: number): number {
-  const previous = handoverWaitMs;
-  handoverWaitMs = milliseconds;
-  return previous;
-}
-
-const handover = {
-  /** Write transactions of this process whose first round trip (BEGIN and the lock) is on its way. */
-  waiting: 0,
-  /** Continuations of committed transactions, waiting for the next holder's round trip. */
-  deferred: [] as Array<() => void>,
-  timer: undefined as ReturnType<typeof setTimeout> | undefined,
-  /** Hands the committed transactions' answers on. */
-  release(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    const deferred = this.deferred;
-    this.deferred = [];
-    for (const go of deferred) go();
-  },
-  /** Resolves once the next holder of the lock in this process has sent a round trip, or soon. */
-  afterNextHolder(): Promise<void> {
-    return new Promise<void>((go) => {
-      this.deferred.push(go);
-      if (this.timer === undefined) this.timer = setTimeout(() => this.release(), handoverWaitMs);
-    });
-  },
-};
-
 /** Statement names: the same for every connection of the process (a text keeps its index). */
 const NAMED_STATEMENTS = 2000;
 const statementIndex = new Map<string, number>();
@@ -270,9 +228,6 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
      */
     #resync = false;
 
-    /** Whether the transaction holds the write lock (its first round trip has answered). */
-    #holdsLock = false;
-
     /** BEGIN, the lock and the versions, not sent yet: they go with the transaction's first statement. */
     #pendingBegin: string | null = null;
     /** Whether the transaction has written `data_version` (what BEGIN read of it is then stale). */
@@ -355,7 +310,6 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       if (text.startsWith('begin; select pg_advisory_xact_lock(') && text.endsWith(VERSIONS_READ_SQL)) {
         // Sent with the transaction's first statement: one round trip for both.
         this.#pendingBegin = text;
-        this.#holdsLock = false;
         this.#transaction = 'open';
         this.#versionsAtBegin = null;
         this.#versionsWritten = false;
@@ -395,15 +349,7 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
       const preparing = this.#preparing;
       let answer: Result | Result[];
       try {
-        if (begin !== null) handover.waiting++;
-        try {
-          answer = await this.#send(text, []);
-        } finally {
-          if (begin !== null) {
-            handover.waiting--;
-            this.#holdsLock = true;
-          }
-        }
+        answer = await this.#send(text, []);
       } catch (err) {
         // Before the migration that creates the versions, the transaction begins without them.
         if (begin === null || (err as { code?: string }).code !== '42P01') throw err;
@@ -431,9 +377,8 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
             return { command: 'COMMIT', rowCount: null, rows: [] };
           }
           const prefix = this.#takePrefix();
-          const committed = prefix !== '' ? lastOf(await this.#send(`${prefix}; commit`, [])) : await this.#send(text, []);
-          if (this.#holdsLock && handover.waiting > 0) await handover.afterNextHolder();
-          return committed;
+          if (prefix !== '') return lastOf(await this.#send(`${prefix}; commit`, []));
+          return await this.#send(text, []);
         }
         // ROLLBACK drops what was held; a transaction that sent nothing has nothing to roll back.
         this.#pendingBegin = null;
@@ -444,13 +389,10 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         // A COMMIT sent after a statement that failed in the same text did not end the
         // transaction: it stays failed until the ROLLBACK that follows.
         if (this.#transaction !== 'failed' || text.toLowerCase() !== 'commit') this.#transaction = 'none';
-        if (this.#transaction === 'none') this.#holdsLock = false;
       }
     }
 
     async #send(text: string, values: unknown[], retried = false): Promise<Result> {
-      // The next holder of the lock sends its next round trip: the committed transactions before it go on.
-      if (this.#holdsLock && handover.deferred.length > 0) handover.release();
       const preparing = this.#preparing;
       this.#preparing = false;
       this.#forgetPrepared();

@@ -3,8 +3,7 @@ import { sql } from 'kysely';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { databaseKind, observeStatements } from '../../../../server/host/db/database';
 import pg from 'pg';
-import { lockHandoverWait, quoted, sentWithNext } from '../../../../server/host/db/pg-client';
-import { onPostgres } from '../../../support/database';
+import { quoted, sentWithNext } from '../../../../server/host/db/pg-client';
 import { suiteService, type TestService } from '../../../support/service';
 
 /**
@@ -151,46 +150,6 @@ describe('database statements: writes sent with the next statement', () => {
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let n = 0; n < 200; n++) samples.push(Array.from({ length: next() % 12 }, () => "ab'\\ é\"$"[next() % 8]).join(''));
     for (const text of samples) assert.equal(quoted(text), pg.escapeLiteral(text), JSON.stringify(text));
-  });
-
-  if (onPostgres)
-  it('hand the write lock on inside the process: a commit answers once the next writer waiting for the lock has sent its next statement', async () => {
-    // Long enough that only the next writer's statement can hand the answer on.
-    const before = lockHandoverWait(60_000);
-    const order: string[] = [];
-    try {
-      let locked!: () => void;
-      const aLocked = new Promise<void>((resolve) => (locked = resolve));
-      let finish!: () => void;
-      const aFinishes = new Promise<void>((resolve) => (finish = resolve));
-      const a = inTransaction(ctx(), async (tx) => {
-        await rename(tx.db, 'admin', 'First');
-        await tx.db.selectFrom('users').select('id').execute();
-        locked();
-        await aFinishes;
-      }).then(() => order.push('first answered'));
-      await aLocked;
-      const b = inTransaction(ctx(), async (tx) => {
-        // Its first answer comes well after the first's COMMIT has answered.
-        await sql`select pg_sleep(${0.05})`.execute(tx.db);
-        order.push('second holds the lock');
-        await rename(tx.db, 'admin', 'Second');
-        order.push('second sends its next statement');
-        await tx.db.selectFrom('users').select('id').execute();
-      });
-      // The second waits for the lock in the database before the first commits.
-      for (;;) {
-        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`.execute(svc.host.db);
-        if (rows[0]!.n > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-      finish();
-      await Promise.all([a, b]);
-      assert.deepEqual(order, ['second holds the lock', 'second sends its next statement', 'first answered']);
-      assert.equal(await firstName('admin'), 'Second');
-    } finally {
-      lockHandoverWait(before);
-    }
   });
 
   it('meet a NUL character in a value as a parameter does (PostgreSQL refuses it, naming it), first statement or held write', async () => {
