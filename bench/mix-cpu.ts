@@ -11,7 +11,11 @@
 // MIX_CPU_ONLY=mix (or a kind's name as printed, comma-separated) measures only those, so that a
 // profile (BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR") shows little else than them.
 // MIX_CPU_RUNS (default 1) measures the mix that many times (alternate builds run this way on a
-// loaded machine).
+// loaded machine). MIX_CPU_GC=1 runs the service with --trace-gc-nvp and prints beside each
+// figure the bytes its collections found allocated per request (summed over the collections
+// within the measurement: the allocation rate, which the machine's load does not distort).
+// HEAP_SAMPLE=file.json samples every allocation of the first measurement (bench/heap-sample.cjs;
+// with MIX_CPU_ONLY naming one kind) and writes V8's profile there.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -59,7 +63,19 @@ async function main(): Promise<void> {
   const dbFile = join(dir, 'bench.sqlite3');
   const config = join(dir, 'config.json');
   writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  const gcCounted = process.env.MIX_CPU_GC === '1';
+  if (gcCounted) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --trace-gc-nvp`;
+  let sampled = process.env.HEAP_SAMPLE === undefined;
+  if (!sampled) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --require ${join(__dirname, 'heap-sample.cjs')}`;
   const svc = await startService(dbFile, config, TOKEN);
+  let allocated = 0;
+  let tail = '';
+  if (gcCounted)
+    svc.child.stdout!.on('data', (d: Buffer) => {
+      const lines = (tail + d.toString()).split('\n');
+      tail = lines.pop()!;
+      for (const line of lines) allocated += Number(/(?:^|\s)allocated=(\d+)/.exec(line)?.[1] ?? 0);
+    });
   const admin = new Api(svc.url, TOKEN);
   try {
     const { crId, commentReviews } = await seedDetailScenario(admin);
@@ -94,9 +110,18 @@ async function main(): Promise<void> {
       };
       await run(300);
       const before = cpu(pid);
+      const allocatedBefore = allocated;
+      const sampling = !sampled;
+      if (sampling) process.kill(pid, 'SIGUSR2');
       await run(REQUESTS);
       const after = cpu(pid);
-      return `main thread ${((after.main - before.main) / REQUESTS).toFixed(3)} ms, process ${((after.all - before.all) / REQUESTS).toFixed(3)} ms`;
+      if (sampling) {
+        sampled = true;
+        process.kill(pid, 'SIGUSR2');
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+      }
+      const bytes = gcCounted ? `, allocated ${((allocated - allocatedBefore) / REQUESTS / 1024).toFixed(1)} kB` : '';
+      return `main thread ${((after.main - before.main) / REQUESTS).toFixed(3)} ms, process ${((after.all - before.all) / REQUESTS).toFixed(3)} ms${bytes}`;
     }
     const pairs: Array<[string, Array<() => Call>]> = [
       ['detail', [detail]],

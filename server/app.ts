@@ -217,7 +217,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
     }
     next();
   });
-  app.use(express.json({ limit: '1mb', type: 'application/json', verify: requireUtf8 }));
+  const json = express.json({ limit: '1mb', type: 'application/json', verify: requireUtf8 });
+  // Only a request with a body goes through the parser (body-parser's own test, type-is's
+  // `hasBody`): without one it would only find so, at some allocation for every read.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))) json(req, res, next);
+    else next();
+  });
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (req.body !== undefined) checkJsonBody(req.body);
     next();

@@ -21,7 +21,7 @@ export type { StreamSink } from './core/stream-sink';
 export { HOST_VERSION, inRange } from './core/version';
 export type { VersionRange } from './core/version';
 export { databaseKind, withTables } from './db/database';
-export { compiledSelect } from './db/compiled-select';
+export { compiledSelect, compiledWrite } from './db/compiled-select';
 export { partitionName, partitionTable } from './db/partitions';
 export { clearedWith, keyedTable, objectRef, ownedBy, pairTable, stamps } from './db/migrations/schema';
 export { constraintViolation } from './db/constraint-errors';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database';
 import { auditedCompute } from '../db/read-audit';
-import { readDataVersions, readDataVersionsIn, tablesStamp, writesThrough, type DataVersions } from '../db/data-version';
+import { readDataVersions, readDataVersionsIn, tablesStamp, versionsKnownNow, writesThrough, type DataVersions } from '../db/data-version';
 
 /** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
 export interface MemoScope {
@@ -84,6 +84,8 @@ interface Basis {
 interface Kept extends Basis {
   readonly value: Promise<unknown>;
   bytes: number;
+  /** The versions its stamp was last found to stand in (compared again only when they are others). */
+  at: DataVersions;
 }
 
 function stampOf(versions: DataVersions, reads: readonly string[] | undefined): string {
@@ -156,9 +158,27 @@ export class ReadMemo {
    * is computed from: a write of another table keeps it, inside a transaction or committed.
    * Without `reads`, any write drops it.
    */
-  async get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options: MemoOptions = {}): Promise<T> {
-    compute = auditedCompute(key, reads, compute);
-    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options.transactionOnly === true);
+  get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options?: MemoOptions): Promise<T> {
+    try {
+      compute = auditedCompute(key, reads, compute);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options?.transactionOnly === true);
+    if (!scope.unchecked) {
+      // The versions of this request already read, nothing written since: a kept answer is served
+      // at once (no wait for the versions, no promise of its own, no stamp made while they stand).
+      const versions = versionsKnownNow(scope.db);
+      if (versions !== undefined && versions.global === this.committed && writesThrough(scope.db) === this.local) {
+        const kept = this.served(key, reads, writesThrough(scope.db, reads), versions);
+        if (kept) return kept as Promise<T>;
+      }
+    }
+    return this.checked(scope, key, compute, reads);
+  }
+
+  /** `get` outside a transaction, the versions read first. */
+  private async checked<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
     if (scope.unchecked && reads) {
       // Kept, and this process has not written its tables since: the transaction confirms the rest.
       const kept = this.entries.get(key);
@@ -171,18 +191,18 @@ export class ReadMemo {
     }
     const local = writesThrough(scope.db);
     const versions = await readDataVersions(scope.db);
-    const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(scope.db, reads) };
+    const localReads = writesThrough(scope.db, reads);
     if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
       // A read that started before a newer one saw a later version (on PostgreSQL, under a
       // stream of commits, most reads): a kept answer whose tables stood the same in the
       // versions this read saw is its answer too; otherwise answer, keep nothing.
-      return (this.served(key, basis) as Promise<T> | undefined) ?? compute();
+      return (this.served(key, reads, localReads, versions) as Promise<T> | undefined) ?? compute();
     }
     this.moveTo(versions, scope.db);
-    const kept = this.served(key, basis);
+    const kept = this.served(key, reads, localReads, versions);
     if (kept) return kept as Promise<T>;
     const value = compute();
-    this.remember(key, value, basis);
+    this.remember(key, value, { reads, stamp: stampOf(versions, reads), local: localReads }, versions);
     return value;
   }
 
@@ -239,7 +259,7 @@ export class ReadMemo {
     this.moveTo(versions, root);
     for (const [key, { value, reads, stamp }] of kept) {
       if (writesThrough(trx as Queryable, reads) !== stamp) continue;
-      this.remember(key, Promise.resolve(value), { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) });
+      this.remember(key, Promise.resolve(value), { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) }, versions);
     }
   }
 
@@ -260,9 +280,14 @@ export class ReadMemo {
   }
 
   /** The kept answer for `key` if it was computed on `basis` (most recently used from now). */
-  private served(key: string, basis: Basis): Promise<unknown> | undefined {
+  /** The answer kept for `key` if it was computed from `reads` as they stand in `versions`, with `local` writes of them by this process. */
+  private served(key: string, reads: readonly string[] | undefined, local: number, versions: DataVersions): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
-    if (!kept || kept.stamp !== basis.stamp || kept.local !== basis.local || !sameTables(kept.reads, basis.reads)) return undefined;
+    if (!kept || kept.local !== local || !sameTables(kept.reads, reads)) return undefined;
+    if (kept.at !== versions) {
+      if (kept.stamp !== stampOf(versions, reads)) return undefined;
+      kept.at = versions;
+    }
     this.entries.delete(key);
     this.entries.set(key, kept);
     return kept.value;
@@ -319,13 +344,13 @@ export class ReadMemo {
     if (versions.global < this.committed) return undefined;
     this.moveTo(versions, root);
     const basis: Basis = { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) };
-    const kept = this.served(key, basis);
+    const kept = this.served(key, reads, basis.local, versions);
     if (kept) return { value: kept as Promise<T> };
     const value = compute();
     // Kept once computed, and only if the transaction has still not written what it read.
     value.then(
       () => {
-        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === basis.local && !this.entries.has(key)) this.remember(key, value, basis);
+        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === basis.local && !this.entries.has(key)) this.remember(key, value, basis, versions);
       },
       () => undefined,
     );
@@ -347,19 +372,19 @@ export class ReadMemo {
       if (kept.stamp !== basis.stamp || kept.local !== basis.local) {
         this.entries.delete(key);
         this.keptBytes -= kept.bytes;
-      }
+      } else kept.at = versions;
     }
     this.committed = versions.global;
     this.local = local;
   }
 
-  private remember(key: string, value: Promise<unknown>, basis: Basis): void {
+  private remember(key: string, value: Promise<unknown>, basis: Basis, at: DataVersions): void {
     const previous = this.entries.get(key);
     if (previous) {
       this.entries.delete(key);
       this.keptBytes -= previous.bytes;
     }
-    const entry: Kept = { ...basis, value, bytes: 0 };
+    const entry: Kept = { reads: basis.reads, stamp: basis.stamp, local: basis.local, value, bytes: 0, at };
     this.entries.set(key, entry);
     this.evict();
     value.then(

@@ -134,6 +134,10 @@ class WriteCounter implements KyselyPlugin {
     }
     return args.node;
   }
+  /** A write compiled once (`compiledWrite`) is about to run: counted as `transformQuery` would have. */
+  sentCompiled(queryId: object, table: string | null, partitions: readonly string[]): void {
+    this.sent.set(queryId, { table, partitions });
+  }
   transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     const write = this.sent.get(args.queryId);
     if (write !== undefined) {
@@ -150,6 +154,17 @@ class WriteCounter implements KyselyPlugin {
 }
 
 const counters = new WeakMap<object, WriteCounter>();
+
+/**
+ * The write counters a statement sent through this handle passes (a transaction's, and its
+ * database's), or null when the handle runs another plugin too (a statement compiled once would
+ * skip it: it must be built afresh).
+ */
+export function writeCountersOf(db: Queryable<any>): readonly WriteCounter[] | null {
+  const plugins = (db as Kysely<any>).getExecutor().plugins;
+  for (const plugin of plugins) if (!(plugin instanceof WriteCounter)) return null;
+  return plugins as readonly WriteCounter[];
+}
 
 /** The same handle (a database or a transaction), counting the writes sent through it. */
 export function countingWrites<T extends Kysely<any>>(db: T): T {
@@ -260,14 +275,42 @@ export function versionsAsked(db: Queryable<any>): number {
 export function askedOncePerEpoch(db: object, read: () => Promise<DataVersions>): () => Promise<DataVersions> {
   let answer: Promise<DataVersions> | undefined;
   let askedIn = -1;
+  // The answer of this epoch once it has come (the read answers from a promise kept while nothing
+  // was committed: it has mostly come before the next cached read asks).
+  let known: DataVersions | undefined;
+  let knownIn = -1;
+  knownVersions.set(db, () => (knownIn === askedIn && knownIn === versionsEpochNow() ? known : undefined));
   return () => {
     const epoch = versionsEpochNow();
     if (answer !== undefined && askedIn === epoch) return answer;
     askedIn = epoch;
     asks.set(db, (asks.get(db) ?? 0) + 1);
-    answer = read();
-    return answer;
+    const asked = read();
+    answer = asked;
+    asked.then(
+      (versions) => {
+        if (answer !== asked || askedIn !== epoch) return;
+        known = versions;
+        knownIn = epoch;
+      },
+      () => undefined,
+    );
+    return asked;
   };
+}
+
+/** Per handle asked once per epoch: the versions its read of this epoch answered, once it has. */
+const knownVersions = new WeakMap<object, () => DataVersions | undefined>();
+
+/**
+ * The versions `readDataVersions(db)` would answer now, when they are known without waiting: read
+ * in this epoch (this request and turn of the event loop, since this process's last write) and
+ * come; otherwise undefined (ask with `readDataVersions`). A database no other process can open
+ * answers its one unmoving versions.
+ */
+export function versionsKnownNow(db: Queryable<any>): DataVersions | undefined {
+  if (inMemory.has(db)) return NOTHING_READ;
+  return knownVersions.get(db)?.();
 }
 
 /** Handles of databases no other process can open: their versions never move. */

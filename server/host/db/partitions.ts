@@ -153,7 +153,7 @@ function qualifiersOf(named: { table: string; alias: string | null }): Set<strin
  * The partitions a write statement writes: for a partitioned table, its partitions' names, or
  * `table#*` when the statement does not say its rows; for any other statement, none.
  */
-export function writtenPartitions(node: RootOperationNode): string[] {
+export function writtenPartitions(node: RootOperationNode, resolve: Resolve = same): string[] {
   const n = node as Node;
   let named: { table: string; alias: string | null } | null = null;
   if (n.kind === 'InsertQueryNode') named = nameOfTable(n.into);
@@ -162,12 +162,12 @@ export function writtenPartitions(node: RootOperationNode): string[] {
   if (!named) return [];
   const column = partitionColumns.get(named.table);
   if (column === undefined) return [];
-  const values = writtenValues(n, column, qualifiersOf(named));
+  const values = writtenValues(n, column, qualifiersOf(named), resolve);
   if (!values) return [unknownPartition(named.table)];
   return [...new Set(values.map((v) => partitionName(named!.table, v)))];
 }
 
-function writtenValues(n: Node, column: string, qualifiers: ReadonlySet<string>): unknown[] | null {
+function writtenValues(n: Node, column: string, qualifiers: ReadonlySet<string>, resolve: Resolve): unknown[] | null {
   if (n.kind === 'InsertQueryNode') {
     if (n.replace || n.onDuplicateKey || n.orAction) return null;
     // An upsert updates the row it conflicts with: the same partition only if the conflict is on the column.
@@ -176,22 +176,22 @@ function writtenValues(n: Node, column: string, qualifiers: ReadonlySet<string>)
     if (at < 0 || n.values?.kind !== 'ValuesNode') return null;
     const out: unknown[] = [];
     for (const row of n.values.values as Node[]) {
-      if (row.kind === 'PrimitiveValueListNode') out.push(row.values[at]);
+      if (row.kind === 'PrimitiveValueListNode') out.push(resolve(row.values[at]));
       else if (row.kind === 'ValueListNode') {
-        const value = plainValue(row.values[at]);
+        const value = plainValue(row.values[at], resolve);
         if (value === NOT_PLAIN) return null;
         out.push(value);
       } else return null;
     }
     return out;
   }
-  const values = restrictedValues(n.where, column, qualifiers);
+  const values = restrictedValues(n.where, column, qualifiers, resolve);
   if (!values) return null;
   if (n.kind === 'UpdateQueryNode') {
     for (const u of (n.updates ?? []) as Node[]) {
       if (!isColumn(u.column, column, qualifiers)) continue;
       // A row moved to another partition: that one is written too.
-      const value = plainValue(u.value);
+      const value = plainValue(u.value, resolve);
       if (value === NOT_PLAIN) return null;
       values.push(value);
     }

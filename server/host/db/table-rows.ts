@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Queryable } from './database';
+import { compiledWrite, type WriteFields } from './compiled-select';
 
 /** What `tableRows` needs of a table: an integer key named `id`; other columns are named by the caller. */
 interface KeyedTable {
@@ -47,6 +48,16 @@ export interface TableRows<C, Table> {
 export function tableRows<C, DB, T extends KeyedTableName<DB>>(dbOf: (ctx: C) => Queryable<DB>, table: T): TableRows<C, DB[T]> {
   const name: string = table;
   const keyed = (ctx: C) => dbOf(ctx) as unknown as Kysely<Record<string, KeyedTable>>;
+  // The writes, compiled once per set of columns (the values are the caller's plain values).
+  const asKeyed = (db: Queryable<any>) => db as unknown as Kysely<Record<string, KeyedTable>>;
+  const insertId = compiledWrite<[], { id: number }>((db, values) => asKeyed(db).insertInto(name).values(values as Insertable<KeyedTable>).returning('id'));
+  const insertAll = compiledWrite<[], Selectable<DB[T]>>((db, values) => asKeyed(db).insertInto(name).values(values as Insertable<KeyedTable>).returningAll().$castTo<Selectable<DB[T]>>());
+  const updateById = compiledWrite((db, values, id: number) => asKeyed(db).updateTable(name).set(values as Updateable<KeyedTable>).where('id', '=', id));
+  const fieldsOf = (values: object) => values as WriteFields;
+  const only = <R>(rows: R[]): R => {
+    if (rows.length !== 1) throw new Error(`tableRows: an insert into ${name} answered ${rows.length} rows`);
+    return rows[0];
+  };
   return {
     byId: (ctx, id) => keyed(ctx).selectFrom(name).selectAll().where('id', '=', id).$castTo<Selectable<DB[T]>>().executeTakeFirst(),
     exists: async (ctx, id) => (await keyed(ctx).selectFrom(name).select('id').where('id', '=', id).executeTakeFirst()) !== undefined,
@@ -57,12 +68,11 @@ export function tableRows<C, DB, T extends KeyedTableName<DB>>(dbOf: (ctx: C) =>
       return (await q.executeTakeFirst()) !== undefined;
     },
     async insert(ctx, values) {
-      const row = await keyed(ctx).insertInto(name).values(values).returning('id').executeTakeFirstOrThrow();
-      return row.id;
+      return only((await insertId(dbOf(ctx), fieldsOf(values))).rows).id;
     },
-    insertRow: (ctx, values) => keyed(ctx).insertInto(name).values(values).returningAll().$castTo<Selectable<DB[T]>>().executeTakeFirstOrThrow(),
+    insertRow: async (ctx, values) => only((await insertAll(dbOf(ctx), fieldsOf(values))).rows),
     async update(ctx, id, values) {
-      await keyed(ctx).updateTable(name).set(values).where('id', '=', id).execute();
+      await updateById(dbOf(ctx), fieldsOf(values), id);
     },
     async remove(ctx, id) {
       await keyed(ctx).deleteFrom(name).where('id', '=', id).execute();

@@ -3,6 +3,8 @@ import type { Ctx } from '../core/context';
 import type { Condition } from '../db/list';
 import { partitionTable } from '../db/partitions';
 import { sentWithNext } from '../db/pg-client';
+import { compiledWrite } from '../db/compiled-select';
+import type { Queryable } from '../db/database';
 import { valuesTable } from '../db/portable';
 import type { HostTables, ObjectChangesTable, Row } from '../db/tables';
 
@@ -35,5 +37,8 @@ partitionTable('object_changes', 'branch_id');
 
 /** Writes one entry of the changelog (nothing is read from the write: sent with the next statement). */
 export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChangesTable>): Promise<void> {
-  await sentWithNext(ctx.db.insertInto('object_changes').values(values)).execute();
+  await objectChangeInsert(ctx.db, values);
 }
+
+/** Compiled once per set of columns: every write of the service writes an entry. */
+const objectChangeInsert = compiledWrite((db, values) => sentWithNext((db as Queryable<HostTables>).insertInto('object_changes').values(values as Insertable<ObjectChangesTable>)));

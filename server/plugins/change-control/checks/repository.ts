@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import { compiledSelect, sentWithNext, type Ctx } from '../../../host';
+import { compiledSelect, compiledWrite, sentWithNext, type Ctx } from '../../../host';
 import { ccDb, ccTables } from '../db/database';
 import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
 
@@ -57,19 +57,27 @@ export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'deta
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
 export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: CheckResultFields): Promise<MergeCheckRow> {
   // Nothing is read from the write (the row written is known): sent with the next statement.
-  await sentWithNext(ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id)).execute();
+  await checkResultUpdate(ctx.db, fields, row.id, row.change_request_id);
   const written = { ...row, ...fields };
   ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
   return written;
 }
+
+const checkResultUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
+  sentWithNext(ccTables(db).updateTable('cc_merge_checks').set(fields as CheckResultFields).where('id', '=', id).where('change_request_id', '=', changeRequestId)),
+);
 
 /** The check's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
 type CheckKey = Pick<MergeCheckRow, 'id' | 'change_request_id'>;
 
 /** Writes these fields onto one check. */
 export async function updateCheckFields(ctx: Ctx, row: CheckKey, fields: Updateable<MergeChecksTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+  await checkUpdate(ctx.db, fields, row.id, row.change_request_id);
 }
+
+const checkUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
+  ccTables(db).updateTable('cc_merge_checks').set(fields as Updateable<MergeChecksTable>).where('id', '=', id).where('change_request_id', '=', changeRequestId),
+);
 
 /** The open change requests with a reported check still pending. */
 export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<number[]> {

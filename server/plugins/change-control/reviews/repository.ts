@@ -1,4 +1,4 @@
-import { briefObject, compiledSelect, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
+import { briefObject, compiledSelect, compiledWrite, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso, parseJson, toBool } from '../db/database';
 import type { Updateable } from 'kysely';
@@ -23,8 +23,12 @@ type ReviewKey = Pick<ReviewRow, 'id' | 'change_request_id'>;
 
 /** Writes these fields onto one review. */
 export async function updateReviewRow(ctx: Ctx, row: ReviewKey, values: Updateable<ReviewsTable>): Promise<void> {
-  await ccDb(ctx).updateTable('cc_reviews').set(values).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+  await reviewUpdate(ctx.db, values, row.id, row.change_request_id);
 }
+
+const reviewUpdate = compiledWrite((db, values, id: number, changeRequestId: number) =>
+  ccTables(db).updateTable('cc_reviews').set(values as Updateable<ReviewsTable>).where('id', '=', id).where('change_request_id', '=', changeRequestId),
+);
 
 /** Deletes one review. */
 export async function deleteReviewRow(ctx: Ctx, row: ReviewKey): Promise<void> {

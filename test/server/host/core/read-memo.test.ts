@@ -749,6 +749,29 @@ if (!onPostgres) {
       assert.equal(versionsAsked(svc.host.db) - start, 2);
     });
 
+    it('serves a kept answer at once (its own promise) once the request has read the versions, until a write of its tables, and keeps it across writes of others', async () => {
+      const memo = svc.host.readMemo;
+      const scope = { db: svc.host.db, inTransaction: false };
+      let computed = 0;
+      const compute = async () => ++computed;
+      assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 1);
+      const kept = memo.get(scope, 'served at once', compute, ['groups']);
+      assert.equal(memo.get(scope, 'served at once', compute, ['groups']), kept, 'the kept promise itself, with no read of the versions to wait for');
+      assert.equal(await kept, 1);
+      await inTransaction(ctxOf(svc), (tx) => tx.db.insertInto('groups').values({ name: 'served', description: '', created: 'now', last_updated: 'now' }).execute());
+      assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 2, 'its table written: computed afresh');
+      await bumpDataVersion(svc.host.db, ['webhooks']);
+      assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 2, 'another table written: still kept');
+      const other = new SQLite(join(dir, 'one.sqlite'));
+      try {
+        other.prepare('update "data_version" set "version" = "version" + 1 where "id" in (1, ?)').run(tableVersionRow('groups'));
+        versionsMayHaveMoved();
+        assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 3, "another connection's commit of its table, once a request arrived: computed afresh");
+      } finally {
+        other.close();
+      }
+    });
+
     it('sends a write outside transactions to the writer, after the open transaction', async () => {
       const { release, done } = await openWriteTransaction('First');
       let written = false;
