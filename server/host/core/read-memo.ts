@@ -279,8 +279,10 @@ export class ReadMemo {
     return this.keptBytes;
   }
 
-  /** The kept answer for `key` if it was computed on `basis` (most recently used from now). */
-  /** The answer kept for `key` if it was computed from `reads` as they stand in `versions`, with `local` writes of them by this process. */
+  /**
+   * The answer kept for `key` if it was computed from `reads` as they stand in `versions`, with
+   * `local` writes of them by this process (most recently used from now).
+   */
   private served(key: string, reads: readonly string[] | undefined, local: number, versions: DataVersions): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
     if (!kept || kept.local !== local || !sameTables(kept.reads, reads)) return undefined;
