@@ -31,6 +31,18 @@ describe('change control: the gate and the evaluation are computed once per requ
     return { gate: after.gate - before.gate, evaluation: after.evaluation - before.evaluation };
   }
 
+  /** The statements the service sent while `work` ran. */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const seen: string[] = [];
+    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
+    try {
+      await work();
+    } finally {
+      stop();
+    }
+    return seen;
+  }
+
   const ONCE = { gate: 1, evaluation: 1 };
   const NONE = { gate: 0, evaluation: 0 };
   /** A detail read right after a write that refreshed the request: the write handed it the gate (on SQLite; on PostgreSQL nothing is handed over). */
@@ -291,16 +303,6 @@ describe('change control: the gate and the evaluation are computed once per requ
     it("reads the request's row and its queue position once until they are written; shows at once an edit, its requester's and its branch's delete", async () => {
       const s = await submitted();
       const t = await submitted();
-      const statementsOf = async (read: () => Promise<unknown>): Promise<string[]> => {
-        const seen: string[] = [];
-        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
-        try {
-          await read();
-        } finally {
-          stop();
-        }
-        return seen;
-      };
       const rowReads = (seen: string[]) => seen.filter((q) => /from "cc_change_requests" where "id" = /.test(q)).length;
       const queueReads = (seen: string[]) => seen.filter((q) => /from "cc_merge_jobs"/.test(q)).length;
       await read(s);
@@ -350,16 +352,8 @@ describe('change control: the gate and the evaluation are computed once per requ
       const s = await setup(svc, { policy: { checks: ['threads-resolved'] } });
       await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
       const change = (await changesOf(svc, s.branchId))[0];
-      const counts = async (work: () => Promise<unknown>): Promise<number> => {
-        const seen: string[] = [];
-        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
-        try {
-          await work();
-        } finally {
-          stop();
-        }
-        return seen.filter((q) => /^select count\(\*\) as "total".* from "cc_change_comments"/.test(q)).length;
-      };
+      const counts = async (work: () => Promise<unknown>): Promise<number> =>
+        (await statementsOf(work)).filter((q) => /^select count\(\*\) as "total".* from "cc_change_comments"/.test(q)).length;
       const summary = async () => (await checksByName(svc.admin, s.cr!.id))['threads-resolved'].summary as string;
       const comment = (text: string) => created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
       // On PostgreSQL a transaction hands nothing to the readers at its commit: each new thread counts once.
