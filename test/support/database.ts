@@ -18,6 +18,13 @@ import { migrate, openDatabase, postgresUrlOf, type HostDb, type OpenDatabase } 
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || '';
 export const onPostgres = TEST_DATABASE_URL !== '';
+
+/**
+ * How a write transaction's COMMIT ends its round trip's text on PostgreSQL, as a regular
+ * expression's source: `commit`, or, where the session commits synchronously, COMMIT without
+ * waiting for the flush and the flush barrier after it (`durableCommitSql`).
+ */
+export const COMMIT_TEXT = String.raw`(?:set local synchronous_commit to off; )?commit(?:; select pg_logical_emit_message\(true, 'change-control', ''\))?`;
 /**
  * With `TEST_SQLITE_FILES=1` (and no `TEST_DATABASE_URL`), each fresh SQLite database is a file
  * (in a folder removed when the process exits) instead of one in memory: the service's writer and

@@ -27,7 +27,7 @@ import {
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type * as Pg from 'pg';
-import { asWritten, beginWriteSql, serviceClient } from './pg-client';
+import { asWritten, beginWriteSql, serviceClient, type ServiceConnection } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
 import { askedOncePerEpoch, countingWrites, isWrite, readVersionWith, versionsMayHaveMoved, versionsOf, type DataVersions } from './data-version';
@@ -515,6 +515,8 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
+  // Each new connection asks whether its write transactions can end with the flush barrier.
+  pool.on('connect', (client) => (client as unknown as ServiceConnection).learnFlushBarrier());
   // The data version is read through the pool: a connection of its own, which sees the last
   // commit of any instance and never waits for a transaction.
   const db = countingWrites(new Kysely<HostTables>({ dialect: new PortablePostgresDialect({ pool }) }));

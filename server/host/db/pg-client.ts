@@ -17,7 +17,9 @@ import { pgDriver } from './pg-driver';
  *   `data_version` drops what was read;
  * - the bump of the data version (`bumpDataVersion`, the last write of every transaction that
  *   wrote) is held back and sent with COMMIT, as one simple query. Anything else sent after it
- *   sends it first; ROLLBACK drops it.
+ *   sends it first; ROLLBACK drops it;
+ * - a transaction that wrote commits without waiting for the log's flush, and the same round
+ *   trip then waits for it outside the lock (`durableCommitSql`).
  *
  * Statements with parameters are sent as named (prepared) statements: PostgreSQL parses and
  * plans each text once per connection. In a simple query of several statements (BEGIN with the
@@ -211,9 +213,48 @@ function lastOf(answer: Result | Result[]): Result {
   return Array.isArray(answer) ? answer[answer.length - 1]! : answer;
 }
 
+/**
+ * Sent after the COMMIT of a transaction that wrote, in the same text (`durableCommitSql`): a
+ * transactional message to the log, of no content, in a transaction of its own that commits with
+ * the session's `synchronous_commit`, so that its answer waits for the log to be flushed past it,
+ * and so past the COMMIT before it. PostgreSQL lets every role run it; logical decoding, where a
+ * database uses it, sees a message with this prefix and nothing in it.
+ */
+export const FLUSH_BARRIER_SQL = "select pg_logical_emit_message(true, 'change-control', '')";
+
+/**
+ * Whether a connection can use the flush barrier and needs it: it may run the function, and its
+ * session commits synchronously (a session that commits without waiting for the flush anyway,
+ * `synchronous_commit = off`, has nothing to wait for). Asked once per connection, as it opens.
+ */
+export const FLUSH_BARRIER_USABLE_SQL =
+  "select has_function_privilege('pg_catalog.pg_logical_emit_message(boolean, text, text)', 'execute') and current_setting('synchronous_commit') <> 'off' as usable";
+
+/**
+ * The end of a write transaction, the write lock released before the log's flush: COMMIT without
+ * waiting for the flush (`synchronous_commit` off for this transaction only), so that the lock
+ * and the rows pass to the next writer of any instance at once, then the flush barrier, whose
+ * answer comes once the log is on disk past the COMMIT. The round trip is answered when the
+ * transaction is durable, as a plain COMMIT is; what changes is that no other writer waits for
+ * the flush meanwhile, and writers waiting for theirs share it (PostgreSQL flushes the log as far
+ * as it has been written). The log is flushed in order: a transaction that read this one's rows
+ * and committed durably made this one durable too. In the time of the flush (a fraction of a
+ * millisecond) a reader may see rows whose writer has not been answered yet, as it may at any
+ * commit between the commit and the answer.
+ */
+export function durableCommitSql(held: string): string {
+  return `${held === '' ? '' : `${held}; `}set local synchronous_commit to off; commit; ${FLUSH_BARRIER_SQL}`;
+}
+
+/** A connection of the pool (`serviceClient`) as the pool's `connect` event gives it. */
+export interface ServiceConnection {
+  /** Asks, before anything else is sent on it, whether the connection ends its write transactions with the flush barrier. */
+  learnFlushBarrier(): void;
+}
+
 /** The client class of a pool whose round trips `listener` hears. */
 export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
-  return class ServiceClient extends pgDriver().Client {
+  return class ServiceClient extends pgDriver().Client implements ServiceConnection {
     /** Where the connection is: outside a transaction, in one, or in one an error ended. */
     #transaction: 'none' | 'open' | 'failed' = 'none';
     #versionsAtBegin: Result | null = null;
@@ -232,6 +273,21 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
     #pendingBegin: string | null = null;
     /** Whether the transaction has written `data_version` (what BEGIN read of it is then stale). */
     #versionsWritten = false;
+    /** Whether the transaction has sent or holds anything but a select: it ends with the flush barrier when the connection uses it. */
+    #wrote = false;
+    /** Whether the connection's write transactions end with the flush barrier (`durableCommitSql`): known once it has asked. */
+    #flushBarrier = false;
+
+    learnFlushBarrier(): void {
+      // Sent by itself (not timed, not heard): the driver sends its queries in order, so this
+      // one goes before any the pool's caller sends.
+      void (super.query(FLUSH_BARRIER_USABLE_SQL) as Promise<Result>).then(
+        (answer) => {
+          this.#flushBarrier = (answer.rows[0] as { usable?: unknown } | undefined)?.usable === true;
+        },
+        () => undefined,
+      );
+    }
 
     // The driver (Kysely) calls query(text, values); every other form is passed on as it is.
     override query(...args: unknown[]): any {
@@ -313,9 +369,11 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
         this.#transaction = 'open';
         this.#versionsAtBegin = null;
         this.#versionsWritten = false;
+        this.#wrote = false;
         return { command: 'BEGIN', rowCount: null, rows: [] };
       }
       if (/^(commit|rollback)$/i.test(text)) return this.#end(text);
+      if (this.#transaction === 'open' && !/^select\b/i.test(text)) this.#wrote = true;
       if (text.includes('"data_version"')) {
         this.#versionsAtBegin = null;
         this.#versionsWritten = true;
@@ -377,6 +435,11 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
             return { command: 'COMMIT', rowCount: null, rows: [] };
           }
           const prefix = this.#takePrefix();
+          if (this.#wrote && this.#flushBarrier) {
+            // Answered by COMMIT and the barrier after it (the last two answers).
+            const answers = (await this.#send(durableCommitSql(prefix), [])) as unknown as Result[];
+            return answers[answers.length - 2]!;
+          }
           if (prefix !== '') return lastOf(await this.#send(`${prefix}; commit`, []));
           return await this.#send(text, []);
         }

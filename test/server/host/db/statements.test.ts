@@ -4,6 +4,7 @@ import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { databaseKind, observeStatements } from '../../../../server/host/db/database';
 import pg from 'pg';
 import { quoted, sentWithNext } from '../../../../server/host/db/pg-client';
+import { COMMIT_TEXT } from '../../../support/database';
 import { suiteService, type TestService } from '../../../support/service';
 
 /**
@@ -46,7 +47,7 @@ describe('database statements: writes sent with the next statement', () => {
       // The transaction's first round trip: BEGIN (the lock, the versions), the write, the read.
       assert.match(held[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; update "users" set "first_name" = +E?'O''Brien .*; select "first_name" from "users"/);
       assert.match(held[1]!, /^update "users" .*Second.*\*\/$/, 'sent by itself before the quoted statement');
-      assert.match(held[2]!, /^update "users" .*Third.*; insert into "data_version" .*; commit$/);
+      assert.match(held[2]!, new RegExp(`^update "users" .*Third.*; insert into "data_version" .*; ${COMMIT_TEXT}$`));
     }
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { observeStatements, postgresUrlOf, withTables } from '../../../../server/host/db/database';
-import { onPostgres, TEST_DATABASE_URL } from '../../../support/database';
+import { COMMIT_TEXT, onPostgres, TEST_DATABASE_URL } from '../../../support/database';
 import type { TestService } from '../../../support/service';
 import { CHECKS, ok, REQUESTS } from './fixtures';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
@@ -34,7 +34,7 @@ describe('change control checks: the statements of one report', () => {
       stop();
     }
     const begin = seen.findIndex((q) => /^(begin|start transaction)\b/i.test(q));
-    const commit = seen.findIndex((q, i) => i > begin && /(^|;\s*)commit$/i.test(q));
+    const commit = seen.findIndex((q, i) => i > begin && new RegExp(`(^|;\\s*)${COMMIT_TEXT}$`).test(q));
     assert.ok(begin >= 0 && commit > begin, `one transaction expected:\n${seen.join('\n')}`);
     sent.push(...texts.slice(begin, commit + 1));
     all.push(...seen);
@@ -80,12 +80,12 @@ describe('change control checks: the statements of one report', () => {
         // instances' streams and the data version go with COMMIT.
         if (onPostgres) {
           assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/, listed);
-          assert.match(statements[1]!, /^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\('change_control_stream', '[0-9a-f-]{36}'\) .*; insert into "data_version" .*; commit$/, listed);
+          assert.match(statements[1]!, new RegExp(`^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\\('change_control_stream', '[0-9a-f-]{36}'\\) .*; insert into "data_version" .*; ${COMMIT_TEXT}$`), listed);
           // Sent as prepared statements with their values (PostgreSQL neither parses nor plans
           // them again under the lock); once prepared on the connection, not prepared again.
           const raw = sent.join('\n');
           assert.match(sent[0]!, /; execute cc_\d+_\d+\('\d+'\)$/, raw);
-          assert.match(sent[1]!, /^(prepare .*; )?execute cc_\d+_\d+\('(success|failure)', .*; commit$/, raw);
+          assert.match(sent[1]!, new RegExp(`^(prepare .*; )?execute cc_\\d+_\\d+\\('(success|failure)', .*; ${COMMIT_TEXT}$`), raw);
           assert.doesNotMatch(raw, /set "status" = '/, raw);
           if (who === 'a superuser' && status === 'failure') assert.doesNotMatch(raw, /prepare /, raw);
           // The caller's identity, kept, is confirmed by the versions read with BEGIN: no round
