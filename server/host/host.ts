@@ -1,4 +1,4 @@
-import type { HostDb, Migration } from './db/database';
+import { databaseKind, type HostDb, type Migration } from './db/database';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
@@ -7,6 +7,7 @@ import type { Logger } from './core/logger';
 import { ReadMemo } from './core/read-memo';
 import { SearchRegistry } from './core/search';
 import { CredentialThrottle } from './core/throttle';
+import { WriteTurns } from './core/write-turns';
 import type { VersionRange } from './core/version';
 import { EventBus } from './events/bus';
 import { TokenAuthenticator } from './http/auth';
@@ -68,6 +69,8 @@ export function createHost(deps: HostDeps): Host {
     readMemo,
     branchState: new BranchStateKeepers(),
     credentialThrottle: new CredentialThrottle(deps.clock),
+    // One transaction writing, the next waiting for the lock with its first statement sent.
+    writeTurns: databaseKind(deps.db) === 'postgres' ? new WriteTurns(2) : null,
     get auth(): TokenAuthenticator {
       return auth;
     },

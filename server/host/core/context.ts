@@ -11,6 +11,7 @@ import { UncheckedReadsStale, type ReadMemo, type UncheckedReads } from './read-
 import type { CoreServices, Scope } from './scope';
 import type { SearchRegistry } from './search';
 import type { CredentialThrottle } from './throttle';
+import type { WriteTurns } from './write-turns';
 
 export type { AuthUser, BranchRef } from './identity';
 
@@ -46,6 +47,8 @@ export interface HostServices extends CoreServices {
   readonly readMemo: ReadMemo;
   /** Per-branch state kept current by every write of a branch's changes (`objects/branch-state.ts`). */
   readonly branchState: BranchStateKeepers<Ctx>;
+  /** Turns to write (`write-turns.ts`): on PostgreSQL; none on SQLite, whose writer is in the process. */
+  readonly writeTurns: WriteTurns | null;
 }
 
 /**
@@ -165,10 +168,21 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
  * failed, before the failure is told): when one is stale it rolls back with `UncheckedReadsStale`.
  * Answers the transaction computed for readers (`ReadMemo.keepAtCommit`) are handed to the read
  * memo once it has committed, with the versions it committed (read through it after that bump;
- * on SQLite only).
+ * on SQLite only). Where the host has turns to write (PostgreSQL), the transaction begins in its
+ * turn, which ends when its work is done (`write-turns.ts`).
  */
 export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, unchecked?: UncheckedReads): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
+  // The turn ends when the work is done (the COMMIT is what is left), or when it failed.
+  const endTurn = ctx.host.writeTurns ? await ctx.host.writeTurns.take() : undefined;
+  try {
+    return await transactionOf(ctx, work, unchecked, endTurn);
+  } finally {
+    endTurn?.();
+  }
+}
+
+async function transactionOf<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, unchecked: UncheckedReads | undefined, endTurn: (() => void) | undefined): Promise<T> {
   let tasks: Array<() => Promise<void> | void> = [];
   // What the transaction asked the read memo to keep for readers, and the versions it commits.
   let keeping: { trx: Queryable; versions: DataVersions } | undefined;
@@ -190,6 +204,7 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, 
         value = await work(tx);
         await runPending(tx);
       } catch (err) {
+        endTurn?.();
         // Decided on an identity that may be stale: the request runs again, checked.
         if (unchecked && !(await ctx.host.readMemo.confirm(tx, unchecked).catch(() => false))) throw new UncheckedReadsStale();
         throw err;
@@ -204,6 +219,7 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, 
           if (versions) keeping = { trx: counted, versions };
         }
       }
+      endTurn?.();
       return value;
     });
   // A prepared statement that another instance's schema change made stale ended the
