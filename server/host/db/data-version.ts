@@ -339,44 +339,63 @@ export async function readDataVersions(db: Queryable<any>): Promise<DataVersions
   return reader ? reader() : sharedRead(db);
 }
 
-/** Per handle: the read of the versions on its way, and the one that will be sent after it. */
-const versionReads = new WeakMap<object, { sent: Promise<DataVersions> | null; next: Promise<DataVersions> | null }>();
+/** Per handle: how many reads of the versions are on their way, and the one to be sent next, with the callers that share it. */
+interface VersionReads {
+  inFlight: number;
+  next: { read: Promise<DataVersions>; send: () => void } | null;
+}
+const versionReads = new WeakMap<object, VersionReads>();
+
+/**
+ * How many reads of the versions of one handle may be on their way at once: with two, the next
+ * one is sent while the last comes back, so requests seldom wait for a read sent before they
+ * arrived to come back before theirs goes (with one, the detail read served 5,900 requests a
+ * second on PostgreSQL, the service waiting a third of its time; with two, 8,800; three, 8,700).
+ */
+export const VERSION_READS_IN_FLIGHT = 2;
 
 /**
  * A read of the versions sent after the caller asked, shared with every other caller that asked
- * before it was sent. On a handle whose reads are round trips (PostgreSQL's pool), requests
- * arriving together read the version once instead of once each: a caller that asks while a read
- * is on its way waits for it and shares the next one (that one sees every commit that completed
- * before the caller asked, which is all a caller may rely on).
+ * before it was sent (that one sees every commit that completed before the caller asked, which
+ * is all a caller may rely on). On a handle whose reads are round trips (PostgreSQL's pool): a
+ * caller with no read on its way sends one at once; callers asking while reads are on their way
+ * share the next one, sent at the end of the event loop's turn (every caller of the turn shares
+ * it), or, when `VERSION_READS_IN_FLIGHT` are on their way already, at the end of the turn in
+ * which one of them answers. So requests arriving together read the versions once, and a request
+ * seldom waits for a read sent before it arrived to come back before its own is sent.
  */
 function sharedRead(db: Queryable<any>): Promise<DataVersions> {
-  let reads = versionReads.get(db);
-  if (!reads) {
-    reads = { sent: null, next: null };
-    versionReads.set(db, reads);
+  let state = versionReads.get(db);
+  if (!state) {
+    state = { inFlight: 0, next: null };
+    versionReads.set(db, state);
   }
-  const state = reads;
+  const reads = state;
   const send = (): Promise<DataVersions> => {
+    reads.inFlight++;
     const read = selectVersions(db);
-    state.sent = read;
     const done = () => {
-      if (state.sent === read) state.sent = null;
+      reads.inFlight--;
+      // A read waiting for one of these to answer goes at the end of this turn.
+      if (reads.next !== null) setImmediate(() => reads.next?.send());
     };
     read.then(done, done);
     return read;
   };
-  if (!state.sent) return send();
-  if (!state.next) {
-    const next = state.sent.then(
-      () => undefined,
-      () => undefined,
-    ).then(() => {
-      state.next = null;
-      return send();
+  if (reads.inFlight === 0 && reads.next === null) return send();
+  if (reads.next === null) {
+    let sendNext!: () => void;
+    const read = new Promise<DataVersions>((resolve, reject) => {
+      sendNext = () => {
+        if (reads.next?.read !== read || reads.inFlight >= VERSION_READS_IN_FLIGHT) return;
+        reads.next = null;
+        send().then(resolve, reject);
+      };
     });
-    state.next = next;
+    reads.next = { read, send: sendNext };
+    setImmediate(sendNext);
   }
-  return state.next;
+  return reads.next.read;
 }
 
 /**
