@@ -3,7 +3,9 @@
 //   npm run bench:databases   (BENCH_DATABASE_URL=postgres://USER@HOST:PORT/DATABASE, a database
 //                              the user may create schemas in; BENCH_DURATION seconds per scenario;
 //                              BENCH_MORE_INSTANCES=none to measure one instance only, 2,3 by default)
-// Without BENCH_DATABASE_URL it says so and measures SQLite only.
+// Without BENCH_DATABASE_URL it says so and measures SQLite only. With it, one instance on each
+// database is measured in turns (SQLite, PostgreSQL, PostgreSQL, SQLite; half the duration each),
+// so that both figures of a ratio come from the same seconds of the machine.
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,19 +49,57 @@ interface Measured {
   report: Figures;
 }
 
-/** Seeds scenarios 1 and 3 of `npm run bench` through the API and measures them on `instances` (the first seeds), from a settled disk. */
-async function measure(instances: RunningService[]): Promise<Measured> {
+/** Seeds scenarios 1 and 3 of `npm run bench` through the API on `instances` (the first seeds): what to load for each. */
+async function seed(instances: RunningService[]): Promise<{ detailUrls: string[]; reportUrls: string[]; report: Partial<autocannon.Options> }> {
   const admin = new Api(instances[0]!.url, TOKEN);
   const { crId } = await seedDetailScenario(admin);
   const checks = await seedReportScenario(admin);
-  settleDisk();
   const urls = instances.map((i) => i.url);
-  const detailUrls = urls.map((u) => `${u}${CC}change-requests/${crId}/`);
+  return { detailUrls: urls.map((u) => `${u}${CC}change-requests/${crId}/`), reportUrls: urls, report: { requests: reportRequests(checks) } };
+}
+
+/** Seeds scenarios 1 and 3 and measures them on `instances`, from a settled disk. */
+async function measure(instances: RunningService[]): Promise<Measured> {
+  const { detailUrls, reportUrls, report } = await seed(instances);
+  settleDisk();
   await load(detailUrls, {}, 2);
   const detail = await load(detailUrls);
-  await load(urls, { requests: reportRequests(checks) }, 2);
-  const report = await load(urls, { requests: reportRequests(checks) });
-  return { detail, report };
+  await load(reportUrls, report, 2);
+  return { detail, report: await load(reportUrls, report) };
+}
+
+/** Figures of several rounds of one load: requests/s averaged over the rounds (they are as long), the worst p50 and p99. */
+function combined(rounds: Figures[]): Figures {
+  return {
+    rps: rounds.reduce((sum, r) => sum + r.rps, 0) / rounds.length,
+    p50: Math.max(...rounds.map((r) => r.p50)),
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
+
+/**
+ * Scenarios 1 and 3 on SQLite and on PostgreSQL (one instance each, both running), measured in
+ * turns: each scenario in rounds of half the duration, in the order SQLite, PostgreSQL,
+ * PostgreSQL, SQLite. Both databases so see the machine as it was during the same seconds, and a
+ * machine whose speed drifts (other work on it, its disk) moves both figures, not their ratio.
+ */
+async function measureSideBySide(sqlite: RunningService, postgres: RunningService): Promise<{ sqlite: Measured; postgres: Measured }> {
+  const seeded = { sqlite: await seed([sqlite]), postgres: await seed([postgres]) };
+  settleDisk();
+  const half = Math.max(1, DURATION / 2);
+  const rounds = { sqlite: { detail: [] as Figures[], report: [] as Figures[] }, postgres: { detail: [] as Figures[], report: [] as Figures[] } };
+  for (const scenario of ['detail', 'report'] as const) {
+    const run = (db: 'sqlite' | 'postgres', duration: number) =>
+      scenario === 'detail' ? load(seeded[db].detailUrls, {}, duration) : load(seeded[db].reportUrls, seeded[db].report, duration);
+    await run('sqlite', 2);
+    await run('postgres', 2);
+    for (const db of ['sqlite', 'postgres', 'postgres', 'sqlite'] as const) rounds[db][scenario].push(await run(db, half));
+  }
+  return {
+    sqlite: { detail: combined(rounds.sqlite.detail), report: combined(rounds.sqlite.report) },
+    postgres: { detail: combined(rounds.postgres.detail), report: combined(rounds.postgres.report) },
+  };
 }
 
 /**
@@ -99,16 +139,19 @@ async function main(): Promise<void> {
   const out: string[] = [];
   let admin: pg.Client | null = null;
   try {
-    log('SQLite: one instance');
-    const sqlite = await withInstances(1, join(dir, 'bench.sqlite3'), config, measure);
     if (!PG_URL) {
+      log('SQLite: one instance');
+      const sqlite = await withInstances(1, join(dir, 'bench.sqlite3'), config, measure);
       log('BENCH_DATABASE_URL is not set: PostgreSQL is not measured');
       out.push(line('1. detail read, SQLite', sqlite.detail), line('3. check report, SQLite', sqlite.report));
     } else {
       admin = new pg.Client({ connectionString: PG_URL });
       await admin.connect();
-      log('PostgreSQL: one instance');
-      const one = await withInstances(1, await pgSchema(admin, 'bench_1'), config, measure);
+      log('SQLite and PostgreSQL: one instance each, measured in turns');
+      const pgUrl = await pgSchema(admin, 'bench_1');
+      const { sqlite, postgres: one } = await withInstances(1, join(dir, 'bench.sqlite3'), config, ([onSqlite]) =>
+        withInstances(1, pgUrl, config, ([onPostgres]) => measureSideBySide(onSqlite!, onPostgres!)),
+      );
       out.push(
         line('1. detail read, SQLite', sqlite.detail),
         line('1. detail read, PostgreSQL', one.detail),
