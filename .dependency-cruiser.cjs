@@ -55,7 +55,8 @@ module.exports = {
     {
       name: 'vscode-at-the-edges',
       severity: 'error',
-      comment: 'Only extension/vscode/ and the entry point import vscode; extension/core/ stays testable in plain Node.',
+      comment:
+        'Only extension/vscode/ and the entry point import vscode; extension/core/ stays testable in plain Node.',
       from: { path: '^(extension/core|contract|webview)/' },
       to: { path: '^vscode$' },
     },
@@ -71,21 +72,23 @@ module.exports = {
     {
       name: 'plugins-use-the-host-through-its-public-modules',
       severity: 'error',
-      comment: 'A plugin reaches the host only through server/host/index.ts (domain) and server/host/http/index.ts (routes).',
+      comment:
+        'A plugin reaches the host only through server/host/index.ts (domain) and server/host/http/index.ts (routes).',
       from: { path: '^server/plugins/' },
       to: { path: '^server/host/', pathNot: '^server/host/(index|http/index)\\.ts$' },
     },
     {
       name: 'plugins-use-each-other-through-their-index',
       severity: 'error',
-      comment: 'A plugin reaches another plugin only through that plugin\'s index.ts.',
+      comment: "A plugin reaches another plugin only through that plugin's index.ts.",
       from: { path: '^server/plugins/([^/]+)/' },
       to: { path: '^server/plugins/', pathNot: ['^server/plugins/$1/', '^server/plugins/[^/]+/index\\.ts$'] },
     },
     {
       name: 'domain-imports-no-http',
       severity: 'error',
-      comment: 'Domain modules know nothing of HTTP: not Express, not the HTTP layer, not route modules. Only route modules and the composition (app, main, host.ts, register.ts, plugin.ts) do.',
+      comment:
+        'Domain modules know nothing of HTTP: not Express, not the HTTP layer, not route modules. Only route modules and the composition (app, main, host.ts, register.ts, plugin.ts) do.',
       from: {
         path: '^server/',
         pathNot: [
@@ -96,13 +99,15 @@ module.exports = {
           '(^|/|-)routes\\.ts$',
         ],
       },
-      to: { path: ['node_modules/(@types/)?express(-serve-static-core)?/', '^server/host/http/', '(^|/|-)routes\\.ts$'] },
+      to: {
+        path: ['node_modules/(@types/)?express(-serve-static-core)?/', '^server/host/http/', '(^|/|-)routes\\.ts$'],
+      },
     },
     {
       name: 'sql-only-in-repositories',
       severity: 'error',
       comment:
-        'Kysely and SQL live in repository modules (*-repository.ts, repository.ts, repositories/), list declarations (list.ts) and the database layers (host/db/, a plugin\'s db/); ' +
+        "Kysely and SQL live in repository modules (*-repository.ts, repository.ts, repositories/), list declarations (list.ts) and the database layers (host/db/, a plugin's db/); " +
         'everything else asks them.',
       from: {
         path: '^server/',
@@ -122,6 +127,9 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     exclude: { path: '^dist/' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

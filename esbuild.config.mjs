@@ -64,7 +64,11 @@ function isUpToDate(name, target) {
  * is dropped with it. Not for bundles with non-ASCII text in a tagged template's raw strings.
  */
 export function asciiOnly(code) {
-  return code.replace(/(\\*)([^\x00-\x7f])/g, (_, slashes, c) => (slashes.length % 2 ? slashes.slice(1) : slashes) + `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return code.replace(
+    /(\\*)([^\x00-\x7f])/g,
+    (_, slashes, c) =>
+      (slashes.length % 2 ? slashes.slice(1) : slashes) + `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** Builds one target into `outdir`. */

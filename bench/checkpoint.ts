@@ -82,7 +82,9 @@ async function run(pages: number): Promise<string> {
     let dbFd: number | undefined;
     const checkpoints: number[] = [];
     const lock = fifoLock();
-    const checkpointer = WORKER ? new WalCheckpointer(db, file, lock, { ...DEFAULT_CHECKPOINTER, startPages: 1, checkpointPages: pages }) : null;
+    const checkpointer = WORKER
+      ? new WalCheckpointer(db, file, lock, { ...DEFAULT_CHECKPOINTER, startPages: 1, checkpointPages: pages })
+      : null;
     let writesHeld = 0;
     if (checkpointer) {
       db.prepare('update big set updated = updated where id = 1').run();
@@ -96,7 +98,13 @@ async function run(pages: number): Promise<string> {
         writesHeld += performance.now() - waited;
       }
       begin.run();
-      for (let k = 0; k < 4; k++) update.run(n % 2 ? 'success' : 'failure', `run ${n} ${'y'.repeat(150)}`, n, 1 + ((n * 7919 + k * 104729) % 20000));
+      for (let k = 0; k < 4; k++)
+        update.run(
+          n % 2 ? 'success' : 'failure',
+          `run ${n} ${'y'.repeat(150)}`,
+          n,
+          1 + ((n * 7919 + k * 104729) % 20000),
+        );
       for (let k = 0; k < 3; k++) log.run((n * 31 + k) % 5000, n, 'z'.repeat(400));
       for (let k = 0; k < 2; k++) event.run(n % 40, 'e'.repeat(300));
       note.run(n % 2000, 'n'.repeat(300));
@@ -104,14 +112,14 @@ async function run(pages: number): Promise<string> {
       commit.run();
       if (MANUAL && n % MANUAL === MANUAL - 1) {
         // Off the loop in the service: the log's pages written to disk before the copy.
-        fdatasyncSync(walFd ??= openSync(wal, 'r+'));
+        fdatasyncSync((walFd ??= openSync(wal, 'r+')));
         const copy = performance.now();
         if (MODE === 'copy') db.pragma('synchronous = OFF');
         db.pragma('wal_checkpoint(PASSIVE)');
         if (MODE === 'copy') db.pragma('synchronous = NORMAL');
         checkpoints.push(performance.now() - copy);
         // Off the loop too: the database's pages written to disk after the copy.
-        if (MODE === 'copy') fdatasyncSync(dbFd ??= openSync(file, 'r+'));
+        if (MODE === 'copy') fdatasyncSync((dbFd ??= openSync(file, 'r+')));
         durations.push(copy - start);
         continue;
       }
@@ -143,7 +151,11 @@ async function run(pages: number): Promise<string> {
       `> 2 ms ${durations.filter((d) => d > 2).length}`,
       `> 5 ms ${durations.filter((d) => d > 5).length}`,
       ...(checkpointer ? [`thread checkpoints ${checkpoints[0]}, writes held ${writesHeld.toFixed(0)} ms in all`] : []),
-      ...(checkpoints.length && !checkpointer ? [`checkpoints ${checkpoints.length}: mean ${(checkpoints.reduce((a, b) => a + b, 0) / checkpoints.length).toFixed(2)} ms, max ${Math.max(...checkpoints).toFixed(2)} ms`] : []),
+      ...(checkpoints.length && !checkpointer
+        ? [
+            `checkpoints ${checkpoints.length}: mean ${(checkpoints.reduce((a, b) => a + b, 0) / checkpoints.length).toFixed(2)} ms, max ${Math.max(...checkpoints).toFixed(2)} ms`,
+          ]
+        : []),
       `log file ≤ ${(largest / 1024 / 1024).toFixed(1)} MB`,
     ].join(', ');
   } finally {

@@ -21,7 +21,10 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const TOKEN = 'bench0000000000000000000000000000000000';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? '';
 /** The instance counts measured beside one (BENCH_MORE_INSTANCES=none measures one instance only). */
-const MORE_INSTANCES = (process.env.BENCH_MORE_INSTANCES ?? '2,3').split(',').map(Number).filter((n) => n > 1);
+const MORE_INSTANCES = (process.env.BENCH_MORE_INSTANCES ?? '2,3')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 1);
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 interface Figures {
@@ -34,7 +37,15 @@ interface Figures {
 /** Load against one or several instances at once (the same connections split between them); figures summed / worst. */
 async function load(urls: string[], options: Partial<autocannon.Options> = {}, duration = DURATION): Promise<Figures> {
   const results = await Promise.all(
-    urls.map((url) => autocannon({ url, connections: Math.max(1, Math.round(16 / urls.length)), duration, headers: { Authorization: `Token ${TOKEN}` }, ...options })),
+    urls.map((url) =>
+      autocannon({
+        url,
+        connections: Math.max(1, Math.round(16 / urls.length)),
+        duration,
+        headers: { Authorization: `Token ${TOKEN}` },
+        ...options,
+      }),
+    ),
   );
   return {
     rps: results.reduce((sum, r) => sum + r.requests.average, 0),
@@ -50,12 +61,18 @@ interface Measured {
 }
 
 /** Seeds scenarios 1 and 3 of `npm run bench` through the API on `instances` (the first seeds): what to load for each. */
-async function seed(instances: RunningService[]): Promise<{ detailUrls: string[]; reportUrls: string[]; report: Partial<autocannon.Options> }> {
+async function seed(
+  instances: RunningService[],
+): Promise<{ detailUrls: string[]; reportUrls: string[]; report: Partial<autocannon.Options> }> {
   const admin = new Api(instances[0]!.url, TOKEN);
   const { crId } = await seedDetailScenario(admin);
   const checks = await seedReportScenario(admin);
   const urls = instances.map((i) => i.url);
-  return { detailUrls: urls.map((u) => `${u}${CC}change-requests/${crId}/`), reportUrls: urls, report: { requests: reportRequests(checks) } };
+  return {
+    detailUrls: urls.map((u) => `${u}${CC}change-requests/${crId}/`),
+    reportUrls: urls,
+    report: { requests: reportRequests(checks) },
+  };
 }
 
 /** Seeds scenarios 1 and 3 and measures them on `instances`, from a settled disk. */
@@ -84,17 +101,26 @@ function combined(rounds: Figures[]): Figures {
  * PostgreSQL, SQLite. Both databases so see the machine as it was during the same seconds, and a
  * machine whose speed drifts (other work on it, its disk) moves both figures, not their ratio.
  */
-async function measureSideBySide(sqlite: RunningService, postgres: RunningService): Promise<{ sqlite: Measured; postgres: Measured }> {
+async function measureSideBySide(
+  sqlite: RunningService,
+  postgres: RunningService,
+): Promise<{ sqlite: Measured; postgres: Measured }> {
   const seeded = { sqlite: await seed([sqlite]), postgres: await seed([postgres]) };
   settleDisk();
   const half = Math.max(1, DURATION / 2);
-  const rounds = { sqlite: { detail: [] as Figures[], report: [] as Figures[] }, postgres: { detail: [] as Figures[], report: [] as Figures[] } };
+  const rounds = {
+    sqlite: { detail: [] as Figures[], report: [] as Figures[] },
+    postgres: { detail: [] as Figures[], report: [] as Figures[] },
+  };
   for (const scenario of ['detail', 'report'] as const) {
     const run = (db: 'sqlite' | 'postgres', duration: number) =>
-      scenario === 'detail' ? load(seeded[db].detailUrls, {}, duration) : load(seeded[db].reportUrls, seeded[db].report, duration);
+      scenario === 'detail'
+        ? load(seeded[db].detailUrls, {}, duration)
+        : load(seeded[db].reportUrls, seeded[db].report, duration);
     await run('sqlite', 2);
     await run('postgres', 2);
-    for (const db of ['sqlite', 'postgres', 'postgres', 'sqlite'] as const) rounds[db][scenario].push(await run(db, half));
+    for (const db of ['sqlite', 'postgres', 'postgres', 'sqlite'] as const)
+      rounds[db][scenario].push(await run(db, half));
   }
   return {
     sqlite: { detail: combined(rounds.sqlite.detail), report: combined(rounds.sqlite.report) },
@@ -112,7 +138,12 @@ function settleDisk(): void {
   execFileSync('sync');
 }
 
-async function withInstances<T>(count: number, db: string, config: string, work: (instances: RunningService[]) => Promise<T>): Promise<T> {
+async function withInstances<T>(
+  count: number,
+  db: string,
+  config: string,
+  work: (instances: RunningService[]) => Promise<T>,
+): Promise<T> {
   const instances: RunningService[] = [];
   try {
     for (let i = 0; i < count; i++) instances.push(await startService(db, config, TOKEN));
@@ -130,12 +161,18 @@ async function pgSchema(admin: pg.Client, name: string): Promise<string> {
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
-const line = (label: string, f: Figures) => `${label.padEnd(58)}${fmt(f.rps, 0)}${fmt(f.p50)}${fmt(f.p99)}${f.errors ? `  (${f.errors} errors)` : ''}`;
+const line = (label: string, f: Figures) =>
+  `${label.padEnd(58)}${fmt(f.rps, 0)}${fmt(f.p50)}${fmt(f.p99)}${f.errors ? `  (${f.errors} errors)` : ''}`;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-bench-db-'));
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
   const out: string[] = [];
   let admin: pg.Client | null = null;
   try {
@@ -163,11 +200,16 @@ async function main(): Promise<void> {
       for (const count of MORE_INSTANCES) {
         log(`PostgreSQL: ${count} instances on one database`);
         const many = await withInstances(count, await pgSchema(admin, `bench_${count}`), config, measure);
-        out.push(line(`1. detail read, PostgreSQL, ${count} instances`, many.detail), line(`3. check report, PostgreSQL, ${count} instances`, many.report));
+        out.push(
+          line(`1. detail read, PostgreSQL, ${count} instances`, many.detail),
+          line(`3. check report, PostgreSQL, ${count} instances`, many.report),
+        );
       }
       for (const count of [1, 2, 3]) await admin.query(`drop schema if exists bench_${count} cascade`);
     }
-    console.log(`\n${'scenario (16 connections in all, split between instances)'.padEnd(58)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
+    console.log(
+      `\n${'scenario (16 connections in all, split between instances)'.padEnd(58)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`,
+    );
     for (const l of out) console.log(l);
   } finally {
     await admin?.end();

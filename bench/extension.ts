@@ -23,13 +23,19 @@ function quantile(sorted: number[], q: number): number {
 
 async function main(): Promise<void> {
   const bundle = join(ROOT, 'dist/extension.js');
-  if (!existsSync(bundle)) throw new Error('dist/extension.js is missing: run `node esbuild.config.mjs extension webview` first');
+  if (!existsSync(bundle))
+    throw new Error('dist/extension.js is missing: run `node esbuild.config.mjs extension webview` first');
 
   console.log('\nextension bundles (minified; source maps beside them, not loaded)');
   for (const file of ['extension.js', 'webview.js', 'webview.css']) {
     const bytes = size(join(ROOT, 'dist', file));
-    const target = file === 'extension.js' ? `  target ≤ ${BUNDLE_TARGET_KB} KB${bytes <= BUNDLE_TARGET_KB * 1024 ? ' (met)' : ' (MISSED)'}` : '';
-    console.log(`${`dist/${file}`.padEnd(22)}${kb(bytes).padStart(10)}   map ${kb(size(join(ROOT, 'dist', `${file}.map`))).padStart(10)}${target}`);
+    const target =
+      file === 'extension.js'
+        ? `  target ≤ ${BUNDLE_TARGET_KB} KB${bytes <= BUNDLE_TARGET_KB * 1024 ? ' (met)' : ' (MISSED)'}`
+        : '';
+    console.log(
+      `${`dist/${file}`.padEnd(22)}${kb(bytes).padStart(10)}   map ${kb(size(join(ROOT, 'dist', `${file}.map`))).padStart(10)}${target}`,
+    );
   }
 
   const results = await activateInFreshNode(bundle, RUNS);
@@ -42,10 +48,20 @@ async function main(): Promise<void> {
   const median = quantile(total, 0.5);
   console.log(`\nactivation in ${process.execPath} ${process.version} (fake vscode; ${RUNS} fresh processes)`);
   console.log('measure'.padEnd(44) + 'median ms'.padStart(11) + 'worst ms'.padStart(10) + '  target');
-  console.log('load the bundle (read, compile, top level)'.padEnd(44) + quantile(load, 0.5).toFixed(1).padStart(11) + load.at(-1)!.toFixed(1).padStart(10));
-  console.log('activate() until it returns'.padEnd(44) + quantile(activate, 0.5).toFixed(1).padStart(11) + activate.at(-1)!.toFixed(1).padStart(10));
   console.log(
-    'load + activate'.padEnd(44) + median.toFixed(1).padStart(11) + total.at(-1)!.toFixed(1).padStart(10) +
+    'load the bundle (read, compile, top level)'.padEnd(44) +
+      quantile(load, 0.5).toFixed(1).padStart(11) +
+      load.at(-1)!.toFixed(1).padStart(10),
+  );
+  console.log(
+    'activate() until it returns'.padEnd(44) +
+      quantile(activate, 0.5).toFixed(1).padStart(11) +
+      activate.at(-1)!.toFixed(1).padStart(10),
+  );
+  console.log(
+    'load + activate'.padEnd(44) +
+      median.toFixed(1).padStart(11) +
+      total.at(-1)!.toFixed(1).padStart(10) +
       `  ≤ ${ACTIVATION_TARGET_MS} ms${median <= ACTIVATION_TARGET_MS ? ' (met)' : ' (MISSED)'}`,
   );
   const sync = results.flatMap((r) => r.syncWork);

@@ -63,7 +63,13 @@ function parseGc(line: string): Gc | undefined {
   const field = (name: string) => new RegExp(`(?:^|\\s)${name}=(\\S+)`).exec(line)?.[1];
   const kind = field('gc');
   if (!kind) return undefined;
-  return { line, kind, pause: Number(field('pause')), allocated: Number(field('allocated') ?? 0), promoted: Number(field('promoted') ?? 0) };
+  return {
+    line,
+    kind,
+    pause: Number(field('pause')),
+    allocated: Number(field('allocated') ?? 0),
+    promoted: Number(field('promoted') ?? 0),
+  };
 }
 
 /** The bundle's source file for each line of dist/server.js (esbuild writes `// path` before each module). */
@@ -127,13 +133,30 @@ function summarise(profile: { head: ProfileNode }, pairs: number): void {
 
 interface PairTrace {
   gcs: Array<{ kind: number; start: number; ms: number }>;
-  requests: Array<{ method: string; arrived: number; schedArrived: [number, number]; finished: number; schedFinished: [number, number]; nextImmediate: number; nextTimer: number }>;
+  requests: Array<{
+    method: string;
+    arrived: number;
+    schedArrived: [number, number];
+    finished: number;
+    schedFinished: [number, number];
+    nextImmediate: number;
+    nextTimer: number;
+  }>;
   worker: Array<{ at: number; sent?: string; received?: string }>;
 }
 
 /** The slowest reads, each with what the service did around it (bench/pair-trace.cjs). */
-function explainSlowest(trace: PairTrace, times: Array<{ w0: number; w1: number; r0: number; r1: number; clientWait: number }>): void {
-  const gcName: Record<number, string> = { 1: 'scavenge', 2: 'minor-ms', 4: 'mark-compact', 8: 'incremental', 16: 'weak' };
+function explainSlowest(
+  trace: PairTrace,
+  times: Array<{ w0: number; w1: number; r0: number; r1: number; clientWait: number }>,
+): void {
+  const gcName: Record<number, string> = {
+    1: 'scavenge',
+    2: 'minor-ms',
+    4: 'mark-compact',
+    8: 'incremental',
+    16: 'weak',
+  };
   const f = (n: number) => n.toFixed(2);
   const rows = times.map((t, i) => {
     const write = trace.requests.find((r) => r.method === 'PATCH' && r.arrived >= t.w0 && r.arrived <= t.w1);
@@ -143,35 +166,73 @@ function explainSlowest(trace: PairTrace, times: Array<{ w0: number; w1: number;
     return { i, ms: t.r1 - t.r0, t, write, read, gcs, worker };
   });
   const slow = [...rows].sort((a, b) => b.ms - a.ms).slice(0, 20);
-  console.log('\nslowest reads (ms; "before" = from the client sending to the service seeing it, "in" = service seeing to answering, "after" = answered to the client having it):');
+  console.log(
+    '\nslowest reads (ms; "before" = from the client sending to the service seeing it, "in" = service seeing to answering, "after" = answered to the client having it):',
+  );
   for (const r of slow) {
     const { t, write, read } = r;
     const parts = [`#${r.i} read ${f(r.ms)}`, `write ${f(t.w1 - t.w0)}`];
-    if (write) parts.push(`write in ${f(write.finished - write.arrived)}, loop after its answer: immediate +${f(write.nextImmediate - write.finished)}, timer +${f(write.nextTimer - write.finished)}`);
-    if (read) parts.push(`read before ${f(read.arrived - t.r0)} in ${f(read.finished - read.arrived)} after ${f(t.r1 - read.finished)}`);
+    if (write)
+      parts.push(
+        `write in ${f(write.finished - write.arrived)}, loop after its answer: immediate +${f(write.nextImmediate - write.finished)}, timer +${f(write.nextTimer - write.finished)}`,
+      );
+    if (read)
+      parts.push(
+        `read before ${f(read.arrived - t.r0)} in ${f(read.finished - read.arrived)} after ${f(t.r1 - read.finished)}`,
+      );
     if (write && read) {
       // From the write's answer to the read's: the service's main thread on a core, waiting for one, and idle.
       const run = read.schedFinished[0] - write.schedFinished[0];
       const wait = read.schedFinished[1] - write.schedFinished[1];
-      parts.push(`service from write answered to read answered: ${f(read.finished - write.finished)} = cpu ${f(run)} + waiting for a core ${f(wait)} + idle ${f(read.finished - write.finished - run - wait)}; read cpu ${f(read.schedFinished[0] - read.schedArrived[0])}`);
+      parts.push(
+        `service from write answered to read answered: ${f(read.finished - write.finished)} = cpu ${f(run)} + waiting for a core ${f(wait)} + idle ${f(read.finished - write.finished - run - wait)}; read cpu ${f(read.schedFinished[0] - read.schedArrived[0])}`,
+      );
     }
     if (t.clientWait > 0.05) parts.push(`client waited for a core ${f(t.clientWait)}`);
     for (const g of r.gcs) parts.push(`${gcName[g.kind] ?? g.kind} ${f(g.ms)} at +${f(g.start - t.r0)}`);
-    if (r.worker.length) parts.push(`checkpointer: ${r.worker.map((w) => `${w.sent ?? w.received} at ${f(w.at - t.r0)}`).join(', ')}`);
+    if (r.worker.length)
+      parts.push(`checkpointer: ${r.worker.map((w) => `${w.sent ?? w.received} at ${f(w.at - t.r0)}`).join(', ')}`);
     console.log(`  ${parts.join('; ')}`);
   }
   const inGc = slow.slice(0, 10).filter((r) => r.gcs.length > 0).length;
   const allGc = rows.filter((r) => r.gcs.length > 0);
-  console.log(`of the 10 slowest, ${inGc} overlapped a collection; of all ${rows.length} reads, ${allGc.length} did (their p50 ${f(percentile(allGc.map((r) => r.ms), 50))} ms)`);
+  console.log(
+    `of the 10 slowest, ${inGc} overlapped a collection; of all ${rows.length} reads, ${allGc.length} did (their p50 ${f(
+      percentile(
+        allGc.map((r) => r.ms),
+        50,
+      ),
+    )} ms)`,
+  );
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-gc-pairs-'));
   const dbFile = join(dir, 'bench.sqlite3');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
-  const extra = [...(process.env.MEMO_TRACE ? [] : []),'--trace-gc-nvp', ...(HEAP_SAMPLE ? ['--require', join(REPO, 'bench', 'heap-sample.cjs')] : []), ...(PAIR_TRACE ? ['--require', join(REPO, 'bench', 'pair-trace.cjs')] : [])];
-  const svc = await startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', dbFile, '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN, ...(HEAP_SAMPLE ? { HEAP_SAMPLE, HEAP_SAMPLE_SURVIVORS: process.env.HEAP_SAMPLE_SURVIVORS ?? '' } : {}), ...(PAIR_TRACE ? { PAIR_TRACE } : {}) }, [...SERVICE_NODE_OPTIONS, ...extra]);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
+  const extra = [
+    ...(process.env.MEMO_TRACE ? [] : []),
+    '--trace-gc-nvp',
+    ...(HEAP_SAMPLE ? ['--require', join(REPO, 'bench', 'heap-sample.cjs')] : []),
+    ...(PAIR_TRACE ? ['--require', join(REPO, 'bench', 'pair-trace.cjs')] : []),
+  ];
+  const svc = await startProcess(
+    join(REPO, 'dist', 'server.js'),
+    ['--port', '0', '--db', dbFile, '--config', config],
+    {
+      ...SERVICE_ENVIRONMENT,
+      CHANGE_CONTROL_ADMIN_TOKEN: TOKEN,
+      ...(HEAP_SAMPLE ? { HEAP_SAMPLE, HEAP_SAMPLE_SURVIVORS: process.env.HEAP_SAMPLE_SURVIVORS ?? '' } : {}),
+      ...(PAIR_TRACE ? { PAIR_TRACE } : {}),
+    },
+    [...SERVICE_NODE_OPTIONS, ...extra],
+  );
   const pid = svc.child.pid!;
   let gcs: Gc[] = [];
   let tail = '';
@@ -196,7 +257,8 @@ async function main(): Promise<void> {
     const url = `${svc.url}${CC}change-requests/${crId}/`;
     const readCpu: number[] = [];
     const times: Array<{ w0: number; w1: number; r0: number; r1: number; clientWait: number }> = [];
-    const clientWait = (): number => Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ')[1]) / 1e6;
+    const clientWait = (): number =>
+      Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ')[1]) / 1e6;
     const pair = async (i: number): Promise<number> => {
       const w0 = monotonic();
       if ((await send(url, 'PATCH', { description: `note ${i}` })) !== 200) throw new Error('edit failed');
@@ -233,17 +295,26 @@ async function main(): Promise<void> {
     }
     if (process.env.GC_LOG) writeFileSync(process.env.GC_LOG, measured.map((g) => g.line).join('\n'));
     const of = (kind: string) => measured.filter((g) => g.kind === kind);
-    const pauses = (l: Gc[]) => (l.length ? `pauses total ${l.reduce((a, g) => a + g.pause, 0).toFixed(1)} ms, largest ${Math.max(...l.map((g) => g.pause)).toFixed(1)} ms` : 'none');
+    const pauses = (l: Gc[]) =>
+      l.length
+        ? `pauses total ${l.reduce((a, g) => a + g.pause, 0).toFixed(1)} ms, largest ${Math.max(...l.map((g) => g.pause)).toFixed(1)} ms`
+        : 'none';
     const scavenges = of('s');
     const full = measured.filter((g) => g.kind !== 's' && g.kind !== 'mmc');
     const allocated = measured.reduce((a, g) => a + g.allocated, 0);
     const promoted = scavenges.reduce((a, g) => a + g.promoted, 0);
     console.log(`${PAIRS} write-then-read pairs (after 200 to warm up), 200 changes:`);
-    console.log(`  reads: p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, slowest ${Math.max(...ms).toFixed(2)} ms`);
-    console.log(`  service main thread CPU: ${(cpu / PAIRS).toFixed(2)} ms per pair; per read (what the read would take alone, collections included): p50 ${percentile(readCpu, 50).toFixed(2)} ms, p99 ${percentile(readCpu, 99).toFixed(2)} ms, largest ${Math.max(...readCpu).toFixed(2)} ms`);
+    console.log(
+      `  reads: p50 ${percentile(ms, 50).toFixed(2)} ms, p99 ${percentile(ms, 99).toFixed(2)} ms, slowest ${Math.max(...ms).toFixed(2)} ms`,
+    );
+    console.log(
+      `  service main thread CPU: ${(cpu / PAIRS).toFixed(2)} ms per pair; per read (what the read would take alone, collections included): p50 ${percentile(readCpu, 50).toFixed(2)} ms, p99 ${percentile(readCpu, 99).toFixed(2)} ms, largest ${Math.max(...readCpu).toFixed(2)} ms`,
+    );
     console.log(`  scavenges: ${scavenges.length} (${pauses(scavenges)})`);
     console.log(`  mark-compacts: ${full.length} (${pauses(full)}) [${full.map((g) => g.kind).join(' ')}]`);
-    console.log(`  allocated: ${(allocated / PAIRS / 1024).toFixed(0)} kB per pair (between collections in the window); promoted by scavenges: ${(promoted / PAIRS / 1024).toFixed(1)} kB per pair`);
+    console.log(
+      `  allocated: ${(allocated / PAIRS / 1024).toFixed(0)} kB per pair (between collections in the window); promoted by scavenges: ${(promoted / PAIRS / 1024).toFixed(1)} kB per pair`,
+    );
     if (HEAP_SAMPLE) summarise(JSON.parse(readFileSync(HEAP_SAMPLE, 'utf8')) as { head: ProfileNode }, PAIRS);
     if (PAIR_TRACE) explainSlowest(JSON.parse(readFileSync(PAIR_TRACE, 'utf8')) as PairTrace, times);
   } finally {

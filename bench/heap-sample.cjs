@@ -17,7 +17,11 @@ if (file) {
   process.on('SIGUSR2', () => {
     if (!sampling) {
       sampling = true;
-      session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !process.env.HEAP_SAMPLE_SURVIVORS });
+      session.post('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: !process.env.HEAP_SAMPLE_SURVIVORS,
+      });
       return;
     }
     session.post('HeapProfiler.stopSampling', (err, result) => {

@@ -29,7 +29,13 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-memory-'));
   const dbFile = join(dir, 'bench.sqlite3');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false }, ...JSON.parse(process.env.MEMORY_CONFIG ?? '{}') }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+      ...JSON.parse(process.env.MEMORY_CONFIG ?? '{}'),
+    }),
+  );
   const svc = await startService(dbFile, config, TOKEN);
   const pid = svc.child.pid!;
   const admin = new Api(svc.url, TOKEN);
@@ -42,7 +48,12 @@ async function main(): Promise<void> {
     const list = await autocannon({ url: listUrl, connections: 16, duration: DURATION, headers });
     log(`2: ${list.requests.average.toFixed(0)} req/s, p50 ${list.latency.p50} ms; ${status(pid)}`);
     let offset = 0;
-    const coldPages = { setupRequest: (req: autocannon.Request) => ({ ...req, path: `${CC}change-requests/?gates_cleared=true&limit=50&offset=${offset++}` }) };
+    const coldPages = {
+      setupRequest: (req: autocannon.Request) => ({
+        ...req,
+        path: `${CC}change-requests/?gates_cleared=true&limit=50&offset=${offset++}`,
+      }),
+    };
     const cold = await autocannon({ url: svc.url, connections: 16, amount: 6600, headers, requests: [coldPages] });
     log(`2b: ${cold.requests.average.toFixed(0)} req/s, p50 ${cold.latency.p50} ms; ${status(pid)}`);
     for (let i = 0; i < 5; i++) {

@@ -40,7 +40,10 @@ interface Call {
 function send(base: string, call: Call): Promise<number> {
   return new Promise((resolve, reject) => {
     const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const headers: Record<string, string> = { Authorization: `Token ${call.token ?? TOKEN}`, Accept: 'application/json' };
+    const headers: Record<string, string> = {
+      Authorization: `Token ${call.token ?? TOKEN}`,
+      Accept: 'application/json',
+    };
     if (payload !== undefined) headers['Content-Type'] = 'application/json';
     const req = request(`${base}${call.path}`, { method: call.method, headers, agent }, (res) => {
       res.resume();
@@ -62,11 +65,17 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-mix-cpu-'));
   const dbFile = join(dir, 'bench.sqlite3');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
   const gcCounted = process.env.MIX_CPU_GC === '1';
   if (gcCounted) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --trace-gc-nvp`;
   let sampled = process.env.HEAP_SAMPLE === undefined;
-  if (!sampled) process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --require ${join(__dirname, 'heap-sample.cjs')}`;
+  if (!sampled)
+    process.env.BENCH_NODE_ARGS = `${process.env.BENCH_NODE_ARGS ?? ''} --require ${join(__dirname, 'heap-sample.cjs')}`;
   const svc = await startService(dbFile, config, TOKEN);
   let allocated = 0;
   let tail = '';
@@ -83,14 +92,28 @@ async function main(): Promise<void> {
     const reportChecks = await seedReportScenario(admin);
     await seedConditionPolicies(admin);
     seedCommentThreads(dbFile, crId, 2000, 1);
-    const anchor = (await admin.get(`/api/plugins/branching/changes/?branch_id=${branch}&limit=1`)).results[0].id as number;
+    const anchor = (await admin.get(`/api/plugins/branching/changes/?branch_id=${branch}&limit=1`)).results[0]
+      .id as number;
     const pid = svc.child.pid!;
     let n = 0;
     const detail = (): Call => ({ method: 'GET', path: `${CC}change-requests/${crId}/` });
     const list = (): Call => ({ method: 'GET', path: `${CC}change-requests/?limit=50` });
-    const report = (): Call => ({ method: 'PATCH', path: `${CC}checks/${reportChecks[n % reportChecks.length]}/`, body: { status: n % 2 ? 'success' : 'failure', summary: `run ${n}` } });
-    const review = (): Call => ({ method: 'PATCH', path: `${CC}reviews/${commentReviews[n % 3]!.id}/`, token: commentReviews[n % 3]!.token, body: { comment: `still looking ${n}` } });
-    const comment = (): Call => ({ method: 'POST', path: `${CC}change-comments/`, body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` } });
+    const report = (): Call => ({
+      method: 'PATCH',
+      path: `${CC}checks/${reportChecks[n % reportChecks.length]}/`,
+      body: { status: n % 2 ? 'success' : 'failure', summary: `run ${n}` },
+    });
+    const review = (): Call => ({
+      method: 'PATCH',
+      path: `${CC}reviews/${commentReviews[n % 3]!.id}/`,
+      token: commentReviews[n % 3]!.token,
+      body: { comment: `still looking ${n}` },
+    });
+    const comment = (): Call => ({
+      method: 'POST',
+      path: `${CC}change-comments/`,
+      body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` },
+    });
 
     /** Main-thread and process CPU per request of `next` over `connections` loops. */
     async function measure(next: () => Call, connections: number): Promise<string> {
@@ -146,7 +169,9 @@ async function main(): Promise<void> {
     wheel.push(report, report, () => (write++ % 2 ? review() : comment()));
     let turn = 0;
     for (let run = wanted('mix') ? Number(process.env.MIX_CPU_RUNS ?? 1) : 0; run > 0; run--) {
-      console.log(`${'mix, 16 connections'.padEnd(24)} ${await measure(() => wheel[turn++ % wheel.length]!(), 16)} per request`);
+      console.log(
+        `${'mix, 16 connections'.padEnd(24)} ${await measure(() => wheel[turn++ % wheel.length]!(), 16)} per request`,
+      );
     }
   } finally {
     await svc.stop();

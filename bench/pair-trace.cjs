@@ -24,12 +24,21 @@ if (file) {
   const offset = monotonic() - performance.now();
   let trace = { gcs: [], requests: [], worker: [] };
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) trace.gcs.push({ kind: e.detail ? e.detail.kind : e.kind, start: e.startTime + offset, ms: e.duration });
+    for (const e of list.getEntries())
+      trace.gcs.push({ kind: e.detail ? e.detail.kind : e.kind, start: e.startTime + offset, ms: e.duration });
   }).observe({ entryTypes: ['gc'] });
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (event, req, res) {
     if (event === 'request') {
-      const entry = { method: req.method, arrived: monotonic(), schedArrived: sched(), finished: 0, schedFinished: [0, 0], nextImmediate: 0, nextTimer: 0 };
+      const entry = {
+        method: req.method,
+        arrived: monotonic(),
+        schedArrived: sched(),
+        finished: 0,
+        schedFinished: [0, 0],
+        nextImmediate: 0,
+        nextTimer: 0,
+      };
       trace.requests.push(entry);
       const end = res.end;
       res.end = function () {
@@ -48,7 +57,9 @@ if (file) {
     trace.worker.push({ at: monotonic(), sent: String(message) });
     if (!this.__traced) {
       this.__traced = true;
-      this.on('message', (m) => trace.worker.push({ at: monotonic(), received: typeof m === 'string' ? m : JSON.stringify(m) }));
+      this.on('message', (m) =>
+        trace.worker.push({ at: monotonic(), received: typeof m === 'string' ? m : JSON.stringify(m) }),
+      );
     }
     return post.apply(this, arguments);
   };

@@ -38,7 +38,12 @@ async function main(): Promise<void> {
   if (servers.length < 2) throw new Error('BENCH_SERVERS names two builds or more');
   const dir = mkdtempSync(join(tmpdir(), 'cc-report-interleaved-'));
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   const builds: Build[] = [];
@@ -48,12 +53,23 @@ async function main(): Promise<void> {
       await admin.query(`drop schema if exists ${schema} cascade; create schema ${schema}`);
       const url = new URL(PG_URL);
       url.searchParams.set('options', `-c search_path=${schema}`);
-      const service = await startProcess(join(REPO, server), ['--port', '0', '--db', url.toString(), '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN }, SERVICE_NODE_OPTIONS);
+      const service = await startProcess(
+        join(REPO, server),
+        ['--port', '0', '--db', url.toString(), '--config', config],
+        { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN },
+        SERVICE_NODE_OPTIONS,
+      );
       builds.push({ server, schema, service, requests: [], perSlice: [] });
       builds[i]!.requests = reportRequests(await seedReportScenario(new Api(service.url, TOKEN)));
     }
     const load = (build: Build, seconds: number) =>
-      autocannon({ url: build.service.url, connections: 16, duration: seconds, headers: { Authorization: `Token ${TOKEN}` }, requests: build.requests });
+      autocannon({
+        url: build.service.url,
+        connections: 16,
+        duration: seconds,
+        headers: { Authorization: `Token ${TOKEN}` },
+        requests: build.requests,
+      });
     for (const build of builds) await load(build, 2);
     for (let slice = 0; slice < SLICES; slice++) {
       for (const build of slice % 2 === 0 ? builds : [...builds].reverse()) {
@@ -63,7 +79,9 @@ async function main(): Promise<void> {
     }
     for (const build of builds) {
       const mean = build.perSlice.reduce((a, b) => a + b, 0) / build.perSlice.length;
-      console.log(`${build.server}: ${mean.toFixed(0)} reports/s; by slice ${build.perSlice.map((n) => n.toFixed(0)).join(' ')}`);
+      console.log(
+        `${build.server}: ${mean.toFixed(0)} reports/s; by slice ${build.perSlice.map((n) => n.toFixed(0)).join(' ')}`,
+      );
     }
   } finally {
     for (const build of builds) await build.service.stop();

@@ -81,10 +81,18 @@ async function main(): Promise<void> {
 async function profile(server: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-report-profile-'));
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
-  const postmaster = Number((await admin.query<{ pid: number }>(`select pid from pg_stat_activity where backend_type = 'walwriter'`)).rows[0]?.pid ?? 0);
+  const postmaster = Number(
+    (await admin.query<{ pid: number }>(`select pid from pg_stat_activity where backend_type = 'walwriter'`)).rows[0]
+      ?.pid ?? 0,
+  );
   // The cluster's processes are measured only when it runs on this machine.
   let parent = 0;
   try {
@@ -95,9 +103,16 @@ async function profile(server: string): Promise<void> {
   await admin.query('drop schema if exists profile_1 cascade; create schema profile_1');
   const url = new URL(PG_URL);
   url.searchParams.set('options', '-c search_path=profile_1');
-  const service = await startProcess(join(REPO, server), ['--port', '0', '--db', url.toString(), '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN }, SERVICE_NODE_OPTIONS);
+  const service = await startProcess(
+    join(REPO, server),
+    ['--port', '0', '--db', url.toString(), '--config', config],
+    { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: TOKEN },
+    SERVICE_NODE_OPTIONS,
+  );
   try {
-    const timed = (await admin.query<{ track_wal_io_timing: string }>('show track_wal_io_timing')).rows[0]!.track_wal_io_timing === 'on';
+    const timed =
+      (await admin.query<{ track_wal_io_timing: string }>('show track_wal_io_timing')).rows[0]!.track_wal_io_timing ===
+      'on';
     const api = new Api(service.url, TOKEN);
     const checks = await seedReportScenario(api);
     const requests = reportRequests(checks);
@@ -132,15 +147,28 @@ async function profile(server: string): Promise<void> {
     await sampler;
     const serviceNs = threadsCpu(service.child.pid!) - serviceBefore;
     const clusterNs = parent ? clusterCpu(parent) - clusterBefore : 0;
-    const wal = (await admin.query<{ wal_sync: string; wal_sync_time: number }>('select wal_sync, wal_sync_time from pg_stat_wal')).rows[0]!;
+    const wal = (
+      await admin.query<{ wal_sync: string; wal_sync_time: number }>('select wal_sync, wal_sync_time from pg_stat_wal')
+    ).rows[0]!;
     const reports = result.requests.sent;
     const perReport = (ns: number) => `${(ns / reports / 1e6).toFixed(3)} ms`;
-    console.log(`  reports: ${reports} in ${DURATION} s, ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
-    console.log(`  service CPU per report: ${perReport(serviceNs)} (${((serviceNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`);
-    if (parent) console.log(`  database CPU per report: ${perReport(clusterNs)} (${((clusterNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`);
-    const mean = timed ? `${(wal.wal_sync_time / Math.max(1, Number(wal.wal_sync))).toFixed(3)} ms` : 'not timed (track_wal_io_timing is off)';
+    console.log(
+      `  reports: ${reports} in ${DURATION} s, ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`,
+    );
+    console.log(
+      `  service CPU per report: ${perReport(serviceNs)} (${((serviceNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`,
+    );
+    if (parent)
+      console.log(
+        `  database CPU per report: ${perReport(clusterNs)} (${((clusterNs / 1e9 / DURATION) * 100).toFixed(0)} % of a core)`,
+      );
+    const mean = timed
+      ? `${(wal.wal_sync_time / Math.max(1, Number(wal.wal_sync))).toFixed(3)} ms`
+      : 'not timed (track_wal_io_timing is off)';
     console.log(`  WAL flushes per report: ${(Number(wal.wal_sync) / reports).toFixed(2)}, mean ${mean}`);
-    console.log(`  write lock held in ${((held / samples) * 100).toFixed(0)} % of ${samples} samples; transactions waiting for it: ${(waiting / samples).toFixed(1)} on average`);
+    console.log(
+      `  write lock held in ${((held / samples) * 100).toFixed(0)} % of ${samples} samples; transactions waiting for it: ${(waiting / samples).toFixed(1)} on average`,
+    );
   } finally {
     await service.stop();
     await admin.query('drop schema if exists profile_1 cascade');

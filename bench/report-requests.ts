@@ -12,7 +12,12 @@ export function reportRequests(checks: number[]): autocannon.Request[] {
         const id = checks[turn++ % checks.length]!;
         const pass = !flip.get(id);
         flip.set(id, pass);
-        return { ...req, path: `${CC}checks/${id}/`, headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: pass ? 'success' : 'failure' }) };
+        return {
+          ...req,
+          path: `${CC}checks/${id}/`,
+          headers: { ...req.headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ status: pass ? 'success' : 'failure' }),
+        };
       },
     },
   ];

@@ -18,14 +18,24 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, CC } from './api';
-import { RARE_TYPE, seedBranchChanges, seedCommentThreads, seedConditionPolicies, seedDetailScenario, seedManyRequests, seedReportScenario } from './seed';
+import {
+  RARE_TYPE,
+  seedBranchChanges,
+  seedCommentThreads,
+  seedConditionPolicies,
+  seedDetailScenario,
+  seedManyRequests,
+  seedReportScenario,
+} from './seed';
 import { startCeiling, startService } from './service';
 import { percentile } from './stats';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const TOKEN = 'bench0000000000000000000000000000000000';
 
-const ONLY: Set<string> | null = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim())) : null;
+const ONLY: Set<string> | null = process.env.BENCH_ONLY
+  ? new Set(process.env.BENCH_ONLY.split(',').map((s) => s.trim()))
+  : null;
 if (ONLY?.has('13')) for (const needed of ['2', '8']) ONLY.add(needed);
 /** Whether scenario `n` (as printed, or `ceiling`) is measured in this run. */
 const want = (...n: Array<number | string>): boolean => ONLY === null || n.some((x) => ONLY.has(String(x)));
@@ -43,8 +53,15 @@ const rows: Row[] = [];
 const log = (m: string) => process.stderr.write(`[bench] ${m}\n`);
 
 async function load(url: string, options: Partial<autocannon.Options>): Promise<autocannon.Result> {
-  const result = await autocannon({ url, connections: 16, duration: DURATION, headers: { Authorization: `Token ${TOKEN}` }, ...options });
-  if (result.non2xx > 0 || result.errors > 0) log(`  ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  const result = await autocannon({
+    url,
+    connections: 16,
+    duration: DURATION,
+    headers: { Authorization: `Token ${TOKEN}` },
+    ...options,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    log(`  ${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return result;
 }
 
@@ -75,11 +92,15 @@ function provisionStorm(base: string, perSecond: number): () => Promise<Record<n
     const address = `127.0.${10 + Math.floor(i / 250)}.${1 + (i % 250)}`;
     const body = JSON.stringify({ username: `guess-${i}`, password: `guess-${i}` });
     const done = new Promise<void>((resolve) => {
-      const req = httpRequest(`${base}/api/users/tokens/provision/`, { method: 'POST', localAddress: address, agent: false, headers: { 'Content-Type': 'application/json' } }, (res) => {
-        statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = httpRequest(
+        `${base}/api/users/tokens/provision/`,
+        { method: 'POST', localAddress: address, agent: false, headers: { 'Content-Type': 'application/json' } },
+        (res) => {
+          statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', () => resolve());
       req.end(body);
     });
@@ -105,7 +126,12 @@ async function timeSubmits(api: Api, crId: number, times: number): Promise<numbe
   return ms;
 }
 
-async function submitScenario(admin: Api, dbFile: string, changes: number, firstObjectId: number): Promise<{ ms: number[]; crId: number }> {
+async function submitScenario(
+  admin: Api,
+  dbFile: string,
+  changes: number,
+  firstObjectId: number,
+): Promise<{ ms: number[]; crId: number }> {
   const branch = await admin.post('/api/plugins/branching/branches/', { name: `bench-submit-${changes}` });
   seedBranchChanges(dbFile, branch.id, changes, firstObjectId);
   const cr = await admin.post(`${CC}change-requests/`, { branch: branch.id, title: `Submit ${changes}` });
@@ -117,7 +143,8 @@ function rssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
   log(`RSS ${mb.toFixed(1)} MB, ${/Threads:\s+(\d+)/.exec(status)![1]} threads`);
-  if (process.env.BENCH_SMAPS) writeFileSync(`${process.env.BENCH_SMAPS}.${Math.round(mb)}`, readFileSync(`/proc/${pid}/smaps`));
+  if (process.env.BENCH_SMAPS)
+    writeFileSync(`${process.env.BENCH_SMAPS}.${Math.round(mb)}`, readFileSync(`/proc/${pid}/smaps`));
   return mb;
 }
 
@@ -146,7 +173,12 @@ interface Kind {
 }
 
 /** Scenario 9: `connections` loops sending a weighted mix of kinds for `seconds`; req/s and p50/p99 per kind. */
-async function mixedLoad(base: string, kinds: Kind[], connections: number, seconds: number): Promise<Array<{ name: string; count: number; rps: number; p50: number; p99: number; failed: number }>> {
+async function mixedLoad(
+  base: string,
+  kinds: Kind[],
+  connections: number,
+  seconds: number,
+): Promise<Array<{ name: string; count: number; rps: number; p50: number; p99: number; failed: number }>> {
   const wheel = kinds.flatMap((k) => Array.from({ length: k.weight }, () => k));
   const latencies = new Map(kinds.map((k) => [k.name, [] as number[]]));
   const failed = new Map(kinds.map((k) => [k.name, 0]));
@@ -166,7 +198,14 @@ async function mixedLoad(base: string, kinds: Kind[], connections: number, secon
   );
   return kinds.map((k) => {
     const l = latencies.get(k.name)!;
-    return { name: k.name, count: l.length, rps: l.length / seconds, p50: percentile(l, 50), p99: percentile(l, 99), failed: failed.get(k.name)! };
+    return {
+      name: k.name,
+      count: l.length,
+      rps: l.length / seconds,
+      p50: percentile(l, 50),
+      p99: percentile(l, 99),
+      failed: failed.get(k.name)!,
+    };
   });
 }
 
@@ -203,7 +242,8 @@ const BRANCH_WRITES = 500;
 async function branchWriteRate(admin: Api, schemaId: string, count: number, tag: string): Promise<number> {
   const inBranch = admin.inBranch(schemaId);
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) await inBranch.post('/api/dcim/devices/', { name: `grow-${tag}-${i}`, role: 'edge', site: i % 7 });
+  for (let i = 0; i < count; i++)
+    await inBranch.post('/api/dcim/devices/', { name: `grow-${tag}-${i}`, role: 'edge', site: i % 7 });
   return count / ((performance.now() - t0) / 1000);
 }
 
@@ -248,20 +288,24 @@ interface CountingStream {
 
 function openCountingStream(url: string): Promise<CountingStream> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${CC}stream/`, { headers: { Authorization: `Token ${TOKEN}`, Accept: 'text/event-stream' } }, (res) => {
-      const stream: CountingStream = { checkUpdates: 0, onData: () => undefined, close: () => res.destroy() };
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        const text = tail + chunk;
-        stream.checkUpdates += text.split('event: check_updated\n').length - 1;
-        // Keep a partial line for the next chunk.
-        tail = text.slice(Math.max(0, text.lastIndexOf('\n') + 1));
-        if (text.includes(': connected')) resolve(stream);
-        stream.onData();
-      });
-      res.on('error', () => undefined);
-    });
+    const req = request(
+      `${url}${CC}stream/`,
+      { headers: { Authorization: `Token ${TOKEN}`, Accept: 'text/event-stream' } },
+      (res) => {
+        const stream: CountingStream = { checkUpdates: 0, onData: () => undefined, close: () => res.destroy() };
+        let tail = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const text = tail + chunk;
+          stream.checkUpdates += text.split('event: check_updated\n').length - 1;
+          // Keep a partial line for the next chunk.
+          tail = text.slice(Math.max(0, text.lastIndexOf('\n') + 1));
+          if (text.includes(': connected')) resolve(stream);
+          stream.onData();
+        });
+        res.on('error', () => undefined);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -271,7 +315,13 @@ function openCountingStream(url: string): Promise<CountingStream> {
  * Scenario 6: `streams` open event streams; each pipeline report (PATCH of a check, sequential)
  * is timed from sending it until every stream has received its check_updated event.
  */
-async function streamScenario(url: string, admin: Api, checkId: number, streams: number, reports: number): Promise<number[]> {
+async function streamScenario(
+  url: string,
+  admin: Api,
+  checkId: number,
+  streams: number,
+  reports: number,
+): Promise<number[]> {
   const open = await Promise.all(Array.from({ length: streams }, () => openCountingStream(url)));
   const ms: number[] = [];
   try {
@@ -297,7 +347,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-bench-'));
   const dbFile = join(dir, 'bench.sqlite3');
   const config = join(dir, 'config.json');
-  writeFileSync(config, JSON.stringify({ change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+    }),
+  );
   const ceiling = await startCeiling();
   const svc = await startService(dbFile, config, TOKEN);
   const admin = new Api(svc.url, TOKEN);
@@ -324,7 +379,12 @@ async function main(): Promise<void> {
       const detailUrl = `${svc.url}${CC}change-requests/${crId}/`;
       await warm(detailUrl);
       const detail = await load(detailUrl, {});
-      record('1. change-request detail, live evaluation', detail, '>= 1500 req/s, p99 < 20 ms', detail.requests.average >= 1500 && detail.latency.p99 < 20);
+      record(
+        '1. change-request detail, live evaluation',
+        detail,
+        '>= 1500 req/s, p99 < 20 ms',
+        detail.requests.average >= 1500 && detail.latency.p99 < 20,
+      );
     }
 
     // 7. A plain read while passwords are being guessed: hashing must not stall the event loop.
@@ -348,13 +408,23 @@ async function main(): Promise<void> {
         const id = reportChecks[turn++ % reportChecks.length]!;
         const pass = !flip.get(id);
         flip.set(id, pass);
-        return { ...req, path: `${CC}checks/${id}/`, headers: { ...req.headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ status: pass ? 'success' : 'failure', summary: pass ? 'green' : 'red' }) };
+        return {
+          ...req,
+          path: `${CC}checks/${id}/`,
+          headers: { ...req.headers, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ status: pass ? 'success' : 'failure', summary: pass ? 'green' : 'red' }),
+        };
       },
     };
     if (want(3)) {
       await warm(svc.url, { requests: [reportRequest] });
       const report = await load(svc.url, { requests: [reportRequest] });
-      record('3. pipeline check report (PATCH checks/{id}/ with its refresh)', report, '>= 1000 req/s', report.requests.average >= 1000);
+      record(
+        '3. pipeline check report (PATCH checks/{id}/ with its refresh)',
+        report,
+        '>= 1000 req/s',
+        report.requests.average >= 1000,
+      );
     }
 
     if (want(5, 9, 10)) {
@@ -377,20 +447,32 @@ async function main(): Promise<void> {
     let mixed: Awaited<ReturnType<typeof mixedLoad>> = [];
     if (want(9)) {
       log('scenario 9: mixed load, 16 connections');
-      const anchor = (await admin.get(`/api/plugins/branching/changes/?branch_id=${detailCr.branch}&limit=1`)).results[0].id as number;
+      const anchor = (await admin.get(`/api/plugins/branching/changes/?branch_id=${detailCr.branch}&limit=1`))
+        .results[0].id as number;
       let readTurn = 0;
       let reportTurn = 0;
       let writeTurn = 0;
       mixed = await mixedLoad(
         svc.url,
         [
-          { name: 'reads (detail, list)', weight: 7, next: () => ({ method: 'GET', path: readTurn++ % 2 ? `${CC}change-requests/${crId}/` : `${CC}change-requests/?limit=50` }) },
+          {
+            name: 'reads (detail, list)',
+            weight: 7,
+            next: () => ({
+              method: 'GET',
+              path: readTurn++ % 2 ? `${CC}change-requests/${crId}/` : `${CC}change-requests/?limit=50`,
+            }),
+          },
           {
             name: 'check reports',
             weight: 2,
             next: () => {
               const n = reportTurn++;
-              return { method: 'PATCH', path: `${CC}checks/${reportChecks[n % reportChecks.length]}/`, body: { status: n % 2 ? 'success' : 'failure', summary: `run ${n}` } };
+              return {
+                method: 'PATCH',
+                path: `${CC}checks/${reportChecks[n % reportChecks.length]}/`,
+                body: { status: n % 2 ? 'success' : 'failure', summary: `run ${n}` },
+              };
             },
           },
           {
@@ -399,8 +481,17 @@ async function main(): Promise<void> {
             next: () => {
               const n = writeTurn++;
               return n % 2
-                ? { method: 'PATCH', path: `${CC}reviews/${commentReviews[n % 3]!.id}/`, token: commentReviews[n % 3]!.token, body: { comment: `still looking ${n}` } }
-                : { method: 'POST', path: `${CC}change-comments/`, body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` } };
+                ? {
+                    method: 'PATCH',
+                    path: `${CC}reviews/${commentReviews[n % 3]!.id}/`,
+                    token: commentReviews[n % 3]!.token,
+                    body: { comment: `still looking ${n}` },
+                  }
+                : {
+                    method: 'POST',
+                    path: `${CC}change-comments/`,
+                    body: { change_request: crId, change_diff: anchor, text: `mixed ${n}` },
+                  };
             },
           },
         ],
@@ -437,7 +528,12 @@ async function main(): Promise<void> {
       // The same query with the offset moving over every match, each page read once: the cost of
       // a page computed afresh, which repeated reads between writes avoid.
       let offset = 0;
-      const coldPages = { setupRequest: (req: autocannon.Request) => ({ ...req, path: `${CC}change-requests/?gates_cleared=true&limit=50&offset=${offset++}` }) };
+      const coldPages = {
+        setupRequest: (req: autocannon.Request) => ({
+          ...req,
+          path: `${CC}change-requests/?gates_cleared=true&limit=50&offset=${offset++}`,
+        }),
+      };
       const cold = await load(svc.url, { requests: [coldPages], amount: 6600 });
       record('2b. the same, every page computed afresh (offset moves)', cold, 'p50 < 15 ms', cold.latency.p50 < 15);
     }
@@ -488,24 +584,40 @@ async function main(): Promise<void> {
     }
 
     const fmt = (n: number, digits = 1) => n.toFixed(digits).padStart(9);
-    console.log('\nscenario'.padEnd(70) + 'req/s'.padStart(9) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + '  target');
+    console.log(
+      '\nscenario'.padEnd(70) + 'req/s'.padStart(9) + 'p50 ms'.padStart(9) + 'p99 ms'.padStart(9) + '  target',
+    );
     for (const r of rows) {
       const verdict = r.met === null ? '' : r.met ? '  (met)' : '  (MISSED)';
       console.log(r.scenario.padEnd(69) + fmt(r.rps, 0) + fmt(r.p50) + fmt(r.p99) + `  ${r.target}${verdict}`);
     }
     const sorted = [...streamed].sort((a, b) => a - b);
-    if (want(6)) console.log(`\n6. check report to 100 open event streams (answer, commit, and every stream received it): median ${median(streamed).toFixed(1)} ms, slowest ${sorted[sorted.length - 1]!.toFixed(1)} ms over ${streamed.length} reports; target: within 1 s`);
+    if (want(6))
+      console.log(
+        `\n6. check report to 100 open event streams (answer, commit, and every stream received it): median ${median(streamed).toFixed(1)} ms, slowest ${sorted[sorted.length - 1]!.toFixed(1)} ms over ${streamed.length} reports; target: within 1 s`,
+      );
     const m10 = median(small.length ? small : [0]);
     const m100 = median(large.length ? large : [0]);
     if (want(4)) {
-      console.log(`\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target <= 150 ms${m10 <= 150 ? ' (met)' : ' (MISSED)'}`);
-      console.log(`   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) ${(m100 / m10).toFixed(1)}x the 10,000 figure (target: the ratio below)`);
+      console.log(
+        `\n4. submit, 10,000 changes, 50 policies with conditions: median ${m10.toFixed(0)} ms (runs: ${small.map((v) => v.toFixed(0)).join(', ')}) target <= 150 ms${m10 <= 150 ? ' (met)' : ' (MISSED)'}`,
+      );
+      console.log(
+        `   submit, 100,000 changes: median ${m100.toFixed(0)} ms (runs: ${large.map((v) => v.toFixed(0)).join(', ')}) ${(m100 / m10).toFixed(1)}x the 10,000 figure (target: the ratio below)`,
+      );
     }
     if (want(9)) {
-      console.log(`\n9. mixed load, 16 connections (70 % detail and list reads, 20 % check reports, 10 % reviews and comments), ${DURATION} s:`);
-      for (const k of mixed) console.log(`   ${k.name.padEnd(24)} ${k.rps.toFixed(0).padStart(6)} req/s  p50 ${k.p50.toFixed(1).padStart(6)} ms  p99 ${k.p99.toFixed(1).padStart(6)} ms${k.failed ? `  (${k.failed} not 2xx)` : ''}`);
+      console.log(
+        `\n9. mixed load, 16 connections (70 % detail and list reads, 20 % check reports, 10 % reviews and comments), ${DURATION} s:`,
+      );
+      for (const k of mixed)
+        console.log(
+          `   ${k.name.padEnd(24)} ${k.rps.toFixed(0).padStart(6)} req/s  p50 ${k.p50.toFixed(1).padStart(6)} ms  p99 ${k.p99.toFixed(1).padStart(6)} ms${k.failed ? `  (${k.failed} not 2xx)` : ''}`,
+        );
       const readsP99 = mixed[0]!.p99;
-      console.log(`   total ${mixed.reduce((a, k) => a + k.rps, 0).toFixed(0)} req/s; target: reads p99 <= 25 ms${readsP99 <= 25 ? ' (met)' : ' (MISSED)'}`);
+      console.log(
+        `   total ${mixed.reduce((a, k) => a + k.rps, 0).toFixed(0)} req/s; target: reads p99 <= 25 ms${readsP99 <= 25 ? ' (met)' : ' (MISSED)'}`,
+      );
     }
     const firstLine = (label: string, { reads: ms, writes }: Pairs, target: number) =>
       ms.length
@@ -517,13 +629,26 @@ async function main(): Promise<void> {
       console.log(firstLine('200 changes', firstSmall, 5));
       console.log(firstLine('10,000 changes', firstLarge, 30));
     }
-    if (want(11)) console.log(`\n11. object writes into one branch (${BRANCH_WRITES} at each size): ${rateEmpty.toFixed(0)}/s at first, ${rateFull.toFixed(0)}/s at 100,000 changes (${((rateFull / rateEmpty) * 100).toFixed(0)} %); target >= 80 %${rateFull >= 0.8 * rateEmpty ? ' (met)' : ' (MISSED)'}`);
-    if (want(12)) console.log(`\n12. service start on the database of 20,000 requests (node dist/server.js to listening): median ${median(starts).toFixed(0)} ms (runs: ${starts.map((v) => v.toFixed(0)).join(', ')}); target <= 300 ms${median(starts) <= 300 ? ' (met)' : ' (MISSED)'}`);
-    if (want(13)) console.log(`\n13. RSS after the 20,000-request scenarios: ${rss20k.toFixed(0)} MB (target <= 150 MB${rss20k <= 150 ? ', met' : ', MISSED'}); after the 100,000-change submit: ${rss100k.toFixed(0)} MB (target <= 200 MB${rss100k <= 200 ? ', met' : ', MISSED'})`);
-    if (want(4)) console.log(`\n    submit ratio 100,000 vs 10,000 changes: ${(m100 / m10).toFixed(1)}x; target <= 9x${m100 / m10 <= 9 ? ' (met)' : ' (MISSED)'}`);
-    if (want(8)) console.log(
-      `\n8. create or edit a policy that can govern 25 of 20,000 requests: create median ${median(policyWrites.create).toFixed(0)} ms (runs: ${policyWrites.create.map((v) => v.toFixed(0)).join(', ')}), edit median ${median(policyWrites.edit).toFixed(0)} ms (runs: ${policyWrites.edit.map((v) => v.toFixed(0)).join(', ')}); target <= 100 ms${Math.max(median(policyWrites.create), median(policyWrites.edit)) <= 100 ? ' (met)' : ' (MISSED)'}`,
-    );
+    if (want(11))
+      console.log(
+        `\n11. object writes into one branch (${BRANCH_WRITES} at each size): ${rateEmpty.toFixed(0)}/s at first, ${rateFull.toFixed(0)}/s at 100,000 changes (${((rateFull / rateEmpty) * 100).toFixed(0)} %); target >= 80 %${rateFull >= 0.8 * rateEmpty ? ' (met)' : ' (MISSED)'}`,
+      );
+    if (want(12))
+      console.log(
+        `\n12. service start on the database of 20,000 requests (node dist/server.js to listening): median ${median(starts).toFixed(0)} ms (runs: ${starts.map((v) => v.toFixed(0)).join(', ')}); target <= 300 ms${median(starts) <= 300 ? ' (met)' : ' (MISSED)'}`,
+      );
+    if (want(13))
+      console.log(
+        `\n13. RSS after the 20,000-request scenarios: ${rss20k.toFixed(0)} MB (target <= 150 MB${rss20k <= 150 ? ', met' : ', MISSED'}); after the 100,000-change submit: ${rss100k.toFixed(0)} MB (target <= 200 MB${rss100k <= 200 ? ', met' : ', MISSED'})`,
+      );
+    if (want(4))
+      console.log(
+        `\n    submit ratio 100,000 vs 10,000 changes: ${(m100 / m10).toFixed(1)}x; target <= 9x${m100 / m10 <= 9 ? ' (met)' : ' (MISSED)'}`,
+      );
+    if (want(8))
+      console.log(
+        `\n8. create or edit a policy that can govern 25 of 20,000 requests: create median ${median(policyWrites.create).toFixed(0)} ms (runs: ${policyWrites.create.map((v) => v.toFixed(0)).join(', ')}), edit median ${median(policyWrites.edit).toFixed(0)} ms (runs: ${policyWrites.edit.map((v) => v.toFixed(0)).join(', ')}); target <= 100 ms${Math.max(median(policyWrites.create), median(policyWrites.edit)) <= 100 ? ' (met)' : ' (MISSED)'}`,
+      );
   } finally {
     await svc.stop();
     await ceiling.stop();

@@ -7,51 +7,94 @@ import { Api, CC } from './api';
  * the service's SQLite file, which WAL mode allows while the service runs.
  */
 
-export async function user(admin: Api, username: string, groups: number[] = []): Promise<{ id: number; token: string }> {
+export async function user(
+  admin: Api,
+  username: string,
+  groups: number[] = [],
+): Promise<{ id: number; token: string }> {
   const u = await admin.post('/api/users/users/', { username, groups });
   const t = await admin.post('/api/users/tokens/', { user: u.id });
   return { id: u.id, token: t.key };
 }
 
 export async function grantAll(admin: Api, userIds: number[]): Promise<void> {
-  const types = ['change_control.changerequest', 'change_control.review', 'change_control.mergecheck', 'change_control.changecomment', 'change_control.policy', 'change_control.policyrule'];
-  await admin.post('/api/users/permissions/', { name: `bench-${userIds.join('-')}`, object_types: types, actions: ['view', 'add', 'change'], users: userIds });
-  await admin.post('/api/users/permissions/', { name: `bench-branches-${userIds.join('-')}`, object_types: ['branching.branch', 'branching.changediff', 'dcim.device', 'dcim.site'], actions: ['view'], users: userIds });
+  const types = [
+    'change_control.changerequest',
+    'change_control.review',
+    'change_control.mergecheck',
+    'change_control.changecomment',
+    'change_control.policy',
+    'change_control.policyrule',
+  ];
+  await admin.post('/api/users/permissions/', {
+    name: `bench-${userIds.join('-')}`,
+    object_types: types,
+    actions: ['view', 'add', 'change'],
+    users: userIds,
+  });
+  await admin.post('/api/users/permissions/', {
+    name: `bench-branches-${userIds.join('-')}`,
+    object_types: ['branching.branch', 'branching.changediff', 'dcim.device', 'dcim.site'],
+    actions: ['view'],
+    users: userIds,
+  });
 }
 
 /**
  * Scenario 1's request: 3 policies × 2 rules, 200 changes, 10 reviews, 8 checks
  * (the four built-ins, two required external checks from the configuration, two named by a policy).
  */
-export async function seedDetailScenario(admin: Api): Promise<{ crId: number; reviewerTokens: string[]; commentReviews: Array<{ id: number; token: string }> }> {
+export async function seedDetailScenario(
+  admin: Api,
+): Promise<{ crId: number; reviewerTokens: string[]; commentReviews: Array<{ id: number; token: string }> }> {
   const author = await user(admin, 'bench-author');
   const reviewers = [];
   for (let i = 0; i < 10; i++) reviewers.push(await user(admin, `bench-reviewer-${i}`));
   await grantAll(admin, [author.id, ...reviewers.map((r) => r.id)]);
   const teamA = await admin.post('/api/users/groups/', { name: 'bench-team-a' });
   const teamB = await admin.post('/api/users/groups/', { name: 'bench-team-b' });
-  for (const [i, r] of reviewers.entries()) await admin.patch(`/api/users/users/${r.id}/`, { groups: [i % 2 === 0 ? teamA.id : teamB.id] });
+  for (const [i, r] of reviewers.entries())
+    await admin.patch(`/api/users/users/${r.id}/`, { groups: [i % 2 === 0 ? teamA.id : teamB.id] });
 
   const policies = [
     { name: 'bench-devices', object_types: ['dcim.device'], checks: ['has-changes', 'no-conflicts'] },
-    { name: 'bench-core', object_types: ['dcim.device'], conditions: { attr: 'role', op: 'eq', value: 'core' }, checks: ['not-stale', 'threads-resolved'] },
+    {
+      name: 'bench-core',
+      object_types: ['dcim.device'],
+      conditions: { attr: 'role', op: 'eq', value: 'core' },
+      checks: ['not-stale', 'threads-resolved'],
+    },
     { name: 'bench-any', object_types: [], checks: ['security/scan', 'lab/validate'] },
   ];
   for (const [i, p] of policies.entries()) {
     const made = await admin.post(`${CC}policies/`, p);
     await admin.post(`${CC}policy-rules/`, { policy: made.id, name: 'team-a', min_reviews: 2, groups: [teamA.id] });
-    await admin.post(`${CC}policy-rules/`, { policy: made.id, name: 'named', min_reviews: 1, users: [reviewers[i]!.id, reviewers[i + 3]!.id] });
+    await admin.post(`${CC}policy-rules/`, {
+      policy: made.id,
+      name: 'named',
+      min_reviews: 1,
+      users: [reviewers[i]!.id, reviewers[i + 3]!.id],
+    });
   }
 
   const authorApi = new Api(admin.base, author.token);
   const branch = await admin.post('/api/plugins/branching/branches/', { name: 'bench-detail' });
   const inBranch = admin.inBranch(branch.schema_id);
-  for (let i = 0; i < 200; i++) await inBranch.post('/api/dcim/devices/', { name: `dev-${i}`, role: i % 10 === 0 ? 'core' : 'edge', site: i % 7 });
-  const cr = await authorApi.post(`${CC}change-requests/`, { branch: branch.id, ref: 'BENCH-1', title: 'Bench detail' });
+  for (let i = 0; i < 200; i++)
+    await inBranch.post('/api/dcim/devices/', { name: `dev-${i}`, role: i % 10 === 0 ? 'core' : 'edge', site: i % 7 });
+  const cr = await authorApi.post(`${CC}change-requests/`, {
+    branch: branch.id,
+    ref: 'BENCH-1',
+    title: 'Bench detail',
+  });
   await authorApi.post(`${CC}change-requests/${cr.id}/submit/`);
   const commentReviews: Array<{ id: number; token: string }> = [];
   for (const [i, r] of reviewers.entries()) {
-    const review = await new Api(admin.base, r.token).post(`${CC}reviews/`, { change_request: cr.id, decision: i < 7 ? 'approve' : 'comment', comment: `Looks ${i}` });
+    const review = await new Api(admin.base, r.token).post(`${CC}reviews/`, {
+      change_request: cr.id,
+      decision: i < 7 ? 'approve' : 'comment',
+      comment: `Looks ${i}`,
+    });
     if (i >= 7) commentReviews.push({ id: review.id as number, token: r.token });
   }
   return { crId: cr.id, reviewerTokens: reviewers.map((r) => r.token), commentReviews };
@@ -66,7 +109,9 @@ export async function seedReportScenario(admin: Api): Promise<number[]> {
   const cr = await admin.post(`${CC}change-requests/`, { branch: branch.id, title: 'Bench reports' });
   await admin.post(`${CC}change-requests/${cr.id}/submit/`);
   const checks = await admin.get(`${CC}checks/?change_request_id=${cr.id}&limit=1000`);
-  return checks.results.filter((c: { name: string }) => c.name.startsWith('pipeline/')).map((c: { id: number }) => c.id);
+  return checks.results
+    .filter((c: { name: string }) => c.name.startsWith('pipeline/'))
+    .map((c: { id: number }) => c.id);
 }
 
 /**
@@ -116,15 +161,37 @@ export function seedManyRequests(dbFile: string, count: number, requesterId: num
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const name = `bulk-${i}`;
-      const branchId = Number(insertBranch.run(name, `b${i.toString(36).padStart(7, '0')}`, requesterId, now, now).lastInsertRowid);
+      const branchId = Number(
+        insertBranch.run(name, `b${i.toString(36).padStart(7, '0')}`, requesterId, now, now).lastInsertRowid,
+      );
       const cleared = i % 3 === 0 ? 1 : 0;
       const status = cleared ? 'approved' : statuses[i % statuses.length]!;
-      insertRequest.run(branchId, name, `Bulk change ${i}`, `BULK-${i}`, status, requesterId, cleared, cleared, now, now);
+      insertRequest.run(
+        branchId,
+        name,
+        `Bulk change ${i}`,
+        `BULK-${i}`,
+        status,
+        requesterId,
+        cleared,
+        cleared,
+        now,
+        now,
+      );
       const type = isRare(i) ? RARE_TYPE : 'dcim.interface';
-      insertChange.run(branchId, type, firstObjectId + i, JSON.stringify(isRare(i) ? { vid: 100 + (i % 3000), name: `vlan-${i}` } : { name: `eth${i}` }), now, now);
+      insertChange.run(
+        branchId,
+        type,
+        firstObjectId + i,
+        JSON.stringify(isRare(i) ? { vid: 100 + (i % 3000), name: `vlan-${i}` } : { name: `eth${i}` }),
+        now,
+        now,
+      );
       moveChangesRevision(db, branchId);
     }
-    db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`).run(firstObjectId + count);
+    db.prepare(
+      `INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
+    ).run(firstObjectId + count);
     moveDataVersion(db);
   })();
   db.close();
@@ -138,7 +205,9 @@ export function seedBranchChanges(dbFile: string, branchId: number, changes: num
   const db = new SQLite(dbFile);
   db.pragma('busy_timeout = 10000');
   const now = new Date().toISOString();
-  const insertObject = db.prepare(`INSERT INTO objects (id, object_type, data, created, last_updated) VALUES (?, 'dcim.device', ?, ?, ?)`);
+  const insertObject = db.prepare(
+    `INSERT INTO objects (id, object_type, data, created, last_updated) VALUES (?, 'dcim.device', ?, ?, ?)`,
+  );
   const insertChange = db.prepare(
     `INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, premerge, created, last_updated)
      VALUES (?, 'dcim.device', ?, 'update', ?, ?, NULL, ?, ?)`,
@@ -146,12 +215,26 @@ export function seedBranchChanges(dbFile: string, branchId: number, changes: num
   db.transaction(() => {
     for (let i = 0; i < changes; i++) {
       const id = firstObjectId + i;
-      const original = JSON.stringify({ name: `bulk-dev-${id}`, site: `site-${i % 500}`, status: 'active', role: 'edge', serial: `SN${id}` });
-      const modified = JSON.stringify({ name: `bulk-dev-${id}`, site: `site-${i % 500}`, status: i % 2 ? 'planned' : 'active', role: 'edge', serial: `SN${id}-new` });
+      const original = JSON.stringify({
+        name: `bulk-dev-${id}`,
+        site: `site-${i % 500}`,
+        status: 'active',
+        role: 'edge',
+        serial: `SN${id}`,
+      });
+      const modified = JSON.stringify({
+        name: `bulk-dev-${id}`,
+        site: `site-${i % 500}`,
+        status: i % 2 ? 'planned' : 'active',
+        role: 'edge',
+        serial: `SN${id}-new`,
+      });
       insertObject.run(id, original, now, now);
       insertChange.run(branchId, id, original, modified, now, now);
     }
-    db.prepare(`INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`).run(firstObjectId + changes);
+    db.prepare(
+      `INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    ).run(firstObjectId + changes);
     moveChangesRevision(db, branchId);
     moveDataVersion(db);
   })();
@@ -163,9 +246,24 @@ export async function seedConditionPolicies(admin: Api): Promise<void> {
   for (let i = 0; i < 50; i++) {
     const conditions =
       i % 5 === 0
-        ? { and: [{ attr: 'site', op: 'eq', value: `site-${i}` }, { attr: 'status', op: 'changed' }] }
-        : { or: [{ attr: 'role', op: 'eq', value: `role-${i}` }, { attr: 'snapshots.prechange.serial', op: 'regex', value: `^XX${i}$` }] };
-    const p = await admin.post(`${CC}policies/`, { name: `bench-cond-${i}`, object_types: ['dcim.device'], conditions, condition_state: i % 3 === 0 ? 'after' : 'either' });
+        ? {
+            and: [
+              { attr: 'site', op: 'eq', value: `site-${i}` },
+              { attr: 'status', op: 'changed' },
+            ],
+          }
+        : {
+            or: [
+              { attr: 'role', op: 'eq', value: `role-${i}` },
+              { attr: 'snapshots.prechange.serial', op: 'regex', value: `^XX${i}$` },
+            ],
+          };
+    const p = await admin.post(`${CC}policies/`, {
+      name: `bench-cond-${i}`,
+      object_types: ['dcim.device'],
+      conditions,
+      condition_state: i % 3 === 0 ? 'after' : 'either',
+    });
     await admin.post(`${CC}policy-rules/`, { policy: p.id, name: 'one', min_reviews: 1, users: [1] });
   }
 }
@@ -179,7 +277,9 @@ export function seedCommentThreads(dbFile: string, crId: number, threads: number
   db.pragma('busy_timeout = 10000');
   const now = new Date().toISOString();
   const branch = db.prepare('SELECT branch_id FROM cc_change_requests WHERE id = ?').get(crId) as { branch_id: number };
-  const changes = db.prepare('SELECT id, object_type, object_id FROM branch_changes WHERE branch_id = ? ORDER BY id').all(branch.branch_id) as Array<{ id: number; object_type: string; object_id: number }>;
+  const changes = db
+    .prepare('SELECT id, object_type, object_id FROM branch_changes WHERE branch_id = ? ORDER BY id')
+    .all(branch.branch_id) as Array<{ id: number; object_type: string; object_id: number }>;
   const insert = db.prepare(
     `INSERT INTO cc_change_comments (change_request_id, change_diff_id, change_object_type, change_object_id, change_label, text, author_id, parent_id, attribute, resolved, edited, created, last_updated)
      VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 0, 0, ?, ?)`,
@@ -187,7 +287,18 @@ export function seedCommentThreads(dbFile: string, crId: number, threads: number
   db.transaction(() => {
     for (let i = 0; i < threads; i++) {
       const c = changes[i % changes.length]!;
-      insert.run(crId, c.id, c.object_type, c.object_id, `dev-${i}`, `Why is **${i % 2 ? 'role' : 'name'}** set this way?`, authorId, i % 2 ? 'role' : 'name', now, now);
+      insert.run(
+        crId,
+        c.id,
+        c.object_type,
+        c.object_id,
+        `dev-${i}`,
+        `Why is **${i % 2 ? 'role' : 'name'}** set this way?`,
+        authorId,
+        i % 2 ? 'role' : 'name',
+        now,
+        now,
+      );
     }
     moveDataVersion(db);
   })();

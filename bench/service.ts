@@ -13,10 +13,19 @@ export interface RunningService {
 }
 
 /** Starts a Node script that prints `listening on http://HOST:PORT` once it accepts connections. */
-export async function startProcess(script: string, args: string[], env: Record<string, string> = {}, nodeOptions: readonly string[] = []): Promise<RunningService> {
+export async function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  nodeOptions: readonly string[] = [],
+): Promise<RunningService> {
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the processes under load.
   const nodeArgs = [...nodeOptions, ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -35,7 +44,8 @@ export async function startProcess(script: string, args: string[], env: Record<s
   // A process that dies while being measured says why (its last output) instead of leaving only "other side closed".
   let stopping = false;
   child.once('exit', (code, signal) => {
-    if (!stopping) process.stderr.write(`[bench] ${script} exited (${code ?? signal}) while in use:\n${stderr.slice(-4000)}\n`);
+    if (!stopping)
+      process.stderr.write(`[bench] ${script} exited (${code ?? signal}) while in use:\n${stderr.slice(-4000)}\n`);
   });
   return {
     url,
@@ -51,7 +61,12 @@ export async function startProcess(script: string, args: string[], env: Record<s
 
 /** The built service (dist/server.js) on a free port with its own database and configuration, started as `npm start` starts it. */
 export function startService(db: string, config: string, adminToken: string): Promise<RunningService> {
-  return startProcess(join(REPO, 'dist', 'server.js'), ['--port', '0', '--db', db, '--config', config], { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: adminToken }, SERVICE_NODE_OPTIONS);
+  return startProcess(
+    join(REPO, 'dist', 'server.js'),
+    ['--port', '0', '--db', db, '--config', config],
+    { ...SERVICE_ENVIRONMENT, CHANGE_CONTROL_ADMIN_TOKEN: adminToken },
+    SERVICE_NODE_OPTIONS,
+  );
 }
 
 /** A trivial Express JSON route in its own process: the ceiling every scenario is measured against. */

@@ -91,7 +91,9 @@ async function main(): Promise<void> {
     const p = await context.newPage();
     const errors: string[] = [];
     p.on('pageerror', (e) => errors.push(String(e)));
-    p.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    p.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
 
     // Open: from navigation (the bundle loads and says ready) and from the snapshot message.
     const opens: number[] = [];
@@ -104,12 +106,18 @@ async function main(): Promise<void> {
       await p.goto(url);
       await p.waitForFunction(() => (window as any).__posted.some((m: { type: string }) => m.type === 'ready'));
       encoder.reset();
-      await p.evaluate((m) => { (window as any).__snap = m; }, encoder.encode(snapshot));
-      opens.push(await p.evaluate(() => (window as any).__time(async () => {
-        window.postMessage({ type: 'loading', changeRequestId: 1 }, '*');
-        window.postMessage((window as any).__snap, '*');
-        while (!document.querySelector('article.change')) await new Promise((r) => setTimeout(r, 0));
-      })));
+      await p.evaluate((m) => {
+        (window as any).__snap = m;
+      }, encoder.encode(snapshot));
+      opens.push(
+        await p.evaluate(() =>
+          (window as any).__time(async () => {
+            window.postMessage({ type: 'loading', changeRequestId: 1 }, '*');
+            window.postMessage((window as any).__snap, '*');
+            while (!document.querySelector('article.change')) await new Promise((r) => setTimeout(r, 0));
+          }),
+        ),
+      );
       toReady.push(await p.evaluate(() => (window as any).__readyAt as number));
       nodes = await p.evaluate(() => document.getElementsByTagName('*').length);
       allNodes = await p.evaluate(() => {
@@ -121,10 +129,25 @@ async function main(): Promise<void> {
       rendered = await p.evaluate(() => document.querySelectorAll('article.change').length);
     }
     const openNodes = { elements: nodes, all: allNodes };
-    rows.push({ what: `open: snapshot message to painted page (${CHANGES} changes)`, median: median(opens), worst: Math.max(...opens), target: 1000 });
-    rows.push({ what: 'load: navigation to the panel saying ready (bundle parsed and run)', median: median(toReady), worst: Math.max(...toReady), target: 1000 });
+    rows.push({
+      what: `open: snapshot message to painted page (${CHANGES} changes)`,
+      median: median(opens),
+      worst: Math.max(...opens),
+      target: 1000,
+    });
+    rows.push({
+      what: 'load: navigation to the panel saying ready (bundle parsed and run)',
+      median: median(toReady),
+      worst: Math.max(...toReady),
+      target: 1000,
+    });
 
-    const measure = async (what: string, target: number, action: (round: number) => Promise<number>, prepare?: () => Promise<unknown>) => {
+    const measure = async (
+      what: string,
+      target: number,
+      action: (round: number) => Promise<number>,
+      prepare?: () => Promise<unknown>,
+    ) => {
       const times: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         if (prepare) await prepare();
@@ -133,21 +156,47 @@ async function main(): Promise<void> {
       rows.push({ what, median: median(times), worst: Math.max(...times), target });
     };
 
-    await measure('expand or collapse a change', 100, () => p.evaluate(() => (window as any).__time(() => document.querySelector<HTMLElement>('article.change .twisty')!.click())));
-    await measure('open a comment composer', 100,
-      () => p.evaluate(() => (window as any).__time(() => document.querySelector<HTMLElement>('article.change button[data-act=open-composer][id^=comment-on-]')?.click())),
-      () => p.evaluate(() => document.querySelectorAll<HTMLElement>('[data-act=close-composer]').forEach((b) => b.click())));
-    await measure('type a character in a composer', 100, () => p.evaluate(() => (window as any).__time(() => {
-      const ta = (document.querySelector('textarea[data-draft^="comment:"]') ?? document.getElementById('ta-review')) as HTMLTextAreaElement;
-      ta.focus();
-      ta.value += 'x';
-      ta.dispatchEvent(new Event('input', { bubbles: true }));
-    })));
-    await measure('choose a decision', 100, (round) => p.evaluate((n) => (window as any).__time(() => {
-      const r = document.querySelectorAll<HTMLInputElement>('input[name=decision]')[n % 3]!;
-      r.checked = true;
-      r.dispatchEvent(new Event('change', { bubbles: true }));
-    }), round));
+    await measure('expand or collapse a change', 100, () =>
+      p.evaluate(() =>
+        (window as any).__time(() => document.querySelector<HTMLElement>('article.change .twisty')!.click()),
+      ),
+    );
+    await measure(
+      'open a comment composer',
+      100,
+      () =>
+        p.evaluate(() =>
+          (window as any).__time(() =>
+            document
+              .querySelector<HTMLElement>('article.change button[data-act=open-composer][id^=comment-on-]')
+              ?.click(),
+          ),
+        ),
+      () =>
+        p.evaluate(() => document.querySelectorAll<HTMLElement>('[data-act=close-composer]').forEach((b) => b.click())),
+    );
+    await measure('type a character in a composer', 100, () =>
+      p.evaluate(() =>
+        (window as any).__time(() => {
+          const ta = (document.querySelector('textarea[data-draft^="comment:"]') ??
+            document.getElementById('ta-review')) as HTMLTextAreaElement;
+          ta.focus();
+          ta.value += 'x';
+          ta.dispatchEvent(new Event('input', { bubbles: true }));
+        }),
+      ),
+    );
+    await measure('choose a decision', 100, (round) =>
+      p.evaluate(
+        (n) =>
+          (window as any).__time(() => {
+            const r = document.querySelectorAll<HTMLInputElement>('input[name=decision]')[n % 3]!;
+            r.checked = true;
+            r.dispatchEvent(new Event('change', { bubbles: true }));
+          }),
+        round,
+      ),
+    );
     // A refresh as the host sends it: what differs from the last snapshot (see contract/webview/delta.ts).
     await measure('apply a refresh (one change, one comment and a check differ)', 100, async (round) => {
       const next = structuredClone(snapshot);
@@ -155,52 +204,98 @@ async function main(): Promise<void> {
       next.comments[0] = { ...next.comments[0]!, text: `edited ${round}` };
       next.checks[0] = { ...next.checks[0]!, summary: `run ${round}` };
       const message = encoder.encode(next);
-      await p.evaluate((m) => { (window as any).__next = m; }, message);
-      return p.evaluate(() => (window as any).__time(async () => {
-        window.postMessage((window as any).__next, '*');
-        await new Promise((r) => setTimeout(r, 0));
-      }));
+      await p.evaluate((m) => {
+        (window as any).__next = m;
+      }, message);
+      return p.evaluate(() =>
+        (window as any).__time(async () => {
+          window.postMessage((window as any).__next, '*');
+          await new Promise((r) => setTimeout(r, 0));
+        }),
+      );
     });
     await measure('apply a refresh in which nothing differs', 100, async () => {
-      await p.evaluate((m) => { (window as any).__next = m; }, encoder.encode(snapshot));
-      return p.evaluate(() => (window as any).__time(async () => {
-        window.postMessage((window as any).__next, '*');
-        await new Promise((r) => setTimeout(r, 0));
-      }));
+      await p.evaluate((m) => {
+        (window as any).__next = m;
+      }, encoder.encode(snapshot));
+      return p.evaluate(() =>
+        (window as any).__time(async () => {
+          window.postMessage((window as any).__next, '*');
+          await new Promise((r) => setTimeout(r, 0));
+        }),
+      );
     });
     // What a panel that lost track gets: the whole snapshot again (equal to the one shown).
     await measure(`apply a whole snapshot again (${CHANGES} changes, after a resync)`, 100, async () => {
       encoder.reset();
-      await p.evaluate((m) => { (window as any).__next = m; }, encoder.encode(snapshot));
-      return p.evaluate(() => (window as any).__time(async () => {
-        window.postMessage((window as any).__next, '*');
-        await new Promise((r) => setTimeout(r, 0));
-      }));
+      await p.evaluate((m) => {
+        (window as any).__next = m;
+      }, encoder.encode(snapshot));
+      return p.evaluate(() =>
+        (window as any).__time(async () => {
+          window.postMessage((window as any).__next, '*');
+          await new Promise((r) => setTimeout(r, 0));
+        }),
+      );
     });
-    await measure('scroll by 3,000 px', 100,
-      (round) => p.evaluate((n) => (window as any).__time(async () => {
-        window.scrollBy(0, n % 2 ? -3000 : 3000);
-        await new Promise((r) => requestAnimationFrame(r));
-      }), round),
-      () => p.evaluate(() => window.scrollTo(0, document.getElementById('change-list')!.offsetTop + 20_000)));
-    await measure('filter the changes (type in the filter box)', 100, (round) => p.evaluate((n) => (window as any).__time(() => {
-      const f = document.getElementById('changes-filter') as HTMLInputElement;
-      f.value = n % 2 ? '' : 'sw1';
-      f.dispatchEvent(new Event('input', { bubbles: true }));
-    }), round));
-    await measure('collapse all, expand all', 100, (round) => p.evaluate((n) => (window as any).__time(() => document.getElementById(n % 2 ? 'expand-all' : 'collapse-all')!.click()), round));
-    await measure('go to a change from the timeline', 100,
-      () => p.evaluate(() => (window as any).__time(() => document.querySelector<HTMLElement>('#timeline [data-act=reveal-change]')?.click())),
-      () => p.evaluate(() => window.scrollTo(0, 0)));
+    await measure(
+      'scroll by 3,000 px',
+      100,
+      (round) =>
+        p.evaluate(
+          (n) =>
+            (window as any).__time(async () => {
+              window.scrollBy(0, n % 2 ? -3000 : 3000);
+              await new Promise((r) => requestAnimationFrame(r));
+            }),
+          round,
+        ),
+      () => p.evaluate(() => window.scrollTo(0, document.getElementById('change-list')!.offsetTop + 20_000)),
+    );
+    await measure('filter the changes (type in the filter box)', 100, (round) =>
+      p.evaluate(
+        (n) =>
+          (window as any).__time(() => {
+            const f = document.getElementById('changes-filter') as HTMLInputElement;
+            f.value = n % 2 ? '' : 'sw1';
+            f.dispatchEvent(new Event('input', { bubbles: true }));
+          }),
+        round,
+      ),
+    );
+    await measure('collapse all, expand all', 100, (round) =>
+      p.evaluate(
+        (n) => (window as any).__time(() => document.getElementById(n % 2 ? 'expand-all' : 'collapse-all')!.click()),
+        round,
+      ),
+    );
+    await measure(
+      'go to a change from the timeline',
+      100,
+      () =>
+        p.evaluate(() =>
+          (window as any).__time(() =>
+            document.querySelector<HTMLElement>('#timeline [data-act=reveal-change]')?.click(),
+          ),
+        ),
+      () => p.evaluate(() => window.scrollTo(0, 0)),
+    );
     nodes = Math.max(nodes, await p.evaluate(() => document.getElementsByTagName('*').length));
     if (errors.length) log(`page errors: ${errors.join(' | ')}`);
 
     console.log(`\nchange request panel in ${CHROMIUM_BIN} (${CHANGES} changes; ${ROUNDS} rounds per interaction)`);
     console.log('measure'.padEnd(66) + 'median ms'.padStart(11) + 'worst ms'.padStart(10) + '  target');
     for (const r of rows) {
-      console.log(r.what.padEnd(66) + r.median.toFixed(1).padStart(11) + r.worst.toFixed(1).padStart(10) + `  < ${r.target} ms${r.worst < r.target ? ' (met)' : r.median < r.target ? ' (median met)' : ' (MISSED)'}`);
+      console.log(
+        r.what.padEnd(66) +
+          r.median.toFixed(1).padStart(11) +
+          r.worst.toFixed(1).padStart(10) +
+          `  < ${r.target} ms${r.worst < r.target ? ' (met)' : r.median < r.target ? ' (median met)' : ' (MISSED)'}`,
+      );
     }
-    console.log(`DOM after opening: ${openNodes.elements} elements, ${openNodes.all} nodes in all (${rendered} of ${CHANGES} changes rendered); at most ${nodes} elements during the interactions`);
+    console.log(
+      `DOM after opening: ${openNodes.elements} elements, ${openNodes.all} nodes in all (${rendered} of ${CHANGES} changes rendered); at most ${nodes} elements during the interactions`,
+    );
   } finally {
     await browser.close();
     server.close();

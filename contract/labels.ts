@@ -41,7 +41,11 @@ export const CHECK_STATUS_VIEW = {
 /** How each review decision is shown: its word (in forms), as a past deed ("You approved"), and its icon. */
 export const DECISION_VIEW = {
   approve: { label: 'Approve', past: 'approved', icon: { id: 'pass', color: 'testing.iconPassed' } },
-  reject: { label: 'Request changes', past: 'requested changes', icon: { id: 'request-changes', color: 'testing.iconFailed' } },
+  reject: {
+    label: 'Request changes',
+    past: 'requested changes',
+    icon: { id: 'request-changes', color: 'testing.iconFailed' },
+  },
   comment: { label: 'Comment', past: 'commented', icon: { id: 'comment' } },
 } as const satisfies Record<ReviewDecision, { label: string; past: string; icon: IconRef }>;
 
@@ -59,14 +63,20 @@ export const CHANGE_ACTION_LABEL = {
  * "1 of 1 approval", "3 approvals (2 needed)", "no approval needed".
  */
 export function approvalsPhrase(approvals: number, needed: number): string {
-  if (needed <= 0) return approvals > 0 ? `${approvals} approval${approvals === 1 ? '' : 's'} (none needed)` : 'no approval needed';
+  if (needed <= 0)
+    return approvals > 0 ? `${approvals} approval${approvals === 1 ? '' : 's'} (none needed)` : 'no approval needed';
   if (approvals > needed) return `${approvals} approvals (${needed} needed)`;
   return `${approvals} of ${needed} approval${needed === 1 ? '' : 's'}`;
 }
 
 /** A freeze as a change request shows it: in force (it blocks merging until its end) or upcoming. */
-export function freezePhrase(f: { name: string; active: boolean; start: string; end: string }, time: (iso: string) => string): string {
-  return f.active ? `Frozen by "${f.name}" until ${time(f.end)}` : `Freeze "${f.name}" from ${time(f.start)} to ${time(f.end)}`;
+export function freezePhrase(
+  f: { name: string; active: boolean; start: string; end: string },
+  time: (iso: string) => string,
+): string {
+  return f.active
+    ? `Frozen by "${f.name}" until ${time(f.end)}`
+    : `Freeze "${f.name}" from ${time(f.start)} to ${time(f.end)}`;
 }
 
 /** Where a request stands in the merge queue. */

@@ -50,14 +50,30 @@ export function activate(context: vscode.ExtensionContext): void {
   const reloadData = (id: number, parts: Iterable<DataPart>) =>
     cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));
   const refreshAll = async () => {
-    await Promise.all([refreshLists(), panels.refresh(), views.loadChecks(), ...cache.tracked().map((id) => reloadData(id, DATA_PARTS))]);
+    await Promise.all([
+      refreshLists(),
+      panels.refresh(),
+      views.loadChecks(),
+      ...cache.tracked().map((id) => reloadData(id, DATA_PARTS)),
+    ]);
   };
-  const documents = new ChangeDocuments({ cache, connection: conn, log, onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]) });
+  const documents = new ChangeDocuments({
+    cache,
+    connection: conn,
+    log,
+    onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]),
+  });
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
   const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
   const previews = new BranchPreviews(conn);
 
-  const notifier = new ReviewNotifier(conn, context.globalState, log, () => void refreshLists(), (id) => panels.open(id));
+  const notifier = new ReviewNotifier(
+    conn,
+    context.globalState,
+    log,
+    () => void refreshLists(),
+    (id) => panels.open(id),
+  );
   /** What the stream says changed, reloaded where it is shown. */
   const apply = (plan: RefreshPlan) => {
     if (plan.lists) {
@@ -87,7 +103,20 @@ export function activate(context: vscode.ExtensionContext): void {
     new ReviewCountStatus(conn, store),
     notifier,
     new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
-    ...registerCommands({ connection: conn, store, views, panels, reporter, log, refreshAll, cache, comments, changedObjects, userState, previews }),
+    ...registerCommands({
+      connection: conn,
+      store,
+      views,
+      panels,
+      reporter,
+      log,
+      refreshAll,
+      cache,
+      comments,
+      changedObjects,
+      userState,
+      previews,
+    }),
     views.onDidSelect((cr) => {
       changedObjects.show(cr.id);
       // Stop following requests nothing shows any more (no document open, not selected).
@@ -100,7 +129,11 @@ export function activate(context: vscode.ExtensionContext): void {
         store.clear();
         cache.clear();
       }
-      void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.serviceFailed, state.phase === 'failed' && state.bundled && state.serviceUrl === null);
+      void vscode.commands.executeCommand(
+        'setContext',
+        CONTEXT_KEYS.serviceFailed,
+        state.phase === 'failed' && state.bundled && state.serviceUrl === null,
+      );
     }),
   );
   void conn.connect();

@@ -7,7 +7,14 @@ import type { Config } from './host/core/config';
 import { createCtx, inTransaction, type AuthUser, type Ctx } from './host/core/context';
 import { UncheckedReads, UncheckedReadsStale } from './host/core/read-memo';
 import { resolveBranchHeader } from './host/objects/branch-access';
-import { AuthenticationFailed, MethodNotAllowed, NotFound, PermissionDenied, TooManyRequests, UnsupportedMediaType } from './host/core/errors';
+import {
+  AuthenticationFailed,
+  MethodNotAllowed,
+  NotFound,
+  PermissionDenied,
+  TooManyRequests,
+  UnsupportedMediaType,
+} from './host/core/errors';
 import { createHost, PluginError, type Host, type HostPlugin } from './host/host';
 import { consoleLogger, type Logger } from './host/core/logger';
 import { HOST_VERSION, API_VERSION, inRange, satisfiesRequirement } from './host/core/version';
@@ -16,7 +23,14 @@ import { versionsMayHaveMoved } from './host/db/data-version';
 import { hostMigrations } from './host/db/migrations/host';
 import { errorMiddleware } from './host/http/error-middleware';
 import { RouteIndex } from './host/http/route-index';
-import { fingerprintOf, IdempotencyKeys, IDEMPOTENT_REPLAY_HEADER, readIdempotencyKey, type Answer, type IdempotencyClaim } from './host/http/idempotency';
+import {
+  fingerprintOf,
+  IdempotencyKeys,
+  IDEMPOTENT_REPLAY_HEADER,
+  readIdempotencyKey,
+  type Answer,
+  type IdempotencyClaim,
+} from './host/http/idempotency';
 import { Reply, StreamReply, type RouteDef, type StreamSink } from './host/http/routes';
 import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './host/http/body-guard';
 import { validate } from './host/http/validation';
@@ -57,7 +71,8 @@ export function checkPlugins(plugins: HostPlugin[]): void {
     }
     for (const [name, wanted] of Object.entries(plugin.requires ?? {})) {
       const have = versions.get(name);
-      if (!have) throw new PluginError(`plugin ${plugin.name} requires plugin ${name} ${wanted}, which is not installed`);
+      if (!have)
+        throw new PluginError(`plugin ${plugin.name} requires plugin ${name} ${wanted}, which is not installed`);
       if (!satisfiesRequirement(have, wanted)) {
         throw new PluginError(`plugin ${plugin.name} requires ${name} ${wanted}, but ${name} ${have} is installed`);
       }
@@ -72,7 +87,8 @@ function hasBody(req: Request): boolean {
 
 /** A handler's result as it is sent: the status and the JSON text (null: no body). */
 function answerOf(route: RouteDef, result: unknown): Answer {
-  if (result instanceof Reply) return { status: result.status, text: result.body === undefined ? null : JSON.stringify(result.body) };
+  if (result instanceof Reply)
+    return { status: result.status, text: result.body === undefined ? null : JSON.stringify(result.body) };
   return { status: route.status ?? 200, text: result === undefined ? null : JSON.stringify(result) };
 }
 
@@ -101,7 +117,12 @@ function send(req: Request, res: Response, answer: Answer): void {
     return;
   }
   const headers = req.headers;
-  if (headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined || answer.status === 204 || answer.status === 304) {
+  if (
+    headers['if-none-match'] !== undefined ||
+    headers['if-modified-since'] !== undefined ||
+    answer.status === 204 ||
+    answer.status === 304
+  ) {
     res.type('application/json').send(answer.text);
     return;
   }
@@ -212,7 +233,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     res.setHeader('API-Version', API_VERSION);
     res.locals.requestId = randomUUID();
     if (['POST', 'PUT', 'PATCH'].includes(req.method) && hasBody(req) && !req.is('application/json')) {
-      next(new UnsupportedMediaType(`Unsupported media type "${req.headers['content-type'] ?? ''}" in request. Use application/json.`));
+      next(
+        new UnsupportedMediaType(
+          `Unsupported media type "${req.headers['content-type'] ?? ''}" in request. Use application/json.`,
+        ),
+      );
       return;
     }
     next();
@@ -221,7 +246,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   // Only a request with a body goes through the parser (body-parser's own test, type-is's
   // `hasBody`): without one it would only find so, at some allocation for every read.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))) json(req, res, next);
+    if (req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length'])))
+      json(req, res, next);
     else next();
   });
   app.use((req: Request, _res: Response, next: NextFunction) => {
@@ -246,7 +272,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
     // transaction began: the request runs again from the start, every read checked.
     const confirmsInTransaction = deferChecks && writes && route.transaction !== false;
     /** One request: `unchecked` serves kept answers unchecked; `stage.began` tells when its transaction began. */
-    const serve = async (req: Request, res: Response, unchecked?: UncheckedReads, stage?: { began: boolean }): Promise<void> => {
+    const serve = async (
+      req: Request,
+      res: Response,
+      unchecked?: UncheckedReads,
+      stage?: { began: boolean },
+    ): Promise<void> => {
       let user: AuthUser | null = null;
       const address = req.socket.remoteAddress ?? 'unknown';
       if (req.headers.authorization !== undefined) {
@@ -277,7 +308,16 @@ export async function createApp(deps: AppDeps): Promise<App> {
       let claim: IdempotencyClaim | null = null;
       if (key && user) {
         const branchName = (Array.isArray(branchHeader) ? branchHeader[0] : branchHeader) ?? null;
-        claim = idempotency.claim(user.id, key, fingerprintOf({ method: req.method, pathAndQuery: url.pathname + url.search, branch: branchName, body: req.body }));
+        claim = idempotency.claim(
+          user.id,
+          key,
+          fingerprintOf({
+            method: req.method,
+            pathAndQuery: url.pathname + url.search,
+            branch: branchName,
+            body: req.body,
+          }),
+        );
       }
       try {
         if (claim) {
@@ -288,7 +328,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
             return;
           }
         }
-        const branch = branchHeader === undefined ? null : await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
+        const branch =
+          branchHeader === undefined
+            ? null
+            : await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
         const query = parseQueryString(url.search);
         requireSingle(query, singleParams);
         const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
@@ -317,7 +360,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
           return answer;
         };
         if (stage) stage.began = true;
-        const outcome = writes && route.transaction !== false ? await inTransaction(ctx, respond, unchecked) : await respond(ctx);
+        const outcome =
+          writes && route.transaction !== false ? await inTransaction(ctx, respond, unchecked) : await respond(ctx);
         if (writes) await loopTurn();
         if (outcome instanceof StreamReply) streams.open(req, res, outcome);
         else {
@@ -329,13 +373,23 @@ export async function createApp(deps: AppDeps): Promise<App> {
       }
     };
     routeIndex.add(method, route.path, async (req: Request, res: Response) => {
-      if (!confirmsInTransaction || req.headers['idempotency-key'] !== undefined || req.headers['x-netbox-branch'] !== undefined) return serve(req, res);
+      if (
+        !confirmsInTransaction ||
+        req.headers['idempotency-key'] !== undefined ||
+        req.headers['x-netbox-branch'] !== undefined
+      )
+        return serve(req, res);
       const unchecked = new UncheckedReads();
       const stage = { began: false };
       try {
         await serve(req, res, unchecked, stage);
       } catch (err) {
-        if (unchecked.size === 0 || err instanceof AuthenticationFailed || (stage.began && !(err instanceof UncheckedReadsStale))) throw err;
+        if (
+          unchecked.size === 0 ||
+          err instanceof AuthenticationFailed ||
+          (stage.began && !(err instanceof UncheckedReadsStale))
+        )
+          throw err;
         await serve(req, res);
       }
     });
@@ -369,7 +423,13 @@ export async function createApp(deps: AppDeps): Promise<App> {
  * own `setPrototypeOf` finds it already in place and changes nothing.
  */
 export function serverFor(app: Express): Server {
-  return createServer({ IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request), ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response) }, app);
+  return createServer(
+    {
+      IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request),
+      ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response),
+    },
+    app,
+  );
 }
 
 /**

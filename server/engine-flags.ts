@@ -34,5 +34,6 @@ export function engineFlags(given: readonly string[]): string[] {
 
 /** Sets `engineFlags` for this process (before anything else runs: they apply from then on). */
 export function setEngineFlags(): void {
-  for (const flag of engineFlags([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)])) setFlagsFromString(flag);
+  for (const flag of engineFlags([...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]))
+    setFlagsFromString(flag);
 }

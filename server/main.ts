@@ -149,7 +149,11 @@ async function main(): Promise<void> {
       throw new StartError(`cannot open database ${describeTarget(options.db)}: ${(err as Error).message}`);
     }
     built = await createApp({ db: database.db, clock: systemClock, config, log: consoleLogger, configDir });
-    const generated = await bootstrapAdmin(database.db, systemClock, process.env.CHANGE_CONTROL_ADMIN_TOKEN || undefined);
+    const generated = await bootstrapAdmin(
+      database.db,
+      systemClock,
+      process.env.CHANGE_CONTROL_ADMIN_TOKEN || undefined,
+    );
     if (generated) process.stdout.write(`admin token: ${generated}\n`);
   } catch (err) {
     const known = err instanceof ConfigError || err instanceof PluginError || err instanceof StartError;
@@ -187,7 +191,9 @@ async function main(): Promise<void> {
     process.on('SIGTERM', () => void stop());
     process.on('SIGINT', () => void stop());
   } catch (err) {
-    process.stderr.write(`change-control: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`);
+    process.stderr.write(
+      `change-control: cannot listen on ${options.host}:${options.port}: ${(err as Error).message}\n`,
+    );
     await database.close().catch(() => undefined);
     process.exit(2);
   }

@@ -3,10 +3,31 @@
 // Takes the document and the webview API as arguments, so it runs under jsdom in tests.
 import type { ReviewDecision } from '../contract/api/change-control';
 import { DECISION_ORDER } from '../contract/labels';
-import { PANEL_ACTIONS, type HostToWebview, type PanelAction, type PersistedState, type WebviewToHost } from '../contract/webview/protocol';
+import {
+  PANEL_ACTIONS,
+  type HostToWebview,
+  type PanelAction,
+  type PersistedState,
+  type WebviewToHost,
+} from '../contract/webview/protocol';
 import { isAct } from './render/acts';
 import { domId } from './render/dom';
-import { actionKey, deleteKey, fitsDelta, initialState, isPending, operationFor, parseComposerKey, reduce, resolveKey, REVIEW_KEY, reviewProblem, toPersisted, type ViewAction, type ViewState } from './state';
+import {
+  actionKey,
+  deleteKey,
+  fitsDelta,
+  initialState,
+  isPending,
+  operationFor,
+  parseComposerKey,
+  reduce,
+  resolveKey,
+  REVIEW_KEY,
+  reviewProblem,
+  toPersisted,
+  type ViewAction,
+  type ViewState,
+} from './state';
 import { PageView, type ViewOptions } from './view';
 
 export interface WebviewApi {
@@ -28,8 +49,12 @@ export function readPersistedState(value: unknown): PersistedState | null {
   return {
     changeRequestId: v.changeRequestId,
     drafts,
-    openComposers: Array.isArray(v.openComposers) ? v.openComposers.filter((k): k is string => typeof k === 'string') : [],
-    reviewDecision: (DECISION_ORDER as readonly unknown[]).includes(v.reviewDecision) ? (v.reviewDecision as ReviewDecision) : null,
+    openComposers: Array.isArray(v.openComposers)
+      ? v.openComposers.filter((k): k is string => typeof k === 'string')
+      : [],
+    reviewDecision: (DECISION_ORDER as readonly unknown[]).includes(v.reviewDecision)
+      ? (v.reviewDecision as ReviewDecision)
+      : null,
     expandedChanges: numbers(v.expandedChanges),
     collapsedChanges: numbers(v.collapsedChanges),
     filter: typeof v.filter === 'string' ? v.filter : '',
@@ -172,7 +197,8 @@ export class PanelController {
         this.dispatch({ type: 'collapseAll', collapsed: act === 'collapse-all' });
         return;
       case 'open-diff':
-        if (Number.isInteger(changeId) && changeId > 0) this.api.postMessage({ type: 'openDiff', changeDiff: changeId });
+        if (Number.isInteger(changeId) && changeId > 0)
+          this.api.postMessage({ type: 'openDiff', changeDiff: changeId });
         return;
       case 'open-all':
         this.api.postMessage({ type: 'openAllChanges' });
@@ -190,7 +216,9 @@ export class PanelController {
         this.dispatch({ type: 'showMoreTimeline' });
         return;
       case 'skip-to-changes': {
-        const target = this.doc.getElementById('changes-filter') ?? this.container.querySelector<HTMLElement>('article.change .twisty');
+        const target =
+          this.doc.getElementById('changes-filter') ??
+          this.container.querySelector<HTMLElement>('article.change .twisty');
         target?.focus();
         return;
       }

@@ -40,7 +40,9 @@ export interface CommentIndex {
 export function filterChanges(changes: readonly ChangeDiff[], filter: string): readonly ChangeDiff[] {
   const f = filter.trim().toLowerCase();
   if (!f) return changes;
-  return changes.filter((c) => c.object_repr.toLowerCase().includes(f) || c.object_type.toLowerCase().includes(f) || c.action.includes(f));
+  return changes.filter(
+    (c) => c.object_repr.toLowerCase().includes(f) || c.object_type.toLowerCase().includes(f) || c.action.includes(f),
+  );
 }
 
 export class Derived {
@@ -79,7 +81,9 @@ export class Derived {
     };
     const open = state.openComposers.filter(mine);
     const pending = Object.values(state.pending).filter(mine);
-    const errors = Object.entries(state.errors).filter(([k]) => mine(k)).map(([k, v]) => `${k}=${v}`);
+    const errors = Object.entries(state.errors)
+      .filter(([k]) => mine(k))
+      .map(([k, v]) => `${k}=${v}`);
     if (!open.length && !pending.length && !errors.length) return '';
     return `${open.join(',')}|${pending.join(',')}|${errors.join('\u0000')}`;
   }

@@ -29,7 +29,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
 function normalize(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normalize);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, normalize((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, normalize((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -171,16 +175,21 @@ export function diffValues(original: unknown, modified: unknown, options: DiffOp
   const lines: DiffLine[] = [];
   let oldNo = 0;
   let newNo = 0;
-  const pushRemoved = (text: string, segments = whole(text)) => lines.push({ kind: 'removed', oldNo: ++oldNo, newNo: null, segments });
-  const pushAdded = (text: string, segments = whole(text)) => lines.push({ kind: 'added', oldNo: null, newNo: ++newNo, segments });
+  const pushRemoved = (text: string, segments = whole(text)) =>
+    lines.push({ kind: 'removed', oldNo: ++oldNo, newNo: null, segments });
+  const pushAdded = (text: string, segments = whole(text)) =>
+    lines.push({ kind: 'added', oldNo: null, newNo: ++newNo, segments });
 
   if (before !== null && before === after) {
     // Nothing to fold around: the value as it is.
-    for (const l of linesOf(before)) lines.push({ kind: 'context', oldNo: ++oldNo, newNo: ++newNo, segments: whole(l) });
+    for (const l of linesOf(before))
+      lines.push({ kind: 'context', oldNo: ++oldNo, newNo: ++newNo, segments: whole(l) });
     return lines;
   }
   const diffable = before !== null && after !== null && before !== '' && after !== '';
-  const parts = diffable ? diffLines(before, after, { maxEditLength: MAX_LINE_EDITS, ignoreNewlineAtEof: true }) : undefined;
+  const parts = diffable
+    ? diffLines(before, after, { maxEditLength: MAX_LINE_EDITS, ignoreNewlineAtEof: true })
+    : undefined;
   if (!parts) {
     // One side absent (a create or a delete) or empty, or the two too different to diff line by line.
     if (before !== null) for (const l of linesOf(before)) pushRemoved(l);
@@ -189,7 +198,8 @@ export function diffValues(original: unknown, modified: unknown, options: DiffOp
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
       if (!p.added && !p.removed) {
-        for (const l of splitLines(p.value)) lines.push({ kind: 'context', oldNo: ++oldNo, newNo: ++newNo, segments: whole(l) });
+        for (const l of splitLines(p.value))
+          lines.push({ kind: 'context', oldNo: ++oldNo, newNo: ++newNo, segments: whole(l) });
         continue;
       }
       if (p.removed && parts[i + 1]?.added) {
@@ -243,7 +253,8 @@ export function estimateLines(change: Sides): number {
     const a = change.original?.[k];
     const b = change.modified?.[k];
     if (Object.is(a, b)) continue;
-    if (typeof a === 'string' && typeof b === 'string' && (a.includes('\n') || b.includes('\n'))) lines += 1 + Math.min(10, a.split('\n').length);
+    if (typeof a === 'string' && typeof b === 'string' && (a.includes('\n') || b.includes('\n')))
+      lines += 1 + Math.min(10, a.split('\n').length);
     else if ((a && typeof a === 'object') || (b && typeof b === 'object')) lines += 5;
     else lines += 3;
   }

@@ -15,8 +15,32 @@ md.disable(['image']);
 md.validateLink = (url: string) => isSafeLink(url);
 
 const ALLOWED_TAGS = new Set([
-  'P', 'BR', 'STRONG', 'EM', 'CODE', 'PRE', 'BLOCKQUOTE', 'UL', 'OL', 'LI', 'A', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6',
-  'HR', 'TABLE', 'THEAD', 'TBODY', 'TR', 'TH', 'TD', 'S', 'DEL',
+  'P',
+  'BR',
+  'STRONG',
+  'EM',
+  'CODE',
+  'PRE',
+  'BLOCKQUOTE',
+  'UL',
+  'OL',
+  'LI',
+  'A',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'HR',
+  'TABLE',
+  'THEAD',
+  'TBODY',
+  'TR',
+  'TH',
+  'TD',
+  'S',
+  'DEL',
 ]);
 const ALLOWED_ATTRIBUTES: Record<string, readonly string[]> = { A: ['href', 'title'], OL: ['start'] };
 
@@ -29,7 +53,10 @@ export function sanitizeTree(root: ParentNode): void {
   for (const el of [...root.querySelectorAll('*')]) {
     if (!el.isConnected && !root.contains(el)) continue;
     if (!ALLOWED_TAGS.has(el.tagName.toUpperCase())) {
-      if (['SCRIPT', 'STYLE', 'IFRAME', 'OBJECT', 'EMBED', 'TEMPLATE', 'SVG', 'MATH'].includes(el.tagName.toUpperCase())) el.remove();
+      if (
+        ['SCRIPT', 'STYLE', 'IFRAME', 'OBJECT', 'EMBED', 'TEMPLATE', 'SVG', 'MATH'].includes(el.tagName.toUpperCase())
+      )
+        el.remove();
       else el.replaceWith(...el.childNodes);
       continue;
     }

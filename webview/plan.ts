@@ -4,7 +4,10 @@
 import { sameInputs } from '../contract/webview/share';
 
 /** Ids of the regions whose inputs differ from the ones they were last rendered with. */
-export function planRegions(previous: ReadonlyMap<string, readonly unknown[]>, next: ReadonlyMap<string, readonly unknown[]>): string[] {
+export function planRegions(
+  previous: ReadonlyMap<string, readonly unknown[]>,
+  next: ReadonlyMap<string, readonly unknown[]>,
+): string[] {
   const out: string[] = [];
   for (const [id, inputs] of next) if (!sameInputs(previous.get(id), inputs)) out.push(id);
   return out;
@@ -25,7 +28,11 @@ export interface ListPlan {
  * is out of order is moved. Placements are listed from the last item to the first, so that each
  * one's `before` is already where it belongs.
  */
-export function planList(previous: readonly string[], next: readonly string[], dirty: (key: string) => boolean): ListPlan {
+export function planList(
+  previous: readonly string[],
+  next: readonly string[],
+  dirty: (key: string) => boolean,
+): ListPlan {
   const nextSet = new Set(next);
   const prevSet = new Set(previous);
   const remove = previous.filter((k) => !nextSet.has(k));

@@ -1,7 +1,14 @@
 // The webview's state and its reducer: host messages and user events in, a new state out.
 // Pure (no DOM), so the whole behaviour of the panel is testable in plain Node.
 import type { ReviewDecision } from '../contract/api/change-control';
-import type { ChangeRequestSnapshot, HostToWebview, Operation, PanelAction, PersistedState, SnapshotDelta } from '../contract/webview/protocol';
+import type {
+  ChangeRequestSnapshot,
+  HostToWebview,
+  Operation,
+  PanelAction,
+  PersistedState,
+  SnapshotDelta,
+} from '../contract/webview/protocol';
 import { applyDelta } from '../contract/webview/delta';
 import { shareEqual } from '../contract/webview/share';
 
@@ -42,7 +49,8 @@ export type ViewAction =
 
 export const REVIEW_KEY = 'review';
 /** A new thread on a change, on one of its attributes when `attribute` is given. */
-export const newThreadKey = (changeId: number, attribute: string | null = null) => (attribute ? `comment:${changeId}:${attribute}` : `comment:${changeId}`);
+export const newThreadKey = (changeId: number, attribute: string | null = null) =>
+  attribute ? `comment:${changeId}:${attribute}` : `comment:${changeId}`;
 export const replyKey = (rootId: number) => `reply:${rootId}`;
 export const editKey = (commentId: number) => `edit:${commentId}`;
 export const actionKey = (action: PanelAction) => `action:${action}`;
@@ -122,7 +130,14 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
     case 'loading': {
       const same = state.changeRequestId === action.changeRequestId && state.snapshot !== null;
       if (same) return { ...state, refreshing: true };
-      return { ...state, changeRequestId: action.changeRequestId, phase: 'loading', refreshing: false, snapshot: null, loadError: null };
+      return {
+        ...state,
+        changeRequestId: action.changeRequestId,
+        phase: 'loading',
+        refreshing: false,
+        snapshot: null,
+        loadError: null,
+      };
     }
     case 'snapshot': {
       const sameRequest = state.changeRequestId === action.snapshot.changeRequest.id;
@@ -155,12 +170,24 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
       if (state.snapshot && state.changeRequestId === action.changeRequestId) {
         return { ...state, refreshing: false, loadError: action.message };
       }
-      return { ...state, changeRequestId: action.changeRequestId, phase: 'failed', refreshing: false, snapshot: null, loadError: action.message };
+      return {
+        ...state,
+        changeRequestId: action.changeRequestId,
+        phase: 'failed',
+        refreshing: false,
+        snapshot: null,
+        loadError: action.message,
+      };
     case 'draftChanged':
       return { ...state, drafts: { ...state.drafts, [action.key]: action.text } };
     case 'composerOpened': {
-      const drafts = action.text !== undefined && !state.drafts[action.key] ? { ...state.drafts, [action.key]: action.text } : state.drafts;
-      const open = state.openComposers.includes(action.key) ? state.openComposers : [...state.openComposers, action.key];
+      const drafts =
+        action.text !== undefined && !state.drafts[action.key]
+          ? { ...state.drafts, [action.key]: action.text }
+          : state.drafts;
+      const open = state.openComposers.includes(action.key)
+        ? state.openComposers
+        : [...state.openComposers, action.key];
       return { ...state, drafts, openComposers: open, errors: without(state.errors, action.key) };
     }
     case 'composerClosed':
@@ -174,14 +201,27 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
       return { ...state, reviewDecision: action.decision, errors: without(state.errors, REVIEW_KEY) };
     case 'toggleAllAttributes': {
       const has = state.expandedChanges.includes(action.changeId);
-      return { ...state, expandedChanges: has ? state.expandedChanges.filter((id) => id !== action.changeId) : [...state.expandedChanges, action.changeId] };
+      return {
+        ...state,
+        expandedChanges: has
+          ? state.expandedChanges.filter((id) => id !== action.changeId)
+          : [...state.expandedChanges, action.changeId],
+      };
     }
     case 'toggleCollapsed': {
       const has = state.collapsedChanges.includes(action.changeId);
-      return { ...state, collapsedChanges: has ? state.collapsedChanges.filter((id) => id !== action.changeId) : [...state.collapsedChanges, action.changeId] };
+      return {
+        ...state,
+        collapsedChanges: has
+          ? state.collapsedChanges.filter((id) => id !== action.changeId)
+          : [...state.collapsedChanges, action.changeId],
+      };
     }
     case 'collapseAll':
-      return { ...state, collapsedChanges: action.collapsed && state.snapshot ? state.snapshot.changes.map((c) => c.id) : [] };
+      return {
+        ...state,
+        collapsedChanges: action.collapsed && state.snapshot ? state.snapshot.changes.map((c) => c.id) : [],
+      };
     case 'filterChanged':
       return { ...state, filter: action.text };
     case 'showMoreTimeline':
@@ -189,7 +229,11 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
     case 'composerError':
       return { ...state, errors: { ...state.errors, [action.key]: action.message } };
     case 'operationSent':
-      return { ...state, pending: { ...state.pending, [action.opId]: action.key }, errors: without(state.errors, action.key) };
+      return {
+        ...state,
+        pending: { ...state.pending, [action.opId]: action.key },
+        errors: without(state.errors, action.key),
+      };
     case 'operationDone': {
       const key = state.pending[action.opId];
       if (key === undefined) return state;
@@ -206,14 +250,20 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
     case 'operationFailed': {
       const key = state.pending[action.opId];
       if (key === undefined) return state;
-      return { ...state, pending: without(state.pending, action.opId), errors: { ...state.errors, [key]: action.message } };
+      return {
+        ...state,
+        pending: without(state.pending, action.opId),
+        errors: { ...state.errors, [key]: action.message },
+      };
     }
   }
 }
 
 /** A delta applies to the snapshot shown only if it was made against it. */
 export function fitsDelta(state: ViewState, delta: SnapshotDelta): boolean {
-  return state.snapshot !== null && state.seq === delta.baseSeq && state.snapshot.changeRequest.id === delta.changeRequestId;
+  return (
+    state.snapshot !== null && state.seq === delta.baseSeq && state.snapshot.changeRequest.id === delta.changeRequestId
+  );
 }
 
 /** True while an operation for this key is in flight (its buttons are disabled). */
@@ -237,7 +287,8 @@ export function toPersisted(state: ViewState): PersistedState | null {
 /** Why the review cannot be sent as it stands, or null. */
 export function reviewProblem(state: ViewState): string | null {
   if (state.reviewDecision === null) return 'Choose a decision first: Approve, Request changes or Comment.';
-  if (state.reviewDecision === 'reject' && !(state.drafts[REVIEW_KEY] ?? '').trim()) return 'Requesting changes needs a comment saying what to change.';
+  if (state.reviewDecision === 'reject' && !(state.drafts[REVIEW_KEY] ?? '').trim())
+    return 'Requesting changes needs a comment saying what to change.';
   return null;
 }
 
@@ -251,14 +302,27 @@ export function operationFor(state: ViewState, key: string, opId: string): Opera
     case 'review': {
       if (state.reviewDecision === null) return null;
       const mine = snapshot.reviews.find((r) => r.reviewer.id === snapshot.me.id);
-      return { type: 'submitReview', opId, decision: state.reviewDecision, comment: text, reviewId: mine ? mine.id : null };
+      return {
+        type: 'submitReview',
+        opId,
+        decision: state.reviewDecision,
+        comment: text,
+        reviewId: mine ? mine.id : null,
+      };
     }
     case 'comment':
       return { type: 'addComment', opId, changeDiff: k.changeId, text, parent: null, attribute: k.attribute };
     case 'reply': {
       const root = snapshot.comments.find((c) => c.id === k.rootId);
       if (!root || root.change_diff === null) return null;
-      return { type: 'addComment', opId, changeDiff: root.change_diff, text, parent: root.id, attribute: root.attribute };
+      return {
+        type: 'addComment',
+        opId,
+        changeDiff: root.change_diff,
+        text,
+        parent: root.id,
+        attribute: root.attribute,
+      };
     }
     case 'edit':
       return { type: 'editComment', opId, commentId: k.commentId, text };

@@ -19,24 +19,36 @@ function byTime(a: TimelineEntry, b: TimelineEntry): number {
   return KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || a.key.localeCompare(b.key);
 }
 
-export function buildTimeline(snap: Pick<ChangeRequestSnapshot, 'changeRequest' | 'history' | 'reviews' | 'comments' | 'checks'>): TimelineEntry[] {
+export function buildTimeline(
+  snap: Pick<ChangeRequestSnapshot, 'changeRequest' | 'history' | 'reviews' | 'comments' | 'checks'>,
+): TimelineEntry[] {
   const cr = snap.changeRequest;
   const out: TimelineEntry[] = [];
   const moves = snap.history ?? [];
   const creation = moves.find((m) => m.from === null);
-  out.push({ kind: 'created', key: 'created', time: creation?.time ?? cr.created, who: creation?.user ?? cr.requester?.display ?? null });
-  for (const m of moves) if (m.from !== null) out.push({ kind: 'status', key: `status:${m.id}`, time: m.time, move: m });
+  out.push({
+    kind: 'created',
+    key: 'created',
+    time: creation?.time ?? cr.created,
+    who: creation?.user ?? cr.requester?.display ?? null,
+  });
+  for (const m of moves)
+    if (m.from !== null) out.push({ kind: 'status', key: `status:${m.id}`, time: m.time, move: m });
   for (const r of snap.reviews) {
     const updated = r.last_updated !== r.created;
     out.push({ kind: 'review', key: `review:${r.id}`, time: updated ? r.last_updated : r.created, review: r, updated });
   }
   for (const c of snap.comments) out.push({ kind: 'comment', key: `comment:${c.id}`, time: c.created, comment: c });
-  for (const c of snap.checks) if (c.completed) out.push({ kind: 'check', key: `check:${c.id}`, time: c.completed, check: c });
+  for (const c of snap.checks)
+    if (c.completed) out.push({ kind: 'check', key: `check:${c.id}`, time: c.completed, check: c });
   return out.sort(byTime);
 }
 
 /** The latest `limit` entries, and how many earlier ones are left out. */
-export function latest(entries: readonly TimelineEntry[], limit: number): { shown: readonly TimelineEntry[]; hidden: number } {
+export function latest(
+  entries: readonly TimelineEntry[],
+  limit: number,
+): { shown: readonly TimelineEntry[]; hidden: number } {
   const hidden = Math.max(0, entries.length - limit);
   return { shown: entries.slice(hidden), hidden };
 }

@@ -13,7 +13,13 @@ import { renderChecks, renderMergeState } from './render/checks';
 import { renderDecision } from './render/decision';
 import { h } from './render/dom';
 import { renderHeader } from './render/header';
-import { renderChangesCount, renderChangesHead, renderDescription, renderOrphans, renderTimeline } from './render/sections';
+import {
+  renderChangesCount,
+  renderChangesHead,
+  renderDescription,
+  renderOrphans,
+  renderTimeline,
+} from './render/sections';
 import { sameInputs } from '../contract/webview/share';
 import { actionKey, isPending, REVIEW_KEY, type ViewState } from './state';
 import { PANEL_ACTIONS } from '../contract/webview/protocol';
@@ -42,7 +48,8 @@ interface RegionDef {
   render(doc: Document, c: RegionContext): HTMLElement;
 }
 
-const actionSignature = (s: ViewState) => PANEL_ACTIONS.map((a) => `${isPending(s, actionKey(a)) ? 1 : 0}${s.errors[actionKey(a)] ?? ''}`).join('|');
+const actionSignature = (s: ViewState) =>
+  PANEL_ACTIONS.map((a) => `${isPending(s, actionKey(a)) ? 1 : 0}${s.errors[actionKey(a)] ?? ''}`).join('|');
 
 const timelineOf = (() => {
   let last: { key: unknown[]; value: ReturnType<typeof buildTimeline> } | null = null;
@@ -58,7 +65,11 @@ const timelineOf = (() => {
 type Snapshot = NonNullable<ViewState['snapshot']>;
 
 /** A side region that shows one part of the snapshot and is redrawn only when that part changes. */
-function sideRegion<K extends keyof Snapshot>(id: string, part: K, render: (doc: Document, value: Snapshot[K], now: number) => HTMLElement): RegionDef {
+function sideRegion<K extends keyof Snapshot>(
+  id: string,
+  part: K,
+  render: (doc: Document, value: Snapshot[K], now: number) => HTMLElement,
+): RegionDef {
   return {
     id,
     slot: 'side',
@@ -72,7 +83,13 @@ const REGIONS: RegionDef[] = [
   {
     id: 'header',
     slot: 'top',
-    inputs: ({ state }) => [state.snapshot!.changeRequest, state.snapshot!.problems, state.loadError, state.refreshing, actionSignature(state)],
+    inputs: ({ state }) => [
+      state.snapshot!.changeRequest,
+      state.snapshot!.problems,
+      state.loadError,
+      state.refreshing,
+      actionSignature(state),
+    ],
     render: (doc, { state, now }) => renderHeader(doc, state.snapshot!, state, now),
   },
   sideRegion('gate', 'changeRequest', renderMergeState),
@@ -81,7 +98,15 @@ const REGIONS: RegionDef[] = [
     slot: 'side',
     inputs: ({ state }) => {
       const s = state.snapshot!;
-      return [s.changeRequest.actions.review?.allowed, s.changeRequest.actions.review?.reason, s.reviews, s.me.id, state.reviewDecision, isPending(state, REVIEW_KEY), state.errors[REVIEW_KEY]];
+      return [
+        s.changeRequest.actions.review?.allowed,
+        s.changeRequest.actions.review?.reason,
+        s.reviews,
+        s.me.id,
+        state.reviewDecision,
+        isPending(state, REVIEW_KEY),
+        state.errors[REVIEW_KEY],
+      ];
     },
     render: (doc, { state, now }) => renderDecision(doc, state.snapshot!, state, now),
   },
@@ -104,21 +129,41 @@ const REGIONS: RegionDef[] = [
     id: 'changes-count',
     slot: 'listHead',
     inputs: ({ state, visible }) => [visible.length, state.snapshot!.changes.length, state.filter.trim() !== ''],
-    render: (doc, { state, visible }) => renderChangesCount(doc, visible.length, state.snapshot!.changes.length, state.filter.trim() !== ''),
+    render: (doc, { state, visible }) =>
+      renderChangesCount(doc, visible.length, state.snapshot!.changes.length, state.filter.trim() !== ''),
   },
   {
     id: 'orphans',
     slot: 'listFoot',
     inputs: ({ state, derived, comments }) => {
       const orphans = derived.orphans(comments, derived.knownChanges(state.snapshot!.changes));
-      return orphans.length ? [orphans.flatMap((t) => [t.root, ...t.replies]), state.openComposers, state.pending, state.errors, state.snapshot!.changeRequest.actions.comment?.allowed] : [0];
+      return orphans.length
+        ? [
+            orphans.flatMap((t) => [t.root, ...t.replies]),
+            state.openComposers,
+            state.pending,
+            state.errors,
+            state.snapshot!.changeRequest.actions.comment?.allowed,
+          ]
+        : [0];
     },
-    render: (doc, { state, derived, comments, now }) => renderOrphans(doc, state.snapshot!, state, derived.orphans(comments, derived.knownChanges(state.snapshot!.changes)), now),
+    render: (doc, { state, derived, comments, now }) =>
+      renderOrphans(
+        doc,
+        state.snapshot!,
+        state,
+        derived.orphans(comments, derived.knownChanges(state.snapshot!.changes)),
+        now,
+      ),
   },
   {
     id: 'timeline',
     slot: 'after',
-    inputs: (c) => [timelineOf(c), c.state.timelineLimit, c.state.snapshot!.changes.length === 0 ? 0 : c.state.snapshot!.changes],
+    inputs: (c) => [
+      timelineOf(c),
+      c.state.timelineLimit,
+      c.state.snapshot!.changes.length === 0 ? 0 : c.state.snapshot!.changes,
+    ],
     render: (doc, c) => renderTimeline(doc, c.state.snapshot!, timelineOf(c), c.state.timelineLimit, c.now),
   },
 ];
@@ -128,9 +173,10 @@ export function replaceKeepingFocus(doc: Document, old: Element, next: Element):
   const active = doc.activeElement as HTMLElement | null;
   const had = active && active !== doc.body && old.contains(active) ? active : null;
   const id = had?.id ?? '';
-  const caret = had && 'selectionStart' in had && typeof (had as HTMLTextAreaElement).selectionStart === 'number'
-    ? [(had as HTMLTextAreaElement).selectionStart, (had as HTMLTextAreaElement).selectionEnd] as const
-    : null;
+  const caret =
+    had && 'selectionStart' in had && typeof (had as HTMLTextAreaElement).selectionStart === 'number'
+      ? ([(had as HTMLTextAreaElement).selectionStart, (had as HTMLTextAreaElement).selectionEnd] as const)
+      : null;
   old.replaceWith(next);
   if (!had) return;
   const again = id ? doc.getElementById(id) : null;
@@ -167,10 +213,19 @@ class ChangeList {
   private width = 0;
   private readonly observer: ResizeObserver | null;
 
-  constructor(private readonly doc: Document, private readonly overscan: number) {
+  constructor(
+    private readonly doc: Document,
+    private readonly overscan: number,
+  ) {
     this.top = h(doc, 'div', { class: 'spacer', 'aria-hidden': 'true' });
     this.bottom = h(doc, 'div', { class: 'spacer', 'aria-hidden': 'true' });
-    this.el = h(doc, 'div', { class: 'change-list', role: 'feed', 'aria-labelledby': 'changes-title', id: 'change-list' }, this.top, this.bottom);
+    this.el = h(
+      doc,
+      'div',
+      { class: 'change-list', role: 'feed', 'aria-labelledby': 'changes-title', id: 'change-list' },
+      this.top,
+      this.bottom,
+    );
     const RO = (doc.defaultView as (Window & typeof globalThis) | null)?.ResizeObserver;
     this.observer = RO ? new RO((entries) => this.onResize(entries)) : null;
   }
@@ -223,7 +278,12 @@ class ChangeList {
 
   private renderItem(change: ChangeDiff, index: number): HTMLElement {
     const { state, comments, visible, now } = this.ctx!;
-    return renderChangeItem(this.doc, { snap: state.snapshot!, state, now, position: index + 1, count: visible.length }, change, comments.threads.get(change.id) ?? []);
+    return renderChangeItem(
+      this.doc,
+      { snap: state.snapshot!, state, now, position: index + 1, count: visible.length },
+      change,
+      comments.threads.get(change.id) ?? [],
+    );
   }
 
   /** Takes a new state: forgets heights of changes whose content changed, then renders the window. */
@@ -265,7 +325,11 @@ class ChangeList {
     for (let i = win.start; i < win.end; i++) byKey.set(this.keys[i]!, { change: visible[i]!, index: i });
     const nextInputs = new Map<string, unknown[]>();
     for (const [key, { change, index }] of byKey) nextInputs.set(key, this.itemInputs(change, index));
-    const plan = planList(this.order, nextKeys, (key) => !sameInputs(this.items.get(key)?.inputs, nextInputs.get(key)!));
+    const plan = planList(
+      this.order,
+      nextKeys,
+      (key) => !sameInputs(this.items.get(key)?.inputs, nextInputs.get(key)!),
+    );
     for (const key of plan.remove) {
       const rec = this.items.get(key);
       if (!rec) continue;
@@ -381,7 +445,11 @@ export class PageView {
   private readonly now: () => number;
   private scheduled = false;
 
-  constructor(private readonly doc: Document, private readonly container: HTMLElement, options: ViewOptions = {}) {
+  constructor(
+    private readonly doc: Document,
+    private readonly container: HTMLElement,
+    options: ViewOptions = {},
+  ) {
     this.overscan = options.overscan ?? 600;
     this.now = options.now ?? (() => Date.now());
     const view = doc.defaultView;
@@ -392,7 +460,9 @@ export class PageView {
   private schedule(): void {
     if (this.scheduled || !this.list) return;
     this.scheduled = true;
-    const raf = this.doc.defaultView?.requestAnimationFrame?.bind(this.doc.defaultView) ?? ((f: FrameRequestCallback) => setTimeout(() => f(0), 16));
+    const raf =
+      this.doc.defaultView?.requestAnimationFrame?.bind(this.doc.defaultView) ??
+      ((f: FrameRequestCallback) => setTimeout(() => f(0), 16));
     raf(() => {
       this.scheduled = false;
       this.list?.onScreenChange();
@@ -427,9 +497,17 @@ export class PageView {
     const root = h(this.doc, 'main', { id: 'app', 'data-phase': state.phase });
     if (state.phase === 'failed') {
       root.append(
-        h(this.doc, 'div', { class: 'load-failed', role: 'alert' },
+        h(
+          this.doc,
+          'div',
+          { class: 'load-failed', role: 'alert' },
           h(this.doc, 'p', {}, `The change request could not be loaded: ${state.loadError ?? 'unknown error'}`),
-          h(this.doc, 'button', { type: 'button', class: 'primary', 'data-act': 'refresh', id: 'action-refresh' }, 'Retry'),
+          h(
+            this.doc,
+            'button',
+            { type: 'button', class: 'primary', 'data-act': 'refresh', id: 'action-refresh' },
+            'Retry',
+          ),
         ),
       );
     } else {
@@ -441,16 +519,39 @@ export class PageView {
   private build(): void {
     const doc = this.doc;
     const slot = (cls: string) => h(doc, 'div', { class: cls });
-    const slots = { top: slot('top'), side: slot('side-column'), before: slot('slot-before'), listHead: slot('list-head'), listFoot: slot('list-foot'), after: slot('slot-after') };
+    const slots = {
+      top: slot('top'),
+      side: slot('side-column'),
+      before: slot('slot-before'),
+      listHead: slot('list-head'),
+      listFoot: slot('list-foot'),
+      after: slot('slot-after'),
+    };
     slots.side.setAttribute('role', 'complementary');
     slots.side.setAttribute('aria-label', 'Merge gate and your review');
     this.list = new ChangeList(doc, this.overscan);
-    const changes = h(doc, 'section', { id: 'changes', 'aria-labelledby': 'changes-title' }, slots.listHead, this.list.el, slots.listFoot);
-    const root = h(doc, 'main', { id: 'app', 'data-phase': 'ready' },
+    const changes = h(
+      doc,
+      'section',
+      { id: 'changes', 'aria-labelledby': 'changes-title' },
+      slots.listHead,
+      this.list.el,
+      slots.listFoot,
+    );
+    const root = h(
+      doc,
+      'main',
+      { id: 'app', 'data-phase': 'ready' },
       h(doc, 'button', { type: 'button', class: 'skip-link', 'data-act': 'skip-to-changes' }, 'Skip to changes'),
       slots.top,
       // Page order is keyboard order: the merge gate and the decision come before the changes.
-      h(doc, 'div', { class: 'columns' }, slots.side, h(doc, 'div', { class: 'main-column' }, slots.before, changes, slots.after)),
+      h(
+        doc,
+        'div',
+        { class: 'columns' },
+        slots.side,
+        h(doc, 'div', { class: 'main-column' }, slots.before, changes, slots.after),
+      ),
     );
     this.slots = slots;
     this.container.replaceChildren(root);

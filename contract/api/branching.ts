@@ -46,7 +46,15 @@ export const branchUpdate = branchCreate.partial();
 export const branchAction = z.strictObject({ commit: z.boolean().optional() });
 
 /** What a branch action (sync, merge, revert) did, or would do in a dry run, to one change. */
-export const BRANCH_ACTION_EFFECTS = ['created', 'updated', 'deleted', 'rebased', 'dropped', 'conflict', 'unchanged'] as const;
+export const BRANCH_ACTION_EFFECTS = [
+  'created',
+  'updated',
+  'deleted',
+  'rebased',
+  'dropped',
+  'conflict',
+  'unchanged',
+] as const;
 export const branchActionChange = z.object({
   id: z.number().int(),
   object_type: objectTypeName,

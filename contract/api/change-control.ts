@@ -62,15 +62,22 @@ const conditionSetShape: z.ZodType<ConditionSet> = z.lazy(() =>
 /** A condition set (contract 4.2); one nested deeper than MAX_CONDITION_DEPTH is refused. */
 export const conditionSet: z.ZodType<ConditionSet> = z
   .unknown()
-  .refine((v) => conditionDepth(v) <= MAX_CONDITION_DEPTH, { error: `Condition sets may nest "and"/"or" at most ${MAX_CONDITION_DEPTH} levels deep.` })
+  .refine((v) => conditionDepth(v) <= MAX_CONDITION_DEPTH, {
+    error: `Condition sets may nest "and"/"or" at most ${MAX_CONDITION_DEPTH} levels deep.`,
+  })
   .pipe(conditionSetShape)
-  .meta({ description: 'A condition set: a leaf {attr, op, value, negate} or {and: [...]} / {or: [...]}, nested freely.' });
+  .meta({
+    description: 'A condition set: a leaf {attr, op, value, negate} or {and: [...]} / {or: [...]}, nested freely.',
+  });
 
 // ---- Policies and rules ------------------------------------------------------------------
 
 /** A declared check's reporter restriction (users and groups by id) and its timeout. */
 export const checkSettings = z.strictObject({
-  reporter: z.strictObject({ users: z.array(z.number().int()).default([]), groups: z.array(z.number().int()).default([]) }).nullable().default(null),
+  reporter: z
+    .strictObject({ users: z.array(z.number().int()).default([]), groups: z.array(z.number().int()).default([]) })
+    .nullable()
+    .default(null),
   timeout_minutes: z.number().int().min(1).max(525_600).nullable().default(null),
 });
 export type CheckSettings = z.infer<typeof checkSettings>;
@@ -137,7 +144,6 @@ export const policyRuleWrite = z.strictObject({
 export const actionAvailability = z.object({ allowed: z.boolean(), reason: z.string().nullable() });
 export type ActionAvailability = z.infer<typeof actionAvailability>;
 
-
 /** An accountable override, as recorded on the change request. */
 export const changeRequestOverrideRecord = z.object({
   reason: z.string(),
@@ -177,7 +183,14 @@ export const changeRequest = z.object({
   custom_fields: customFields.default({}),
   auto_merge: z.boolean(),
   comments: z.string(),
-  policies: z.array(z.object({ id: z.number().int(), name: z.string(), matched_object_types: z.array(z.string()), enforcement: z.enum(POLICY_ENFORCEMENTS) })),
+  policies: z.array(
+    z.object({
+      id: z.number().int(),
+      name: z.string(),
+      matched_object_types: z.array(z.string()),
+      enforcement: z.enum(POLICY_ENFORCEMENTS),
+    }),
+  ),
   /** The digest of the branch's net diff now (read-only; `docs/digest-and-override.md` gives the algorithm). */
   digest: z.string().nullable(),
   /** Set when someone merged the request past its gate: their reason, who, when, and what the gate refused with. */
@@ -191,12 +204,13 @@ export const changeRequest = z.object({
 });
 export type ChangeRequest = z.infer<typeof changeRequest>;
 
-const isoDateTime = z.iso
-  .datetime({ offset: true, error: 'must be an ISO 8601 date-time' })
-  .refine((v) => {
+const isoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).refine(
+  (v) => {
     const year = new Date(v).getUTCFullYear();
     return year >= 1 && year <= 9999;
-  }, { error: 'must fall between the years 1 and 9999 (UTC)' });
+  },
+  { error: 'must fall between the years 1 and 9999 (UTC)' },
+);
 
 export const changeRequestCreate = z.strictObject({
   branch: z.number().int(),
@@ -339,7 +353,9 @@ export type RunChecksResult = z.infer<typeof runChecksResult>;
 
 /** A reporter's write. `required` and `change_request` are read-only and ignored when sent. */
 /** A digest as the service writes it: 64 lowercase hex digits. */
-export const digestValue = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hexadecimal digits (the change request\'s digest)' });
+export const digestValue = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, { error: "must be 64 lowercase hexadecimal digits (the change request's digest)" });
 
 export const mergeCheckReport = z.looseObject({
   status: z.enum(CHECK_STATUSES).optional(),
@@ -374,7 +390,14 @@ export const evaluationRule = z.object({
   outstanding_reviewers: z.array(userRef),
   /** Approvals from eligible reviewers that do not count towards this rule, and why. */
   uncounted_approvals: z
-    .array(z.object({ review: z.number().int(), reviewer: userRef, reason: z.enum(UNCOUNTED_APPROVAL_REASONS), detail: z.string() }))
+    .array(
+      z.object({
+        review: z.number().int(),
+        reviewer: userRef,
+        reason: z.enum(UNCOUNTED_APPROVAL_REASONS),
+        detail: z.string(),
+      }),
+    )
     .default([]),
 });
 export type EvaluationRule = z.infer<typeof evaluationRule>;
@@ -400,7 +423,9 @@ export const evaluation = z.object({
   approved: z.boolean(),
   policies: z.array(evaluationPolicy),
   stale_reviews: z.array(z.object({ id: z.number().int(), reviewer: userRef, decision: z.enum(REVIEW_DECISIONS) })),
-  rejections: z.array(z.object({ id: z.number().int(), reviewer: userRef, comment: z.string(), comment_html: z.string() })),
+  rejections: z.array(
+    z.object({ id: z.number().int(), reviewer: userRef, comment: z.string(), comment_html: z.string() }),
+  ),
   reasons: z.array(z.string()),
 });
 export type Evaluation = z.infer<typeof evaluation>;
@@ -489,14 +514,20 @@ export const journalEntry = z.object({
 export type JournalEntry = z.infer<typeof journalEntry>;
 
 export const journalEntryCreate = z.looseObject({
-  assigned_object_type: z.literal(JOURNAL_OBJECT_TYPE, { error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").` }),
+  assigned_object_type: z.literal(JOURNAL_OBJECT_TYPE, {
+    error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").`,
+  }),
   assigned_object_id: z.number().int(),
   kind: z.enum(JOURNAL_KINDS).default('info'),
   comments: text().trim().min(1, { error: 'This field may not be blank.' }),
 });
 
 export const journalEntryUpdate = z.looseObject({
-  assigned_object_type: z.literal(JOURNAL_OBJECT_TYPE, { error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").` }).optional(),
+  assigned_object_type: z
+    .literal(JOURNAL_OBJECT_TYPE, {
+      error: `Journal entries are kept on change requests only ("${JOURNAL_OBJECT_TYPE}").`,
+    })
+    .optional(),
   assigned_object_id: z.number().int().optional(),
   kind: z.enum(JOURNAL_KINDS).optional(),
   comments: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),

@@ -37,10 +37,7 @@ export function listOf<T extends z.ZodType>(item: T) {
 export type List<T> = { count: number; next: string | null; previous: string | null; results: T[] };
 
 /** Error bodies: `{detail}` or field errors `{field: [messages]}`. */
-export const errorBody = z.union([
-  z.object({ detail: z.string() }),
-  z.record(z.string(), z.array(z.string())),
-]);
+export const errorBody = z.union([z.object({ detail: z.string() }), z.record(z.string(), z.array(z.string()))]);
 
 /** `"app_label.model"` */
 export const objectTypeName = z.string().regex(/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/, {
@@ -53,12 +50,18 @@ export const text = (max = MAX_TEXT) => z.string().max(max, { error: `at most ${
 /** Characters `custom_fields` may take, written as JSON (the limit of a text field). */
 export const MAX_CUSTOM_FIELDS = MAX_TEXT;
 /** NetBox's `custom_fields` as shown: a free-form JSON object (`{}` when none were written). */
-export const customFields = z.record(z.string(), z.unknown()).describe('Free-form JSON object (NetBox custom_fields); {} when none were written.');
+export const customFields = z
+  .record(z.string(), z.unknown())
+  .describe('Free-form JSON object (NetBox custom_fields); {} when none were written.');
 /** `custom_fields` as written: a JSON object; a write replaces the whole object. */
 export const customFieldsWrite = z
   .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
-  .refine((v) => JSON.stringify(v).length <= MAX_CUSTOM_FIELDS, { error: `at most ${MAX_CUSTOM_FIELDS} characters as JSON` })
-  .describe(`Free-form JSON object (at most ${MAX_CUSTOM_FIELDS} characters as JSON); replaces the stored object whole.`);
+  .refine((v) => JSON.stringify(v).length <= MAX_CUSTOM_FIELDS, {
+    error: `at most ${MAX_CUSTOM_FIELDS} characters as JSON`,
+  })
+  .describe(
+    `Free-form JSON object (at most ${MAX_CUSTOM_FIELDS} characters as JSON); replaces the stored object whole.`,
+  );
 
 /** Whether `value` is an absolute `http:` or `https:` URL with a host (nothing else is ever stored as a link). */
 export function isHttpUrl(value: string): boolean {

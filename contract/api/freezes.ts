@@ -26,7 +26,12 @@ export function isTimeZone(name: string): boolean {
   }
 }
 
-const timeZone = z.string().trim().min(1).max(100).refine(isTimeZone, { error: 'unknown time zone (use an IANA name such as "Europe/Berlin" or "UTC")' });
+const timeZone = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(isTimeZone, { error: 'unknown time zone (use an IANA name such as "Europe/Berlin" or "UTC")' });
 
 const isoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' });
 

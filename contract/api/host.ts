@@ -98,18 +98,42 @@ export type Tag = z.infer<typeof tag>;
 
 export const tagWrite = z.strictObject({
   name: z.string().trim().min(1).max(100),
-  slug: z.string().trim().min(1).max(100).regex(/^[-a-zA-Z0-9_]+$/, { error: 'Letters, digits, - and _ only.' }),
-  color: z.string().regex(/^[0-9a-fA-F]{6}$/, { error: 'Six hex digits (RGB), no #.' }).transform((c) => c.toLowerCase()).optional(),
+  slug: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[-a-zA-Z0-9_]+$/, { error: 'Letters, digits, - and _ only.' }),
+  color: z
+    .string()
+    .regex(/^[0-9a-fA-F]{6}$/, { error: 'Six hex digits (RGB), no #.' })
+    .transform((c) => c.toLowerCase())
+    .optional(),
   description: z.string().max(200).optional(),
 });
 
 /** A tag as a tagged object shows it. */
-export const tagRef = z.object({ id: z.number().int(), url: z.string(), display: z.string(), name: z.string(), slug: z.string(), color: z.string() });
+export const tagRef = z.object({
+  id: z.number().int(),
+  url: z.string(),
+  display: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  color: z.string(),
+});
 export type TagRef = z.infer<typeof tagRef>;
 
 /** How a write names its tags: ids, names, or {id}, {name}, {slug}; the list replaces the object's tags. */
 export const tagsWrite = z
-  .array(z.union([z.number().int(), z.string().min(1), z.strictObject({ id: z.number().int() }), z.strictObject({ name: z.string().min(1) }), z.strictObject({ slug: z.string().min(1) })]))
+  .array(
+    z.union([
+      z.number().int(),
+      z.string().min(1),
+      z.strictObject({ id: z.number().int() }),
+      z.strictObject({ name: z.string().min(1) }),
+      z.strictObject({ slug: z.string().min(1) }),
+    ]),
+  )
   .max(100);
 
 /** What every write of a tagged object may also give: its tags and its custom fields (each replaces the stored whole). */

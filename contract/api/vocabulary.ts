@@ -1,9 +1,21 @@
 // The closed vocabularies of the change-control API: plain `as const` lists and the types read
 // from them, without zod, so that a client can use them without building the API's schemas
 // (the extension's activation does; the schemas in change-control.ts are built from these).
-export const CHANGE_REQUEST_STATUSES = ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'] as const;
+export const CHANGE_REQUEST_STATUSES = [
+  'draft',
+  'needs-review',
+  'approved',
+  'rejected',
+  'completed',
+  'abandoned',
+] as const;
 export type ChangeRequestStatus = (typeof CHANGE_REQUEST_STATUSES)[number];
-export const OPEN_STATUSES = ['draft', 'needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
+export const OPEN_STATUSES = [
+  'draft',
+  'needs-review',
+  'approved',
+  'rejected',
+] as const satisfies readonly ChangeRequestStatus[];
 
 export const LIFECYCLE_ACTIONS = ['submit', 'return-to-draft', 'abandon', 'reopen'] as const;
 export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
@@ -26,7 +38,18 @@ export type PolicyEnforcement = (typeof POLICY_ENFORCEMENTS)[number];
 export const CONDITION_STATES = ['either', 'before', 'after'] as const;
 export type ConditionState = (typeof CONDITION_STATES)[number];
 
-export const CONDITION_OPS = ['eq', 'gt', 'gte', 'lt', 'lte', 'in', 'contains', 'regex', 'changed', 'unchanged'] as const;
+export const CONDITION_OPS = [
+  'eq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'contains',
+  'regex',
+  'changed',
+  'unchanged',
+] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
 export const LIFECYCLE_EVENTS = [
@@ -69,5 +92,15 @@ export const BUILTIN_CHECKS = ['has-changes', 'no-conflicts', 'not-stale', 'thre
 export type BuiltinCheck = (typeof BUILTIN_CHECKS)[number];
 
 /** What the caller may do next on a change request (`actions` of a change request). */
-export const CALLER_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'review', 'run_checks', 'merge', 'override', 'comment'] as const;
+export const CALLER_ACTIONS = [
+  'submit',
+  'return_to_draft',
+  'abandon',
+  'reopen',
+  'review',
+  'run_checks',
+  'merge',
+  'override',
+  'comment',
+] as const;
 export type CallerAction = (typeof CALLER_ACTIONS)[number];

@@ -2,7 +2,14 @@
 // parts that differ (and, of the changes and comments, only the items that differ, with the full
 // order of ids). A review of 2,000 changes is several megabytes; a refresh after one comment is a
 // few hundred bytes, and the panel keeps every unchanged object as it was.
-import { WHOLE_PARTS, type ChangeRequestSnapshot, type ListDelta, type SnapshotDelta, type SnapshotMessage, type WholePart } from './protocol';
+import {
+  WHOLE_PARTS,
+  type ChangeRequestSnapshot,
+  type ListDelta,
+  type SnapshotDelta,
+  type SnapshotMessage,
+  type WholePart,
+} from './protocol';
 import { shareEqual } from './share';
 
 interface Sent {
@@ -17,7 +24,11 @@ function listState<T extends { id: number }>(list: readonly T[]): Sent['changes'
   return { order: list.map((i) => i.id).join(','), items: new Map(list.map((i) => [i.id, JSON.stringify(i)])) };
 }
 
-function listDelta<T extends { id: number }>(before: Sent['changes'], after: Sent['changes'], list: readonly T[]): ListDelta<T> | undefined {
+function listDelta<T extends { id: number }>(
+  before: Sent['changes'],
+  after: Sent['changes'],
+  list: readonly T[],
+): ListDelta<T> | undefined {
   const items = list.filter((i) => before.items.get(i.id) !== after.items.get(i.id));
   if (!items.length && before.order === after.order) return undefined;
   return { ids: list.map((i) => i.id), items };
@@ -46,7 +57,8 @@ export class SnapshotEncoder {
     this.sent = now;
     if (!before || before.changeRequestId !== now.changeRequestId) return { type: 'snapshot', snapshot, seq: now.seq };
     const parts: SnapshotDelta['parts'] = {};
-    for (const p of WHOLE_PARTS) if (before.parts.get(p) !== now.parts.get(p)) (parts as Record<string, unknown>)[p] = snapshot[p];
+    for (const p of WHOLE_PARTS)
+      if (before.parts.get(p) !== now.parts.get(p)) (parts as Record<string, unknown>)[p] = snapshot[p];
     const delta: SnapshotDelta = { changeRequestId: now.changeRequestId, baseSeq: before.seq, seq: now.seq, parts };
     const changes = listDelta(before.changes, now.changes, snapshot.changes);
     const comments = listDelta(before.comments, now.comments, snapshot.comments);

@@ -2,7 +2,15 @@
 // The webview never calls the service itself (its CSP has `connect-src 'none'`): it asks the
 // host, which answers with a fresh snapshot and the outcome of the operation.
 import type { ChangeDiff } from '../api/branching';
-import type { ChangeComment, ChangeRequest, ChangeRequestStatus, Evaluation, MergeCheck, Review, ReviewDecision } from '../api/change-control';
+import type {
+  ChangeComment,
+  ChangeRequest,
+  ChangeRequestStatus,
+  Evaluation,
+  MergeCheck,
+  Review,
+  ReviewDecision,
+} from '../api/change-control';
 
 /** A status move of the request, read from its changelog (`from` is null for its creation). */
 export interface LifecycleMove {
@@ -31,7 +39,15 @@ export interface ChangeRequestSnapshot {
 }
 
 /** Buttons of the header, run by the host as the matching commands (with their confirmations). */
-export const PANEL_ACTIONS = ['submit', 'return_to_draft', 'abandon', 'reopen', 'run_checks', 'merge', 'override'] as const;
+export const PANEL_ACTIONS = [
+  'submit',
+  'return_to_draft',
+  'abandon',
+  'reopen',
+  'run_checks',
+  'merge',
+  'override',
+] as const;
 export type PanelAction = (typeof PANEL_ACTIONS)[number];
 
 export type HostToWebview =
@@ -46,7 +62,14 @@ export type HostToWebview =
 
 /** Operations that write through the host; each carries an id the answer refers to. */
 export type Operation =
-  | { type: 'addComment'; opId: string; changeDiff: number; text: string; parent: number | null; attribute: string | null }
+  | {
+      type: 'addComment';
+      opId: string;
+      changeDiff: number;
+      text: string;
+      parent: number | null;
+      attribute: string | null;
+    }
   | { type: 'editComment'; opId: string; commentId: number; text: string }
   | { type: 'deleteComment'; opId: string; commentId: number }
   | { type: 'setResolved'; opId: string; commentId: number; resolved: boolean }
@@ -81,7 +104,14 @@ export interface PersistedState {
   filter: string;
 }
 
-export const OPERATION_TYPES = ['addComment', 'editComment', 'deleteComment', 'setResolved', 'submitReview', 'panelAction'] as const satisfies readonly Operation['type'][];
+export const OPERATION_TYPES = [
+  'addComment',
+  'editComment',
+  'deleteComment',
+  'setResolved',
+  'submitReview',
+  'panelAction',
+] as const satisfies readonly Operation['type'][];
 
 export function isOperation(message: WebviewToHost): message is Operation {
   return (OPERATION_TYPES as readonly string[]).includes(message.type);
@@ -90,7 +120,16 @@ export function isOperation(message: WebviewToHost): message is Operation {
 // ---- Refreshes as what changed (made and applied in delta.ts) ---------------------------------
 
 /** Parts of the snapshot sent whole when they differ. */
-export const WHOLE_PARTS = ['me', 'changeRequest', 'evaluation', 'checks', 'reviews', 'history', 'problems', 'loadedAt'] as const;
+export const WHOLE_PARTS = [
+  'me',
+  'changeRequest',
+  'evaluation',
+  'checks',
+  'reviews',
+  'history',
+  'problems',
+  'loadedAt',
+] as const;
 export type WholePart = (typeof WHOLE_PARTS)[number];
 
 /** A list as the ids of all its items, in order, and the items that are new or differ. */
@@ -109,5 +148,5 @@ export interface SnapshotDelta {
   comments?: ListDelta<ChangeComment>;
 }
 
-export type SnapshotMessage = { type: 'snapshot'; snapshot: ChangeRequestSnapshot; seq: number } | { type: 'snapshotDelta'; delta: SnapshotDelta };
-
+export type SnapshotMessage =
+  { type: 'snapshot'; snapshot: ChangeRequestSnapshot; seq: number } | { type: 'snapshotDelta'; delta: SnapshotDelta };

@@ -39,7 +39,8 @@ export function shareEqual<T>(prev: unknown, next: T): T {
   }
   if (isPlainObject(prev) && isPlainObject(next)) {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(next)) out[key] = Object.prototype.hasOwnProperty.call(prev, key) ? shareEqual(prev[key], next[key]) : next[key];
+    for (const key of Object.keys(next))
+      out[key] = Object.prototype.hasOwnProperty.call(prev, key) ? shareEqual(prev[key], next[key]) : next[key];
     return out as T;
   }
   return next;
@@ -52,7 +53,8 @@ export function sameInputs(a: readonly unknown[] | undefined, b: readonly unknow
     const x = a[i];
     const y = b[i];
     if (Object.is(x, y)) continue;
-    if (Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, j) => Object.is(v, y[j]))) continue;
+    if (Array.isArray(x) && Array.isArray(y) && x.length === y.length && x.every((v, j) => Object.is(v, y[j])))
+      continue;
     return false;
   }
   return true;

@@ -2,7 +2,14 @@
 // answer parsed with the zod schemas of contract/api (the ones the service documents its
 // routes with), every failure an ApiError. No VS Code here.
 import * as z from 'zod';
-import { branch, changeDiff, branchActionResult, type Branch, type ChangeDiff, type BranchActionResult } from '../../contract/api/branching';
+import {
+  branch,
+  changeDiff,
+  branchActionResult,
+  type Branch,
+  type ChangeDiff,
+  type BranchActionResult,
+} from '../../contract/api/branching';
 import {
   changeComment,
   changeRequest,
@@ -24,7 +31,16 @@ import {
 import { listOf } from '../../contract/api/common';
 import { API_PATHS, CHANGE_CONTROL_API } from '../../contract/api/paths';
 import { ApiError, errorFromResponse } from './api-error';
-import { currentUser, notification, provisionedToken, searchResults, serviceStatus, type CurrentUser, type Notification, type SearchHit } from '../../contract/api/host';
+import {
+  currentUser,
+  notification,
+  provisionedToken,
+  searchResults,
+  serviceStatus,
+  type CurrentUser,
+  type Notification,
+  type SearchHit,
+} from '../../contract/api/host';
 
 export const CC = CHANGE_CONTROL_API;
 export const PATHS = API_PATHS;
@@ -97,7 +113,12 @@ export class ApiClient {
   // ------------------------------------------------------------------ transport
 
   /** One request; returns the parsed JSON body (undefined for 204), throws ApiError otherwise. */
-  async request(method: string, path: string, body?: unknown, opts: { auth?: boolean } & WriteOptions = {}): Promise<unknown> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { auth?: boolean } & WriteOptions = {},
+  ): Promise<unknown> {
     const auth = opts.auth ?? true;
     if (auth && !this.options.token) throw new ApiError('signedOut', 'Not signed in.');
     const headers: Record<string, string> = { Accept: 'application/json' };
@@ -112,10 +133,16 @@ export class ApiClient {
     const started = Date.now();
     let res: Response;
     try {
-      res = await this.fetchImpl(url, { method, headers, body: payload, signal: AbortSignal.timeout(this.options.timeoutMs ?? 20_000) });
+      res = await this.fetchImpl(url, {
+        method,
+        headers,
+        body: payload,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 20_000),
+      });
     } catch (e) {
       const err = e as Error & { cause?: { code?: string; message?: string } };
-      const reason = err.name === 'TimeoutError' ? 'no answer in time' : (err.cause?.code ?? err.cause?.message ?? err.message);
+      const reason =
+        err.name === 'TimeoutError' ? 'no answer in time' : (err.cause?.code ?? err.cause?.message ?? err.message);
       this.options.log?.(`${method} ${path} -> unreachable (${reason})`);
       throw new ApiError('unreachable', `${this.baseUrl}: ${reason}`);
     }
@@ -134,7 +161,13 @@ export class ApiClient {
     return parsed;
   }
 
-  private async call<T extends z.ZodType>(schema: T, method: string, path: string, body?: unknown, opts?: { auth?: boolean } & WriteOptions): Promise<z.infer<T>> {
+  private async call<T extends z.ZodType>(
+    schema: T,
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { auth?: boolean } & WriteOptions,
+  ): Promise<z.infer<T>> {
     const raw = await this.request(method, path, body, opts);
     const result = schema.safeParse(raw);
     if (!result.success) throw new ApiError('badResponse', `${method} ${path}: ${describeIssues(result.error)}`);
@@ -155,7 +188,11 @@ export class ApiClient {
   }
 
   /** One page of a list endpoint (for bounded lists such as "recently closed"). */
-  async listPage<T extends z.ZodType>(item: T, path: string, query: Query = {}): Promise<{ count: number; results: z.infer<T>[] }> {
+  async listPage<T extends z.ZodType>(
+    item: T,
+    path: string,
+    query: Query = {},
+  ): Promise<{ count: number; results: z.infer<T>[] }> {
     const body = await this.call(listOf(item), 'GET', `${path}${queryString(query)}`);
     return { count: body.count, results: body.results };
   }
@@ -185,7 +222,13 @@ export class ApiClient {
 
   /** A new token for a username and password (no token needed); returns its key. */
   async provisionToken(username: string, password: string, description: string): Promise<string> {
-    const token = await this.call(provisionedToken, 'POST', PATHS.provision, { username, password, description }, { auth: false });
+    const token = await this.call(
+      provisionedToken,
+      'POST',
+      PATHS.provision,
+      { username, password, description },
+      { auth: false },
+    );
     return token.key;
   }
 
@@ -207,8 +250,13 @@ export class ApiClient {
     return this.call(branchActionResult, 'POST', `${PATHS.branches}${branchId}/merge/`, { commit: true });
   }
 
-  listNotifications(query: { unreadOnly?: boolean; limit?: number } = {}): Promise<{ count: number; results: Notification[] }> {
-    return this.listPage(notification, PATHS.notifications, { read: query.unreadOnly ? false : undefined, limit: query.limit ?? 50 });
+  listNotifications(
+    query: { unreadOnly?: boolean; limit?: number } = {},
+  ): Promise<{ count: number; results: Notification[] }> {
+    return this.listPage(notification, PATHS.notifications, {
+      read: query.unreadOnly ? false : undefined,
+      limit: query.limit ?? 50,
+    });
   }
 
   markNotificationRead(id: number) {
@@ -217,7 +265,11 @@ export class ApiClient {
 
   /** The change request an API object belongs to (a review, comment or check), read from its `change_request` field. */
   async changeRequestOf(objectUrl: string): Promise<number | null> {
-    const body = await this.call(z.looseObject({ change_request: z.number().int().nullable().optional() }), 'GET', this.relative(objectUrl));
+    const body = await this.call(
+      z.looseObject({ change_request: z.number().int().nullable().optional() }),
+      'GET',
+      this.relative(objectUrl),
+    );
     return body.change_request ?? null;
   }
 
@@ -238,7 +290,11 @@ export class ApiClient {
    */
   async openStream(opts: { lastEventId?: string | null; signal?: AbortSignal; query?: Query } = {}): Promise<Response> {
     if (!this.options.token) throw new ApiError('signedOut', 'Not signed in.');
-    const headers: Record<string, string> = { Accept: 'text/event-stream', Authorization: `Token ${this.options.token}`, 'Cache-Control': 'no-cache' };
+    const headers: Record<string, string> = {
+      Accept: 'text/event-stream',
+      Authorization: `Token ${this.options.token}`,
+      'Cache-Control': 'no-cache',
+    };
     if (opts.lastEventId) headers['Last-Event-ID'] = opts.lastEventId;
     const path = `${PATHS.stream}${queryString(opts.query)}`;
     let res: Response;
@@ -275,13 +331,24 @@ export class ApiClient {
   }
 
   listChangeRequests(filters: ChangeRequestFilters = {}): Promise<ChangeRequest[]> {
-    const query: Query = { status: filters.status, reviewer: filters.reviewer, requester: filters.requester, ordering: filters.ordering };
+    const query: Query = {
+      status: filters.status,
+      reviewer: filters.reviewer,
+      requester: filters.requester,
+      ordering: filters.ordering,
+    };
     return this.listAll(changeRequest, PATHS.changeRequests, query);
   }
 
   /** At most `limit` change requests (one page). */
   async listSomeChangeRequests(filters: ChangeRequestFilters & { limit: number }): Promise<ChangeRequest[]> {
-    const query: Query = { status: filters.status, reviewer: filters.reviewer, requester: filters.requester, ordering: filters.ordering, limit: filters.limit };
+    const query: Query = {
+      status: filters.status,
+      reviewer: filters.reviewer,
+      requester: filters.requester,
+      ordering: filters.ordering,
+      limit: filters.limit,
+    };
     return (await this.listPage(changeRequest, PATHS.changeRequests, query)).results;
   }
 
@@ -289,12 +356,20 @@ export class ApiClient {
     return this.call(changeRequest, 'GET', `${PATHS.changeRequests}${id}/`);
   }
 
-  createChangeRequest(body: { branch: number; title?: string; ref?: string; description?: string }): Promise<ChangeRequest> {
+  createChangeRequest(body: {
+    branch: number;
+    title?: string;
+    ref?: string;
+    description?: string;
+  }): Promise<ChangeRequest> {
     return this.call(changeRequest, 'POST', PATHS.changeRequests, body);
   }
 
   /** Edits a request's title, description or reference (PATCH). */
-  updateChangeRequest(id: number, body: { title?: string; description?: string; ref?: string }): Promise<ChangeRequest> {
+  updateChangeRequest(
+    id: number,
+    body: { title?: string; description?: string; ref?: string },
+  ): Promise<ChangeRequest> {
     return this.call(changeRequest, 'PATCH', `${PATHS.changeRequests}${id}/`, body);
   }
 
@@ -337,11 +412,18 @@ export class ApiClient {
     return all.filter((r) => r.reviewer.id === meId);
   }
 
-  createReview(body: { change_request: number; decision: ReviewDecision; comment: string }, opts: WriteOptions = {}): Promise<Review> {
+  createReview(
+    body: { change_request: number; decision: ReviewDecision; comment: string },
+    opts: WriteOptions = {},
+  ): Promise<Review> {
     return this.call(review, 'POST', PATHS.reviews, body, opts);
   }
 
-  updateReview(id: number, body: { decision: ReviewDecision; comment: string }, opts: WriteOptions = {}): Promise<Review> {
+  updateReview(
+    id: number,
+    body: { decision: ReviewDecision; comment: string },
+    opts: WriteOptions = {},
+  ): Promise<Review> {
     return this.call(review, 'PATCH', `${PATHS.reviews}${id}/`, body, opts);
   }
 
@@ -351,13 +433,26 @@ export class ApiClient {
   }
 
   /** A comment; a thread's first one may name an `attribute` of its change (replies take their root's). */
-  createComment(body: { change_request: number; change_diff: number; text: string; parent?: number | null; attribute?: string | null }, opts: WriteOptions = {}): Promise<ChangeComment> {
+  createComment(
+    body: {
+      change_request: number;
+      change_diff: number;
+      text: string;
+      parent?: number | null;
+      attribute?: string | null;
+    },
+    opts: WriteOptions = {},
+  ): Promise<ChangeComment> {
     const payload = { ...body };
     if (payload.attribute === undefined) delete payload.attribute;
     return this.call(changeComment, 'POST', PATHS.comments, payload, opts);
   }
 
-  updateComment(id: number, body: { text?: string; resolved?: boolean }, opts: WriteOptions = {}): Promise<ChangeComment> {
+  updateComment(
+    id: number,
+    body: { text?: string; resolved?: boolean },
+    opts: WriteOptions = {},
+  ): Promise<ChangeComment> {
     return this.call(changeComment, 'PATCH', `${PATHS.comments}${id}/`, body, opts);
   }
 

@@ -39,7 +39,9 @@ export function errorBodyText(body: unknown): { detail: string; fields: Record<s
       if (Array.isArray(value)) fields[key] = value.map(String);
       else if (typeof value === 'string') fields[key] = [value];
     }
-    const parts = Object.entries(fields).map(([k, msgs]) => (k === 'non_field_errors' ? msgs.join(' ') : `${k}: ${msgs.join(' ')}`));
+    const parts = Object.entries(fields).map(([k, msgs]) =>
+      k === 'non_field_errors' ? msgs.join(' ') : `${k}: ${msgs.join(' ')}`,
+    );
     if (parts.length) return { detail: parts.join('; '), fields };
   }
   if (typeof body === 'string' && body.trim() && body.length < 300) return { detail: body.trim(), fields: {} };
@@ -52,9 +54,11 @@ export function errorFromResponse(status: number, body: unknown): ApiError {
   const said = detail || `HTTP ${status}`;
   if (status === 401) return new ApiError('badCredentials', said, status);
   if (status === 403) return new ApiError(CREDENTIAL_WORDS.test(detail) ? 'badCredentials' : 'forbidden', said, status);
-  if (status === 404) return new ApiError('notFound', detail && detail !== 'Not found.' ? detail : 'Not found.', status);
+  if (status === 404)
+    return new ApiError('notFound', detail && detail !== 'Not found.' ? detail : 'Not found.', status);
   if (status === 409) return new ApiError('conflict', said, status);
-  if (status >= 500) return new ApiError('server', `The service failed (HTTP ${status})${detail ? `: ${detail}` : ''}.`, status);
+  if (status >= 500)
+    return new ApiError('server', `The service failed (HTTP ${status})${detail ? `: ${detail}` : ''}.`, status);
   return new ApiError('invalid', said, status, fields);
 }
 
@@ -83,15 +87,24 @@ export function presentError(what: string, error: unknown, opts: { retryable?: b
   const retry: ErrorAction[] = opts.retryable === false ? [] : ['Retry'];
   switch (e.kind) {
     case 'unreachable':
-      return { message: `${what} failed: the Change Control service cannot be reached (${e.message}).`, actions: [...retry, 'Show Logs'] };
+      return {
+        message: `${what} failed: the Change Control service cannot be reached (${e.message}).`,
+        actions: [...retry, 'Show Logs'],
+      };
     case 'signedOut':
       return { message: `${what} needs you to sign in to the Change Control service.`, actions: ['Sign In'] };
     case 'badCredentials':
-      return { message: `${what} failed: the service refused your sign-in (${e.message}). Sign in again.`, actions: ['Sign In', 'Show Logs'] };
+      return {
+        message: `${what} failed: the service refused your sign-in (${e.message}). Sign in again.`,
+        actions: ['Sign In', 'Show Logs'],
+      };
     case 'forbidden':
       return { message: `${what} is not allowed for you: ${e.message}`, actions: ['Show Logs'] };
     case 'notFound':
-      return { message: `${what} failed: not found on the service. It may have been deleted, or the service does not offer it.`, actions: [...retry, 'Show Logs'] };
+      return {
+        message: `${what} failed: not found on the service. It may have been deleted, or the service does not offer it.`,
+        actions: [...retry, 'Show Logs'],
+      };
     case 'conflict':
       return { message: `${what} was refused: ${e.message}`, actions: [] };
     case 'invalid':
@@ -99,6 +112,9 @@ export function presentError(what: string, error: unknown, opts: { retryable?: b
     case 'server':
       return { message: `${what} failed: ${e.message}`, actions: [...retry, 'Show Logs'] };
     case 'badResponse':
-      return { message: `${what} failed: unexpected answer from the service (${e.message}).`, actions: [...retry, 'Show Logs'] };
+      return {
+        message: `${what} failed: unexpected answer from the service (${e.message}).`,
+        actions: [...retry, 'Show Logs'],
+      };
   }
 }

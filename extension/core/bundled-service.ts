@@ -54,21 +54,36 @@ export const START_FAILED = 'The bundled service could not start:';
 export const MIN_NODE = { major: 20, minor: 19 } as const;
 
 /** Node.js majors by the NODE_MODULE_VERSION of their native modules. */
-const NODE_OF_ABI: Record<string, string> = { '93': '16', '108': '18', '115': '20', '120': '21', '127': '22', '131': '23', '137': '24', '141': '25', '147': '26' };
+const NODE_OF_ABI: Record<string, string> = {
+  '93': '16',
+  '108': '18',
+  '115': '20',
+  '120': '21',
+  '127': '22',
+  '131': '23',
+  '137': '24',
+  '141': '25',
+  '147': '26',
+};
 
-const nodeOfAbi = (abi: string) => (NODE_OF_ABI[abi] ? `Node.js ${NODE_OF_ABI[abi]}` : `a Node.js with NODE_MODULE_VERSION ${abi}`);
+const nodeOfAbi = (abi: string) =>
+  NODE_OF_ABI[abi] ? `Node.js ${NODE_OF_ABI[abi]}` : `a Node.js with NODE_MODULE_VERSION ${abi}`;
 
 /** Why a start failed, in words a user can act on (naming the Node.js it needs); null when the output says nothing known. */
 export function explainStartFailure(output: string, nodePath: string, nodeVersion?: string): string | null {
   const running = nodeVersion ? `Node.js ${nodeVersion}` : 'another Node.js';
-  const abi = /using\s+NODE_MODULE_VERSION\s+(\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(output);
+  const abi =
+    /using\s+NODE_MODULE_VERSION\s+(\d+)\.\s+This version of Node\.js requires\s+NODE_MODULE_VERSION\s+(\d+)/.exec(
+      output,
+    );
   if (abi) {
     return `its SQLite module was built for ${nodeOfAbi(abi[1])}, but "${nodePath}" (setting changeControl.nodePath) is ${running}. Set changeControl.nodePath to ${nodeOfAbi(abi[1])}.`;
   }
   if (/NODE_MODULE_VERSION|was compiled against a different Node\.js version|ERR_DLOPEN_FAILED/.test(output)) {
     return `its SQLite module was built for a different Node.js than "${nodePath}" (setting changeControl.nodePath, ${running}). Set changeControl.nodePath to the Node.js the extension was built with (20 or newer).`;
   }
-  if (/Cannot find module .*better-sqlite3/.test(output)) return 'the packaged SQLite module is missing from the extension: reinstall the extension.';
+  if (/Cannot find module .*better-sqlite3/.test(output))
+    return 'the packaged SQLite module is missing from the extension: reinstall the extension.';
   return null;
 }
 
@@ -77,14 +92,16 @@ export function explainSpawnFailure(code: string | undefined, nodePath: string, 
   if (code === 'ENOENT') {
     return `Node.js was not found: "${nodePath}" (setting changeControl.nodePath) is not a program on this machine. Install Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer, or set changeControl.nodePath to its full path.`;
   }
-  if (code === 'EACCES' || code === 'EPERM') return `"${nodePath}" (setting changeControl.nodePath) may not be run (permission denied).`;
+  if (code === 'EACCES' || code === 'EPERM')
+    return `"${nodePath}" (setting changeControl.nodePath) may not be run (permission denied).`;
   return `"${nodePath}" (setting changeControl.nodePath) could not be run (${message}).`;
 }
 
 /** Whether a Node.js version (e.g. "20.20.2") can run the service; a reason when not. */
 export function checkNodeVersion(version: string, nodePath: string): string | null {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
-  if (!m) return `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (it said "${version.trim().slice(0, 80)}").`;
+  if (!m)
+    return `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (it said "${version.trim().slice(0, 80)}").`;
   const [major, minor] = [Number(m[1]), Number(m[2])];
   if (major < MIN_NODE.major || (major === MIN_NODE.major && minor < MIN_NODE.minor)) {
     return `"${nodePath}" (setting changeControl.nodePath) is Node.js ${m[0].replace(/^v/, '')}, too old: the bundled service needs Node.js ${MIN_NODE.major}.${MIN_NODE.minor} or newer. Install it, or set changeControl.nodePath to one.`;
@@ -100,7 +117,12 @@ export function probeNode(nodePath: string, env: NodeJS.ProcessEnv = process.env
     const childEnv: NodeJS.ProcessEnv = { ...env, ELECTRON_RUN_AS_NODE: '1' };
     delete childEnv.NODE_OPTIONS;
     try {
-      child = spawn(nodePath, ['-p', 'process.versions.node'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, timeout: timeoutMs });
+      child = spawn(nodePath, ['-p', 'process.versions.node'], {
+        env: childEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+        timeout: timeoutMs,
+      });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       reject(new ServiceStartError(explainSpawnFailure(err.code, nodePath, err.message), ''));
@@ -108,10 +130,15 @@ export function probeNode(nodePath: string, env: NodeJS.ProcessEnv = process.env
     }
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = `${out}${d}`.slice(0, 2000)));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (out = `${out}${d}`.slice(0, 2000)));
-    child.once('error', (e: NodeJS.ErrnoException) => reject(new ServiceStartError(explainSpawnFailure(e.code, nodePath, e.message), out)));
+    child.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new ServiceStartError(explainSpawnFailure(e.code, nodePath, e.message), out)),
+    );
     child.once('close', (code) => {
       const version = out.trim().split(/\r?\n/)[0] ?? '';
-      const problem = code === 0 ? checkNodeVersion(version, nodePath) : `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (exit code ${code}${version ? `: ${version.slice(0, 80)}` : ''}).`;
+      const problem =
+        code === 0
+          ? checkNodeVersion(version, nodePath)
+          : `"${nodePath}" (setting changeControl.nodePath) did not answer as Node.js does (exit code ${code}${version ? `: ${version.slice(0, 80)}` : ''}).`;
       if (problem) reject(new ServiceStartError(problem, out));
       else resolve(version.replace(/^v/, ''));
     });
@@ -135,21 +162,33 @@ export async function launchService(opts: LaunchOptions): Promise<RunningService
 
 function spawnService(opts: LaunchOptions, nodeVersion: string): Promise<RunningService> {
   mkdirSync(dirname(opts.dbPath), { recursive: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, ...SERVICE_ENVIRONMENT, ...opts.env, CHANGE_CONTROL_ADMIN_TOKEN: opts.adminToken, ELECTRON_RUN_AS_NODE: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...SERVICE_ENVIRONMENT,
+    ...opts.env,
+    CHANGE_CONTROL_ADMIN_TOKEN: opts.adminToken,
+    ELECTRON_RUN_AS_NODE: '1',
+  };
   // The editor's debugger and loader flags must not reach the service.
   delete env.NODE_OPTIONS;
   delete env.HOST;
   delete env.PORT;
   let child: ChildProcess;
   try {
-    child = spawn(opts.nodePath, [...SERVICE_NODE_OPTIONS, opts.serverScript, '--host', '127.0.0.1', '--port', '0', '--db', opts.dbPath], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    child = spawn(
+      opts.nodePath,
+      [...SERVICE_NODE_OPTIONS, opts.serverScript, '--host', '127.0.0.1', '--port', '0', '--db', opts.dbPath],
+      {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      },
+    );
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    return Promise.reject(new ServiceStartError(`${START_FAILED} ${explainSpawnFailure(err.code, opts.nodePath, err.message)}`, ''));
+    return Promise.reject(
+      new ServiceStartError(`${START_FAILED} ${explainSpawnFailure(err.code, opts.nodePath, err.message)}`, ''),
+    );
   }
 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
@@ -191,7 +230,9 @@ function spawnService(opts: LaunchOptions, nodeVersion: string): Promise<Running
     child.once('error', (e: NodeJS.ErrnoException) => fail(explainSpawnFailure(e.code, opts.nodePath, e.message)));
     void exited.then(({ code, signal }) => {
       const last = output.trim().split('\n').pop()?.trim();
-      fail(`it exited (${signal ?? `code ${code}`})${last ? `, saying "${last.slice(0, 200)}"` : ''}. See the log (Show Logs) for its whole output.`);
+      fail(
+        `it exited (${signal ?? `code ${code}`})${last ? `, saying "${last.slice(0, 200)}"` : ''}. See the log (Show Logs) for its whole output.`,
+      );
     });
   });
 }

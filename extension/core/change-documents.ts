@@ -23,8 +23,11 @@ const MAX_LABEL = 80;
 
 /** A file-name-safe label for an object (its repr), kept short. */
 export function documentLabel(text: string, fallback: string): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = text.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/\s+/g, ' ').trim().replace(/^\.+/, '');
+  const cleaned = text
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+/, '');
   return (cleaned || fallback).slice(0, MAX_LABEL);
 }
 
@@ -38,14 +41,21 @@ export interface DocumentAddress {
  * A side of a changed object: `change-control:/<request>/<object_type>/<object_id>/<label>.yaml?side=<side>`.
  * Both sides share the path (the diff editors show one object, not a rename); the side is the query.
  */
-export function changeDocument(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): DocumentAddress {
+export function changeDocument(
+  changeRequestId: number,
+  side: ChangeSide,
+  change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>,
+): DocumentAddress {
   const label = documentLabel(change.object_repr, `object-${change.object_id}`);
   return { path: `/${changeRequestId}/${change.object_type}/${change.object_id}/${label}.yaml`, query: `side=${side}` };
 }
 
 /** A request's description, editable: `change-control:/<request>/description/<title>.md`. */
 export function descriptionDocument(changeRequestId: number, title: string): DocumentAddress {
-  return { path: `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`, query: '' };
+  return {
+    path: `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`,
+    query: '',
+  };
 }
 
 const positiveInt = (s: string | undefined): number | null => (s && /^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : null);
@@ -60,10 +70,18 @@ export function parseDocumentAddress(address: DocumentAddress): DocumentRef | nu
     return { kind: 'description', changeRequestId, label: parts[3].slice(0, -3) };
   }
   const side = /^side=([a-z]+)$/.exec(address.query)?.[1];
-  if (parts.length !== 5 || !side || !(CHANGE_SIDES as readonly string[]).includes(side) || !OBJECT_TYPE.test(parts[2])) return null;
+  if (parts.length !== 5 || !side || !(CHANGE_SIDES as readonly string[]).includes(side) || !OBJECT_TYPE.test(parts[2]))
+    return null;
   const objectId = positiveInt(parts[3]);
   if (objectId === null || !parts[4].endsWith('.yaml')) return null;
-  return { kind: 'change', changeRequestId, side: side as ChangeSide, objectType: parts[2], objectId, label: parts[4].slice(0, -5) };
+  return {
+    kind: 'change',
+    changeRequestId,
+    side: side as ChangeSide,
+    objectType: parts[2],
+    objectId,
+    label: parts[4].slice(0, -5),
+  };
 }
 
 /** The key a changed object is known by within a request (viewed marks, URIs). */
@@ -72,7 +90,10 @@ export function objectKey(change: Pick<ChangeDiff, 'object_type' | 'object_id'>)
 }
 
 /** The state a side shows; a create has nothing at the baseline, a delete nothing in the branch. */
-export function sideState(change: Pick<ChangeDiff, 'original' | 'modified' | 'current'>, side: ChangeSide): Record<string, unknown> | null {
+export function sideState(
+  change: Pick<ChangeDiff, 'original' | 'modified' | 'current'>,
+  side: ChangeSide,
+): Record<string, unknown> | null {
   return change[side] ?? null;
 }
 
@@ -112,7 +133,12 @@ export function attributeSpans(text: string): AttributeSpan[] {
         if (!isPair(pair) || !isScalar(pair.key) || !pair.key.range) continue;
         const path = [...prefix, String(pair.key.value)];
         const value = pair.value as Yaml.Node | null;
-        spans.push({ path: path.join('.'), depth: path.length, line: lineOf(pair.key.range[0]), endLine: endLineOf(pair.key.range[0], value ?? pair.key) });
+        spans.push({
+          path: path.join('.'),
+          depth: path.length,
+          line: lineOf(pair.key.range[0]),
+          endLine: endLineOf(pair.key.range[0], value ?? pair.key),
+        });
         walk(value, path);
       }
     } else if (isSeq(node)) {
@@ -120,7 +146,12 @@ export function attributeSpans(text: string): AttributeSpan[] {
         const itemNode = item as Yaml.Node | null;
         if (!itemNode?.range) return;
         const path = [...prefix, String(index)];
-        spans.push({ path: path.join('.'), depth: path.length, line: lineOf(itemNode.range[0]), endLine: endLineOf(itemNode.range[0], itemNode) });
+        spans.push({
+          path: path.join('.'),
+          depth: path.length,
+          line: lineOf(itemNode.range[0]),
+          endLine: endLineOf(itemNode.range[0], itemNode),
+        });
         walk(itemNode, path);
       });
     }
@@ -133,7 +164,10 @@ export function attributeSpans(text: string): AttributeSpan[] {
  * The line (0-based) a thread on `attribute` sits on: the attribute's key line; when the text
  * lacks it, its nearest parent that the text has; the first line for no attribute.
  */
-export function lineOfAttribute(spans: readonly AttributeSpan[], attribute: string | null): { line: number; exact: boolean } {
+export function lineOfAttribute(
+  spans: readonly AttributeSpan[],
+  attribute: string | null,
+): { line: number; exact: boolean } {
   if (!attribute) return { line: 0, exact: true };
   const byPath = new Map(spans.map((s) => [s.path, s]));
   const parts = attribute.split('.');
@@ -170,7 +204,10 @@ export function hasAttribute(state: Record<string, unknown> | null | undefined, 
 export const CHANGE_KINDS = ['added', 'modified', 'deleted', 'conflicted'] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
-const KIND_OF_ACTION = { create: 'added', update: 'modified', delete: 'deleted' } as const satisfies Record<ChangeAction, ChangeKind>;
+const KIND_OF_ACTION = { create: 'added', update: 'modified', delete: 'deleted' } as const satisfies Record<
+  ChangeAction,
+  ChangeKind
+>;
 
 export function changeKind(change: Pick<ChangeDiff, 'action' | 'conflicts'>): ChangeKind {
   return change.conflicts && change.conflicts.length > 0 ? 'conflicted' : KIND_OF_ACTION[change.action];
@@ -185,9 +222,13 @@ export const CHANGE_DECORATION = {
 } as const satisfies Record<ChangeKind, { badge: string; color: string; tooltip: string }>;
 
 /** The side a thread of this change is shown on: the branch's, unless the object is deleted or only the baseline has the attribute. */
-export function threadSide(change: Pick<ChangeDiff, 'action' | 'original' | 'modified'>, attribute: string | null): ChangeSide {
+export function threadSide(
+  change: Pick<ChangeDiff, 'action' | 'original' | 'modified'>,
+  attribute: string | null,
+): ChangeSide {
   if (change.action === 'delete' || !change.modified) return 'original';
-  if (attribute && !hasAttribute(change.modified, attribute) && hasAttribute(change.original, attribute)) return 'original';
+  if (attribute && !hasAttribute(change.modified, attribute) && hasAttribute(change.original, attribute))
+    return 'original';
   return 'modified';
 }
 
@@ -196,10 +237,16 @@ export function diffSides(mode: 'change' | 'main'): [ChangeSide, ChangeSide] {
   return mode === 'main' ? ['current', 'modified'] : ['original', 'modified'];
 }
 
-const ACTION_WORD = { create: 'Created', update: 'Modified', delete: 'Deleted' } as const satisfies Record<ChangeAction, string>;
+const ACTION_WORD = { create: 'Created', update: 'Modified', delete: 'Deleted' } as const satisfies Record<
+  ChangeAction,
+  string
+>;
 
 /** The diff editor's title. */
-export function diffTitle(change: Pick<ChangeDiff, 'object_repr' | 'action' | 'conflicts'>, mode: 'change' | 'main' = 'change'): string {
+export function diffTitle(
+  change: Pick<ChangeDiff, 'object_repr' | 'action' | 'conflicts'>,
+  mode: 'change' | 'main' = 'change',
+): string {
   if (mode === 'main') return `${change.object_repr} (main now ↔ branch)`;
   return `${change.object_repr} (${ACTION_WORD[change.action]}${change.conflicts?.length ? ', conflicts with main' : ''})`;
 }

@@ -9,7 +9,11 @@ import { EMPTY_LISTS, RECENTLY_CLOSED_LIMIT, indexById, type ChangeRequestLists 
 export type ListsClient = Pick<ApiClient, 'listChangeRequests' | 'listSomeChangeRequests' | 'listMyReviews'>;
 
 /** Statuses in which a request can wait for a review. */
-export const REVIEWABLE_STATUSES = ['needs-review', 'approved', 'rejected'] as const satisfies readonly ChangeRequestStatus[];
+export const REVIEWABLE_STATUSES = [
+  'needs-review',
+  'approved',
+  'rejected',
+] as const satisfies readonly ChangeRequestStatus[];
 export const CLOSED_STATUSES = ['completed', 'abandoned'] as const satisfies readonly ChangeRequestStatus[];
 /** Recently closed: the requests closed (or otherwise touched) last come first. */
 export const RECENTLY_CLOSED_ORDERING = '-last_updated';
@@ -19,7 +23,11 @@ export async function loadLists(client: ListsClient): Promise<ChangeRequestLists
     client.listChangeRequests({ status: OPEN_STATUSES }),
     client.listChangeRequests({ reviewer: 'me', status: REVIEWABLE_STATUSES }),
     client.listChangeRequests({ requester: 'me', status: OPEN_STATUSES }),
-    client.listSomeChangeRequests({ status: CLOSED_STATUSES, ordering: RECENTLY_CLOSED_ORDERING, limit: RECENTLY_CLOSED_LIMIT }),
+    client.listSomeChangeRequests({
+      status: CLOSED_STATUSES,
+      ordering: RECENTLY_CLOSED_ORDERING,
+      limit: RECENTLY_CLOSED_LIMIT,
+    }),
   ]);
   return { open, needsMyReview, mine, closed };
 }
@@ -36,7 +44,14 @@ export interface StoreState {
 }
 
 export class ChangeRequestStore {
-  private current: StoreState = { lists: EMPTY_LISTS, myReviews: [], error: null, reviewsError: null, loading: false, loaded: false };
+  private current: StoreState = {
+    lists: EMPTY_LISTS,
+    myReviews: [],
+    error: null,
+    reviewsError: null,
+    loading: false,
+    loaded: false,
+  };
   private readonly listeners = new Set<(state: StoreState) => void>();
   private running: Promise<void> | undefined;
   private again = false;

@@ -12,13 +12,16 @@ export interface ChangeGroup {
   changes: ChangeDiff[];
 }
 
-const byObject = (a: ChangeDiff, b: ChangeDiff) => a.object_repr.localeCompare(b.object_repr) || a.object_id - b.object_id || a.id - b.id;
+const byObject = (a: ChangeDiff, b: ChangeDiff) =>
+  a.object_repr.localeCompare(b.object_repr) || a.object_id - b.object_id || a.id - b.id;
 
 /** Changes grouped by object type (types in name order, objects by name within each). */
 export function groupChanges(changes: readonly ChangeDiff[]): ChangeGroup[] {
   const groups = new Map<string, ChangeDiff[]>();
   for (const c of changes) groups.set(c.object_type, [...(groups.get(c.object_type) ?? []), c]);
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([objectType, list]) => ({ objectType, changes: list.sort(byObject) }));
+  return [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([objectType, list]) => ({ objectType, changes: list.sort(byObject) }));
 }
 
 /** The changes in the order the tree shows them. */
@@ -32,7 +35,13 @@ export function treeOrder(changes: readonly ChangeDiff[]): ChangeDiff[] {
  * The current change itself only when it is not shown (`currentShown` false) and nothing else
  * is left. Null when there is nowhere to go.
  */
-export function adjacentChange(order: readonly ChangeDiff[], currentId: number | null, isViewed: (c: ChangeDiff) => boolean, direction: 1 | -1, currentShown = true): ChangeDiff | null {
+export function adjacentChange(
+  order: readonly ChangeDiff[],
+  currentId: number | null,
+  isViewed: (c: ChangeDiff) => boolean,
+  direction: 1 | -1,
+  currentShown = true,
+): ChangeDiff | null {
   const n = order.length;
   if (n === 0) return null;
   const at = currentId === null ? -1 : order.findIndex((c) => c.id === currentId);
@@ -67,14 +76,31 @@ export function changeGroupItem(changeRequestId: number, group: ChangeGroup, vie
   };
 }
 
-export function changedObjectItem(changeRequestId: number, change: ChangeDiff, opts: { threads: number; viewed: boolean; now: Date }): TreeItemData {
+export function changedObjectItem(
+  changeRequestId: number,
+  change: ChangeDiff,
+  opts: { threads: number; viewed: boolean; now: Date },
+): TreeItemData {
   const kind = changeKind(change);
   const conflicts = change.conflicts ?? [];
-  const description = [CHANGE_ACTION_LABEL[change.action], conflicts.length ? 'conflicts' : '', opts.threads ? threadWords(opts.threads) : ''].filter((p) => p).join(' · ');
-  const lines = [`**${escapeMarkdown(change.object_repr)}** (${escapeMarkdown(change.object_type)})`, '', CHANGE_DECORATION[kind].tooltip];
+  const description = [
+    CHANGE_ACTION_LABEL[change.action],
+    conflicts.length ? 'conflicts' : '',
+    opts.threads ? threadWords(opts.threads) : '',
+  ]
+    .filter((p) => p)
+    .join(' · ');
+  const lines = [
+    `**${escapeMarkdown(change.object_repr)}** (${escapeMarkdown(change.object_type)})`,
+    '',
+    CHANGE_DECORATION[kind].tooltip,
+  ];
   if (conflicts.length) lines.push('', `Conflicts with main on: ${conflicts.map(escapeMarkdown).join(', ')}`);
   if (opts.threads) lines.push('', threadWords(opts.threads));
-  lines.push('', `Changed ${relativeTime(change.last_updated, opts.now)} (${escapeMarkdown(exactTime(change.last_updated))})`);
+  lines.push(
+    '',
+    `Changed ${relativeTime(change.last_updated, opts.now)} (${escapeMarkdown(exactTime(change.last_updated))})`,
+  );
   const side = threadSide(change, null);
   return {
     id: `changes:${changeRequestId}/change:${change.id}`,
@@ -85,7 +111,10 @@ export function changedObjectItem(changeRequestId: number, change: ChangeDiff, o
     contextValue: `changedObject;${conflicts.length && change.current ? 'conflict;' : ''}${opts.viewed ? 'viewed;' : ''}`,
     collapsible: 'none',
     command: { id: 'changeControl.openChangeDiff', title: 'Open Change', args: [changeRequestId, change.id] },
-    checkbox: { checked: opts.viewed, tooltip: opts.viewed ? 'Viewed (clears itself when the change changes)' : 'Mark as viewed' },
+    checkbox: {
+      checked: opts.viewed,
+      tooltip: opts.viewed ? 'Viewed (clears itself when the change changes)' : 'Mark as viewed',
+    },
     resource: changeDocument(changeRequestId, side, change),
   };
 }
@@ -102,9 +131,23 @@ export type ChangedObjectsNode =
  * view's message says why), a row when the branch has no changes, or the groups, then a row for
  * the threads whose change left the branch.
  */
-export function changedObjectsRoots(data: { changes: readonly ChangeDiff[]; branchDeleted: boolean } | undefined, loadFailed: boolean, orphanThreads: number): ChangedObjectsNode[] {
-  if (!data) return loadFailed ? [] : [{ kind: 'message', id: 'loading', label: 'Loading the changes…', icon: { id: 'loading~spin' } }];
-  if (data.changes.length === 0) return [{ kind: 'message', id: 'no-changes', label: data.branchDeleted ? 'The branch is deleted: no changes to show.' : 'The branch has no changes.' }];
+export function changedObjectsRoots(
+  data: { changes: readonly ChangeDiff[]; branchDeleted: boolean } | undefined,
+  loadFailed: boolean,
+  orphanThreads: number,
+): ChangedObjectsNode[] {
+  if (!data)
+    return loadFailed
+      ? []
+      : [{ kind: 'message', id: 'loading', label: 'Loading the changes…', icon: { id: 'loading~spin' } }];
+  if (data.changes.length === 0)
+    return [
+      {
+        kind: 'message',
+        id: 'no-changes',
+        label: data.branchDeleted ? 'The branch is deleted: no changes to show.' : 'The branch has no changes.',
+      },
+    ];
   const roots: ChangedObjectsNode[] = groupChanges(data.changes).map((group) => ({ kind: 'group', group }));
   if (orphanThreads) roots.push({ kind: 'orphans', count: orphanThreads });
   return roots;

@@ -18,9 +18,20 @@ export interface CommandSpec {
 
 export const COMMANDS = [
   { id: 'changeControl.openChangeRequest', title: 'Open Change Request', icon: 'go-to-file', palette: true },
-  { id: 'changeControl.openChangeRequestForBranch', title: 'Open Change Request for Branch', icon: 'git-branch', palette: true },
+  {
+    id: 'changeControl.openChangeRequestForBranch',
+    title: 'Open Change Request for Branch',
+    icon: 'git-branch',
+    palette: true,
+  },
   { id: 'changeControl.submit', title: 'Submit for Review', icon: 'send', action: 'submit', palette: true },
-  { id: 'changeControl.returnToDraft', title: 'Return to Draft', icon: 'discard', action: 'return_to_draft', palette: true },
+  {
+    id: 'changeControl.returnToDraft',
+    title: 'Return to Draft',
+    icon: 'discard',
+    action: 'return_to_draft',
+    palette: true,
+  },
   { id: 'changeControl.abandon', title: 'Abandon', icon: 'circle-slash', action: 'abandon', palette: true },
   { id: 'changeControl.reopen', title: 'Reopen', icon: 'history', action: 'reopen', palette: true },
   { id: 'changeControl.review', title: 'Review', icon: 'feedback', action: 'review', palette: true },

@@ -6,7 +6,14 @@
 import type { ChangeDiff } from '../../contract/api/branching';
 import type { ChangeComment } from '../../contract/api/change-control';
 import { groupThreads } from '../../contract/threads';
-import { attributeSpans, lineOfAttribute, serializeState, threadSide, type AttributeSpan, type ChangeSide } from './change-documents';
+import {
+  attributeSpans,
+  lineOfAttribute,
+  serializeState,
+  threadSide,
+  type AttributeSpan,
+  type ChangeSide,
+} from './change-documents';
 import type { DraftComment } from './pending-review';
 
 export interface CommentView {
@@ -68,11 +75,24 @@ function postedView(c: ChangeComment, meId: number): CommentView {
 }
 
 function draftView(d: DraftComment, me: ThreadInput['me']): CommentView {
-  return { key: `d:${d.key}`, id: null, draftKey: d.key, author: me.display, text: d.text, timestamp: d.created, mine: true, pending: true, label: 'Pending', contextValue: 'comment;mine;pending;' };
+  return {
+    key: `d:${d.key}`,
+    id: null,
+    draftKey: d.key,
+    author: me.display,
+    text: d.text,
+    timestamp: d.created,
+    mine: true,
+    pending: true,
+    label: 'Pending',
+    contextValue: 'comment;mine;pending;',
+  };
 }
 
 /** Words next to a thread: what it is about and its state. */
-export function threadLabel(t: Pick<ThreadView, 'attribute' | 'resolved' | 'outdated' | 'pending'> & { exact: boolean; gone: boolean }): string {
+export function threadLabel(
+  t: Pick<ThreadView, 'attribute' | 'resolved' | 'outdated' | 'pending'> & { exact: boolean; gone: boolean },
+): string {
   const parts = [t.attribute ? t.attribute : 'Whole object'];
   if (t.attribute && !t.exact && !t.gone) parts[0] += ' (not in this version)';
   if (t.gone) parts.push('Outdated: the change is no longer in the branch');
@@ -112,7 +132,11 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
   const threads: ThreadView[] = [];
   const finish = (t: Omit<ThreadView, 'label' | 'contextValue'>): ThreadView => {
     const exact = t.place?.exact ?? true;
-    const flags = [t.resolved ? 'resolved' : 'open', t.outdated || !t.place ? 'outdated' : '', t.pending ? 'pending' : 'posted'].filter((f) => f);
+    const flags = [
+      t.resolved ? 'resolved' : 'open',
+      t.outdated || !t.place ? 'outdated' : '',
+      t.pending ? 'pending' : 'posted',
+    ].filter((f) => f);
     return { ...t, label: threadLabel({ ...t, exact, gone: !t.place }), contextValue: `thread;${flags.join(';')};` };
   };
   for (const { root, replies } of groupThreads(input.comments)) {
@@ -120,20 +144,46 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
     const comments = [root, ...replies].map((c) => postedView(c, input.me.id));
     for (const d of draftReplies.get(key) ?? []) comments.push(draftView(d, input.me));
     threads.push(
-      finish({ key, rootId: root.id, rootDraft: null, changeDiff: root.change_diff, attribute: root.attribute, resolved: root.resolved, outdated: root.outdated, pending: false, place: place(root.change_diff, root.attribute), comments }),
+      finish({
+        key,
+        rootId: root.id,
+        rootDraft: null,
+        changeDiff: root.change_diff,
+        attribute: root.attribute,
+        resolved: root.resolved,
+        outdated: root.outdated,
+        pending: false,
+        place: place(root.change_diff, root.attribute),
+        comments,
+      }),
     );
   }
   for (const d of input.drafts) {
     if (d.parent !== null || d.parentDraft !== null) continue;
     const key = `d:${d.key}`;
     const comments = [draftView(d, input.me), ...(draftReplies.get(key) ?? []).map((r) => draftView(r, input.me))];
-    threads.push(finish({ key, rootId: null, rootDraft: d.key, changeDiff: d.changeDiff, attribute: d.attribute, resolved: false, outdated: false, pending: true, place: place(d.changeDiff, d.attribute), comments }));
+    threads.push(
+      finish({
+        key,
+        rootId: null,
+        rootDraft: d.key,
+        changeDiff: d.changeDiff,
+        attribute: d.attribute,
+        resolved: false,
+        outdated: false,
+        pending: true,
+        place: place(d.changeDiff, d.attribute),
+        comments,
+      }),
+    );
   }
   return threads;
 }
 
 /** Open (unresolved) posted threads per change id, for the Changed Objects tree. */
-export function openThreadCounts(comments: readonly Pick<ChangeComment, 'parent' | 'resolved' | 'change_diff'>[]): Map<number, number> {
+export function openThreadCounts(
+  comments: readonly Pick<ChangeComment, 'parent' | 'resolved' | 'change_diff'>[],
+): Map<number, number> {
   const counts = new Map<number, number>();
   for (const c of comments) {
     if (c.parent !== null || c.resolved || c.change_diff === null) continue;

@@ -40,7 +40,9 @@ export function isOpen(status: ChangeRequestStatus): boolean {
 
 /** Most urgent first, then most recently updated. */
 export function byUrgency(a: ChangeRequest, b: ChangeRequest): number {
-  return PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || b.last_updated.localeCompare(a.last_updated) || b.id - a.id;
+  return (
+    PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] || b.last_updated.localeCompare(a.last_updated) || b.id - a.id
+  );
 }
 
 function byRecency(a: ChangeRequest, b: ChangeRequest): number {
@@ -56,12 +58,16 @@ export function groupChangeRequests(lists: ChangeRequestLists): Group[] {
   const open = uniqueById(lists.open.filter((cr) => isOpen(cr.status)));
   const submitted = open.filter((cr) => cr.status !== 'draft');
   const members: Record<GroupId, ChangeRequest[]> = {
-    needsMyReview: uniqueById(lists.needsMyReview.filter((cr) => isOpen(cr.status) && cr.status !== 'draft')).sort(byUrgency),
+    needsMyReview: uniqueById(lists.needsMyReview.filter((cr) => isOpen(cr.status) && cr.status !== 'draft')).sort(
+      byUrgency,
+    ),
     mine: uniqueById(lists.mine.filter((cr) => isOpen(cr.status))).sort(byUrgency),
     drafts: open.filter((cr) => cr.status === 'draft').sort(byUrgency),
     readyToMerge: submitted.filter((cr) => cr.ready_to_merge).sort(byUrgency),
     blocked: submitted.filter((cr) => !cr.ready_to_merge).sort(byUrgency),
-    recentlyClosed: uniqueById(lists.closed.filter((cr) => !isOpen(cr.status))).sort(byRecency).slice(0, RECENTLY_CLOSED_LIMIT),
+    recentlyClosed: uniqueById(lists.closed.filter((cr) => !isOpen(cr.status)))
+      .sort(byRecency)
+      .slice(0, RECENTLY_CLOSED_LIMIT),
   };
   return GROUPS.map((g) => ({ id: g.id, label: g.label, items: members[g.id] }));
 }
@@ -69,7 +75,8 @@ export function groupChangeRequests(lists: ChangeRequestLists): Group[] {
 /** Every request the lists know, by id (the detail wins over older copies: first seen wins). */
 export function indexById(lists: ChangeRequestLists): Map<number, ChangeRequest> {
   const map = new Map<number, ChangeRequest>();
-  for (const cr of [...lists.open, ...lists.needsMyReview, ...lists.mine, ...lists.closed]) if (!map.has(cr.id)) map.set(cr.id, cr);
+  for (const cr of [...lists.open, ...lists.needsMyReview, ...lists.mine, ...lists.closed])
+    if (!map.has(cr.id)) map.set(cr.id, cr);
   return map;
 }
 

@@ -167,7 +167,9 @@ export class LiveStream {
           this.opts.log?.(`the service offers no event stream (${error.message}); polling instead`);
         } else {
           delay = Math.max(this.serverRetryMs ?? 0, this.backoff.next(false));
-          this.opts.log?.(`event stream unavailable (${error.kind}: ${error.message}); retrying in ${Math.round(delay / 1000)} s, polling meanwhile`);
+          this.opts.log?.(
+            `event stream unavailable (${error.kind}: ${error.message}); retrying in ${Math.round(delay / 1000)} s, polling meanwhile`,
+          );
         }
         this.setState('polling', error.message);
       } finally {
@@ -177,7 +179,11 @@ export class LiveStream {
     }
   }
 
-  private async read(body: ReadableStream<Uint8Array> | null, abort: AbortController, generation: number): Promise<void> {
+  private async read(
+    body: ReadableStream<Uint8Array> | null,
+    abort: AbortController,
+    generation: number,
+  ): Promise<void> {
     if (!body) return;
     const { readStreamMessage, SseParser } = sse();
     const reader = body.getReader();
@@ -223,7 +229,8 @@ export class LiveStream {
 
   private enqueue(event: StreamEvent): void {
     this.batch.push(event);
-    if (this.batchTimer === null) this.batchTimer = this.timers.setTimeout(() => this.flush(), this.opts.batchMs ?? 100);
+    if (this.batchTimer === null)
+      this.batchTimer = this.timers.setTimeout(() => this.flush(), this.opts.batchMs ?? 100);
   }
 
   private flush(): void {

@@ -25,7 +25,8 @@ export function whyNotRun(check: MergeCheck): string | null {
 export function checkRunSummary(title: string, checks: readonly MergeCheck[]): string {
   if (checks.length === 0) return `Checks re-run on "${title}": it has no checks.`;
   const counts = new Map<string, number>();
-  for (const c of checks) counts.set(CHECK_STATUS_VIEW[c.status].label, (counts.get(CHECK_STATUS_VIEW[c.status].label) ?? 0) + 1);
+  for (const c of checks)
+    counts.set(CHECK_STATUS_VIEW[c.status].label, (counts.get(CHECK_STATUS_VIEW[c.status].label) ?? 0) + 1);
   const tally = [...counts.entries()].map(([label, n]) => `${n} ${label.toLowerCase()}`).join(', ');
   const reasons = checks.map(whyNotRun).filter((r): r is string => r !== null);
   return `Checks re-run on "${title}": ${tally}.${reasons.length ? ` Did not run: ${reasons.join('; ')}.` : ''}`;

@@ -14,7 +14,13 @@ export async function performWrite(client: WriteClient, changeRequestId: number,
     case 'addComment': {
       const text = op.text.trim();
       if (!text) throw new ApiError('invalid', 'Write a comment first.');
-      await client.createComment({ change_request: changeRequestId, change_diff: op.changeDiff, text, parent: op.parent, attribute: op.attribute });
+      await client.createComment({
+        change_request: changeRequestId,
+        change_diff: op.changeDiff,
+        text,
+        parent: op.parent,
+        attribute: op.attribute,
+      });
       return;
     }
     case 'editComment': {
@@ -31,7 +37,8 @@ export async function performWrite(client: WriteClient, changeRequestId: number,
       return;
     case 'submitReview': {
       const comment = op.comment.trim();
-      if (op.decision === 'reject' && !comment) throw new ApiError('invalid', 'Requesting changes needs a comment saying what to change.');
+      if (op.decision === 'reject' && !comment)
+        throw new ApiError('invalid', 'Requesting changes needs a comment saying what to change.');
       if (op.reviewId !== null) await client.updateReview(op.reviewId, { decision: op.decision, comment });
       else await client.createReview({ change_request: changeRequestId, decision: op.decision, comment });
       return;

@@ -20,7 +20,9 @@ export interface BranchPanelPlacement {
   alert: boolean;
 }
 
-export function branchPanelPlacement(placement: readonly BranchPagePlacement[] | null | undefined): BranchPanelPlacement {
+export function branchPanelPlacement(
+  placement: readonly BranchPagePlacement[] | null | undefined,
+): BranchPanelPlacement {
   const p = placement ?? DEFAULT_PLACEMENT;
   return {
     beside: p.includes('right_page') || p.includes('both'),
@@ -34,7 +36,10 @@ export interface BranchAlert {
 }
 
 /** The alert for a branch's change request: its status and whether it can merge, or why not. */
-export function branchAlert(branchName: string, cr: Pick<ChangeRequest, 'title' | 'status' | 'ready_to_merge' | 'merge_blocked_reason' | 'actions' | 'has_conflicts'>): BranchAlert {
+export function branchAlert(
+  branchName: string,
+  cr: Pick<ChangeRequest, 'title' | 'status' | 'ready_to_merge' | 'merge_blocked_reason' | 'actions' | 'has_conflicts'>,
+): BranchAlert {
   const head = `Branch ${branchName}: change request "${cr.title || branchName}" is ${STATUS_VIEW[cr.status].label}`;
   const conflicts = cr.has_conflicts ? ' The branch conflicts with main.' : '';
   if (cr.status === 'completed' || cr.status === 'abandoned') return { severity: 'info', message: `${head}.` };

@@ -49,9 +49,19 @@ export function readPendingReviews(raw: unknown): PendingReviews {
     const r = value as Partial<PendingReview> | null;
     if (!r || typeof r !== 'object' || typeof r.changeRequestId !== 'number' || !Array.isArray(r.drafts)) continue;
     const drafts = r.drafts.filter(
-      (d): d is DraftComment => !!d && typeof d === 'object' && typeof d.key === 'string' && typeof d.changeDiff === 'number' && typeof d.text === 'string',
+      (d): d is DraftComment =>
+        !!d &&
+        typeof d === 'object' &&
+        typeof d.key === 'string' &&
+        typeof d.changeDiff === 'number' &&
+        typeof d.text === 'string',
     );
-    out[id] = { changeRequestId: r.changeRequestId, started: typeof r.started === 'string' ? r.started : new Date(0).toISOString(), drafts, submitting: r.submitting ?? null };
+    out[id] = {
+      changeRequestId: r.changeRequestId,
+      started: typeof r.started === 'string' ? r.started : new Date(0).toISOString(),
+      drafts,
+      submitting: r.submitting ?? null,
+    };
   }
   return out;
 }
@@ -61,9 +71,20 @@ export function startReview(all: PendingReviews, changeRequestId: number, now: D
   return { ...all, [changeRequestId]: { changeRequestId, started: now.toISOString(), drafts: [], submitting: null } };
 }
 
-export function addDraft(all: PendingReviews, changeRequestId: number, draft: Omit<DraftComment, 'key' | 'created'>, now: Date, key = newKey()): { all: PendingReviews; draft: DraftComment } {
+export function addDraft(
+  all: PendingReviews,
+  changeRequestId: number,
+  draft: Omit<DraftComment, 'key' | 'created'>,
+  now: Date,
+  key = newKey(),
+): { all: PendingReviews; draft: DraftComment } {
   const review = all[changeRequestId] ?? { changeRequestId, started: now.toISOString(), drafts: [], submitting: null };
-  const full: DraftComment = { ...draft, attribute: draft.parent !== null || draft.parentDraft !== null ? null : draft.attribute, key, created: now.toISOString() };
+  const full: DraftComment = {
+    ...draft,
+    attribute: draft.parent !== null || draft.parentDraft !== null ? null : draft.attribute,
+    key,
+    created: now.toISOString(),
+  };
   return { all: { ...all, [changeRequestId]: { ...review, drafts: [...review.drafts, full] } }, draft: full };
 }
 
@@ -72,7 +93,9 @@ export function editDraft(all: PendingReviews, changeRequestId: number, key: str
   const review = all[changeRequestId];
   if (!review) return all;
   const fresh = newKey();
-  const drafts = review.drafts.map((d) => (d.key === key ? { ...d, text, key: fresh } : d.parentDraft === key ? { ...d, parentDraft: fresh } : d));
+  const drafts = review.drafts.map((d) =>
+    d.key === key ? { ...d, text, key: fresh } : d.parentDraft === key ? { ...d, parentDraft: fresh } : d,
+  );
   return { ...all, [changeRequestId]: { ...review, drafts } };
 }
 
@@ -80,7 +103,10 @@ export function editDraft(all: PendingReviews, changeRequestId: number, key: str
 export function removeDraft(all: PendingReviews, changeRequestId: number, key: string): PendingReviews {
   const review = all[changeRequestId];
   if (!review) return all;
-  return { ...all, [changeRequestId]: { ...review, drafts: review.drafts.filter((d) => d.key !== key && d.parentDraft !== key) } };
+  return {
+    ...all,
+    [changeRequestId]: { ...review, drafts: review.drafts.filter((d) => d.key !== key && d.parentDraft !== key) },
+  };
 }
 
 export function discardReview(all: PendingReviews, changeRequestId: number): PendingReviews {
@@ -127,11 +153,24 @@ export async function postPendingReview(
   decision: { decision: ReviewDecision; comment: string; reviewId: number | null } | null,
 ): Promise<{ posted: ChangeComment[]; review: Review | null }> {
   let review = store.load();
-  if (!review) throw new PendingReviewError(0, 0, new ApiError('invalid', 'There is no pending review on this change request.'), null);
+  if (!review)
+    throw new PendingReviewError(
+      0,
+      0,
+      new ApiError('invalid', 'There is no pending review on this change request.'),
+      null,
+    );
   if (decision) {
     const comment = decision.comment.trim();
-    if (decision.decision === 'reject' && !comment) throw new PendingReviewError(0, review.drafts.length, new ApiError('invalid', 'Requesting changes needs a comment saying what to change.'), null);
-    const same = review.submitting && review.submitting.decision === decision.decision && review.submitting.comment === comment;
+    if (decision.decision === 'reject' && !comment)
+      throw new PendingReviewError(
+        0,
+        review.drafts.length,
+        new ApiError('invalid', 'Requesting changes needs a comment saying what to change.'),
+        null,
+      );
+    const same =
+      review.submitting && review.submitting.decision === decision.decision && review.submitting.comment === comment;
     if (!same) {
       review = { ...review, submitting: { decision: decision.decision, comment, key: newKey() } };
       await store.save(review);
@@ -151,13 +190,21 @@ export async function postPendingReview(
     }
     try {
       const created = await client.createComment(
-        { change_request: changeRequestId, change_diff: current.changeDiff, text: current.text, parent: current.parent, attribute: current.parent === null && current.parentDraft === null ? current.attribute : undefined },
+        {
+          change_request: changeRequestId,
+          change_diff: current.changeDiff,
+          text: current.text,
+          parent: current.parent,
+          attribute: current.parent === null && current.parentDraft === null ? current.attribute : undefined,
+        },
         { idempotencyKey: current.key },
       );
       posted.push(created);
       review = {
         ...review,
-        drafts: review.drafts.filter((d) => d.key !== current.key).map((d) => (d.parentDraft === current.key ? { ...d, parentDraft: null, parent: created.id } : d)),
+        drafts: review.drafts
+          .filter((d) => d.key !== current.key)
+          .map((d) => (d.parentDraft === current.key ? { ...d, parentDraft: null, parent: created.id } : d)),
       };
       await store.save(review);
     } catch (e) {
@@ -171,9 +218,10 @@ export async function postPendingReview(
   }
   try {
     const body = { decision: submitting.decision, comment: submitting.comment };
-    const result = decision.reviewId !== null
-      ? await client.updateReview(decision.reviewId, body, { idempotencyKey: submitting.key })
-      : await client.createReview({ change_request: changeRequestId, ...body }, { idempotencyKey: submitting.key });
+    const result =
+      decision.reviewId !== null
+        ? await client.updateReview(decision.reviewId, body, { idempotencyKey: submitting.key })
+        : await client.createReview({ change_request: changeRequestId, ...body }, { idempotencyKey: submitting.key });
     await store.save(undefined);
     return { posted, review: result };
   } catch (e) {

@@ -43,7 +43,12 @@ export function changeRequestPicks(crs: readonly ChangeRequest[], action?: Calle
 export const LIVE_MERGE_REASONS = 10;
 
 function blockedFromMerging(cr: ChangeRequest): boolean {
-  return !availability(cr, 'merge').allowed && cr.status !== 'draft' && cr.status !== 'completed' && cr.status !== 'abandoned';
+  return (
+    !availability(cr, 'merge').allowed &&
+    cr.status !== 'draft' &&
+    cr.status !== 'completed' &&
+    cr.status !== 'abandoned'
+  );
 }
 
 /**
@@ -52,8 +57,18 @@ function blockedFromMerging(cr: ChangeRequest): boolean {
  * the detail endpoint says which rule or check blocks now. At most `limit` are read; one that
  * fails to load keeps its list copy.
  */
-export async function withLiveMergeState(client: { getChangeRequest(id: number): Promise<ChangeRequest> }, crs: readonly ChangeRequest[], limit = LIVE_MERGE_REASONS): Promise<ChangeRequest[]> {
-  const toRead = new Set(crs.filter(blockedFromMerging).sort(byUrgency).slice(0, limit).map((cr) => cr.id));
+export async function withLiveMergeState(
+  client: { getChangeRequest(id: number): Promise<ChangeRequest> },
+  crs: readonly ChangeRequest[],
+  limit = LIVE_MERGE_REASONS,
+): Promise<ChangeRequest[]> {
+  const toRead = new Set(
+    crs
+      .filter(blockedFromMerging)
+      .sort(byUrgency)
+      .slice(0, limit)
+      .map((cr) => cr.id),
+  );
   return Promise.all(crs.map((cr) => (toRead.has(cr.id) ? client.getChangeRequest(cr.id).catch(() => cr) : cr)));
 }
 
@@ -67,7 +82,9 @@ export function branchPicks(branches: readonly Branch[], requests: readonly Chan
       return {
         label: `$(git-branch) ${b.name}`,
         description: b.status,
-        detail: cr ? `Change request: ${cr.title} (${STATUS_VIEW[cr.status].label})` : 'No change request yet: one is opened for it',
+        detail: cr
+          ? `Change request: ${cr.title} (${STATUS_VIEW[cr.status].label})`
+          : 'No change request yet: one is opened for it',
         value: b,
       };
     });
@@ -75,6 +92,10 @@ export function branchPicks(branches: readonly Branch[], requests: readonly Chan
 
 export const DECISION_PICKS: PickItem<ReviewDecision>[] = [
   { label: `$(pass) ${DECISION_VIEW.approve.label}`, description: 'The change can go ahead', value: 'approve' },
-  { label: `$(request-changes) ${DECISION_VIEW.reject.label}`, description: 'Say what must change (a comment is required)', value: 'reject' },
+  {
+    label: `$(request-changes) ${DECISION_VIEW.reject.label}`,
+    description: 'Say what must change (a comment is required)',
+    value: 'reject',
+  },
   { label: `$(comment) ${DECISION_VIEW.comment.label}`, description: 'Feedback without a decision', value: 'comment' },
 ];

@@ -8,7 +8,12 @@ function md(text: string): string {
 }
 
 export function previewMarkdown(p: Preview): string {
-  const lines = [`# Preview: branch ${md(p.branch.name)}`, '', `Branch ${p.branch.status}; digest \`${p.digest.slice(0, 12)}\`.`, ''];
+  const lines = [
+    `# Preview: branch ${md(p.branch.name)}`,
+    '',
+    `Branch ${p.branch.status}; digest \`${p.digest.slice(0, 12)}\`.`,
+    '',
+  ];
   lines.push('## What would block a change request', '');
   if (p.reasons.length === 0) lines.push('Nothing: a request for this branch would be ready to merge.');
   for (const r of p.reasons) lines.push(`- ${md(r)}`);
@@ -19,18 +24,27 @@ export function previewMarkdown(p: Preview): string {
     lines.push(`### ${md(policy.name)}${evaluating ? ' (evaluating: never blocks)' : ''}`, '');
     if (policy.matched_object_types.length) lines.push(`Matches: ${policy.matched_object_types.join(', ')}`, '');
     for (const rule of policy.rules) {
-      const who = [...rule.eligible_users.map((u) => u.display), ...rule.eligible_groups.map((g) => `group ${g.name}${g.empty ? ' (empty)' : ''}`)];
-      lines.push(`- Rule **${md(rule.name)}**: ${rule.min_reviews} approval${rule.min_reviews === 1 ? '' : 's'} from ${who.length ? md(who.join(', ')) : 'nobody'}`);
+      const who = [
+        ...rule.eligible_users.map((u) => u.display),
+        ...rule.eligible_groups.map((g) => `group ${g.name}${g.empty ? ' (empty)' : ''}`),
+      ];
+      lines.push(
+        `- Rule **${md(rule.name)}**: ${rule.min_reviews} approval${rule.min_reviews === 1 ? '' : 's'} from ${who.length ? md(who.join(', ')) : 'nobody'}`,
+      );
     }
     if (policy.rules.length === 0) lines.push('- No approval rules.');
     if (policy.checks.length) lines.push(`- Checks: ${policy.checks.map(md).join(', ')}`);
-    if (evaluating && policy.blocking_reasons.length) lines.push('', `Would block: ${md(policy.blocking_reasons.join(' '))}`);
+    if (evaluating && policy.blocking_reasons.length)
+      lines.push('', `Would block: ${md(policy.blocking_reasons.join(' '))}`);
     lines.push('');
   }
   lines.push('## Checks a request would need', '');
   if (p.checks.length === 0) lines.push('None.');
   for (const c of p.checks) {
-    const notes = [c.required ? 'required' : 'advisory', c.registered ? 'computed by the service' : 'reported from outside'];
+    const notes = [
+      c.required ? 'required' : 'advisory',
+      c.registered ? 'computed by the service' : 'reported from outside',
+    ];
     if (c.reporter_restricted) notes.push('only its declared reporter may report it');
     if (c.timeout_minutes !== null) notes.push(`fails if not reported within ${c.timeout_minutes} min`);
     lines.push(`- **${md(c.label)}** (${md(c.name)}): ${notes.join('; ')}`);
@@ -43,8 +57,11 @@ export const PREVIEW_SCHEME = 'change-control-preview';
 
 /** A branch's preview document: `change-control-preview:/<branch id>/<branch name>.md`. */
 export function previewDocumentPath(branchId: number, branchName: string): string {
-  // eslint-disable-next-line no-control-regex
-  const label = branchName.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').trim().slice(0, 80) || `branch-${branchId}`;
+  const label =
+    branchName
+      .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+      .trim()
+      .slice(0, 80) || `branch-${branchId}`;
   return `/${branchId}/Preview of ${label}.md`;
 }
 

@@ -69,7 +69,11 @@ export class RequestDataCache {
   }
 
   /** Reloads parts of a tracked request (or of any request with `track`); undefined when not tracked. */
-  reload(changeRequestId: number, parts: Iterable<DataPart>, opts: { track?: boolean } = {}): Promise<RequestData | undefined> {
+  reload(
+    changeRequestId: number,
+    parts: Iterable<DataPart>,
+    opts: { track?: boolean } = {},
+  ): Promise<RequestData | undefined> {
     let entry = this.entries.get(changeRequestId);
     if (!entry) {
       if (!opts.track) return Promise.resolve(undefined);

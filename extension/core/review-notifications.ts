@@ -10,7 +10,11 @@ export { CHANGE_REQUEST_TYPE };
 export const REVIEW_WANTED_EVENTS = ['change_request_review_requested', 'change_request_submitted'] as const;
 
 /** Event types that tell the requester what became of their request. */
-export const REQUESTER_EVENTS = ['change_request_approved', 'change_request_rejected', 'change_request_completed'] as const;
+export const REQUESTER_EVENTS = [
+  'change_request_approved',
+  'change_request_rejected',
+  'change_request_completed',
+] as const;
 
 const SHOWN_EVENTS: readonly string[] = [...REVIEW_WANTED_EVENTS, ...REQUESTER_EVENTS];
 
@@ -27,14 +31,21 @@ export interface NotificationDecision {
 
 export function reviewNotificationsToShow(unread: readonly Notification[], lastSeenId: number): NotificationDecision {
   const fresh = unread
-    .filter((n) => !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && SHOWN_EVENTS.includes(n.event_type))
+    .filter(
+      (n) =>
+        !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && SHOWN_EVENTS.includes(n.event_type),
+    )
     .sort((a, b) => b.id - a.id);
   // One notification per change request, the newest.
   const perRequest = new Map<number, Notification>();
   for (const n of fresh) if (!perRequest.has(n.object_id)) perRequest.set(n.object_id, n);
   const unique = [...perRequest.values()];
   const highest = unread.reduce((m, n) => Math.max(m, n.id), lastSeenId);
-  return { show: unique.slice(0, MAX_SHOWN_AT_ONCE), more: Math.max(0, unique.length - MAX_SHOWN_AT_ONCE), lastSeenId: highest };
+  return {
+    show: unique.slice(0, MAX_SHOWN_AT_ONCE),
+    more: Math.max(0, unique.length - MAX_SHOWN_AT_ONCE),
+    lastSeenId: highest,
+  };
 }
 
 export function notificationMessage(n: Notification): string {

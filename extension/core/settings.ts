@@ -37,13 +37,13 @@ export interface SettingInspection {
 export function settingValue(key: string, inspection: SettingInspection | undefined): unknown {
   if (!inspection) return undefined;
   if (MACHINE_SETTINGS.includes(key)) return inspection.globalValue ?? inspection.defaultValue;
-  return inspection.workspaceFolderValue ?? inspection.workspaceValue ?? inspection.globalValue ?? inspection.defaultValue;
+  return (
+    inspection.workspaceFolderValue ?? inspection.workspaceValue ?? inspection.globalValue ?? inspection.defaultValue
+  );
 }
 
 export type ConnectionTarget =
-  | { mode: 'bundled' }
-  | { mode: 'remote'; url: string }
-  | { mode: 'invalid'; error: string };
+  { mode: 'bundled' } | { mode: 'remote'; url: string } | { mode: 'invalid'; error: string };
 
 export interface Settings {
   connection: ConnectionTarget;
@@ -62,7 +62,8 @@ export function normalizeBaseUrl(raw: string): { url: string } | { error: string
   } catch {
     return { error: `"${trimmed}" is not a URL (expected e.g. http://127.0.0.1:8000)` };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { error: `"${trimmed}" is not an http or https URL` };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { error: `"${trimmed}" is not an http or https URL` };
   if (parsed.search || parsed.hash) return { error: `"${trimmed}" must not carry a query or fragment` };
   return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}` };
 }
@@ -79,24 +80,30 @@ export function parseSettings(get: (key: string) => unknown): Settings {
     connection = { mode: 'invalid', error: `${SETTING_KEYS.serverUrl} must be a string` };
   } else {
     const normalized = normalizeBaseUrl(rawUrl);
-    connection = 'url' in normalized ? { mode: 'remote', url: normalized.url } : { mode: 'invalid', error: `${SETTING_KEYS.serverUrl}: ${normalized.error}` };
+    connection =
+      'url' in normalized
+        ? { mode: 'remote', url: normalized.url }
+        : { mode: 'invalid', error: `${SETTING_KEYS.serverUrl}: ${normalized.error}` };
   }
 
   const rawNode = get(SETTING_KEYS.nodePath);
   let nodePath: string = SETTING_DEFAULTS.nodePath;
   if (typeof rawNode === 'string' && rawNode.trim() !== '') nodePath = rawNode.trim();
-  else if (rawNode !== undefined && rawNode !== null && rawNode !== '') problems.push(`${SETTING_KEYS.nodePath} must be a path; using "node"`);
+  else if (rawNode !== undefined && rawNode !== null && rawNode !== '')
+    problems.push(`${SETTING_KEYS.nodePath} must be a path; using "node"`);
 
   const rawEnabled = get(SETTING_KEYS.notificationsEnabled);
   let enabled: boolean = SETTING_DEFAULTS.notificationsEnabled;
   if (typeof rawEnabled === 'boolean') enabled = rawEnabled;
-  else if (rawEnabled !== undefined && rawEnabled !== null) problems.push(`${SETTING_KEYS.notificationsEnabled} must be true or false`);
+  else if (rawEnabled !== undefined && rawEnabled !== null)
+    problems.push(`${SETTING_KEYS.notificationsEnabled} must be true or false`);
 
   const rawPoll = get(SETTING_KEYS.pollIntervalSeconds);
   let seconds: number = SETTING_DEFAULTS.pollIntervalSeconds;
   if (typeof rawPoll === 'number' && Number.isFinite(rawPoll)) {
     seconds = Math.max(MIN_POLL_SECONDS, Math.round(rawPoll));
-    if (rawPoll < MIN_POLL_SECONDS) problems.push(`${SETTING_KEYS.pollIntervalSeconds} is at least ${MIN_POLL_SECONDS}`);
+    if (rawPoll < MIN_POLL_SECONDS)
+      problems.push(`${SETTING_KEYS.pollIntervalSeconds} is at least ${MIN_POLL_SECONDS}`);
   } else if (rawPoll !== undefined && rawPoll !== null) {
     problems.push(`${SETTING_KEYS.pollIntervalSeconds} must be a number of seconds`);
   }

@@ -8,7 +8,10 @@ import { asApiError } from './api-error';
 import type { CurrentUser } from '../../contract/api/host';
 import { CHANGE_REQUEST_STATUSES } from '../../contract/api/vocabulary';
 
-type SnapshotClient = Pick<ApiClient, 'getChangeRequest' | 'getEvaluation' | 'listChecks' | 'listReviews' | 'listComments' | 'listChanges' | 'request'>;
+type SnapshotClient = Pick<
+  ApiClient,
+  'getChangeRequest' | 'getEvaluation' | 'listChecks' | 'listReviews' | 'listComments' | 'listChanges' | 'request'
+>;
 
 /** Status moves kept for the timeline (the latest ones). */
 export const HISTORY_LIMIT = 200;
@@ -47,7 +50,12 @@ export function lifecycleMoves(entries: readonly ChangelogEntry[]): LifecycleMov
 
 /** The request's status moves from the changelog; null when the caller may not read it (or it cannot be read). */
 async function loadHistory(client: SnapshotClient, changeRequestId: number): Promise<LifecycleMove[] | null> {
-  const query = new URLSearchParams({ changed_object_type: CHANGE_REQUEST_TYPE, changed_object_id: String(changeRequestId), ordering: '-time', limit: String(HISTORY_LIMIT) });
+  const query = new URLSearchParams({
+    changed_object_type: CHANGE_REQUEST_TYPE,
+    changed_object_id: String(changeRequestId),
+    ordering: '-time',
+    limit: String(HISTORY_LIMIT),
+  });
   try {
     const page = changelogPage.safeParse(await client.request('GET', `/api/core/object-changes/?${query}`));
     return page.success ? lifecycleMoves(page.data.results) : null;
@@ -56,7 +64,12 @@ async function loadHistory(client: SnapshotClient, changeRequestId: number): Pro
   }
 }
 
-export async function loadSnapshot(client: SnapshotClient, changeRequestId: number, me: Pick<CurrentUser, 'id' | 'username' | 'display'>, now: () => Date = () => new Date()): Promise<ChangeRequestSnapshot> {
+export async function loadSnapshot(
+  client: SnapshotClient,
+  changeRequestId: number,
+  me: Pick<CurrentUser, 'id' | 'username' | 'display'>,
+  now: () => Date = () => new Date(),
+): Promise<ChangeRequestSnapshot> {
   const cr = await client.getChangeRequest(changeRequestId);
   const problems: string[] = [];
   const part = async <T>(what: string, load: () => Promise<T>, fallback: T): Promise<T> => {
@@ -80,8 +93,15 @@ export async function loadSnapshot(client: SnapshotClient, changeRequestId: numb
     me: { id: me.id, username: me.username, display: me.display },
     changeRequest: cr,
     evaluation,
-    checks: [...checks].sort((a, b) => Number(b.blocks_merge) - Number(a.blocks_merge) || Number(b.required) - Number(a.required) || a.name.localeCompare(b.name)),
-    changes: [...changes].sort((a, b) => a.object_type.localeCompare(b.object_type) || a.object_repr.localeCompare(b.object_repr) || a.id - b.id),
+    checks: [...checks].sort(
+      (a, b) =>
+        Number(b.blocks_merge) - Number(a.blocks_merge) ||
+        Number(b.required) - Number(a.required) ||
+        a.name.localeCompare(b.name),
+    ),
+    changes: [...changes].sort(
+      (a, b) => a.object_type.localeCompare(b.object_type) || a.object_repr.localeCompare(b.object_repr) || a.id - b.id,
+    ),
     comments: [...comments].sort((a, b) => a.created.localeCompare(b.created) || a.id - b.id),
     reviews: [...reviews].sort((a, b) => a.created.localeCompare(b.created) || a.id - b.id),
     history,

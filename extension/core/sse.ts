@@ -102,7 +102,11 @@ export class SseParser {
       this.event = '';
       return null;
     }
-    const message: SseMessage = { event: this.event || 'message', data: this.data.join('\n'), lastEventId: this.lastEventId };
+    const message: SseMessage = {
+      event: this.event || 'message',
+      data: this.data.join('\n'),
+      lastEventId: this.lastEventId,
+    };
     if (retry !== undefined) message.retry = retry;
     this.data = [];
     this.event = '';
@@ -111,11 +115,13 @@ export class SseParser {
 }
 
 /** What a message of the change-control stream says: an event, a reset, or nothing we know. */
-export type StreamMessage = { kind: 'event'; event: StreamEvent } | { kind: 'reset' } | { kind: 'ignored'; why: string };
+export type StreamMessage =
+  { kind: 'event'; event: StreamEvent } | { kind: 'reset' } | { kind: 'ignored'; why: string };
 
 export function readStreamMessage(message: SseMessage): StreamMessage {
   if (message.event === STREAM_RESET) return { kind: 'reset' };
-  if (!(STREAM_EVENTS as readonly string[]).includes(message.event)) return { kind: 'ignored', why: `unknown event "${message.event.slice(0, 60)}"` };
+  if (!(STREAM_EVENTS as readonly string[]).includes(message.event))
+    return { kind: 'ignored', why: `unknown event "${message.event.slice(0, 60)}"` };
   let json: unknown;
   try {
     json = JSON.parse(message.data);

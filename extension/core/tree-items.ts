@@ -5,7 +5,15 @@ import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { StoreState } from './change-request-store';
 import { groupChangeRequests, isEmpty, type Group } from './grouping';
-import { CHECK_STATUS_VIEW, DECISION_VIEW, freezePhrase, type IconRef, PRIORITY_LABEL, queuePhrase, STATUS_VIEW } from '../../contract/labels';
+import {
+  CHECK_STATUS_VIEW,
+  DECISION_VIEW,
+  freezePhrase,
+  type IconRef,
+  PRIORITY_LABEL,
+  queuePhrase,
+  STATUS_VIEW,
+} from '../../contract/labels';
 import { exactTime, relativeTime } from '../../contract/time';
 
 export interface TreeItemData {
@@ -107,13 +115,32 @@ export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = 
 
 export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemData {
   const kind = check.required ? 'required' : 'advisory';
-  const description = [CHECK_STATUS_VIEW[check.status].label, check.outdated ? 'outdated' : '', kind, check.summary, check.completed ? relativeTime(check.completed, now) : ''].filter((p) => p).join(' · ');
-  const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${CHECK_STATUS_VIEW[check.status].label}`];
-  if (check.outdated) lines.push('', `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}); it no longer counts`);
+  const description = [
+    CHECK_STATUS_VIEW[check.status].label,
+    check.outdated ? 'outdated' : '',
+    kind,
+    check.summary,
+    check.completed ? relativeTime(check.completed, now) : '',
+  ]
+    .filter((p) => p)
+    .join(' · ');
+  const lines = [
+    `**${escapeMarkdown(check.label || check.name)}** (${kind})`,
+    '',
+    `Status: ${CHECK_STATUS_VIEW[check.status].label}`,
+  ];
+  if (check.outdated)
+    lines.push(
+      '',
+      `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}); it no longer counts`,
+    );
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
   if (check.objects.length > 0) {
-    lines.push('', ...check.objects.slice(0, 20).map((o) => `- ${escapeMarkdown(o.object_repr)}: ${escapeMarkdown(o.problem)}`));
+    lines.push(
+      '',
+      ...check.objects.slice(0, 20).map((o) => `- ${escapeMarkdown(o.object_repr)}: ${escapeMarkdown(o.problem)}`),
+    );
     if (check.objects.length > 20) lines.push(`- and ${check.objects.length - 20} more`);
   }
   if (check.completed) lines.push('', `Result from ${when(check.completed, now)}`);
@@ -127,7 +154,9 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
     contextValue: `check;${check.required ? 'required' : 'advisory'};${hasDetails ? 'details;' : ''}`,
     // The objects the result names (mergeable: what would conflict or fail to apply) are its rows.
     collapsible: check.objects.length > 0 ? 'expanded' : 'none',
-    command: hasDetails ? { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: [check.details_url] } : undefined,
+    command: hasDetails
+      ? { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: [check.details_url] }
+      : undefined,
   };
 }
 
@@ -158,7 +187,7 @@ export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: D
     tooltip: [
       `**${escapeMarkdown(title)}**`,
       '',
-      `Your review: ${DECISION_VIEW[review.decision].label}${review.stale ? ' (stale: the branch\'s changes differ from those you reviewed)' : ''}`,
+      `Your review: ${DECISION_VIEW[review.decision].label}${review.stale ? " (stale: the branch's changes differ from those you reviewed)" : ''}`,
       '',
       `Given ${when(review.last_updated, now)}${review.digest ? ` on digest ${review.digest.slice(0, 12)}` : ''}`,
     ].join('\n'),
@@ -198,7 +227,13 @@ export function nodeItem(node: TreeNode): TreeItemData {
     case 'review':
       return reviewItem(node.review, node.cr);
     case 'reviewSection':
-      return { id: `section:${node.id}${node.children.length ? '' : ':empty'}`, label: node.label, description: String(node.children.length), contextValue: 'section;', collapsible: node.children.length ? 'expanded' : 'none' };
+      return {
+        id: `section:${node.id}${node.children.length ? '' : ':empty'}`,
+        label: node.label,
+        description: String(node.children.length),
+        contextValue: 'section;',
+        collapsible: node.children.length ? 'expanded' : 'none',
+      };
     case 'message':
       return { ...messageItem(node.id, node.label, node.icon), command: node.command };
   }
@@ -209,7 +244,16 @@ export function nodeItem(node: TreeNode): TreeItemData {
 /** Change Requests: a row while loading (or to retry a failed first load), then the groups; none when there is no request at all (the welcome says so). */
 export function changeRequestRoots(state: Pick<StoreState, 'loaded' | 'error' | 'lists'>): TreeNode[] {
   if (!state.loaded) {
-    if (state.error) return [{ kind: 'message', id: 'load-failed', label: 'Retry loading change requests', icon: { id: 'refresh' }, command: { id: 'changeControl.refresh', title: 'Refresh', args: [] } }];
+    if (state.error)
+      return [
+        {
+          kind: 'message',
+          id: 'load-failed',
+          label: 'Retry loading change requests',
+          icon: { id: 'refresh' },
+          command: { id: 'changeControl.refresh', title: 'Refresh', args: [] },
+        },
+      ];
     return [{ kind: 'message', id: 'loading', label: 'Loading change requests…', icon: { id: 'loading~spin' } }];
   }
   if (isEmpty(state.lists)) return [];
@@ -220,23 +264,38 @@ export function changeRequestRoots(state: Pick<StoreState, 'loaded' | 'error' | 
 export function childNodes(node: TreeNode): TreeNode[] {
   if (node.kind === 'group') return node.group.items.map((cr) => ({ kind: 'changeRequest', cr, scope: node.group.id }));
   if (node.kind === 'reviewSection') return node.children;
-  if (node.kind === 'check') return node.check.objects.map((object) => ({ kind: 'checkObject', check: node.check, object }));
+  if (node.kind === 'check')
+    return node.check.objects.map((object) => ({ kind: 'checkObject', check: node.check, object }));
   return [];
 }
 
 /** Checks of the selected request; a row saying there are none (nothing when they failed to load: the view's message says why). */
 export function checkRoots(checks: readonly MergeCheck[], failed: boolean): TreeNode[] {
-  if (checks.length === 0) return failed ? [] : [{ kind: 'message', id: 'no-checks', label: 'No checks on this change request' }];
+  if (checks.length === 0)
+    return failed ? [] : [{ kind: 'message', id: 'no-checks', label: 'No checks on this change request' }];
   return checks.map((check) => ({ kind: 'check', check }));
 }
 
 /** My Reviews: the requests waiting for my review, and my reviews, the last updated first. */
-export function myReviewRoots(state: Pick<StoreState, 'loaded' | 'lists' | 'myReviews'>, byId: (id: number) => ChangeRequest | undefined): TreeNode[] {
+export function myReviewRoots(
+  state: Pick<StoreState, 'loaded' | 'lists' | 'myReviews'>,
+  byId: (id: number) => ChangeRequest | undefined,
+): TreeNode[] {
   if (!state.loaded) return [];
   const reviewed = [...state.myReviews].sort((a, b) => b.last_updated.localeCompare(a.last_updated));
   return [
-    { kind: 'reviewSection', id: 'waiting', label: 'Waiting for my review', children: waitingForMe(state.lists).map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-waiting' })) },
-    { kind: 'reviewSection', id: 'reviewed', label: 'Reviewed by me', children: reviewed.map((review) => ({ kind: 'review', review, cr: byId(review.change_request) })) },
+    {
+      kind: 'reviewSection',
+      id: 'waiting',
+      label: 'Waiting for my review',
+      children: waitingForMe(state.lists).map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-waiting' })),
+    },
+    {
+      kind: 'reviewSection',
+      id: 'reviewed',
+      label: 'Reviewed by me',
+      children: reviewed.map((review) => ({ kind: 'review', review, cr: byId(review.change_request) })),
+    },
   ];
 }
 
@@ -247,7 +306,9 @@ export function waitingForMe(lists: StoreState['lists']): ChangeRequest[] {
 
 /** The Change Requests view's badge: how many requests wait for my review. */
 export function reviewBadge(waiting: number): { value: number; tooltip: string } | undefined {
-  return waiting ? { value: waiting, tooltip: `${waiting} change request${waiting === 1 ? '' : 's'} waiting for your review` } : undefined;
+  return waiting
+    ? { value: waiting, tooltip: `${waiting} change request${waiting === 1 ? '' : 's'} waiting for your review` }
+    : undefined;
 }
 
 /** The change request id a command argument stands for: a tree node, an id, or nothing. */

@@ -22,7 +22,10 @@ const digests = new WeakMap<object, string>();
 export function changeDigest(change: Pick<ChangeDiff, 'action' | 'original' | 'modified'>): string {
   let digest = digests.get(change);
   if (digest === undefined) {
-    digest = createHash('sha256').update(stableJson({ action: change.action, original: change.original, modified: change.modified })).digest('hex').slice(0, 32);
+    digest = createHash('sha256')
+      .update(stableJson({ action: change.action, original: change.original, modified: change.modified }))
+      .digest('hex')
+      .slice(0, 32);
     digests.set(change, digest);
   }
   return digest;
@@ -36,11 +39,18 @@ export function viewedStorageKey(serviceUrl: string, userId: number): string {
   return `changeControl.viewed:${serviceUrl}:${userId}`;
 }
 
-export function isViewed(marks: ViewedMarks | undefined, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>): boolean {
+export function isViewed(
+  marks: ViewedMarks | undefined,
+  change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>,
+): boolean {
   return marks?.[objectKey(change)] === changeDigest(change);
 }
 
-export function markViewed(marks: ViewedMarks | undefined, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>, viewed: boolean): ViewedMarks {
+export function markViewed(
+  marks: ViewedMarks | undefined,
+  change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>,
+  viewed: boolean,
+): ViewedMarks {
   const next = { ...(marks ?? {}) };
   if (viewed) next[objectKey(change)] = changeDigest(change);
   else delete next[objectKey(change)];
@@ -48,7 +58,10 @@ export function markViewed(marks: ViewedMarks | undefined, change: Pick<ChangeDi
 }
 
 /** The marks that still hold for these changes (a changed or vanished object loses its mark); `changed` says whether any was dropped. */
-export function pruneViewed(marks: ViewedMarks | undefined, changes: readonly Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>[]): { marks: ViewedMarks; changed: boolean } {
+export function pruneViewed(
+  marks: ViewedMarks | undefined,
+  changes: readonly Pick<ChangeDiff, 'object_type' | 'object_id' | 'action' | 'original' | 'modified'>[],
+): { marks: ViewedMarks; changed: boolean } {
   const current = new Map(changes.map((c) => [objectKey(c), changeDigest(c)]));
   const next: ViewedMarks = {};
   let changed = false;

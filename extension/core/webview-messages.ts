@@ -14,11 +14,24 @@ export const webviewToHost: z.ZodType<WebviewToHost> = z.discriminatedUnion('typ
   z.strictObject({ type: z.literal('openLink'), url: z.string().max(4000) }),
   z.strictObject({ type: z.literal('openDiff'), changeDiff: id }),
   z.strictObject({ type: z.literal('openAllChanges') }),
-  z.strictObject({ type: z.literal('addComment'), opId, changeDiff: id, text, parent: id.nullable(), attribute: z.string().min(1).max(200).nullable() }),
+  z.strictObject({
+    type: z.literal('addComment'),
+    opId,
+    changeDiff: id,
+    text,
+    parent: id.nullable(),
+    attribute: z.string().min(1).max(200).nullable(),
+  }),
   z.strictObject({ type: z.literal('editComment'), opId, commentId: id, text }),
   z.strictObject({ type: z.literal('deleteComment'), opId, commentId: id }),
   z.strictObject({ type: z.literal('setResolved'), opId, commentId: id, resolved: z.boolean() }),
-  z.strictObject({ type: z.literal('submitReview'), opId, decision: z.enum(REVIEW_DECISIONS), comment: text, reviewId: id.nullable() }),
+  z.strictObject({
+    type: z.literal('submitReview'),
+    opId,
+    decision: z.enum(REVIEW_DECISIONS),
+    comment: text,
+    reviewId: id.nullable(),
+  }),
   z.strictObject({ type: z.literal('panelAction'), opId, action: z.enum(PANEL_ACTIONS) }),
 ]);
 

@@ -35,7 +35,8 @@ export class BranchPreviews extends DisposableBase implements vscode.TextDocumen
     if (known !== undefined) return known;
     // A document restored with the window: read it once connected.
     const client = await this.connection.settledClient();
-    if (!client) return 'Not connected to the Change Control service: sign in, then run Preview Policies for Branch again.\n';
+    if (!client)
+      return 'Not connected to the Change Control service: sign in, then run Preview Policies for Branch again.\n';
     try {
       const text = previewMarkdown(await client.previewBranch(branchId));
       this.texts.set(branchId, text);

@@ -25,7 +25,11 @@ import { DisposableBase } from './disposable';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function changeUri(changeRequestId: number, side: ChangeSide, change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>): vscode.Uri {
+export function changeUri(
+  changeRequestId: number,
+  side: ChangeSide,
+  change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>,
+): vscode.Uri {
   return vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...changeDocument(changeRequestId, side, change) });
 }
 
@@ -56,11 +60,15 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     this._register(vscode.workspace.registerFileSystemProvider(DOCUMENT_SCHEME, this, { isCaseSensitive: true }));
     this._register(deps.cache.onDidChange((id, parts) => this.onData(id, parts)));
     // Signed out, open documents keep what they show; once connected again, they read it afresh.
-    this._register(deps.connection.onDidChange((state) => {
-      if (state.phase !== 'connected') return;
-      const events = vscode.workspace.textDocuments.filter((d) => refOf(d.uri)).map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri }));
-      if (events.length) this.changed.fire(events);
-    }));
+    this._register(
+      deps.connection.onDidChange((state) => {
+        if (state.phase !== 'connected') return;
+        const events = vscode.workspace.textDocuments
+          .filter((d) => refOf(d.uri))
+          .map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri }));
+        if (events.length) this.changed.fire(events);
+      }),
+    );
   }
 
   /** Tells open documents of a request that they changed (VS Code reads them again). */
@@ -71,7 +79,8 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     for (const doc of vscode.workspace.textDocuments) {
       const ref = refOf(doc.uri);
       if (!ref || ref.changeRequestId !== changeRequestId) continue;
-      if (ref.kind === 'change' ? parts.has('changes') : parts.has('request')) events.push({ type: vscode.FileChangeType.Changed, uri: doc.uri });
+      if (ref.kind === 'change' ? parts.has('changes') : parts.has('request'))
+        events.push({ type: vscode.FileChangeType.Changed, uri: doc.uri });
     }
     if (events.length) this.changed.fire(events);
   }
@@ -82,12 +91,17 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
 
   private unavailable(e: unknown): vscode.FileSystemError {
     const message = presentError('Reading the change request', e, { retryable: false }).message;
-    return asApiError(e).kind === 'notFound' ? vscode.FileSystemError.FileNotFound(message) : vscode.FileSystemError.Unavailable(message);
+    return asApiError(e).kind === 'notFound'
+      ? vscode.FileSystemError.FileNotFound(message)
+      : vscode.FileSystemError.Unavailable(message);
   }
 
   private async changeOf(uri: vscode.Uri, ref: Extract<DocumentRef, { kind: 'change' }>) {
     // Documents restored with the window are read before the connection is made.
-    if (!(await this.deps.connection.settledClient())) throw vscode.FileSystemError.Unavailable('Not connected to the Change Control service: sign in, then reopen this change.');
+    if (!(await this.deps.connection.settledClient()))
+      throw vscode.FileSystemError.Unavailable(
+        'Not connected to the Change Control service: sign in, then reopen this change.',
+      );
     let data;
     try {
       data = await this.deps.cache.ensure(ref.changeRequestId);
@@ -107,7 +121,13 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
       return { type: vscode.FileType.File, ctime: 0, mtime: known.mtime, size: encoder.encode(known.text).byteLength };
     }
     const { change, version } = await this.changeOf(uri, ref);
-    return { type: vscode.FileType.File, ctime: 0, mtime: version, size: encoder.encode(serializeState(change[ref.side])).byteLength, permissions: vscode.FilePermission.Readonly };
+    return {
+      type: vscode.FileType.File,
+      ctime: 0,
+      mtime: version,
+      size: encoder.encode(serializeState(change[ref.side])).byteLength,
+      permissions: vscode.FilePermission.Readonly,
+    };
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
@@ -141,7 +161,8 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
     const ref = refOf(uri);
     if (!ref) throw vscode.FileSystemError.FileNotFound(uri);
-    if (ref.kind !== 'description') throw vscode.FileSystemError.NoPermissions('A changed object is read-only here: change it in its branch.');
+    if (ref.kind !== 'description')
+      throw vscode.FileSystemError.NoPermissions('A changed object is read-only here: change it in its branch.');
     const client = this.deps.connection.client;
     if (!client) throw vscode.FileSystemError.Unavailable('Not connected to the Change Control service.');
     const text = decoder.decode(content);
@@ -153,7 +174,9 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     } catch (e) {
       const presented = presentError('Saving the description', e, { retryable: false });
       this.deps.log.warn(presented.message);
-      throw asApiError(e).kind === 'forbidden' ? vscode.FileSystemError.NoPermissions(presented.message) : vscode.FileSystemError.Unavailable(presented.message);
+      throw asApiError(e).kind === 'forbidden'
+        ? vscode.FileSystemError.NoPermissions(presented.message)
+        : vscode.FileSystemError.Unavailable(presented.message);
     }
     this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
     this.deps.onDescriptionSaved(ref.changeRequestId);
@@ -184,15 +207,19 @@ export class ChangeDecorations extends DisposableBase implements vscode.FileDeco
   constructor(private readonly cache: RequestDataCache) {
     super();
     this._register(vscode.window.registerFileDecorationProvider(this));
-    this._register(cache.onDidChange((_id, parts) => {
-      if (parts.has('changes')) this.changed.fire(undefined);
-    }));
+    this._register(
+      cache.onDidChange((_id, parts) => {
+        if (parts.has('changes')) this.changed.fire(undefined);
+      }),
+    );
   }
 
   provideFileDecoration(uri: vscode.Uri): vscode.FileDecoration | undefined {
     const ref = refOf(uri);
     if (ref?.kind !== 'change') return undefined;
-    const change = this.cache.get(ref.changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
+    const change = this.cache
+      .get(ref.changeRequestId)
+      ?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
     if (!change) return undefined;
     const look = CHANGE_DECORATION[changeKind(change)];
     return { badge: look.badge, tooltip: look.tooltip, color: new vscode.ThemeColor(look.color), propagate: false };

@@ -62,13 +62,17 @@ export class ChangeRequestPanel extends DisposableBase {
       title: panel.title,
     });
     this._register(panel.webview.onDidReceiveMessage((raw) => void this.onMessage(raw)));
-    this._register(panel.onDidChangeViewState((e) => {
-      if (e.webviewPanel.active && this.last) this.deps.onFocus(this.last);
-    }));
-    this._register(panel.onDidDispose(() => {
-      this.onDispose();
-      this.dispose();
-    }));
+    this._register(
+      panel.onDidChangeViewState((e) => {
+        if (e.webviewPanel.active && this.last) this.deps.onFocus(this.last);
+      }),
+    );
+    this._register(
+      panel.onDidDispose(() => {
+        this.onDispose();
+        this.dispose();
+      }),
+    );
   }
 
   private post(message: HostToWebview): void {
@@ -101,7 +105,11 @@ export class ChangeRequestPanel extends DisposableBase {
     const client = this.deps.connection.client;
     const me = this.deps.connection.user;
     if (!client || !me) {
-      this.post({ type: 'loadFailed', changeRequestId: this.changeRequestId, message: 'Not connected to the Change Control service. Sign in, then refresh.' });
+      this.post({
+        type: 'loadFailed',
+        changeRequestId: this.changeRequestId,
+        message: 'Not connected to the Change Control service. Sign in, then refresh.',
+      });
       return;
     }
     this.post({ type: 'loading', changeRequestId: this.changeRequestId });
@@ -129,7 +137,8 @@ export class ChangeRequestPanel extends DisposableBase {
         // A new webview (or one that lost track of the snapshots): it gets a whole snapshot next.
         this.ready = true;
         this.encoder.reset();
-        for (const m of this.queue.splice(0)) if (m.type !== 'snapshot' && m.type !== 'snapshotDelta') void this.panel.webview.postMessage(m);
+        for (const m of this.queue.splice(0))
+          if (m.type !== 'snapshot' && m.type !== 'snapshotDelta') void this.panel.webview.postMessage(m);
         await this.refresh();
         return;
       case 'refresh':
@@ -140,7 +149,12 @@ export class ChangeRequestPanel extends DisposableBase {
         else this.deps.log.warn(`refused to open a link from the webview: ${message.url.slice(0, 200)}`);
         return;
       case 'openDiff':
-        await this.runEditorCommand('changeControl.openChangeDiff', 'Opening the change in the diff editor', this.changeRequestId, message.changeDiff);
+        await this.runEditorCommand(
+          'changeControl.openChangeDiff',
+          'Opening the change in the diff editor',
+          this.changeRequestId,
+          message.changeDiff,
+        );
         return;
       case 'openAllChanges':
         await this.runEditorCommand('changeControl.openAllChanges', 'Opening all changes', this.changeRequestId);
@@ -177,7 +191,11 @@ export class ChangeRequestPanel extends DisposableBase {
       return;
     }
     if (op.type === 'deleteComment') {
-      const ok = await vscode.window.showWarningMessage('Delete this comment?', { modal: true, detail: 'It is removed for everyone.' }, 'Delete');
+      const ok = await vscode.window.showWarningMessage(
+        'Delete this comment?',
+        { modal: true, detail: 'It is removed for everyone.' },
+        'Delete',
+      );
       if (ok !== 'Delete') {
         this.post({ type: 'operationFailed', opId: op.opId, message: 'Not deleted.' });
         return;
@@ -195,4 +213,3 @@ export class ChangeRequestPanel extends DisposableBase {
     await this.refresh();
   }
 }
-

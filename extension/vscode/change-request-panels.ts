@@ -29,11 +29,16 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
       void existing.refresh();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(CHANGE_REQUEST_PANEL, title ?? `Change request #${changeRequestId}`, column, {
-      enableScripts: true,
-      enableFindWidget: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist')],
-    });
+    const panel = vscode.window.createWebviewPanel(
+      CHANGE_REQUEST_PANEL,
+      title ?? `Change request #${changeRequestId}`,
+      column,
+      {
+        enableScripts: true,
+        enableFindWidget: true,
+        localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist')],
+      },
+    );
     this.track(panel, changeRequestId);
   }
 
@@ -54,7 +59,10 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
 
   /** Reloads the panel of this request (or every panel). */
   async refresh(changeRequestId?: number): Promise<void> {
-    const targets = changeRequestId === undefined ? [...this.panels.values()] : [this.panels.get(changeRequestId)].filter((p) => p !== undefined);
+    const targets =
+      changeRequestId === undefined
+        ? [...this.panels.values()]
+        : [this.panels.get(changeRequestId)].filter((p) => p !== undefined);
     await Promise.all(targets.map((p) => p.refresh()));
   }
 }

@@ -6,7 +6,16 @@ import * as vscode from 'vscode';
 import type { ChangeDiff } from '../../contract/api/branching';
 import { presentError } from '../core/api-error';
 import { DOCUMENT_SCHEME, objectKey } from '../core/change-documents';
-import { adjacentChange, changedObjectItem, changedObjectsRoots, changeGroupItem, orphanThreadsItem, treeOrder, unviewedBadge, type ChangedObjectsNode } from '../core/changed-objects';
+import {
+  adjacentChange,
+  changedObjectItem,
+  changedObjectsRoots,
+  changeGroupItem,
+  orphanThreadsItem,
+  treeOrder,
+  unviewedBadge,
+  type ChangedObjectsNode,
+} from '../core/changed-objects';
 import { openThreadCounts } from '../core/comment-threads';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';
 import type { RequestDataCache } from '../core/request-data';
@@ -44,22 +53,36 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
 
   constructor(private readonly deps: ChangedObjectsDeps) {
     super();
-    this.view = this._register(vscode.window.createTreeView(VIEWS.changedObjects.id, { treeDataProvider: this, showCollapseAll: true, manageCheckboxStateManually: true }));
+    this.view = this._register(
+      vscode.window.createTreeView(VIEWS.changedObjects.id, {
+        treeDataProvider: this,
+        showCollapseAll: true,
+        manageCheckboxStateManually: true,
+      }),
+    );
     this._register(this.view.onDidChangeCheckboxState((e) => void this.onCheckboxes(e)));
-    this._register(deps.cache.onDidChange((id, parts) => {
-      if (id !== this.requestId) return;
-      if (parts.has('changes')) void this.prune();
-      this.update();
-    }));
-    this._register(deps.userState.onDidChangeViewed((id) => {
-      if (id === undefined || id === this.requestId) this.update();
-    }));
-    this._register(deps.userState.onDidChangePending((id) => {
-      if (id === undefined || id === this.requestId) this.update();
-    }));
-    this._register(deps.connection.onDidChange((state) => {
-      if (state.phase !== 'connected') this.show(undefined);
-    }));
+    this._register(
+      deps.cache.onDidChange((id, parts) => {
+        if (id !== this.requestId) return;
+        if (parts.has('changes')) void this.prune();
+        this.update();
+      }),
+    );
+    this._register(
+      deps.userState.onDidChangeViewed((id) => {
+        if (id === undefined || id === this.requestId) this.update();
+      }),
+    );
+    this._register(
+      deps.userState.onDidChangePending((id) => {
+        if (id === undefined || id === this.requestId) this.update();
+      }),
+    );
+    this._register(
+      deps.connection.onDidChange((state) => {
+        if (state.phase !== 'connected') this.show(undefined);
+      }),
+    );
     this._register(vscode.window.onDidChangeActiveTextEditor((editor) => this.followEditor(editor)));
     this.update();
   }
@@ -101,7 +124,9 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
   private followEditor(editor: vscode.TextEditor | undefined): void {
     const ref = editor && editor.document.uri.scheme === DOCUMENT_SCHEME ? refOf(editor.document.uri) : null;
     if (ref?.kind !== 'change') return;
-    const change = this.deps.cache.get(ref.changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
+    const change = this.deps.cache
+      .get(ref.changeRequestId)
+      ?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
     if (change) this.setCurrent(ref.changeRequestId, change.id);
   }
 
@@ -109,18 +134,28 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     this.currentChange = { changeRequestId, changeId };
     if (changeRequestId !== this.requestId) return;
     const node = this.nodes.get(changeId);
-    if (node && this.view.visible) void Promise.resolve(this.view.reveal(node, { select: true, focus: false })).catch(() => undefined);
+    if (node && this.view.visible)
+      void Promise.resolve(this.view.reveal(node, { select: true, focus: false })).catch(() => undefined);
   }
 
   /** The change Next (+1) or Previous (-1) opens, or a reason why there is none. */
   adjacent(direction: 1 | -1): { changeRequestId: number; change: ChangeDiff } | { none: string } {
     const id = this.requestId;
     const data = id === undefined ? undefined : this.deps.cache.get(id);
-    if (id === undefined || !data) return { none: 'Open a change request\'s changes first (Open All Changes, or a change in the Changed Objects view).' };
+    if (id === undefined || !data)
+      return {
+        none: "Open a change request's changes first (Open All Changes, or a change in the Changed Objects view).",
+      };
     if (data.changes.length === 0) return { none: 'This change request has no changes.' };
     const marks = this.deps.userState.viewedMarks(id);
     const current = this.currentChange?.changeRequestId === id ? this.currentChange.changeId : null;
-    const next = adjacentChange(treeOrder(data.changes), current, (c) => isViewed(marks, c), direction, this.isShown(id, current));
+    const next = adjacentChange(
+      treeOrder(data.changes),
+      current,
+      (c) => isViewed(marks, c),
+      direction,
+      this.isShown(id, current),
+    );
     if (!next) return { none: 'Every other change of this request is marked as viewed.' };
     return { changeRequestId: id, change: next };
   }
@@ -131,7 +166,11 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     return vscode.window.visibleTextEditors.some((e) => {
       const ref = refOf(e.document.uri);
       if (ref?.kind !== 'change' || ref.changeRequestId !== changeRequestId) return false;
-      return this.deps.cache.get(changeRequestId)?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }))?.id === changeId;
+      return (
+        this.deps.cache
+          .get(changeRequestId)
+          ?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }))?.id === changeId
+      );
     });
   }
 
@@ -145,7 +184,8 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     if (id === undefined) return;
     for (const [node, state] of e.items) {
       if (node.kind === 'change') await this.setViewed(id, node.change, state === vscode.TreeItemCheckboxState.Checked);
-      else if (node.kind === 'group') for (const c of node.group.changes) await this.setViewed(id, c, state === vscode.TreeItemCheckboxState.Checked);
+      else if (node.kind === 'group')
+        for (const c of node.group.changes) await this.setViewed(id, c, state === vscode.TreeItemCheckboxState.Checked);
     }
   }
 
@@ -154,7 +194,9 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     const data = id === undefined ? undefined : this.deps.cache.get(id);
     const cr = data?.changeRequest;
     this.view.description = cr ? cr.title || cr.branch_name : undefined;
-    const problem = this.loadError ?? (data?.errors.changes ? presentError('Loading the changes', data.errors.changes).message : undefined);
+    const problem =
+      this.loadError ??
+      (data?.errors.changes ? presentError('Loading the changes', data.errors.changes).message : undefined);
     this.view.message = problem;
     const marks = id === undefined ? {} : this.deps.userState.viewedMarks(id);
     this.rowData = { threads: openThreadCounts(data?.comments ?? []), marks };
@@ -173,7 +215,13 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
       }
       case 'change': {
         const { marks, threads } = this.rowData;
-        return toTreeItem(changedObjectItem(id, node.change, { threads: threads.get(node.change.id) ?? 0, viewed: isViewed(marks, node.change), now: new Date() }));
+        return toTreeItem(
+          changedObjectItem(id, node.change, {
+            threads: threads.get(node.change.id) ?? 0,
+            viewed: isViewed(marks, node.change),
+            now: new Date(),
+          }),
+        );
       }
       case 'orphans':
         return toTreeItem(orphanThreadsItem(id, node.count));
@@ -194,7 +242,11 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
       });
     }
     if (node) return [];
-    const roots = changedObjectsRoots(data && { changes: data.changes, branchDeleted: data.changeRequest.branch_deleted }, !!this.loadError, data?.changes.length ? this.deps.comments.orphans(id).length : 0);
+    const roots = changedObjectsRoots(
+      data && { changes: data.changes, branchDeleted: data.changeRequest.branch_deleted },
+      !!this.loadError,
+      data?.changes.length ? this.deps.comments.orphans(id).length : 0,
+    );
     this.nodes.clear();
     this.groupNodes.clear();
     for (const n of roots) if (n.kind === 'group') this.groupNodes.set(n.group.objectType, n);

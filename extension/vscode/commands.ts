@@ -65,9 +65,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   function client(): ApiClient | null {
     const c = connection.client;
     if (!c) {
-      void vscode.window.showInformationMessage('Sign in to the Change Control service first.', 'Sign In').then((choice) => {
-        if (choice) void vscode.commands.executeCommand('changeControl.signIn');
-      });
+      void vscode.window
+        .showInformationMessage('Sign in to the Change Control service first.', 'Sign In')
+        .then((choice) => {
+          if (choice) void vscode.commands.executeCommand('changeControl.signIn');
+        });
     }
     return c;
   }
@@ -77,7 +79,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   }
 
   async function afterChange(changeRequestId: number): Promise<void> {
-    await Promise.all([deps.refreshAll(), panels.refresh(changeRequestId), deps.cache.reload(changeRequestId, ['request'])]);
+    await Promise.all([
+      deps.refreshAll(),
+      panels.refresh(changeRequestId),
+      deps.cache.reload(changeRequestId, ['request']),
+    ]);
   }
 
   /** A change request chosen in a QuickPick among those the service allows `action` on. */
@@ -96,15 +102,25 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (action === 'merge') all = await inView(() => withLiveMergeState(c, all));
     const items = changeRequestPicks(all, action);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(action ? `No change request allows this for you now.` : 'There are no change requests.');
+      void vscode.window.showInformationMessage(
+        action ? `No change request allows this for you now.` : 'There are no change requests.',
+      );
       return undefined;
     }
-    const chosen = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
+    const chosen = await vscode.window.showQuickPick(items, {
+      placeHolder,
+      matchOnDescription: true,
+      matchOnDetail: true,
+    });
     return chosen?.value.id;
   }
 
   /** The fresh change request a command acts on, when the service allows `action` on it. */
-  async function target(arg: unknown, action: CallerAction | undefined, placeHolder: string): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined> {
+  async function target(
+    arg: unknown,
+    action: CallerAction | undefined,
+    placeHolder: string,
+  ): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined> {
     const c = client();
     if (!c) return undefined;
     const id = changeRequestIdOf(arg) ?? (await pick(action, placeHolder));
@@ -130,7 +146,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
    * An open branch: the one a view passed (`branchArg`, its id) or one chosen in a QuickPick,
    * with the change requests read beside it; undefined when there is none or the pick is dismissed.
    */
-  async function pickOpenBranch(c: ApiClient, branchArg: unknown, placeHolder: string): Promise<{ chosen: PickItem<Branch>; requests: ChangeRequest[] } | undefined> {
+  async function pickOpenBranch(
+    c: ApiClient,
+    branchArg: unknown,
+    placeHolder: string,
+  ): Promise<{ chosen: PickItem<Branch>; requests: ChangeRequest[] } | undefined> {
     const [branches, requests] = await inView(() => Promise.all([c.listBranches(), c.listChangeRequests()]));
     const open = branches.filter((b) => b.status !== 'merged' && b.status !== 'archived');
     if (open.length === 0) {
@@ -149,18 +169,29 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!t) return;
     const { c, cr } = t;
     if (action === 'abandon') {
-      const ok = await vscode.window.showWarningMessage(`Abandon "${title(cr)}"?`, { modal: true, detail: 'The change request closes. Someone allowed to may reopen it later, as a draft.' }, 'Abandon');
+      const ok = await vscode.window.showWarningMessage(
+        `Abandon "${title(cr)}"?`,
+        { modal: true, detail: 'The change request closes. Someone allowed to may reopen it later, as a draft.' },
+        'Abandon',
+      );
       if (ok !== 'Abandon') return;
     } else if (action === 'return_to_draft') {
-      const detail = cr.status === 'approved'
-        ? 'It is approved: returning it to draft closes the merge gate. Reviews are kept; resubmitting picks up where it left off.'
-        : 'Reviewers are no longer asked. Reviews are kept; resubmitting picks up where it left off.';
-      const ok = await vscode.window.showWarningMessage(`Return "${title(cr)}" to draft?`, { modal: true, detail }, 'Return to Draft');
+      const detail =
+        cr.status === 'approved'
+          ? 'It is approved: returning it to draft closes the merge gate. Reviews are kept; resubmitting picks up where it left off.'
+          : 'Reviewers are no longer asked. Reviews are kept; resubmitting picks up where it left off.';
+      const ok = await vscode.window.showWarningMessage(
+        `Return "${title(cr)}" to draft?`,
+        { modal: true, detail },
+        'Return to Draft',
+      );
       if (ok !== 'Return to Draft') return;
     }
     await reporter.guarded(`${words.doing} "${title(cr)}"`, async () => {
       const updated = await inView(() => c.lifecycle(cr.id, LIFECYCLE_OF[action]!));
-      void vscode.window.showInformationMessage(`"${title(updated)}" ${words.done} (now ${STATUS_VIEW[updated.status].label}).`);
+      void vscode.window.showInformationMessage(
+        `"${title(updated)}" ${words.done} (now ${STATUS_VIEW[updated.status].label}).`,
+      );
       await afterChange(cr.id);
     });
   }
@@ -201,11 +232,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           show(await c.getChangeRequest(existing.id));
           return;
         }
-        const newTitle = await vscode.window.showInputBox({ title: `Open a change request for ${chosen.value.name}`, prompt: 'Title', value: chosen.value.name, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'A title, please') });
+        const newTitle = await vscode.window.showInputBox({
+          title: `Open a change request for ${chosen.value.name}`,
+          prompt: 'Title',
+          value: chosen.value.name,
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.trim() ? undefined : 'A title, please'),
+        });
         if (newTitle === undefined) return;
-        const ref = await vscode.window.showInputBox({ title: `Open a change request for ${chosen.value.name}`, prompt: 'External reference (ticket or change number), optional', ignoreFocusOut: true });
+        const ref = await vscode.window.showInputBox({
+          title: `Open a change request for ${chosen.value.name}`,
+          prompt: 'External reference (ticket or change number), optional',
+          ignoreFocusOut: true,
+        });
         if (ref === undefined) return;
-        const created = await inView(() => c.createChangeRequest({ branch: chosen.value.id, title: newTitle.trim(), ref: ref.trim() || undefined }));
+        const created = await inView(() =>
+          c.createChangeRequest({ branch: chosen.value.id, title: newTitle.trim(), ref: ref.trim() || undefined }),
+        );
         void vscode.window.showInformationMessage(`Change request "${title(created)}" opened as a draft.`);
         show(created);
         await deps.refreshAll();
@@ -227,8 +270,18 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await reporter.guarded(`Reviewing "${title(cr)}"`, async () => {
         const me = connection.user;
         const mine = me ? (await c.listReviews(cr.id)).find((r) => r.reviewer.id === me.id) : undefined;
-        await inView(() => performWrite(c, cr.id, { type: 'submitReview', opId: 'palette', decision, comment, reviewId: mine?.id ?? null }));
-        void vscode.window.showInformationMessage(`Your review (${DECISION_VIEW[decision].label}) is recorded on "${title(cr)}".`);
+        await inView(() =>
+          performWrite(c, cr.id, {
+            type: 'submitReview',
+            opId: 'palette',
+            decision,
+            comment,
+            reviewId: mine?.id ?? null,
+          }),
+        );
+        void vscode.window.showInformationMessage(
+          `Your review (${DECISION_VIEW[decision].label}) is recorded on "${title(cr)}".`,
+        );
         await afterChange(cr.id);
       });
     },
@@ -260,12 +313,18 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const branchId = cr.branch;
       const ok = await vscode.window.showWarningMessage(
         `Merge "${title(cr)}"?`,
-        { modal: true, detail: `Branch ${cr.branch_name} is merged into main: its changes are applied to main and the change request is completed.` },
+        {
+          modal: true,
+          detail: `Branch ${cr.branch_name} is merged into main: its changes are applied to main and the change request is completed.`,
+        },
         'Merge',
       );
       if (ok !== 'Merge') return;
       await reporter.guarded(`Merging "${title(cr)}"`, async () => {
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` }, () => c.mergeBranch(branchId));
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` },
+          () => c.mergeBranch(branchId),
+        );
         void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
         await afterChange(cr.id);
       });
@@ -276,7 +335,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!t) return;
       const { c, cr } = t;
       if (!availability(cr, 'override').allowed) {
-        void vscode.window.showWarningMessage(`Cannot override "${title(cr)}": ${availability(cr, 'override').reason ?? 'not allowed.'}`);
+        void vscode.window.showWarningMessage(
+          `Cannot override "${title(cr)}": ${availability(cr, 'override').reason ?? 'not allowed.'}`,
+        );
         return;
       }
       const reason = await vscode.window.showInputBox({
@@ -289,13 +350,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (!reason?.trim()) return;
       const ok = await vscode.window.showWarningMessage(
         `Override and merge "${title(cr)}"?`,
-        { modal: true, detail: `Branch ${cr.branch_name} is merged into main although the gate refuses it. Reason: ${reason.trim()}` },
+        {
+          modal: true,
+          detail: `Branch ${cr.branch_name} is merged into main although the gate refuses it. Reason: ${reason.trim()}`,
+        },
         'Override and Merge',
       );
       if (ok !== 'Override and Merge') return;
       await reporter.guarded(`Overriding "${title(cr)}"`, async () => {
-        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name} past the gate…` }, () => c.overrideChangeRequest(cr.id, reason.trim()));
-        void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged; the override is recorded on the request.`);
+        await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name} past the gate…` },
+          () => c.overrideChangeRequest(cr.id, reason.trim()),
+        );
+        void vscode.window.showInformationMessage(
+          `Branch ${cr.branch_name} merged; the override is recorded on the request.`,
+        );
         await afterChange(cr.id);
       });
     },
@@ -316,13 +385,20 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       await inView(() => deps.refreshAll());
-      if (store.state.error) reporter.report('Loading change requests', store.state.error, () => vscode.commands.executeCommand('changeControl.refresh'));
+      if (store.state.error)
+        reporter.report('Loading change requests', store.state.error, () =>
+          vscode.commands.executeCommand('changeControl.refresh'),
+        );
     },
 
     'changeControl.search': async () => {
       const c = client();
       if (!c) return;
-      const q = await vscode.window.showInputBox({ title: 'Change Control: Search', prompt: 'Search change requests, reviews, comments, checks and policies', ignoreFocusOut: true });
+      const q = await vscode.window.showInputBox({
+        title: 'Change Control: Search',
+        prompt: 'Search change requests, reviews, comments, checks and policies',
+        ignoreFocusOut: true,
+      });
       if (!q?.trim()) return;
       await reporter.guarded('Searching', async () => {
         const { results, truncated } = await inView(() => c.search(q.trim()));
@@ -331,7 +407,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
           return;
         }
         const chosen = await vscode.window.showQuickPick(
-          results.map((r) => ({ label: r.display, description: r.object_type.replace(/^change_control\./, ''), detail: `${r.field}: ${r.value}`, value: r })),
+          results.map((r) => ({
+            label: r.display,
+            description: r.object_type.replace(/^change_control\./, ''),
+            detail: `${r.field}: ${r.value}`,
+            value: r,
+          })),
           { placeHolder: searchPlaceholder(q.trim(), results.length, truncated), matchOnDetail: true },
         );
         if (!chosen) return;
@@ -371,7 +452,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (raw === undefined) return;
       const n = normalizeBaseUrl(raw);
       if ('error' in n) return;
-      await vscode.workspace.getConfiguration().update(SETTING_KEYS.serverUrl, n.url, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration()
+        .update(SETTING_KEYS.serverUrl, n.url, vscode.ConfigurationTarget.Global);
       log.info(`${SETTING_KEYS.serverUrl} set to ${n.url}`);
       await connection.stopService();
       if (await connection.signIn()) await deps.refreshAll();
@@ -379,7 +462,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
     'changeControl.openCheckDetails': async (arg) => {
       const node = arg as Partial<TreeNode> | undefined;
-      const url = typeof arg === 'string' ? arg : node?.kind === 'check' && node.check ? node.check.details_url : undefined;
+      const url =
+        typeof arg === 'string' ? arg : node?.kind === 'check' && node.check ? node.check.details_url : undefined;
       if (!url || !isOpenableLink(url)) {
         void vscode.window.showWarningMessage('This check has no details link.');
         return;

@@ -80,14 +80,18 @@ export class ReviewComments extends DisposableBase {
     this.controller = this._register(vscode.comments.createCommentController(COMMENT_CONTROLLER, 'Change Control'));
     this.controller.options = { placeHolder: 'Comment on this attribute (Markdown)…', prompt: 'Comment on this line' };
     this.controller.commentingRangeProvider = { provideCommentingRanges: (doc) => this.commentingRanges(doc) };
-    this._register(deps.cache.onDidChange((id, parts) => {
-      if (parts.has('comments') || parts.has('changes') || parts.has('request')) this.render(id);
-    }));
-    this._register(deps.userState.onDidChangePending((id) => {
-      if (id === undefined) for (const tracked of deps.cache.tracked()) this.render(tracked);
-      else this.render(id);
-      void this.updateContext();
-    }));
+    this._register(
+      deps.cache.onDidChange((id, parts) => {
+        if (parts.has('comments') || parts.has('changes') || parts.has('request')) this.render(id);
+      }),
+    );
+    this._register(
+      deps.userState.onDidChangePending((id) => {
+        if (id === undefined) for (const tracked of deps.cache.tracked()) this.render(tracked);
+        else this.render(id);
+        void this.updateContext();
+      }),
+    );
     this._register(vscode.window.onDidChangeActiveTextEditor(() => void this.updateContext()));
     this._register({ dispose: () => this.removeAll() });
     void this.updateContext();
@@ -112,7 +116,12 @@ export class ReviewComments extends DisposableBase {
       return;
     }
     const drafts = this.deps.userState.pendingReview(changeRequestId)?.drafts ?? [];
-    const views = buildThreads({ comments: data.comments, drafts, changes: data.changes, me: { id: me.id, display: me.display || me.username } });
+    const views = buildThreads({
+      comments: data.comments,
+      drafts,
+      changes: data.changes,
+      me: { id: me.id, display: me.display || me.username },
+    });
     const canReply = data.changeRequest.actions.comment?.allowed ?? false;
     const seen = new Set<string>();
     for (const view of views) {
@@ -128,7 +137,10 @@ export class ReviewComments extends DisposableBase {
       }
       if (!shown) {
         const thread = this.controller.createCommentThread(uri, range, []);
-        thread.collapsibleState = view.resolved || view.outdated ? vscode.CommentThreadCollapsibleState.Collapsed : vscode.CommentThreadCollapsibleState.Expanded;
+        thread.collapsibleState =
+          view.resolved || view.outdated
+            ? vscode.CommentThreadCollapsibleState.Collapsed
+            : vscode.CommentThreadCollapsibleState.Expanded;
         this.ours.set(thread, { changeRequestId, key: view.key });
         shown = { thread, view, uri: uri.toString() };
         this.shown.set(id, shown);
@@ -187,7 +199,12 @@ export class ReviewComments extends DisposableBase {
     const me = this.deps.connection.user;
     if (!data || !me) return [];
     const drafts = this.deps.userState.pendingReview(changeRequestId)?.drafts ?? [];
-    return buildThreads({ comments: data.comments, drafts, changes: data.changes, me: { id: me.id, display: me.display } }).filter((t) => !t.place);
+    return buildThreads({
+      comments: data.comments,
+      drafts,
+      changes: data.changes,
+      me: { id: me.id, display: me.display },
+    }).filter((t) => !t.place);
   }
 
   /** The request the active editor shows, if it is one of ours. */
@@ -199,24 +216,46 @@ export class ReviewComments extends DisposableBase {
 
   private async updateContext(): Promise<void> {
     const id = this.activeRequest();
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.reviewing, id !== undefined && this.deps.userState.pendingReview(id) !== undefined);
+    await vscode.commands.executeCommand(
+      'setContext',
+      CONTEXT_KEYS.reviewing,
+      id !== undefined && this.deps.userState.pendingReview(id) !== undefined,
+    );
   }
 
   // ------------------------------------------------------------------ the comment widget's actions
 
   /** Where a reply goes: its request and change, and the thread (posted root or pending root) or the new thread's attribute. */
-  private target(reply: vscode.CommentReply): { changeRequestId: number; changeDiff: number; parent: number | null; parentDraft: string | null; attribute: string | null } {
+  private target(reply: vscode.CommentReply): {
+    changeRequestId: number;
+    changeDiff: number;
+    parent: number | null;
+    parentDraft: string | null;
+    attribute: string | null;
+  } {
     const known = this.ours.get(reply.thread);
     if (known) {
       const shown = this.shown.get(`${known.changeRequestId}/${known.key}`);
-      if (!shown || shown.view.changeDiff === null) throw new ApiError('invalid', 'This thread is no longer shown; refresh and try again.');
-      return { changeRequestId: known.changeRequestId, changeDiff: shown.view.changeDiff, parent: shown.view.rootId, parentDraft: shown.view.rootDraft, attribute: null };
+      if (!shown || shown.view.changeDiff === null)
+        throw new ApiError('invalid', 'This thread is no longer shown; refresh and try again.');
+      return {
+        changeRequestId: known.changeRequestId,
+        changeDiff: shown.view.changeDiff,
+        parent: shown.view.rootId,
+        parentDraft: shown.view.rootDraft,
+        attribute: null,
+      };
     }
     const ref = refOf(reply.thread.uri);
-    if (ref?.kind !== 'change' || ref.side === 'current') throw new ApiError('invalid', 'Comments go on the baseline or the branch side of a changed object.');
+    if (ref?.kind !== 'change' || ref.side === 'current')
+      throw new ApiError('invalid', 'Comments go on the baseline or the branch side of a changed object.');
     const data = this.deps.cache.get(ref.changeRequestId);
     const change = data?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
-    if (!change) throw new ApiError('invalid', 'This object is no longer among the changes of the request; refresh and try again.');
+    if (!change)
+      throw new ApiError(
+        'invalid',
+        'This object is no longer among the changes of the request; refresh and try again.',
+      );
     const line = reply.thread.range?.start.line ?? 0;
     const attribute = attributeAtLine(attributeSpans(serializeState(change[ref.side])), line);
     return { changeRequestId: ref.changeRequestId, changeDiff: change.id, parent: null, parentDraft: null, attribute };
@@ -238,8 +277,16 @@ export class ReviewComments extends DisposableBase {
     }
     const client = this.deps.connection.client;
     if (!client) throw new ApiError('signedOut', 'Not signed in.');
-    const created = await client.createComment({ change_request: t.changeRequestId, change_diff: t.changeDiff, text, parent: t.parent, attribute: t.parent === null ? t.attribute : undefined });
-    this.deps.log.info(`comment ${created.id} posted on change ${t.changeDiff}${created.attribute ? ` (${created.attribute})` : ''}`);
+    const created = await client.createComment({
+      change_request: t.changeRequestId,
+      change_diff: t.changeDiff,
+      text,
+      parent: t.parent,
+      attribute: t.parent === null ? t.attribute : undefined,
+    });
+    this.deps.log.info(
+      `comment ${created.id} posted on change ${t.changeDiff}${created.attribute ? ` (${created.attribute})` : ''}`,
+    );
     if (this.isNew(reply.thread)) reply.thread.dispose();
     await this.reloadComments(t.changeRequestId, created);
   }
@@ -247,7 +294,9 @@ export class ReviewComments extends DisposableBase {
   /** Starts the request's pending review and keeps this comment in it. */
   async startReview(reply: vscode.CommentReply): Promise<void> {
     const t = this.target(reply);
-    await this.deps.userState.updatePending(t.changeRequestId, (all) => startReview(all, t.changeRequestId, new Date()));
+    await this.deps.userState.updatePending(t.changeRequestId, (all) =>
+      startReview(all, t.changeRequestId, new Date()),
+    );
     await this.addDraft(reply, t);
   }
 
@@ -259,8 +308,15 @@ export class ReviewComments extends DisposableBase {
   private async addDraft(reply: vscode.CommentReply, t: ReturnType<ReviewComments['target']>): Promise<void> {
     const text = reply.text.trim();
     if (!text) return;
-    await this.deps.userState.updatePending(t.changeRequestId, (all) =>
-      addDraft(all, t.changeRequestId, { changeDiff: t.changeDiff, attribute: t.attribute, parent: t.parent, parentDraft: t.parentDraft, text }, new Date()).all,
+    await this.deps.userState.updatePending(
+      t.changeRequestId,
+      (all) =>
+        addDraft(
+          all,
+          t.changeRequestId,
+          { changeDiff: t.changeDiff, attribute: t.attribute, parent: t.parent, parentDraft: t.parentDraft, text },
+          new Date(),
+        ).all,
     );
     if (this.isNew(reply.thread)) reply.thread.dispose();
   }
@@ -296,7 +352,9 @@ export class ReviewComments extends DisposableBase {
     if (!text) throw new ApiError('invalid', 'A comment cannot be empty; delete it instead.');
     if (comment.view.draftKey) {
       const key = comment.view.draftKey;
-      await this.deps.userState.updatePending(comment.changeRequestId, (all) => editDraft(all, comment.changeRequestId, key, text));
+      await this.deps.userState.updatePending(comment.changeRequestId, (all) =>
+        editDraft(all, comment.changeRequestId, key, text),
+      );
     } else if (comment.view.id !== null) {
       const client = this.deps.connection.client;
       if (!client) throw new ApiError('signedOut', 'Not signed in.');
@@ -313,13 +371,18 @@ export class ReviewComments extends DisposableBase {
     const pending = comment.view.draftKey !== null;
     const ok = await vscode.window.showWarningMessage(
       pending ? 'Delete this pending comment?' : 'Delete this comment?',
-      { modal: true, detail: pending ? 'It was not posted; it is dropped from your review.' : 'It is removed for everyone.' },
+      {
+        modal: true,
+        detail: pending ? 'It was not posted; it is dropped from your review.' : 'It is removed for everyone.',
+      },
       'Delete',
     );
     if (ok !== 'Delete') return;
     if (comment.view.draftKey) {
       const key = comment.view.draftKey;
-      await this.deps.userState.updatePending(comment.changeRequestId, (all) => removeDraft(all, comment.changeRequestId, key));
+      await this.deps.userState.updatePending(comment.changeRequestId, (all) =>
+        removeDraft(all, comment.changeRequestId, key),
+      );
       return;
     }
     const client = this.deps.connection.client;
@@ -332,7 +395,8 @@ export class ReviewComments extends DisposableBase {
   async setResolved(thread: vscode.CommentThread, resolved: boolean): Promise<void> {
     const known = this.ours.get(thread);
     const shown = known ? this.shown.get(`${known.changeRequestId}/${known.key}`) : undefined;
-    if (!known || !shown || shown.view.rootId === null) throw new ApiError('invalid', 'Only a posted thread can be resolved.');
+    if (!known || !shown || shown.view.rootId === null)
+      throw new ApiError('invalid', 'Only a posted thread can be resolved.');
     const client = this.deps.connection.client;
     if (!client) throw new ApiError('signedOut', 'Not signed in.');
     await client.updateComment(shown.view.rootId, { resolved });

@@ -10,7 +10,14 @@ import { launchService, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
 import { hostOf, type ConnectionState } from '../core/connection-state';
 import type { CurrentUser } from '../../contract/api/host';
-import { BUNDLED_ADMIN_SECRET, parseSettingsFrom, SETTING_KEYS, tokenSecretKey, type ConnectionTarget, type Settings } from '../core/settings';
+import {
+  BUNDLED_ADMIN_SECRET,
+  parseSettingsFrom,
+  SETTING_KEYS,
+  tokenSecretKey,
+  type ConnectionTarget,
+  type Settings,
+} from '../core/settings';
 import { DisposableBase } from './disposable';
 
 // Loaded with the first client: the API client and the schemas it parses answers with (zod) are
@@ -71,7 +78,9 @@ export class Connection extends DisposableBase {
   private set(state: ConnectionState): void {
     this.current = state;
     if (state.phase !== 'connected') this.authed = null;
-    this.log.info(`connection: ${state.phase}${'serviceUrl' in state && state.serviceUrl ? ` (${state.serviceUrl})` : ''}`);
+    this.log.info(
+      `connection: ${state.phase}${'serviceUrl' in state && state.serviceUrl ? ` (${state.serviceUrl})` : ''}`,
+    );
     void this.setContext();
     this.changed.fire(state);
   }
@@ -137,13 +146,20 @@ export class Connection extends DisposableBase {
     } catch (e) {
       if (generation !== this.generation) return;
       const error = asApiError(e);
-      const message = error.kind === 'badCredentials' ? `The service refused the stored token (${error.message}). Sign in again.` : presentError('Connecting', error).message;
+      const message =
+        error.kind === 'badCredentials'
+          ? `The service refused the stored token (${error.message}). Sign in again.`
+          : presentError('Connecting', error).message;
       this.set({ phase: 'failed', serviceUrl: url, bundled: target.mode === 'bundled', message });
     }
   }
 
   /** The URL of the service to use, starting the bundled one when needed; undefined after a failure (already shown). */
-  private async serviceUrl(target: ConnectionTarget, nodePath: string, generation: number): Promise<string | undefined> {
+  private async serviceUrl(
+    target: ConnectionTarget,
+    nodePath: string,
+    generation: number,
+  ): Promise<string | undefined> {
     if (target.mode === 'remote') return target.url;
     if (!this.service || this.service.nodePath !== nodePath) {
       await this.stopService();
@@ -171,7 +187,12 @@ export class Connection extends DisposableBase {
           this.service = undefined;
           this.log.warn(`the bundled service exited (${signal ?? `code ${code}`})`);
           if (this.current.phase !== 'signedOut' || this.settings().connection.mode === 'bundled') {
-            this.set({ phase: 'failed', serviceUrl: null, bundled: true, message: `The bundled service stopped (${signal ?? `exit code ${code}`}). Refresh to start it again.` });
+            this.set({
+              phase: 'failed',
+              serviceUrl: null,
+              bundled: true,
+              message: `The bundled service stopped (${signal ?? `exit code ${code}`}). Refresh to start it again.`,
+            });
           }
         });
       },
@@ -187,7 +208,13 @@ export class Connection extends DisposableBase {
     const dbPath = join(this.context.globalStorageUri.fsPath, 'change-control.sqlite3');
     const serverScript = this.context.asAbsolutePath(join('dist', 'server.js'));
     this.log.info(`starting the bundled service: ${nodePath} ${serverScript} --port 0 --db ${dbPath}`);
-    const svc = await launchService({ nodePath, serverScript, dbPath, adminToken, log: (line) => this.log.info(`[service] ${line}`) });
+    const svc = await launchService({
+      nodePath,
+      serverScript,
+      dbPath,
+      adminToken,
+      log: (line) => this.log.info(`[service] ${line}`),
+    });
     this.log.info(`the bundled service listens on ${svc.url} (pid ${svc.pid})`);
     return svc;
   }
@@ -219,7 +246,8 @@ export class Connection extends DisposableBase {
     if (!key) return null;
     const stored = await this.context.secrets.get(key);
     if (stored) return stored;
-    if (target.mode === 'bundled' && !this.context.globalState.get<boolean>(SIGNED_OUT_OF_BUNDLED)) return this.bundledAdminToken();
+    if (target.mode === 'bundled' && !this.context.globalState.get<boolean>(SIGNED_OUT_OF_BUNDLED))
+      return this.bundledAdminToken();
     return null;
   }
 
@@ -237,26 +265,61 @@ export class Connection extends DisposableBase {
     const url = await this.serviceUrl(target, settings.nodePath, this.generation);
     if (!url) {
       const state = this.current;
-      void vscode.window.showErrorMessage(state.phase === 'failed' ? state.message : 'The service could not be started.', 'Show Logs').then((c) => c && this.log.show(true));
+      void vscode.window
+        .showErrorMessage(state.phase === 'failed' ? state.message : 'The service could not be started.', 'Show Logs')
+        .then((c) => c && this.log.show(true));
       return false;
     }
     type Way = 'token' | 'password' | 'admin';
     const ways: (vscode.QuickPickItem & { way: Way })[] = [
       { label: '$(key) Sign in with a token', detail: 'Paste an API token of the service.', way: 'token' },
-      { label: '$(person) Sign in with username and password', detail: 'A new token is made for you (tokens/provision).', way: 'password' },
+      {
+        label: '$(person) Sign in with username and password',
+        detail: 'A new token is made for you (tokens/provision).',
+        way: 'password',
+      },
     ];
-    if (target.mode === 'bundled') ways.push({ label: '$(server) Use the bundled service as administrator', detail: 'The token the extension started the bundled service with.', way: 'admin' });
-    const way = await vscode.window.showQuickPick(ways, { title: `Sign in to ${target.mode === 'bundled' ? 'the bundled service' : hostOf(url)}`, placeHolder: 'How do you want to sign in?', ignoreFocusOut: true });
+    if (target.mode === 'bundled')
+      ways.push({
+        label: '$(server) Use the bundled service as administrator',
+        detail: 'The token the extension started the bundled service with.',
+        way: 'admin',
+      });
+    const way = await vscode.window.showQuickPick(ways, {
+      title: `Sign in to ${target.mode === 'bundled' ? 'the bundled service' : hostOf(url)}`,
+      placeHolder: 'How do you want to sign in?',
+      ignoreFocusOut: true,
+    });
     if (!way) return false;
 
     let token: string | undefined;
     const anonymous = this.makeClient(url, null);
     if (way.way === 'token') {
-      token = (await vscode.window.showInputBox({ title: 'Change Control: Sign In', prompt: 'API token', password: true, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Paste a token') }))?.trim();
+      token = (
+        await vscode.window.showInputBox({
+          title: 'Change Control: Sign In',
+          prompt: 'API token',
+          password: true,
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.trim() ? undefined : 'Paste a token'),
+        })
+      )?.trim();
     } else if (way.way === 'password') {
-      const username = (await vscode.window.showInputBox({ title: 'Change Control: Sign In', prompt: 'Username', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Enter your username') }))?.trim();
+      const username = (
+        await vscode.window.showInputBox({
+          title: 'Change Control: Sign In',
+          prompt: 'Username',
+          ignoreFocusOut: true,
+          validateInput: (v) => (v.trim() ? undefined : 'Enter your username'),
+        })
+      )?.trim();
       if (!username) return false;
-      const password = await vscode.window.showInputBox({ title: 'Change Control: Sign In', prompt: `Password of ${username}`, password: true, ignoreFocusOut: true });
+      const password = await vscode.window.showInputBox({
+        title: 'Change Control: Sign In',
+        prompt: `Password of ${username}`,
+        password: true,
+        ignoreFocusOut: true,
+      });
       if (!password) return false;
       try {
         token = await anonymous.provisionToken(username, password, TOKEN_DESCRIPTION);
@@ -282,7 +345,9 @@ export class Connection extends DisposableBase {
     if (target.mode === 'bundled') await this.context.globalState.update(SIGNED_OUT_OF_BUNDLED, false);
     await this.connect();
     if (this.current.phase === 'connected') {
-      void vscode.window.showInformationMessage(`Signed in to ${target.mode === 'bundled' ? 'the bundled Change Control service' : hostOf(url)} as ${user.username}.`);
+      void vscode.window.showInformationMessage(
+        `Signed in to ${target.mode === 'bundled' ? 'the bundled Change Control service' : hostOf(url)} as ${user.username}.`,
+      );
       return true;
     }
     return false;
@@ -291,7 +356,8 @@ export class Connection extends DisposableBase {
   private reportSignInFailure(e: unknown): void {
     const error = asApiError(e);
     this.log.error(`sign in: [${error.kind}] ${error.message}`);
-    const message = error.kind === 'badCredentials' ? `Sign in failed: ${error.message}` : presentError('Signing in', error).message;
+    const message =
+      error.kind === 'badCredentials' ? `Sign in failed: ${error.message}` : presentError('Signing in', error).message;
     void vscode.window.showErrorMessage(message, 'Sign In', 'Show Logs').then((choice) => {
       if (choice === 'Sign In') void vscode.commands.executeCommand('changeControl.signIn');
       else if (choice === 'Show Logs') this.log.show(true);

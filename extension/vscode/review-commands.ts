@@ -36,7 +36,11 @@ export interface ReviewCommandDeps {
   /** From commands.ts: the signed-in client (or a prompt to sign in), a request picked or given, progress in the view, refresh after a change. */
   client(): ApiClient | null;
   pick(action: CallerAction | undefined, placeHolder: string): Promise<number | undefined>;
-  target(arg: unknown, action: CallerAction | undefined, placeHolder: string): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined>;
+  target(
+    arg: unknown,
+    action: CallerAction | undefined,
+    placeHolder: string,
+  ): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined>;
   inView<T>(work: () => Promise<T>): Thenable<T>;
   afterChange(changeRequestId: number): Promise<void>;
 }
@@ -48,7 +52,10 @@ function isCommentReply(arg: unknown): arg is vscode.CommentReply {
 }
 
 /** A QuickPick with nothing chosen in advance: Enter alone picks nothing. */
-export function pickWithoutDefault<T>(items: PickItem<T>[], opts: { title: string; placeholder: string }): Promise<PickItem<T> | undefined> {
+export function pickWithoutDefault<T>(
+  items: PickItem<T>[],
+  opts: { title: string; placeholder: string },
+): Promise<PickItem<T> | undefined> {
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<PickItem<T> & vscode.QuickPickItem>();
     qp.items = items;
@@ -73,7 +80,10 @@ export function pickWithoutDefault<T>(items: PickItem<T>[], opts: { title: strin
 }
 
 /** The decision and its comment for a review (Request changes needs one); undefined when cancelled. */
-export async function askDecision(crTitle: string, opts: { drafts?: number } = {}): Promise<{ decision: ReviewDecision; comment: string } | undefined> {
+export async function askDecision(
+  crTitle: string,
+  opts: { drafts?: number } = {},
+): Promise<{ decision: ReviewDecision; comment: string } | undefined> {
   const decision = await pickWithoutDefault(DECISION_PICKS, {
     title: `Review "${crTitle}"${opts.drafts ? ` (${opts.drafts} pending comment${opts.drafts === 1 ? '' : 's'})` : ''}`,
     placeholder: 'Your decision (choose one)',
@@ -93,9 +103,19 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
   const { cache, comments, changedObjects, userState, views, reporter, log } = deps;
 
   /** Opens one change in the diff editor (baseline ↔ branch, or main now ↔ branch). */
-  async function openDiff(changeRequestId: number, change: ChangeDiff, mode: 'change' | 'main' = 'change'): Promise<void> {
+  async function openDiff(
+    changeRequestId: number,
+    change: ChangeDiff,
+    mode: 'change' | 'main' = 'change',
+  ): Promise<void> {
     const [left, right] = diffSides(mode);
-    await vscode.commands.executeCommand('vscode.diff', changeUri(changeRequestId, left, change), changeUri(changeRequestId, right, change), diffTitle(change, mode), { preview: true });
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      changeUri(changeRequestId, left, change),
+      changeUri(changeRequestId, right, change),
+      diffTitle(change, mode),
+      { preview: true },
+    );
     changedObjects.show(changeRequestId);
     changedObjects.setCurrent(changeRequestId, change.id);
   }
@@ -126,9 +146,15 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     if (active !== undefined && pending.includes(active)) return active;
     if (pending.length === 1) return pending[0];
     if (pending.length > 1) {
-      const rows = await Promise.all(pending.map(async (id) => ({ id, data: await cache.ensure(id).catch(() => undefined) })));
+      const rows = await Promise.all(
+        pending.map(async (id) => ({ id, data: await cache.ensure(id).catch(() => undefined) })),
+      );
       const chosen = await vscode.window.showQuickPick(
-        rows.map(({ id, data }) => ({ label: data ? title(data.changeRequest) : `Change request #${id}`, description: `${userState.pendingReview(id)?.drafts.length ?? 0} pending comments`, id })),
+        rows.map(({ id, data }) => ({
+          label: data ? title(data.changeRequest) : `Change request #${id}`,
+          description: `${userState.pendingReview(id)?.drafts.length ?? 0} pending comments`,
+          id,
+        })),
         { placeHolder },
       );
       return chosen?.id;
@@ -139,7 +165,8 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
   const handlers = {
     'changeControl.openChangeDiff': async (arg: unknown, changeArg: unknown) => {
       let changeRequestId = changeRequestIdOf(arg);
-      if (changeRequestId === undefined) changeRequestId = await deps.pick(undefined, 'Change request whose change to open');
+      if (changeRequestId === undefined)
+        changeRequestId = await deps.pick(undefined, 'Change request whose change to open');
       if (changeRequestId === undefined) return;
       let change: ChangeDiff | undefined;
       if (typeof changeArg === 'number') {
@@ -155,7 +182,11 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
           return;
         }
         const chosen = await vscode.window.showQuickPick(
-          treeOrder(data.changes).map((c) => ({ label: c.object_repr, description: `${c.object_type} · ${CHANGE_ACTION_LABEL[c.action]}${c.conflicts?.length ? ' · conflicts' : ''}`, change: c })),
+          treeOrder(data.changes).map((c) => ({
+            label: c.object_repr,
+            description: `${c.object_type} · ${CHANGE_ACTION_LABEL[c.action]}${c.conflicts?.length ? ' · conflicts' : ''}`,
+            change: c,
+          })),
           { placeHolder: 'Change to open', matchOnDescription: true },
         );
         change = chosen?.change;
@@ -164,7 +195,10 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     },
 
     'changeControl.openAllChanges': async (arg: unknown) => {
-      const changeRequestId = changeRequestIdOf(arg) ?? changedObjects.changeRequestId ?? (await deps.pick(undefined, 'Change request whose changes to open'));
+      const changeRequestId =
+        changeRequestIdOf(arg) ??
+        changedObjects.changeRequestId ??
+        (await deps.pick(undefined, 'Change request whose changes to open'));
       if (changeRequestId === undefined) return;
       const data = await requestData(changeRequestId);
       if (data.changes.length === 0) {
@@ -183,7 +217,8 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     'changeControl.compareWithMain': async (arg: unknown, changeArg: unknown) => {
       const node = arg as { kind?: string; change?: ChangeDiff } | undefined;
       const changeRequestId = node?.kind === 'change' ? changedObjects.changeRequestId : changeRequestIdOf(arg);
-      const changeId = node?.kind === 'change' ? node.change?.id : typeof changeArg === 'number' ? changeArg : undefined;
+      const changeId =
+        node?.kind === 'change' ? node.change?.id : typeof changeArg === 'number' ? changeArg : undefined;
       if (changeRequestId === undefined || changeId === undefined) return;
       const change = await findChange(changeRequestId, changeId);
       if (!change) return;
@@ -259,17 +294,35 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
       const me = deps.connection.user;
       const mine = me && decision ? (await c.listReviews(cr.id)).find((r) => r.reviewer.id === me.id) : undefined;
       try {
-        const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting your review of "${title(cr)}"…` }, () =>
-          postPendingReview(c, { load: () => userState.pendingReview(cr.id), save: (r) => userState.updatePending(cr.id, (all) => (r ? { ...all, [cr.id]: r } : discardReview(all, cr.id))) }, cr.id, decision ? { ...decision, reviewId: mine?.id ?? null } : null),
+        const result = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: `Submitting your review of "${title(cr)}"…` },
+          () =>
+            postPendingReview(
+              c,
+              {
+                load: () => userState.pendingReview(cr.id),
+                save: (r) =>
+                  userState.updatePending(cr.id, (all) => (r ? { ...all, [cr.id]: r } : discardReview(all, cr.id))),
+              },
+              cr.id,
+              decision ? { ...decision, reviewId: mine?.id ?? null } : null,
+            ),
         );
-        const posted = result.posted.length ? ` with ${result.posted.length} comment${result.posted.length === 1 ? '' : 's'}` : '';
+        const posted = result.posted.length
+          ? ` with ${result.posted.length} comment${result.posted.length === 1 ? '' : 's'}`
+          : '';
         let gate = '';
         if (decision?.decision === 'approve') {
           const evaluation = await c.getEvaluation(cr.id).catch(() => null);
           const rules = evaluation?.policies.flatMap((p) => p.rules) ?? [];
-          if (rules.length) gate = ` (${rules.map((r) => `${r.name}: ${approvalsPhrase(r.approvals, r.min_reviews)}`).join('; ')})`;
+          if (rules.length)
+            gate = ` (${rules.map((r) => `${r.name}: ${approvalsPhrase(r.approvals, r.min_reviews)}`).join('; ')})`;
         }
-        void vscode.window.showInformationMessage(decision ? `Your review (${DECISION_VIEW[decision.decision].label}) is submitted on "${title(cr)}"${posted}${gate}.` : `Your comments are posted on "${title(cr)}"${posted}.`);
+        void vscode.window.showInformationMessage(
+          decision
+            ? `Your review (${DECISION_VIEW[decision.decision].label}) is submitted on "${title(cr)}"${posted}${gate}.`
+            : `Your comments are posted on "${title(cr)}"${posted}.`,
+        );
       } catch (e) {
         if (e instanceof PendingReviewError) {
           log.warn(`submitting the review of #${cr.id}: ${e.message}`);
@@ -290,7 +343,16 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
         return;
       }
       const n = pending.drafts.length;
-      const ok = await vscode.window.showWarningMessage('Discard your pending review?', { modal: true, detail: n ? `Its ${n} pending comment${n === 1 ? ' is' : 's are'} dropped; nothing was posted.` : 'Nothing was posted.' }, 'Discard');
+      const ok = await vscode.window.showWarningMessage(
+        'Discard your pending review?',
+        {
+          modal: true,
+          detail: n
+            ? `Its ${n} pending comment${n === 1 ? ' is' : 's are'} dropped; nothing was posted.`
+            : 'Nothing was posted.',
+        },
+        'Discard',
+      );
       if (ok !== 'Discard') return;
       await userState.updatePending(changeRequestId, (all) => discardReview(all, changeRequestId));
     },
@@ -323,12 +385,19 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
         title: 'Change Control: Create Branch',
         prompt: 'Name of the new branch',
         ignoreFocusOut: true,
-        validateInput: (v) => (!v.trim() ? 'A name, please' : v.trim().length > 100 ? 'At most 100 characters' : undefined),
+        validateInput: (v) =>
+          !v.trim() ? 'A name, please' : v.trim().length > 100 ? 'At most 100 characters' : undefined,
       });
       if (name === undefined) return;
-      const description = await vscode.window.showInputBox({ title: `Create branch ${name.trim()}`, prompt: 'Description (optional)', ignoreFocusOut: true });
+      const description = await vscode.window.showInputBox({
+        title: `Create branch ${name.trim()}`,
+        prompt: 'Description (optional)',
+        ignoreFocusOut: true,
+      });
       if (description === undefined) return;
-      const branch = await deps.inView(() => c.createBranch({ name: name.trim(), description: description.trim() || undefined }));
+      const branch = await deps.inView(() =>
+        c.createBranch({ name: name.trim(), description: description.trim() || undefined }),
+      );
       log.info(`branch ${branch.name} created (id ${branch.id}, schema ${branch.schema_id})`);
       const choice = await vscode.window.showInformationMessage(
         `Branch "${branch.name}" created. Write to it with the header X-NetBox-Branch: ${branch.schema_id}; then open its change request.`,

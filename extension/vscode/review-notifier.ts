@@ -26,7 +26,11 @@ export class ReviewNotifier extends DisposableBase {
     this._register(connection.onDidChange(() => this.restart()));
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(SETTING_KEYS.notificationsEnabled) || e.affectsConfiguration(SETTING_KEYS.pollIntervalSeconds)) this.restart();
+        if (
+          e.affectsConfiguration(SETTING_KEYS.notificationsEnabled) ||
+          e.affectsConfiguration(SETTING_KEYS.pollIntervalSeconds)
+        )
+          this.restart();
       }),
     );
     this._register({ dispose: () => this.stop() });
@@ -83,10 +87,13 @@ export class ReviewNotifier extends DisposableBase {
           void vscode.window.showInformationMessage(notificationMessage(n), 'Open').then(async (choice) => {
             if (choice !== 'Open') return;
             this.open(n.object_id);
-            await client.markNotificationRead(n.id).catch((e) => this.log.warn(`marking notification ${n.id} read: ${(e as Error).message}`));
+            await client
+              .markNotificationRead(n.id)
+              .catch((e) => this.log.warn(`marking notification ${n.id} read: ${(e as Error).message}`));
           });
         }
-        if (decision.more) void vscode.window.showInformationMessage(`${decision.more} more change requests wait for your review.`);
+        if (decision.more)
+          void vscode.window.showInformationMessage(`${decision.more} more change requests wait for your review.`);
       }
     } catch (e) {
       ok = false;
@@ -94,6 +101,7 @@ export class ReviewNotifier extends DisposableBase {
     } finally {
       this.running = false;
     }
-    if (!this.isDisposed && this.connection.state.phase === 'connected' && this.backoff) this.schedule(this.backoff.next(ok));
+    if (!this.isDisposed && this.connection.state.phase === 'connected' && this.backoff)
+      this.schedule(this.backoff.next(ok));
   }
 }

@@ -6,7 +6,9 @@ import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 
 export class ReviewCountStatus extends DisposableBase {
-  private readonly item = this._register(vscode.window.createStatusBarItem('changeControl.reviewCount', vscode.StatusBarAlignment.Left, 50));
+  private readonly item = this._register(
+    vscode.window.createStatusBarItem('changeControl.reviewCount', vscode.StatusBarAlignment.Left, 50),
+  );
 
   constructor(
     private readonly connection: Connection,

@@ -19,13 +19,21 @@ export function toTreeItem(data: TreeItemData): vscode.TreeItem {
     md.supportHtml = false;
     item.tooltip = md;
   }
-  if (data.icon) item.iconPath = new vscode.ThemeIcon(data.icon.id, data.icon.color ? new vscode.ThemeColor(data.icon.color) : undefined);
+  if (data.icon)
+    item.iconPath = new vscode.ThemeIcon(
+      data.icon.id,
+      data.icon.color ? new vscode.ThemeColor(data.icon.color) : undefined,
+    );
   item.contextValue = data.contextValue;
   if (data.checkbox) {
-    item.checkboxState = { state: data.checkbox.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked, tooltip: data.checkbox.tooltip };
+    item.checkboxState = {
+      state: data.checkbox.checked ? vscode.TreeItemCheckboxState.Checked : vscode.TreeItemCheckboxState.Unchecked,
+      tooltip: data.checkbox.tooltip,
+    };
   }
   if (data.resource) item.resourceUri = vscode.Uri.from({ scheme: DOCUMENT_SCHEME, ...data.resource });
-  if (data.command) item.command = { command: data.command.id, title: data.command.title, arguments: data.command.args };
+  if (data.command)
+    item.command = { command: data.command.id, title: data.command.title, arguments: data.command.args };
   return item;
 }
 

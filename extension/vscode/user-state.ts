@@ -19,10 +19,12 @@ export class UserState extends DisposableBase {
     private readonly memento: vscode.Memento,
   ) {
     super();
-    this._register(connection.onDidChange(() => {
-      this.pendingChanged.fire(undefined);
-      this.viewedChanged.fire(undefined);
-    }));
+    this._register(
+      connection.onDidChange(() => {
+        this.pendingChanged.fire(undefined);
+        this.viewedChanged.fire(undefined);
+      }),
+    );
   }
 
   /** The service (the bundled one is one service whatever its port) and the user, when connected. */

@@ -7,7 +7,15 @@ import type { ChangeRequestStore } from '../core/change-request-store';
 import { CONTEXT_KEYS, VIEWS } from '../core/commands';
 import { connectionDescription } from '../core/connection-state';
 import { isEmpty } from '../core/grouping';
-import { changeRequestRoots, checkRoots, childNodes, myReviewRoots, reviewBadge, waitingForMe, type TreeNode } from '../core/tree-items';
+import {
+  changeRequestRoots,
+  checkRoots,
+  childNodes,
+  myReviewRoots,
+  reviewBadge,
+  waitingForMe,
+  type TreeNode,
+} from '../core/tree-items';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 import { NodeTreeProvider } from './tree-view';
@@ -34,12 +42,31 @@ export class ChangeControlViews extends DisposableBase {
   ) {
     super();
     const connected = () => connection.state.phase === 'connected';
-    this.changeRequestsTree = this._register(new NodeTreeProvider({ roots: () => (connected() ? changeRequestRoots(store.state) : []), children: childNodes }));
-    this.checksTree = this._register(new NodeTreeProvider({ roots: () => (connected() && this.selected ? checkRoots(this.checkList, !!this.checksError) : []), children: childNodes }));
-    this.myReviewsTree = this._register(new NodeTreeProvider({ roots: () => (connected() ? myReviewRoots(store.state, (id) => store.byId(id)) : []), children: childNodes }));
-    this.changeRequests = this._register(vscode.window.createTreeView(VIEWS.changeRequests.id, { treeDataProvider: this.changeRequestsTree, showCollapseAll: true }));
+    this.changeRequestsTree = this._register(
+      new NodeTreeProvider({ roots: () => (connected() ? changeRequestRoots(store.state) : []), children: childNodes }),
+    );
+    this.checksTree = this._register(
+      new NodeTreeProvider({
+        roots: () => (connected() && this.selected ? checkRoots(this.checkList, !!this.checksError) : []),
+        children: childNodes,
+      }),
+    );
+    this.myReviewsTree = this._register(
+      new NodeTreeProvider({
+        roots: () => (connected() ? myReviewRoots(store.state, (id) => store.byId(id)) : []),
+        children: childNodes,
+      }),
+    );
+    this.changeRequests = this._register(
+      vscode.window.createTreeView(VIEWS.changeRequests.id, {
+        treeDataProvider: this.changeRequestsTree,
+        showCollapseAll: true,
+      }),
+    );
     this.checks = this._register(vscode.window.createTreeView(VIEWS.checks.id, { treeDataProvider: this.checksTree }));
-    this.myReviews = this._register(vscode.window.createTreeView(VIEWS.myReviews.id, { treeDataProvider: this.myReviewsTree }));
+    this.myReviews = this._register(
+      vscode.window.createTreeView(VIEWS.myReviews.id, { treeDataProvider: this.myReviewsTree }),
+    );
 
     const onSelect = (e: vscode.TreeViewSelectionChangeEvent<TreeNode>) => {
       const node = e.selection[0];
@@ -94,10 +121,19 @@ export class ChangeControlViews extends DisposableBase {
     const connected = state.phase === 'connected';
     this.changeRequests.description = connectionDescription(state);
     this.changeRequests.message =
-      state.phase === 'failed' ? state.message : connected && s.error ? presentError('Loading change requests', s.error).message : undefined;
+      state.phase === 'failed'
+        ? state.message
+        : connected && s.error
+          ? presentError('Loading change requests', s.error).message
+          : undefined;
     this.changeRequests.badge = reviewBadge(connected ? waitingForMe(s.lists).length : 0);
-    this.myReviews.message = connected && s.reviewsError ? presentError('Loading your reviews', s.reviewsError).message : undefined;
-    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.empty, connected && s.loaded && !s.error && isEmpty(s.lists));
+    this.myReviews.message =
+      connected && s.reviewsError ? presentError('Loading your reviews', s.reviewsError).message : undefined;
+    void vscode.commands.executeCommand(
+      'setContext',
+      CONTEXT_KEYS.empty,
+      connected && s.loaded && !s.error && isEmpty(s.lists),
+    );
     if (!connected) {
       this.selected = undefined;
       this.checkList = [];

@@ -29,7 +29,12 @@ export { sentWithNext } from './db/pg-client';
 export { isClaimed, withClaim } from './db/claims';
 export { commitSignal } from './db/commit-signals';
 export type { DatabaseKind } from './db/database';
-export { foldedLike, jsonArrayHasAny as jsonArrayHasAnyIn, jsonArrayHasColumn as jsonArrayHasColumnIn, valuesTable } from './db/portable';
+export {
+  foldedLike,
+  jsonArrayHasAny as jsonArrayHasAnyIn,
+  jsonArrayHasColumn as jsonArrayHasColumnIn,
+  valuesTable,
+} from './db/portable';
 export type { Queryable } from './db/database';
 export { createdRange, defineList, jsonListHasAny, lastUpdatedRange, likePattern, textContains } from './db/list';
 export { tableRows } from './db/table-rows';
@@ -46,10 +51,31 @@ export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributes
 export type { Attributes } from './objects/attributes';
 export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
 export { branchChangeBatches } from './objects/branch-change-batches-repository';
-export { BRANCH_DATA_TABLES, branchChangeRows, branchChanges, changesOf, branchChangesByIds, branchesTouching, existingBranchChangeIds, parseChangeRow, readyBranchesChanging, branchTouchesType, removeBranchChanges, removeChange, saveChange, savePremerge, touchedObjectTypes } from './objects/branch-changes-repository';
+export {
+  BRANCH_DATA_TABLES,
+  branchChangeRows,
+  branchChanges,
+  changesOf,
+  branchChangesByIds,
+  branchesTouching,
+  existingBranchChangeIds,
+  parseChangeRow,
+  readyBranchesChanging,
+  branchTouchesType,
+  removeBranchChanges,
+  removeChange,
+  saveChange,
+  savePremerge,
+  touchedObjectTypes,
+} from './objects/branch-changes-repository';
 export type { BranchChange } from './objects/branch-changes-repository';
 export { ensureBranchState, forgetBranchState } from './objects/branch-state';
-export { branchConflicts, branchMergeProblems, branchProblems, CHANGE_CONFLICTS_KEEPER } from './objects/change-conflicts-repository';
+export {
+  branchConflicts,
+  branchMergeProblems,
+  branchProblems,
+  CHANGE_CONFLICTS_KEEPER,
+} from './objects/change-conflicts-repository';
 export type { KeptProblems } from './objects/change-conflicts-repository';
 export { computeConflicts, mergeProblem } from './objects/conflicts';
 export type { BranchChangeWrite, BranchStateKeeper } from './objects/branch-state';

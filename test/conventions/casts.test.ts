@@ -33,7 +33,13 @@ describe('architecture: no casts to never', () => {
   it('finds none in the service, the extension, the webview, the contract, the tests or the bench', () => {
     const files = modules();
     assert.ok(files.length > 300, `read only ${files.length} modules`);
-    const offending = files.map((p) => [p, castsIn(readFileSync(join(ROOT, p), 'utf8'))] as const).filter(([, n]) => n > 0);
-    assert.deepEqual(offending.map(([p, n]) => `${p}: ${n}`), [], 'type the value instead (withTables<…>, the route definition, the node type)');
+    const offending = files
+      .map((p) => [p, castsIn(readFileSync(join(ROOT, p), 'utf8'))] as const)
+      .filter(([, n]) => n > 0);
+    assert.deepEqual(
+      offending.map(([p, n]) => `${p}: ${n}`),
+      [],
+      'type the value instead (withTables<…>, the route definition, the node type)',
+    );
   });
 });

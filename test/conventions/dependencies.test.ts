@@ -19,7 +19,18 @@ interface Violation {
 function cruise(extra: string[] = []): { violations: Violation[]; modules: number } {
   const out = execFileSync(
     process.execPath,
-    [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), '--config', '.dependency-cruiser.cjs', ...extra, '--output-type', 'json', 'contract', 'server', 'extension', 'webview'],
+    [
+      join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+      '--config',
+      '.dependency-cruiser.cjs',
+      ...extra,
+      '--output-type',
+      'json',
+      'contract',
+      'server',
+      'extension',
+      'webview',
+    ],
     { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   const result = JSON.parse(out) as { summary: { violations: Violation[]; totalCruised: number } };

@@ -15,7 +15,8 @@ interface BuildConfig {
   asciiOnly(code: string): string;
 }
 
-const buildConfig = async (): Promise<BuildConfig> => (await import(pathToFileURL(join(ROOT, 'esbuild.config.mjs')).href)) as BuildConfig;
+const buildConfig = async (): Promise<BuildConfig> =>
+  (await import(pathToFileURL(join(ROOT, 'esbuild.config.mjs')).href)) as BuildConfig;
 
 describe("conventions: the service's bundle", () => {
   it('is ASCII only, built as npm start builds it', async function () {
@@ -27,7 +28,11 @@ describe("conventions: the service's bundle", () => {
       const text = readFileSync(join(dir, 'server.js'), 'latin1');
       assert.ok(text.length > 100_000);
       const outside = /[^\x00-\x7f]/.exec(text);
-      assert.equal(outside, null, `non-ASCII at ${outside?.index}: ${text.slice((outside?.index ?? 0) - 60, (outside?.index ?? 0) + 20)}`);
+      assert.equal(
+        outside,
+        null,
+        `non-ASCII at ${outside?.index}: ${text.slice((outside?.index ?? 0) - 60, (outside?.index ?? 0) + 20)}`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

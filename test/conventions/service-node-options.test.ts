@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS, serviceEnvironmentWords } from '../../contract/service-node-options';
+import {
+  SERVICE_ENVIRONMENT,
+  SERVICE_NODE_OPTIONS,
+  serviceEnvironmentWords,
+} from '../../contract/service-node-options';
 
 const ROOT = resolve(__dirname, '../..');
 const options = SERVICE_NODE_OPTIONS.join(' ');
@@ -18,15 +22,21 @@ interface Start {
 
 /** Every `node … dist/server.js` that runs the service in a text (not its backup and restore commands). */
 function serviceStarts(text: string): Start[] {
-  return [...text.matchAll(/((?:\b[A-Za-z_]\w*=\S+ +)*)(?:\S*\/)?\bnode((?: +-[^\s]+)*) +dist\/server\.js(?! +(?:backup|restore)\b)/g)].map((m) => ({
+  return [
+    ...text.matchAll(
+      /((?:\b[A-Za-z_]\w*=\S+ +)*)(?:\S*\/)?\bnode((?: +-[^\s]+)*) +dist\/server\.js(?! +(?:backup|restore)\b)/g,
+    ),
+  ].map((m) => ({
     environment: m[1]!.trim().split(/ +/).filter(Boolean),
     options: m[2]!.trim(),
   }));
 }
 
-/** The variables a file sets for every start in it: systemd's `Environment=NAME=value`, Compose's `NAME: "value"`. */
+/** The variables a file sets for every start in it: systemd's `Environment=NAME=value`, Compose's `NAME: "value"` (or single quotes). */
 function declaredEnvironment(text: string): string[] {
-  return [...text.matchAll(/^Environment=(\w+=\S+)$/gm), ...text.matchAll(/^ +(\w+): "([^"]*)"$/gm)].map((m) => (m[2] === undefined ? m[1]! : `${m[1]}=${m[2]}`));
+  return [...text.matchAll(/^Environment=(\w+=\S+)$/gm), ...text.matchAll(/^ +(\w+): ["']([^"']*)["']$/gm)].map((m) =>
+    m[2] === undefined ? m[1]! : `${m[1]}=${m[2]}`,
+  );
 }
 
 function missingEnvironment(start: Start, declared: string[]): string[] {
@@ -37,7 +47,9 @@ function missingEnvironment(start: Start, declared: string[]): string[] {
 
 describe("conventions: the service's Node options and environment", () => {
   it('npm start runs the service with them', () => {
-    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     assert.deepEqual(serviceStarts(scripts.start!), [{ environment: serviceEnvironmentWords().split(' '), options }]);
   });
 
@@ -50,7 +62,11 @@ describe("conventions: the service's Node options and environment", () => {
       for (const start of serviceStarts(text)) {
         seen++;
         assert.equal(start.options, options, `${file}: node ${start.options} dist/server.js`);
-        assert.deepEqual(missingEnvironment(start, declared), [], `${file}: node ${start.options} dist/server.js without the service's environment`);
+        assert.deepEqual(
+          missingEnvironment(start, declared),
+          [],
+          `${file}: node ${start.options} dist/server.js without the service's environment`,
+        );
       }
     }
     assert.ok(seen >= 4, `only ${seen} command lines found`);
@@ -59,7 +75,9 @@ describe("conventions: the service's Node options and environment", () => {
   it('a start without the environment is found', () => {
     const [start] = serviceStarts('node --max-semi-space-size=4 dist/server.js --port 8000');
     assert.deepEqual(missingEnvironment(start!, []), [serviceEnvironmentWords()]);
-    const [given] = serviceStarts(`DATABASE_URL=postgres://x ${serviceEnvironmentWords()} node ${options} dist/server.js`);
+    const [given] = serviceStarts(
+      `DATABASE_URL=postgres://x ${serviceEnvironmentWords()} node ${options} dist/server.js`,
+    );
     assert.deepEqual(missingEnvironment(given!, []), []);
   });
 });

@@ -12,7 +12,13 @@ import { join, resolve } from 'node:path';
 const ROOT = resolve(__dirname, '../..');
 
 /** Where SQL belongs (the same places as the import rule `sql-only-in-repositories`). */
-const SQL_HOMES = [/^server\/host\/db\//, /^server\/plugins\/[^/]+\/db\//, /(^|\/|-)repository\.ts$/, /\/repositories\//, /(^|\/)list\.ts$/];
+const SQL_HOMES = [
+  /^server\/host\/db\//,
+  /^server\/plugins\/[^/]+\/db\//,
+  /(^|\/|-)repository\.ts$/,
+  /\/repositories\//,
+  /(^|\/)list\.ts$/,
+];
 
 const QUERY = /\.(selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(<[^`;]*>)?`/g;
 
@@ -29,17 +35,25 @@ function serverModules(): string[] {
 }
 
 describe('architecture: SQL only in repositories', () => {
-  const counts = new Map(serverModules().filter((p) => !SQL_HOMES.some((home) => home.test(p))).map((p) => [p, queriesIn(readFileSync(join(ROOT, p), 'utf8'))]));
+  const counts = new Map(
+    serverModules()
+      .filter((p) => !SQL_HOMES.some((home) => home.test(p)))
+      .map((p) => [p, queriesIn(readFileSync(join(ROOT, p), 'utf8'))]),
+  );
 
   it('counts queries written on a database handle (the check can fail)', () => {
     assert.equal(queriesIn("const row = await ctx.db\n  .selectFrom('users')\n  .selectAll();"), 1);
     assert.equal(queriesIn('await sql`select 1`.execute(db); await sql<{ n: number }>`select 2`.execute(db);'), 2);
-    assert.equal(queriesIn('// ctx.db.deleteFrom(\'users\') is a comment'), 0);
+    assert.equal(queriesIn("// ctx.db.deleteFrom('users') is a comment"), 0);
     assert.ok(counts.size > 50, `read only ${counts.size} modules`);
   });
 
   it('finds no query outside repositories, list declarations and the database layers', () => {
     const offending = [...counts].filter(([, n]) => n > 0).map(([p, n]) => `${p}: ${n}`);
-    assert.deepEqual(offending, [], 'move these queries into the repository of their concept as named, typed functions');
+    assert.deepEqual(
+      offending,
+      [],
+      'move these queries into the repository of their concept as named, typed functions',
+    );
   });
 });

@@ -8,13 +8,32 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type FrameLocator,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
-export const ARTIFACTS_DIR = path.resolve(process.env.CC_E2E_ARTIFACTS || path.join(REPO_ROOT, 'test-artifacts', 'e2e'));
-export const TOOLS_DIR = path.resolve(process.env.CC_E2E_TOOLS || path.join(os.homedir(), '.cache', 'change-control-e2e'));
+export const ARTIFACTS_DIR = path.resolve(
+  process.env.CC_E2E_ARTIFACTS || path.join(REPO_ROOT, 'test-artifacts', 'e2e'),
+);
+export const TOOLS_DIR = path.resolve(
+  process.env.CC_E2E_TOOLS || path.join(os.homedir(), '.cache', 'change-control-e2e'),
+);
 export const NODE24_BIN = path.join(TOOLS_DIR, 'node24', 'node_modules', 'node', 'bin', 'node');
-export const CODE_SERVER_ENTRY = path.join(TOOLS_DIR, 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const CODE_SERVER_ENTRY = path.join(
+  TOOLS_DIR,
+  'code-server',
+  'node_modules',
+  'code-server',
+  'out',
+  'node',
+  'entry.js',
+);
 export const CHROMIUM_BIN = process.env.CC_E2E_CHROMIUM || '/usr/bin/chromium';
 
 /** Chromium flags: no sandbox (root), no GPU, and no calls home (this machine's network is closed). */
@@ -109,7 +128,10 @@ export interface StartOptions {
 }
 
 export class E2EError extends Error {
-  constructor(message: string, readonly screenshot?: string) {
+  constructor(
+    message: string,
+    readonly screenshot?: string,
+  ) {
     super(screenshot ? `${message}\n  screenshot: ${screenshot}` : message);
     this.name = 'E2EError';
   }
@@ -136,7 +158,11 @@ export function descendants(pid: number): number[] {
   for (const entry of safeReaddir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat: string;
-    try { stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
     // pid (comm) state ppid ...; comm may hold spaces and parentheses.
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     const list = children.get(ppid) ?? [];
@@ -144,17 +170,31 @@ export function descendants(pid: number): number[] {
     children.set(ppid, list);
   }
   const out: number[] = [];
-  const walk = (p: number) => { for (const c of children.get(p) ?? []) { walk(c); out.push(c); } };
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      walk(c);
+      out.push(c);
+    }
+  };
   walk(pid);
   return out;
 }
 
 function safeReaddir(dir: string): string[] {
-  try { return fs.readdirSync(dir); } catch { return []; }
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function sleep(ms: number): Promise<void> {
@@ -168,8 +208,18 @@ function sleep(ms: number): Promise<void> {
 export async function killTree(pid: number, graceMs = 5_000): Promise<void> {
   const targets = new Set<number>([pid, ...descendants(pid)]);
   const signalAll = (sig: NodeJS.Signals) => {
-    try { process.kill(-pid, sig); } catch { /* group gone */ }
-    for (const p of targets) { try { process.kill(p, sig); } catch { /* gone */ } }
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      /* group gone */
+    }
+    for (const p of targets) {
+      try {
+        process.kill(p, sig);
+      } catch {
+        /* gone */
+      }
+    }
   };
   signalAll('SIGTERM');
   const deadline = Date.now() + graceMs;
@@ -208,7 +258,9 @@ function codeServerCli(args: string[], env: NodeJS.ProcessEnv, timeoutMs = TIMEO
   const res = spawnSync(NODE24_BIN, [CODE_SERVER_ENTRY, ...args], { env, encoding: 'utf8', timeout: timeoutMs });
   const out = `${res.stdout ?? ''}${res.stderr ?? ''}`;
   if (res.error || res.status !== 0) {
-    throw new E2EError(`code-server ${args.join(' ')} failed (status ${res.status}${res.error ? `, ${res.error.message}` : ''}):\n${out}`);
+    throw new E2EError(
+      `code-server ${args.join(' ')} failed (status ${res.status}${res.error ? `, ${res.error.message}` : ''}):\n${out}`,
+    );
   }
   return out;
 }
@@ -228,7 +280,9 @@ async function waitForHealthz(url: string, proc: ChildProcess, logFile: string, 
   let lastErr = '';
   while (Date.now() < deadline) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new E2EError(`code-server exited (${proc.exitCode ?? proc.signalCode}) before answering; log ${logFile}:\n${tail(logFile)}`);
+      throw new E2EError(
+        `code-server exited (${proc.exitCode ?? proc.signalCode}) before answering; log ${logFile}:\n${tail(logFile)}`,
+      );
     }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
@@ -239,15 +293,26 @@ async function waitForHealthz(url: string, proc: ChildProcess, logFile: string, 
     }
     await sleep(250);
   }
-  throw new E2EError(`code-server did not answer ${url} within ${timeoutMs} ms (${lastErr}); log ${logFile}:\n${tail(logFile)}`);
+  throw new E2EError(
+    `code-server did not answer ${url} within ${timeoutMs} ms (${lastErr}); log ${logFile}:\n${tail(logFile)}`,
+  );
 }
 
 function tail(file: string, lines = 30): string {
-  try { return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n'); } catch { return '(no log)'; }
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
 
 function safeName(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || 'shot';
+  return (
+    s
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 100) || 'shot'
+  );
 }
 
 /** Exact-or-pattern text matching used by the UI helpers. */
@@ -261,7 +326,12 @@ export async function expectText(locator: Locator, text: string | RegExp, timeou
   const deadline = Date.now() + timeout;
   let last = '';
   while (Date.now() < deadline) {
-    last = (await locator.first().innerText({ timeout: 1_000 }).catch(() => last)).trim();
+    last = (
+      await locator
+        .first()
+        .innerText({ timeout: 1_000 })
+        .catch(() => last)
+    ).trim();
     if (typeof text === 'string' ? last.includes(text) : text.test(last)) return last;
     await sleep(200);
   }
@@ -278,7 +348,10 @@ export function assertEqual<T>(actual: T, expected: T, what: string): void {
 // ------------------------------------------------------------------ quick input, as the page sees it
 
 /** A text pattern the page can rebuild (RegExp source and flags). */
-interface PagePattern { source: string; flags: string }
+interface PagePattern {
+  source: string;
+  flags: string;
+}
 
 /**
  * What a wait on the quick input widget waits for. The palette is the quick input whose value
@@ -297,8 +370,14 @@ type QuickInputCondition =
 
 /** What the quick input widget shows now. */
 export interface QuickInputState {
-  open: boolean; palette: boolean; value: string; title: string; placeholder: string; message: string;
-  labels: string[]; seq: number;
+  open: boolean;
+  palette: boolean;
+  value: string;
+  title: string;
+  placeholder: string;
+  message: string;
+  labels: string[];
+  seq: number;
 }
 
 /**
@@ -447,7 +526,10 @@ export class VSCode {
     fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
     if (opts.machineSettings && Object.keys(opts.machineSettings).length) {
       fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
-      fs.writeFileSync(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(opts.machineSettings, null, 2));
+      fs.writeFileSync(
+        path.join(userDataDir, 'Machine', 'settings.json'),
+        JSON.stringify(opts.machineSettings, null, 2),
+      );
     }
 
     // code-server writes a config file, logs and a device id under XDG folders: keep them in the temp folder.
@@ -474,8 +556,10 @@ export class VSCode {
     const logFd = fs.openSync(logFile, 'w');
     const args = [
       CODE_SERVER_ENTRY,
-      '--auth', 'none',
-      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--bind-addr',
+      `127.0.0.1:${port}`,
       '--disable-telemetry',
       '--disable-update-check',
       '--disable-workspace-trust',
@@ -487,7 +571,13 @@ export class VSCode {
     const proc = spawn(NODE24_BIN, args, { env, detached: true, stdio: ['ignore', logFd, logFd] });
     fs.closeSync(logFd);
     // Last resort if the test process dies without stop(): no stray code-server.
-    const onExit = () => { try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ } };
+    const onExit = () => {
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
     process.once('exit', onExit);
 
     let browser: Browser | undefined;
@@ -495,26 +585,49 @@ export class VSCode {
     try {
       await waitForHealthz(`http://127.0.0.1:${port}/healthz`, proc, logFile, TIMEOUTS.serverStart);
       browser = await chromium.launch({
-        executablePath: CHROMIUM_BIN, headless: true, args: CHROMIUM_ARGS, timeout: 60_000,
+        executablePath: CHROMIUM_BIN,
+        headless: true,
+        args: CHROMIUM_ARGS,
+        timeout: 60_000,
         // Chromium's crash handler and caches follow XDG: keep them out of $HOME too.
-        env: { ...process.env, XDG_CONFIG_HOME: path.join(tempRoot, 'xdg-config'), XDG_CACHE_HOME: path.join(tempRoot, 'xdg-cache') },
+        env: {
+          ...process.env,
+          XDG_CONFIG_HOME: path.join(tempRoot, 'xdg-config'),
+          XDG_CACHE_HOME: path.join(tempRoot, 'xdg-cache'),
+        },
       });
       const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1440, height: 900 } });
       context.setDefaultTimeout(TIMEOUTS.ui);
       // Anything the page asks of another host is refused and logged (there should be none).
       const offHost = fs.createWriteStream(path.join(artifactsDir, 'browser-blocked-requests.log'));
-      await context.route((u) => /^(https?|wss?):/.test(u.protocol) && !['127.0.0.1', 'localhost'].includes(u.hostname), (route) => {
-        offHost.write(`${route.request().url()}\n`);
-        return route.abort('blockedbyclient');
-      });
+      await context.route(
+        (u) => /^(https?|wss?):/.test(u.protocol) && !['127.0.0.1', 'localhost'].includes(u.hostname),
+        (route) => {
+          offHost.write(`${route.request().url()}\n`);
+          return route.abort('blockedbyclient');
+        },
+      );
       await context.addInitScript({ content: QUICK_INPUT_TRACKER });
       const page = await context.newPage();
       const consoleLog = fs.createWriteStream(path.join(artifactsDir, 'browser-console.log'));
       page.on('console', (m) => consoleLog.write(`[${m.type()}] ${m.text()}\n`));
       page.on('pageerror', (e) => consoleLog.write(`[pageerror] ${e.message}\n`));
       const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`;
-      const started = new VSCode(page, browser, context, proc, port, url, workspace, tempRoot, userDataDir,
-        extensionsDir, artifactsDir, opts.keepTemp ?? process.env.CC_E2E_KEEP === '1', log);
+      const started = new VSCode(
+        page,
+        browser,
+        context,
+        proc,
+        port,
+        url,
+        workspace,
+        tempRoot,
+        userDataDir,
+        extensionsDir,
+        artifactsDir,
+        opts.keepTemp ?? process.env.CC_E2E_KEEP === '1',
+        log,
+      );
       vscode = started;
       started.logStreams.push(offHost, consoleLog);
       process.removeListener('exit', onExit);
@@ -525,7 +638,11 @@ export class VSCode {
       if (vscode) {
         await vscode.stop();
       } else {
-        try { await browser?.close(); } catch { /* ignore */ }
+        try {
+          await browser?.close();
+        } catch {
+          /* ignore */
+        }
         await killTree(proc.pid!);
         process.removeListener('exit', onExit);
         if (!(opts.keepTemp ?? process.env.CC_E2E_KEEP === '1')) fs.rmSync(tempRoot, { recursive: true, force: true });
@@ -535,8 +652,13 @@ export class VSCode {
   }
 
   /** Installs .vsix files with code-server's CLI, then copies unpacked folders in. */
-  private static installExtensions(extensions: ExtensionSource[], baseArgs: string[], extensionsDir: string,
-    env: NodeJS.ProcessEnv, log: (line: string) => void): void {
+  private static installExtensions(
+    extensions: ExtensionSource[],
+    baseArgs: string[],
+    extensionsDir: string,
+    env: NodeJS.ProcessEnv,
+    log: (line: string) => void,
+  ): void {
     // Packaged extensions first, through code-server's CLI (which writes extensions.json)...
     for (const ext of extensions) {
       if (!('vsix' in ext)) continue;
@@ -557,7 +679,9 @@ export class VSCode {
       log(`copying ${src} -> ${dest}`);
       fs.cpSync(src, dest, { recursive: true, dereference: true });
       const listFile = path.join(extensionsDir, 'extensions.json');
-      const list: { identifier: { id: string } }[] = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, 'utf8')) : [];
+      const list: { identifier: { id: string } }[] = fs.existsSync(listFile)
+        ? JSON.parse(fs.readFileSync(listFile, 'utf8'))
+        : [];
       const entry = {
         identifier: { id },
         version: m.version,
@@ -581,7 +705,10 @@ export class VSCode {
       throw await this.failure(`workbench did not appear at ${this.url}: ${(e as Error).message}`, 'workbench-missing');
     }
     // Restricted Mode would disable the extension under test: say so at once.
-    const status = await this.page.locator('.part.statusbar').innerText().catch(() => '');
+    const status = await this.page
+      .locator('.part.statusbar')
+      .innerText()
+      .catch(() => '');
     if (/Restricted Mode/i.test(status)) {
       throw await this.failure('the workspace opened in Restricted Mode (workspace trust is on)', 'restricted-mode');
     }
@@ -601,7 +728,11 @@ export class VSCode {
   /** An error that carries a screenshot of the moment it happened. */
   async failure(message: string, shotName = 'failure'): Promise<E2EError> {
     let shot: string | undefined;
-    try { shot = await this.screenshot(`FAIL-${this.label ? `${this.label}-` : ''}${shotName}`); } catch { /* page gone */ }
+    try {
+      shot = await this.screenshot(`FAIL-${this.label ? `${this.label}-` : ''}${shotName}`);
+    } catch {
+      /* page gone */
+    }
     return new E2EError(message, shot);
   }
 
@@ -661,7 +792,8 @@ export class VSCode {
     const input = this.page.locator(VSCode.sel.quickInputBox);
     let why = '';
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      if (attempt > 1) this.log(`  ${this.label ? `${this.label}: ` : ''}palette for ${want}: ${why}; opening it again`);
+      if (attempt > 1)
+        this.log(`  ${this.label ? `${this.label}: ` : ''}palette for ${want}: ${why}; opening it again`);
       const patience = attempt < 3 ? 5_000 : TIMEOUTS.ui;
       await this.focusWorkbench();
       await this.page.keyboard.press('F1');
@@ -673,7 +805,9 @@ export class VSCode {
       await input.fill(query);
       // The palette lists the commands known when it opens: just after a reload, the commands of
       // view containers may come a moment later, so a palette that lacks the row is opened again.
-      if (!(await this.waitQuickInput([{ kind: 'open', palette: true, value: query, row: pagePattern(want) }], patience))) {
+      if (
+        !(await this.waitQuickInput([{ kind: 'open', palette: true, value: query, row: pagePattern(want) }], patience))
+      ) {
         why = `no palette row ${want} (${await this.describeQuickInput()})`;
         continue;
       }
@@ -707,7 +841,11 @@ export class VSCode {
   async expectQuickPick(label: string | RegExp): Promise<string[]> {
     return this.step(`QuickPick with ${label}`, async () => {
       const want = textMatcher(label);
-      await this.awaitQuickInput({ kind: 'open', palette: false, row: pagePattern(want) }, `QuickPick with a row ${want}`, { n: 0 });
+      await this.awaitQuickInput(
+        { kind: 'open', palette: false, row: pagePattern(want) },
+        `QuickPick with a row ${want}`,
+        { n: 0 },
+      );
       return (await this.quickInputState()).labels;
     });
   }
@@ -730,7 +868,9 @@ export class VSCode {
           await this.awaitQuickInput({ kind: 'open', palette: false }, 'QuickPick', reruns);
           await this.page.locator(VSCode.sel.quickInputBox).fill(opts.filter);
           if (!(await this.waitQuickInput([{ kind: 'open', palette: false, value: opts.filter, row }], TIMEOUTS.ui))) {
-            throw new Error(`no QuickPick row ${want} after typing ${JSON.stringify(opts.filter)} (${await this.describeQuickInput()})`);
+            throw new Error(
+              `no QuickPick row ${want} after typing ${JSON.stringify(opts.filter)} (${await this.describeQuickInput()})`,
+            );
           }
         }
         const before = await this.quickInputState();
@@ -742,7 +882,12 @@ export class VSCode {
           if ((await this.quickInputState()).open) throw e;
           continue;
         }
-        if (!(await this.waitQuickInput([{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }], TIMEOUTS.ui))) {
+        if (
+          !(await this.waitQuickInput(
+            [{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }],
+            TIMEOUTS.ui,
+          ))
+        ) {
           throw new Error(`the QuickPick stayed open after ${want} was clicked (${await this.describeQuickInput()})`);
         }
         this.lastCommand = undefined;
@@ -761,13 +906,24 @@ export class VSCode {
     await this.step(`input box "${text}"`, async () => {
       const { expectPrompt } = opts;
       const message = expectPrompt === undefined ? undefined : containsPattern(expectPrompt);
-      await this.awaitQuickInput({ kind: 'open', palette: false, ...(message ? { message } : {}) }, `input box${expectPrompt ? ` asking ${expectPrompt}` : ''}`, { n: 0 });
+      await this.awaitQuickInput(
+        { kind: 'open', palette: false, ...(message ? { message } : {}) },
+        `input box${expectPrompt ? ` asking ${expectPrompt}` : ''}`,
+        { n: 0 },
+      );
       const input = this.page.locator(VSCode.sel.quickInputBox);
       await input.fill(text);
       const before = await this.quickInputState();
       await input.press('Enter');
-      if (!(await this.waitQuickInput([{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }], TIMEOUTS.ui))) {
-        throw new Error(`the input box did not close after Enter within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()})`);
+      if (
+        !(await this.waitQuickInput(
+          [{ kind: 'moved', since: before.seq, fingerprint: fingerprintOf(before) }],
+          TIMEOUTS.ui,
+        ))
+      ) {
+        throw new Error(
+          `the input box did not close after Enter within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()})`,
+        );
       }
       this.lastCommand = undefined;
     });
@@ -776,7 +932,18 @@ export class VSCode {
   /** What the quick input widget shows now. */
   async quickInputState(): Promise<QuickInputState> {
     const s = await this.page.evaluate(`(${QUICK_INPUT_TRACKER}, window.__ccQuickInput.read())`).catch(() => undefined);
-    return (s as QuickInputState | undefined) ?? { open: false, palette: false, value: '', title: '', placeholder: '', message: '', labels: [], seq: 0 };
+    return (
+      (s as QuickInputState | undefined) ?? {
+        open: false,
+        palette: false,
+        value: '',
+        title: '',
+        placeholder: '',
+        message: '',
+        labels: [],
+        seq: 0,
+      }
+    );
   }
 
   /**
@@ -790,7 +957,10 @@ export class VSCode {
 
   /** The quick input's row whose label matches. */
   private quickInputRow(want: RegExp): Locator {
-    return this.page.locator(VSCode.sel.quickInputRow).filter({ has: this.page.locator('.label-name', { hasText: want }) }).first();
+    return this.page
+      .locator(VSCode.sel.quickInputRow)
+      .filter({ has: this.page.locator('.label-name', { hasText: want }) })
+      .first();
   }
 
   /**
@@ -830,13 +1000,17 @@ export class VSCode {
       const now = await this.quickInputState();
       if (cmd && (got === 2 || !now.open)) {
         reruns.n += 1;
-        this.log(`  ${this.label ? `${this.label}: ` : ''}${what}: ${got === 2 ? 'its quick input closed unanswered' : `no quick input within ${REOPEN_AFTER_MS} ms`}; running ${cmd.title} again`);
+        this.log(
+          `  ${this.label ? `${this.label}: ` : ''}${what}: ${got === 2 ? 'its quick input closed unanswered' : `no quick input within ${REOPEN_AFTER_MS} ms`}; running ${cmd.title} again`,
+        );
         this.lastCommand = { title: cmd.title, mark: await this.paletteRun(cmd.title) };
         deadline = Date.now() + TIMEOUTS.ui;
         continue;
       }
       if (Date.now() >= deadline) {
-        throw new Error(`no ${what} within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()}; ${await this.describeToasts()})`);
+        throw new Error(
+          `no ${what} within ${TIMEOUTS.ui} ms (${await this.describeQuickInput()}; ${await this.describeToasts()})`,
+        );
       }
     }
   }
@@ -845,8 +1019,14 @@ export class VSCode {
   private async describeQuickInput(): Promise<string> {
     const s = await this.quickInputState();
     if (!s.open) return 'no quick input open';
-    const said = [['value', s.value], ['title', s.title], ['placeholder', s.placeholder], ['message', s.message]]
-      .filter(([, v]) => v).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+    const said = [
+      ['value', s.value],
+      ['title', s.title],
+      ['placeholder', s.placeholder],
+      ['message', s.message],
+    ]
+      .filter(([, v]) => v)
+      .map(([k, v]) => `${k} ${JSON.stringify(v)}`);
     return `${s.palette ? 'the palette' : 'a quick input'} open (${[...said, `rows ${s.labels.length ? s.labels.map((l) => JSON.stringify(l)).join(', ') : 'none'}`].join(', ')})`;
   }
 
@@ -871,15 +1051,26 @@ export class VSCode {
       await toast.waitFor({ state: 'visible', timeout });
     } catch {
       const toasts = await this.describeToasts();
-      const inCentre = await this.inNotificationCentre(text, async () => undefined).catch((e: Error) => ({ found: undefined, messages: [`(${e.message.split('\n')[0]})`] }));
+      const inCentre = await this.inNotificationCentre(text, async () => undefined).catch((e: Error) => ({
+        found: undefined,
+        messages: [`(${e.message.split('\n')[0]})`],
+      }));
       if (inCentre.found) {
-        this.log(`  ${this.label ? `${this.label}: ` : ''}notification ${text}: found in the notification centre, not as a toast`);
+        this.log(
+          `  ${this.label ? `${this.label}: ` : ''}notification ${text}: found in the notification centre, not as a toast`,
+        );
         return inCentre.found;
       }
-      throw await this.failure(`no notification ${text} within ${timeout} ms (${toasts}; notification centre: ${inCentre.messages.length ? inCentre.messages.map((s) => JSON.stringify(s)).join(', ') : 'empty'})`, 'notification');
+      throw await this.failure(
+        `no notification ${text} within ${timeout} ms (${toasts}; notification centre: ${inCentre.messages.length ? inCentre.messages.map((s) => JSON.stringify(s)).join(', ') : 'empty'})`,
+        'notification',
+      );
     }
     // Toasts fade in; a screenshot taken meanwhile shows them half transparent.
-    await toast.and(this.page.locator('.notification-fade-in-done')).waitFor({ timeout: 2_000 }).catch(() => {});
+    await toast
+      .and(this.page.locator('.notification-fade-in-done'))
+      .waitFor({ timeout: 2_000 })
+      .catch(() => {});
     return toast;
   }
 
@@ -888,7 +1079,8 @@ export class VSCode {
     this.lastCommand = undefined;
     await this.expectNotification(text, timeout);
     await this.step(`notification button ${button}`, async () => {
-      const buttonOf = (item: Locator) => item.locator(VSCode.sel.notificationButton, { hasText: textMatcher(button) }).first();
+      const buttonOf = (item: Locator) =>
+        item.locator(VSCode.sel.notificationButton, { hasText: textMatcher(button) }).first();
       const toast = this.notification(text).first();
       let missed: unknown = new Error(`no notification ${text} with a button ${button}`);
       if (await toast.isVisible()) {
@@ -908,13 +1100,19 @@ export class VSCode {
    * Shows the notification centre, runs `fn` on the item with this message when it is there, and
    * hides the centre again; returns that item (undefined when absent) and the centre's messages.
    */
-  private async inNotificationCentre(text: string | RegExp, fn: (item: Locator) => Promise<unknown>): Promise<{ found: Locator | undefined; messages: string[] }> {
+  private async inNotificationCentre(
+    text: string | RegExp,
+    fn: (item: Locator) => Promise<unknown>,
+  ): Promise<{ found: Locator | undefined; messages: string[] }> {
     const centre = this.page.locator(VSCode.sel.notificationCentre);
     await this.runOwnCommand('Notifications: Show Notifications');
     try {
       await centre.waitFor({ state: 'visible', timeout: 5_000 });
       const messages = (await centre.locator(VSCode.sel.notificationMessage).allInnerTexts()).map((s) => s.trim());
-      const item = centre.locator(VSCode.sel.notificationItem).filter({ has: this.page.locator(VSCode.sel.notificationMessage, { hasText: text }) }).first();
+      const item = centre
+        .locator(VSCode.sel.notificationItem)
+        .filter({ has: this.page.locator(VSCode.sel.notificationMessage, { hasText: text }) })
+        .first();
       if (!(await item.isVisible())) return { found: undefined, messages };
       await fn(item);
       return { found: item, messages };
@@ -925,7 +1123,10 @@ export class VSCode {
 
   /** The toasts now shown, in words (for failures). */
   private async describeToasts(): Promise<string> {
-    const shown = await this.page.locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`).allInnerTexts().catch(() => []);
+    const shown = await this.page
+      .locator(`${VSCode.sel.notificationToast} ${VSCode.sel.notificationMessage}`)
+      .allInnerTexts()
+      .catch(() => []);
     return `toasts: ${shown.length ? shown.map((s) => JSON.stringify(s.trim())).join(', ') : 'none'}`;
   }
 
@@ -943,8 +1144,14 @@ export class VSCode {
         await toast.waitFor({ state: 'hidden', timeout: 3_000 });
         return;
       } catch {
-        if (attempt === 2) throw await this.failure(`notifications still shown after Clear All Notifications (${await this.describeToasts()})`, 'clear-notifications');
-        this.log(`  ${this.label ? `${this.label}: ` : ''}notifications still shown after Clear All Notifications (${await this.describeToasts()}); clearing again`);
+        if (attempt === 2)
+          throw await this.failure(
+            `notifications still shown after Clear All Notifications (${await this.describeToasts()})`,
+            'clear-notifications',
+          );
+        this.log(
+          `  ${this.label ? `${this.label}: ` : ''}notifications still shown after Clear All Notifications (${await this.describeToasts()}); clearing again`,
+        );
       }
     }
   }
@@ -966,7 +1173,10 @@ export class VSCode {
   async dialogButton(label: string | RegExp): Promise<void> {
     this.lastCommand = undefined;
     await this.step(`dialog button ${label}`, async () => {
-      await this.page.locator(VSCode.sel.dialogButton, { hasText: textMatcher(label) }).first().click();
+      await this.page
+        .locator(VSCode.sel.dialogButton, { hasText: textMatcher(label) })
+        .first()
+        .click();
       await this.page.locator(VSCode.sel.dialog).waitFor({ state: 'hidden' });
     });
   }
@@ -979,7 +1189,9 @@ export class VSCode {
       // The label is the container title, maybe followed by " (keybinding)" or " - badge".
       const q = JSON.stringify(title);
       const q2 = JSON.stringify(`${title} `);
-      const item = this.page.locator(`${VSCode.sel.activityBarItem}[aria-label=${q}], ${VSCode.sel.activityBarItem}[aria-label^=${q2}]`).first();
+      const item = this.page
+        .locator(`${VSCode.sel.activityBarItem}[aria-label=${q}], ${VSCode.sel.activityBarItem}[aria-label^=${q2}]`)
+        .first();
       await item.waitFor({ state: 'visible' });
       const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
       if (!checked) await item.click();
@@ -989,17 +1201,25 @@ export class VSCode {
 
   /** The view pane with this title (its header text), e.g. "Change Requests". */
   view(title: string): Locator {
-    return this.page.locator('.pane').filter({
-      has: this.page.locator(`${VSCode.sel.paneHeader} h3.title`, { hasText: textMatcher(title) }),
-    }).first();
+    return this.page
+      .locator('.pane')
+      .filter({
+        has: this.page.locator(`${VSCode.sel.paneHeader} h3.title`, { hasText: textMatcher(title) }),
+      })
+      .first();
   }
 
   /** A tree item by its label (exact for a string), optionally inside one view. */
   treeItem(label: string | RegExp, opts: { view?: string } = {}): Locator {
-    const scope = opts.view ? this.view(opts.view) : this.page.locator('.part.sidebar, .part.panel, .part.auxiliarybar');
-    return scope.locator(VSCode.sel.treeRow).filter({
-      has: this.page.locator('.label-name, .monaco-highlighted-label', { hasText: textMatcher(label) }),
-    }).first();
+    const scope = opts.view
+      ? this.view(opts.view)
+      : this.page.locator('.part.sidebar, .part.panel, .part.auxiliarybar');
+    return scope
+      .locator(VSCode.sel.treeRow)
+      .filter({
+        has: this.page.locator('.label-name, .monaco-highlighted-label', { hasText: textMatcher(label) }),
+      })
+      .first();
   }
 
   /** Clicks a tree item (expanding the view's pane first if it is collapsed). */
@@ -1009,7 +1229,8 @@ export class VSCode {
       if (opts.view) await this.expandView(opts.view);
       const item = this.treeItem(label, opts);
       await item.waitFor({ state: 'visible' });
-      if (opts.double) await item.dblclick(); else await item.click();
+      if (opts.double) await item.dblclick();
+      else await item.click();
     });
   }
 
@@ -1045,17 +1266,29 @@ export class VSCode {
    * The children of a root row of a view's tree (a group), as rendered: the rows after it up to
    * the next root row. Waits until `until` holds for them (default: returns at once).
    */
-  async treeChildren(viewTitle: string, parent: string, until?: (children: TreeRow[]) => boolean, timeout = TIMEOUTS.ui): Promise<TreeRow[]> {
+  async treeChildren(
+    viewTitle: string,
+    parent: string,
+    until?: (children: TreeRow[]) => boolean,
+    timeout = TIMEOUTS.ui,
+  ): Promise<TreeRow[]> {
     const deadline = Date.now() + timeout;
-    let last: TreeRow[] = [];
+    let last: TreeRow[];
     for (;;) {
       const rows = await this.treeRows(viewTitle);
       const start = rows.findIndex((r) => r.level === 1 && r.label === parent);
       last = [];
-      if (start >= 0) for (const r of rows.slice(start + 1)) { if (r.level === 1) break; last.push(r); }
+      if (start >= 0)
+        for (const r of rows.slice(start + 1)) {
+          if (r.level === 1) break;
+          last.push(r);
+        }
       if (!until || (start >= 0 && until(last))) return last;
       if (Date.now() > deadline) {
-        throw await this.failure(`tree ${viewTitle} > ${parent}: children ${JSON.stringify(last)} (rows: ${JSON.stringify(rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label} [${r.description}]`))})`, 'tree');
+        throw await this.failure(
+          `tree ${viewTitle} > ${parent}: children ${JSON.stringify(last)} (rows: ${JSON.stringify(rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label} [${r.description}]`))})`,
+          'tree',
+        );
       }
       await sleep(200);
     }
@@ -1090,7 +1323,11 @@ export class VSCode {
     await this.updateSettingsFile('Machine', /Preferences: Open Remote Settings \(JSON\)/, changes);
   }
 
-  private async updateSettingsFile(folder: 'User' | 'Machine', command: string | RegExp, changes: Record<string, unknown>): Promise<void> {
+  private async updateSettingsFile(
+    folder: 'User' | 'Machine',
+    command: string | RegExp,
+    changes: Record<string, unknown>,
+  ): Promise<void> {
     const file = path.join(this.userDataDir, folder, 'settings.json');
     const current = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
     const wanted = { ...current, ...changes };
@@ -1106,10 +1343,15 @@ export class VSCode {
       await this.page.keyboard.press('ControlOrMeta+S');
       const deadline = Date.now() + TIMEOUTS.ui;
       const saved = () => {
-        try { return JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(wanted); } catch { return false; }
+        try {
+          return JSON.stringify(JSON.parse(fs.readFileSync(file, 'utf8'))) === JSON.stringify(wanted);
+        } catch {
+          return false;
+        }
       };
       while (!saved()) {
-        if (Date.now() > deadline) throw new Error(`settings.json does not hold the new settings after ${TIMEOUTS.ui} ms`);
+        if (Date.now() > deadline)
+          throw new Error(`settings.json does not hold the new settings after ${TIMEOUTS.ui} ms`);
         await sleep(200);
       }
       // VS Code itself may write user settings shortly after start; a write that met the editor
@@ -1117,7 +1359,10 @@ export class VSCode {
       const refused = this.notification('Unable to write into user settings because the file has unsaved changes');
       for (let i = 0; i < 5 && (await refused.count()) > 0; i++) {
         const toast = refused.first();
-        await toast.locator(VSCode.sel.notificationButton, { hasText: textMatcher('Save and Retry') }).first().click();
+        await toast
+          .locator(VSCode.sel.notificationButton, { hasText: textMatcher('Save and Retry') })
+          .first()
+          .click();
         await toast.waitFor({ state: 'detached', timeout: 5_000 }).catch(() => {});
       }
       await this.closeAllEditors();
@@ -1128,7 +1373,10 @@ export class VSCode {
 
   /** The editor tab with this title. */
   tab(title: string | RegExp): Locator {
-    return this.page.locator(VSCode.sel.tab).filter({ has: this.page.locator('.label-name', { hasText: textMatcher(title) }) }).first();
+    return this.page
+      .locator(VSCode.sel.tab)
+      .filter({ has: this.page.locator('.label-name', { hasText: textMatcher(title) }) })
+      .first();
   }
 
   /**
@@ -1139,7 +1387,10 @@ export class VSCode {
   async extensionActivationTime(displayName: string): Promise<{ ms: number; text: string }> {
     return this.step(`activation time of ${displayName}`, async () => {
       await this.runOwnCommand('Developer: Show Running Extensions');
-      const row = this.page.locator('.runtime-extensions-editor .extension').filter({ has: this.page.locator('.name', { hasText: textMatcher(displayName) }) }).first();
+      const row = this.page
+        .locator('.runtime-extensions-editor .extension')
+        .filter({ has: this.page.locator('.name', { hasText: textMatcher(displayName) }) })
+        .first();
       const text = (await expectText(row.locator('.activation-time'), /\d+ms/)).trim();
       await this.closeAllEditors();
       return { ms: Number(/(\d+)ms/.exec(text)![1]), text };
@@ -1170,17 +1421,22 @@ export class VSCode {
         seen = visible.length;
         for (const i of visible) {
           const name = await outers.nth(i).getAttribute('name');
-          const outerSel = name ? `${VSCode.sel.webviewOuter}[name="${name}"]` : `${VSCode.sel.webviewOuter} >> nth=${i}`;
+          const outerSel = name
+            ? `${VSCode.sel.webviewOuter}[name="${name}"]`
+            : `${VSCode.sel.webviewOuter} >> nth=${i}`;
           const inner = this.page.frameLocator(outerSel).frameLocator(VSCode.sel.webviewInner);
           const probe = inner.locator(opts.has ?? 'body');
-          if (await probe.count().catch(() => 0) > 0) {
-            if (!opts.has && visible.length > 1) throw new Error(`${visible.length} webviews visible: pass { has: selector }`);
+          if ((await probe.count().catch(() => 0)) > 0) {
+            if (!opts.has && visible.length > 1)
+              throw new Error(`${visible.length} webviews visible: pass { has: selector }`);
             return inner;
           }
         }
         await sleep(250);
       }
-      throw new Error(`no visible webview${opts.has ? ` containing ${opts.has}` : ''} within ${timeout} ms (${seen} visible)`);
+      throw new Error(
+        `no visible webview${opts.has ? ` containing ${opts.has}` : ''} within ${timeout} ms (${seen} visible)`,
+      );
     });
   }
 
@@ -1209,20 +1465,33 @@ export class VSCode {
     for (let i = 0; i < 3; i++) await this.page.keyboard.press('Escape');
     const dialog = this.page.locator(VSCode.sel.dialog);
     if (await dialog.isVisible()) {
-      await this.page.locator(VSCode.sel.dialogButton).last().click().catch(() => {});
+      await this.page
+        .locator(VSCode.sel.dialogButton)
+        .last()
+        .click()
+        .catch(() => {});
     }
     await this.clearNotifications().catch(() => {});
     await this.closeAllEditors().catch(() => {});
     // A panel a scenario opened (e.g. an output channel) would halve the editor area of the next.
-    if (await this.page.locator('.part.panel').isVisible()) await this.runOwnCommand('View: Hide Panel').catch(() => {});
+    if (await this.page.locator('.part.panel').isVisible())
+      await this.runOwnCommand('View: Hide Panel').catch(() => {});
   }
 
   /** Closes the browser and stops code-server with every helper process it started. */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    try { await this.context.close(); } catch { /* ignore */ }
-    try { await this.browser.close(); } catch { /* ignore */ }
+    try {
+      await this.context.close();
+    } catch {
+      /* ignore */
+    }
+    try {
+      await this.browser.close();
+    } catch {
+      /* ignore */
+    }
     if (this.proc.pid) await killTree(this.proc.pid);
     for (const st of this.logStreams) st.end();
     const left = this.proc.pid ? [this.proc.pid, ...descendants(this.proc.pid)].filter(alive) : [];
@@ -1234,7 +1503,17 @@ export class VSCode {
   /** Synchronous last-resort kill (process exit handler). */
   private killNow(): void {
     if (this.stopped || !this.proc.pid) return;
-    for (const p of [...descendants(this.proc.pid), this.proc.pid]) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } }
-    try { process.kill(-this.proc.pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const p of [...descendants(this.proc.pid), this.proc.pid]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    try {
+      process.kill(-this.proc.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
 }

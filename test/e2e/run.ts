@@ -4,7 +4,10 @@ import { loadScenarios, main } from './suite';
 
 loadScenarios(process.argv.slice(2))
   .then(main)
-  .then((code) => process.exit(code), (e) => {
-    process.stderr.write(`[e2e] ${e instanceof Error ? e.stack : String(e)}\n0 passed, 1 failed\n`);
-    process.exit(1);
-  });
+  .then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`[e2e] ${e instanceof Error ? e.stack : String(e)}\n0 passed, 1 failed\n`);
+      process.exit(1);
+    },
+  );

@@ -40,13 +40,20 @@ export interface Scenario {
   run(ctx: ScenarioContext): Promise<void>;
 }
 
-export interface SuiteResult { passed: number; failed: number; failures: { name: string; error: string }[] }
+export interface SuiteResult {
+  passed: number;
+  failed: number;
+  failures: { name: string; error: string }[];
+}
 
 const SCENARIO_DIR = path.join(__dirname, 'scenarios');
 
 /** Loads test/e2e/scenarios/*.ts in name order; `filters` keep those whose name or file contains one. */
 export async function loadScenarios(filters: string[] = []): Promise<Scenario[]> {
-  const files = fs.readdirSync(SCENARIO_DIR).filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts')).sort();
+  const files = fs
+    .readdirSync(SCENARIO_DIR)
+    .filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts'))
+    .sort();
   const out: Scenario[] = [];
   for (const f of files) {
     const mod = await import(path.join(SCENARIO_DIR, f));
@@ -68,7 +75,9 @@ export async function loadScenarios(filters: string[] = []): Promise<Scenario[]>
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms); });
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
+  });
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
 }
 
@@ -94,15 +103,22 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
   const env: Record<string, string> = {};
   const cleanups: (() => Promise<void> | void)[] = [];
   const prep: Prep = {
-    workspace, tempDir,
+    workspace,
+    tempDir,
     // Several scenarios may add the same extension (each must work when run alone): install it once.
     addExtension: (src) => {
       const same = (e: ExtensionSource) => JSON.stringify(e) === JSON.stringify(src);
       if (!extensions.some(same)) extensions.push(src);
     },
-    setting: (k, v) => { userSettings[k] = v; },
-    machineSetting: (k, v) => { machineSettings[k] = v; },
-    env: (k, v) => { env[k] = v; },
+    setting: (k, v) => {
+      userSettings[k] = v;
+    },
+    machineSetting: (k, v) => {
+      machineSettings[k] = v;
+    },
+    env: (k, v) => {
+      env[k] = v;
+    },
     onCleanup: (fn) => cleanups.push(fn),
   };
 
@@ -110,7 +126,10 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
   const stopAll = async () => {
     if (vscode) await vscode.stop().catch((e) => log(`stop: ${(e as Error).message}`));
     vscode = undefined;
-    for (const fn of cleanups.reverse()) await Promise.resolve().then(fn).catch((e) => log(`cleanup: ${(e as Error).message}`));
+    for (const fn of cleanups.reverse())
+      await Promise.resolve()
+        .then(fn)
+        .catch((e) => log(`cleanup: ${(e as Error).message}`));
     cleanups.length = 0;
     if (process.env.CC_E2E_KEEP !== '1') fs.rmSync(tempDir, { recursive: true, force: true });
   };
@@ -130,7 +149,10 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
         if (s.prepare) log(`prepared ${s.name} in ${Date.now() - t0} ms`);
         runnable.push(s);
       } catch (e) {
-        fail(s.name, new Error(`prepare: ${(e as Error).message}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ""}`));
+        fail(
+          s.name,
+          new Error(`prepare: ${(e as Error).message}${(e as Error).cause ? ` (${String((e as Error).cause)})` : ''}`),
+        );
       }
     }
     if (runnable.length === 0) return result;
@@ -149,7 +171,9 @@ export async function runSuite(scenarios: Scenario[], opts: { artifactsDir?: str
       const started = Date.now();
       log(`RUN  ${s.name}`);
       const ctx: ScenarioContext = {
-        vscode, workspace, tempDir,
+        vscode,
+        workspace,
+        tempDir,
         screenshot: (label) => vscode!.screenshot(`${s.name}-${label}`),
         log: (l) => log(`  ${s.name}: ${l}`),
       };
@@ -183,7 +207,9 @@ export async function main(scenarios: Scenario[]): Promise<number> {
     return 1;
   }
   const r = await runSuite(scenarios);
-  process.stdout.write(`[e2e] ${scenarios.length} scenario(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s; artifacts in ${path.relative(process.cwd(), ARTIFACTS_DIR) || '.'}\n`);
+  process.stdout.write(
+    `[e2e] ${scenarios.length} scenario(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s; artifacts in ${path.relative(process.cwd(), ARTIFACTS_DIR) || '.'}\n`,
+  );
   for (const f of r.failures) process.stdout.write(`[e2e] failed: ${f.name}\n`);
   process.stdout.write(`${r.passed} passed, ${r.failed} failed\n`);
   return r.failed === 0 && r.passed > 0 ? 0 : 1;

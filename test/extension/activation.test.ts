@@ -37,7 +37,12 @@ describe('extension: activation of the built bundle (fake vscode, plain Node)', 
 
   it('registers every command of the table, the views, the comment controller, the document scheme and the panel serializer', () => {
     assert.deepEqual([...result.commands].sort(), COMMANDS.map((c) => c.id).sort());
-    assert.deepEqual([...result.treeViews].sort(), Object.values(VIEWS).map((v) => v.id).sort());
+    assert.deepEqual(
+      [...result.treeViews].sort(),
+      Object.values(VIEWS)
+        .map((v) => v.id)
+        .sort(),
+    );
     assert.deepEqual(result.commentControllers, [COMMENT_CONTROLLER]);
     assert.deepEqual(result.fileSystemProviders, [DOCUMENT_SCHEME]);
     assert.deepEqual(result.webviewSerializers, [CHANGE_REQUEST_PANEL]);
@@ -51,7 +56,11 @@ describe('extension: activation of the built bundle (fake vscode, plain Node)', 
     const early = result.evaluated!.filter((m) => LATER.some((r) => r.test(m)));
     assert.deepEqual(early, [], 'evaluated during activation');
     // Each is in the bundle as a module evaluated at first use (not inlined into the start-up code).
-    for (const pattern of LATER) assert.ok(result.deferred!.some((m) => pattern.test(m)), `no deferred module matches ${pattern}`);
+    for (const pattern of LATER)
+      assert.ok(
+        result.deferred!.some((m) => pattern.test(m)),
+        `no deferred module matches ${pattern}`,
+      );
   });
 
   it(`keeps the minified bundle within ${BUNDLE_BUDGET / 1024} KB`, async () => {

@@ -14,7 +14,15 @@ import { reviewNotificationsToShow } from '../../extension/core/review-notificat
 import { loadSnapshot } from '../../extension/core/snapshot';
 import { threadsByChange } from '../../webview/threads';
 import type { TestService } from '../support/service';
-import { CHECK_NAME, extensionClient, POLICY_NAME, reportCheck, RULE_NAME, seededServicePerTest, type World } from './seed';
+import {
+  CHECK_NAME,
+  extensionClient,
+  POLICY_NAME,
+  reportCheck,
+  RULE_NAME,
+  seededServicePerTest,
+  type World,
+} from './seed';
 
 async function rejects(p: Promise<unknown>, kind: ApiError['kind']): Promise<ApiError> {
   try {
@@ -53,7 +61,10 @@ describe('extension: API client against the service (change control)', () => {
     const ids = (list: { id: number }[]) => list.map((cr) => cr.id).sort();
     assert.deepEqual(ids(await bob.listChangeRequests({ reviewer: 'me' })), [crId]);
     assert.deepEqual(ids(await alice.listChangeRequests({ reviewer: 'me' })), []);
-    assert.deepEqual(ids(await alice.listChangeRequests({ requester: 'me', status: OPEN_STATUSES })), [crId, world.draft.id].sort());
+    assert.deepEqual(
+      ids(await alice.listChangeRequests({ requester: 'me', status: OPEN_STATUSES })),
+      [crId, world.draft.id].sort(),
+    );
     assert.deepEqual(ids(await bob.listChangeRequests({ requester: 'me' })), []);
     assert.deepEqual(ids(await bob.listChangeRequests({ status: ['draft'] })), [world.draft.id]);
     assert.deepEqual(ids(await bob.listChangeRequests({ status: ['needs-review', 'approved'] })), [crId]);
@@ -61,9 +72,19 @@ describe('extension: API client against the service (change control)', () => {
     // The Change Requests view's groups, from the bob's answers.
     const groups = groupChangeRequests(await loadLists(bob));
     const members = Object.fromEntries(groups.map((g) => [g.id, g.items.map((cr) => cr.id)]));
-    assert.deepEqual(members, { needsMyReview: [crId], mine: [], drafts: [world.draft.id], readyToMerge: [], blocked: [crId], recentlyClosed: [] });
+    assert.deepEqual(members, {
+      needsMyReview: [crId],
+      mine: [],
+      drafts: [world.draft.id],
+      readyToMerge: [],
+      blocked: [crId],
+      recentlyClosed: [],
+    });
     const mine = groupChangeRequests(await loadLists(alice)).find((g) => g.id === 'mine')!;
-    assert.deepEqual(mine.items.map((cr) => cr.id), [crId, world.draft.id]); // high priority first
+    assert.deepEqual(
+      mine.items.map((cr) => cr.id),
+      [crId, world.draft.id],
+    ); // high priority first
   });
 
   it('reads the detail with what the caller may do next, and maps it to menus', async () => {
@@ -90,12 +111,21 @@ describe('extension: API client against the service (change control)', () => {
   it('reads the approval panel, which counts an approval', async () => {
     const before = await bob.getEvaluation(crId);
     assert.equal(before.approved, false);
-    assert.deepEqual(before.policies.map((p) => [p.name, p.checks]), [[POLICY_NAME, [CHECK_NAME]]]);
+    assert.deepEqual(
+      before.policies.map((p) => [p.name, p.checks]),
+      [[POLICY_NAME, [CHECK_NAME]]],
+    );
     const rule = before.policies[0].rules[0];
     assert.equal(rule.name, RULE_NAME);
     assert.deepEqual([rule.approvals, rule.min_reviews, rule.satisfied], [0, 1, false]);
-    assert.deepEqual(rule.eligible_users.map((u) => u.username), ['bob']);
-    assert.deepEqual(rule.outstanding_reviewers.map((u) => u.username), ['bob']);
+    assert.deepEqual(
+      rule.eligible_users.map((u) => u.username),
+      ['bob'],
+    );
+    assert.deepEqual(
+      rule.outstanding_reviewers.map((u) => u.username),
+      ['bob'],
+    );
     assert.equal(before.reasons.length, 1);
     assert.match(before.reasons[0], /Network team/);
 
@@ -103,11 +133,14 @@ describe('extension: API client against the service (change control)', () => {
     const after = await alice.getEvaluation(crId);
     assert.equal(after.approved, true);
     assert.equal(after.status, 'approved');
-    assert.deepEqual(after.policies[0].rules[0].approvers.map((u) => u.username), ['bob']);
+    assert.deepEqual(
+      after.policies[0].rules[0].approvers.map((u) => u.username),
+      ['bob'],
+    );
     assert.deepEqual(after.reasons, []);
   });
 
-  it('moves a request through its lifecycle; a move that does not apply is a conflict with the service\'s reason', async () => {
+  it("moves a request through its lifecycle; a move that does not apply is a conflict with the service's reason", async () => {
     assert.equal((await alice.lifecycle(crId, 'return-to-draft')).status, 'draft');
     const again = await rejects(alice.lifecycle(crId, 'return-to-draft'), 'conflict');
     assert.equal(again.status, 409);
@@ -124,43 +157,101 @@ describe('extension: API client against the service (change control)', () => {
   it('records reviews: a second one is refused and the existing one updated; own requests and reject without a comment are refused', async () => {
     const first = await bob.createReview({ change_request: crId, decision: 'comment', comment: 'Why R2?' });
     assert.equal(first.reviewer.username, 'bob');
-    const second = await rejects(bob.createReview({ change_request: crId, decision: 'approve', comment: '' }), 'invalid');
+    const second = await rejects(
+      bob.createReview({ change_request: crId, decision: 'approve', comment: '' }),
+      'invalid',
+    );
     assert.equal(second.status, 400);
     const updated = await bob.updateReview(first.id, { decision: 'approve', comment: 'Fine, R2 it is.' });
     assert.equal(updated.decision, 'approve');
-    assert.deepEqual((await alice.listReviews(crId)).map((r) => [r.reviewer.username, r.decision, r.stale]), [['bob', 'approve', false]]);
-    assert.deepEqual((await bob.listMyReviews(world.reviewer.id)).map((r) => r.id), [first.id]);
+    assert.deepEqual(
+      (await alice.listReviews(crId)).map((r) => [r.reviewer.username, r.decision, r.stale]),
+      [['bob', 'approve', false]],
+    );
+    assert.deepEqual(
+      (await bob.listMyReviews(world.reviewer.id)).map((r) => r.id),
+      [first.id],
+    );
     assert.deepEqual(await alice.listMyReviews(world.author.id), []);
     assert.equal((await bob.getChangeRequest(crId)).status, 'approved');
 
     await rejects(alice.createReview({ change_request: crId, decision: 'approve', comment: '' }), 'invalid');
-    const svc2 = await rejects(bob.request('POST', '/api/plugins/change-control/reviews/', { change_request: world.draft.id, decision: 'reject', comment: '' }), 'invalid');
+    const svc2 = await rejects(
+      bob.request('POST', '/api/plugins/change-control/reviews/', {
+        change_request: world.draft.id,
+        decision: 'reject',
+        comment: '',
+      }),
+      'invalid',
+    );
     assert.equal(svc2.status, 400);
     // The webview's path: performWrite refuses it before asking, and updates an existing review.
-    await assert.rejects(performWrite(bob, crId, { type: 'submitReview', opId: 'op', decision: 'reject', comment: ' ', reviewId: first.id }), /needs a comment/);
-    await performWrite(bob, crId, { type: 'submitReview', opId: 'op', decision: 'reject', comment: 'Use R3.', reviewId: first.id });
+    await assert.rejects(
+      performWrite(bob, crId, {
+        type: 'submitReview',
+        opId: 'op',
+        decision: 'reject',
+        comment: ' ',
+        reviewId: first.id,
+      }),
+      /needs a comment/,
+    );
+    await performWrite(bob, crId, {
+      type: 'submitReview',
+      opId: 'op',
+      decision: 'reject',
+      comment: 'Use R3.',
+      reviewId: first.id,
+    });
     assert.equal((await bob.getChangeRequest(crId)).status, 'rejected');
   });
 
   it('comments: anchored to a change, replies (even to replies) flattened into one thread, resolved, deleted', async () => {
     const sw1 = world.changes.sw1;
-    const root = await bob.createComment({ change_request: crId, change_diff: sw1, text: 'Why **R2** and not R3?', parent: null });
-    assert.deepEqual([root.change_diff, root.parent, root.author.username, root.change_label], [sw1, null, 'bob', 'sw1']);
+    const root = await bob.createComment({
+      change_request: crId,
+      change_diff: sw1,
+      text: 'Why **R2** and not R3?',
+      parent: null,
+    });
+    assert.deepEqual(
+      [root.change_diff, root.parent, root.author.username, root.change_label],
+      [sw1, null, 'bob', 'sw1'],
+    );
     assert.match(root.text_html, /<strong>R2<\/strong>/);
-    const reply = await alice.createComment({ change_request: crId, change_diff: sw1, text: 'R3 is full.', parent: root.id });
+    const reply = await alice.createComment({
+      change_request: crId,
+      change_diff: sw1,
+      text: 'R3 is full.',
+      parent: root.id,
+    });
     assert.equal(reply.parent, root.id);
-    const nested = await bob.createComment({ change_request: crId, change_diff: sw1, text: 'Fair enough.', parent: reply.id });
+    const nested = await bob.createComment({
+      change_request: crId,
+      change_diff: sw1,
+      text: 'Fair enough.',
+      parent: reply.id,
+    });
     assert.equal(nested.parent, root.id, 'a reply to a reply is flattened into the thread');
     assert.equal(nested.change_diff, sw1);
 
     const comments = await alice.listComments(crId);
-    assert.deepEqual(comments.map((c) => c.id).sort((a, b) => a - b), [root.id, reply.id, nested.id]);
+    assert.deepEqual(
+      comments.map((c) => c.id).sort((a, b) => a - b),
+      [root.id, reply.id, nested.id],
+    );
     const threads = threadsByChange(comments).get(sw1)!;
     assert.equal(threads.length, 1);
-    assert.deepEqual(threads[0].replies.map((c) => c.id), [reply.id, nested.id]);
+    assert.deepEqual(
+      threads[0].replies.map((c) => c.id),
+      [reply.id, nested.id],
+    );
 
     // A reply on another change than its parent's, and a change outside the branch, are refused.
-    await rejects(bob.createComment({ change_request: crId, change_diff: world.changes.sw2, text: 'x', parent: root.id }), 'invalid');
+    await rejects(
+      bob.createComment({ change_request: crId, change_diff: world.changes.sw2, text: 'x', parent: root.id }),
+      'invalid',
+    );
     const other = await admin.listChanges(world.draft.branchId);
     await rejects(bob.createComment({ change_request: crId, change_diff: other[0].id, text: 'x' }), 'invalid');
 
@@ -177,10 +268,19 @@ describe('extension: API client against the service (change control)', () => {
     const snap = await loadSnapshot(bob, crId, me, () => new Date('2026-11-01T10:00:00Z'));
     assert.deepEqual(snap.problems, []);
     assert.equal(snap.changeRequest.id, crId);
-    assert.deepEqual(snap.changes.map((c) => [c.object_repr, c.action, c.conflicts]), [['sw1', 'update', ['rack']], ['sw2', 'create', null]]);
+    assert.deepEqual(
+      snap.changes.map((c) => [c.object_repr, c.action, c.conflicts]),
+      [
+        ['sw1', 'update', ['rack']],
+        ['sw2', 'create', null],
+      ],
+    );
     const sw1 = snap.changes[0];
     assert.deepEqual([sw1.original?.rack, sw1.modified?.rack, sw1.current?.rack], ['R1', 'R2', 'R3']);
-    assert.deepEqual(snap.checks.map((c) => [c.name, c.status, c.required, c.blocks_merge]), [[CHECK_NAME, 'pending', true, true]]);
+    assert.deepEqual(
+      snap.checks.map((c) => [c.name, c.status, c.required, c.blocks_merge]),
+      [[CHECK_NAME, 'pending', true, true]],
+    );
     assert.equal(snap.evaluation?.policies[0].rules[0].name, RULE_NAME);
     assert.equal(snap.comments.length, 1);
     assert.deepEqual(snap.me, { id: world.reviewer.id, username: 'bob', display: 'bob' });
@@ -188,35 +288,50 @@ describe('extension: API client against the service (change control)', () => {
     const asAdmin = await loadSnapshot(admin, crId, me);
     const moves = asAdmin.history!.map((m) => [m.from, m.to]);
     assert.deepEqual(moves[0], [null, 'draft']);
-    assert.ok(moves.some(([from, to]) => from === 'draft' && to === 'needs-review'), JSON.stringify(moves));
+    assert.ok(
+      moves.some(([from, to]) => from === 'draft' && to === 'needs-review'),
+      JSON.stringify(moves),
+    );
   });
 
-  it('checks: the policy\'s reported check is required and pending; a re-run keeps it; only a permitted caller re-runs', async () => {
+  it("checks: the policy's reported check is required and pending; a re-run keeps it; only a permitted caller re-runs", async () => {
     const [check] = await alice.listChecks(crId);
-    assert.deepEqual([check.name, check.status, check.required, check.blocks_merge, check.completed], [CHECK_NAME, 'pending', true, true, null]);
+    assert.deepEqual(
+      [check.name, check.status, check.required, check.blocks_merge, check.completed],
+      [CHECK_NAME, 'pending', true, true, null],
+    );
     const rerun = await ci.runChecks(crId);
     assert.equal(rerun.id, crId);
     assert.equal((await alice.listChecks(crId))[0].status, 'pending', 'a refresh never overwrites a reported check');
     await rejects(bob.runChecks(crId), 'forbidden');
     await reportCheck(world, 'success', 'build 1042 green');
     const [passed] = await alice.listChecks(crId);
-    assert.deepEqual([passed.status, passed.summary, passed.blocks_merge, passed.details_url], ['success', 'build 1042 green', false, 'https://ci.example.net/jobs/1042']);
+    assert.deepEqual(
+      [passed.status, passed.summary, passed.blocks_merge, passed.details_url],
+      ['success', 'build 1042 green', false, 'https://ci.example.net/jobs/1042'],
+    );
   });
 
-  it('merge: refused with the gate\'s reason (409 detail) and nothing merged; merges once every gate clears, completing the request', async () => {
+  it("merge: refused with the gate's reason (409 detail) and nothing merged; merges once every gate clears, completing the request", async () => {
     const refused = await rejects(alice.mergeBranch(world.branch.id), 'conflict');
     assert.equal(refused.status, 409);
     const reason = (await alice.getChangeRequest(crId)).merge_blocked_reason;
     assert.equal(refused.message, reason, 'the 409 detail is the message');
     assert.match(refused.message, /Required check "ci\/build" is pending\./);
-    assert.equal(presentError('Merging "Move sw1 to rack R2"', refused).message, `Merging "Move sw1 to rack R2" was refused: ${reason}`);
+    assert.equal(
+      presentError('Merging "Move sw1 to rack R2"', refused).message,
+      `Merging "Move sw1 to rack R2" was refused: ${reason}`,
+    );
     assert.equal((await alice.getBranch(world.branch.id)).status, 'ready');
 
     await bob.createReview({ change_request: crId, decision: 'approve', comment: '' });
     const approved = await alice.getChangeRequest(crId);
     assert.equal(approved.status, 'approved');
     assert.equal(approved.merge_blocked_reason, 'Required check "ci/build" is pending.');
-    assert.equal((await rejects(alice.mergeBranch(world.branch.id), 'conflict')).message, 'Required check "ci/build" is pending.');
+    assert.equal(
+      (await rejects(alice.mergeBranch(world.branch.id), 'conflict')).message,
+      'Required check "ci/build" is pending.',
+    );
 
     await reportCheck(world, 'success');
     const ready = await alice.getChangeRequest(crId);
@@ -227,7 +342,10 @@ describe('extension: API client against the service (change control)', () => {
     const merged = await alice.mergeBranch(world.branch.id);
     assert.equal(merged.commit, true);
     assert.equal(merged.branch.status, 'merged');
-    assert.deepEqual(merged.changes.map((c) => [c.object_repr, c.effect]).sort(), [['sw1', 'updated'], ['sw2', 'created']]);
+    assert.deepEqual(merged.changes.map((c) => [c.object_repr, c.effect]).sort(), [
+      ['sw1', 'updated'],
+      ['sw2', 'created'],
+    ]);
     const done = await alice.getChangeRequest(crId);
     assert.equal(done.status, 'completed');
     assert.equal(availability(done, 'merge').allowed, false);
@@ -239,11 +357,20 @@ describe('extension: API client against the service (change control)', () => {
     svc.clock.advance(3_600_000);
     await alice.lifecycle(crId, 'abandon'); // ...and the lower id last
     const lists = await loadLists(alice);
-    assert.deepEqual(lists.closed.map((cr) => cr.id), [crId, world.draft.id]);
+    assert.deepEqual(
+      lists.closed.map((cr) => cr.id),
+      [crId, world.draft.id],
+    );
     const group = groupChangeRequests(lists).find((g) => g.id === 'recentlyClosed')!;
-    assert.deepEqual(group.items.map((cr) => cr.id), [crId, world.draft.id]);
+    assert.deepEqual(
+      group.items.map((cr) => cr.id),
+      [crId, world.draft.id],
+    );
     const byId = await alice.listSomeChangeRequests({ status: ['abandoned'], ordering: '-id', limit: 20 });
-    assert.deepEqual(byId.map((cr) => cr.id), [world.draft.id, crId]);
+    assert.deepEqual(
+      byId.map((cr) => cr.id),
+      [world.draft.id, crId],
+    );
   });
 
   it('notifications: the reviewer is told of the submitted request and marks it read', async () => {
@@ -251,17 +378,31 @@ describe('extension: API client against the service (change control)', () => {
     const forRequest = unread.results.filter((n) => n.object_id === crId);
     assert.ok(forRequest.length >= 1, JSON.stringify(unread.results));
     const decision = reviewNotificationsToShow(unread.results, 0);
-    assert.deepEqual(decision.show.map((n) => n.object_id), [crId]);
+    assert.deepEqual(
+      decision.show.map((n) => n.object_id),
+      [crId],
+    );
     assert.match(decision.show[0].object_repr, /Move sw1 to rack R2/);
     await bob.markNotificationRead(decision.show[0].id);
-    assert.equal((await bob.listNotifications({ unreadOnly: true })).results.some((n) => n.id === decision.show[0].id), false);
-    assert.equal((await alice.listNotifications({ unreadOnly: true })).results.some((n) => n.event_type === 'change_request_review_requested'), false);
+    assert.equal(
+      (await bob.listNotifications({ unreadOnly: true })).results.some((n) => n.id === decision.show[0].id),
+      false,
+    );
+    assert.equal(
+      (await alice.listNotifications({ unreadOnly: true })).results.some(
+        (n) => n.event_type === 'change_request_review_requested',
+      ),
+      false,
+    );
   });
 
   it('searches the change-control models', async () => {
     const { results: hits, truncated } = await bob.search('CHG-1042');
     assert.equal(truncated, false);
-    assert.ok(hits.some((h) => h.object_type === 'change_control.changerequest' && h.id === crId && h.field === 'ref'), JSON.stringify(hits));
+    assert.ok(
+      hits.some((h) => h.object_type === 'change_control.changerequest' && h.id === crId && h.field === 'ref'),
+      JSON.stringify(hits),
+    );
   });
 
   it('reads the plugin settings: branch_page_placement defaults to right_page and follows the configuration', async () => {

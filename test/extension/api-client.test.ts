@@ -40,7 +40,10 @@ describe('extension: API client against the service (host endpoints)', () => {
     assert.equal(me.username, 'admin');
     assert.equal(me.is_superuser, true);
     assert.equal(admin.baseUrl, svc.url);
-    assert.deepEqual(lines.map((l) => l.replace(/\(\d+ ms\)/, '(ms)')), ['GET /api/users/me/ -> 200 (ms)']);
+    assert.deepEqual(
+      lines.map((l) => l.replace(/\(\d+ ms\)/, '(ms)')),
+      ['GET /api/users/me/ -> 200 (ms)'],
+    );
     assert.ok(lines.every((l) => !l.includes(ADMIN_TOKEN)));
   });
 
@@ -80,7 +83,7 @@ describe('extension: API client against the service (host endpoints)', () => {
     assert.ok(Object.keys(e.fields).includes('name'), JSON.stringify(e.fields));
   });
 
-  it('lists branches and a branch\'s net-effect changes, parsed with the contract', async () => {
+  it("lists branches and a branch's net-effect changes, parsed with the contract", async () => {
     const created = await svc.admin.post('/api/plugins/branching/branches/', { name: 'move-sw1' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const schemaId: string = created.body.schema_id;
@@ -88,7 +91,10 @@ describe('extension: API client against the service (host endpoints)', () => {
     assert.equal(device.status, 201, JSON.stringify(device.body));
 
     const branches = await admin.listBranches();
-    assert.deepEqual(branches.map((b) => b.name), ['move-sw1']);
+    assert.deepEqual(
+      branches.map((b) => b.name),
+      ['move-sw1'],
+    );
     assert.equal((await admin.getBranch(created.body.id)).schema_id, schemaId);
     const changes = await admin.listChanges(created.body.id);
     assert.equal(changes.length, 1);
@@ -99,16 +105,24 @@ describe('extension: API client against the service (host endpoints)', () => {
   });
 
   it('follows `next` links through every page of a list', async () => {
-    for (const name of ['a', 'b', 'c', 'd', 'e']) assert.equal((await svc.admin.post('/api/plugins/branching/branches/', { name })).status, 201);
+    for (const name of ['a', 'b', 'c', 'd', 'e'])
+      assert.equal((await svc.admin.post('/api/plugins/branching/branches/', { name })).status, 201);
     const all = await admin.listAll(branch, PATHS.branches, { limit: 2 });
     assert.deepEqual(all.map((b) => b.name).sort(), ['a', 'b', 'c', 'd', 'e']);
     assert.equal(lines.filter((l) => l.startsWith('GET /api/plugins/branching/branches/')).length, 3);
   });
 
-  it('lists the caller\'s unread notifications and marks one read', async () => {
+  it("lists the caller's unread notifications and marks one read", async () => {
     const aliceId = await createUser('alice', 'pw-alice-123456');
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
-    await inTransaction(ctx, (tx) => notify(tx, [aliceId], { objectType: 'change_control.changerequest', objectId: 7, objectRepr: 'CR-7 Move sw1', eventType: 'change_request_review_requested' }));
+    await inTransaction(ctx, (tx) =>
+      notify(tx, [aliceId], {
+        objectType: 'change_control.changerequest',
+        objectId: 7,
+        objectRepr: 'CR-7 Move sw1',
+        eventType: 'change_request_review_requested',
+      }),
+    );
     const alice = admin.withToken(await admin.withToken(null).provisionToken('alice', 'pw-alice-123456', 'test'));
 
     const unread = await alice.listNotifications({ unreadOnly: true });
@@ -122,21 +136,32 @@ describe('extension: API client against the service (host endpoints)', () => {
   });
 
   it('refuses an answer the contract does not describe', async () => {
-    const fake = (async () => new Response(JSON.stringify({ id: 'x' }), { status: 200, headers: { 'Content-Type': 'application/json' } })) as typeof fetch;
-    const e = await rejects(new ApiClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch: fake }).me(), 'badResponse');
+    const fake = (async () =>
+      new Response(JSON.stringify({ id: 'x' }), {
+        status: 200,
+        headers: { 'Content-Type': 'application/json' },
+      })) as typeof fetch;
+    const e = await rejects(
+      new ApiClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch: fake }).me(),
+      'badResponse',
+    );
     assert.match(e.message, /GET \/api\/users\/me\/: id:/);
     const notJson = (async () => new Response('<html>', { status: 200 })) as typeof fetch;
     await rejects(new ApiClient({ baseUrl: 'http://127.0.0.1:1', token: 't', fetch: notJson }).me(), 'badResponse');
   });
 
   it('builds query strings with repeated parameters for OR filters', () => {
-    assert.equal(queryString({ status: ['draft', 'approved'], reviewer: 'me', skip: undefined, limit: 5 }), '?status=draft&status=approved&reviewer=me&limit=5');
+    assert.equal(
+      queryString({ status: ['draft', 'approved'], reviewer: 'me', skip: undefined, limit: 5 }),
+      '?status=draft&status=approved&reviewer=me&limit=5',
+    );
     assert.equal(queryString({}), '');
   });
 
   it('sends the change-control requests to the paths of the specification', async () => {
     const seen: string[] = [];
-    const respond = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+    const respond = (body: unknown) =>
+      new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
     const fake = (async (url: string | URL | Request, init?: RequestInit) => {
       seen.push(`${init?.method} ${String(url).replace('http://cc.test', '')}${init?.body ? ` ${init.body}` : ''}`);
       return respond({ count: 0, next: null, previous: null, results: [] });

@@ -6,10 +6,13 @@ describe('extension: service errors', () => {
     assert.equal(errorFromResponse(403, { detail: 'Invalid token.' }).kind, 'badCredentials');
     assert.equal(errorFromResponse(403, { detail: 'Token expired.' }).kind, 'badCredentials');
     assert.equal(errorFromResponse(403, { detail: 'Invalid username or password.' }).kind, 'badCredentials');
-    assert.equal(errorFromResponse(403, { detail: 'You do not have permission to perform this action.' }).kind, 'forbidden');
+    assert.equal(
+      errorFromResponse(403, { detail: 'You do not have permission to perform this action.' }).kind,
+      'forbidden',
+    );
   });
 
-  it('classifies the other statuses and keeps the service\'s words', () => {
+  it("classifies the other statuses and keeps the service's words", () => {
     const conflict = errorFromResponse(409, { detail: 'Submitting does not apply: the request is under review.' });
     assert.equal(conflict.kind, 'conflict');
     assert.equal(conflict.message, 'Submitting does not apply: the request is under review.');
@@ -29,14 +32,26 @@ describe('extension: service errors', () => {
   });
 
   it('offers Retry, Sign In and Show Logs where they help', () => {
-    assert.deepEqual(presentError('Loading', new ApiError('unreachable', 'ECONNREFUSED')).actions, ['Retry', 'Show Logs']);
-    assert.deepEqual(presentError('Loading', new ApiError('unreachable', 'ECONNREFUSED'), { retryable: false }).actions, ['Show Logs']);
-    assert.deepEqual(presentError('Loading', new ApiError('badCredentials', 'Invalid token.')).actions, ['Sign In', 'Show Logs']);
+    assert.deepEqual(presentError('Loading', new ApiError('unreachable', 'ECONNREFUSED')).actions, [
+      'Retry',
+      'Show Logs',
+    ]);
+    assert.deepEqual(
+      presentError('Loading', new ApiError('unreachable', 'ECONNREFUSED'), { retryable: false }).actions,
+      ['Show Logs'],
+    );
+    assert.deepEqual(presentError('Loading', new ApiError('badCredentials', 'Invalid token.')).actions, [
+      'Sign In',
+      'Show Logs',
+    ]);
     assert.deepEqual(presentError('Loading', new ApiError('signedOut', 'Not signed in.')).actions, ['Sign In']);
     const refused = presentError('Submitting "Move sw1"', new ApiError('conflict', 'Already under review.', 409));
     assert.equal(refused.message, 'Submitting "Move sw1" was refused: Already under review.');
     assert.deepEqual(refused.actions, []);
-    assert.match(presentError('Loading', new ApiError('forbidden', 'You do not have permission.')).message, /not allowed for you/);
+    assert.match(
+      presentError('Loading', new ApiError('forbidden', 'You do not have permission.')).message,
+      /not allowed for you/,
+    );
   });
 
   it('wraps anything thrown as an ApiError', () => {

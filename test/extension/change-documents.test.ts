@@ -31,18 +31,43 @@ describe('extension: changed objects as documents', () => {
     const change = makeChange({ id: 11, object_type: 'dcim.device', object_id: 5, object_repr: 'sw1/core: "A"' });
     const modified = changeDocument(7, 'modified', change);
     assert.deepEqual(modified, { path: '/7/dcim.device/5/sw1_core_ _A_.yaml', query: 'side=modified' });
-    assert.equal(changeDocument(7, 'original', change).path, modified.path, 'the diff editors show one object, not a rename');
-    assert.deepEqual(parseDocumentAddress(modified), { kind: 'change', changeRequestId: 7, side: 'modified', objectType: 'dcim.device', objectId: 5, label: 'sw1_core_ _A_' });
+    assert.equal(
+      changeDocument(7, 'original', change).path,
+      modified.path,
+      'the diff editors show one object, not a rename',
+    );
+    assert.deepEqual(parseDocumentAddress(modified), {
+      kind: 'change',
+      changeRequestId: 7,
+      side: 'modified',
+      objectType: 'dcim.device',
+      objectId: 5,
+      label: 'sw1_core_ _A_',
+    });
     assert.equal(parseDocumentAddress(changeDocument(7, 'current', change))?.kind, 'change');
-    assert.deepEqual(parseDocumentAddress(descriptionDocument(7, 'Move sw1')), { kind: 'description', changeRequestId: 7, label: 'Move sw1' });
+    assert.deepEqual(parseDocumentAddress(descriptionDocument(7, 'Move sw1')), {
+      kind: 'description',
+      changeRequestId: 7,
+      label: 'Move sw1',
+    });
   });
 
   it('refuses addresses that name nothing it serves', () => {
     const ok = '/7/dcim.device/5/a.yaml';
     const bad: [string, string][] = [
-      ['', ''], ['/', ''], [ok, ''], [ok, 'side=elsewhere'], [ok, 'side=original&x=1'], ['/x/dcim.device/5/a.yaml', 'side=original'],
-      ['/7/Device/5/a.yaml', 'side=original'], ['/7/dcim.device/0/a.yaml', 'side=original'], ['/7/dcim.device/5/a.txt', 'side=original'],
-      ['/7/dcim.device/5', 'side=original'], ['/7/description/x.txt', ''], ['/7/description/x.md', 'side=original'], ['7/dcim.device/5/a.yaml', 'side=original'],
+      ['', ''],
+      ['/', ''],
+      [ok, ''],
+      [ok, 'side=elsewhere'],
+      [ok, 'side=original&x=1'],
+      ['/x/dcim.device/5/a.yaml', 'side=original'],
+      ['/7/Device/5/a.yaml', 'side=original'],
+      ['/7/dcim.device/0/a.yaml', 'side=original'],
+      ['/7/dcim.device/5/a.txt', 'side=original'],
+      ['/7/dcim.device/5', 'side=original'],
+      ['/7/description/x.txt', ''],
+      ['/7/description/x.md', 'side=original'],
+      ['7/dcim.device/5/a.yaml', 'side=original'],
     ];
     for (const [path, query] of bad) assert.equal(parseDocumentAddress({ path, query }), null, `${path}?${query}`);
   });
@@ -56,15 +81,27 @@ describe('extension: changed objects as documents', () => {
 
   it('serialises a state as YAML with keys sorted at every level, whatever order they came in', () => {
     const text = serializeState(DEVICE);
-    const shuffled = serializeState({ tags: [], interfaces: [{ mtu: 9000, name: 'eth0' }, { name: 'eth1' }], custom_fields: { cost_center: null, owner: 'netops' }, config: DEVICE.config, name: 'sw1' });
+    const shuffled = serializeState({
+      tags: [],
+      interfaces: [{ mtu: 9000, name: 'eth0' }, { name: 'eth1' }],
+      custom_fields: { cost_center: null, owner: 'netops' },
+      config: DEVICE.config,
+      name: 'sw1',
+    });
     assert.equal(text, shuffled);
-    assert.deepEqual(text.split('\n').filter((l) => /^\S/.test(l)).map((l) => l.split(':')[0]), ['config', 'custom_fields', 'interfaces', 'name', 'tags']);
+    assert.deepEqual(
+      text
+        .split('\n')
+        .filter((l) => /^\S/.test(l))
+        .map((l) => l.split(':')[0]),
+      ['config', 'custom_fields', 'interfaces', 'name', 'tags'],
+    );
     // A multi-line value is a block: one line of YAML per line of the value.
     assert.match(text, /^config: \|\n {2}hostname sw1\n {2}interface eth0\n {3}mtu 9000\n/);
     assert.ok(!text.includes('\\n'));
   });
 
-  it('serialises nothing as an empty document (a create\'s baseline, a delete\'s branch side), and never folds long lines', () => {
+  it("serialises nothing as an empty document (a create's baseline, a delete's branch side), and never folds long lines", () => {
     assert.equal(serializeState(null), '');
     assert.equal(serializeState({}), '{}\n');
     const long = 'word '.repeat(60).trim();
@@ -112,18 +149,21 @@ describe('extension: changed objects as documents', () => {
     assert.equal(hasAttribute(null, 'name'), false);
   });
 
-  it('decorates a change by its action, or as conflicted, in VS Code\'s git colours', () => {
+  it("decorates a change by its action, or as conflicted, in VS Code's git colours", () => {
     assert.equal(changeKind(makeChange({ id: 1, action: 'create' })), 'added');
     assert.equal(changeKind(makeChange({ id: 1, action: 'update' })), 'modified');
     assert.equal(changeKind(makeChange({ id: 1, action: 'delete' })), 'deleted');
     assert.equal(changeKind(makeChange({ id: 1, action: 'update', conflicts: ['rack'] })), 'conflicted');
     assert.equal(changeKind(makeChange({ id: 1, action: 'update', conflicts: [] })), 'modified');
-    assert.deepEqual(Object.values(CHANGE_DECORATION).map((d) => d.color), [
-      'gitDecoration.addedResourceForeground',
-      'gitDecoration.modifiedResourceForeground',
-      'gitDecoration.deletedResourceForeground',
-      'gitDecoration.conflictingResourceForeground',
-    ]);
+    assert.deepEqual(
+      Object.values(CHANGE_DECORATION).map((d) => d.color),
+      [
+        'gitDecoration.addedResourceForeground',
+        'gitDecoration.modifiedResourceForeground',
+        'gitDecoration.deletedResourceForeground',
+        'gitDecoration.conflictingResourceForeground',
+      ],
+    );
   });
 
   it('shows a thread on the branch side, on the baseline for a delete or an attribute only the baseline has', () => {
@@ -137,7 +177,10 @@ describe('extension: changed objects as documents', () => {
 
   it('titles a diff with the object and what happened to it', () => {
     assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' })), 'sw1 (Modified)');
-    assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1', conflicts: ['rack'] })), 'sw1 (Modified, conflicts with main)');
+    assert.equal(
+      diffTitle(makeChange({ id: 1, object_repr: 'sw1', conflicts: ['rack'] })),
+      'sw1 (Modified, conflicts with main)',
+    );
     assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw2', action: 'create' })), 'sw2 (Created)');
     assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' }), 'main'), 'sw1 (main now ↔ branch)');
   });

@@ -24,10 +24,22 @@ describe('extension: the change request lists', () => {
   it('asks the service for open requests, reviewer=me, requester=me and recently closed', async () => {
     const { c, asked } = client();
     const lists = await loadLists(c);
-    assert.deepEqual(lists.open.map((cr) => cr.id), [1, 2]);
-    assert.deepEqual(lists.needsMyReview.map((cr) => cr.id), [2]);
-    assert.deepEqual(lists.mine.map((cr) => cr.id), [1]);
-    assert.deepEqual(lists.closed.map((cr) => cr.id), [3]);
+    assert.deepEqual(
+      lists.open.map((cr) => cr.id),
+      [1, 2],
+    );
+    assert.deepEqual(
+      lists.needsMyReview.map((cr) => cr.id),
+      [2],
+    );
+    assert.deepEqual(
+      lists.mine.map((cr) => cr.id),
+      [1],
+    );
+    assert.deepEqual(
+      lists.closed.map((cr) => cr.id),
+      [3],
+    );
     assert.deepEqual(asked, [
       { status: ['draft', 'needs-review', 'approved', 'rejected'] },
       { reviewer: 'me', status: ['needs-review', 'approved', 'rejected'] },
@@ -43,10 +55,23 @@ describe('extension: the change request lists', () => {
     await store.refresh(client().c, 2);
     assert.equal(store.state.loaded, true);
     assert.equal(store.byId(2)?.id, 2);
-    assert.deepEqual(store.state.myReviews.map((r) => r.id), [9]);
-    await store.refresh(client({ listChangeRequests: async () => { throw new ApiError('unreachable', 'ECONNREFUSED'); } }).c, 2);
+    assert.deepEqual(
+      store.state.myReviews.map((r) => r.id),
+      [9],
+    );
+    await store.refresh(
+      client({
+        listChangeRequests: async () => {
+          throw new ApiError('unreachable', 'ECONNREFUSED');
+        },
+      }).c,
+      2,
+    );
     assert.equal(store.state.error?.kind, 'unreachable');
-    assert.deepEqual(store.state.lists.open.map((cr) => cr.id), [1, 2]);
+    assert.deepEqual(
+      store.state.lists.open.map((cr) => cr.id),
+      [1, 2],
+    );
     assert.deepEqual(seen, [true, false, true, false]);
     store.clear();
     assert.equal(store.state.loaded, false);
@@ -55,7 +80,14 @@ describe('extension: the change request lists', () => {
 
   it('lets My Reviews fail on its own', async () => {
     const store = new ChangeRequestStore();
-    await store.refresh(client({ listMyReviews: async () => { throw new ApiError('forbidden', 'no'); } }).c, 2);
+    await store.refresh(
+      client({
+        listMyReviews: async () => {
+          throw new ApiError('forbidden', 'no');
+        },
+      }).c,
+      2,
+    );
     assert.equal(store.state.error, null);
     assert.equal(store.state.reviewsError?.kind, 'forbidden');
     assert.equal(store.state.loaded, true);

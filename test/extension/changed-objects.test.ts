@@ -1,8 +1,24 @@
 // The Changed Objects tree: grouping, viewed marks (kept per request and object, dropped when the
 // change differs from the one marked), the rows, and the order Next/Previous Change walk in.
 import assert from 'node:assert/strict';
-import { adjacentChange, changedObjectItem, changedObjectsRoots, changeGroupItem, groupChanges, orphanThreadsItem, treeOrder, unviewedBadge } from '../../extension/core/changed-objects';
-import { changeDigest, isViewed, markViewed, pruneViewed, stableJson, viewedStorageKey } from '../../extension/core/viewed';
+import {
+  adjacentChange,
+  changedObjectItem,
+  changedObjectsRoots,
+  changeGroupItem,
+  groupChanges,
+  orphanThreadsItem,
+  treeOrder,
+  unviewedBadge,
+} from '../../extension/core/changed-objects';
+import {
+  changeDigest,
+  isViewed,
+  markViewed,
+  pruneViewed,
+  stableJson,
+  viewedStorageKey,
+} from '../../extension/core/viewed';
 import { makeChange } from './fixtures';
 
 const NOW = new Date('2026-11-01T10:00:00.000Z');
@@ -10,19 +26,39 @@ const NOW = new Date('2026-11-01T10:00:00.000Z');
 describe('extension: Changed Objects and viewed marks', () => {
   const changes = [
     makeChange({ id: 1, object_type: 'ipam.prefix', object_id: 9, object_repr: '10.0.0.0/24' }),
-    makeChange({ id: 2, object_type: 'dcim.device', object_id: 7, object_repr: 'sw2', action: 'create', original: null }),
+    makeChange({
+      id: 2,
+      object_type: 'dcim.device',
+      object_id: 7,
+      object_repr: 'sw2',
+      action: 'create',
+      original: null,
+    }),
     makeChange({ id: 3, object_type: 'dcim.device', object_id: 5, object_repr: 'sw1', conflicts: ['rack'] }),
-    makeChange({ id: 4, object_type: 'dcim.interface', object_id: 3, object_repr: 'eth0', action: 'delete', modified: null }),
+    makeChange({
+      id: 4,
+      object_type: 'dcim.interface',
+      object_id: 3,
+      object_repr: 'eth0',
+      action: 'delete',
+      modified: null,
+    }),
   ];
 
   it('groups changes by object type, types and objects in name order', () => {
     const groups = groupChanges(changes);
-    assert.deepEqual(groups.map((g) => [g.objectType, g.changes.map((c) => c.object_repr)]), [
-      ['dcim.device', ['sw1', 'sw2']],
-      ['dcim.interface', ['eth0']],
-      ['ipam.prefix', ['10.0.0.0/24']],
-    ]);
-    assert.deepEqual(treeOrder(changes).map((c) => c.id), [3, 2, 4, 1]);
+    assert.deepEqual(
+      groups.map((g) => [g.objectType, g.changes.map((c) => c.object_repr)]),
+      [
+        ['dcim.device', ['sw1', 'sw2']],
+        ['dcim.interface', ['eth0']],
+        ['ipam.prefix', ['10.0.0.0/24']],
+      ],
+    );
+    assert.deepEqual(
+      treeOrder(changes).map((c) => c.id),
+      [3, 2, 4, 1],
+    );
     assert.equal(changeGroupItem(7, groups[0], 1).description, '1 of 2 viewed');
     assert.equal(changeGroupItem(7, groups[0], 0).description, '2');
   });
@@ -38,12 +74,18 @@ describe('extension: Changed Objects and viewed marks', () => {
     const viewed = new Set([2, 4]);
     assert.equal(adjacentChange(order, 3, (c) => viewed.has(c.id), 1)?.id, 1);
     assert.equal(adjacentChange(order, 1, (c) => viewed.has(c.id), -1)?.id, 3);
-    assert.equal(adjacentChange(order, 3, (c) => c.id !== 3, 1), null);
+    assert.equal(
+      adjacentChange(order, 3, (c) => c.id !== 3, 1),
+      null,
+    );
     assert.equal(adjacentChange([], null, none, 1), null);
     assert.equal(adjacentChange(order, 999, none, 1)?.id, 3, 'an unknown current change starts from the top');
     // The current change, no longer shown, is where Next goes when every other one is viewed.
     assert.equal(adjacentChange(order, 2, (c) => c.id !== 2, 1, false)?.id, 2);
-    assert.equal(adjacentChange(order, 2, (c) => c.id !== 2, 1, true), null);
+    assert.equal(
+      adjacentChange(order, 2, (c) => c.id !== 2, 1, true),
+      null,
+    );
   });
 
   it('marks a change viewed with a digest of its states, which any change to it invalidates', () => {
@@ -52,7 +94,10 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.deepEqual(Object.keys(marks), ['dcim.device:5']);
     assert.equal(isViewed(marks, sw1), true);
     // The same change with its keys in another order is the same change.
-    assert.equal(isViewed(marks, { ...sw1, modified: Object.fromEntries(Object.entries(sw1.modified!).reverse()) }), true);
+    assert.equal(
+      isViewed(marks, { ...sw1, modified: Object.fromEntries(Object.entries(sw1.modified!).reverse()) }),
+      true,
+    );
     const edited = { ...sw1, modified: { ...sw1.modified, status: 'offline' } };
     assert.equal(isViewed(marks, edited), false);
     assert.equal(isViewed(marks, { ...sw1, action: 'delete' as const }), false);
@@ -95,19 +140,43 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(eth0.description, 'Deleted · 1 open thread');
     assert.equal(eth0.checkbox?.checked, false);
     assert.equal(eth0.contextValue, 'changedObject;');
-    assert.deepEqual(eth0.resource, { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' }, 'a delete shows its baseline');
+    assert.deepEqual(
+      eth0.resource,
+      { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' },
+      'a delete shows its baseline',
+    );
   });
 
   it('shows a row while loading, none after a failure, a word for an empty or deleted branch, the groups, then the threads left behind', () => {
-    const kinds = (nodes: ReturnType<typeof changedObjectsRoots>) => nodes.map((n) => (n.kind === 'group' ? n.group.objectType : n.kind === 'message' ? n.label : `${n.kind} ${'count' in n ? n.count : ''}`));
+    const kinds = (nodes: ReturnType<typeof changedObjectsRoots>) =>
+      nodes.map((n) =>
+        n.kind === 'group'
+          ? n.group.objectType
+          : n.kind === 'message'
+            ? n.label
+            : `${n.kind} ${'count' in n ? n.count : ''}`,
+      );
     assert.deepEqual(kinds(changedObjectsRoots(undefined, false, 0)), ['Loading the changes…']);
     assert.deepEqual(changedObjectsRoots(undefined, true, 0), []);
-    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: false }, false, 0)), ['The branch has no changes.']);
-    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: true }, false, 0)), ['The branch is deleted: no changes to show.']);
-    assert.deepEqual(kinds(changedObjectsRoots({ changes, branchDeleted: false }, false, 2)), ['dcim.device', 'dcim.interface', 'ipam.prefix', 'orphans 2']);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: false }, false, 0)), [
+      'The branch has no changes.',
+    ]);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes: [], branchDeleted: true }, false, 0)), [
+      'The branch is deleted: no changes to show.',
+    ]);
+    assert.deepEqual(kinds(changedObjectsRoots({ changes, branchDeleted: false }, false, 2)), [
+      'dcim.device',
+      'dcim.interface',
+      'ipam.prefix',
+      'orphans 2',
+    ]);
     const orphans = orphanThreadsItem(7, 1);
     assert.equal(orphans.label, '1 thread on changes no longer in the branch');
-    assert.deepEqual(orphans.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
+    assert.deepEqual(orphans.command, {
+      id: 'changeControl.openChangeRequest',
+      title: 'Open Change Request',
+      args: [7],
+    });
     assert.equal(unviewedBadge(0, 0), undefined);
     assert.deepEqual(unviewedBadge(4, 1), { value: 3, tooltip: '3 of 4 changes not viewed yet' });
   });

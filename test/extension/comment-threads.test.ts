@@ -9,9 +9,21 @@ import { ALICE, BOB, makeChange, makeComment } from './fixtures';
 const ME = { id: BOB.id, display: BOB.display };
 
 describe('extension: comment threads in the gutter', () => {
-  const sw1 = makeChange({ id: 11, original: { name: 'sw1', rack: 'R1', serial: 'X1' }, modified: { name: 'sw1', rack: 'R2', custom_fields: { owner: 'net' } } });
-  const gone = makeChange({ id: 12, object_repr: 'sw9', object_id: 9, action: 'delete', modified: null, original: { name: 'sw9' } });
-  const lineIn = (side: 'original' | 'modified', attr: string) => lineOfAttribute(attributeSpans(serializeState(sw1[side])), attr).line;
+  const sw1 = makeChange({
+    id: 11,
+    original: { name: 'sw1', rack: 'R1', serial: 'X1' },
+    modified: { name: 'sw1', rack: 'R2', custom_fields: { owner: 'net' } },
+  });
+  const gone = makeChange({
+    id: 12,
+    object_repr: 'sw9',
+    object_id: 9,
+    action: 'delete',
+    modified: null,
+    original: { name: 'sw9' },
+  });
+  const lineIn = (side: 'original' | 'modified', attr: string) =>
+    lineOfAttribute(attributeSpans(serializeState(sw1[side])), attr).line;
 
   it('puts a thread on the line of its attribute, replies in order, and marks my comments', () => {
     const root = makeComment({ id: 1, change_diff: 11, attribute: 'rack', author: ALICE, text: 'Why R2?' });
@@ -22,10 +34,13 @@ describe('extension: comment threads in the gutter', () => {
     assert.equal(t.place?.line, lineIn('modified', 'rack'));
     assert.equal(t.label, 'rack');
     assert.equal(t.contextValue, 'thread;open;posted;');
-    assert.deepEqual(t.comments.map((c) => [c.key, c.author, c.mine, c.contextValue]), [
-      ['c:1', 'Alice', false, 'comment;posted;'],
-      ['c:2', 'Bob', true, 'comment;mine;posted;'],
-    ]);
+    assert.deepEqual(
+      t.comments.map((c) => [c.key, c.author, c.mine, c.contextValue]),
+      [
+        ['c:1', 'Alice', false, 'comment;posted;'],
+        ['c:2', 'Bob', true, 'comment;mine;posted;'],
+      ],
+    );
   });
 
   it('places a thread without attribute on the first line, a nested one on its key, and one only the baseline has on the baseline', () => {
@@ -39,11 +54,14 @@ describe('extension: comment threads in the gutter', () => {
       changes: [sw1],
       me: ME,
     });
-    assert.deepEqual(threads.map((t) => [t.label, t.place?.side, t.place?.line]), [
-      ['Whole object', 'modified', 0],
-      ['custom_fields.owner', 'modified', lineIn('modified', 'custom_fields.owner')],
-      ['serial', 'original', lineIn('original', 'serial')],
-    ]);
+    assert.deepEqual(
+      threads.map((t) => [t.label, t.place?.side, t.place?.line]),
+      [
+        ['Whole object', 'modified', 0],
+        ['custom_fields.owner', 'modified', lineIn('modified', 'custom_fields.owner')],
+        ['serial', 'original', lineIn('original', 'serial')],
+      ],
+    );
   });
 
   it('shows outdated and resolved threads as such, and keeps threads whose change left the branch', () => {
@@ -69,32 +87,79 @@ describe('extension: comment threads in the gutter', () => {
   it('shows my pending drafts: new threads on their attribute, replies at the end of their thread, marked Pending', () => {
     const root = makeComment({ id: 1, change_diff: 11, attribute: 'rack' });
     const drafts: DraftComment[] = [
-      { key: 'k1', changeDiff: 11, attribute: 'name', parent: null, parentDraft: null, text: 'Name?', created: '2026-11-01T11:00:00.000Z' },
-      { key: 'k2', changeDiff: 11, attribute: null, parent: 1, parentDraft: null, text: 'Agreed.', created: '2026-11-01T11:01:00.000Z' },
-      { key: 'k3', changeDiff: 11, attribute: null, parent: null, parentDraft: 'k1', text: 'And the serial.', created: '2026-11-01T11:02:00.000Z' },
+      {
+        key: 'k1',
+        changeDiff: 11,
+        attribute: 'name',
+        parent: null,
+        parentDraft: null,
+        text: 'Name?',
+        created: '2026-11-01T11:00:00.000Z',
+      },
+      {
+        key: 'k2',
+        changeDiff: 11,
+        attribute: null,
+        parent: 1,
+        parentDraft: null,
+        text: 'Agreed.',
+        created: '2026-11-01T11:01:00.000Z',
+      },
+      {
+        key: 'k3',
+        changeDiff: 11,
+        attribute: null,
+        parent: null,
+        parentDraft: 'k1',
+        text: 'And the serial.',
+        created: '2026-11-01T11:02:00.000Z',
+      },
     ];
     const threads = buildThreads({ comments: [root], drafts, changes: [sw1], me: ME });
-    assert.deepEqual(threads.map((t) => t.key), ['c:1', 'd:k1']);
-    assert.deepEqual(threads[0].comments.map((c) => [c.key, c.label, c.pending, c.contextValue]), [
-      ['c:1', undefined, false, 'comment;posted;'],
-      ['d:k2', 'Pending', true, 'comment;mine;pending;'],
-    ]);
+    assert.deepEqual(
+      threads.map((t) => t.key),
+      ['c:1', 'd:k1'],
+    );
+    assert.deepEqual(
+      threads[0].comments.map((c) => [c.key, c.label, c.pending, c.contextValue]),
+      [
+        ['c:1', undefined, false, 'comment;posted;'],
+        ['d:k2', 'Pending', true, 'comment;mine;pending;'],
+      ],
+    );
     const pending = threads[1];
     assert.equal(pending.pending, true);
     assert.equal(pending.rootDraft, 'k1');
     assert.equal(pending.label, 'name · Pending');
     assert.equal(pending.contextValue, 'thread;open;pending;');
     assert.equal(pending.place?.line, lineIn('modified', 'name'));
-    assert.deepEqual(pending.comments.map((c) => [c.text, c.author]), [['Name?', 'Bob'], ['And the serial.', 'Bob']]);
+    assert.deepEqual(
+      pending.comments.map((c) => [c.text, c.author]),
+      [
+        ['Name?', 'Bob'],
+        ['And the serial.', 'Bob'],
+      ],
+    );
   });
 
   it('shows a reply whose root it cannot see as a thread of its own', () => {
-    const threads = buildThreads({ comments: [makeComment({ id: 5, parent: 4, change_diff: 11 })], drafts: [], changes: [sw1], me: ME });
-    assert.deepEqual(threads.map((t) => t.key), ['c:5']);
+    const threads = buildThreads({
+      comments: [makeComment({ id: 5, parent: 4, change_diff: 11 })],
+      drafts: [],
+      changes: [sw1],
+      me: ME,
+    });
+    assert.deepEqual(
+      threads.map((t) => t.key),
+      ['c:5'],
+    );
   });
 
   it('says which attribute is not in the shown version', () => {
-    assert.equal(threadLabel({ attribute: 'x.y', resolved: false, outdated: false, pending: false, exact: false, gone: false }), 'x.y (not in this version)');
+    assert.equal(
+      threadLabel({ attribute: 'x.y', resolved: false, outdated: false, pending: false, exact: false, gone: false }),
+      'x.y (not in this version)',
+    );
   });
 
   it('counts the open posted threads per change', () => {
@@ -105,6 +170,12 @@ describe('extension: comment threads in the gutter', () => {
       makeComment({ id: 4, change_diff: 12 }),
       makeComment({ id: 5, change_diff: null }),
     ]);
-    assert.deepEqual([...counts.entries()], [[11, 1], [12, 1]]);
+    assert.deepEqual(
+      [...counts.entries()],
+      [
+        [11, 1],
+        [12, 1],
+      ],
+    );
   });
 });

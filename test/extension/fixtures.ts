@@ -29,9 +29,17 @@ const base = (id: number, kind: string, time = '2026-11-01T09:00:00.000Z') => ({
 });
 
 /** `allowed` lists the actions the caller may take; the others carry a reason. */
-export function actions(allowed: CallerAction[] = [], reasons: Partial<Record<CallerAction, string>> = {}): ChangeRequest['actions'] {
+export function actions(
+  allowed: CallerAction[] = [],
+  reasons: Partial<Record<CallerAction, string>> = {},
+): ChangeRequest['actions'] {
   return Object.fromEntries(
-    CALLER_ACTIONS.map((a) => [a, allowed.includes(a) ? { allowed: true, reason: null } : { allowed: false, reason: reasons[a] ?? `${a} is not possible now.` }]),
+    CALLER_ACTIONS.map((a) => [
+      a,
+      allowed.includes(a)
+        ? { allowed: true, reason: null }
+        : { allowed: false, reason: reasons[a] ?? `${a} is not possible now.` },
+    ]),
   ) as ChangeRequest['actions'];
 }
 
@@ -98,7 +106,11 @@ export function makeReview(over: Partial<Review> & { id: number }): Review {
 
 export function makeComment(over: Partial<ChangeComment> & { id: number }): ChangeComment {
   return changeComment.parse({
-    ...base(over.id, 'plugins/change-control/change-comments', `2026-11-01T10:00:${String(over.id % 60).padStart(2, '0')}.000Z`),
+    ...base(
+      over.id,
+      'plugins/change-control/change-comments',
+      `2026-11-01T10:00:${String(over.id % 60).padStart(2, '0')}.000Z`,
+    ),
     change_request: 1,
     change_diff: 11,
     change_label: 'dcim.device sw1',
@@ -151,7 +163,10 @@ export function makeEvaluation(over: Partial<Evaluation> = {}): Evaluation {
             satisfied: false,
             approvers: [ALICE],
             eligible_users: [ALICE],
-            eligible_groups: [{ id: 4, name: 'netops', empty: false }, { id: 5, name: 'ghosts', empty: true }],
+            eligible_groups: [
+              { id: 4, name: 'netops', empty: false },
+              { id: 5, name: 'ghosts', empty: true },
+            ],
             empty_groups: ['ghosts'],
             outstanding_reviewers: [{ id: 9, username: 'carol', display: 'Carol' }],
           },
@@ -168,10 +183,26 @@ export function makeEvaluation(over: Partial<Evaluation> = {}): Evaluation {
 export function makeSnapshot(over: Partial<ChangeRequestSnapshot> = {}): ChangeRequestSnapshot {
   return {
     me: ALICE,
-    changeRequest: makeChangeRequest({ id: 1, actions: actions(['review', 'comment', 'abandon', 'return_to_draft', 'run_checks']) }),
+    changeRequest: makeChangeRequest({
+      id: 1,
+      actions: actions(['review', 'comment', 'abandon', 'return_to_draft', 'run_checks']),
+    }),
     evaluation: makeEvaluation(),
-    checks: [makeCheck({ id: 1, name: 'has-changes', label: 'Branch has changes', status: 'success', blocks_merge: false }), makeCheck({ id: 2, name: 'ci', label: 'CI', details_url: 'https://ci.example/run/1' })],
-    changes: [makeChange({ id: 11 }), makeChange({ id: 12, object_repr: 'sw2', action: 'create', original: null, current: null, modified: { name: 'sw2', status: 'active' } })],
+    checks: [
+      makeCheck({ id: 1, name: 'has-changes', label: 'Branch has changes', status: 'success', blocks_merge: false }),
+      makeCheck({ id: 2, name: 'ci', label: 'CI', details_url: 'https://ci.example/run/1' }),
+    ],
+    changes: [
+      makeChange({ id: 11 }),
+      makeChange({
+        id: 12,
+        object_repr: 'sw2',
+        action: 'create',
+        original: null,
+        current: null,
+        modified: { name: 'sw2', status: 'active' },
+      }),
+    ],
     comments: [],
     reviews: [],
     history: null,

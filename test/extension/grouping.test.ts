@@ -1,22 +1,48 @@
 import assert from 'node:assert/strict';
-import { EMPTY_LISTS, GROUPS, groupChangeRequests, indexById, isEmpty, RECENTLY_CLOSED_LIMIT } from '../../extension/core/grouping';
+import {
+  EMPTY_LISTS,
+  GROUPS,
+  groupChangeRequests,
+  indexById,
+  isEmpty,
+  RECENTLY_CLOSED_LIMIT,
+} from '../../extension/core/grouping';
 import { makeChangeRequest } from './fixtures';
 
-const labelsOf = (groups: ReturnType<typeof groupChangeRequests>) => Object.fromEntries(groups.map((g) => [g.id, g.items.map((cr) => cr.id)]));
+const labelsOf = (groups: ReturnType<typeof groupChangeRequests>) =>
+  Object.fromEntries(groups.map((g) => [g.id, g.items.map((cr) => cr.id)]));
 
 describe('extension: grouping change requests', () => {
   it('always shows the six groups, in order, even when empty', () => {
     const groups = groupChangeRequests(EMPTY_LISTS);
-    assert.deepEqual(groups.map((g) => g.label), ['Needs my review', 'Mine', 'Drafts', 'Ready to merge', 'Blocked', 'Recently closed']);
-    assert.deepEqual(groups.map((g) => g.id), GROUPS.map((g) => g.id));
+    assert.deepEqual(
+      groups.map((g) => g.label),
+      ['Needs my review', 'Mine', 'Drafts', 'Ready to merge', 'Blocked', 'Recently closed'],
+    );
+    assert.deepEqual(
+      groups.map((g) => g.id),
+      GROUPS.map((g) => g.id),
+    );
     assert.ok(groups.every((g) => g.items.length === 0));
   });
 
-  it('sorts requests into groups by status, readiness and the service\'s reviewer and requester lists', () => {
+  it("sorts requests into groups by status, readiness and the service's reviewer and requester lists", () => {
     const draft = makeChangeRequest({ id: 1, status: 'draft' });
-    const ready = makeChangeRequest({ id: 2, status: 'approved', approved: true, ready_to_merge: true, merge_blocked_reason: '' });
+    const ready = makeChangeRequest({
+      id: 2,
+      status: 'approved',
+      approved: true,
+      ready_to_merge: true,
+      merge_blocked_reason: '',
+    });
     const blocked = makeChangeRequest({ id: 3, status: 'needs-review' });
-    const approvedButBlocked = makeChangeRequest({ id: 4, status: 'approved', approved: true, ready_to_merge: false, merge_blocked_reason: 'Check "ci" is pending.' });
+    const approvedButBlocked = makeChangeRequest({
+      id: 4,
+      status: 'approved',
+      approved: true,
+      ready_to_merge: false,
+      merge_blocked_reason: 'Check "ci" is pending.',
+    });
     const completed = makeChangeRequest({ id: 5, status: 'completed' });
     const groups = groupChangeRequests({
       open: [draft, ready, blocked, approvedButBlocked],
@@ -38,7 +64,11 @@ describe('extension: grouping change requests', () => {
   it('keeps drafts and closed requests out of "Needs my review" even if the list has them', () => {
     const groups = groupChangeRequests({
       ...EMPTY_LISTS,
-      needsMyReview: [makeChangeRequest({ id: 1, status: 'draft' }), makeChangeRequest({ id: 2, status: 'abandoned' }), makeChangeRequest({ id: 3, status: 'rejected' })],
+      needsMyReview: [
+        makeChangeRequest({ id: 1, status: 'draft' }),
+        makeChangeRequest({ id: 2, status: 'abandoned' }),
+        makeChangeRequest({ id: 3, status: 'rejected' }),
+      ],
     });
     assert.deepEqual(labelsOf(groups).needsMyReview, [3]);
   });
@@ -58,7 +88,11 @@ describe('extension: grouping change requests', () => {
 
   it('shows the most recently closed first, at most a bounded number', () => {
     const closed = Array.from({ length: RECENTLY_CLOSED_LIMIT + 5 }, (_, i) =>
-      makeChangeRequest({ id: i + 1, status: i % 2 ? 'completed' : 'abandoned', last_updated: `2026-10-${String(i + 1).padStart(2, '0')}T00:00:00Z` }),
+      makeChangeRequest({
+        id: i + 1,
+        status: i % 2 ? 'completed' : 'abandoned',
+        last_updated: `2026-10-${String(i + 1).padStart(2, '0')}T00:00:00Z`,
+      }),
     );
     const recent = labelsOf(groupChangeRequests({ ...EMPTY_LISTS, closed })).recentlyClosed;
     assert.equal(recent.length, RECENTLY_CLOSED_LIMIT);
@@ -74,7 +108,11 @@ describe('extension: grouping change requests', () => {
 
   it('indexes every known request by id and tells when there are none', () => {
     assert.equal(isEmpty(EMPTY_LISTS), true);
-    const lists = { ...EMPTY_LISTS, open: [makeChangeRequest({ id: 1 })], closed: [makeChangeRequest({ id: 2, status: 'completed' })] };
+    const lists = {
+      ...EMPTY_LISTS,
+      open: [makeChangeRequest({ id: 1 })],
+      closed: [makeChangeRequest({ id: 2, status: 'completed' })],
+    };
     assert.equal(isEmpty(lists), false);
     assert.deepEqual([...indexById(lists).keys()].sort(), [1, 2]);
   });

@@ -16,14 +16,19 @@ const event = (id: number, type: StreamEvent['event'], cr = 1): string =>
 describe('extension: live updates', () => {
   describe('the Server-Sent Events parser', () => {
     it('completes messages at blank lines, however the text is cut into chunks and whatever the line endings', () => {
-      const text = 'id: 1\r\nevent: comment_created\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: keep-alive\n\nid: 2\rdata: x\r\r';
+      const text =
+        'id: 1\r\nevent: comment_created\r\ndata: {"a":\r\ndata: 1}\r\n\r\n: keep-alive\n\nid: 2\rdata: x\r\r';
       for (let cut = 0; cut <= text.length; cut += 1) {
         const p = new SseParser();
         const got = [...p.push(text.slice(0, cut)), ...p.push(text.slice(cut))];
-        assert.deepEqual(got, [
-          { event: 'comment_created', data: '{"a":\n1}', lastEventId: '1' },
-          { event: 'message', data: 'x', lastEventId: '2' },
-        ], `cut at ${cut}`);
+        assert.deepEqual(
+          got,
+          [
+            { event: 'comment_created', data: '{"a":\n1}', lastEventId: '1' },
+            { event: 'message', data: 'x', lastEventId: '2' },
+          ],
+          `cut at ${cut}`,
+        );
       }
     });
 
@@ -39,9 +44,19 @@ describe('extension: live updates', () => {
       assert.equal(p.sawTraffic(), false);
     });
 
-    it('reads the stream\'s events with the contract, a reset, and ignores what it does not know', () => {
+    it("reads the stream's events with the contract, a reset, and ignores what it does not know", () => {
       const [m] = new SseParser().push(event(3, 'check_updated', 9));
-      assert.deepEqual(readStreamMessage(m), { kind: 'event', event: { id: 3, event: 'check_updated', time: '2026-11-01T10:00:00.000Z', change_request: 9, object_type: 'change_control.changerequest', object_id: 9 } });
+      assert.deepEqual(readStreamMessage(m), {
+        kind: 'event',
+        event: {
+          id: 3,
+          event: 'check_updated',
+          time: '2026-11-01T10:00:00.000Z',
+          change_request: 9,
+          object_type: 'change_control.changerequest',
+          object_id: 9,
+        },
+      });
       assert.deepEqual(readStreamMessage({ event: 'reset', data: '{}', lastEventId: '' }), { kind: 'reset' });
       assert.equal(readStreamMessage({ event: 'other', data: '{}', lastEventId: '' }).kind, 'ignored');
       assert.equal(readStreamMessage({ event: 'check_updated', data: 'nope', lastEventId: '' }).kind, 'ignored');
@@ -73,7 +88,11 @@ describe('extension: live updates', () => {
     beforeEach(async () => {
       requests.length = 0;
       server = createServer((req, res) => {
-        requests.push({ auth: req.headers.authorization, accept: req.headers.accept, lastEventId: req.headers['last-event-id'] as string | undefined });
+        requests.push({
+          auth: req.headers.authorization,
+          accept: req.headers.accept,
+          lastEventId: req.headers['last-event-id'] as string | undefined,
+        });
         handler(req, res);
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -120,8 +139,15 @@ describe('extension: live updates', () => {
       };
       const seen = follow();
       await until('three events', () => seen.batches.flat().length === 3);
-      assert.deepEqual(seen.batches[0].map((e) => e.id), [1, 2], 'events arriving together come in one batch');
-      assert.deepEqual(requests.map((r) => r.lastEventId), [undefined, '2']);
+      assert.deepEqual(
+        seen.batches[0].map((e) => e.id),
+        [1, 2],
+        'events arriving together come in one batch',
+      );
+      assert.deepEqual(
+        requests.map((r) => r.lastEventId),
+        [undefined, '2'],
+      );
       assert.equal(requests[0].auth, 'Token tok-1');
       assert.equal(requests[0].accept, 'text/event-stream');
       assert.equal(stream!.resumeId, '3');
@@ -136,7 +162,10 @@ describe('extension: live updates', () => {
       };
       const seen = follow({ batchMs: 50 });
       await until('the reset and the event after it', () => seen.resets === 1 && seen.batches.length === 1);
-      assert.deepEqual(seen.batches.flat().map((e) => e.id), [2]);
+      assert.deepEqual(
+        seen.batches.flat().map((e) => e.id),
+        [2],
+      );
     });
 
     it('polls while the service has no stream, and asks again later', async () => {

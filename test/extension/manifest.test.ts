@@ -7,7 +7,15 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { whenActionAllowed } from '../../extension/core/availability';
 import { DOCUMENT_SCHEME } from '../../extension/core/change-documents';
-import { CATEGORY, CHANGE_REQUEST_PANEL, COMMANDS, COMMENT_CONTROLLER, CONTEXT_KEYS, VIEW_CONTAINER, VIEWS } from '../../extension/core/commands';
+import {
+  CATEGORY,
+  CHANGE_REQUEST_PANEL,
+  COMMANDS,
+  COMMENT_CONTROLLER,
+  CONTEXT_KEYS,
+  VIEW_CONTAINER,
+  VIEWS,
+} from '../../extension/core/commands';
 import { MACHINE_SETTINGS, SETTING_DEFAULTS, SETTING_KEYS } from '../../extension/core/settings';
 
 const ROOT = resolve(__dirname, '../..');
@@ -19,7 +27,9 @@ interface MenuEntry {
   when?: string;
   group?: string;
 }
-const allMenus: [string, MenuEntry][] = Object.entries(contributes.menus as Record<string, MenuEntry[]>).flatMap(([menu, entries]) => entries.map((e) => [menu, e] as [string, MenuEntry]));
+const allMenus: [string, MenuEntry][] = Object.entries(contributes.menus as Record<string, MenuEntry[]>).flatMap(
+  ([menu, entries]) => entries.map((e) => [menu, e] as [string, MenuEntry]),
+);
 const commandIds = new Set<string>(COMMANDS.map((c) => c.id));
 const viewIds = new Set<string>(Object.values(VIEWS).map((v) => v.id));
 
@@ -32,7 +42,10 @@ function sourceFiles(dir: string): string[] {
 
 describe('extension: manifest', () => {
   it('declares every command of the table, and only those, under the category', () => {
-    assert.deepEqual(contributes.commands.map((c: { command: string }) => c.command), COMMANDS.map((c) => c.id));
+    assert.deepEqual(
+      contributes.commands.map((c: { command: string }) => c.command),
+      COMMANDS.map((c) => c.id),
+    );
     for (const spec of COMMANDS) {
       const declared = contributes.commands.find((c: { command: string }) => c.command === spec.id);
       assert.equal(declared.title, spec.title, spec.id);
@@ -53,9 +66,17 @@ describe('extension: manifest', () => {
   });
 
   it('puts in menus only commands of the table, hides from the palette exactly those that are not for it', () => {
-    for (const [menu, entry] of allMenus) assert.ok(commandIds.has(entry.command), `${menu}: unknown command ${entry.command}`);
-    const hidden = new Set(contributes.menus.commandPalette.filter((e: MenuEntry) => e.when === 'false').map((e: MenuEntry) => e.command));
-    assert.deepEqual([...hidden].sort(), COMMANDS.filter((c) => !c.palette).map((c) => c.id).sort());
+    for (const [menu, entry] of allMenus)
+      assert.ok(commandIds.has(entry.command), `${menu}: unknown command ${entry.command}`);
+    const hidden = new Set(
+      contributes.menus.commandPalette.filter((e: MenuEntry) => e.when === 'false').map((e: MenuEntry) => e.command),
+    );
+    assert.deepEqual(
+      [...hidden].sort(),
+      COMMANDS.filter((c) => !c.palette)
+        .map((c) => c.id)
+        .sort(),
+    );
   });
 
   it('shows a change request command on a tree item only when the service allows its action', () => {
@@ -64,14 +85,24 @@ describe('extension: manifest', () => {
       if (!('action' in spec)) continue;
       const entries = itemMenus.filter((e) => e.command === spec.id);
       assert.ok(entries.length > 0, `${spec.id} is in no item menu`);
-      for (const e of entries) assert.ok(e.when?.includes(whenActionAllowed(spec.action)), `${spec.id}: when "${e.when}" lacks ${whenActionAllowed(spec.action)}`);
+      for (const e of entries)
+        assert.ok(
+          e.when?.includes(whenActionAllowed(spec.action)),
+          `${spec.id}: when "${e.when}" lacks ${whenActionAllowed(spec.action)}`,
+        );
     }
   });
 
   it('declares the container and exactly the views the code creates, each with a welcome text', () => {
-    assert.deepEqual(contributes.viewsContainers.activitybar.map((c: { id: string; title: string }) => [c.id, c.title]), [[VIEW_CONTAINER, 'Change Control']]);
+    assert.deepEqual(
+      contributes.viewsContainers.activitybar.map((c: { id: string; title: string }) => [c.id, c.title]),
+      [[VIEW_CONTAINER, 'Change Control']],
+    );
     assert.deepEqual(Object.keys(contributes.views), [VIEW_CONTAINER]);
-    assert.deepEqual(contributes.views[VIEW_CONTAINER].map((v: { id: string; name: string }) => [v.id, v.name]), Object.values(VIEWS).map((v) => [v.id, v.name]));
+    assert.deepEqual(
+      contributes.views[VIEW_CONTAINER].map((v: { id: string; name: string }) => [v.id, v.name]),
+      Object.values(VIEWS).map((v) => [v.id, v.name]),
+    );
     const welcomed = new Set(contributes.viewsWelcome.map((w: { view: string }) => w.view));
     for (const w of contributes.viewsWelcome) assert.ok(viewIds.has(w.view), `welcome for unknown view ${w.view}`);
     for (const id of viewIds) assert.ok(welcomed.has(id), `no welcome text for ${id}`);
@@ -88,38 +119,60 @@ describe('extension: manifest', () => {
 
   it('refers in when clauses and welcome links only to known views, context keys and commands', () => {
     const known = new Set<string>([...viewIds, ...Object.values(CONTEXT_KEYS), COMMENT_CONTROLLER]);
-    const whens = [...allMenus.map(([, e]) => e.when ?? ''), ...contributes.viewsWelcome.map((w: { when: string }) => w.when), ...contributes.keybindings.map((k: { when: string }) => k.when)];
+    const whens = [
+      ...allMenus.map(([, e]) => e.when ?? ''),
+      ...contributes.viewsWelcome.map((w: { when: string }) => w.when),
+      ...contributes.keybindings.map((k: { when: string }) => k.when),
+    ];
     for (const when of whens) {
-      for (const name of when.replace(/\/[^/]*\//g, '').match(/changeControl\.[A-Za-z.]+/g) ?? []) assert.ok(known.has(name), `"${when}" names unknown ${name}`);
+      for (const name of when.replace(/\/[^/]*\//g, '').match(/changeControl\.[A-Za-z.]+/g) ?? [])
+        assert.ok(known.has(name), `"${when}" names unknown ${name}`);
     }
     for (const w of contributes.viewsWelcome) {
-      for (const m of (w.contents as string).matchAll(/\(command:([^)?]+)/g)) assert.ok(commandIds.has(m[1]) || m[1].startsWith('workbench.action.'), `welcome links unknown command ${m[1]}`);
+      for (const m of (w.contents as string).matchAll(/\(command:([^)?]+)/g))
+        assert.ok(
+          commandIds.has(m[1]) || m[1].startsWith('workbench.action.'),
+          `welcome links unknown command ${m[1]}`,
+        );
     }
   });
 
   it('says in the welcome view when the bundled service could not start, with Show Logs, Retry and Use a Remote Server', () => {
-    const failed = contributes.viewsWelcome.filter((w: { view: string; when: string }) => w.view === VIEWS.changeRequests.id && w.when.includes('== failed'));
+    const failed = contributes.viewsWelcome.filter(
+      (w: { view: string; when: string }) => w.view === VIEWS.changeRequests.id && w.when.includes('== failed'),
+    );
     const bundled = failed.find((w: { when: string }) => w.when.includes(`&& ${CONTEXT_KEYS.serviceFailed}`));
     const other = failed.find((w: { when: string }) => w.when.includes(`!${CONTEXT_KEYS.serviceFailed}`));
     assert.ok(bundled && other, 'two failure welcomes, one for the bundled service');
-    for (const command of ['changeControl.showLogs', 'changeControl.refresh', 'changeControl.useRemoteServer']) assert.ok(bundled.contents.includes(`(command:${command})`), command);
+    for (const command of ['changeControl.showLogs', 'changeControl.refresh', 'changeControl.useRemoteServer'])
+      assert.ok(bundled.contents.includes(`(command:${command})`), command);
   });
 
-  it('offers the comment widget\'s actions only on its own threads, by the context values core/comment-threads.ts sets', () => {
-    for (const menu of ['comments/commentThread/context', 'comments/commentThread/title', 'comments/comment/title', 'comments/comment/context']) {
+  it("offers the comment widget's actions only on its own threads, by the context values core/comment-threads.ts sets", () => {
+    for (const menu of [
+      'comments/commentThread/context',
+      'comments/commentThread/title',
+      'comments/comment/title',
+      'comments/comment/context',
+    ]) {
       const entries = contributes.menus[menu] as MenuEntry[];
       assert.ok(entries.length > 0, menu);
-      for (const e of entries) assert.ok(e.when?.startsWith(`commentController == ${COMMENT_CONTROLLER}`), `${menu}: ${e.command}`);
+      for (const e of entries)
+        assert.ok(e.when?.startsWith(`commentController == ${COMMENT_CONTROLLER}`), `${menu}: ${e.command}`);
     }
     const edits = (contributes.menus['comments/comment/title'] as MenuEntry[]).map((e) => [e.command, e.when]);
     for (const [, when] of edits) assert.match(when!, /comment =~ \/;mine;\//);
-    const resolve = (contributes.menus['comments/commentThread/title'] as MenuEntry[]).find((e) => e.command === 'changeControl.resolveThread')!;
+    const resolve = (contributes.menus['comments/commentThread/title'] as MenuEntry[]).find(
+      (e) => e.command === 'changeControl.resolveThread',
+    )!;
     assert.match(resolve.when!, /;open;/);
     assert.match(resolve.when!, /;posted;/);
   });
 
   it('binds Next and Previous Change to keys where changes are reviewed', () => {
-    const bound = Object.fromEntries(contributes.keybindings.map((k: { command: string; key: string }) => [k.command, k.key]));
+    const bound = Object.fromEntries(
+      contributes.keybindings.map((k: { command: string; key: string }) => [k.command, k.key]),
+    );
     assert.deepEqual(bound, { 'changeControl.nextChange': 'alt+n', 'changeControl.previousChange': 'alt+p' });
     for (const k of contributes.keybindings) {
       assert.ok(commandIds.has(k.command), k.command);
@@ -136,11 +189,14 @@ describe('extension: manifest', () => {
       "await import('./extension/zod-setup.ts');",
       "const cc = await import('./contract/api/change-control.ts');",
       "const br = await import('./contract/api/branching.ts');",
-      "const { changeComment } = cc.default ?? cc; const { changeDiff } = br.default ?? br;",
-      "changeComment.safeParse({}); changeDiff.safeParse({ id: 1 });",
+      'const { changeComment } = cc.default ?? cc; const { changeDiff } = br.default ?? br;',
+      'changeComment.safeParse({}); changeDiff.safeParse({ id: 1 });',
       "console.log('ok');",
     ].join('\n');
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.equal(out.trim(), 'ok');
   });
 
@@ -150,7 +206,11 @@ describe('extension: manifest', () => {
     for (const [name, key] of Object.entries(SETTING_KEYS)) {
       assert.deepEqual(props[key].default, SETTING_DEFAULTS[name as keyof typeof SETTING_DEFAULTS], key);
     }
-    assert.equal(props[SETTING_KEYS.nodePath].scope, 'machine', 'a workspace must not choose the program the extension runs');
+    assert.equal(
+      props[SETTING_KEYS.nodePath].scope,
+      'machine',
+      'a workspace must not choose the program the extension runs',
+    );
   });
 
   it('makes every setting that decides where the token goes machine-scoped (a workspace cannot override it)', () => {
@@ -160,7 +220,11 @@ describe('extension: manifest', () => {
   });
 
   it('activates where needed: at startup (status bar, notifications), to restore panels, and to restore documents of changed objects', () => {
-    assert.deepEqual(pkg.activationEvents, ['onStartupFinished', `onWebviewPanel:${CHANGE_REQUEST_PANEL}`, `onFileSystem:${DOCUMENT_SCHEME}`]);
+    assert.deepEqual(pkg.activationEvents, [
+      'onStartupFinished',
+      `onWebviewPanel:${CHANGE_REQUEST_PANEL}`,
+      `onFileSystem:${DOCUMENT_SCHEME}`,
+    ]);
     assert.equal(pkg.main, './dist/extension.js');
   });
 });

@@ -36,14 +36,24 @@ describe('extension: words', () => {
     assert.equal(approvalsPhrase(2, 1), '2 approvals (1 needed)');
     assert.equal(approvalsPhrase(0, 0), 'no approval needed');
     assert.equal(approvalsPhrase(1, 0), '1 approval (none needed)');
-    for (let a = 0; a < 5; a += 1) for (let n = 0; n < 5; n += 1) { const m = /^(\d+) of (\d+)/.exec(approvalsPhrase(a, n)); if (m) assert.ok(Number(m[1]) <= Number(m[2]), approvalsPhrase(a, n)); }
+    for (let a = 0; a < 5; a += 1)
+      for (let n = 0; n < 5; n += 1) {
+        const m = /^(\d+) of (\d+)/.exec(approvalsPhrase(a, n));
+        if (m) assert.ok(Number(m[1]) <= Number(m[2]), approvalsPhrase(a, n));
+      }
   });
 
   it('says after Re-run Checks which checks did not run, and why', () => {
     const checks = [
       makeCheck({ id: 1, name: 'has-changes', label: 'Branch has changes', status: 'success' }),
       makeCheck({ id: 2, name: 'ci/build', label: '', status: 'pending' }),
-      makeCheck({ id: 3, name: 'no-conflicts', label: 'No conflicts with main', status: 'skipped', summary: 'The branch is gone.' }),
+      makeCheck({
+        id: 3,
+        name: 'no-conflicts',
+        label: 'No conflicts with main',
+        status: 'skipped',
+        summary: 'The branch is gone.',
+      }),
       makeCheck({ id: 4, name: 'lint', label: 'Lint', status: 'error', summary: 'TypeError: x is undefined' }),
       makeCheck({ id: 5, name: 'deploy', label: 'Deploy', status: 'running' }),
     ];
@@ -59,6 +69,9 @@ describe('extension: words', () => {
 
   it('says when search results were capped', () => {
     assert.equal(searchPlaceholder('sw1', 1, false), '1 result for "sw1"');
-    assert.equal(searchPlaceholder('sw', 50, true), '50 results for "sw": more matched than the service returns; refine the search to see them');
+    assert.equal(
+      searchPlaceholder('sw', 50, true),
+      '50 results for "sw": more matched than the service returns; refine the search to see them',
+    );
   });
 });

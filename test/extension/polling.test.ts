@@ -1,10 +1,25 @@
 import assert from 'node:assert/strict';
 import { Backoff } from '../../extension/core/backoff';
 import type { Notification } from '../../contract/api/host';
-import { MAX_SHOWN_AT_ONCE, notificationMessage, reviewNotificationsToShow } from '../../extension/core/review-notifications';
+import {
+  MAX_SHOWN_AT_ONCE,
+  notificationMessage,
+  reviewNotificationsToShow,
+} from '../../extension/core/review-notifications';
 
 function note(id: number, over: Partial<Notification> = {}): Notification {
-  return { id, url: `http://127.0.0.1:8000/api/extras/notifications/${id}/`, display: `n ${id}`, object_type: 'change_control.changerequest', object_id: id, object_repr: `CR ${id}`, event_type: 'change_request_review_requested', created: '2026-11-01T09:00:00Z', read: false, ...over };
+  return {
+    id,
+    url: `http://127.0.0.1:8000/api/extras/notifications/${id}/`,
+    display: `n ${id}`,
+    object_type: 'change_control.changerequest',
+    object_id: id,
+    object_repr: `CR ${id}`,
+    event_type: 'change_request_review_requested',
+    created: '2026-11-01T09:00:00Z',
+    read: false,
+    ...over,
+  };
 }
 
 describe('extension: polling for review requests', () => {
@@ -21,21 +36,42 @@ describe('extension: polling for review requests', () => {
 
   it('shows only new review requests on change requests, once per request, newest first', () => {
     const d = reviewNotificationsToShow(
-      [note(5), note(4, { event_type: 'change_request_updated' }), note(3, { object_type: 'dcim.device' }), note(2), note(6, { object_id: 2 }), note(1)],
+      [
+        note(5),
+        note(4, { event_type: 'change_request_updated' }),
+        note(3, { object_type: 'dcim.device' }),
+        note(2),
+        note(6, { object_id: 2 }),
+        note(1),
+      ],
       1,
     );
-    assert.deepEqual(d.show.map((n) => n.id), [6, 5]);
+    assert.deepEqual(
+      d.show.map((n) => n.id),
+      [6, 5],
+    );
     assert.equal(d.more, 0);
     assert.equal(d.lastSeenId, 6);
   });
 
-  it('shows the requester\'s own requests approved, rejected or merged, each in its words', () => {
+  it("shows the requester's own requests approved, rejected or merged, each in its words", () => {
     const d = reviewNotificationsToShow(
-      [note(7, { event_type: 'change_request_approved' }), note(8, { event_type: 'change_request_rejected' }), note(9, { event_type: 'change_request_completed' })],
+      [
+        note(7, { event_type: 'change_request_approved' }),
+        note(8, { event_type: 'change_request_rejected' }),
+        note(9, { event_type: 'change_request_completed' }),
+      ],
       0,
     );
-    assert.deepEqual(d.show.map((n) => n.id), [9, 8, 7]);
-    assert.deepEqual(d.show.map(notificationMessage), ['Your change request was merged: CR 9', 'Your change request was rejected: CR 8', 'Your change request was approved: CR 7']);
+    assert.deepEqual(
+      d.show.map((n) => n.id),
+      [9, 8, 7],
+    );
+    assert.deepEqual(d.show.map(notificationMessage), [
+      'Your change request was merged: CR 9',
+      'Your change request was rejected: CR 8',
+      'Your change request was approved: CR 7',
+    ]);
   });
 
   it('shows a few at once and counts the rest', () => {

@@ -13,25 +13,32 @@ function relativeTargets(markdown: string): string[] {
   return targets.filter((target) => !/^(https?:|mailto:|#)/.test(target));
 }
 
-describe('extension package: the README it carries, and the repository\'s', () => {
-  it('packages extension/README.md as the extension\'s README, never the repository\'s', () => {
+describe("extension package: the README it carries, and the repository's", () => {
+  it("packages extension/README.md as the extension's README, never the repository's", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     assert.match(pkg.scripts.package, new RegExp(`vsce package .*--readme-path ${PACKAGE_README}( |$)`));
-    const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim());
-    assert.ok(!ignore.includes('!README.md'), 'the repository README would be packaged beside the extension\'s');
+    const ignore = readFileSync(join(ROOT, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
+    assert.ok(!ignore.includes('!README.md'), "the repository README would be packaged beside the extension's");
   });
 
-  it('has no relative links in the package\'s README (vsce refuses to package what it cannot resolve)', () => {
+  it("has no relative links in the package's README (vsce refuses to package what it cannot resolve)", () => {
     assert.deepEqual(relativeTargets(readFileSync(join(ROOT, PACKAGE_README), 'utf8')), []);
   });
 
-  it('shows the screenshots in the repository\'s README, and every relative link there resolves', () => {
+  it("shows the screenshots in the repository's README, and every relative link there resolves", () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const targets = relativeTargets(readme);
-    for (const image of ['docs/images/review-in-editor.png', 'docs/images/review-page.png', 'docs/images/review-page-400px.png']) {
+    for (const image of [
+      'docs/images/review-in-editor.png',
+      'docs/images/review-page.png',
+      'docs/images/review-page-400px.png',
+    ]) {
       assert.ok(new RegExp(`!\\[[^\\]]+\\]\\(${image}\\)`).test(readme), `${image} is not shown as an image`);
     }
-    assert.ok(targets.includes(PACKAGE_README), 'the README links the extension\'s guide');
-    for (const target of targets) assert.ok(existsSync(join(dirname(join(ROOT, 'README.md')), target.split('#')[0]!)), `${target} does not exist`);
+    assert.ok(targets.includes(PACKAGE_README), "the README links the extension's guide");
+    for (const target of targets)
+      assert.ok(existsSync(join(dirname(join(ROOT, 'README.md')), target.split('#')[0]!)), `${target} does not exist`);
   });
 });

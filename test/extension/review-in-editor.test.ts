@@ -4,9 +4,21 @@
 // and description edited), and the documents' YAML of a real change.
 import assert from 'node:assert/strict';
 import type { ApiClient } from '../../extension/core/api-client';
-import { attributeAtLine, attributeSpans, lineOfAttribute, serializeState } from '../../extension/core/change-documents';
+import {
+  attributeAtLine,
+  attributeSpans,
+  lineOfAttribute,
+  serializeState,
+} from '../../extension/core/change-documents';
 import { buildThreads } from '../../extension/core/comment-threads';
-import { addDraft, discardReview, postPendingReview, startReview, type PendingReview, type PendingReviews } from '../../extension/core/pending-review';
+import {
+  addDraft,
+  discardReview,
+  postPendingReview,
+  startReview,
+  type PendingReview,
+  type PendingReviews,
+} from '../../extension/core/pending-review';
 import { RequestDataCache, type DataPart } from '../../extension/core/request-data';
 import { API, extensionClient, seededServicePerTest, type World } from './seed';
 
@@ -23,7 +35,11 @@ describe('extension: reviewing in the editor, against the service', () => {
     sent.length = 0;
     const recording: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
-      sent.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, key: headers.get('Idempotency-Key') });
+      sent.push({
+        method: init?.method ?? 'GET',
+        path: new URL(String(input)).pathname,
+        key: headers.get('Idempotency-Key'),
+      });
       return fetch(input, init);
     };
     alice = extensionClient(world, world.author);
@@ -39,7 +55,10 @@ describe('extension: reviewing in the editor, against the service', () => {
     assert.equal(a, b, 'one load for two callers');
     assert.equal(a.changeRequest.title, 'Move sw1 to rack R2');
     assert.deepEqual(a.changes.map((c) => c.object_repr).sort(), ['sw1', 'sw2']);
-    assert.equal(a.byObject.get(`dcim.device:${a.changes.find((c) => c.object_repr === 'sw1')!.object_id}`)?.id, world.changes.sw1);
+    assert.equal(
+      a.byObject.get(`dcim.device:${a.changes.find((c) => c.object_repr === 'sw1')!.object_id}`)?.id,
+      world.changes.sw1,
+    );
     assert.deepEqual(a.comments, []);
     assert.deepEqual(heard, [[crId, ['changes', 'comments', 'request']]]);
 
@@ -72,23 +91,46 @@ describe('extension: reviewing in the editor, against the service', () => {
 
   it('posts a pending review: each draft and the approval once, with its own Idempotency-Key, the reply in its thread', async () => {
     let all: PendingReviews = startReview({}, crId, new Date());
-    const root = addDraft(all, crId, { changeDiff: world.changes.sw1, attribute: 'rack', parent: null, parentDraft: null, text: 'Why R2?' }, new Date());
+    const root = addDraft(
+      all,
+      crId,
+      { changeDiff: world.changes.sw1, attribute: 'rack', parent: null, parentDraft: null, text: 'Why R2?' },
+      new Date(),
+    );
     all = root.all;
-    all = addDraft(all, crId, { changeDiff: world.changes.sw1, attribute: null, parent: null, parentDraft: root.draft.key, text: 'And planned?' }, new Date()).all;
+    all = addDraft(
+      all,
+      crId,
+      {
+        changeDiff: world.changes.sw1,
+        attribute: null,
+        parent: null,
+        parentDraft: root.draft.key,
+        text: 'And planned?',
+      },
+      new Date(),
+    ).all;
     const store = {
       load: () => all[crId] as PendingReview | undefined,
       save: async (r: PendingReview | undefined) => {
         all = r ? { ...all, [crId]: r } : discardReview(all, crId);
       },
     };
-    const result = await postPendingReview(bob, store, crId, { decision: 'approve', comment: 'Rack R2 has room.', reviewId: null });
+    const result = await postPendingReview(bob, store, crId, {
+      decision: 'approve',
+      comment: 'Rack R2 has room.',
+      reviewId: null,
+    });
     assert.deepEqual(all, {});
     const writes = sent.filter((s) => s.method !== 'GET');
-    assert.deepEqual(writes.map((w) => [w.method, w.path]), [
-      ['POST', API.comments],
-      ['POST', API.comments],
-      ['POST', API.reviews],
-    ]);
+    assert.deepEqual(
+      writes.map((w) => [w.method, w.path]),
+      [
+        ['POST', API.comments],
+        ['POST', API.comments],
+        ['POST', API.reviews],
+      ],
+    );
     assert.equal(new Set(writes.map((w) => w.key)).size, 3);
     assert.ok(writes.every((w) => w.key && /^[\x21-\x7e]{1,200}$/.test(w.key)));
 
@@ -100,20 +142,38 @@ describe('extension: reviewing in the editor, against the service', () => {
     assert.equal((await bob.getChangeRequest(crId)).status, 'approved');
 
     // The threads the gutter shows: one thread, both comments, bob's.
-    const threads = buildThreads({ comments, drafts: [], changes: await bob.listChanges(world.branch.id), me: { id: world.reviewer.id, display: 'bob' } });
+    const threads = buildThreads({
+      comments,
+      drafts: [],
+      changes: await bob.listChanges(world.branch.id),
+      me: { id: world.reviewer.id, display: 'bob' },
+    });
     assert.equal(threads.length, 1);
-    assert.deepEqual(threads[0].comments.map((c) => [c.text, c.mine]), [['Why R2?', true], ['And planned?', true]]);
+    assert.deepEqual(
+      threads[0].comments.map((c) => [c.text, c.mine]),
+      [
+        ['Why R2?', true],
+        ['And planned?', true],
+      ],
+    );
   });
 
-  it('resolves a thread by its root only, leaving the author\'s text alone', async () => {
-    const root = await alice.createComment({ change_request: crId, change_diff: world.changes.sw1, text: 'Please check the rack.' });
+  it("resolves a thread by its root only, leaving the author's text alone", async () => {
+    const root = await alice.createComment({
+      change_request: crId,
+      change_diff: world.changes.sw1,
+      text: 'Please check the rack.',
+    });
     const resolved = await bob.updateComment(root.id, { resolved: true });
     assert.equal(resolved.resolved, true);
     assert.equal(resolved.text, 'Please check the rack.');
-    assert.deepEqual(sent.filter((s) => s.method === 'PATCH').map((s) => s.path), [`${API.comments}${root.id}/`]);
+    assert.deepEqual(
+      sent.filter((s) => s.method === 'PATCH').map((s) => s.path),
+      [`${API.comments}${root.id}/`],
+    );
   });
 
-  it('lets an author create a branch, and edit a request\'s title and description', async () => {
+  it("lets an author create a branch, and edit a request's title and description", async () => {
     const branch = await alice.createBranch({ name: 'move-sw3', description: 'Racks' });
     assert.equal(branch.name, 'move-sw3');
     assert.ok(branch.schema_id);

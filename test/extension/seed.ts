@@ -4,7 +4,13 @@
 // a later write on main) and adds another; its change request, submitted; and a second request
 // left as a draft.
 import { ApiClient as ExtensionApiClient, type ApiClientOptions } from '../../extension/core/api-client';
-import { startService, type ApiClient, type ApiResponse, type StartOptions, type TestService } from '../support/service';
+import {
+  startService,
+  type ApiClient,
+  type ApiResponse,
+  type StartOptions,
+  type TestService,
+} from '../support/service';
 
 export const CC = '/api/plugins/change-control/';
 export const API = {
@@ -36,7 +42,14 @@ interface Grant {
   actions: string[];
 }
 
-const CC_TYPES = ['change_control.changerequest', 'change_control.policy', 'change_control.policyrule', 'change_control.review', 'change_control.mergecheck', 'change_control.changecomment'];
+const CC_TYPES = [
+  'change_control.changerequest',
+  'change_control.policy',
+  'change_control.policyrule',
+  'change_control.review',
+  'change_control.mergecheck',
+  'change_control.changecomment',
+];
 const VIEW_ALL: Grant[] = [
   { object_types: CC_TYPES, actions: ['view'] },
   { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] },
@@ -58,7 +71,9 @@ export const REVIEWER_GRANTS: Grant[] = [
   { object_types: ['change_control.changecomment'], actions: ['add', 'change'] },
 ];
 /** A pipeline reporting check results. */
-export const PIPELINE_GRANTS: Grant[] = [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'change'] }];
+export const PIPELINE_GRANTS: Grant[] = [
+  { object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'change'] },
+];
 
 export const CHECK_NAME = 'ci/build';
 export const RULE_NAME = 'Network team';
@@ -92,9 +107,17 @@ export async function makeActor(svc: TestService, username: string, grants: Gran
   const password = `${username}-password-1`;
   const user = await expect(svc.admin.post(API.users, { username, password }), 201, `user ${username}`);
   for (const g of grants) {
-    await expect(svc.admin.post(API.permissions, { name: `${username}-${++grantCounter}`, ...g, users: [user.id] }), 201, `permission for ${username}`);
+    await expect(
+      svc.admin.post(API.permissions, { name: `${username}-${++grantCounter}`, ...g, users: [user.id] }),
+      201,
+      `permission for ${username}`,
+    );
   }
-  const token = await expect(svc.admin.post(API.tokens, { user: user.id, description: 'seed' }), 201, `token of ${username}`);
+  const token = await expect(
+    svc.admin.post(API.tokens, { user: user.id, description: 'seed' }),
+    201,
+    `token of ${username}`,
+  );
   return { id: user.id, username, password, token: token.key, client: svc.as(token.key) };
 }
 
@@ -104,11 +127,23 @@ export async function seedWorld(svc: TestService): Promise<World> {
   const reviewer = await makeActor(svc, 'bob', REVIEWER_GRANTS);
   const pipeline = await makeActor(svc, 'ci', PIPELINE_GRANTS);
 
-  const policy = await expect(svc.admin.post(API.policies, { name: POLICY_NAME, object_types: ['dcim.device'], checks: [CHECK_NAME] }), 201, 'policy');
-  const rule = await expect(svc.admin.post(API.rules, { policy: policy.id, name: RULE_NAME, min_reviews: 1, users: [reviewer.id] }), 201, 'rule');
+  const policy = await expect(
+    svc.admin.post(API.policies, { name: POLICY_NAME, object_types: ['dcim.device'], checks: [CHECK_NAME] }),
+    201,
+    'policy',
+  );
+  const rule = await expect(
+    svc.admin.post(API.rules, { policy: policy.id, name: RULE_NAME, min_reviews: 1, users: [reviewer.id] }),
+    201,
+    'rule',
+  );
 
   // Main: sw1 in rack R1.
-  const sw1 = await expect(svc.admin.post(API.devices, { name: 'sw1', status: 'active', rack: 'R1', serial: 'FOC1234X' }), 201, 'device sw1');
+  const sw1 = await expect(
+    svc.admin.post(API.devices, { name: 'sw1', status: 'active', rack: 'R1', serial: 'FOC1234X' }),
+    201,
+    'device sw1',
+  );
 
   // The branch moves sw1 to R2 (planned) and adds sw2.
   const b = await expect(author.client.post(API.branches, { name: 'move-sw1' }), 201, 'branch move-sw1');
@@ -118,7 +153,10 @@ export async function seedWorld(svc: TestService): Promise<World> {
   // Meanwhile main moves sw1 to R3: the branch's rack conflicts with main.
   await expect(svc.admin.patch(`${API.devices}${sw1.id}/`, { rack: 'R3' }), 200, 'sw1 on main');
 
-  const changes = (await expect(svc.admin.get(`${API.changes}?branch_id=${b.id}`), 200, 'changes')).results as { id: number; object_repr: string }[];
+  const changes = (await expect(svc.admin.get(`${API.changes}?branch_id=${b.id}`), 200, 'changes')).results as {
+    id: number;
+    object_repr: string;
+  }[];
   const changeOf = (name: string) => {
     const c = changes.find((x) => x.object_repr === name);
     if (!c) throw new Error(`no change of ${name} in ${JSON.stringify(changes)}`);
@@ -127,14 +165,32 @@ export async function seedWorld(svc: TestService): Promise<World> {
 
   const title = 'Move sw1 to rack R2';
   const ref = 'CHG-1042';
-  const cr = await expect(author.client.post(API.changeRequests, { branch: b.id, title, ref, priority: 'high', description: 'Rack R1 is being emptied for the new core switches.' }), 201, 'change request');
+  const cr = await expect(
+    author.client.post(API.changeRequests, {
+      branch: b.id,
+      title,
+      ref,
+      priority: 'high',
+      description: 'Rack R1 is being emptied for the new core switches.',
+    }),
+    201,
+    'change request',
+  );
   await expect(author.client.post(`${API.changeRequests}${cr.id}/submit/`, {}), 200, 'submit');
 
   // A second branch and request, left as a draft.
   const b2 = await expect(author.client.post(API.branches, { name: 'add-edge-router' }), 201, 'branch add-edge-router');
-  await expect(author.client.inBranch(b2.schema_id).post(API.devices, { name: 'edge-router-1', status: 'planned', rack: 'R5' }), 201, 'edge-router-1');
+  await expect(
+    author.client.inBranch(b2.schema_id).post(API.devices, { name: 'edge-router-1', status: 'planned', rack: 'R5' }),
+    201,
+    'edge-router-1',
+  );
   const draftTitle = 'Add edge-router-1';
-  const draft = await expect(author.client.post(API.changeRequests, { branch: b2.id, title: draftTitle, ref: 'CHG-1043' }), 201, 'draft request');
+  const draft = await expect(
+    author.client.post(API.changeRequests, { branch: b2.id, title: draftTitle, ref: 'CHG-1043' }),
+    201,
+    'draft request',
+  );
 
   return {
     svc,
@@ -151,20 +207,41 @@ export async function seedWorld(svc: TestService): Promise<World> {
 
 /** The id of a check of a request, found the way a pipeline finds it (spec: reporting a result). */
 export async function checkId(client: ApiClient, changeRequestId: number, name = CHECK_NAME): Promise<number> {
-  const list = await expect(client.get(`${API.checks}?change_request_id=${changeRequestId}&name=${encodeURIComponent(name)}`), 200, `check ${name}`);
-  if (list.results.length !== 1) throw new Error(`check ${name} of request ${changeRequestId}: ${JSON.stringify(list.results)}`);
+  const list = await expect(
+    client.get(`${API.checks}?change_request_id=${changeRequestId}&name=${encodeURIComponent(name)}`),
+    200,
+    `check ${name}`,
+  );
+  if (list.results.length !== 1)
+    throw new Error(`check ${name} of request ${changeRequestId}: ${JSON.stringify(list.results)}`);
   return list.results[0].id;
 }
 
 /** Reports a check result as the pipeline would (PATCH checks/{id}/). */
 export async function reportCheck(world: World, status: string, summary = ''): Promise<void> {
   const id = await checkId(world.pipeline.client, world.changeRequest.id);
-  await expect(world.pipeline.client.patch(`${API.checks}${id}/`, { status, summary, details_url: 'https://ci.example.net/jobs/1042' }), 200, `report ${status}`);
+  await expect(
+    world.pipeline.client.patch(`${API.checks}${id}/`, {
+      status,
+      summary,
+      details_url: 'https://ci.example.net/jobs/1042',
+    }),
+    200,
+    `report ${status}`,
+  );
 }
 
 /** The extension's API client (extension/core/api-client.ts) for a person of the world, or the admin. */
-export function extensionClient(world: World, who: Actor | 'admin', options: Partial<Omit<ApiClientOptions, 'baseUrl' | 'token'>> = {}): ExtensionApiClient {
-  return new ExtensionApiClient({ baseUrl: world.svc.url, token: who === 'admin' ? world.svc.admin.token! : who.token, ...options });
+export function extensionClient(
+  world: World,
+  who: Actor | 'admin',
+  options: Partial<Omit<ApiClientOptions, 'baseUrl' | 'token'>> = {},
+): ExtensionApiClient {
+  return new ExtensionApiClient({
+    baseUrl: world.svc.url,
+    token: who === 'admin' ? world.svc.admin.token! : who.token,
+    ...options,
+  });
 }
 
 /**

@@ -1,12 +1,29 @@
 import assert from 'node:assert/strict';
 import { groupChangeRequests, EMPTY_LISTS } from '../../extension/core/grouping';
-import { changeRequestIdOf, changeRequestItem, changeRequestRoots, checkItem, checkRoots, childNodes, escapeMarkdown, groupItem, myReviewRoots, nodeItem, reviewBadge, reviewItem } from '../../extension/core/tree-items';
+import {
+  changeRequestIdOf,
+  changeRequestItem,
+  changeRequestRoots,
+  checkItem,
+  checkRoots,
+  childNodes,
+  escapeMarkdown,
+  groupItem,
+  myReviewRoots,
+  nodeItem,
+  reviewBadge,
+  reviewItem,
+} from '../../extension/core/tree-items';
 import { ApiError } from '../../extension/core/api-error';
 import { actions, makeChangeRequest, makeCheck, makeReview } from './fixtures';
 
 describe('extension: tree items', () => {
   it('labels a group with its count and collapses empty and closed groups', () => {
-    const groups = groupChangeRequests({ ...EMPTY_LISTS, open: [makeChangeRequest({ id: 1, status: 'draft' })], closed: [makeChangeRequest({ id: 2, status: 'completed' })] });
+    const groups = groupChangeRequests({
+      ...EMPTY_LISTS,
+      open: [makeChangeRequest({ id: 1, status: 'draft' })],
+      closed: [makeChangeRequest({ id: 2, status: 'completed' })],
+    });
     const drafts = groupItem(groups.find((g) => g.id === 'drafts')!);
     assert.equal(drafts.label, 'Drafts');
     assert.equal(drafts.description, '1');
@@ -16,7 +33,15 @@ describe('extension: tree items', () => {
   });
 
   it('shows a change request with its ref, status, urgency and conflicts, and opens it on click', () => {
-    const cr = makeChangeRequest({ id: 7, title: 'Move sw1', ref: 'CHG-7', status: 'rejected', priority: 'critical', has_conflicts: true, actions: actions(['submit', 'abandon']) });
+    const cr = makeChangeRequest({
+      id: 7,
+      title: 'Move sw1',
+      ref: 'CHG-7',
+      status: 'rejected',
+      priority: 'critical',
+      has_conflicts: true,
+      actions: actions(['submit', 'abandon']),
+    });
     const item = changeRequestItem(cr, 'mine');
     assert.equal(item.id, 'mine/cr:7');
     assert.equal(item.label, 'Move sw1');
@@ -26,12 +51,20 @@ describe('extension: tree items', () => {
     assert.deepEqual(item.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
   });
 
-  it('says in the tooltip why a request cannot merge, with the user\'s words escaped', () => {
-    const cr = makeChangeRequest({ id: 1, title: 'Fix *all* [the](javascript:x) things', merge_blocked_reason: 'Check "ci" is pending.', actions: actions([], { merge: 'Check "ci" is pending.' }) });
+  it("says in the tooltip why a request cannot merge, with the user's words escaped", () => {
+    const cr = makeChangeRequest({
+      id: 1,
+      title: 'Fix *all* [the](javascript:x) things',
+      merge_blocked_reason: 'Check "ci" is pending.',
+      actions: actions([], { merge: 'Check "ci" is pending.' }),
+    });
     const tooltip = changeRequestItem(cr, 'blocked').tooltip!;
     assert.match(tooltip, /Merge blocked: Check "ci" is pending\\\./);
     assert.ok(tooltip.includes('Fix \\*all\\* \\[the\\]\\(javascript:x\\) things'));
-    const ready = changeRequestItem(makeChangeRequest({ id: 2, ready_to_merge: true, actions: actions(['merge']) }), 'readyToMerge').tooltip!;
+    const ready = changeRequestItem(
+      makeChangeRequest({ id: 2, ready_to_merge: true, actions: actions(['merge']) }),
+      'readyToMerge',
+    ).tooltip!;
     assert.match(ready, /Ready to merge/);
   });
 
@@ -40,22 +73,38 @@ describe('extension: tree items', () => {
     assert.notEqual(changeRequestItem(cr, 'mine').id, changeRequestItem(cr, 'blocked').id);
   });
 
-  it('shows a check\'s status, kind and summary, and links its details only for http(s)', () => {
+  it("shows a check's status, kind and summary, and links its details only for http(s)", () => {
     const now = new Date('2026-11-01T09:33:00.000Z');
-    const failing = checkItem(makeCheck({ id: 1, label: 'CI', status: 'failure', summary: '3 tests failed', details_url: 'https://ci.example/1', completed: '2026-11-01T09:30:00.000Z' }), now);
+    const failing = checkItem(
+      makeCheck({
+        id: 1,
+        label: 'CI',
+        status: 'failure',
+        summary: '3 tests failed',
+        details_url: 'https://ci.example/1',
+        completed: '2026-11-01T09:30:00.000Z',
+      }),
+      now,
+    );
     assert.equal(failing.label, 'CI');
     assert.equal(failing.description, 'Failed · required · 3 tests failed · 3 minutes ago', 'the time relative');
     assert.match(failing.tooltip!, /Result from 3 minutes ago \(1 Nov 2026, \d\d:30:00 /, 'the exact time on hover');
     assert.equal(failing.icon!.id, 'error');
     assert.equal(failing.contextValue, 'check;required;details;');
-    assert.deepEqual(failing.command, { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: ['https://ci.example/1'] });
+    assert.deepEqual(failing.command, {
+      id: 'changeControl.openCheckDetails',
+      title: 'Open Check Details',
+      args: ['https://ci.example/1'],
+    });
     const advisory = checkItem(makeCheck({ id: 2, status: 'skipped', required: false, blocks_merge: false }));
     assert.equal(advisory.contextValue, 'check;advisory;');
     assert.equal(advisory.command, undefined);
   });
 
   it('marks an outdated check result (reported on an earlier digest of the branch) in the Checks view', () => {
-    const outdated = checkItem(makeCheck({ id: 3, label: 'CI', status: 'success', outdated: true, blocks_merge: true, digest: 'a'.repeat(64) }));
+    const outdated = checkItem(
+      makeCheck({ id: 3, label: 'CI', status: 'success', outdated: true, blocks_merge: true, digest: 'a'.repeat(64) }),
+    );
     assert.match(outdated.description!, /^Passed · outdated · required/);
     assert.match(outdated.tooltip!, /Outdated: reported on an earlier version of the branch \(digest aaaaaaaaaaaa\)/);
     assert.match(outdated.tooltip!, /Blocks the merge/);
@@ -63,14 +112,22 @@ describe('extension: tree items', () => {
   });
 
   it('says which content a review was given on (its digest) and what stale means', () => {
-    const item = reviewItem(makeReview({ id: 6, decision: 'approve', stale: true, digest: 'b'.repeat(64), change_request: 1 }), undefined, new Date('2026-11-01T11:00:00.000Z'));
+    const item = reviewItem(
+      makeReview({ id: 6, decision: 'approve', stale: true, digest: 'b'.repeat(64), change_request: 1 }),
+      undefined,
+      new Date('2026-11-01T11:00:00.000Z'),
+    );
     assert.match(item.tooltip!, /on digest bbbbbbbbbbbb/);
     assert.match(item.tooltip!, /stale: the branch's changes differ from those you reviewed/);
   });
 
-  it('shows one of my reviews with its decision, staleness and the request\'s menus', () => {
+  it("shows one of my reviews with its decision, staleness and the request's menus", () => {
     const cr = makeChangeRequest({ id: 1, title: 'Move sw1', actions: actions(['review']) });
-    const item = reviewItem(makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }), cr, new Date('2026-11-01T11:00:00.000Z'));
+    const item = reviewItem(
+      makeReview({ id: 5, decision: 'reject', stale: true, change_request: 1 }),
+      cr,
+      new Date('2026-11-01T11:00:00.000Z'),
+    );
     assert.equal(item.label, 'Move sw1');
     assert.equal(item.description, 'Request changes · stale · Needs review · 2 hours ago');
     assert.match(item.tooltip!, /Given 2 hours ago \(1 Nov 2026, /);
@@ -84,26 +141,38 @@ describe('extension: tree items', () => {
     const cr = makeChangeRequest({ id: 9 });
     assert.equal(changeRequestIdOf(9), 9);
     assert.equal(changeRequestIdOf({ kind: 'changeRequest', cr, scope: 'x' }), 9);
-    assert.equal(changeRequestIdOf({ kind: 'review', review: makeReview({ id: 1, change_request: 4 }), cr: undefined }), 4);
+    assert.equal(
+      changeRequestIdOf({ kind: 'review', review: makeReview({ id: 1, change_request: 4 }), cr: undefined }),
+      4,
+    );
     assert.equal(changeRequestIdOf(undefined), undefined);
     assert.equal(changeRequestIdOf('9'), undefined);
     assert.equal(changeRequestIdOf(-1), undefined);
     assert.equal(changeRequestIdOf({ kind: 'check', check: makeCheck({ id: 1 }) }), undefined);
   });
 
-  it('shows a request\'s freezes and queue position in its row and tooltip', () => {
+  it("shows a request's freezes and queue position in its row and tooltip", () => {
     const frozen = makeChangeRequest({
       id: 8,
       ref: 'CHG-8',
       status: 'approved',
       queue_position: 2,
-      freezes: [{ id: 1, name: 'Year *end*', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' }],
+      freezes: [
+        { id: 1, name: 'Year *end*', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+      ],
     });
     const item = changeRequestItem(frozen, 'mine');
     assert.equal(item.description, 'CHG-8 · Approved · frozen · queued #2');
     assert.match(item.tooltip!, /Frozen by "Year \\\*end\\\*" until 4 Jan 2027/);
     assert.match(item.tooltip!, /Position 2 in the merge queue/);
-    const upcoming = makeChangeRequest({ id: 9, ref: '', status: 'approved', freezes: [{ id: 2, name: 'Fridays', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' }] });
+    const upcoming = makeChangeRequest({
+      id: 9,
+      ref: '',
+      status: 'approved',
+      freezes: [
+        { id: 2, name: 'Fridays', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' },
+      ],
+    });
     assert.equal(changeRequestItem(upcoming, 'mine').description, 'Approved · freeze ahead');
     assert.match(changeRequestItem(upcoming, 'mine').tooltip!, /Freeze "Fridays" from 6 Nov 2026/);
   });
@@ -117,17 +186,25 @@ describe('extension: tree items', () => {
       summary: '2 objects would conflict or fail to apply: sw1; sw2.',
       objects: [
         { object_type: 'dcim.device', object_id: 1, object_repr: 'sw1', problem: 'Conflicts with main on status.' },
-        { object_type: 'dcim.device', object_id: 2, object_repr: 'sw2', problem: 'Main deleted it since the branch changed it.' },
+        {
+          object_type: 'dcim.device',
+          object_id: 2,
+          object_repr: 'sw2',
+          problem: 'Main deleted it since the branch changed it.',
+        },
       ],
     });
     const item = checkItem(check);
     assert.equal(item.collapsible, 'expanded');
     assert.match(item.tooltip!, /- sw1: Conflicts with main on status/);
     const rows = childNodes({ kind: 'check', check }).map(nodeItem);
-    assert.deepEqual(rows.map((r) => [r.label, r.description]), [
-      ['sw1', 'Conflicts with main on status.'],
-      ['sw2', 'Main deleted it since the branch changed it.'],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.label, r.description]),
+      [
+        ['sw1', 'Conflicts with main on status.'],
+        ['sw2', 'Main deleted it since the branch changed it.'],
+      ],
+    );
     assert.notEqual(rows[0]!.id, rows[1]!.id);
     assert.equal(checkItem(makeCheck({ id: 6 })).collapsible, 'none');
   });
@@ -141,10 +218,16 @@ describe('extension: tree items', () => {
 
   it('gives each view its rows: loading, a failed first load to retry, the groups and their requests, nothing when empty', () => {
     const labels = (nodes: ReturnType<typeof changeRequestRoots>) => nodes.map((n) => nodeItem(n).label);
-    assert.deepEqual(labels(changeRequestRoots({ loaded: false, error: null, lists: EMPTY_LISTS })), ['Loading change requests…']);
+    assert.deepEqual(labels(changeRequestRoots({ loaded: false, error: null, lists: EMPTY_LISTS })), [
+      'Loading change requests…',
+    ]);
     const retry = changeRequestRoots({ loaded: false, error: new ApiError('unreachable', 'down'), lists: EMPTY_LISTS });
     assert.deepEqual(nodeItem(retry[0]!).command, { id: 'changeControl.refresh', title: 'Refresh', args: [] });
-    assert.deepEqual(changeRequestRoots({ loaded: true, error: null, lists: EMPTY_LISTS }), [], 'no rows: the welcome says there is none');
+    assert.deepEqual(
+      changeRequestRoots({ loaded: true, error: null, lists: EMPTY_LISTS }),
+      [],
+      'no rows: the welcome says there is none',
+    );
     const draft = makeChangeRequest({ id: 1, title: 'Draft one', status: 'draft' });
     const roots = changeRequestRoots({ loaded: true, error: null, lists: { ...EMPTY_LISTS, open: [draft] } });
     const drafts = roots.find((n) => n.kind === 'group' && n.group.id === 'drafts')!;
@@ -153,19 +236,40 @@ describe('extension: tree items', () => {
   });
 
   it('lists the checks of the selected request, or says there are none (nothing when they failed: the view says why)', () => {
-    assert.deepEqual(checkRoots([], false).map((n) => nodeItem(n).label), ['No checks on this change request']);
+    assert.deepEqual(
+      checkRoots([], false).map((n) => nodeItem(n).label),
+      ['No checks on this change request'],
+    );
     assert.deepEqual(checkRoots([], true), []);
-    assert.deepEqual(checkRoots([makeCheck({ id: 4, name: 'ci/build' })], false).map((n) => n.kind), ['check']);
+    assert.deepEqual(
+      checkRoots([makeCheck({ id: 4, name: 'ci/build' })], false).map((n) => n.kind),
+      ['check'],
+    );
   });
 
   it('lists under My Reviews the requests waiting for me, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
     const waiting = makeChangeRequest({ id: 5, status: 'needs-review' });
     const older = makeReview({ id: 1, change_request: 5, last_updated: '2026-10-01T00:00:00Z' });
     const newer = makeReview({ id: 2, change_request: 9, last_updated: '2026-10-02T00:00:00Z' });
-    const [waitingSection, reviewed] = myReviewRoots({ loaded: true, lists: { ...EMPTY_LISTS, open: [waiting], needsMyReview: [waiting] }, myReviews: [older, newer] }, (id) => (id === 5 ? waiting : undefined));
-    assert.deepEqual(childNodes(waitingSection!).map((n) => changeRequestIdOf(n)), [5]);
-    assert.deepEqual(childNodes(reviewed!).map((n) => (n.kind === 'review' ? [n.review.id, n.cr?.id] : null)), [[2, undefined], [1, 5]]);
-    assert.deepEqual(myReviewRoots({ loaded: false, lists: EMPTY_LISTS, myReviews: [] }, () => undefined), []);
+    const [waitingSection, reviewed] = myReviewRoots(
+      { loaded: true, lists: { ...EMPTY_LISTS, open: [waiting], needsMyReview: [waiting] }, myReviews: [older, newer] },
+      (id) => (id === 5 ? waiting : undefined),
+    );
+    assert.deepEqual(
+      childNodes(waitingSection!).map((n) => changeRequestIdOf(n)),
+      [5],
+    );
+    assert.deepEqual(
+      childNodes(reviewed!).map((n) => (n.kind === 'review' ? [n.review.id, n.cr?.id] : null)),
+      [
+        [2, undefined],
+        [1, 5],
+      ],
+    );
+    assert.deepEqual(
+      myReviewRoots({ loaded: false, lists: EMPTY_LISTS, myReviews: [] }, () => undefined),
+      [],
+    );
     assert.equal(reviewBadge(0), undefined);
     assert.deepEqual(reviewBadge(1), { value: 1, tooltip: '1 change request waiting for your review' });
     assert.equal(reviewBadge(3)!.tooltip, '3 change requests waiting for your review');

@@ -13,7 +13,14 @@ describe('extension: the webview boundary', () => {
       { type: 'openDiff', changeDiff: 11 },
       { type: 'openAllChanges' },
       { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why?', parent: null, attribute: null },
-      { type: 'addComment', opId: 'op-2', changeDiff: 11, text: 'Because.', parent: 5, attribute: 'custom_fields.owner' },
+      {
+        type: 'addComment',
+        opId: 'op-2',
+        changeDiff: 11,
+        text: 'Because.',
+        parent: 5,
+        attribute: 'custom_fields.owner',
+      },
       { type: 'editComment', opId: 'op-3', commentId: 5, text: 'x' },
       { type: 'deleteComment', opId: 'op-4', commentId: 5 },
       { type: 'setResolved', opId: 'op-5', commentId: 5, resolved: true },
@@ -24,7 +31,22 @@ describe('extension: the webview boundary', () => {
   });
 
   it('ignores anything else', () => {
-    for (const bad of [null, 'ready', {}, { type: 'nope' }, { type: 'ready', extra: 1 }, { type: 'deleteComment', opId: 'x', commentId: -1 }, { type: 'panelAction', opId: 'x', action: 'drop_database' }, { type: 'openDiff', changeDiff: 0 }, { type: 'openDiff', changeDiff: '11' }, { type: 'openAllChanges', changeRequest: 1 }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: '' }, { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: 'x'.repeat(201) }, { type: 'submitReview', opId: 'x', decision: 'maybe', comment: '', reviewId: null }]) {
+    for (const bad of [
+      null,
+      'ready',
+      {},
+      { type: 'nope' },
+      { type: 'ready', extra: 1 },
+      { type: 'deleteComment', opId: 'x', commentId: -1 },
+      { type: 'panelAction', opId: 'x', action: 'drop_database' },
+      { type: 'openDiff', changeDiff: 0 },
+      { type: 'openDiff', changeDiff: '11' },
+      { type: 'openAllChanges', changeRequest: 1 },
+      { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null },
+      { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: '' },
+      { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: 'x'.repeat(201) },
+      { type: 'submitReview', opId: 'x', decision: 'maybe', comment: '', reviewId: null },
+    ]) {
       assert.equal(parseWebviewMessage(bad), null, JSON.stringify(bad));
     }
   });
@@ -32,7 +54,14 @@ describe('extension: the webview boundary', () => {
   it('opens only http, https and mailto links', () => {
     assert.equal(isOpenableLink('https://ci.example/run/1'), true);
     assert.equal(isOpenableLink('mailto:noc@example.com'), true);
-    for (const bad of ['javascript:alert(1)', 'command:workbench.action.terminal.new', 'file:///etc/passwd', 'vscode://x', 'not a url']) assert.equal(isOpenableLink(bad), false, bad);
+    for (const bad of [
+      'javascript:alert(1)',
+      'command:workbench.action.terminal.new',
+      'file:///etc/passwd',
+      'vscode://x',
+      'not a url',
+    ])
+      assert.equal(isOpenableLink(bad), false, bad);
   });
 
   it('reads the change request of a restored panel from the saved state', () => {
@@ -50,7 +79,13 @@ describe('extension: the webview boundary', () => {
     assert.match(csp, /connect-src 'none'/);
     assert.match(csp, new RegExp(`script-src 'nonce-${nonce}'`));
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
-    const html = panelHtml({ cspSource: 'https://file+.vscode-resource.test', scriptUri: 'https://r/dist/webview.js', styleUri: 'https://r/dist/webview.css', nonce, title: '<b>Move "sw1"</b>' });
+    const html = panelHtml({
+      cspSource: 'https://file+.vscode-resource.test',
+      scriptUri: 'https://r/dist/webview.js',
+      styleUri: 'https://r/dist/webview.css',
+      nonce,
+      title: '<b>Move "sw1"</b>',
+    });
     assert.ok(html.includes(`<script nonce="${nonce}" src="https://r/dist/webview.js"></script>`));
     assert.ok(html.includes('<title>&#60;b&#62;Move &#34;sw1&#34;&#60;/b&#62;</title>'));
     assert.equal((html.match(/<script/g) ?? []).length, 1);

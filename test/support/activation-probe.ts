@@ -39,7 +39,8 @@ export interface ProbeResult {
 }
 
 const [bundle, extensionPath, storage, flag] = process.argv.slice(2);
-if (!bundle || !extensionPath || !storage) throw new Error('usage: probe <bundle> <extension folder> <storage folder> [--modules]');
+if (!bundle || !extensionPath || !storage)
+  throw new Error('usage: probe <bundle> <extension folder> <storage folder> [--modules]');
 
 /** V8's coverage, on when asked for (the session answers synchronously on the main thread). */
 const session = flag === '--modules' ? new inspector.Session() : null;
@@ -94,7 +95,11 @@ function watch(name: string, target: object, keys: string[]): void {
     };
   }
 }
-watch('fs', fs, Object.keys(fs).filter((k) => k.endsWith('Sync')));
+watch(
+  'fs',
+  fs,
+  Object.keys(fs).filter((k) => k.endsWith('Sync')),
+);
 watch('child_process', childProcess, ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']);
 watch('net', net, ['connect', 'createConnection']);
 watch('http', http, ['request', 'get']);
@@ -108,7 +113,16 @@ globalThis.fetch = (...args: Parameters<typeof fetch>) => {
 const packageJSON = JSON.parse(fs.readFileSync(`${extensionPath}/package.json`, 'utf8')) as unknown;
 const context = fakeExtensionContext(extensionPath, storage, packageJSON);
 
-const result: ProbeResult = { loadMs: NaN, activateMs: NaN, syncWork, commands: [], treeViews: [], commentControllers: [], fileSystemProviders: [], webviewSerializers: [] };
+const result: ProbeResult = {
+  loadMs: NaN,
+  activateMs: NaN,
+  syncWork,
+  commands: [],
+  treeViews: [],
+  commentControllers: [],
+  fileSystemProviders: [],
+  webviewSerializers: [],
+};
 try {
   const t0 = performance.now();
   const extension = require(bundle) as { activate(context: unknown): unknown };

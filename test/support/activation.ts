@@ -19,7 +19,17 @@ const ROOT = resolve(__dirname, '../..');
  */
 export async function buildExtensionBundle(dir: string, opts: { minify: boolean }): Promise<string> {
   const outfile = join(dir, opts.minify ? 'extension.min.js' : 'extension.js');
-  await esbuild.build({ entryPoints: [join(ROOT, 'extension/extension.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], minify: opts.minify, outfile, logLevel: 'warning' });
+  await esbuild.build({
+    entryPoints: [join(ROOT, 'extension/extension.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+    minify: opts.minify,
+    outfile,
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -27,14 +37,30 @@ export async function buildExtensionBundle(dir: string, opts: { minify: boolean 
  * Activates `bundle` once per run, each in a new Node process, one after another. With
  * `modules`, each result also lists the bundle's lazily evaluated modules that ran (and slower).
  */
-export async function activateInFreshNode(bundle: string, runs = 1, opts: { modules?: boolean } = {}): Promise<ProbeResult[]> {
+export async function activateInFreshNode(
+  bundle: string,
+  runs = 1,
+  opts: { modules?: boolean } = {},
+): Promise<ProbeResult[]> {
   const dir = mkdtempSync(join(tmpdir(), 'cc-activation-'));
   try {
     const probe = join(dir, 'probe.cjs');
-    await esbuild.build({ entryPoints: [join(__dirname, 'activation-probe.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: probe, logLevel: 'warning' });
+    await esbuild.build({
+      entryPoints: [join(__dirname, 'activation-probe.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: probe,
+      logLevel: 'warning',
+    });
     const results: ProbeResult[] = [];
     for (let i = 0; i < runs; i += 1) {
-      const out = execFileSync(process.execPath, [probe, resolve(bundle), ROOT, join(dir, 'storage'), ...(opts.modules ? ['--modules'] : [])], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } });
+      const out = execFileSync(
+        process.execPath,
+        [probe, resolve(bundle), ROOT, join(dir, 'storage'), ...(opts.modules ? ['--modules'] : [])],
+        { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' } },
+      );
       results.push(JSON.parse(out.trim().split('\n').pop()!) as ProbeResult);
     }
     return results;

@@ -85,7 +85,12 @@ async function newSchema(): Promise<Schema> {
 }
 
 async function tablesOf(schema: string): Promise<string[]> {
-  const { rows } = await (await adminClient()).query<{ tablename: string }>(`select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_migration%' order by tablename`, [schema]);
+  const { rows } = await (
+    await adminClient()
+  ).query<{ tablename: string }>(
+    `select tablename from pg_tables where schemaname = $1 and tablename not like 'kysely_migration%' order by tablename`,
+    [schema],
+  );
   return rows.map((r) => r.tablename);
 }
 
@@ -104,12 +109,22 @@ async function reset(schema: Schema): Promise<void> {
   const client = await adminClient();
   const tables = (await tablesOf(schema.name)).map((t) => `${schema.name}."${t}"`);
   if (tables.length === 0) return;
-  const { rows: sequences } = await client.query<{ name: string }>(`select quote_ident(schemaname) || '.' || quote_ident(sequencename) as name from pg_sequences where schemaname = $1`, [schema.name]);
+  const { rows: sequences } = await client.query<{ name: string }>(
+    `select quote_ident(schemaname) || '.' || quote_ident(sequencename) as name from pg_sequences where schemaname = $1`,
+    [schema.name],
+  );
   const restart = sequences.map((s) => `alter sequence ${s.name} restart`);
   try {
     // Deleting the few rows of small tables is several times faster than TRUNCATE; foreign keys
     // are not checked meanwhile (a superuser's session_replication_role), every table is emptied.
-    await client.query(['set session_replication_role = replica', ...tables.map((t) => `delete from ${t}`), ...restart, 'set session_replication_role = origin'].join(';\n'));
+    await client.query(
+      [
+        'set session_replication_role = replica',
+        ...tables.map((t) => `delete from ${t}`),
+        ...restart,
+        'set session_replication_role = origin',
+      ].join(';\n'),
+    );
   } catch {
     await client.query('set session_replication_role = origin').catch(() => undefined);
     await client.query(`truncate ${tables.join(', ')} restart identity cascade`);
@@ -171,8 +186,16 @@ export async function openTestDatabase(migrations: Record<string, Migration>, na
       await database.close();
       if (!reusable) return;
       // Reused only with the migrations it was emptied for (a service may have applied more).
-      const { rows } = await (await adminClient()).query<{ name: string }>(`select name from ${reusable.name}.kysely_migration order by name`);
-      if (rows.map((r) => r.name).sort().join('\n') === key) free.push(reusable);
+      const { rows } = await (
+        await adminClient()
+      ).query<{ name: string }>(`select name from ${reusable.name}.kysely_migration order by name`);
+      if (
+        rows
+          .map((r) => r.name)
+          .sort()
+          .join('\n') === key
+      )
+        free.push(reusable);
     },
   };
 }
@@ -205,7 +228,11 @@ export interface SchemaChange {
  * Runs `work` as a rolling upgrade on PostgreSQL sees it (`SchemaChange`); afterwards, whatever
  * `work` found, the statements of `undo(schema)` put the tables back and both connections close.
  */
-export async function duringSchemaChange(db: HostDb, undo: (schema: string) => string[], work: (change: SchemaChange) => Promise<void>): Promise<void> {
+export async function duringSchemaChange(
+  db: HostDb,
+  undo: (schema: string) => string[],
+  work: (change: SchemaChange) => Promise<void>,
+): Promise<void> {
   const url = postgresUrlOf(db)!;
   const schema = /search_path=(\w+)/.exec(decodeURIComponent(url))![1]!;
   const own = openDatabase(url, { poolSize: 1 });

@@ -26,7 +26,9 @@ export interface Domain {
   close(): Promise<void>;
 }
 
-export async function startDomain(options: { config?: ConfigInput; plugins?: HostPlugin[]; clockStart?: string } = {}): Promise<Domain> {
+export async function startDomain(
+  options: { config?: ConfigInput; plugins?: HostPlugin[]; clockStart?: string } = {},
+): Promise<Domain> {
   const clock = new ManualClock(options.clockStart ?? '2026-11-01T09:00:00Z');
   const config = parseConfig(options.config ?? {});
   const plugins = options.plugins ?? defaultPlugins(config, process.cwd());
@@ -55,7 +57,17 @@ export const seed = {
     return d.write(async (tx) => {
       const row = await tx.db
         .insertInto('users')
-        .values({ username, password_hash: null, first_name: '', last_name: '', email: '', is_superuser: 0, is_active: active ? 1 : 0, created: now, last_updated: now })
+        .values({
+          username,
+          password_hash: null,
+          first_name: '',
+          last_name: '',
+          email: '',
+          is_superuser: 0,
+          is_active: active ? 1 : 0,
+          created: now,
+          last_updated: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
@@ -67,7 +79,18 @@ export const seed = {
     return d.write(async (tx) => {
       const row = await tx.db
         .insertInto('branches')
-        .values({ name, description: '', status, schema_id: `s${++seq}`, owner: null, last_sync: null, merged_time: null, merged_by: null, created: now, last_updated: now })
+        .values({
+          name,
+          description: '',
+          status,
+          schema_id: `s${++seq}`,
+          owner: null,
+          last_sync: null,
+          merged_time: null,
+          merged_by: null,
+          created: now,
+          last_updated: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       return row.id;
@@ -79,7 +102,18 @@ export const seed = {
   },
 
   /** A policy with one rule naming `users` (and `groups`), on `objectTypes`. */
-  async policy(d: Domain, spec: { name?: string; objectTypes?: string[]; users?: number[]; groups?: number[]; minReviews?: number; checks?: string[]; conditions?: unknown }): Promise<number> {
+  async policy(
+    d: Domain,
+    spec: {
+      name?: string;
+      objectTypes?: string[];
+      users?: number[];
+      groups?: number[];
+      minReviews?: number;
+      checks?: string[];
+      conditions?: unknown;
+    },
+  ): Promise<number> {
     const now = d.clock.now().toISOString();
     return d.write(async (tx) => {
       const policy = await ccDb(tx)
@@ -101,13 +135,26 @@ export const seed = {
         .executeTakeFirstOrThrow();
       await ccDb(tx)
         .insertInto('cc_policy_rules')
-        .values({ policy_id: policy.id, name: 'review', min_reviews: spec.minReviews ?? 1, groups: JSON.stringify(spec.groups ?? []), users: JSON.stringify(spec.users ?? []), created: now, last_updated: now })
+        .values({
+          policy_id: policy.id,
+          name: 'review',
+          min_reviews: spec.minReviews ?? 1,
+          groups: JSON.stringify(spec.groups ?? []),
+          users: JSON.stringify(spec.users ?? []),
+          created: now,
+          last_updated: now,
+        })
         .execute();
       return policy.id;
     });
   },
 
-  async changeRequest(d: Domain, branchId: number, requesterId: number, fields: Partial<ChangeRequestRow> = {}): Promise<ChangeRequestRow> {
+  async changeRequest(
+    d: Domain,
+    branchId: number,
+    requesterId: number,
+    fields: Partial<ChangeRequestRow> = {},
+  ): Promise<ChangeRequestRow> {
     const now = d.clock.now().toISOString();
     return d.write((tx) =>
       ccDb(tx)
@@ -142,9 +189,28 @@ export const seed = {
     );
   },
 
-  async review(d: Domain, changeRequestId: number, reviewerId: number, decision: 'approve' | 'reject' | 'comment', comment = ''): Promise<void> {
+  async review(
+    d: Domain,
+    changeRequestId: number,
+    reviewerId: number,
+    decision: 'approve' | 'reject' | 'comment',
+    comment = '',
+  ): Promise<void> {
     const now = d.clock.now().toISOString();
-    await d.write((tx) => ccDb(tx).insertInto('cc_reviews').values({ change_request_id: changeRequestId, reviewer_id: reviewerId, decision, comment, stale: 0, created: now, last_updated: now }).execute());
+    await d.write((tx) =>
+      ccDb(tx)
+        .insertInto('cc_reviews')
+        .values({
+          change_request_id: changeRequestId,
+          reviewer_id: reviewerId,
+          decision,
+          comment,
+          stale: 0,
+          created: now,
+          last_updated: now,
+        })
+        .execute(),
+    );
   },
 };
 

@@ -54,7 +54,13 @@ class Uri {
   ) {}
   static parse(value: string): Uri {
     const u = new URL(value);
-    return new Uri(u.protocol.replace(/:$/, ''), u.host, decodeURIComponent(u.pathname), u.search.replace(/^\?/, ''), u.hash.replace(/^#/, ''));
+    return new Uri(
+      u.protocol.replace(/:$/, ''),
+      u.host,
+      decodeURIComponent(u.pathname),
+      u.search.replace(/^\?/, ''),
+      u.hash.replace(/^#/, ''),
+    );
   }
   static file(path: string): Uri {
     return new Uri('file', '', path, '', '');
@@ -69,7 +75,13 @@ class Uri {
     return this.path;
   }
   with(c: Partial<{ scheme: string; authority: string; path: string; query: string; fragment: string }>): Uri {
-    return new Uri(c.scheme ?? this.scheme, c.authority ?? this.authority, c.path ?? this.path, c.query ?? this.query, c.fragment ?? this.fragment);
+    return new Uri(
+      c.scheme ?? this.scheme,
+      c.authority ?? this.authority,
+      c.path ?? this.path,
+      c.query ?? this.query,
+      c.fragment ?? this.fragment,
+    );
   }
   toString(): string {
     return `${this.scheme}://${this.authority}${this.path}${this.query ? `?${this.query}` : ''}${this.fragment ? `#${this.fragment}` : ''}`;
@@ -172,7 +184,15 @@ function treeView(id: string, record: FakeVscodeRecord) {
 
 /** A fresh fake `vscode` module and the record of what the extension registered with it. */
 export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscodeRecord } {
-  const record: FakeVscodeRecord = { commands: [], treeViews: [], commentControllers: [], fileSystemProviders: [], webviewSerializers: [], outputChannels: [], executed: [] };
+  const record: FakeVscodeRecord = {
+    commands: [],
+    treeViews: [],
+    commentControllers: [],
+    fileSystemProviders: [],
+    webviewSerializers: [],
+    outputChannels: [],
+    executed: [],
+  };
   const disposable = () => new Disposable(() => undefined);
   const configuration = {
     get: <T>(_key: string, fallback?: T) => fallback,
@@ -220,10 +240,31 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       createOutputChannel: (name: string) => {
         record.outputChannels.push(name);
         const line = () => undefined;
-        return { name, trace: line, debug: line, info: line, warn: line, error: line, append: line, appendLine: line, show: line, clear: line, dispose: line, onDidChangeLogLevel: noEvent, logLevel: 2 };
+        return {
+          name,
+          trace: line,
+          debug: line,
+          info: line,
+          warn: line,
+          error: line,
+          append: line,
+          appendLine: line,
+          show: line,
+          clear: line,
+          dispose: line,
+          onDidChangeLogLevel: noEvent,
+          logLevel: 2,
+        };
       },
       createTreeView: (id: string) => treeView(id, record),
-      createStatusBarItem: () => ({ text: '', tooltip: '', command: undefined, show: () => undefined, hide: () => undefined, dispose: () => undefined }),
+      createStatusBarItem: () => ({
+        text: '',
+        tooltip: '',
+        command: undefined,
+        show: () => undefined,
+        hide: () => undefined,
+        dispose: () => undefined,
+      }),
       registerWebviewPanelSerializer: (viewType: string) => {
         record.webviewSerializers.push(viewType);
         return disposable();
@@ -252,7 +293,16 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
     comments: {
       createCommentController: (id: string) => {
         record.commentControllers.push(id);
-        return { id, commentingRangeProvider: undefined, options: undefined, reactionHandler: undefined, createCommentThread: () => { throw new Error('no editor in the fake vscode'); }, dispose: () => undefined };
+        return {
+          id,
+          commentingRangeProvider: undefined,
+          options: undefined,
+          reactionHandler: undefined,
+          createCommentThread: () => {
+            throw new Error('no editor in the fake vscode');
+          },
+          dispose: () => undefined,
+        };
       },
     },
     env: { openExternal: () => Promise.resolve(true), uriScheme: 'vscode', appName: 'Fake' },
@@ -262,7 +312,11 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
 }
 
 /** The ExtensionContext VS Code would pass (global storage under `storage`, no secret stored). */
-export function fakeExtensionContext(extensionPath: string, storage: string, packageJSON: unknown): Record<string, unknown> {
+export function fakeExtensionContext(
+  extensionPath: string,
+  storage: string,
+  packageJSON: unknown,
+): Record<string, unknown> {
   const secrets = new Map<string, string>();
   return {
     subscriptions: [] as { dispose(): unknown }[],

@@ -86,8 +86,46 @@ export interface IdPools {
   protectedBranches: readonly string[];
 }
 
-const HOSTILE_KEYS = ['constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'then', 'length'];
-const STRINGS = ['', ' ', 'a', 'x'.repeat(70_000), '\u0000', '💥', '\ud800', 'null', 'true', '1', '-1', 'me', '$user', '../..', '%', '_', '<script>alert(1)</script>', 'javascript:alert(1)', 'data:text/html,x', 'http://', 'https://example.invalid/x', 'a.b', 'dcim.device', 'dcim.*', '2026-11-01T09:00:00Z', '9999-12-31T23:59:59Z', '0000-00-00', 'ß'.repeat(300)];
+const HOSTILE_KEYS = [
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__defineGetter__',
+  'then',
+  'length',
+];
+const STRINGS = [
+  '',
+  ' ',
+  'a',
+  'x'.repeat(70_000),
+  '\u0000',
+  '💥',
+  '\ud800',
+  'null',
+  'true',
+  '1',
+  '-1',
+  'me',
+  '$user',
+  '../..',
+  '%',
+  '_',
+  '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  'data:text/html,x',
+  'http://',
+  'https://example.invalid/x',
+  'a.b',
+  'dcim.device',
+  'dcim.*',
+  '2026-11-01T09:00:00Z',
+  '9999-12-31T23:59:59Z',
+  '0000-00-00',
+  'ß'.repeat(300),
+];
 const NUMBERS = [0, -1, 1, 2, 3, 1.5, -0.5, 1e308, -1e308, 2 ** 53, 2 ** 63, 999_999, 1e-300];
 
 function resolve(doc: Json, schema: Json | undefined): Json {
@@ -138,7 +176,8 @@ export class ValueGen {
     if (Array.isArray(s.enum)) return r.chance(0.9) ? r.pick(s.enum) : `${String(r.pick(s.enum))}-not`;
     let type = s.type as string | string[] | undefined;
     if (Array.isArray(type)) type = r.pick(type);
-    if (type === undefined) type = s.properties ? 'object' : s.items ? 'array' : r.pick(['string', 'integer', 'object', 'boolean', 'null']);
+    if (type === undefined)
+      type = s.properties ? 'object' : s.items ? 'array' : r.pick(['string', 'integer', 'object', 'boolean', 'null']);
     switch (type) {
       case 'null':
         return null;
@@ -150,8 +189,17 @@ export class ValueGen {
       case 'number':
         return r.pick(NUMBERS);
       case 'string':
-        if (s.format === 'date-time' || s.format === 'datetime') return r.pick(['2026-11-02T10:00:00Z', '2026-11-01', 'not a date', '9999-12-31T23:59:59Z']);
-        if (s.format === 'uri') return r.pick(['https://ci.example.net/job/1', 'javascript:alert(1)', 'data:,x', '//host/x', 'ftp://x/y', '']);
+        if (s.format === 'date-time' || s.format === 'datetime')
+          return r.pick(['2026-11-02T10:00:00Z', '2026-11-01', 'not a date', '9999-12-31T23:59:59Z']);
+        if (s.format === 'uri')
+          return r.pick([
+            'https://ci.example.net/job/1',
+            'javascript:alert(1)',
+            'data:,x',
+            '//host/x',
+            'ftp://x/y',
+            '',
+          ]);
         return r.chance(0.6) ? `fuzz-${r.int(1_000_000)}` : r.pick(STRINGS);
       case 'array': {
         const n = r.chance(0.03) ? 10_001 : r.int(4);
@@ -167,8 +215,15 @@ export class ValueGen {
         for (const [name, sub] of Object.entries(props)) {
           if (required.has(name) ? r.chance(0.93) : r.chance(0.5)) out[name] = this.fromSchema(sub, depth + 1);
         }
-        if (s.additionalProperties !== false && (s.additionalProperties !== undefined || Object.keys(props).length === 0)) {
-          for (let i = r.int(3); i > 0; i--) out[r.chance(0.7) ? `attr_${r.int(50)}` : r.pick(HOSTILE_KEYS)] = this.fromSchema(s.additionalProperties as Json | undefined, depth + 1);
+        if (
+          s.additionalProperties !== false &&
+          (s.additionalProperties !== undefined || Object.keys(props).length === 0)
+        ) {
+          for (let i = r.int(3); i > 0; i--)
+            out[r.chance(0.7) ? `attr_${r.int(50)}` : r.pick(HOSTILE_KEYS)] = this.fromSchema(
+              s.additionalProperties as Json | undefined,
+              depth + 1,
+            );
         }
         return out;
       }
@@ -178,7 +233,13 @@ export class ValueGen {
   /** `value` with one thing bent somewhere in it. */
   mutate(value: unknown): { value: unknown; what: string } {
     const r = this.rng;
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || Object.keys(value).length === 0 || r.chance(0.15)) {
+    if (
+      value === null ||
+      typeof value !== 'object' ||
+      Array.isArray(value) ||
+      Object.keys(value).length === 0 ||
+      r.chance(0.15)
+    ) {
       return { value: this.hostileScalar(), what: 'root replaced' };
     }
     const obj = { ...(value as Json) };
@@ -214,9 +275,21 @@ export function refusedBeforeRouting(rng: Rng): { body: string | Buffer; what: s
   const depth = 101 + rng.int(5000);
   return rng.pick([
     { body: '{"name": ', what: 'malformed JSON', contentType: 'application/json' },
-    { body: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), what: 'bad UTF-8', contentType: 'application/json' },
-    { body: '{"__proto__": {"is_superuser": true}, "name": "p"}', what: '__proto__ key', contentType: 'application/json' },
-    { body: `{"name": "deep", "data": ${'['.repeat(depth)}${']'.repeat(depth)}}`, what: `nested ${depth} deep`, contentType: 'application/json' },
+    {
+      body: Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      what: 'bad UTF-8',
+      contentType: 'application/json',
+    },
+    {
+      body: '{"__proto__": {"is_superuser": true}, "name": "p"}',
+      what: '__proto__ key',
+      contentType: 'application/json',
+    },
+    {
+      body: `{"name": "deep", "data": ${'['.repeat(depth)}${']'.repeat(depth)}}`,
+      what: `nested ${depth} deep`,
+      contentType: 'application/json',
+    },
     { body: '{"name": "x"}', what: 'charset latin1', contentType: 'application/json; charset=latin1' },
   ]);
 }
@@ -241,7 +314,7 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
   const headers: Record<string, string> = {};
   const hasBody = op.method === 'POST' || op.method === 'PUT' || op.method === 'PATCH';
   const writes = op.method !== 'GET';
-  let what: string[] = [];
+  const what: string[] = [];
 
   // The path: an object written before the run, one written by the run, or garbage.
   let path = op.path;
@@ -270,7 +343,19 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
     query.push(`${encode(name)}=${encode(value.slice(0, 300))}`);
     if (rng.chance(0.1)) query.push(`${encode(name)}=${encode(value.slice(0, 20))}`);
   }
-  if (rng.chance(0.05)) query.push(rng.pick(['constructor=1', 'toString=x', '__proto__=x', 'name=%FF', '%E0%A4=1', 'limit=1&limit=2', 'status=nope', 'q=%00']));
+  if (rng.chance(0.05))
+    query.push(
+      rng.pick([
+        'constructor=1',
+        'toString=x',
+        '__proto__=x',
+        'name=%FF',
+        '%E0%A4=1',
+        'limit=1&limit=2',
+        'status=nope',
+        'q=%00',
+      ]),
+    );
   if (query.length > 0) {
     path += `?${query.join('&')}`;
     what.push('query');
@@ -278,7 +363,8 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
 
   const branches = writes ? pools.branches : [...pools.branches, ...pools.protectedBranches];
   if (rng.chance(0.15)) {
-    headers['X-NetBox-Branch'] = rng.chance(0.8) && branches.length > 0 ? rng.pick(branches) : rng.pick(['nosuchbr', '', '../x', 'ÿÿ']);
+    headers['X-NetBox-Branch'] =
+      rng.chance(0.8) && branches.length > 0 ? rng.pick(branches) : rng.pick(['nosuchbr', '', '../x', 'ÿÿ']);
     what.push(`branch ${headers['X-NetBox-Branch']}`);
   }
 
@@ -307,8 +393,19 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
     return { method: op.method, path, headers, body: refused.body, what: what.join(', ') };
   }
   if (roll < 0.11) {
-    headers['Content-Type'] = rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']);
-    return { method: op.method, path, headers, body: 'name=x', what: [...what, `content type ${headers['Content-Type']}`].join(', ') };
+    headers['Content-Type'] = rng.pick([
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+    ]);
+    return {
+      method: op.method,
+      path,
+      headers,
+      body: 'name=x',
+      what: [...what, `content type ${headers['Content-Type']}`].join(', '),
+    };
   }
   let body = gen.fromSchema(op.bodySchema ?? { type: 'object' });
   if (roll < 0.6) {

@@ -28,12 +28,17 @@ export class Receiver {
   ) {}
 
   static async start(respond: Responder = () => 200, port = 0): Promise<Receiver> {
-    let receiver: Receiver | undefined;
+    let receiver: Receiver | undefined = undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const request: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const request: ReceivedRequest = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         const r = receiver!;
         const status = r.respond(request, r.requests.length);
         r.requests.push(request);

@@ -75,7 +75,12 @@ export class ApiClient {
     return new ApiClient(this.baseUrl, this.token, this.branch, ROTATE);
   }
 
-  async request<T = any>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { Accept: 'application/json', ...(options.headers ?? {}) };
     if (this.token) headers.Authorization = `Token ${this.token}`;
     if (this.branch) headers['X-NetBox-Branch'] = this.branch;
@@ -86,7 +91,14 @@ export class ApiClient {
       headers['Content-Type'] ??= 'application/json';
     }
     const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
-    if (this.localAddress !== null) return fromAddress(this.localAddress === ROTATE ? nextAddress() : this.localAddress, url, method, headers, payload);
+    if (this.localAddress !== null)
+      return fromAddress(
+        this.localAddress === ROTATE ? nextAddress() : this.localAddress,
+        url,
+        method,
+        headers,
+        payload,
+      );
     const res = await fetch(url, { method, headers, body: payload });
     const text = await res.text();
     let parsed: unknown = text;
@@ -116,7 +128,10 @@ export class ApiClient {
 }
 
 /** Each GET of `[path, parameter]` is a 400 whose body names that parameter alone, with its messages. */
-export async function expectQueriesRefused(client: ApiClient, cases: ReadonlyArray<readonly [string, string]>): Promise<void> {
+export async function expectQueriesRefused(
+  client: ApiClient,
+  cases: ReadonlyArray<readonly [string, string]>,
+): Promise<void> {
   for (const [path, name] of cases) {
     const res = await client.get(path);
     if (res.status !== 400 || Object.keys(res.body ?? {}).join() !== name || !Array.isArray(res.body[name])) {
@@ -134,7 +149,13 @@ function nextAddress(): string {
 }
 
 /** One request over node:http from a chosen local address. */
-function fromAddress<T>(localAddress: string, url: string, method: string, headers: Record<string, string>, payload: string | undefined): Promise<ApiResponse<T>> {
+function fromAddress<T>(
+  localAddress: string,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  payload: string | undefined,
+): Promise<ApiResponse<T>> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, localAddress, agent: false }, (res) => {
       const chunks: Buffer[] = [];
@@ -181,7 +202,10 @@ export function serviceForSuite(ready: (svc: TestService) => void | Promise<void
  * A fresh service for each test of the enclosing `describe`: started before the test and closed
  * after it; `ready` gets it once started, to keep it and to prepare what the test needs.
  */
-export function serviceForEachTest(ready: (svc: TestService) => void | Promise<void>, options: StartOptions = {}): void {
+export function serviceForEachTest(
+  ready: (svc: TestService) => void | Promise<void>,
+  options: StartOptions = {},
+): void {
   serviceAround(beforeEach, afterEach, ready, options);
 }
 
@@ -202,7 +226,12 @@ export function eachTestService(options: StartOptions = {}): TestService {
   return svc;
 }
 
-function serviceAround(start: Mocha.HookFunction, stop: Mocha.HookFunction, ready: (svc: TestService) => void | Promise<void>, options: StartOptions): void {
+function serviceAround(
+  start: Mocha.HookFunction,
+  stop: Mocha.HookFunction,
+  ready: (svc: TestService) => void | Promise<void>,
+  options: StartOptions,
+): void {
   let svc: TestService | undefined;
   start(async () => {
     svc = await startService(options);

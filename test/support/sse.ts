@@ -67,7 +67,8 @@ export class SseStream {
   /** The next event not yet taken (waits for it). */
   async next(): Promise<SseEvent> {
     await this.until(() => this.events.length > this.read || this.ended);
-    if (this.events.length <= this.read) throw new Error(`the stream ended; events so far: ${JSON.stringify(this.events.map((e) => e.event))}`);
+    if (this.events.length <= this.read)
+      throw new Error(`the stream ended; events so far: ${JSON.stringify(this.events.map((e) => e.event))}`);
     return this.events[this.read++]!;
   }
 

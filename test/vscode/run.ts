@@ -13,7 +13,9 @@ const ROOT = resolve(__dirname, '../..');
 async function main(): Promise<number> {
   const binary = process.env.VSCODE_BINARY;
   if (!binary) {
-    process.stderr.write('test:vscode needs a VS Code binary: set VSCODE_BINARY=/path/to/code (nothing is downloaded).\n0 passed, 1 failed\n');
+    process.stderr.write(
+      'test:vscode needs a VS Code binary: set VSCODE_BINARY=/path/to/code (nothing is downloaded).\n0 passed, 1 failed\n',
+    );
     return 1;
   }
   if (!existsSync(binary)) {
@@ -43,7 +45,16 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: ROOT,
       extensionTestsPath: join(outDir, 'index.js'),
       extensionTestsEnv: { CC_VSCODE_TEST_FILES: join(outDir, 'extension.test.js') },
-      launchArgs: [join(temp, 'workspace'), '--user-data-dir', join(temp, 'user-data'), '--extensions-dir', join(temp, 'extensions'), '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
+      launchArgs: [
+        join(temp, 'workspace'),
+        '--user-data-dir',
+        join(temp, 'user-data'),
+        '--extensions-dir',
+        join(temp, 'extensions'),
+        '--disable-workspace-trust',
+        '--skip-welcome',
+        '--skip-release-notes',
+      ],
     });
     return 0;
   } catch (e) {

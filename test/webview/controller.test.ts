@@ -11,7 +11,11 @@ function setup(saved?: unknown) {
   const doc = dom.window.document;
   const posted: WebviewToHost[] = [];
   const states: PersistedState[] = [];
-  const api: WebviewApi = { postMessage: (m) => posted.push(m), getState: () => saved, setState: (s) => states.push(s) };
+  const api: WebviewApi = {
+    postMessage: (m) => posted.push(m),
+    getState: () => saved,
+    setState: (s) => states.push(s),
+  };
   const root = doc.getElementById('root')!;
   const controller = new PanelController(doc, root, api);
   const $ = <T extends Element = HTMLElement>(sel: string) => {
@@ -24,7 +28,8 @@ function setup(saved?: unknown) {
     ta.value = value;
     ta.dispatchEvent(new dom.window.Event('input', { bubbles: true }));
   };
-  const key = (sel: string, init: KeyboardEventInit) => $(sel).dispatchEvent(new dom.window.KeyboardEvent('keydown', { bubbles: true, ...init }));
+  const key = (sel: string, init: KeyboardEventInit) =>
+    $(sel).dispatchEvent(new dom.window.KeyboardEvent('keydown', { bubbles: true, ...init }));
   return { dom, doc, root, posted, states, controller, $, type, key };
 }
 
@@ -49,7 +54,9 @@ describe('webview: the panel controller', () => {
     assert.equal(t.doc.activeElement, t.$('#ta-comment-11'), 'focus moves into the new text box');
     t.type('#ta-comment-11', 'Why is VLAN 20 gone?');
     t.$('#send-comment-11').click();
-    assert.deepEqual(t.posted, [{ type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why is VLAN 20 gone?', parent: null, attribute: null }]);
+    assert.deepEqual(t.posted, [
+      { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Why is VLAN 20 gone?', parent: null, attribute: null },
+    ]);
     assert.equal(t.$('#send-comment-11').textContent, 'Sending…');
     assert.equal(t.$('#send-comment-11').hasAttribute('disabled'), true);
     t.$('#send-comment-11').click();
@@ -59,26 +66,43 @@ describe('webview: the panel controller', () => {
     assert.ok(t.$('#comment-on-11'));
   });
 
-  it('shows the host\'s refusal next to the composer and keeps the text', () => {
+  it("shows the host's refusal next to the composer and keeps the text", () => {
     const t = setup();
     t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
     t.$('#comment-on-12').click();
     t.type('#ta-comment-12', 'x');
     t.$('#send-comment-12').click();
-    t.controller.receive({ type: 'operationFailed', opId: 'op-1', message: 'Adding a comment was refused: change_diff: not in this branch' });
-    assert.equal(t.$('#ta-comment-12-error').textContent, 'Adding a comment was refused: change_diff: not in this branch');
+    t.controller.receive({
+      type: 'operationFailed',
+      opId: 'op-1',
+      message: 'Adding a comment was refused: change_diff: not in this branch',
+    });
+    assert.equal(
+      t.$('#ta-comment-12-error').textContent,
+      'Adding a comment was refused: change_diff: not in this branch',
+    );
     assert.equal(t.$<HTMLTextAreaElement>('#ta-comment-12').value, 'x');
     assert.equal(t.$('#ta-comment-12').getAttribute('aria-invalid'), 'true');
   });
 
   it('works from the keyboard: Ctrl+Enter sends, Escape cancels', () => {
     const t = setup();
-    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }),
+    });
     const reply = t.root.querySelector<HTMLButtonElement>('[data-act=open-composer][data-key="reply:5"]')!;
     reply.click();
     t.type('#ta-reply-5', 'Agreed');
     t.key('#ta-reply-5', { key: 'Enter', ctrlKey: true });
-    assert.deepEqual(t.posted.at(-1), { type: 'addComment', opId: 'op-1', changeDiff: 11, text: 'Agreed', parent: 5, attribute: null });
+    assert.deepEqual(t.posted.at(-1), {
+      type: 'addComment',
+      opId: 'op-1',
+      changeDiff: 11,
+      text: 'Agreed',
+      parent: 5,
+      attribute: null,
+    });
     t.$('#comment-on-11').click();
     t.key('#ta-comment-11', { key: 'Escape' });
     assert.equal(t.root.querySelector('#ta-comment-11'), null);
@@ -98,13 +122,29 @@ describe('webview: the panel controller', () => {
     assert.equal(t.$('#ta-review-error').textContent, 'Requesting changes needs a comment saying what to change.');
     t.type('#ta-review', 'Keep VLAN 20.');
     t.$('#send-review').click();
-    assert.deepEqual(t.posted.at(-1), { type: 'submitReview', opId: 'op-1', decision: 'reject', comment: 'Keep VLAN 20.', reviewId: null });
+    assert.deepEqual(t.posted.at(-1), {
+      type: 'submitReview',
+      opId: 'op-1',
+      decision: 'reject',
+      comment: 'Keep VLAN 20.',
+      reviewId: null,
+    });
   });
 
   it('asks the host for lifecycle actions, ignores disabled ones, and opens links through the host', () => {
-    const cr = makeChangeRequest({ id: 1, status: 'needs-review', actions: actions(['return_to_draft'], { merge: 'Check "ci" is pending.' }) });
+    const cr = makeChangeRequest({
+      id: 1,
+      status: 'needs-review',
+      actions: actions(['return_to_draft'], { merge: 'Check "ci" is pending.' }),
+    });
     const t = setup();
-    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ changeRequest: cr, comments: [makeComment({ id: 5, text: 'see [log](https://ci.example/5)' })] }) });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({
+        changeRequest: cr,
+        comments: [makeComment({ id: 5, text: 'see [log](https://ci.example/5)' })],
+      }),
+    });
     t.$('#action-merge').click();
     assert.deepEqual(t.posted, []);
     t.$('#action-return_to_draft').click();
@@ -119,7 +159,10 @@ describe('webview: the panel controller', () => {
 
   it('asks the host to delete and to resolve', () => {
     const t = setup();
-    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }),
+    });
     t.root.querySelector<HTMLElement>('#comment-5 [data-act=delete-comment]')!.click();
     t.root.querySelector<HTMLElement>('[data-act=resolve]')!.click();
     assert.deepEqual(t.posted, [
@@ -138,9 +181,24 @@ describe('webview: the panel controller', () => {
     assert.deepEqual(readPersistedState(saved), saved);
     assert.equal(readPersistedState({ changeRequestId: 'x' }), null);
     // A state saved by an older version: what it lacks takes its default.
-    assert.deepEqual(readPersistedState({ changeRequestId: 3, drafts: { review: 'x', bad: 1 }, openComposers: [], reviewDecision: 'approve', expandedChanges: [11] }), {
-      changeRequestId: 3, drafts: { review: 'x' }, openComposers: [], reviewDecision: 'approve', expandedChanges: [11], collapsedChanges: [], filter: '',
-    });
+    assert.deepEqual(
+      readPersistedState({
+        changeRequestId: 3,
+        drafts: { review: 'x', bad: 1 },
+        openComposers: [],
+        reviewDecision: 'approve',
+        expandedChanges: [11],
+      }),
+      {
+        changeRequestId: 3,
+        drafts: { review: 'x' },
+        openComposers: [],
+        reviewDecision: 'approve',
+        expandedChanges: [11],
+        collapsedChanges: [],
+        filter: '',
+      },
+    );
 
     const again = setup(saved);
     assert.equal(again.controller.current.changeRequestId, 1);
@@ -159,7 +217,12 @@ describe('webview: the panel controller', () => {
   it('applies a refresh sent as a delta, and asks for a whole snapshot when a delta does not fit', () => {
     const t = setup();
     t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot(), seq: 4 });
-    const delta = { changeRequestId: 1, baseSeq: 4, seq: 5, parts: { changeRequest: makeChangeRequest({ id: 1, title: 'Renamed', actions: actions(['comment']) }) } };
+    const delta = {
+      changeRequestId: 1,
+      baseSeq: 4,
+      seq: 5,
+      parts: { changeRequest: makeChangeRequest({ id: 1, title: 'Renamed', actions: actions(['comment']) }) },
+    };
     t.controller.receive({ type: 'snapshotDelta', delta });
     assert.equal(t.$('#cr-title').textContent, 'Renamed');
     assert.deepEqual(t.posted, []);
@@ -176,9 +239,12 @@ describe('webview: the panel controller', () => {
     assert.deepEqual(t.posted, [{ type: 'openDiff', changeDiff: 12 }, { type: 'openAllChanges' }]);
   });
 
-  it('posts a comment on an attribute with that attribute, and a reply with its root\'s', () => {
+  it("posts a comment on an attribute with that attribute, and a reply with its root's", () => {
     const t = setup();
-    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11, attribute: 'status' })] }) });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11, attribute: 'status' })] }),
+    });
     t.$('#change-11 [data-attr=status] [data-act=open-composer][data-key="comment:11:status"]').click();
     const ta = t.$<HTMLTextAreaElement>('#change-11 [data-attr=status] textarea');
     assert.equal(t.doc.activeElement, ta);
@@ -217,7 +283,10 @@ describe('webview: the panel controller', () => {
 
   it('goes to a change from the timeline, clearing a filter that hides it', () => {
     const t = setup();
-    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }) });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({ comments: [makeComment({ id: 5, change_diff: 11 })] }),
+    });
     const filter = t.$<HTMLInputElement>('#changes-filter');
     filter.value = 'sw2';
     filter.dispatchEvent(new t.dom.window.Event('input', { bubbles: true }));

@@ -28,9 +28,15 @@ describe('webview: refreshes sent as what changed', () => {
     const delta = (second as { delta: SnapshotDelta }).delta;
     assert.deepEqual([delta.baseSeq, delta.seq], [1, 2]);
     assert.deepEqual(Object.keys(delta.parts).sort(), ['checks', 'loadedAt']);
-    assert.deepEqual(delta.changes!.items.map((c) => c.id), [4]);
+    assert.deepEqual(
+      delta.changes!.items.map((c) => c.id),
+      [4],
+    );
     assert.equal(delta.changes!.ids.length, 199);
-    assert.deepEqual(delta.comments!.items.map((c) => c.id), [90_000]);
+    assert.deepEqual(
+      delta.comments!.items.map((c) => c.id),
+      [90_000],
+    );
     assert.ok(JSON.stringify(delta).length < JSON.stringify(base).length / 50, `${JSON.stringify(delta).length} bytes`);
     const same = encoder.encode(edited());
     assert.deepEqual((same as { delta: SnapshotDelta }).delta.parts, {}, 'nothing differs: an empty delta');
@@ -57,7 +63,11 @@ describe('webview: refreshes sent as what changed', () => {
     assert.equal(applied.changes[0], base.changes[0]);
     assert.equal(applied.evaluation, base.evaluation);
     assert.equal(applied.comments[0], base.comments[0]);
-    assert.equal(applyDelta({ ...base, changes: base.changes.slice(0, 3) }, delta), null, 'an unknown unchanged item: it does not fit');
+    assert.equal(
+      applyDelta({ ...base, changes: base.changes.slice(0, 3) }, delta),
+      null,
+      'an unknown unchanged item: it does not fit',
+    );
   });
 
   it('applies a delta only to the snapshot it was made against', () => {

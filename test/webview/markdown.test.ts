@@ -6,7 +6,10 @@ const doc = () => new JSDOM('<!DOCTYPE html><body></body>').window.document;
 
 describe('webview: Markdown rendered safely', () => {
   it('renders ordinary Markdown', () => {
-    const box = renderMarkdown(doc(), '**VLAN 20** is wrong, see [the plan](https://wiki.example/plan).\n\n- one\n- `two`');
+    const box = renderMarkdown(
+      doc(),
+      '**VLAN 20** is wrong, see [the plan](https://wiki.example/plan).\n\n- one\n- `two`',
+    );
     assert.equal(box.className, 'markdown');
     assert.equal(box.querySelector('strong')!.textContent, 'VLAN 20');
     const a = box.querySelector('a')!;
@@ -36,7 +39,8 @@ describe('webview: Markdown rendered safely', () => {
     const d = doc();
     const box = renderMarkdown(d, hostile);
     d.body.append(box);
-    for (const tag of ['script', 'img', 'iframe', 'style', 'svg', 'object', 'embed']) assert.equal(box.querySelectorAll(tag).length, 0, tag);
+    for (const tag of ['script', 'img', 'iframe', 'style', 'svg', 'object', 'embed'])
+      assert.equal(box.querySelectorAll(tag).length, 0, tag);
     for (const el of box.querySelectorAll('*')) {
       for (const attr of el.attributes) assert.doesNotMatch(attr.name, /^on/i, `${el.tagName} has ${attr.name}`);
     }

@@ -42,8 +42,17 @@ describe('webview: incremental update planning', () => {
 
   it('plans only the regions whose inputs changed', () => {
     const snap = {};
-    const previous = new Map<string, unknown[]>([['header', [snap, false]], ['checks', [[1]]], ['timeline', [2]]]);
-    const next = new Map<string, unknown[]>([['header', [snap, false]], ['checks', [[1]]], ['timeline', [3]], ['gate', [snap]]]);
+    const previous = new Map<string, unknown[]>([
+      ['header', [snap, false]],
+      ['checks', [[1]]],
+      ['timeline', [2]],
+    ]);
+    const next = new Map<string, unknown[]>([
+      ['header', [snap, false]],
+      ['checks', [[1]]],
+      ['timeline', [3]],
+      ['gate', [snap]],
+    ]);
     assert.deepEqual(planRegions(previous, next), ['timeline', 'gate']);
   });
 
@@ -51,16 +60,37 @@ describe('webview: incremental update planning', () => {
     const plan = planList(['1', '2', '3', '4'], ['3', '4', '5', '6'], (k) => k === '4');
     assert.deepEqual(plan.remove, ['1', '2']);
     assert.deepEqual(plan.update, ['4']);
-    assert.deepEqual(plan.place, [{ key: '6', before: null }, { key: '5', before: '6' }]);
+    assert.deepEqual(plan.place, [
+      { key: '6', before: null },
+      { key: '5', before: '6' },
+    ]);
     assert.deepEqual(apply(['1', '2', '3', '4'], plan), ['3', '4', '5', '6']);
   });
 
   it('does nothing when the window and the items are unchanged', () => {
-    assert.deepEqual(planList(['1', '2'], ['1', '2'], () => false), { remove: [], place: [], update: [] });
+    assert.deepEqual(
+      planList(['1', '2'], ['1', '2'], () => false),
+      { remove: [], place: [], update: [] },
+    );
   });
 
   it('moves items whose order changed, and builds a list from nothing', () => {
-    for (const [from, to] of [[['a', 'b', 'c'], ['c', 'b', 'a']], [['a', 'b', 'c'], ['b', 'c', 'a']], [[], ['x', 'y']], [['x', 'y'], []], [['a', 'b'], ['b', 'z', 'a']]]) {
+    for (const [from, to] of [
+      [
+        ['a', 'b', 'c'],
+        ['c', 'b', 'a'],
+      ],
+      [
+        ['a', 'b', 'c'],
+        ['b', 'c', 'a'],
+      ],
+      [[], ['x', 'y']],
+      [['x', 'y'], []],
+      [
+        ['a', 'b'],
+        ['b', 'z', 'a'],
+      ],
+    ]) {
       const plan = planList(from, to, () => false);
       assert.deepEqual(apply(from, plan), to, `${from} -> ${to}`);
     }

@@ -6,11 +6,12 @@ import * as esbuild from 'esbuild';
 const ROOT = resolve(__dirname, '../..');
 
 describe('webview: theme colours and bundle', () => {
-  it('uses only the theme\'s colours (var(--vscode-*)), never literal ones', () => {
+  it("uses only the theme's colours (var(--vscode-*)), never literal ones", () => {
     const css = readFileSync(join(ROOT, 'webview/styles.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
     assert.doesNotMatch(css, /#[0-9a-f]{3,8}\b/i, 'hex colour');
     assert.doesNotMatch(css, /\b(rgba?|hsla?|hwb|lab|lch|oklab|oklch|color-mix)\(/i, 'colour function');
-    const colourProps = /(^|[;{\s])((?:background|color|border(?:-[a-z]+)?|outline(?:-color)?|fill|stroke)(?:-color)?)\s*:\s*([^;}]+)/g;
+    const colourProps =
+      /(^|[;{\s])((?:background|color|border(?:-[a-z]+)?|outline(?:-color)?|fill|stroke)(?:-color)?)\s*:\s*([^;}]+)/g;
     const named = /\b(white|black|red|green|blue|yellow|orange|purple|gray|grey|pink|silver|navy|teal)\b/i;
     let checked = 0;
     for (const m of css.matchAll(colourProps)) {
@@ -28,9 +29,21 @@ describe('webview: theme colours and bundle', () => {
   });
 
   it('bundles the webview without zod or anything that reaches the network', async () => {
-    const result = await esbuild.build({ entryPoints: [join(ROOT, 'webview/main.ts')], bundle: true, platform: 'browser', format: 'iife', write: false, metafile: true, outdir: '/tmp/cc-webview-check', logLevel: 'silent' });
+    const result = await esbuild.build({
+      entryPoints: [join(ROOT, 'webview/main.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      write: false,
+      metafile: true,
+      outdir: '/tmp/cc-webview-check',
+      logLevel: 'silent',
+    });
     const inputs = Object.keys(result.metafile.inputs);
-    assert.ok(!inputs.some((i) => i.includes('node_modules/zod/')), 'zod is in the webview bundle: import contract types with `import type` only');
+    assert.ok(
+      !inputs.some((i) => i.includes('node_modules/zod/')),
+      'zod is in the webview bundle: import contract types with `import type` only',
+    );
     const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
     assert.doesNotMatch(js, /\bfetch\(|XMLHttpRequest|new WebSocket\(|EventSource\(/);
   });

@@ -53,7 +53,17 @@ describe('webview: a large review, rendered as it is scrolled and updated in pla
   it('renders the changes that scroll into view, and drops those that leave', () => {
     const t = setup(big);
     const list = t.$('.change-list');
-    list.getBoundingClientRect = () => ({ top: -60_000, bottom: 0, left: 0, right: 0, width: 0, height: 0, x: 0, y: 0, toJSON() {} });
+    list.getBoundingClientRect = () => ({
+      top: -60_000,
+      bottom: 0,
+      left: 0,
+      right: 0,
+      width: 0,
+      height: 0,
+      x: 0,
+      y: 0,
+      toJSON() {},
+    });
     t.controller.view.screenChanged();
     const shown = articles(t.root);
     const first = Number(shown[0]!.getAttribute('aria-posinset'));
@@ -65,15 +75,31 @@ describe('webview: a large review, rendered as it is scrolled and updated in pla
   it('applies an identical refresh without touching the DOM', () => {
     const t = setup(big);
     const records = t.mutations(() => t.controller.receive({ type: 'snapshot', snapshot: structuredClone(big) }));
-    assert.deepEqual(records.map((r) => (r.target as Element).id || (r.target as Element).className), []);
+    assert.deepEqual(
+      records.map((r) => (r.target as Element).id || (r.target as Element).className),
+      [],
+    );
   });
 
   it('applies a refresh by replacing only the changes and regions that differ', () => {
     const t = setup(big);
-    const before = { first: t.$('#change-1'), second: t.$('#change-2'), header: t.$('#cr-header'), approval: t.$('#approval'), checks: t.$('#checks'), timeline: t.$('#timeline') };
+    const before = {
+      first: t.$('#change-1'),
+      second: t.$('#change-2'),
+      header: t.$('#cr-header'),
+      approval: t.$('#approval'),
+      checks: t.$('#checks'),
+      timeline: t.$('#timeline'),
+    };
     const next = structuredClone(big);
     next.changes[1] = { ...next.changes[1]!, modified: { ...next.changes[1]!.modified, status: 'offline' } };
-    next.checks[0] = makeCheck({ id: 1, name: 'ci/build', label: 'CI build', status: 'success', completed: '2026-11-01T10:59:00.000Z' });
+    next.checks[0] = makeCheck({
+      id: 1,
+      name: 'ci/build',
+      label: 'CI build',
+      status: 'success',
+      completed: '2026-11-01T10:59:00.000Z',
+    });
     t.controller.receive({ type: 'snapshot', snapshot: next });
     assert.equal(t.$('#change-1'), before.first, 'an unchanged change keeps its element');
     assert.notEqual(t.$('#change-2'), before.second);
@@ -108,8 +134,17 @@ describe('webview: a large review, rendered as it is scrolled and updated in pla
     const t = setup(big);
     const second = t.$('#change-2');
     const records = t.mutations(() => t.$('#toggle-1').click());
-    const touched = new Set(records.map((r) => (r.target as HTMLElement).closest?.('article.change, .spacer, .change-list')?.className ?? (r.target as HTMLElement).className));
-    assert.ok([...touched].every((c) => /change-list|spacer/.test(c)), [...touched].join(', '));
+    const touched = new Set(
+      records.map(
+        (r) =>
+          (r.target as HTMLElement).closest?.('article.change, .spacer, .change-list')?.className ??
+          (r.target as HTMLElement).className,
+      ),
+    );
+    assert.ok(
+      [...touched].every((c) => /change-list|spacer/.test(c)),
+      [...touched].join(', '),
+    );
     assert.equal(t.root.querySelector('#change-1 .change-body'), null);
     assert.equal(t.$('#change-2'), second);
   });

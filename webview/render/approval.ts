@@ -18,8 +18,14 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
   const uncounted = rule.uncounted_approvals ?? [];
   const groups = rule.eligible_groups.map((g) => (g.empty ? `${g.name} (empty group)` : g.name));
   const mayApprove = [...rule.eligible_users.map((u) => u.display), ...groups];
-  return h(doc, 'li', { class: `rule ${rule.satisfied ? 'satisfied' : 'short'}`, 'data-rule-id': rule.id },
-    h(doc, 'div', { class: 'rule-head' },
+  return h(
+    doc,
+    'li',
+    { class: `rule ${rule.satisfied ? 'satisfied' : 'short'}`, 'data-rule-id': rule.id },
+    h(
+      doc,
+      'div',
+      { class: 'rule-head' },
       h(doc, 'span', { class: 'symbol', 'aria-hidden': 'true' }, rule.satisfied ? '✓ ' : '○ '),
       h(doc, 'strong', {}, rule.name),
       h(doc, 'span', { class: 'count' }, ` ${approvalsPhrase(rule.approvals, rule.min_reviews)}`),
@@ -29,59 +35,125 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
     h(doc, 'p', {}, 'May approve: ', mayApprove.length ? mayApprove.join(', ') : 'nobody'),
     rule.outstanding_reviewers.length ? h(doc, 'p', {}, 'Waiting for: ', names(rule.outstanding_reviewers)) : null,
     uncounted.length
-      ? h(doc, 'ul', { class: 'uncounted' },
+      ? h(
+          doc,
+          'ul',
+          { class: 'uncounted' },
           uncounted.map((u) =>
-            h(doc, 'li', { 'data-review-id': u.review, title: u.detail || undefined },
+            h(
+              doc,
+              'li',
+              { 'data-review-id': u.review, title: u.detail || undefined },
               `${u.reviewer.display}: not counted: ${UNCOUNTED_REASON[u.reason] ?? u.reason}`,
               u.detail ? h(doc, 'span', { class: 'muted' }, ` (${u.detail})`) : null,
             ),
           ),
         )
       : null,
-    ...rule.empty_groups.map((g) => h(doc, 'p', { class: 'warning' }, `Group ${g} has no members and can never approve.`)),
+    ...rule.empty_groups.map((g) =>
+      h(doc, 'p', { class: 'warning' }, `Group ${g} has no members and can never approve.`),
+    ),
   );
 }
 
 export function renderApproval(doc: Document, evaluation: Evaluation | null): HTMLElement {
-  const section = h(doc, 'section', { id: 'approval', 'aria-labelledby': 'approval-title' }, h(doc, 'h2', { id: 'approval-title' }, 'Approval'));
+  const section = h(
+    doc,
+    'section',
+    { id: 'approval', 'aria-labelledby': 'approval-title' },
+    h(doc, 'h2', { id: 'approval-title' }, 'Approval'),
+  );
   if (!evaluation) {
     section.append(h(doc, 'p', { class: 'muted' }, 'The approval panel could not be loaded.'));
     return section;
   }
   section.append(
-    h(doc, 'p', { class: evaluation.approved ? 'state ok' : 'state blocked', id: 'approval-state' }, evaluation.approved ? '✓ The policies are satisfied.' : 'The policies are not satisfied yet.'),
+    h(
+      doc,
+      'p',
+      { class: evaluation.approved ? 'state ok' : 'state blocked', id: 'approval-state' },
+      evaluation.approved ? '✓ The policies are satisfied.' : 'The policies are not satisfied yet.',
+    ),
   );
   if (evaluation.reasons.length) {
-    section.append(h(doc, 'ul', { class: 'reasons', id: 'approval-reasons' }, evaluation.reasons.map((r) => h(doc, 'li', {}, r))));
+    section.append(
+      h(
+        doc,
+        'ul',
+        { class: 'reasons', id: 'approval-reasons' },
+        evaluation.reasons.map((r) => h(doc, 'li', {}, r)),
+      ),
+    );
   }
   for (const policy of evaluation.policies) {
     section.append(
-      h(doc, 'div', { class: 'policy', 'data-policy-id': policy.id },
-        h(doc, 'h3', {}, policy.name, policy.matched_object_types.length ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`) : null,
-          policy.enforcement === 'evaluate' ? h(doc, 'span', { class: 'badge evaluating', title: 'Evaluated and shown, never blocking' }, ' evaluating') : null),
+      h(
+        doc,
+        'div',
+        { class: 'policy', 'data-policy-id': policy.id },
+        h(
+          doc,
+          'h3',
+          {},
+          policy.name,
+          policy.matched_object_types.length
+            ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`)
+            : null,
+          policy.enforcement === 'evaluate'
+            ? h(doc, 'span', { class: 'badge evaluating', title: 'Evaluated and shown, never blocking' }, ' evaluating')
+            : null,
+        ),
         // What an evaluating policy would block on if it were active.
         policy.enforcement === 'evaluate' && policy.blocking_reasons.length
           ? h(doc, 'p', { class: 'would-block' }, 'Would block: ', policy.blocking_reasons.join(' '))
           : null,
-        policy.rules.length ? h(doc, 'ul', { class: 'rules' }, policy.rules.map((r) => renderRule(doc, r))) : h(doc, 'p', { class: 'muted' }, 'No approval rules.'),
+        policy.rules.length
+          ? h(
+              doc,
+              'ul',
+              { class: 'rules' },
+              policy.rules.map((r) => renderRule(doc, r)),
+            )
+          : h(doc, 'p', { class: 'muted' }, 'No approval rules.'),
         policy.checks.length ? h(doc, 'p', { class: 'muted' }, 'Requires checks: ', policy.checks.join(', ')) : null,
       ),
     );
   }
   if (evaluation.stale_reviews.length) {
     section.append(
-      h(doc, 'div', { class: 'stale' },
+      h(
+        doc,
+        'div',
+        { class: 'stale' },
         h(doc, 'h3', {}, 'Stale reviews'),
         h(doc, 'p', { class: 'muted' }, 'Given before the branch changed; they no longer count.'),
-        h(doc, 'ul', {}, evaluation.stale_reviews.map((s) => h(doc, 'li', {}, `${s.reviewer.display}: ${DECISION_VIEW[s.decision].label}`))),
+        h(
+          doc,
+          'ul',
+          {},
+          evaluation.stale_reviews.map((s) =>
+            h(doc, 'li', {}, `${s.reviewer.display}: ${DECISION_VIEW[s.decision].label}`),
+          ),
+        ),
       ),
     );
   }
   if (evaluation.rejections.length) {
     section.append(
-      h(doc, 'div', { class: 'rejections' },
+      h(
+        doc,
+        'div',
+        { class: 'rejections' },
         h(doc, 'h3', {}, 'Changes requested'),
-        evaluation.rejections.map((r) => h(doc, 'div', { class: 'rejection' }, h(doc, 'strong', {}, r.reviewer.display), renderMarkdown(doc, r.comment))),
+        evaluation.rejections.map((r) =>
+          h(
+            doc,
+            'div',
+            { class: 'rejection' },
+            h(doc, 'strong', {}, r.reviewer.display),
+            renderMarkdown(doc, r.comment),
+          ),
+        ),
       ),
     );
   }

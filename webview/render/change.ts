@@ -4,7 +4,16 @@
 // then the threads on the whole object and a composer for a new one.
 import type { ChangeDiff } from '../../contract/api/branching';
 import { CHANGE_ACTION_LABEL } from '../../contract/labels';
-import { attributeRows, diffValues, formatValue, isMultiLine, valueText, type AttributeRow, type DiffRow, type Segment } from '../diff';
+import {
+  attributeRows,
+  diffValues,
+  formatValue,
+  isMultiLine,
+  valueText,
+  type AttributeRow,
+  type DiffRow,
+  type Segment,
+} from '../diff';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { newThreadKey, type ViewState } from '../state';
 import type { Thread } from '../../contract/threads';
@@ -40,19 +49,58 @@ function renderSegments(doc: Document, segments: Segment[]): (Node | string)[] {
 
 /** The diff lines of one attribute: removed and added lines (del/ins), unchanged context, and folded gaps. */
 export function renderDiffLines(doc: Document, rows: DiffRow[], numbered: boolean): HTMLElement {
-  return h(doc, 'div', { class: `lines${numbered ? ' numbered' : ''}` },
+  return h(
+    doc,
+    'div',
+    { class: `lines${numbered ? ' numbered' : ''}` },
     rows.map((r) => {
-      if (r.kind === 'gap') return h(doc, 'div', { class: 'line gap' }, `⋯ ${r.count} unchanged line${r.count === 1 ? '' : 's'}`);
-      const no = numbered ? h(doc, 'span', { class: 'ln', 'aria-hidden': 'true' }, String(r.kind === 'removed' ? r.oldNo : r.newNo)) : null;
-      const text = r.segments.length === 1 && r.segments[0]!.text === '' ? [h(doc, 'span', { class: 'muted' }, '(empty)')] : renderSegments(doc, r.segments);
-      if (r.kind === 'removed') return h(doc, 'div', { class: 'line removed original' }, no, h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, '−'), h(doc, 'del', {}, text));
-      if (r.kind === 'added') return h(doc, 'div', { class: 'line added modified' }, no, h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, '+'), h(doc, 'ins', {}, text));
-      return h(doc, 'div', { class: 'line context' }, no, h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, ' '), h(doc, 'span', {}, text));
+      if (r.kind === 'gap')
+        return h(doc, 'div', { class: 'line gap' }, `⋯ ${r.count} unchanged line${r.count === 1 ? '' : 's'}`);
+      const no = numbered
+        ? h(doc, 'span', { class: 'ln', 'aria-hidden': 'true' }, String(r.kind === 'removed' ? r.oldNo : r.newNo))
+        : null;
+      const text =
+        r.segments.length === 1 && r.segments[0]!.text === ''
+          ? [h(doc, 'span', { class: 'muted' }, '(empty)')]
+          : renderSegments(doc, r.segments);
+      if (r.kind === 'removed')
+        return h(
+          doc,
+          'div',
+          { class: 'line removed original' },
+          no,
+          h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, '−'),
+          h(doc, 'del', {}, text),
+        );
+      if (r.kind === 'added')
+        return h(
+          doc,
+          'div',
+          { class: 'line added modified' },
+          no,
+          h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, '+'),
+          h(doc, 'ins', {}, text),
+        );
+      return h(
+        doc,
+        'div',
+        { class: 'line context' },
+        no,
+        h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, ' '),
+        h(doc, 'span', {}, text),
+      );
     }),
   );
 }
 
-function renderAttribute(doc: Document, ctx: ChangeItemContext, change: ChangeDiff, row: AttributeRow, threads: Thread[], threadCtx: ThreadContext): HTMLElement {
+function renderAttribute(
+  doc: Document,
+  ctx: ChangeItemContext,
+  change: ChangeDiff,
+  row: AttributeRow,
+  threads: Thread[],
+  threadCtx: ThreadContext,
+): HTMLElement {
   const { state } = ctx;
   const key = newThreadKey(change.id, row.name);
   const composing = state.openComposers.includes(key);
@@ -60,30 +108,82 @@ function renderAttribute(doc: Document, ctx: ChangeItemContext, change: ChangeDi
   const numbered = row.changed && (isMultiLine(row.original) || isMultiLine(row.modified));
   const value = row.changed
     ? renderDiffLines(doc, attributeDiff(change, row), numbered)
-    : h(doc, 'div', { class: 'lines' }, h(doc, 'div', { class: 'line context value' }, h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, ' '), h(doc, 'span', {}, valueText(row.modified ?? row.original) ?? '—')));
-  return h(doc, 'div', {
-    class: `attr${row.changed ? ' changed' : ''}${row.conflict ? ' conflict' : ''}`,
-    'data-attr': row.name,
-    role: 'group',
-    'aria-label': `${row.name}${row.changed ? ' (changed)' : ''}${row.conflict ? ' (conflicts with main)' : ''}`,
-  },
-    h(doc, 'div', { class: 'attr-head' },
+    : h(
+        doc,
+        'div',
+        { class: 'lines' },
+        h(
+          doc,
+          'div',
+          { class: 'line context value' },
+          h(doc, 'span', { class: 'sign', 'aria-hidden': 'true' }, ' '),
+          h(doc, 'span', {}, valueText(row.modified ?? row.original) ?? '—'),
+        ),
+      );
+  return h(
+    doc,
+    'div',
+    {
+      class: `attr${row.changed ? ' changed' : ''}${row.conflict ? ' conflict' : ''}`,
+      'data-attr': row.name,
+      role: 'group',
+      'aria-label': `${row.name}${row.changed ? ' (changed)' : ''}${row.conflict ? ' (conflicts with main)' : ''}`,
+    },
+    h(
+      doc,
+      'div',
+      { class: 'attr-head' },
       h(doc, 'code', { class: 'attr-name' }, row.name),
       row.conflict ? h(doc, 'span', { class: 'conflict-mark' }, '⚠ conflict') : null,
       canComment && !composing
-        ? h(doc, 'button', { type: 'button', class: 'link attr-comment', 'data-act': 'open-composer', 'data-key': key, id: `comment-on-${domId(`${change.id}:${row.name}`)}`, 'aria-label': `Comment on ${row.name} of ${change.object_repr}` }, 'Comment')
+        ? h(
+            doc,
+            'button',
+            {
+              type: 'button',
+              class: 'link attr-comment',
+              'data-act': 'open-composer',
+              'data-key': key,
+              id: `comment-on-${domId(`${change.id}:${row.name}`)}`,
+              'aria-label': `Comment on ${row.name} of ${change.object_repr}`,
+            },
+            'Comment',
+          )
         : null,
     ),
     value,
     row.mainMoved || row.conflict
-      ? h(doc, 'p', { class: `current${row.mainMoved ? ' moved' : ''}` }, h(doc, 'span', { class: 'muted' }, 'Main now: '), formatValue(row.current))
+      ? h(
+          doc,
+          'p',
+          { class: `current${row.mainMoved ? ' moved' : ''}` },
+          h(doc, 'span', { class: 'muted' }, 'Main now: '),
+          formatValue(row.current),
+        )
       : null,
-    threads.length ? h(doc, 'div', { class: 'threads' }, threads.map((t) => renderThread(doc, threadCtx, t))) : null,
-    composing ? renderComposer(doc, state, key, { label: `Comment on ${row.name} of ${change.object_repr}`, sendLabel: 'Comment' }) : null,
+    threads.length
+      ? h(
+          doc,
+          'div',
+          { class: 'threads' },
+          threads.map((t) => renderThread(doc, threadCtx, t)),
+        )
+      : null,
+    composing
+      ? renderComposer(doc, state, key, {
+          label: `Comment on ${row.name} of ${change.object_repr}`,
+          sendLabel: 'Comment',
+        })
+      : null,
   );
 }
 
-export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: ChangeDiff, threads: Thread[]): HTMLElement {
+export function renderChangeItem(
+  doc: Document,
+  ctx: ChangeItemContext,
+  change: ChangeDiff,
+  threads: Thread[],
+): HTMLElement {
   const { state, snap } = ctx;
   const collapsed = state.collapsedChanges.includes(change.id);
   const all = state.expandedChanges.includes(change.id);
@@ -91,12 +191,26 @@ export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: 
   const open = openThreadCount(threads);
   const titleId = `change-${change.id}-title`;
   const bodyId = `change-${change.id}-body`;
-  const head = h(doc, 'div', { class: 'change-head' },
-    h(doc, 'h3', { id: titleId },
-      h(doc, 'button', {
-        type: 'button', class: 'twisty', id: `toggle-${change.id}`, 'data-act': 'toggle-collapse', 'data-change': change.id,
-        'aria-expanded': collapsed ? 'false' : 'true', 'aria-controls': collapsed ? undefined : bodyId,
-      },
+  const head = h(
+    doc,
+    'div',
+    { class: 'change-head' },
+    h(
+      doc,
+      'h3',
+      { id: titleId },
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          class: 'twisty',
+          id: `toggle-${change.id}`,
+          'data-act': 'toggle-collapse',
+          'data-change': change.id,
+          'aria-expanded': collapsed ? 'false' : 'true',
+          'aria-controls': collapsed ? undefined : bodyId,
+        },
         h(doc, 'span', { class: 'chevron', 'aria-hidden': 'true' }, collapsed ? '▸' : '▾'),
         h(doc, 'span', { class: `badge action-${change.action}` }, CHANGE_ACTION_LABEL[change.action]),
         ' ',
@@ -105,44 +219,119 @@ export function renderChangeItem(doc: Document, ctx: ChangeItemContext, change: 
         h(doc, 'span', { class: 'muted type' }, change.object_type),
       ),
     ),
-    h(doc, 'span', { class: 'change-marks' },
-      conflicts.length ? h(doc, 'span', { class: 'conflict-mark', title: `Conflicts with main: ${conflicts.join(', ')}` }, '⚠', h(doc, 'span', { class: 'visually-hidden' }, ' conflicts')) : null,
-      open ? h(doc, 'span', { class: 'thread-count', title: `${open} open thread${open === 1 ? '' : 's'}` }, `${open} open`, h(doc, 'span', { class: 'visually-hidden' }, ` thread${open === 1 ? '' : 's'}`)) : null,
+    h(
+      doc,
+      'span',
+      { class: 'change-marks' },
+      conflicts.length
+        ? h(
+            doc,
+            'span',
+            { class: 'conflict-mark', title: `Conflicts with main: ${conflicts.join(', ')}` },
+            '⚠',
+            h(doc, 'span', { class: 'visually-hidden' }, ' conflicts'),
+          )
+        : null,
+      open
+        ? h(
+            doc,
+            'span',
+            { class: 'thread-count', title: `${open} open thread${open === 1 ? '' : 's'}` },
+            `${open} open`,
+            h(doc, 'span', { class: 'visually-hidden' }, ` thread${open === 1 ? '' : 's'}`),
+          )
+        : null,
     ),
-    h(doc, 'button', { type: 'button', class: 'link open-diff', 'data-act': 'open-diff', 'data-change': change.id, 'aria-label': `Open ${change.object_repr} in the diff editor` }, 'Open in Diff Editor'),
+    h(
+      doc,
+      'button',
+      {
+        type: 'button',
+        class: 'link open-diff',
+        'data-act': 'open-diff',
+        'data-change': change.id,
+        'aria-label': `Open ${change.object_repr} in the diff editor`,
+      },
+      'Open in Diff Editor',
+    ),
   );
-  const article = h(doc, 'article', {
-    class: `change action-${change.action}${conflicts.length ? ' has-conflicts' : ''}${collapsed ? ' collapsed' : ''}`,
-    id: `change-${change.id}`,
-    'data-change-id': change.id,
-    'data-key': String(change.id),
-    'aria-labelledby': titleId,
-    'aria-posinset': ctx.position,
-    'aria-setsize': ctx.count,
-    tabindex: -1,
-  }, head);
+  const article = h(
+    doc,
+    'article',
+    {
+      class: `change action-${change.action}${conflicts.length ? ' has-conflicts' : ''}${collapsed ? ' collapsed' : ''}`,
+      id: `change-${change.id}`,
+      'data-change-id': change.id,
+      'data-key': String(change.id),
+      'aria-labelledby': titleId,
+      'aria-posinset': ctx.position,
+      'aria-setsize': ctx.count,
+      tabindex: -1,
+    },
+    head,
+  );
   if (collapsed) return article;
 
   const rows = attributeRows(change, all);
-  const placement = placeThreads(threads, rows.map((r) => r.name));
+  const placement = placeThreads(
+    threads,
+    rows.map((r) => r.name),
+  );
   const threadCtx: ThreadContext = { snap, state, now: ctx.now, anchored: true, showAttribute: false };
   const composing = state.openComposers.includes(newThreadKey(change.id));
   const canComment = snap.changeRequest.actions.comment?.allowed === true;
   article.append(
-    h(doc, 'div', { class: 'change-body', id: bodyId },
+    h(
+      doc,
+      'div',
+      { class: 'change-body', id: bodyId },
       conflicts.length ? h(doc, 'p', { class: 'warning' }, `⚠ Conflicts with main: ${conflicts.join(', ')}`) : null,
       rows.length
-        ? h(doc, 'div', { class: 'attrs' }, rows.map((r) => renderAttribute(doc, ctx, change, r, placement.byAttribute.get(r.name) ?? [], threadCtx)))
+        ? h(
+            doc,
+            'div',
+            { class: 'attrs' },
+            rows.map((r) => renderAttribute(doc, ctx, change, r, placement.byAttribute.get(r.name) ?? [], threadCtx)),
+          )
         : h(doc, 'p', { class: 'muted' }, all ? 'No attributes.' : 'No attribute differs.'),
-      h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'toggle-attrs', 'data-change': change.id, 'aria-expanded': all ? 'true' : 'false' }, all ? 'Show changed attributes only' : 'Show all attributes'),
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          'data-act': 'toggle-attrs',
+          'data-change': change.id,
+          'aria-expanded': all ? 'true' : 'false',
+        },
+        all ? 'Show changed attributes only' : 'Show all attributes',
+      ),
       placement.object.length
-        ? h(doc, 'div', { class: 'threads object-threads', role: 'group', 'aria-label': `Comments on ${change.object_repr}` },
-            placement.object.map((t) => renderThread(doc, { ...threadCtx, showAttribute: true }, t)))
+        ? h(
+            doc,
+            'div',
+            { class: 'threads object-threads', role: 'group', 'aria-label': `Comments on ${change.object_repr}` },
+            placement.object.map((t) => renderThread(doc, { ...threadCtx, showAttribute: true }, t)),
+          )
         : null,
       composing
-        ? renderComposer(doc, state, newThreadKey(change.id), { label: `Comment on ${change.object_repr}`, sendLabel: 'Comment' })
+        ? renderComposer(doc, state, newThreadKey(change.id), {
+            label: `Comment on ${change.object_repr}`,
+            sendLabel: 'Comment',
+          })
         : canComment
-          ? h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'open-composer', 'data-key': newThreadKey(change.id), id: `comment-on-${change.id}` }, 'Comment on this change')
+          ? h(
+              doc,
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                'data-act': 'open-composer',
+                'data-key': newThreadKey(change.id),
+                id: `comment-on-${change.id}`,
+              },
+              'Comment on this change',
+            )
           : null,
     ),
   );

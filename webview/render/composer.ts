@@ -20,23 +20,59 @@ export function renderComposer(doc: Document, state: ViewState, key: string, opt
   const errorId = `${id}-error`;
   const pending = isPending(state, key);
   const error = state.errors[key];
-  const textarea = h(doc, 'textarea', {
-    id,
-    'data-draft': key,
-    rows: opts.rows ?? (key === REVIEW_KEY ? 4 : 3),
-    placeholder: opts.placeholder ?? 'Markdown',
-    'aria-describedby': error ? `${hintId} ${errorId}` : hintId,
-    'aria-invalid': error ? 'true' : undefined,
-    disabled: pending || opts.disabled,
-  }, state.drafts[key] ?? '');
-  return h(doc, 'div', { class: 'composer', 'data-composer': key },
+  const textarea = h(
+    doc,
+    'textarea',
+    {
+      id,
+      'data-draft': key,
+      rows: opts.rows ?? (key === REVIEW_KEY ? 4 : 3),
+      placeholder: opts.placeholder ?? 'Markdown',
+      'aria-describedby': error ? `${hintId} ${errorId}` : hintId,
+      'aria-invalid': error ? 'true' : undefined,
+      disabled: pending || opts.disabled,
+    },
+    state.drafts[key] ?? '',
+  );
+  return h(
+    doc,
+    'div',
+    { class: 'composer', 'data-composer': key },
     h(doc, 'label', { for: id }, opts.label),
     textarea,
-    h(doc, 'p', { class: 'hint', id: hintId }, 'Markdown. Ctrl+Enter sends', opts.cancellable === false ? '.' : ', Escape cancels.'),
+    h(
+      doc,
+      'p',
+      { class: 'hint', id: hintId },
+      'Markdown. Ctrl+Enter sends',
+      opts.cancellable === false ? '.' : ', Escape cancels.',
+    ),
     error ? h(doc, 'p', { class: 'error', id: errorId, role: 'alert' }, error) : null,
-    h(doc, 'div', { class: 'buttons' },
-      h(doc, 'button', { type: 'button', class: 'primary', id: `send-${domId(key)}`, 'data-act': 'send', 'data-key': key, disabled: pending || opts.disabled }, pending ? 'Sending…' : opts.sendLabel),
-      opts.cancellable === false ? null : h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'close-composer', 'data-key': key, disabled: pending }, 'Cancel'),
+    h(
+      doc,
+      'div',
+      { class: 'buttons' },
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          class: 'primary',
+          id: `send-${domId(key)}`,
+          'data-act': 'send',
+          'data-key': key,
+          disabled: pending || opts.disabled,
+        },
+        pending ? 'Sending…' : opts.sendLabel,
+      ),
+      opts.cancellable === false
+        ? null
+        : h(
+            doc,
+            'button',
+            { type: 'button', class: 'secondary', 'data-act': 'close-composer', 'data-key': key, disabled: pending },
+            'Cancel',
+          ),
     ),
   );
 }

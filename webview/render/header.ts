@@ -32,7 +32,10 @@ function fact(doc: Document, term: string, value: Node | string | null): Node[] 
 
 export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: ViewState, now: number): HTMLElement {
   const cr = snap.changeRequest;
-  const window = cr.scheduled_start || cr.scheduled_end ? `${formatTime(cr.scheduled_start) || '…'} – ${formatTime(cr.scheduled_end) || '…'}` : null;
+  const window =
+    cr.scheduled_start || cr.scheduled_end
+      ? `${formatTime(cr.scheduled_start) || '…'} – ${formatTime(cr.scheduled_end) || '…'}`
+      : null;
   const branch = cr.branch_deleted ? `${cr.branch_name} (deleted)` : cr.branch_name;
 
   const buttons = PANEL_ACTIONS.flatMap((action) => {
@@ -43,16 +46,21 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
     if (!allowed && !showBlocked) return [];
     const pending = isPending(state, actionKey(action));
     return [
-      h(doc, 'button', {
-        type: 'button',
-        id: `action-${action}`,
-        class: action === 'merge' || action === 'submit' ? 'primary' : 'secondary',
-        'data-act': 'panel-action',
-        'data-action': action,
-        'aria-disabled': allowed && !pending ? undefined : 'true',
-        'aria-describedby': !allowed && action === 'merge' ? 'merge-reason' : undefined,
-        title: !allowed ? a?.reason ?? undefined : undefined,
-      }, pending ? `${PANEL_ACTION_LABEL[action]}…` : PANEL_ACTION_LABEL[action]),
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          id: `action-${action}`,
+          class: action === 'merge' || action === 'submit' ? 'primary' : 'secondary',
+          'data-act': 'panel-action',
+          'data-action': action,
+          'aria-disabled': allowed && !pending ? undefined : 'true',
+          'aria-describedby': !allowed && action === 'merge' ? 'merge-reason' : undefined,
+          title: !allowed ? (a?.reason ?? undefined) : undefined,
+        },
+        pending ? `${PANEL_ACTION_LABEL[action]}…` : PANEL_ACTION_LABEL[action],
+      ),
     ];
   });
 
@@ -62,23 +70,78 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
     ...PANEL_ACTIONS.flatMap((a) => (state.errors[actionKey(a)] ? [state.errors[actionKey(a)]] : [])),
   ];
 
-  return h(doc, 'header', { class: 'cr-header', id: 'cr-header' },
+  return h(
+    doc,
+    'header',
+    { class: 'cr-header', id: 'cr-header' },
     h(doc, 'h1', { id: 'cr-title' }, cr.title || cr.branch_name),
-    h(doc, 'dl', { class: 'facts' },
+    h(
+      doc,
+      'dl',
+      { class: 'facts' },
       fact(doc, 'Reference', cr.ref || null),
-      fact(doc, 'Status', h(doc, 'span', { class: `badge status-${cr.status}`, id: 'cr-status' }, STATUS_VIEW[cr.status].label)),
+      fact(
+        doc,
+        'Status',
+        h(doc, 'span', { class: `badge status-${cr.status}`, id: 'cr-status' }, STATUS_VIEW[cr.status].label),
+      ),
       fact(doc, 'Priority', PRIORITY_LABEL[cr.priority]),
-      fact(doc, 'Branch', h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch)),
+      fact(
+        doc,
+        'Branch',
+        h(doc, 'span', { id: 'cr-branch', class: cr.branch_deleted ? 'deleted' : undefined }, branch),
+      ),
       fact(doc, 'Requested by', cr.requester ? cr.requester.display : null),
       fact(doc, 'Change window', window),
-      fact(doc, 'Window warning', cr.window_warning ? h(doc, 'span', { id: 'cr-window-warning', class: 'warning' }, cr.window_warning) : null),
-      fact(doc, 'Tags', cr.tags.length ? h(doc, 'span', { id: 'cr-tags' }, cr.tags.map((t) => h(doc, 'span', { class: 'tag', title: t.slug }, t.name))) : null),
+      fact(
+        doc,
+        'Window warning',
+        cr.window_warning ? h(doc, 'span', { id: 'cr-window-warning', class: 'warning' }, cr.window_warning) : null,
+      ),
+      fact(
+        doc,
+        'Tags',
+        cr.tags.length
+          ? h(
+              doc,
+              'span',
+              { id: 'cr-tags' },
+              cr.tags.map((t) => h(doc, 'span', { class: 'tag', title: t.slug }, t.name)),
+            )
+          : null,
+      ),
       fact(doc, 'Updated', timeEl(doc, cr.last_updated, now)),
     ),
-    h(doc, 'div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },
+    h(
+      doc,
+      'div',
+      { class: 'toolbar', role: 'toolbar', 'aria-label': 'Change request actions' },
       buttons,
-      h(doc, 'button', { type: 'button', id: 'action-refresh', class: 'secondary', 'data-act': 'refresh', 'aria-busy': state.refreshing ? 'true' : undefined }, state.refreshing ? 'Refreshing…' : 'Refresh'),
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          id: 'action-refresh',
+          class: 'secondary',
+          'data-act': 'refresh',
+          'aria-busy': state.refreshing ? 'true' : undefined,
+        },
+        state.refreshing ? 'Refreshing…' : 'Refresh',
+      ),
     ),
-    notices.length ? h(doc, 'div', { class: 'notice', role: 'status' }, h(doc, 'ul', {}, notices.map((n) => h(doc, 'li', {}, n)))) : null,
+    notices.length
+      ? h(
+          doc,
+          'div',
+          { class: 'notice', role: 'status' },
+          h(
+            doc,
+            'ul',
+            {},
+            notices.map((n) => h(doc, 'li', {}, n)),
+          ),
+        )
+      : null,
   );
 }

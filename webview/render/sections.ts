@@ -10,7 +10,10 @@ import { renderThread } from './thread';
 
 export function renderDescription(doc: Document, snap: ChangeRequestSnapshot): HTMLElement {
   const text = snap.changeRequest.description.trim();
-  return h(doc, 'section', { id: 'description', 'aria-labelledby': 'description-title' },
+  return h(
+    doc,
+    'section',
+    { id: 'description', 'aria-labelledby': 'description-title' },
     h(doc, 'h2', { id: 'description-title' }, 'Description'),
     text ? renderMarkdown(doc, text) : h(doc, 'p', { class: 'muted' }, 'No description.'),
   );
@@ -20,33 +23,78 @@ export function renderDescription(doc: Document, snap: ChangeRequestSnapshot): H
 export function renderChangesHead(doc: Document, snap: ChangeRequestSnapshot, state: ViewState): HTMLElement {
   const total = snap.changes.length;
   const deleted = snap.changeRequest.branch_deleted;
-  return h(doc, 'div', { class: 'changes-head' },
+  return h(
+    doc,
+    'div',
+    { class: 'changes-head' },
     h(doc, 'h2', { id: 'changes-title' }, `Changes (${total})`),
     deleted ? h(doc, 'p', { class: 'muted' }, 'The branch is deleted; its changes are no longer available.') : null,
     !deleted && total === 0 ? h(doc, 'p', { class: 'muted' }, 'The branch has no changes.') : null,
     total > 0
-      ? h(doc, 'div', { class: 'changes-tools', role: 'toolbar', 'aria-label': 'Changes' },
+      ? h(
+          doc,
+          'div',
+          { class: 'changes-tools', role: 'toolbar', 'aria-label': 'Changes' },
           h(doc, 'label', { class: 'visually-hidden', for: 'changes-filter' }, 'Filter changes by object name or type'),
-          h(doc, 'input', { type: 'search', id: 'changes-filter', placeholder: 'Filter changes', value: state.filter, 'aria-describedby': 'changes-count', autocomplete: 'off', spellcheck: 'false' }),
-          h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'collapse-all', id: 'collapse-all' }, 'Collapse all'),
-          h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'expand-all', id: 'expand-all' }, 'Expand all'),
-          h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'open-all', id: 'open-all-changes' }, 'Open All Changes'),
+          h(doc, 'input', {
+            type: 'search',
+            id: 'changes-filter',
+            placeholder: 'Filter changes',
+            value: state.filter,
+            'aria-describedby': 'changes-count',
+            autocomplete: 'off',
+            spellcheck: 'false',
+          }),
+          h(
+            doc,
+            'button',
+            { type: 'button', class: 'secondary', 'data-act': 'collapse-all', id: 'collapse-all' },
+            'Collapse all',
+          ),
+          h(
+            doc,
+            'button',
+            { type: 'button', class: 'secondary', 'data-act': 'expand-all', id: 'expand-all' },
+            'Expand all',
+          ),
+          h(
+            doc,
+            'button',
+            { type: 'button', class: 'secondary', 'data-act': 'open-all', id: 'open-all-changes' },
+            'Open All Changes',
+          ),
         )
       : null,
   );
 }
 
 export function renderChangesCount(doc: Document, shown: number, total: number, filtered: boolean): HTMLElement {
-  return h(doc, 'p', { class: 'muted changes-count', id: 'changes-count', role: 'status' },
-    filtered ? `${shown} of ${total} changes match the filter.` : '');
+  return h(
+    doc,
+    'p',
+    { class: 'muted changes-count', id: 'changes-count', role: 'status' },
+    filtered ? `${shown} of ${total} changes match the filter.` : '',
+  );
 }
 
-export function renderOrphans(doc: Document, snap: ChangeRequestSnapshot, state: ViewState, orphans: readonly Thread[], now: number): HTMLElement {
+export function renderOrphans(
+  doc: Document,
+  snap: ChangeRequestSnapshot,
+  state: ViewState,
+  orphans: readonly Thread[],
+  now: number,
+): HTMLElement {
   if (!orphans.length) return h(doc, 'div', { id: 'earlier-comments', hidden: true });
-  return h(doc, 'div', { class: 'orphans', id: 'earlier-comments' },
+  return h(
+    doc,
+    'div',
+    { class: 'orphans', id: 'earlier-comments' },
     h(doc, 'h3', {}, 'Comments on changes no longer in the branch'),
     orphans.map((t) =>
-      h(doc, 'div', { class: 'orphan' },
+      h(
+        doc,
+        'div',
+        { class: 'orphan' },
         h(doc, 'p', { class: 'muted' }, t.root.change_label || 'The whole request'),
         renderThread(doc, { snap, state, now, anchored: false, showAttribute: true }, t),
       ),
@@ -59,20 +107,52 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
     case 'created':
       return [h(doc, 'strong', {}, e.who ?? 'Someone'), ' opened the change request'];
     case 'status':
-      return [h(doc, 'strong', {}, e.move.user ?? 'The service'), ' moved it ', e.move.from ? `from ${STATUS_VIEW[e.move.from].label} ` : '', 'to ', h(doc, 'span', { class: `badge status-${e.move.to}` }, STATUS_VIEW[e.move.to].label)];
+      return [
+        h(doc, 'strong', {}, e.move.user ?? 'The service'),
+        ' moved it ',
+        e.move.from ? `from ${STATUS_VIEW[e.move.from].label} ` : '',
+        'to ',
+        h(doc, 'span', { class: `badge status-${e.move.to}` }, STATUS_VIEW[e.move.to].label),
+      ];
     case 'review':
       return [
         h(doc, 'strong', {}, e.review.reviewer.display),
         ` ${e.updated ? 'updated their review: ' : ''}${DECISION_VIEW[e.review.decision].past}`,
-        e.review.stale ? h(doc, 'span', { class: 'badge stale', title: "The branch's changes differ from those this review was given on" }, 'stale') : null,
+        e.review.stale
+          ? h(
+              doc,
+              'span',
+              { class: 'badge stale', title: "The branch's changes differ from those this review was given on" },
+              'stale',
+            )
+          : null,
         // The content the review was given on: the digest of the branch's net diff.
-        e.review.digest ? h(doc, 'span', { class: 'muted digest', title: `Given on digest ${e.review.digest}` }, ` · on ${e.review.digest.slice(0, 8)}`) : null,
+        e.review.digest
+          ? h(
+              doc,
+              'span',
+              { class: 'muted digest', title: `Given on digest ${e.review.digest}` },
+              ` · on ${e.review.digest.slice(0, 8)}`,
+            )
+          : null,
       ];
     case 'comment': {
       const c = e.comment;
-      const reveal = c.change_diff !== null && known.has(c.change_diff)
-        ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'reveal-change', 'data-change': c.change_diff, 'aria-label': `Show ${c.change_label} in the list of changes` }, c.change_label || 'the change')
-        : h(doc, 'span', {}, c.change_label || 'the request');
+      const reveal =
+        c.change_diff !== null && known.has(c.change_diff)
+          ? h(
+              doc,
+              'button',
+              {
+                type: 'button',
+                class: 'link',
+                'data-act': 'reveal-change',
+                'data-change': c.change_diff,
+                'aria-label': `Show ${c.change_label} in the list of changes`,
+              },
+              c.change_label || 'the change',
+            )
+          : h(doc, 'span', {}, c.change_label || 'the request');
       return [
         h(doc, 'strong', {}, c.author.display),
         c.parent === null ? ' commented on ' : ' replied on ',
@@ -82,7 +162,12 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
       ];
     }
     case 'check':
-      return [`Check `, h(doc, 'strong', {}, e.check.label || e.check.name), `: ${CHECK_STATUS_VIEW[e.check.status].label}`, e.check.summary ? h(doc, 'span', { class: 'muted' }, ` (${e.check.summary})`) : null];
+      return [
+        `Check `,
+        h(doc, 'strong', {}, e.check.label || e.check.name),
+        `: ${CHECK_STATUS_VIEW[e.check.status].label}`,
+        e.check.summary ? h(doc, 'span', { class: 'muted' }, ` (${e.check.summary})`) : null,
+      ];
   }
 }
 
@@ -92,23 +177,55 @@ function body(doc: Document, e: TimelineEntry): HTMLElement | null {
   return null;
 }
 
-export function renderTimeline(doc: Document, snap: ChangeRequestSnapshot, entries: readonly TimelineEntry[], limit: number, now: number): HTMLElement {
+export function renderTimeline(
+  doc: Document,
+  snap: ChangeRequestSnapshot,
+  entries: readonly TimelineEntry[],
+  limit: number,
+  now: number,
+): HTMLElement {
   const { shown, hidden } = latest(entries, limit);
   const known = new Set(snap.changes.map((c) => c.id));
-  return h(doc, 'section', { id: 'timeline', 'aria-labelledby': 'timeline-title' },
+  return h(
+    doc,
+    'section',
+    { id: 'timeline', 'aria-labelledby': 'timeline-title' },
     h(doc, 'h2', { id: 'timeline-title' }, 'Timeline'),
     hidden
-      ? h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'show-more-timeline', id: 'timeline-more' },
-          hidden <= TIMELINE_PAGE ? `Show ${hidden} earlier event${hidden === 1 ? '' : 's'}` : `Show ${TIMELINE_PAGE} earlier events (${hidden} in all)`)
+      ? h(
+          doc,
+          'button',
+          { type: 'button', class: 'link', 'data-act': 'show-more-timeline', id: 'timeline-more' },
+          hidden <= TIMELINE_PAGE
+            ? `Show ${hidden} earlier event${hidden === 1 ? '' : 's'}`
+            : `Show ${TIMELINE_PAGE} earlier events (${hidden} in all)`,
+        )
       : null,
-    h(doc, 'ol', { class: 'timeline' },
+    h(
+      doc,
+      'ol',
+      { class: 'timeline' },
       shown.map((e) =>
-        h(doc, 'li', { class: `event event-${e.kind}${e.kind === 'review' ? ` decision-${e.review.decision}` : ''}`, 'data-key': e.key, id: e.kind === 'review' ? `review-${e.review.id}` : undefined },
+        h(
+          doc,
+          'li',
+          {
+            class: `event event-${e.kind}${e.kind === 'review' ? ` decision-${e.review.decision}` : ''}`,
+            'data-key': e.key,
+            id: e.kind === 'review' ? `review-${e.review.id}` : undefined,
+          },
           h(doc, 'div', { class: 'event-head' }, describe(doc, e, known), ' ', timeEl(doc, e.time, now)),
           body(doc, e),
         ),
       ),
     ),
-    snap.history === null ? h(doc, 'p', { class: 'muted hint' }, 'Status moves are not shown: reading the changelog needs a permission you do not have.') : null,
+    snap.history === null
+      ? h(
+          doc,
+          'p',
+          { class: 'muted hint' },
+          'Status moves are not shown: reading the changelog needs a permission you do not have.',
+        )
+      : null,
   );
 }

@@ -26,19 +26,54 @@ function renderComment(doc: Document, ctx: ThreadContext, c: ChangeComment, isRo
     ? renderComposer(doc, state, editKey(c.id), { label: 'Edit your comment', sendLabel: 'Save' })
     : renderMarkdown(doc, c.text);
   const deleting = isPending(state, deleteKey(c.id));
-  return h(doc, 'div', { class: `comment${isRoot ? ' root' : ' reply'}`, id: `comment-${c.id}`, 'data-comment-id': c.id },
-    h(doc, 'div', { class: 'comment-head' },
+  return h(
+    doc,
+    'div',
+    { class: `comment${isRoot ? ' root' : ' reply'}`, id: `comment-${c.id}`, 'data-comment-id': c.id },
+    h(
+      doc,
+      'div',
+      { class: 'comment-head' },
       h(doc, 'strong', {}, c.author.display),
       ' ',
       timeEl(doc, c.created, ctx.now),
       c.edited ? h(doc, 'span', { class: 'muted' }, ' (edited)') : null,
     ),
     body,
-    state.errors[deleteKey(c.id)] ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[deleteKey(c.id)]) : null,
+    state.errors[deleteKey(c.id)]
+      ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[deleteKey(c.id)])
+      : null,
     own && !editing
-      ? h(doc, 'div', { class: 'buttons' },
-          h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'open-composer', 'data-key': editKey(c.id), 'data-text': c.text, 'aria-label': `Edit comment by ${c.author.display}` }, 'Edit'),
-          h(doc, 'button', { type: 'button', class: 'link', 'data-act': 'delete-comment', 'data-comment': c.id, disabled: deleting, 'aria-label': `Delete comment by ${c.author.display}` }, deleting ? 'Deleting…' : 'Delete'),
+      ? h(
+          doc,
+          'div',
+          { class: 'buttons' },
+          h(
+            doc,
+            'button',
+            {
+              type: 'button',
+              class: 'link',
+              'data-act': 'open-composer',
+              'data-key': editKey(c.id),
+              'data-text': c.text,
+              'aria-label': `Edit comment by ${c.author.display}`,
+            },
+            'Edit',
+          ),
+          h(
+            doc,
+            'button',
+            {
+              type: 'button',
+              class: 'link',
+              'data-act': 'delete-comment',
+              'data-comment': c.id,
+              disabled: deleting,
+              'aria-label': `Delete comment by ${c.author.display}`,
+            },
+            deleting ? 'Deleting…' : 'Delete',
+          ),
         )
       : null,
   );
@@ -53,24 +88,65 @@ export function renderThread(doc: Document, ctx: ThreadContext, thread: Thread):
   const where = root.attribute ? ` on ${root.attribute}` : '';
   const marks = [
     root.resolved ? h(doc, 'span', { class: 'mark resolved-note' }, '✓ Resolved') : null,
-    root.outdated ? h(doc, 'span', { class: 'mark outdated', title: 'The attribute this thread is on no longer differs, or its change is gone.' }, 'Outdated') : null,
-    ctx.showAttribute && root.attribute ? h(doc, 'span', { class: 'mark attribute' }, h(doc, 'code', {}, root.attribute)) : null,
+    root.outdated
+      ? h(
+          doc,
+          'span',
+          {
+            class: 'mark outdated',
+            title: 'The attribute this thread is on no longer differs, or its change is gone.',
+          },
+          'Outdated',
+        )
+      : null,
+    ctx.showAttribute && root.attribute
+      ? h(doc, 'span', { class: 'mark attribute' }, h(doc, 'code', {}, root.attribute))
+      : null,
   ].filter((m) => m !== null);
-  return h(doc, 'div', {
-    class: `thread${root.resolved ? ' resolved' : ''}${root.outdated ? ' outdated' : ''}`,
-    role: 'group',
-    'aria-label': `Thread${where} started by ${root.author.display}${root.resolved ? ' (resolved)' : ''}${root.outdated ? ' (outdated)' : ''}`,
-    'data-thread-id': root.id,
-    'data-attribute': root.attribute ?? undefined,
-  },
+  return h(
+    doc,
+    'div',
+    {
+      class: `thread${root.resolved ? ' resolved' : ''}${root.outdated ? ' outdated' : ''}`,
+      role: 'group',
+      'aria-label': `Thread${where} started by ${root.author.display}${root.resolved ? ' (resolved)' : ''}${root.outdated ? ' (outdated)' : ''}`,
+      'data-thread-id': root.id,
+      'data-attribute': root.attribute ?? undefined,
+    },
     marks.length ? h(doc, 'p', { class: 'thread-marks' }, marks) : null,
     renderComment(doc, ctx, root, true),
     thread.replies.map((r) => renderComment(doc, ctx, r, false)),
-    replying ? renderComposer(doc, state, replyKey(root.id), { label: `Reply to ${root.author.display}`, sendLabel: 'Reply' }) : null,
-    state.errors[resolveKey(root.id)] ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[resolveKey(root.id)]) : null,
-    h(doc, 'div', { class: 'buttons thread-buttons' },
-      !replying && ctx.anchored && canComment ? h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'open-composer', 'data-key': replyKey(root.id) }, 'Reply') : null,
-      h(doc, 'button', { type: 'button', class: 'secondary', 'data-act': 'resolve', 'data-comment': root.id, 'data-resolved': root.resolved ? 'false' : 'true', disabled: resolving }, root.resolved ? 'Reopen thread' : 'Resolve thread'),
+    replying
+      ? renderComposer(doc, state, replyKey(root.id), { label: `Reply to ${root.author.display}`, sendLabel: 'Reply' })
+      : null,
+    state.errors[resolveKey(root.id)]
+      ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[resolveKey(root.id)])
+      : null,
+    h(
+      doc,
+      'div',
+      { class: 'buttons thread-buttons' },
+      !replying && ctx.anchored && canComment
+        ? h(
+            doc,
+            'button',
+            { type: 'button', class: 'secondary', 'data-act': 'open-composer', 'data-key': replyKey(root.id) },
+            'Reply',
+          )
+        : null,
+      h(
+        doc,
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          'data-act': 'resolve',
+          'data-comment': root.id,
+          'data-resolved': root.resolved ? 'false' : 'true',
+          disabled: resolving,
+        },
+        root.resolved ? 'Reopen thread' : 'Resolve thread',
+      ),
     ),
   );
 }

@@ -40,7 +40,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 function compare(actual: unknown, expected: unknown): number | null {
   if (typeof actual === 'number' && typeof expected === 'number') return actual - expected;
-  if (typeof actual === 'string' && typeof expected === 'string') return actual < expected ? -1 : actual > expected ? 1 : 0;
+  if (typeof actual === 'string' && typeof expected === 'string')
+    return actual < expected ? -1 : actual > expected ? 1 : 0;
   return null;
 }
 
@@ -128,6 +129,8 @@ export function conditionRegExp(expression: string): RegExp | null {
   let re = compiledExpressions.get(expression);
   if (re === undefined) {
     try {
+      // The `l` flag (V8's linear-time engine) is not in ESLint's list of flags.
+      // eslint-disable-next-line no-invalid-regexp
       re = expression.length > MAX_REGEX_LENGTH ? null : new RegExp(expression, 'l');
     } catch {
       re = null;

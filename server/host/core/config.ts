@@ -9,7 +9,9 @@ const externalCheck = z.union([
   z.strictObject({
     name: z.string().min(1),
     label: z.string().optional(),
-    reporter: z.strictObject({ users: z.array(z.string().min(1)).default([]), groups: z.array(z.string().min(1)).default([]) }).optional(),
+    reporter: z
+      .strictObject({ users: z.array(z.string().min(1)).default([]), groups: z.array(z.string().min(1)).default([]) })
+      .optional(),
     timeout_minutes: z.number().int().min(1).optional(),
   }),
 ]);

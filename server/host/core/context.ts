@@ -1,5 +1,12 @@
 import type { HostDb, Queryable } from '../db/database';
-import { bumpDataVersion, countingWrites, versionsBeingCommitted, writesThrough, writtenTables, type DataVersions } from '../db/data-version';
+import {
+  bumpDataVersion,
+  countingWrites,
+  versionsBeingCommitted,
+  writesThrough,
+  writtenTables,
+  type DataVersions,
+} from '../db/data-version';
 import { retryingStalePlan } from '../db/pg-client';
 import type { EventBus } from '../events/bus';
 import type { BranchStateKeepers } from '../objects/branch-state-keepers';
@@ -65,7 +72,12 @@ export interface Ctx extends Scope {
    * (without it, the first trigger's wishes hold), and the task gets the merged wishes. A task
    * may queue more. Outside a transaction the task runs at once.
    */
-  beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void>;
+  beforeCommit<W = undefined>(
+    key: string,
+    task: (tx: Ctx, wishes: W) => Promise<void>,
+    wishes?: W,
+    merge?: (queued: W, more: W) => void,
+  ): Promise<void>;
   /**
    * Runs the before-commit work queued so far, now (a route does this before presenting its
    * answer, so the answer reflects it). Work queued later still runs before the commit.
@@ -111,7 +123,12 @@ class RequestCtx implements Ctx {
   afterCommit(task: () => Promise<void> | void): void {
     this.tasks.push(task);
   }
-  async beforeCommit<W = undefined>(key: string, task: (tx: Ctx, wishes: W) => Promise<void>, wishes?: W, merge?: (queued: W, more: W) => void): Promise<void> {
+  async beforeCommit<W = undefined>(
+    key: string,
+    task: (tx: Ctx, wishes: W) => Promise<void>,
+    wishes?: W,
+    merge?: (queued: W, more: W) => void,
+  ): Promise<void> {
     if (!this.inTransaction) {
       await task(this, wishes as W);
       return;
@@ -171,7 +188,11 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
  * on SQLite only). Where the host has turns to write (PostgreSQL), the transaction begins in its
  * turn, which ends when its work is done (`write-turns.ts`).
  */
-export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, unchecked?: UncheckedReads): Promise<T> {
+export async function inTransaction<T>(
+  ctx: Ctx,
+  work: (tx: Ctx) => Promise<T>,
+  unchecked?: UncheckedReads,
+): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
   // The turn ends when the work is done (the COMMIT is what is left), or when it failed.
   const endTurn = ctx.host.writeTurns ? await ctx.host.writeTurns.take() : undefined;
@@ -182,7 +203,12 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, 
   }
 }
 
-async function transactionOf<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, unchecked: UncheckedReads | undefined, endTurn: (() => void) | undefined): Promise<T> {
+async function transactionOf<T>(
+  ctx: Ctx,
+  work: (tx: Ctx) => Promise<T>,
+  unchecked: UncheckedReads | undefined,
+  endTurn: (() => void) | undefined,
+): Promise<T> {
   let tasks: Array<() => Promise<void> | void> = [];
   // What the transaction asked the read memo to keep for readers, and the versions it commits.
   let keeping: { trx: Queryable; versions: DataVersions } | undefined;
@@ -206,7 +232,8 @@ async function transactionOf<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>, uncheck
       } catch (err) {
         endTurn?.();
         // Decided on an identity that may be stale: the request runs again, checked.
-        if (unchecked && !(await ctx.host.readMemo.confirm(tx, unchecked).catch(() => false))) throw new UncheckedReadsStale();
+        if (unchecked && !(await ctx.host.readMemo.confirm(tx, unchecked).catch(() => false)))
+          throw new UncheckedReadsStale();
         throw err;
       }
       // What was served before the transaction unchecked stands under the write lock, or nothing is written.

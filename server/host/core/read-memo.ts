@@ -1,6 +1,13 @@
 import type { Queryable } from '../db/database';
 import { auditedCompute } from '../db/read-audit';
-import { readDataVersions, readDataVersionsIn, tablesStamp, versionsKnownNow, writesThrough, type DataVersions } from '../db/data-version';
+import {
+  readDataVersions,
+  readDataVersionsIn,
+  tablesStamp,
+  versionsKnownNow,
+  writesThrough,
+  type DataVersions,
+} from '../db/data-version';
 
 /** What a cached read needs to know of where it runs: the handle, and whether it is a transaction. */
 export interface MemoScope {
@@ -139,7 +146,10 @@ export class ReadMemo {
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
   private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
   /** Per write transaction: the answers it computed for readers, kept once it commits (`keepAtCommit`). */
-  private readonly atCommit = new WeakMap<object, Map<string, { value: unknown; reads: readonly string[]; stamp: number }>>();
+  private readonly atCommit = new WeakMap<
+    object,
+    Map<string, { value: unknown; reads: readonly string[]; stamp: number }>
+  >();
   private keptBytes = 0;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
@@ -158,7 +168,13 @@ export class ReadMemo {
    * is computed from: a write of another table keeps it, inside a transaction or committed.
    * Without `reads`, any write drops it.
    */
-  get<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads?: readonly string[], options?: MemoOptions): Promise<T> {
+  get<T>(
+    scope: MemoScope,
+    key: string,
+    compute: () => Promise<T>,
+    reads?: readonly string[],
+    options?: MemoOptions,
+  ): Promise<T> {
     try {
       compute = auditedCompute(key, reads, compute);
     } catch (error) {
@@ -178,7 +194,12 @@ export class ReadMemo {
   }
 
   /** `get` outside a transaction, the versions read first. */
-  private async checked<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<T> {
+  private async checked<T>(
+    scope: MemoScope,
+    key: string,
+    compute: () => Promise<T>,
+    reads: readonly string[] | undefined,
+  ): Promise<T> {
     if (scope.unchecked && reads) {
       // Kept, and this process has not written its tables since: the transaction confirms the rest.
       const kept = this.entries.get(key);
@@ -259,7 +280,12 @@ export class ReadMemo {
     this.moveTo(versions, root);
     for (const [key, { value, reads, stamp }] of kept) {
       if (writesThrough(trx as Queryable, reads) !== stamp) continue;
-      this.remember(key, Promise.resolve(value), { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) }, versions);
+      this.remember(
+        key,
+        Promise.resolve(value),
+        { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) },
+        versions,
+      );
     }
   }
 
@@ -283,7 +309,12 @@ export class ReadMemo {
    * The answer kept for `key` if it was computed from `reads` as they stand in `versions`, with
    * `local` writes of them by this process (most recently used from now).
    */
-  private served(key: string, reads: readonly string[] | undefined, local: number, versions: DataVersions): Promise<unknown> | undefined {
+  private served(
+    key: string,
+    reads: readonly string[] | undefined,
+    local: number,
+    versions: DataVersions,
+  ): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
     if (!kept || kept.local !== local || !sameTables(kept.reads, reads)) return undefined;
     if (kept.at !== versions) {
@@ -295,7 +326,13 @@ export class ReadMemo {
     return kept.value;
   }
 
-  private async inTransaction<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined, transactionOnly: boolean): Promise<T> {
+  private async inTransaction<T>(
+    scope: MemoScope,
+    key: string,
+    compute: () => Promise<T>,
+    reads: readonly string[] | undefined,
+    transactionOnly: boolean,
+  ): Promise<T> {
     const stamp = writesThrough(scope.db, reads);
     let entries = this.byTransaction.get(scope.db);
     if (!entries) {
@@ -340,7 +377,12 @@ export class ReadMemo {
   }
 
   /** Inside a transaction that has not written `reads` (nothing, without them): the committed answer, kept or computed and kept. */
-  private async shared<T>(scope: MemoScope, key: string, compute: () => Promise<T>, reads: readonly string[] | undefined): Promise<{ value: Promise<T> } | undefined> {
+  private async shared<T>(
+    scope: MemoScope,
+    key: string,
+    compute: () => Promise<T>,
+    reads: readonly string[] | undefined,
+  ): Promise<{ value: Promise<T> } | undefined> {
     const root = this.root!;
     const versions = await this.versionsIn(scope);
     if (versions.global < this.committed) return undefined;
@@ -352,7 +394,12 @@ export class ReadMemo {
     // Kept once computed, and only if the transaction has still not written what it read.
     value.then(
       () => {
-        if (writesThrough(scope.db, reads) === 0 && writesThrough(root, reads) === basis.local && !this.entries.has(key)) this.remember(key, value, basis, versions);
+        if (
+          writesThrough(scope.db, reads) === 0 &&
+          writesThrough(root, reads) === basis.local &&
+          !this.entries.has(key)
+        )
+          this.remember(key, value, basis, versions);
       },
       () => undefined,
     );

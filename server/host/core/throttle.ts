@@ -35,7 +35,13 @@ function blockedUntil(times: readonly number[]): number {
  *   every address that itself failed on it within the window; an address that has not failed on
  *   it (the user signing in from their own machine) is unaffected.
  */
-export function retryAfterFrom(lookup: FailureLookup, now: number, kind: CredentialKind, address: string, username?: string): number {
+export function retryAfterFrom(
+  lookup: FailureLookup,
+  now: number,
+  kind: CredentialKind,
+  address: string,
+  username?: string,
+): number {
   const [addressKey, userKey, pairKey] = failureKeys(kind, address, username);
   let until = blockedUntil(lookup(addressKey!));
   if (username !== undefined) {
@@ -43,7 +49,8 @@ export function retryAfterFrom(lookup: FailureLookup, now: number, kind: Credent
     if (own.length > 0) {
       const userUntil = blockedUntil(lookup(userKey!));
       // Blocked until the username's count falls below the limit or this address's own failures expire.
-      if (userUntil > 0) until = Math.max(until, Math.min(userUntil, own[own.length - 1]! + CREDENTIAL_LIMITS.windowMs));
+      if (userUntil > 0)
+        until = Math.max(until, Math.min(userUntil, own[own.length - 1]! + CREDENTIAL_LIMITS.windowMs));
     }
   }
   return until > now ? Math.ceil((until - now) / 1000) : 0;

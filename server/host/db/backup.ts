@@ -20,10 +20,14 @@ type Row = Record<string, unknown>;
 
 async function tablesOf(db: HostDb): Promise<string[]> {
   if (databaseKind(db) === 'postgres') {
-    const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = current_schema() order by tablename`.execute(db);
+    const { rows } = await sql<{
+      name: string;
+    }>`select tablename as name from pg_tables where schemaname = current_schema() order by tablename`.execute(db);
     return rows.map((r) => r.name).filter((t) => !MIGRATION_TABLES.has(t));
   }
-  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+  }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`.execute(db);
   return rows.map((r) => r.name).filter((t) => !MIGRATION_TABLES.has(t));
 }
 
@@ -126,39 +130,47 @@ export async function restoreDatabase(db: HostDb, file: string): Promise<number>
   const applied = await appliedMigrations(db);
   const wanted = header.migrations ?? [];
   if (applied.join('\n') !== [...wanted].sort().join('\n')) {
-    throw new BackupError(`the backup was made with other migrations than this database has (backup: ${wanted.length}, database: ${applied.length}); restore with the same version of the service`);
+    throw new BackupError(
+      `the backup was made with other migrations than this database has (backup: ${wanted.length}, database: ${applied.length}); restore with the same version of the service`,
+    );
   }
   const tables = await tablesOf(db);
   const unknown = [...byTable.keys()].filter((t) => !tables.includes(t));
   if (unknown.length > 0) throw new BackupError(`the backup has tables this database does not: ${unknown.join(', ')}`);
   const order = inDependencyOrder(tables, await referencesOf(db, tables));
   let count = 0;
-  await retryingStalePlan(() => db.transaction().execute(async (trx) => {
-    count = 0;
-    for (const table of [...order].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
-    for (const table of order) {
-      const rows = byTable.get(table) ?? [];
-      // Rows in id order: a row naming another of its table (a reply's parent) comes after it.
-      rows.sort((x, y) => (typeof x.id === 'number' && typeof y.id === 'number' ? x.id - y.id : 0));
-      for (let i = 0; i < rows.length; i += 200) {
-        const batch = rows.slice(i, i + 200);
-        const columns = Object.keys(batch[0]!);
-        const values = sql.join(batch.map((r) => sql`(${sql.join(columns.map((c) => r[c] ?? null))})`));
-        const overriding = databaseKind(db) === 'postgres' ? sql` overriding system value` : sql``;
-        await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})${overriding} values ${values}`.execute(trx);
+  await retryingStalePlan(() =>
+    db.transaction().execute(async (trx) => {
+      count = 0;
+      for (const table of [...order].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
+      for (const table of order) {
+        const rows = byTable.get(table) ?? [];
+        // Rows in id order: a row naming another of its table (a reply's parent) comes after it.
+        rows.sort((x, y) => (typeof x.id === 'number' && typeof y.id === 'number' ? x.id - y.id : 0));
+        for (let i = 0; i < rows.length; i += 200) {
+          const batch = rows.slice(i, i + 200);
+          const columns = Object.keys(batch[0]!);
+          const values = sql.join(batch.map((r) => sql`(${sql.join(columns.map((c) => r[c] ?? null))})`));
+          const overriding = databaseKind(db) === 'postgres' ? sql` overriding system value` : sql``;
+          await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})${overriding} values ${values}`.execute(
+            trx,
+          );
+        }
+        count += rows.length;
       }
-      count += rows.length;
-    }
-    if (databaseKind(db) === 'postgres') {
-      // Identity columns continue after the restored ids.
-      const { rows } = await sql<{ table: string; column: string }>`
+      if (databaseKind(db) === 'postgres') {
+        // Identity columns continue after the restored ids.
+        const { rows } = await sql<{ table: string; column: string }>`
         select table_name as table, column_name as column from information_schema.columns
         where table_schema = current_schema() and is_identity = 'YES'`.execute(trx);
-      for (const r of rows) {
-        await sql`select setval(pg_get_serial_sequence(${r.table}, ${r.column}), coalesce((select max(${sql.ref(r.column)}) from ${sql.table(r.table)}), 0) + 1, false)`.execute(trx);
+        for (const r of rows) {
+          await sql`select setval(pg_get_serial_sequence(${r.table}, ${r.column}), coalesce((select max(${sql.ref(r.column)}) from ${sql.table(r.table)}), 0) + 1, false)`.execute(
+            trx,
+          );
+        }
       }
-    }
-  }));
+    }),
+  );
   return count;
 }
 
@@ -167,7 +179,9 @@ export async function tableContents(db: HostDb): Promise<Record<string, string[]
   const out: Record<string, string[]> = {};
   for (const table of await tablesOf(db)) {
     const { rows } = await sql<Row>`select * from ${sql.table(table)}`.execute(db);
-    out[table] = rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b))))).sort();
+    out[table] = rows
+      .map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)))))
+      .sort();
   }
   return out;
 }

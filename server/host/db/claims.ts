@@ -45,7 +45,9 @@ export async function withClaim<T>(db: HostDb, name: string, id: number, work: (
     }
   }
   return db.connection().execute(async (conn) => {
-    const { rows } = await conn.executeQuery<{ ok: boolean }>(CompiledQuery.raw(`select pg_try_advisory_lock(${lockKey(name)}, ${Math.trunc(id) | 0}) as ok`));
+    const { rows } = await conn.executeQuery<{ ok: boolean }>(
+      CompiledQuery.raw(`select pg_try_advisory_lock(${lockKey(name)}, ${Math.trunc(id) | 0}) as ok`),
+    );
     if (!rows[0]!.ok) return { ran: false };
     try {
       return { ran: true, value: await work() };

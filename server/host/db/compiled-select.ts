@@ -23,7 +23,9 @@ class Slot {
  * it, no list of values: a list of another length is another shape). The handle it is given is
  * only for building; each run goes through the handle it is given.
  */
-export function compiledSelect<V extends readonly SelectValue[], R>(build: (db: Queryable<any>, ...values: V) => Compilable<R>): (db: Queryable<any>, ...values: V) => Promise<R[]> {
+export function compiledSelect<V extends readonly SelectValue[], R>(
+  build: (db: Queryable<any>, ...values: V) => Compilable<R>,
+): (db: Queryable<any>, ...values: V) => Promise<R[]> {
   const compiled = new Map<DatabaseKind, CompiledQuery<R>>();
   return async (db, ...values) => {
     const kind = databaseKind(db);
@@ -31,13 +33,16 @@ export function compiledSelect<V extends readonly SelectValue[], R>(build: (db: 
     if (!template) {
       // Compiled with placeholders, outside the audit (which sees it, with its values, below).
       template = unaudited(() => build(db, ...(values.map((_, i) => new Slot(i)) as unknown as V)).compile());
-      if (!template.parameters.some((p) => p instanceof Slot) && values.length > 0) throw new Error('compiledSelect: the select does not use its values');
+      if (!template.parameters.some((p) => p instanceof Slot) && values.length > 0)
+        throw new Error('compiledSelect: the select does not use its values');
       compiled.set(kind, template);
     }
     // Compiled once, so the tests' audit of the tables a cached answer reads sees it at each run.
     auditStatement(template.query, (p) => (p instanceof Slot ? values[p.index] : p));
     const parameters = template.parameters.map((p) => (p instanceof Slot ? values[p.index] : p));
-    return (await db.executeQuery<R>({ sql: template.sql, query: template.query, parameters, queryId: createQueryId() })).rows;
+    return (
+      await db.executeQuery<R>({ sql: template.sql, query: template.query, parameters, queryId: createQueryId() })
+    ).rows;
   };
 }
 

@@ -1,7 +1,23 @@
 import { AliasNode, DeleteQueryNode, InsertQueryNode, sql, TableNode, UpdateQueryNode } from 'kysely';
-import { partitionColumnOf, partitionedTableOf, toldPartitions, unknownPartition, writtenPartitions } from './partitions';
+import {
+  partitionColumnOf,
+  partitionedTableOf,
+  toldPartitions,
+  unknownPartition,
+  writtenPartitions,
+} from './partitions';
 import { auditStatement } from './read-audit';
-import type { Kysely, KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, Transaction, UnknownRow } from 'kysely';
+import type {
+  Kysely,
+  KyselyPlugin,
+  OperationNode,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  Transaction,
+  UnknownRow,
+} from 'kysely';
 
 type Queryable<T> = Kysely<T> | Transaction<T>;
 
@@ -62,7 +78,8 @@ export function tablesStamp(versions: DataVersions, tables: readonly string[]): 
     stamp += `|${versions.rows.get(named.row) ?? 0}`;
     if (named.partitioned !== undefined) {
       // The writes of the table that did not say their rows: all of them less those that did.
-      const untold = (versions.rows.get(named.partitioned.row) ?? 0) - (versions.rows.get(named.partitioned.toldRow) ?? 0);
+      const untold =
+        (versions.rows.get(named.partitioned.row) ?? 0) - (versions.rows.get(named.partitioned.toldRow) ?? 0);
       stamp += `/${untold}`;
     }
   }
@@ -86,7 +103,12 @@ function namedTable(name: string): NamedTable {
   if (named === undefined) {
     const table = partitionedTableOf(name);
     named = { row: tableVersionRow(name) };
-    if (table !== undefined) named.partitioned = { row: tableVersionRow(table), toldRow: tableVersionRow(toldPartitions(table)), unknown: unknownPartition(table) };
+    if (table !== undefined)
+      named.partitioned = {
+        row: tableVersionRow(table),
+        toldRow: tableVersionRow(toldPartitions(table)),
+        unknown: unknownPartition(table),
+      };
     if (namedTables.size < NAMED_TABLES_KEPT) namedTables.set(name, named);
   }
   return named;
@@ -188,7 +210,8 @@ export function writtenTables(db: Queryable<any>): string[] | null {
       if (!name.endsWith('#*')) out.push(name);
     } else {
       out.push(name);
-      if (partitionColumnOf(name) !== undefined && !counter.byTable.has(unknownPartition(name))) out.push(toldPartitions(name));
+      if (partitionColumnOf(name) !== undefined && !counter.byTable.has(unknownPartition(name)))
+        out.push(toldPartitions(name));
     }
   }
   return out;
@@ -323,7 +346,10 @@ const inMemory = new WeakSet<object>();
  * PostgreSQL, where the read would be a round trip of its own while the write lock is held (the
  * bump is held back to go with COMMIT): there nothing is read.
  */
-export async function versionsBeingCommitted(db: Queryable<any>, trx: Queryable<any>): Promise<DataVersions | undefined> {
+export async function versionsBeingCommitted(
+  db: Queryable<any>,
+  trx: Queryable<any>,
+): Promise<DataVersions | undefined> {
   if (!readers.has(db)) return undefined;
   return inMemory.has(db) ? NOTHING_READ : selectVersions(trx);
 }
@@ -442,7 +468,9 @@ export async function bumpDataVersion(trx: Queryable<any>, tables?: readonly str
       .execute();
     return;
   }
-  const ids = [...new Set([GLOBAL_ROW, ITEMIZED_ROW, ...tables.filter((t) => t !== 'data_version').map(tableVersionRow)])];
+  const ids = [
+    ...new Set([GLOBAL_ROW, ITEMIZED_ROW, ...tables.filter((t) => t !== 'data_version').map(tableVersionRow)]),
+  ];
   await db
     .insertInto('data_version')
     .values(ids.map((id) => ({ id, version: 1 })))

@@ -30,8 +30,21 @@ import type * as Pg from 'pg';
 import { asWritten, beginWriteSql, serviceClient, type ServiceConnection } from './pg-client';
 import { pgDriver } from './pg-driver';
 import type { HostTables } from './tables';
-import { askedOncePerEpoch, countingWrites, isWrite, readVersionWith, versionsMayHaveMoved, versionsOf, type DataVersions } from './data-version';
-import { AUTOMATIC_CHECKPOINT_PAGES, DEFAULT_CHECKPOINTER, WalCheckpointer, type CheckpointerSettings } from './wal-checkpointer';
+import {
+  askedOncePerEpoch,
+  countingWrites,
+  isWrite,
+  readVersionWith,
+  versionsMayHaveMoved,
+  versionsOf,
+  type DataVersions,
+} from './data-version';
+import {
+  AUTOMATIC_CHECKPOINT_PAGES,
+  DEFAULT_CHECKPOINTER,
+  WalCheckpointer,
+  type CheckpointerSettings,
+} from './wal-checkpointer';
 
 export type HostDb = Kysely<HostTables>;
 /** A migration step of the host or a plugin. */
@@ -69,7 +82,9 @@ export interface OpenOptions {
 
 /** Opens the database `target` names: a PostgreSQL URL, or a SQLite file (or `:memory:`). */
 export function openDatabase(target: string, options: OpenOptions = {}): OpenDatabase {
-  return isPostgresUrl(target) ? openPostgres(target, options.poolSize ?? 20) : openSqlite(target, options.checkpointer);
+  return isPostgresUrl(target)
+    ? openPostgres(target, options.poolSize ?? 20)
+    : openSqlite(target, options.checkpointer);
 }
 
 const checkpointers = new WeakMap<object, WalCheckpointer>();
@@ -148,7 +163,11 @@ function versionRowsOf(text: string): Array<{ id: string; version: string }> {
 const RUNS: ReadonlySet<PropertyKey> = new Set(['all', 'get', 'run', 'iterate']);
 
 /** `statement`, telling `listeners` its text and time each time it has run (not when it fails, as Kysely's log did not). */
-function observed(statement: SQLite.Statement, source: string, listeners: ReadonlySet<StatementListener>): SQLite.Statement {
+function observed(
+  statement: SQLite.Statement,
+  source: string,
+  listeners: ReadonlySet<StatementListener>,
+): SQLite.Statement {
   return new Proxy(statement, {
     get(target, property) {
       const value = Reflect.get(target, property) as unknown;
@@ -171,7 +190,11 @@ function configureSqlite(sqlite: SQLite.Database): void {
   // Another connection (or another process's checkpoint) may hold the database or the WAL briefly.
   sqlite.pragma('busy_timeout = 5000');
   // SQLite's lower() folds ASCII only; case-insensitive search needs every script folded.
-  sqlite.function('unicode_lower', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null);
+  sqlite.function(
+    'unicode_lower',
+    { deterministic: true },
+    (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value) as string | null,
+  );
 }
 
 /** One at a time, in the order asked. */
@@ -196,7 +219,11 @@ class FifoLock {
   }
 }
 
-function runStatement(sqlite: SQLite.Database, compiled: CompiledQuery, statement = sqlite.prepare(compiled.sql)): QueryResult<any> {
+function runStatement(
+  sqlite: SQLite.Database,
+  compiled: CompiledQuery,
+  statement = sqlite.prepare(compiled.sql),
+): QueryResult<any> {
   const parameters = compiled.parameters as unknown[];
   if (statement.reader) return { rows: statement.all(parameters) };
   try {
@@ -244,13 +271,25 @@ class SqliteReadWriteDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
-  async savepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+  async savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await connection.executeQuery(compileQuery(sql`savepoint ${sql.id(name)}`.toOperationNode(), createQueryId()));
   }
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await connection.executeQuery(compileQuery(sql`rollback to ${sql.id(name)}`.toOperationNode(), createQueryId()));
   }
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compileQuery: QueryCompiler['compileQuery']): Promise<void> {
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     await connection.executeQuery(compileQuery(sql`release ${sql.id(name)}`.toOperationNode(), createQueryId()));
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -316,7 +355,8 @@ class RoutedConnection implements DatabaseConnection {
     const mine = !this.holding;
     if (mine) await this.writerLock.lock();
     try {
-      for (const row of this.writer.prepare(compiled.sql).iterate(compiled.parameters as unknown[])) yield { rows: [row as R] };
+      for (const row of this.writer.prepare(compiled.sql).iterate(compiled.parameters as unknown[]))
+        yield { rows: [row as R] };
     } finally {
       if (mine) this.writerLock.unlock();
     }
@@ -400,8 +440,13 @@ function openSqlite(path: string, checkpointerSettings: Partial<CheckpointerSett
     };
   }
   const writerLock = new FifoLock();
-  const checkpointer = reader && checkpointerSettings !== false ? new WalCheckpointer(sqlite, path, writerLock, { ...DEFAULT_CHECKPOINTER, ...checkpointerSettings }) : null;
-  const dialect = reader ? new SqliteReadWriteDialect(writer, reader, writerLock, checkpointer) : new SqliteDialect({ database: writer });
+  const checkpointer =
+    reader && checkpointerSettings !== false
+      ? new WalCheckpointer(sqlite, path, writerLock, { ...DEFAULT_CHECKPOINTER, ...checkpointerSettings })
+      : null;
+  const dialect = reader
+    ? new SqliteReadWriteDialect(writer, reader, writerLock, checkpointer)
+    : new SqliteDialect({ database: writer });
   const db = countingWrites(new Kysely<HostTables>({ dialect }));
   statementListeners.set(db, listeners);
   if (checkpointer) checkpointers.set(db, checkpointer);
@@ -460,7 +505,9 @@ class SerializedWritesDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     if (settings.isolationLevel || settings.accessMode) {
       await super.beginTransaction(connection, settings);
-      await connection.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`));
+      await connection.executeQuery(
+        CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK[0]}, ${WRITE_LOCK[1]})`),
+      );
       return;
     }
     // One round trip: statements without parameters go as one simple query (`pg-client.ts`
@@ -484,7 +531,10 @@ class PortablePostgresDialect extends PostgresDialect {
 /** Counts and sums (bigint) as numbers, as SQLite gives them. */
 function pgTypes(pg: typeof Pg) {
   return {
-    getTypeParser: ((oid: number, format?: string) => (oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+    getTypeParser: ((oid: number, format?: string) =>
+      oid === pg.types.builtins.INT8
+        ? (value: string) => Number(value)
+        : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
   };
 }
 
@@ -512,7 +562,12 @@ function openPostgres(url: string, poolSize: number): OpenDatabase {
     const written = asWritten(sql);
     for (const listener of listeners) listener(written, ms, sql);
   };
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes(pg), Client: serviceClient(onRoundTrip) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes(pg),
+    Client: serviceClient(onRoundTrip),
+  });
   // An idle connection the server drops (restart, failover) is replaced, not fatal.
   pool.on('error', () => undefined);
   // Each new connection asks whether its write transactions can end with the flush barrier.
@@ -554,12 +609,18 @@ export async function migrate(db: HostDb, migrations: Record<string, Migration>)
         );
         if (rows[0]!.known) {
           // Already up to date (every start after the first): the migrator's catalogue reads are skipped.
-          const applied = new Set((await conn.executeQuery<{ name: string }>(CompiledQuery.raw('select name from kysely_migration'))).rows.map((r) => r.name));
+          const applied = new Set(
+            (
+              await conn.executeQuery<{ name: string }>(CompiledQuery.raw('select name from kysely_migration'))
+            ).rows.map((r) => r.name),
+          );
           if (Object.keys(migrations).every((name) => applied.has(name))) return;
         }
         await runMigrations(conn, migrations, rows[0]!.schema);
       } finally {
-        await conn.executeQuery(CompiledQuery.raw(`select pg_advisory_unlock(${MIGRATION_LOCK[0]}, ${MIGRATION_LOCK[1]})`));
+        await conn.executeQuery(
+          CompiledQuery.raw(`select pg_advisory_unlock(${MIGRATION_LOCK[0]}, ${MIGRATION_LOCK[1]})`),
+        );
       }
     });
     return;

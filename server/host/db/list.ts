@@ -1,4 +1,11 @@
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool, type StringReference } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+  type StringReference,
+} from 'kysely';
 import type { Ctx } from '../core/context';
 
 /**
@@ -117,7 +124,13 @@ export function textContains(column: string, text: string): Expression<SqlBool> 
   return sql<SqlBool>`lower(${sql.ref(column)}) like ${likePattern(text)} escape '\\'`;
 }
 
-function conditionOf<DB, TB extends keyof DB, Row>(name: string, filter: ListFilter<DB, TB, Row>, op: string, values: FilterValue[], ctx: Ctx): Condition<DB, TB> | Promise<Condition<DB, TB>> {
+function conditionOf<DB, TB extends keyof DB, Row>(
+  name: string,
+  filter: ListFilter<DB, TB, Row>,
+  op: string,
+  values: FilterValue[],
+  ctx: Ctx,
+): Condition<DB, TB> | Promise<Condition<DB, TB>> {
   if (op === 'in' && filter.where) return filter.where(values, ctx);
   const empty = filter.isNull ?? filter.isNotNull;
   if (op === 'in' && empty !== undefined) {
@@ -134,23 +147,47 @@ function conditionOf<DB, TB extends keyof DB, Row>(name: string, filter: ListFil
 }
 
 /** `created` as a range filter (`created__gte` …). */
-export const createdRange: ColumnFilter = { type: 'datetime', description: 'Creation time (with __gte, __lte, __gt, __lt: a range).', range: true };
+export const createdRange: ColumnFilter = {
+  type: 'datetime',
+  description: 'Creation time (with __gte, __lte, __gt, __lt: a range).',
+  range: true,
+};
 
 /** `last_updated` as a range filter (`last_updated__gte` …). */
-export const lastUpdatedRange: ColumnFilter = { type: 'datetime', description: 'Last change (with __gte, __lte, __gt, __lt: a range).', range: true };
+export const lastUpdatedRange: ColumnFilter = {
+  type: 'datetime',
+  description: 'Last change (with __gte, __lte, __gt, __lt: a range).',
+  range: true,
+};
 
 /** The column filters as filters, in their order (`id` first, an int unless declared otherwise): each on the column of its name. */
-function columnFilters<DB, TB extends keyof DB, Row>(declared: { [C in StringReference<DB, TB>]?: ColumnFilter } = {}): Array<[string, ListFilter<DB, TB, Row>]> {
+function columnFilters<DB, TB extends keyof DB, Row>(
+  declared: { [C in StringReference<DB, TB>]?: ColumnFilter } = {},
+): Array<[string, ListFilter<DB, TB, Row>]> {
   // Object.entries types the keys as plain strings; they are the declaration's column names.
-  return Object.entries<ColumnFilter | undefined>({ id: 'int', ...declared }).flatMap(([name, def]) => (def === undefined ? [] : [[name, { ...(typeof def === 'string' ? { type: def } : def), column: name as StringReference<DB, TB> }]]));
+  return Object.entries<ColumnFilter | undefined>({ id: 'int', ...declared }).flatMap(([name, def]) =>
+    def === undefined
+      ? []
+      : [[name, { ...(typeof def === 'string' ? { type: def } : def), column: name as StringReference<DB, TB> }]],
+  );
 }
 
 /** Declares a resource's list once: its filter definitions for the HTTP layer and its runner. */
-export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclaration<DB, TB, Row, Out>): DeclaredList<Out> {
+export function defineList<DB, TB extends keyof DB, Row, Out>(
+  decl: ListDeclaration<DB, TB, Row, Out>,
+): DeclaredList<Out> {
   const filters: Record<string, FilterDef> = {};
   const applied = new Map<string, { filter: ListFilter<DB, TB, Row>; op: string; base: string }>();
-  for (const [name, filter] of [...columnFilters<DB, TB, Row>(decl.columnFilters), ...Object.entries(decl.filters ?? {})]) {
-    filters[name] = { type: filter.type, choices: filter.choices, description: filter.description, allowMe: filter.allowMe };
+  for (const [name, filter] of [
+    ...columnFilters<DB, TB, Row>(decl.columnFilters),
+    ...Object.entries(decl.filters ?? {}),
+  ]) {
+    filters[name] = {
+      type: filter.type,
+      choices: filter.choices,
+      description: filter.description,
+      allowMe: filter.allowMe,
+    };
     applied.set(name, { filter, op: 'in', base: name });
     if (filter.range) {
       for (const [suffix, op] of Object.entries(RANGE_SUFFIXES)) {
@@ -161,7 +198,10 @@ export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclarat
   }
 
   /** The query with the SQL filters, and the in-code tests of the others. */
-  async function query(ctx: Ctx, options: ListOptions): Promise<{ q: SelectQueryBuilder<DB, TB, Row>; tests: Array<(row: Row) => boolean> }> {
+  async function query(
+    ctx: Ctx,
+    options: ListOptions,
+  ): Promise<{ q: SelectQueryBuilder<DB, TB, Row>; tests: Array<(row: Row) => boolean> }> {
     let q = decl.from(ctx);
     const tests: Array<(row: Row) => boolean> = [];
     const visible = decl.visible ? await decl.visible(ctx) : null;
@@ -193,24 +233,40 @@ export function defineList<DB, TB extends keyof DB, Row, Out>(decl: ListDeclarat
       rows = rows.orderBy(typeof by === 'string' ? sql.ref(by) : by, o.desc ? 'desc' : 'asc');
     }
     // Rows equal on the ordering keep a stable order.
-    if (!options.ordering.some((o) => o.field === 'id')) rows = rows.orderBy(sql.ref('id'), options.ordering[0]?.desc ? 'desc' : 'asc');
+    if (!options.ordering.some((o) => o.field === 'id'))
+      rows = rows.orderBy(sql.ref('id'), options.ordering[0]?.desc ? 'desc' : 'asc');
     const admit = decl.admit ? await decl.admit(ctx) : null;
     const page = options.page;
     if (admit || !page || tests.length > 0) {
       const all = (await rows.execute()).filter((row) => tests.every((t) => t(row)));
       const visible = admit ? await admit(all) : all;
-      return { count: visible.length, items: await decl.present(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible) };
+      return {
+        count: visible.length,
+        items: await decl.present(ctx, page ? visible.slice(page.offset, page.offset + page.limit) : visible),
+      };
     }
     const counting = q.clearSelect().select((eb) => eb.fn.countAll<number>().as('count'));
-    const countNow = async (): Promise<{ count: number }> => (await counting.executeTakeFirstOrThrow()) as unknown as { count: number };
+    const countNow = async (): Promise<{ count: number }> =>
+      (await counting.executeTakeFirstOrThrow()) as unknown as { count: number };
     const { count } = decl.memoCount
-      ? await ctx.host.readMemo.get(ctx, `${decl.memoCount}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`, countNow, decl.reads?.(options))
+      ? await ctx.host.readMemo.get(
+          ctx,
+          `${decl.memoCount}-count|${ctx.user?.id ?? ''}|${JSON.stringify([options.filters, options.search ?? []])}`,
+          countNow,
+          decl.reads?.(options),
+        )
       : await countNow();
     const found = await rows.limit(page.limit).offset(page.offset).execute();
     return { count: Number(count), items: await decl.present(ctx, found) };
   }
 
-  return { filters, ordering: Object.keys(decl.ordering), defaultOrdering: decl.defaultOrdering, searchable: (decl.search ?? []).length > 0, run };
+  return {
+    filters,
+    ordering: Object.keys(decl.ordering),
+    defaultOrdering: decl.defaultOrdering,
+    searchable: (decl.search ?? []).length > 0,
+    run,
+  };
 }
 
 /** A JSON list kept in a column (text) holds any of `values`. */

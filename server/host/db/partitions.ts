@@ -48,7 +48,8 @@ export function toldPartitions(table: string): string {
 
 function bucketOf(value: unknown): string {
   if (value === null || value === undefined) return '-';
-  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(((value % PARTITION_BUCKETS) + PARTITION_BUCKETS) % PARTITION_BUCKETS);
+  if (typeof value === 'number' && Number.isSafeInteger(value))
+    return String(((value % PARTITION_BUCKETS) + PARTITION_BUCKETS) % PARTITION_BUCKETS);
   const text = String(value);
   if (/^-?\d+$/.test(text) && Number.isSafeInteger(Number(text))) return bucketOf(Number(text));
   let h = 0x811c9dc5;
@@ -75,7 +76,8 @@ type Node = OperationNode & Record<string, any>;
 function nameOfTable(node: Node | undefined): { table: string; alias: string | null } | null {
   if (!node) return null;
   if (node.kind === 'TableNode') return { table: node.table.identifier.name, alias: null };
-  if (node.kind === 'AliasNode' && node.node?.kind === 'TableNode') return { table: node.node.table.identifier.name, alias: node.alias?.name ?? null };
+  if (node.kind === 'AliasNode' && node.node?.kind === 'TableNode')
+    return { table: node.node.table.identifier.name, alias: node.alias?.name ?? null };
   return null;
 }
 
@@ -94,7 +96,8 @@ const same: Resolve = (value) => value;
 function isColumn(node: Node | undefined, column: string, qualifiers: ReadonlySet<string>): boolean {
   if (!node) return false;
   if (node.kind === 'ColumnNode') return node.column.name === column;
-  if (node.kind !== 'ReferenceNode' || node.column?.kind !== 'ColumnNode' || node.column.column.name !== column) return false;
+  if (node.kind !== 'ReferenceNode' || node.column?.kind !== 'ColumnNode' || node.column.column.name !== column)
+    return false;
   return node.table === undefined || qualifiers.has(node.table.table.identifier.name);
 }
 
@@ -129,7 +132,12 @@ function conjuncts(node: Node | undefined, out: Node[] = []): Node[] {
 }
 
 /** The values of `column` a WHERE restricts the rows to (one ANDed `=` or `in`), or null when it does not. */
-export function restrictedValues(where: OperationNode | undefined, column: string, qualifiers: ReadonlySet<string>, resolve: Resolve = same): unknown[] | null {
+export function restrictedValues(
+  where: OperationNode | undefined,
+  column: string,
+  qualifiers: ReadonlySet<string>,
+  resolve: Resolve = same,
+): unknown[] | null {
   for (const c of conjuncts(where as Node | undefined)) {
     if (c.kind !== 'BinaryOperationNode' || c.operator?.kind !== 'OperatorNode') continue;
     const op = c.operator.operator;
@@ -171,7 +179,12 @@ function writtenValues(n: Node, column: string, qualifiers: ReadonlySet<string>,
   if (n.kind === 'InsertQueryNode') {
     if (n.replace || n.onDuplicateKey || n.orAction) return null;
     // An upsert updates the row it conflicts with: the same partition only if the conflict is on the column.
-    if (n.onConflict && !n.onConflict.doNothing && !(n.onConflict.columns ?? []).some((c: Node) => c.column.name === column)) return null;
+    if (
+      n.onConflict &&
+      !n.onConflict.doNothing &&
+      !(n.onConflict.columns ?? []).some((c: Node) => c.column.name === column)
+    )
+      return null;
     const at = (n.columns ?? []).findIndex((c: Node) => c.column.name === column);
     if (at < 0 || n.values?.kind !== 'ValuesNode') return null;
     const out: unknown[] = [];
@@ -210,7 +223,9 @@ export function readPartitions(node: OperationNode, table: string, resolve: Reso
   const n = node as Node;
   if (n.kind === 'SelectQueryNode') {
     if (occurrences(n, table) !== 1) return null;
-    const from = (n.from?.froms ?? []).map((f: Node) => nameOfTable(f)).find((f: { table: string } | null) => f?.table === table);
+    const from = (n.from?.froms ?? [])
+      .map((f: Node) => nameOfTable(f))
+      .find((f: { table: string } | null) => f?.table === table);
     if (!from) return null;
     const values = restrictedValues(n.where, column, qualifiersOf(from), resolve);
     return values && [...new Set(values.map((v) => partitionName(table, v)))];
@@ -237,7 +252,8 @@ function occurrences(node: unknown, table: string): number {
   const n = node as Node;
   if (n.kind === 'ReferenceNode') return 0;
   let count = n.kind === 'TableNode' && n.table?.identifier?.name === table ? 1 : 0;
-  if (n.kind === 'RawNode') count += ((n.sqlFragments as string[]).join(' ? ').match(new RegExp(`\\b${table}\\b`, 'g')) ?? []).length;
+  if (n.kind === 'RawNode')
+    count += ((n.sqlFragments as string[]).join(' ? ').match(new RegExp(`\\b${table}\\b`, 'g')) ?? []).length;
   for (const v of Object.values(n)) if (v !== null && typeof v === 'object') count += occurrences(v, table);
   return count;
 }

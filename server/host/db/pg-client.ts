@@ -50,7 +50,9 @@ const VERSION_BUMP = /^(insert into "data_version" |update "data_version" )/;
 /** Whether an error is PostgreSQL's refusal of a prepared statement whose table changed shape. */
 export function isStalePlanError(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
-  return e?.code === '0A000' && typeof e.message === 'string' && /cached plan must not change result type/.test(e.message);
+  return (
+    e?.code === '0A000' && typeof e.message === 'string' && /cached plan must not change result type/.test(e.message)
+  );
 }
 
 /**
@@ -306,7 +308,8 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
 
     /** What the driver knows this connection has prepared (name to text). */
     get #parsed(): Record<string, string> {
-      return (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements;
+      return (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection
+        .parsedStatements;
     }
 
     /**
@@ -318,7 +321,8 @@ export function serviceClient(listener: RoundTripListener): typeof Pg.Client {
     #forgetPrepared(): void {
       if ((this.#generation === generation && !this.#resync) || this.#transaction === 'failed') return;
       void this.#timed('deallocate all', () => super.query('deallocate all')).catch(() => undefined);
-      (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements = {};
+      (this as unknown as { connection: { parsedStatements: Record<string, string> } }).connection.parsedStatements =
+        {};
       this.#generation = generation;
       this.#resync = false;
     }

@@ -12,9 +12,15 @@ import { databaseKind } from './database';
  * any length (a bound list of thousands would exceed SQLite's parameter limit): one parameter
  * either way. Use as `eb.selectFrom(valuesTable(db, ids).as('j')).select('j.value')`.
  */
-export function valuesTable<V extends number | string>(db: Kysely<any>, values: readonly V[], type: 'integer' | 'text' = 'integer'): RawBuilder<{ value: V }> {
+export function valuesTable<V extends number | string>(
+  db: Kysely<any>,
+  values: readonly V[],
+  type: 'integer' | 'text' = 'integer',
+): RawBuilder<{ value: V }> {
   if (databaseKind(db) === 'postgres') {
-    return type === 'integer' ? sql<{ value: V }>`(select unnest(${[...values]}::bigint[]) as value)` : sql<{ value: V }>`(select unnest(${[...values]}::text[]) as value)`;
+    return type === 'integer'
+      ? sql<{ value: V }>`(select unnest(${[...values]}::bigint[]) as value)`
+      : sql<{ value: V }>`(select unnest(${[...values]}::text[]) as value)`;
   }
   return sql<{ value: V }>`json_each(${JSON.stringify(values)})`;
 }
@@ -24,26 +30,37 @@ export function valuesTable<V extends number | string>(db: Kysely<any>, values: 
  * folded already (`toLowerCase()`), `\` escapes `%` and `_`.
  */
 export function foldedLike(db: Kysely<any>, column: Expression<unknown>, pattern: string): RawBuilder<SqlBool> {
-  if (databaseKind(db) === 'postgres') return sql<SqlBool>`lower(${column} collate "und-x-icu") like ${pattern} escape '\\'`;
+  if (databaseKind(db) === 'postgres')
+    return sql<SqlBool>`lower(${column} collate "und-x-icu") like ${pattern} escape '\\'`;
   return sql<SqlBool>`unicode_lower(${column}) like ${pattern} escape '\\'`;
 }
 
 /** The JSON array of text in `column` holds at least one of `values` (compared as text). */
-export function jsonArrayHasAny(db: Kysely<any>, column: Expression<unknown>, values: readonly (string | number)[]): RawBuilder<SqlBool> {
+export function jsonArrayHasAny(
+  db: Kysely<any>,
+  column: Expression<unknown>,
+  values: readonly (string | number)[],
+): RawBuilder<SqlBool> {
   const texts = values.map(String);
-  if (databaseKind(db) === 'postgres') return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = any(${texts}::text[]))`;
+  if (databaseKind(db) === 'postgres')
+    return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = any(${texts}::text[]))`;
   return sql<SqlBool>`exists (select 1 from json_each(${column}) where cast(value as text) in (select value from json_each(${JSON.stringify(texts)})))`;
 }
 
 /** The current time as the service stores it (ISO 8601, UTC, milliseconds), for column defaults. */
 export function nowText(db: Kysely<any>): RawBuilder<string> {
-  if (databaseKind(db) === 'postgres') return sql<string>`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+  if (databaseKind(db) === 'postgres')
+    return sql<string>`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
   return sql<string>`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`;
 }
 
-
 /** The JSON array of text in `column` holds the value of `valueColumn` (compared as text). */
-export function jsonArrayHasColumn(db: Kysely<any>, column: Expression<unknown>, valueColumn: Expression<unknown>): RawBuilder<SqlBool> {
-  if (databaseKind(db) === 'postgres') return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = ${valueColumn}::text)`;
+export function jsonArrayHasColumn(
+  db: Kysely<any>,
+  column: Expression<unknown>,
+  valueColumn: Expression<unknown>,
+): RawBuilder<SqlBool> {
+  if (databaseKind(db) === 'postgres')
+    return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = ${valueColumn}::text)`;
   return sql<SqlBool>`exists (select 1 from json_each(${column}) where value = ${valueColumn})`;
 }

@@ -46,13 +46,22 @@ export function unaudited<T>(work: () => T): T {
  * another answer's computation, it must name a subset of the outer one's tables (served from
  * the cache, its statements are not seen).
  */
-export function auditedCompute<T>(key: string, reads: readonly string[] | undefined, compute: () => Promise<T>): () => Promise<T> {
+export function auditedCompute<T>(
+  key: string,
+  reads: readonly string[] | undefined,
+  compute: () => Promise<T>,
+): () => Promise<T> {
   if (!auditing) return compute;
   const outer = current.getStore();
   if (outer) {
     // A partition is covered by itself or by its whole table.
-    const missing = reads ? reads.filter((t) => !outer.reads.has(t) && !outer.reads.has(partitionedTableOf(t) ?? t)) : ['(every table)'];
-    if (missing.length > 0) throw new UnnamedTableRead(`cached read "${key}" inside "${outer.key}" reads ${missing.join(', ')}, which "${outer.key}" does not name`);
+    const missing = reads
+      ? reads.filter((t) => !outer.reads.has(t) && !outer.reads.has(partitionedTableOf(t) ?? t))
+      : ['(every table)'];
+    if (missing.length > 0)
+      throw new UnnamedTableRead(
+        `cached read "${key}" inside "${outer.key}" reads ${missing.join(', ')}, which "${outer.key}" does not name`,
+      );
   }
   const inside = reads ? { key, reads: new Set(reads) } : null;
   return () => current.run(inside, compute);
@@ -70,11 +79,17 @@ export function tablesOf(node: OperationNode): Set<string> {
     if (value === null || typeof value !== 'object') return;
     // A column's table ("t"."c") names a table or an alias already in the FROM clause.
     if ((value as { kind?: string }).kind === 'ReferenceNode') return;
-    const n = value as { kind?: string; table?: { identifier?: { name?: string }; table?: { identifier?: { name?: string } } }; sqlFragments?: readonly string[] };
+    const n = value as {
+      kind?: string;
+      table?: { identifier?: { name?: string }; table?: { identifier?: { name?: string } } };
+      sqlFragments?: readonly string[];
+    };
     if (n.kind === 'TableNode' && n.table?.identifier?.name) found.add(n.table.identifier.name);
-    if (n.kind === 'CommonTableExpressionNameNode' && n.table?.table?.identifier?.name) named.add(n.table.table.identifier.name);
+    if (n.kind === 'CommonTableExpressionNameNode' && n.table?.table?.identifier?.name)
+      named.add(n.table.table.identifier.name);
     if (n.kind === 'RawNode' && n.sqlFragments) {
-      for (const m of n.sqlFragments.join(' ? ').matchAll(/\b(?:from|join)\s+"?([A-Za-z_]\w*)\b"?(?!\s*\()/gi)) found.add(m[1]!);
+      for (const m of n.sqlFragments.join(' ? ').matchAll(/\b(?:from|join)\s+"?([A-Za-z_]\w*)\b"?(?!\s*\()/gi))
+        found.add(m[1]!);
     }
     for (const v of Object.values(value)) if (v !== null && typeof v === 'object') walk(v);
   };
@@ -91,12 +106,20 @@ export function auditStatement(node: RootOperationNode, resolve?: Resolve): void
   if (!auditing) return;
   const inside = current.getStore();
   if (!inside) return;
-  const unnamed = [...tablesOf(node)].filter((t) => t !== 'data_version' && !inside.reads.has(t) && !partitionsNamed(node, t, inside.reads, resolve));
-  if (unnamed.length > 0) throw new UnnamedTableRead(`cached read "${inside.key}" reads ${unnamed.join(', ')}, which it does not name`);
+  const unnamed = [...tablesOf(node)].filter(
+    (t) => t !== 'data_version' && !inside.reads.has(t) && !partitionsNamed(node, t, inside.reads, resolve),
+  );
+  if (unnamed.length > 0)
+    throw new UnnamedTableRead(`cached read "${inside.key}" reads ${unnamed.join(', ')}, which it does not name`);
 }
 
 /** Whether a statement reading `table` reads only partitions of it the answer names (`db/partitions.ts`). */
-function partitionsNamed(node: OperationNode, table: string, reads: ReadonlySet<string>, resolve: Resolve | undefined): boolean {
+function partitionsNamed(
+  node: OperationNode,
+  table: string,
+  reads: ReadonlySet<string>,
+  resolve: Resolve | undefined,
+): boolean {
   const read = readPartitions(node, table, resolve);
   return read !== null && read.every((p) => reads.has(p));
 }

@@ -9,10 +9,14 @@ interface KeyedTable {
 }
 
 /** The tables of a database keyed by an integer `id`. */
-export type KeyedTableName<DB> = { [T in keyof DB & string]: Selectable<DB[T]> extends { id: number } ? T : never }[keyof DB & string];
+export type KeyedTableName<DB> = {
+  [T in keyof DB & string]: Selectable<DB[T]> extends { id: number } ? T : never;
+}[keyof DB & string];
 
 /** The columns of a table that hold text (the ones a name or a slug lives in). */
-export type TextColumn<Table> = { [C in keyof Selectable<Table> & string]: Selectable<Table>[C] extends string ? C : never }[keyof Selectable<Table> & string];
+export type TextColumn<Table> = {
+  [C in keyof Selectable<Table> & string]: Selectable<Table>[C] extends string ? C : never;
+}[keyof Selectable<Table> & string];
 
 /** The columns of a new row of a table (those the database fills in may be left out). */
 export type NewRow<Table> = Insertable<Table>;
@@ -45,22 +49,43 @@ export interface TableRows<C, Table> {
  * is viewed, in this one place, as a database of keyed tables: the queries name only `id` and the
  * caller's `column`, both of which the signatures tie to the real table; the view changes no query.
  */
-export function tableRows<C, DB, T extends KeyedTableName<DB>>(dbOf: (ctx: C) => Queryable<DB>, table: T): TableRows<C, DB[T]> {
+export function tableRows<C, DB, T extends KeyedTableName<DB>>(
+  dbOf: (ctx: C) => Queryable<DB>,
+  table: T,
+): TableRows<C, DB[T]> {
   const name: string = table;
   const keyed = (ctx: C) => dbOf(ctx) as unknown as Kysely<Record<string, KeyedTable>>;
   // The writes, compiled once per set of columns (the values are the caller's plain values).
   const asKeyed = (db: Queryable<any>) => db as unknown as Kysely<Record<string, KeyedTable>>;
-  const insertId = compiledWrite<[], { id: number }>((db, values) => asKeyed(db).insertInto(name).values(values as Insertable<KeyedTable>).returning('id'));
-  const insertAll = compiledWrite<[], Selectable<DB[T]>>((db, values) => asKeyed(db).insertInto(name).values(values as Insertable<KeyedTable>).returningAll().$castTo<Selectable<DB[T]>>());
-  const updateById = compiledWrite((db, values, id: number) => asKeyed(db).updateTable(name).set(values as Updateable<KeyedTable>).where('id', '=', id));
+  const insertId = compiledWrite<[], { id: number }>((db, values) =>
+    asKeyed(db)
+      .insertInto(name)
+      .values(values as Insertable<KeyedTable>)
+      .returning('id'),
+  );
+  const insertAll = compiledWrite<[], Selectable<DB[T]>>((db, values) =>
+    asKeyed(db)
+      .insertInto(name)
+      .values(values as Insertable<KeyedTable>)
+      .returningAll()
+      .$castTo<Selectable<DB[T]>>(),
+  );
+  const updateById = compiledWrite((db, values, id: number) =>
+    asKeyed(db)
+      .updateTable(name)
+      .set(values as Updateable<KeyedTable>)
+      .where('id', '=', id),
+  );
   const fieldsOf = (values: object) => values as WriteFields;
   const only = <R>(rows: R[]): R => {
     if (rows.length !== 1) throw new Error(`tableRows: an insert into ${name} answered ${rows.length} rows`);
     return rows[0];
   };
   return {
-    byId: (ctx, id) => keyed(ctx).selectFrom(name).selectAll().where('id', '=', id).$castTo<Selectable<DB[T]>>().executeTakeFirst(),
-    exists: async (ctx, id) => (await keyed(ctx).selectFrom(name).select('id').where('id', '=', id).executeTakeFirst()) !== undefined,
+    byId: (ctx, id) =>
+      keyed(ctx).selectFrom(name).selectAll().where('id', '=', id).$castTo<Selectable<DB[T]>>().executeTakeFirst(),
+    exists: async (ctx, id) =>
+      (await keyed(ctx).selectFrom(name).select('id').where('id', '=', id).executeTakeFirst()) !== undefined,
     async taken(ctx, column, value, exceptId = null) {
       const textColumn: string = column;
       let q = keyed(ctx).selectFrom(name).select('id').where(textColumn, '=', value);

@@ -61,7 +61,9 @@ export function parseHeaderLines(text: string): Record<string, string> {
  * `snapshots.prechange.<attr>` / `snapshots.postchange.<attr>` read one side, and
  * `changed`/`unchanged` compare the two sides.
  */
-export function eventConditionSubject(event: Pick<EmittedEvent, 'data' | 'prechange' | 'postchange'>): ConditionSubject {
+export function eventConditionSubject(
+  event: Pick<EmittedEvent, 'data' | 'prechange' | 'postchange'>,
+): ConditionSubject {
   return {
     values: (attr) => [readPath(event.data, attr)],
     side: (side, attr) => readPath(side === 'prechange' ? event.prechange : event.postchange, attr),
@@ -91,7 +93,8 @@ export class EventBus<C extends Scope> {
 
   /** Registers an action type; `checkData` (optional) vets a rule's `action_data` when the rule is written. */
   registerAction(actionType: string, action: EventAction<C>, checkData?: ActionDataCheck): void {
-    if (actionType === WEBHOOK_ACTION || this.actions.has(actionType)) throw new Error(`event action ${actionType} is registered twice`);
+    if (actionType === WEBHOOK_ACTION || this.actions.has(actionType))
+      throw new Error(`event action ${actionType} is registered twice`);
     this.actions.set(actionType, action);
     if (checkData) this.dataChecks.set(actionType, checkData);
   }
@@ -133,13 +136,19 @@ export class EventBus<C extends Scope> {
 
     // Kept while no rule is written (read memo): every write emits events. Shared: never changed.
     const enabled = () => enabledEventRules(ctx.db);
-    const rules = this.memo ? await this.memo.get(ctx, 'event-rules:enabled', enabled, ['event_rules']) : await enabled();
+    const rules = this.memo
+      ? await this.memo.get(ctx, 'event-rules:enabled', enabled, ['event_rules'])
+      : await enabled();
     for (const rule of rules) {
       const objectTypes = JSON.parse(rule.object_types) as string[];
       const eventTypes = JSON.parse(rule.event_types) as string[];
       if (objectTypes.length > 0 && !objectTypes.includes(event.objectType)) continue;
       if (!eventTypes.includes(event.event)) continue;
-      if (rule.conditions && !evaluateConditionSet(JSON.parse(rule.conditions) as ConditionSet, eventConditionSubject(event))) continue;
+      if (
+        rule.conditions &&
+        !evaluateConditionSet(JSON.parse(rule.conditions) as ConditionSet, eventConditionSubject(event))
+      )
+        continue;
       const ruleRow: EventRuleRow = {
         id: rule.id,
         name: rule.name,
@@ -159,7 +168,13 @@ export class EventBus<C extends Scope> {
     }
   }
 
-  private async queueWebhook(ctx: C, rule: EventRuleRow, payload: EventPayload, now: string, eventId: string): Promise<void> {
+  private async queueWebhook(
+    ctx: C,
+    rule: EventRuleRow,
+    payload: EventPayload,
+    now: string,
+    eventId: string,
+  ): Promise<void> {
     if (rule.action_object_id === null) return;
     const hook = await webhookRow(ctx.db, rule.action_object_id);
     if (!hook) {
@@ -176,7 +191,8 @@ export class EventBus<C extends Scope> {
     // Set last, so no configured header replaces it: the same on every retry (it is stored with
     // the delivery), one per event and webhook (two rules sending one event to one webhook
     // share it), so a receiver discards the duplicates at-least-once delivery brings.
-    for (const key of Object.keys(headers)) if (key.toLowerCase() === DELIVERY_HEADER.toLowerCase()) delete headers[key];
+    for (const key of Object.keys(headers))
+      if (key.toLowerCase() === DELIVERY_HEADER.toLowerCase()) delete headers[key];
     headers[DELIVERY_HEADER] = deliveryId(eventId, hook.id);
     await queueWebhookDelivery(ctx.db, {
       webhook_id: hook.id,

@@ -19,7 +19,11 @@ export function contributorsReads(branchId: number | null): string[] {
 export async function branchContributors(ctx: Ctx, branchId: number | null): Promise<Set<number>> {
   const out = new Set<number>();
   if (branchId === null) return out;
-  const types = valuesTable(ctx.db, ctx.host.objectTypes.sourceOfTruth().map((t) => t.name), 'text');
+  const types = valuesTable(
+    ctx.db,
+    ctx.host.objectTypes.sourceOfTruth().map((t) => t.name),
+    'text',
+  );
   // SQLite's planner is told the index; PostgreSQL's finds it.
   const hint = databaseKind(ctx.db) === 'sqlite' ? sql.raw(' INDEXED BY object_changes_branch_user') : sql.raw('');
   let after = -1;

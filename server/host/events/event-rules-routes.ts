@@ -36,7 +36,11 @@ export const eventRuleOutput = z.object({
 export type EventRuleOut = z.infer<typeof eventRuleOutput> & ApiObject;
 
 const eventRuleWrite = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(150, { error: 'at most 150 characters' }),
+  name: z
+    .string()
+    .trim()
+    .min(1, { error: 'This field may not be blank.' })
+    .max(150, { error: 'at most 150 characters' }),
   enabled: z.boolean().optional(),
   object_types: z.array(objectTypeName).max(1000).optional(),
   event_types: z.array(z.string().max(100)).min(1, { error: 'Give at least one event type.' }).max(100),
@@ -74,8 +78,16 @@ const eventRules = rowReads({
   present,
   columnFilters: { name: 'string', enabled: 'bool', action_type: 'string', action_object_id: 'int' },
   filters: {
-    object_type: { type: 'string', description: 'Rules on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
-    event_type: { type: 'string', description: 'Rules triggered by this event type.', test: (r, v) => jsonListHasAny(r.event_types, v) },
+    object_type: {
+      type: 'string',
+      description: 'Rules on this object type ("app_label.model").',
+      test: (r, v) => jsonListHasAny(r.object_types, v),
+    },
+    event_type: {
+      type: 'string',
+      description: 'Rules triggered by this event type.',
+      test: (r, v) => jsonListHasAny(r.event_types, v),
+    },
   },
   ordering: { id: 'id', name: 'name', enabled: 'enabled', created: 'created', last_updated: 'last_updated' },
   search: ['name'],
@@ -124,17 +136,23 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
     throw new ValidationError(`event_types: ${messages.join(' ')}`, { event_types: messages });
   }
   if (rule.conditions !== null && rule.conditions !== undefined) {
-    if (depthOf(rule.conditions) > MAX_CONDITION_DEPTH * 2) throw fieldError('conditions', `Condition sets may nest at most ${MAX_CONDITION_DEPTH} levels.`);
+    if (depthOf(rule.conditions) > MAX_CONDITION_DEPTH * 2)
+      throw fieldError('conditions', `Condition sets may nest at most ${MAX_CONDITION_DEPTH} levels.`);
     const problem = conditionSetProblem(rule.conditions, CONDITION_OPS);
     if (problem) throw fieldError('conditions', problem);
   }
   const actionTypes = ctx.host.events.actionTypes();
   if (!actionTypes.includes(rule.action_type)) {
-    throw fieldError('action_type', `"${rule.action_type}" is not a valid choice (expected one of: ${actionTypes.join(', ')}).`);
+    throw fieldError(
+      'action_type',
+      `"${rule.action_type}" is not a valid choice (expected one of: ${actionTypes.join(', ')}).`,
+    );
   }
   if (rule.action_type === WEBHOOK_ACTION) {
-    if (rule.action_object_id === null) throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
-    if (!(await webhookTable.exists(ctx, rule.action_object_id))) throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
+    if (rule.action_object_id === null)
+      throw fieldError('action_object_id', 'A webhook action needs the id of a webhook.');
+    if (!(await webhookTable.exists(ctx, rule.action_object_id)))
+      throw fieldError('action_object_id', `Webhook ${rule.action_object_id} does not exist.`);
   }
   const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
   if (dataProblem) throw fieldError('action_data', dataProblem);
@@ -145,12 +163,17 @@ function unique<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<EventRuleWrite>, now: string): Partial<Omit<Row<EventRulesTable>, 'id'>> {
-  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = { ...givenFields(input, ['name', 'action_type', 'action_object_id']), last_updated: now };
+  const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {
+    ...givenFields(input, ['name', 'action_type', 'action_object_id']),
+    last_updated: now,
+  };
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(unique(input.object_types));
   if (input.event_types !== undefined) out.event_types = JSON.stringify(unique(input.event_types));
-  if (input.conditions !== undefined) out.conditions = input.conditions === null ? null : JSON.stringify(input.conditions);
-  if (input.action_data !== undefined) out.action_data = input.action_data === null ? null : JSON.stringify(input.action_data);
+  if (input.conditions !== undefined)
+    out.conditions = input.conditions === null ? null : JSON.stringify(input.conditions);
+  if (input.action_data !== undefined)
+    out.action_data = input.action_data === null ? null : JSON.stringify(input.action_data);
   return out;
 }
 
@@ -178,7 +201,8 @@ function merged(existing: EventRuleOut | null, input: Partial<EventRuleWrite>): 
     event_types: input.event_types ?? existing?.event_types ?? [],
     conditions: input.conditions !== undefined ? input.conditions : (existing?.conditions ?? null),
     action_type: input.action_type ?? existing?.action_type ?? '',
-    action_object_id: input.action_object_id !== undefined ? input.action_object_id : (existing?.action_object_id ?? null),
+    action_object_id:
+      input.action_object_id !== undefined ? input.action_object_id : (existing?.action_object_id ?? null),
     action_data: input.action_data !== undefined ? input.action_data : (existing?.action_data ?? null),
   };
 }

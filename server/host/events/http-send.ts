@@ -29,7 +29,7 @@ export function sendRequest(out: OutgoingRequest): Promise<SendResult> {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const payload = Buffer.from(out.body, 'utf8');
     let settled = false;
-    let deadline: NodeJS.Timeout | undefined;
+    let deadline: NodeJS.Timeout | undefined = undefined;
     const finish = (err: Error | null, result?: SendResult): void => {
       if (settled) return;
       settled = true;

@@ -7,7 +7,12 @@ import type { NotificationsTable, Row } from '../db/tables';
 import { envelope, parseListQuery, shapeObject } from '../http/query';
 import { defineList } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
-import { deleteNotification, markNotificationRead, notificationOf, notificationRowsOf } from './notifications-repository';
+import {
+  deleteNotification,
+  markNotificationRead,
+  notificationOf,
+  notificationRowsOf,
+} from './notifications-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
 
 const PATH = '/api/extras/notifications/';
@@ -51,30 +56,40 @@ async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<Notifica
 
 /** `/api/extras/notifications/`: each caller sees, marks read and deletes only their own. */
 export function registerNotifications(host: Host): void {
-  const routes = host.routes.group({ path: PATH, tag: 'extras', access: { authenticated: true }, response: notification });
+  const routes = host.routes.group({
+    path: PATH,
+    tag: 'extras',
+    access: { authenticated: true },
+    response: notification,
+  });
 
   routes.add({
     method: 'GET',
-    summary: 'List the caller\'s notifications (newest first)',
+    summary: "List the caller's notifications (newest first)",
     query: listQueryDocs(notificationList),
     handler: async ({ ctx, query, url }) => {
       const { filters, ordering, search, shape, page } = parseListQuery(query, notificationList, ctx.user?.id ?? null);
       const { count, items } = await notificationList.run(ctx, { filters, ordering, search, page });
-      return envelope(items.map((n) => shapeObject(n, shape)), count, page, url);
+      return envelope(
+        items.map((n) => shapeObject(n, shape)),
+        count,
+        page,
+        url,
+      );
     },
   });
 
   routes.add({
     method: 'GET',
     path: ':id/',
-    summary: 'Retrieve one of the caller\'s notifications',
+    summary: "Retrieve one of the caller's notifications",
     handler: async ({ ctx, params }) => present(ctx, await getOwn(ctx, params.id)),
   });
 
   routes.add({
     method: 'PATCH',
     path: ':id/',
-    summary: 'Mark one of the caller\'s notifications read (or unread)',
+    summary: "Mark one of the caller's notifications read (or unread)",
     body: notificationUpdate,
     handler: async ({ ctx, params, body }) => {
       const row = await getOwn(ctx, params.id);
@@ -86,7 +101,7 @@ export function registerNotifications(host: Host): void {
 
   routes.remove({
     path: ':id/',
-    summary: 'Delete one of the caller\'s notifications',
+    summary: "Delete one of the caller's notifications",
     run: async ({ ctx, params }) => deleteNotification(ctx, (await getOwn(ctx, params.id)).id),
   });
 }

@@ -21,10 +21,21 @@ export function objectChangeById(ctx: Ctx, id: number): Promise<Row<ObjectChange
  * The changes recorded on main or in one of `branchIds` (every branch: 'all'), of an object
  * type other than `hiddenTypes`.
  */
-export function changesIn(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', hiddenTypes: readonly string[]): Condition<HostTables, 'object_changes'> {
+export function changesIn(
+  ctx: Ctx,
+  branchIds: ReadonlySet<number> | 'all',
+  hiddenTypes: readonly string[],
+): Condition<HostTables, 'object_changes'> {
   return (eb) =>
     eb.and([
-      ...(branchIds === 'all' ? [] : [eb.or([eb('branch_id', 'is', null), eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))])]),
+      ...(branchIds === 'all'
+        ? []
+        : [
+            eb.or([
+              eb('branch_id', 'is', null),
+              eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value')),
+            ]),
+          ]),
       ...(hiddenTypes.length > 0 ? [eb('changed_object_type', 'not in', hiddenTypes)] : []),
     ]);
 }
@@ -41,4 +52,8 @@ export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChan
 }
 
 /** Compiled once per set of columns: every write of the service writes an entry. */
-const objectChangeInsert = compiledWrite((db, values) => sentWithNext((db as Queryable<HostTables>).insertInto('object_changes').values(values as Insertable<ObjectChangesTable>)));
+const objectChangeInsert = compiledWrite((db, values) =>
+  sentWithNext(
+    (db as Queryable<HostTables>).insertInto('object_changes').values(values as Insertable<ObjectChangesTable>),
+  ),
+);

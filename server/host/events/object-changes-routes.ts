@@ -18,7 +18,9 @@ export const objectChangeOutput = z.object({
   time: z.string(),
   user: z.number().int().nullable().describe('Id of the user who made the change (null for the system).'),
   user_name: z.string(),
-  request_id: z.string().describe('Shared by every change one request made; equals request.id of the webhook payloads it caused.'),
+  request_id: z
+    .string()
+    .describe('Shared by every change one request made; equals request.id of the webhook payloads it caused.'),
   action: z.enum(ACTIONS),
   changed_object_type: z.string(),
   changed_object_id: z.number().int(),
@@ -63,8 +65,16 @@ const objectChangeList = defineList({
     time: { type: 'datetime', description: 'Changes at this time.', range: true },
   },
   filters: {
-    time_after: { type: 'datetime', description: 'Changes at or after this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '>=', t as string))) },
-    time_before: { type: 'datetime', description: 'Changes at or before this time.', where: (v) => (eb) => eb.and(v.map((t) => eb('time', '<=', t as string))) },
+    time_after: {
+      type: 'datetime',
+      description: 'Changes at or after this time.',
+      where: (v) => (eb) => eb.and(v.map((t) => eb('time', '>=', t as string))),
+    },
+    time_before: {
+      type: 'datetime',
+      description: 'Changes at or before this time.',
+      where: (v) => (eb) => eb.and(v.map((t) => eb('time', '<=', t as string))),
+    },
   },
   ordering: { id: 'id', time: 'time' },
   defaultOrdering: [{ field: 'time', desc: true }],
@@ -107,7 +117,11 @@ export function registerObjectChanges(host: Host): void {
       const visibility = await ChangeVisibility.load(ctx);
       if (!visibility.branchVisible(row.branch_id)) return undefined;
       const state = parseJson(row.postchange_data) ?? parseJson(row.prechange_data);
-      if (ctx.host.objectTypes.get(row.changed_object_type)?.sourceOfTruth && (state === null || !visibility.admitsObject(row.changed_object_type, state))) return undefined;
+      if (
+        ctx.host.objectTypes.get(row.changed_object_type)?.sourceOfTruth &&
+        (state === null || !visibility.admitsObject(row.changed_object_type, state))
+      )
+        return undefined;
       return present(ctx, row);
     },
   });

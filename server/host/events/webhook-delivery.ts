@@ -147,7 +147,13 @@ export class WebhookDeliveryWorker implements BackgroundTask {
     try {
       await withClaim(this.host.db, 'webhook-delivery', listed.id, async () => {
         const row = await deliveryById(this.host.db, listed.id);
-        if (!row || row.state !== 'pending' || row.attempts !== listed.attempts || row.next_attempt_at > this.host.clock.now().toISOString()) return;
+        if (
+          !row ||
+          row.state !== 'pending' ||
+          row.attempts !== listed.attempts ||
+          row.next_attempt_at > this.host.clock.now().toISOString()
+        )
+          return;
         await this.attempt(row);
       });
     } catch (err) {
@@ -185,7 +191,12 @@ export class WebhookDeliveryWorker implements BackgroundTask {
     const now = this.host.clock.now();
     const attempts = row.attempts + 1;
     if (error === null) {
-      await recordDeliveryAttempt(this.host.db, row.id, { state: 'delivered', attempts, delivered_at: now.toISOString(), last_error: '' });
+      await recordDeliveryAttempt(this.host.db, row.id, {
+        state: 'delivered',
+        attempts,
+        delivered_at: now.toISOString(),
+        last_error: '',
+      });
       return;
     }
     const message = error.slice(0, 500);
@@ -195,7 +206,11 @@ export class WebhookDeliveryWorker implements BackgroundTask {
       return;
     }
     const next = new Date(now.getTime() + retryDelay(attempts, this.options.retryBaseMs, this.options.retryCapMs));
-    await recordDeliveryAttempt(this.host.db, row.id, { attempts, next_attempt_at: next.toISOString(), last_error: message });
+    await recordDeliveryAttempt(this.host.db, row.id, {
+      attempts,
+      next_attempt_at: next.toISOString(),
+      last_error: message,
+    });
   }
 }
 

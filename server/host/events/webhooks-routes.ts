@@ -24,8 +24,14 @@ export const webhookOutput = z.object({
   http_method: z.enum(HTTP_METHODS),
   http_content_type: z.string(),
   additional_headers: z.string().describe('"Name: value" lines sent with every delivery.'),
-  body_template: z.string().describe('Empty: the JSON payload. Otherwise `{{ path.to.value }}` placeholders are filled from the payload.'),
-  secret: z.string().describe('Shown to those who may view webhooks. With a secret, deliveries carry X-Hook-Signature: hex HMAC-SHA512 of the body.'),
+  body_template: z
+    .string()
+    .describe('Empty: the JSON payload. Otherwise `{{ path.to.value }}` placeholders are filled from the payload.'),
+  secret: z
+    .string()
+    .describe(
+      'Shown to those who may view webhooks. With a secret, deliveries carry X-Hook-Signature: hex HMAC-SHA512 of the body.',
+    ),
   ssl_verification: z.boolean(),
 });
 export type WebhookOut = z.infer<typeof webhookOutput> & ApiObject;
@@ -42,7 +48,8 @@ export function headerLinesProblem(textValue: string): string | null {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!HEADER_NAME.test(name)) return `Line ${i + 1}: expected "Name: value".`;
-    if (!HEADER_VALUE.test(line.slice(colon + 1))) return `Line ${i + 1}: the value holds characters a header cannot carry.`;
+    if (!HEADER_VALUE.test(line.slice(colon + 1)))
+      return `Line ${i + 1}: the value holds characters a header cannot carry.`;
   }
   return null;
 }
@@ -52,10 +59,16 @@ const payloadUrl = httpUrl(500);
 const contentType = z
   .string()
   .max(100, { error: 'at most 100 characters' })
-  .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=[^\r\n;]+)*$/, { error: 'Enter a media type, e.g. application/json.' });
+  .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=[^\r\n;]+)*$/, {
+    error: 'Enter a media type, e.g. application/json.',
+  });
 
 const webhookWrite = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(150, { error: 'at most 150 characters' }),
+  name: z
+    .string()
+    .trim()
+    .min(1, { error: 'This field may not be blank.' })
+    .max(150, { error: 'at most 150 characters' }),
   payload_url: payloadUrl,
   http_method: z.enum(HTTP_METHODS).optional(),
   http_content_type: contentType.optional(),
@@ -98,7 +111,15 @@ const webhooks = rowReads({
 
 function columns(input: Partial<WebhookWrite>, now: string): Partial<Omit<Row<WebhooksTable>, 'id'>> {
   const out: Partial<Omit<Row<WebhooksTable>, 'id'>> = {
-    ...givenFields(input, ['name', 'payload_url', 'http_method', 'http_content_type', 'additional_headers', 'body_template', 'secret']),
+    ...givenFields(input, [
+      'name',
+      'payload_url',
+      'http_method',
+      'http_content_type',
+      'additional_headers',
+      'body_template',
+      'secret',
+    ]),
     last_updated: now,
   };
   if (input.ssl_verification !== undefined) out.ssl_verification = input.ssl_verification ? 1 : 0;
@@ -137,7 +158,9 @@ export function registerWebhooks(host: Host): void {
     remove: async (ctx, existing) => {
       const rules = await eventRulesDeliveringTo(ctx, existing.id);
       if (rules.length > 0) {
-        throw new Conflict(`Webhook "${existing.name}" is the action of event rule(s) ${rules.map((name) => `"${name}"`).join(', ')}; change or delete them first.`);
+        throw new Conflict(
+          `Webhook "${existing.name}" is the action of event rule(s) ${rules.map((name) => `"${name}"`).join(', ')}; change or delete them first.`,
+        );
       }
       await webhookTable.remove(ctx, existing.id);
     },

@@ -38,9 +38,15 @@ export class TokenAuthenticator {
     const hash = hashTokenKey(match[1]!);
     const nowMs = this.host.clock.now().getTime();
     const read = (check: UncheckedReads | undefined) =>
-      this.host.readMemo.get({ db: this.host.db, inTransaction: false, unchecked: check }, `token|${hash}`, () => this.load(hash), IDENTITY_TABLES);
+      this.host.readMemo.get(
+        { db: this.host.db, inTransaction: false, unchecked: check },
+        `token|${hash}`,
+        () => this.load(hash),
+        IDENTITY_TABLES,
+      );
     let entry = await read(unchecked);
-    if (unchecked && (!entry || !entry.isActive || (entry.expires && Date.parse(entry.expires) <= nowMs))) entry = await read(undefined);
+    if (unchecked && (!entry || !entry.isActive || (entry.expires && Date.parse(entry.expires) <= nowMs)))
+      entry = await read(undefined);
     if (!entry) throw new AuthenticationFailed('Invalid token.');
     if (!entry.isActive) throw new AuthenticationFailed('User is inactive.');
     if (entry.expires && Date.parse(entry.expires) <= nowMs) throw new AuthenticationFailed('Token expired.');

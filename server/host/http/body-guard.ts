@@ -49,23 +49,37 @@ export function checkJsonBody(body: unknown): void {
     const node = stack.pop()!;
     const value = node.value;
     if (typeof value === 'string' && value.length > INPUT_LIMITS.maxStringLength) {
-      throw ValidationError.field(pathText(pathOf(node)), `At most ${INPUT_LIMITS.maxStringLength} characters; ${value.length} were sent.`);
+      throw ValidationError.field(
+        pathText(pathOf(node)),
+        `At most ${INPUT_LIMITS.maxStringLength} characters; ${value.length} were sent.`,
+      );
     }
     if (value === null || typeof value !== 'object') continue;
     if (node.depth > INPUT_LIMITS.maxJsonDepth) {
-      throw ValidationError.field(pathText(pathOf(node).slice(0, 1)), `Nested deeper than ${INPUT_LIMITS.maxJsonDepth} levels of objects and lists.`);
+      throw ValidationError.field(
+        pathText(pathOf(node).slice(0, 1)),
+        `Nested deeper than ${INPUT_LIMITS.maxJsonDepth} levels of objects and lists.`,
+      );
     }
     if (Array.isArray(value)) {
       if (value.length > INPUT_LIMITS.maxArrayItems) {
-        throw ValidationError.field(pathText(pathOf(node)), `A list holds at most ${INPUT_LIMITS.maxArrayItems} items; ${value.length} were sent.`);
+        throw ValidationError.field(
+          pathText(pathOf(node)),
+          `A list holds at most ${INPUT_LIMITS.maxArrayItems} items; ${value.length} were sent.`,
+        );
       }
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], depth: node.depth + 1, parent: node, key: i });
+      for (let i = value.length - 1; i >= 0; i--)
+        stack.push({ value: value[i], depth: node.depth + 1, parent: node, key: i });
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (REFUSED_KEYS.includes(key)) throw ValidationError.field(pathText([...pathOf(node), key]), `"${key}" is not allowed as a key.`);
+      if (REFUSED_KEYS.includes(key))
+        throw ValidationError.field(pathText([...pathOf(node), key]), `"${key}" is not allowed as a key.`);
       if (key.length > INPUT_LIMITS.maxKeyLength) {
-        throw ValidationError.field(pathText(pathOf(node)), `A key is at most ${INPUT_LIMITS.maxKeyLength} characters long.`);
+        throw ValidationError.field(
+          pathText(pathOf(node)),
+          `A key is at most ${INPUT_LIMITS.maxKeyLength} characters long.`,
+        );
       }
       stack.push({ value: (value as Record<string, unknown>)[key], depth: node.depth + 1, parent: node, key });
     }
@@ -105,7 +119,11 @@ export function parseQueryString(search: string): QueryParams {
     const rawName = eq < 0 ? part : part.slice(0, eq);
     const rawValue = eq < 0 ? '' : part.slice(eq + 1);
     const name = decodeComponent(rawName);
-    if (name === null) throw ValidationError.field('query', `The parameter name "${rawName.slice(0, 50)}" is not valid percent-encoded UTF-8.`);
+    if (name === null)
+      throw ValidationError.field(
+        'query',
+        `The parameter name "${rawName.slice(0, 50)}" is not valid percent-encoded UTF-8.`,
+      );
     const value = decodeComponent(rawValue);
     if (value === null) throw ValidationError.field(name, 'The value is not valid percent-encoded UTF-8.');
     if (REFUSED_KEYS.includes(name)) throw ValidationError.field(name, `"${name}" is not allowed as a parameter name.`);
@@ -118,6 +136,7 @@ export function parseQueryString(search: string): QueryParams {
 export function requireSingle(query: QueryParams, names: Iterable<string>): void {
   for (const name of names) {
     const values = query[name];
-    if (values && values.length > 1) throw ValidationError.field(name, `Given ${values.length} times; this parameter takes one value.`);
+    if (values && values.length > 1)
+      throw ValidationError.field(name, `Given ${values.length} times; this parameter takes one value.`);
   }
 }

@@ -19,7 +19,13 @@ export function keptAnswer(db: Queryable, userId: number, key: string, since: st
 }
 
 /** Keeps the answer of this caller's key (replacing an older one); answers kept up to `expiredUpTo` go. */
-export async function keepAnswer(db: Queryable, userId: number, key: string, answer: KeptAnswer & { created: string }, expiredUpTo: string): Promise<void> {
+export async function keepAnswer(
+  db: Queryable,
+  userId: number,
+  key: string,
+  answer: KeptAnswer & { created: string },
+  expiredUpTo: string,
+): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('created', '<=', expiredUpTo).execute();
   await db
     .insertInto('idempotency_keys')

@@ -25,7 +25,8 @@ const KEY_PATTERN = /^[\x20-\x7e]{1,200}$/;
 export function readIdempotencyKey(raw: string | string[] | undefined): string | null {
   if (raw === undefined) return null;
   const value = Array.isArray(raw) ? raw.join(', ') : raw;
-  if (!KEY_PATTERN.test(value)) throw ValidationError.field(IDEMPOTENCY_HEADER, 'An idempotency key is 1 to 200 printable ASCII characters.');
+  if (!KEY_PATTERN.test(value))
+    throw ValidationError.field(IDEMPOTENCY_HEADER, 'An idempotency key is 1 to 200 printable ASCII characters.');
   return value;
 }
 
@@ -72,7 +73,9 @@ export class IdempotencyKeys {
     const other = this.running.get(slot);
     if (other !== undefined) {
       if (other !== fingerprint) throw reusedFor(key);
-      throw new Conflict(`A request with Idempotency-Key "${key}" is still being processed; send it again once it has finished.`);
+      throw new Conflict(
+        `A request with Idempotency-Key "${key}" is still being processed; send it again once it has finished.`,
+      );
     }
     this.running.set(slot, fingerprint);
     let released = false;
@@ -98,7 +101,13 @@ export class IdempotencyKeys {
 
   /** Keeps a successful answer (inside the write's transaction); expired keys go at the same time. */
   async remember(db: Queryable, claim: IdempotencyClaim, answer: Answer, now: Date): Promise<void> {
-    await keepAnswer(db, claim.userId, claim.key, { fingerprint: claim.fingerprint, status: answer.status, body: answer.text, created: now.toISOString() }, cutoff(now));
+    await keepAnswer(
+      db,
+      claim.userId,
+      claim.key,
+      { fingerprint: claim.fingerprint, status: answer.status, body: answer.text, created: now.toISOString() },
+      cutoff(now),
+    );
   }
 }
 

@@ -52,10 +52,17 @@ function valueMatches(value: unknown, wanted: string): boolean {
 export function matchesObjectFilters(obj: ApiObject, filters: ObjectFilters): boolean {
   if (filters.ids && !filters.ids.includes(obj.id)) return false;
   if (filters.q) {
-    const name = typeof obj.name === 'string' ? obj.name.toLowerCase() : obj.name === undefined || obj.name === null ? '' : String(obj.name).toLowerCase();
+    const name =
+      typeof obj.name === 'string'
+        ? obj.name.toLowerCase()
+        : obj.name === undefined || obj.name === null
+          ? ''
+          : String(obj.name).toLowerCase();
     if (!filters.q.some((q) => name.includes(q))) return false;
   }
-  return Object.entries(filters.fields).every(([field, wanted]) => wanted.some((w) => valueMatches(Object.hasOwn(obj, field) ? obj[field] : undefined, w)));
+  return Object.entries(filters.fields).every(([field, wanted]) =>
+    wanted.some((w) => valueMatches(Object.hasOwn(obj, field) ? obj[field] : undefined, w)),
+  );
 }
 
 /** `ordering=field` or `-field`, comma-separated, on any field of the objects (default: id). */

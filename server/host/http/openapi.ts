@@ -86,7 +86,8 @@ class SchemaComponents {
     }
     const { $schema: _dialect, $defs, ...root } = converted as JsonSchema & { $defs?: Record<string, JsonSchema> };
     const defNames = new Map<string, string>();
-    for (const key of Object.keys($defs ?? {})) defNames.set(key, this.uniqueName(`${base}_${key.replace(/[^A-Za-z0-9_]/g, '')}`));
+    for (const key of Object.keys($defs ?? {}))
+      defNames.set(key, this.uniqueName(`${base}_${key.replace(/[^A-Za-z0-9_]/g, '')}`));
     const rewrite = (node: unknown): unknown => {
       if (Array.isArray(node)) return node.map(rewrite);
       if (node === null || typeof node !== 'object') return node;
@@ -94,7 +95,8 @@ class SchemaComponents {
       for (const [key, value] of Object.entries(node as JsonSchema)) {
         if (key === '$ref' && typeof value === 'string') {
           if (value === '#') out.$ref = `#/components/schemas/${base}`;
-          else if (value.startsWith('#/$defs/')) out.$ref = `#/components/schemas/${defNames.get(value.slice(8)) ?? base}`;
+          else if (value.startsWith('#/$defs/'))
+            out.$ref = `#/components/schemas/${defNames.get(value.slice(8)) ?? base}`;
           else out.$ref = value;
         } else {
           out[key] = rewrite(value);
@@ -157,7 +159,9 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       in: 'query',
       required: false,
       description: q.description,
-      schema: q.repeated ? { type: 'array', items: { type: 'string' } } : { type: LIST_PARAMS.includes(q.name) ? 'integer' : 'string' },
+      schema: q.repeated
+        ? { type: 'array', items: { type: 'string' } }
+        : { type: LIST_PARAMS.includes(q.name) ? 'integer' : 'string' },
       ...(q.repeated ? { style: 'form', explode: true } : {}),
     });
   }
@@ -176,7 +180,10 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
   const status = String(route.status ?? 200);
   const responses: Record<string, JsonSchema> = {};
   if (route.stream) {
-    responses[status] = { description: route.stream.description, content: { [route.stream.contentType]: { schema: { type: 'string' } } } };
+    responses[status] = {
+      description: route.stream.description,
+      content: { [route.stream.contentType]: { schema: { type: 'string' } } },
+    };
   } else if (status === '204') {
     responses[status] = { description: 'Done; no content.' };
   } else {
@@ -187,16 +194,24 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
   if (route.body || (route.query ?? []).length > 0 || route.method !== 'GET') {
     responses['400'] = { description: 'Invalid input: field errors or detail.', ...jsonContent(errorRef) };
   }
-  if (!('public' in route.access)) responses['403'] = { description: 'Missing or bad token, or not permitted.', ...jsonContent(errorRef) };
+  if (!('public' in route.access))
+    responses['403'] = { description: 'Missing or bad token, or not permitted.', ...jsonContent(errorRef) };
   responses['429'] = {
-    description: 'Too many failed credentials from this address (or for this username): try again after Retry-After seconds.',
+    description:
+      'Too many failed credentials from this address (or for this username): try again after Retry-After seconds.',
     headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } },
     ...jsonContent(errorRef),
   };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
   if (route.method !== 'GET') {
-    responses['409'] ??= { description: 'The action does not apply now, or a request with this Idempotency-Key is still running.', ...jsonContent(errorRef) };
-    responses['422'] = { description: 'This Idempotency-Key was already used for a different request.', ...jsonContent(errorRef) };
+    responses['409'] ??= {
+      description: 'The action does not apply now, or a request with this Idempotency-Key is still running.',
+      ...jsonContent(errorRef),
+    };
+    responses['422'] = {
+      description: 'This Idempotency-Key was already used for a different request.',
+      ...jsonContent(errorRef),
+    };
   }
   const op: OpenApiOperation = {
     operationId: operationId(route),
@@ -248,13 +263,19 @@ export function buildOpenApi(routes: readonly RouteDef[], log: Logger): OpenApiD
     info: {
       title: 'Change Control',
       version: HOST_VERSION,
-      description: 'The host API with the branching and change-control plugins. Authenticate with the header `Authorization: Token <key>`.',
+      description:
+        'The host API with the branching and change-control plugins. Authenticate with the header `Authorization: Token <key>`.',
     },
     tags: [...tags].sort().map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
-        Token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'The word "Token", a space, and the key: `Token <key>`.' },
+        Token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'The word "Token", a space, and the key: `Token <key>`.',
+        },
       },
       schemas: components.schemas,
     },

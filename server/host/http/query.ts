@@ -35,7 +35,10 @@ function filterIndex(defs: Record<string, FilterDef>): FilterIndex {
   let index = filterIndexes.get(defs);
   if (!index) {
     const names = Object.keys(defs);
-    index = { allowed: new Set<string>([...RESERVED_PARAMS, ...names]), place: new Map(names.map((name, i) => [name, i])) };
+    index = {
+      allowed: new Set<string>([...RESERVED_PARAMS, ...names]),
+      place: new Map(names.map((name, i) => [name, i])),
+    };
     filterIndexes.set(defs, index);
   }
   return index;
@@ -58,10 +61,17 @@ export function parseShape(query: QueryParams): Shape {
   if (rawBrief !== undefined && rawBrief !== '') {
     const v = rawBrief.toLowerCase();
     if (['true', '1', 'yes'].includes(v)) brief = true;
-    else if (!['false', '0', 'no'].includes(v)) throw ValidationError.field('brief', `"${rawBrief}" is not a valid boolean (use true or false).`);
+    else if (!['false', '0', 'no'].includes(v))
+      throw ValidationError.field('brief', `"${rawBrief}" is not a valid boolean (use true or false).`);
   }
   const raw = query.fields;
-  const fields = raw === undefined ? null : raw.flatMap((f) => f.split(',')).map((f) => f.trim()).filter((f) => f !== '');
+  const fields =
+    raw === undefined
+      ? null
+      : raw
+          .flatMap((f) => f.split(','))
+          .map((f) => f.trim())
+          .filter((f) => f !== '');
   for (const f of fields ?? []) {
     if (!/^[a-z_][a-z0-9_]*$/.test(f)) throw ValidationError.field('fields', `"${f}" is not a field name.`);
   }
@@ -94,7 +104,11 @@ function parseOne(name: string, def: FilterDef, raw: string, meId: number | null
       if (!/^-?\d+$/.test(raw)) throw ValidationError.field(name, `"${raw}" is not a valid integer.`);
       const value = Number.parseInt(raw, 10);
       // Beyond 2^53 a number is no longer exact, and beyond 64 bits PostgreSQL refuses it: one answer on both databases.
-      if (!Number.isSafeInteger(value)) throw ValidationError.field(name, `"${raw.slice(0, 40)}" is out of range (at most ${Number.MAX_SAFE_INTEGER} either way).`);
+      if (!Number.isSafeInteger(value))
+        throw ValidationError.field(
+          name,
+          `"${raw.slice(0, 40)}" is out of range (at most ${Number.MAX_SAFE_INTEGER} either way).`,
+        );
       return value;
     }
     case 'bool': {
@@ -105,7 +119,10 @@ function parseOne(name: string, def: FilterDef, raw: string, meId: number | null
     }
     case 'choice':
       if (!def.choices?.includes(raw)) {
-        throw ValidationError.field(name, `"${raw}" is not a valid choice (expected one of: ${def.choices?.join(', ')}).`);
+        throw ValidationError.field(
+          name,
+          `"${raw}" is not a valid choice (expected one of: ${def.choices?.join(', ')}).`,
+        );
       }
       return raw;
     case 'datetime':
@@ -127,7 +144,9 @@ export function parseFilters(query: QueryParams, defs: Record<string, FilterDef>
     const def = defs[name]!;
     const raws = query[name];
     if (!raws || raws.length === 0) continue;
-    parsed[name] = raws.flatMap((r) => (def.type === 'string' ? [r] : r.split(',').filter((p) => p !== ''))).map((r) => parseOne(name, def, r, meId));
+    parsed[name] = raws
+      .flatMap((r) => (def.type === 'string' ? [r] : r.split(',').filter((p) => p !== '')))
+      .map((r) => parseOne(name, def, r, meId));
   }
   return parsed;
 }
@@ -151,9 +170,12 @@ export function parsePage(query: QueryParams): Page {
   };
 }
 
-
 /** `ordering=field` or `-field`, comma-separated; only declared fields are accepted. */
-export function parseOrdering(query: QueryParams, allowed: readonly string[], fallback: OrderBy[] = [{ field: 'id', desc: false }]): OrderBy[] {
+export function parseOrdering(
+  query: QueryParams,
+  allowed: readonly string[],
+  fallback: OrderBy[] = [{ field: 'id', desc: false }],
+): OrderBy[] {
   const raw = query.ordering?.[0];
   if (!raw) return fallback;
   return raw.split(',').map((part) => {
@@ -167,7 +189,12 @@ export function parseOrdering(query: QueryParams, allowed: readonly string[], fa
 }
 
 /** Builds the list envelope with `next`/`previous` links. */
-export function envelope<T>(items: T[], count: number, page: Page, url: URL): { count: number; next: string | null; previous: string | null; results: T[] } {
+export function envelope<T>(
+  items: T[],
+  count: number,
+  page: Page,
+  url: URL,
+): { count: number; next: string | null; previous: string | null; results: T[] } {
   const link = (offset: number): string => {
     const u = new URL(url.toString());
     u.searchParams.set('limit', String(page.limit));
@@ -214,7 +241,12 @@ export function pageInMemory<T extends Record<string, unknown>>(
     items.filter((item) => terms.every((t) => options.text(item).some((v) => v.toLowerCase().includes(t)))),
     options.ordering,
   );
-  return envelope(found.slice(page.offset, page.offset + page.limit).map((o) => shapeObject(o, shape)), found.length, page, options.url);
+  return envelope(
+    found.slice(page.offset, page.offset + page.limit).map((o) => shapeObject(o, shape)),
+    found.length,
+    page,
+    options.url,
+  );
 }
 
 /** What a list's query asks for, read once for every list: its filters (after refusing unknown parameters), ordering, `q`, shape and page. */

@@ -5,7 +5,19 @@ import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import { grantAllows, type Grant } from '../users/object-permissions';
 import type { DeclaredList } from '../db/list';
-import { envelope, pageInMemory, parseFilters, parseListQuery, parseOrdering, parseShape, rejectUnknownParams, shapeObject, sortObjects, type FilterDef, type ParsedFilters } from './query';
+import {
+  envelope,
+  pageInMemory,
+  parseFilters,
+  parseListQuery,
+  parseOrdering,
+  parseShape,
+  rejectUnknownParams,
+  shapeObject,
+  sortObjects,
+  type FilterDef,
+  type ParsedFilters,
+} from './query';
 import type { Access, QueryParamDoc, QueryParams, RouteGroup, RouteRegistry } from './routes';
 
 export type { ApiObject };
@@ -49,7 +61,11 @@ async function grantFor(ctx: Ctx, objectType: string, action: string): Promise<G
 }
 
 /** Loads one object the caller may view, or throws 404. */
-export async function getViewable<T extends ApiObject>(ctx: Ctx, spec: Pick<ResourceSpec<T>, 'objectType' | 'get'>, id: number): Promise<T> {
+export async function getViewable<T extends ApiObject>(
+  ctx: Ctx,
+  spec: Pick<ResourceSpec<T>, 'objectType' | 'get'>,
+  id: number,
+): Promise<T> {
   const obj = await spec.get(ctx, id);
   if (!obj || !ctx.user) throw new NotFound();
   if (!grantAllows(await grantFor(ctx, spec.objectType, 'view'), obj, ctx.user)) throw new NotFound();
@@ -57,7 +73,12 @@ export async function getViewable<T extends ApiObject>(ctx: Ctx, spec: Pick<Reso
 }
 
 /** Throws 403 unless the caller holds `action` on this object. */
-export async function requireObjectPermission(ctx: Ctx, objectType: string, action: string, obj: Record<string, unknown>): Promise<void> {
+export async function requireObjectPermission(
+  ctx: Ctx,
+  objectType: string,
+  action: string,
+  obj: Record<string, unknown>,
+): Promise<void> {
   if (!ctx.user || !grantAllows(await grantFor(ctx, objectType, action), obj, ctx.user)) {
     throw new PermissionDenied();
   }
@@ -125,21 +146,32 @@ export function addListInMemory<T extends Record<string, unknown>>(
 
 /** The query parameters of filters: each repeatable, described by its definition (or as a filter on its name). */
 function filterQueryDocs(filters: Record<string, FilterDef>): QueryParamDoc[] {
-  return Object.entries(filters).map(([name, def]) => ({ name, description: def.description ?? `Filter on ${name}.`, repeated: true }));
+  return Object.entries(filters).map(([name, def]) => ({
+    name,
+    description: def.description ?? `Filter on ${name}.`,
+    repeated: true,
+  }));
 }
 
 /** The query parameters of a list: paging, ordering, `q`, `brief`, `fields` and its filters. */
-export function listQueryDocs(list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>): QueryParamDoc[] {
+export function listQueryDocs(
+  list: Pick<DeclaredList<unknown>, 'filters' | 'ordering' | 'searchable'>,
+): QueryParamDoc[] {
   const docs = pagingQueryDocs({
     ordering: `Fields to order by, comma-separated; prefix with - for descending (${list.ordering.join(', ')}).`,
-    q: list.searchable ? 'Free text: a case-insensitive substring of any of the list\'s text fields.' : 'Free text (this list has no text fields: matches nothing when given).',
+    q: list.searchable
+      ? "Free text: a case-insensitive substring of any of the list's text fields."
+      : 'Free text (this list has no text fields: matches nothing when given).',
     noun: 'object',
   });
   return [...docs, ...filterQueryDocs(list.filters)];
 }
 
 /** Registers the resource's routes; answers its route group (path, tag, output), for routes of its own. */
-export function registerResource<T extends ApiObject, C = never, U = never>(registry: RouteRegistry, spec: ResourceSpec<T, C, U>): RouteGroup {
+export function registerResource<T extends ApiObject, C = never, U = never>(
+  registry: RouteRegistry,
+  spec: ResourceSpec<T, C, U>,
+): RouteGroup {
   const snapshot = (o: T): Record<string, unknown> => (spec.snapshot ? spec.snapshot(o) : { ...o });
   const list = spec.list;
   const routes = registry.group({ path: spec.path, tag: spec.tag, response: spec.output });
@@ -152,8 +184,22 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
     return existing;
   };
   /** The changelog entry of a write (unless the domain records its own). */
-  const log = async (ctx: Ctx, action: 'create' | 'update' | 'delete', obj: T, prechange: Record<string, unknown> | null, postchange: Record<string, unknown> | null): Promise<void> => {
-    if (!spec.ownChangelog) await recordChange(ctx, { action, objectType: spec.objectType, objectId: obj.id, repr: obj.display, prechange, postchange });
+  const log = async (
+    ctx: Ctx,
+    action: 'create' | 'update' | 'delete',
+    obj: T,
+    prechange: Record<string, unknown> | null,
+    postchange: Record<string, unknown> | null,
+  ): Promise<void> => {
+    if (!spec.ownChangelog)
+      await recordChange(ctx, {
+        action,
+        objectType: spec.objectType,
+        objectId: obj.id,
+        repr: obj.display,
+        prechange,
+        postchange,
+      });
   };
   const { create, update, remove } = spec;
 
@@ -227,7 +273,8 @@ export function registerResource<T extends ApiObject, C = never, U = never>(regi
         if (!spec.ownChangelog) {
           const pre = snapshot(existing);
           const post = snapshot(updated);
-          if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) await log(ctx, 'update', updated, pre, post);
+          if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null }))
+            await log(ctx, 'update', updated, pre, post);
         }
         return updated;
       },

@@ -42,7 +42,8 @@ export class RouteIndex {
     for (const { prefix } of this.routes) {
       if (routers.has(prefix)) continue;
       const router = express.Router();
-      for (const route of this.routes) if (prefix.startsWith(route.prefix)) router[route.method](route.path, route.handler);
+      for (const route of this.routes)
+        if (prefix.startsWith(route.prefix)) router[route.method](route.path, route.handler);
       router.use(passOn);
       routers.set(prefix, router);
     }
@@ -53,7 +54,8 @@ export class RouteIndex {
     const routers = (this.routers ??= this.build());
     const path = req.path.toLowerCase();
     let router: Router | undefined;
-    for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1)) router = routers.get(path.slice(0, end + 1)) ?? router;
+    for (let end = path.indexOf('/'); end !== -1; end = path.indexOf('/', end + 1))
+      router = routers.get(path.slice(0, end + 1)) ?? router;
     if (!router) return next();
     router(req, res, (err?: unknown) => next(err === PASSED ? undefined : err));
   };

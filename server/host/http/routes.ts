@@ -119,7 +119,10 @@ export interface RouteBase {
 }
 
 /** A route of a group: `path` is below the group's (none: the group's own); the rest as in `RouteDef`. */
-export type GroupRoute<S extends z.ZodType | undefined> = Omit<TypedRoute<S>, 'path' | 'tag' | 'access'> & { path?: string; access?: Access };
+export type GroupRoute<S extends z.ZodType | undefined> = Omit<TypedRoute<S>, 'path' | 'tag' | 'access'> & {
+  path?: string;
+  access?: Access;
+};
 
 /**
  * Routes declared as data against one base (`registry.group({path, tag, access, response})`):
@@ -134,11 +137,21 @@ export class RouteGroup {
   add<S extends z.ZodType | undefined = undefined>(route: GroupRoute<S>): void {
     const access = route.access ?? this.base.access;
     if (!access) throw new Error(`route ${route.method} ${this.base.path}${route.path ?? ''} declares no access`);
-    this.registry.add<S>({ response: this.base.response, ...route, tag: this.base.tag, access, path: `${this.base.path}${route.path ?? ''}` });
+    this.registry.add<S>({
+      response: this.base.response,
+      ...route,
+      tag: this.base.tag,
+      access,
+      path: `${this.base.path}${route.path ?? ''}`,
+    });
   }
 
   /** POST creating an object (on the group's own path unless `path` says otherwise): `run` answers it, the answer is 201 with it. */
-  create<S extends z.ZodType>(route: Omit<GroupRoute<S>, 'method' | 'handler' | 'status'> & { run(input: RouteInput<BodyOf<S>>): Promise<unknown> }): void {
+  create<S extends z.ZodType>(
+    route: Omit<GroupRoute<S>, 'method' | 'handler' | 'status'> & {
+      run(input: RouteInput<BodyOf<S>>): Promise<unknown>;
+    },
+  ): void {
     const { run, ...rest } = route;
     this.add<S>({ method: 'POST', ...rest, status: 201, handler: async (input) => new Reply(201, await run(input)) });
   }
@@ -152,12 +165,22 @@ export class RouteGroup {
     },
   ): void {
     for (const method of ['PATCH', 'PUT'] as const) {
-      this.add<P | Q>({ ...route, method, summary: route.summary[method], body: route.body[method], handler: (input) => route.handler(input, method) });
+      this.add<P | Q>({
+        ...route,
+        method,
+        summary: route.summary[method],
+        body: route.body[method],
+        handler: (input) => route.handler(input, method),
+      });
     }
   }
 
   /** DELETE of one path: `run` deletes, the answer is 204 with no body. */
-  remove(route: Omit<GroupRoute<undefined>, 'method' | 'handler' | 'status' | 'response'> & { run(input: RouteInput<undefined>): Promise<void> }): void {
+  remove(
+    route: Omit<GroupRoute<undefined>, 'method' | 'handler' | 'status' | 'response'> & {
+      run(input: RouteInput<undefined>): Promise<void>;
+    },
+  ): void {
     const { run, ...rest } = route;
     this.add({
       ...rest,

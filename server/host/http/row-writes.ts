@@ -32,7 +32,11 @@ export interface RowWritesSpec<T extends ApiObject, W extends { name?: string },
 export function rowWrites<T extends ApiObject, W extends { name?: string }, Table>(spec: RowWritesSpec<T, W, Table>) {
   const checked = async (ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void> => {
     const unique = spec.uniqueName;
-    if (unique && input.name !== undefined && (await spec.table.taken(ctx, unique.column, input.name, existing?.id ?? null))) {
+    if (
+      unique &&
+      input.name !== undefined &&
+      (await spec.table.taken(ctx, unique.column, input.name, existing?.id ?? null))
+    ) {
       throw ValidationError.field('name', unique.message);
     }
     await spec.check?.(ctx, input, existing);

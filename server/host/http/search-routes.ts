@@ -15,7 +15,8 @@ function readQuery(raw: string[] | undefined): string {
 function readLimit(raw: string[] | undefined): number {
   const text = raw?.[0];
   if (text === undefined || text === '') return DEFAULT_LIMIT;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw ValidationError.field('limit', `"${text}" is not a positive integer.`);
+  if (!/^\d+$/.test(text) || Number(text) < 1)
+    throw ValidationError.field('limit', `"${text}" is not a positive integer.`);
   return Math.min(Number(text), MAX_LIMIT);
 }
 

@@ -6,7 +6,7 @@ export function zodFieldErrors(error: z.ZodError): FieldErrors {
   // A null-prototype record: a field named `constructor` or `toString` is plain data here.
   const fields: FieldErrors = Object.create(null) as FieldErrors;
   for (const issue of error.issues) {
-    let key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
+    const key = issue.path.length > 0 ? issue.path.map(String).join('.') : 'non_field_errors';
     let message = issue.message;
     if (issue.code === 'unrecognized_keys') {
       // A key nested in an object is named by its full path (`conditions.extra`).
@@ -16,7 +16,6 @@ export function zodFieldErrors(error: z.ZodError): FieldErrors {
     }
     if (issue.code === 'invalid_type' && /received undefined/.test(issue.message)) message = 'This field is required.';
     (fields[key] ??= []).push(message);
-    key = '';
   }
   return fields;
 }
@@ -26,7 +25,12 @@ export function validate<S extends z.ZodType>(schema: S, input: unknown): z.outp
   const result = schema.safeParse(input);
   if (!result.success) {
     const fields = zodFieldErrors(result.error);
-    throw new ValidationError(Object.entries(fields).map(([k, v]) => `${k}: ${v.join(' ')}`).join('; '), fields);
+    throw new ValidationError(
+      Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v.join(' ')}`)
+        .join('; '),
+      fields,
+    );
   }
   return result.data;
 }

@@ -33,7 +33,8 @@ export async function branchAccess(ctx: Ctx, user: AuthUser | null = ctx.user): 
   const change = perms.grant('branching.branch', 'change');
   return {
     mayView: (branch) => admits(ctx, view, branch, user),
-    mayWrite: (branch) => admits(ctx, view, branch, user) && (branch.owner === user.id || admits(ctx, change, branch, user)),
+    mayWrite: (branch) =>
+      admits(ctx, view, branch, user) && (branch.owner === user.id || admits(ctx, change, branch, user)),
     seesAll: view === true,
   };
 }

@@ -32,4 +32,3 @@ export function parseChangeRow(row: BranchChangeRow): BranchChange {
     lastUpdated: row.last_updated,
   };
 }
-

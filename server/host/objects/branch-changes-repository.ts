@@ -19,10 +19,16 @@ export function branchChangeRows(ctx: Ctx) {
 }
 
 /** The changes in one of `branchIds` (every branch: 'all') of one of `objectTypes`. */
-export function changesOf(ctx: Ctx, branchIds: ReadonlySet<number> | 'all', objectTypes: readonly string[]): Condition<HostTables, 'branch_changes'> {
+export function changesOf(
+  ctx: Ctx,
+  branchIds: ReadonlySet<number> | 'all',
+  objectTypes: readonly string[],
+): Condition<HostTables, 'branch_changes'> {
   return (eb) =>
     eb.and([
-      ...(branchIds === 'all' ? [] : [eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]),
+      ...(branchIds === 'all'
+        ? []
+        : [eb('branch_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...branchIds]).as('j')).select('j.value'))]),
       eb('object_type', 'in', objectTypes.length > 0 ? [...objectTypes] : ['']),
     ]);
 }
@@ -35,7 +41,11 @@ export async function branchChangesByIds(ctx: Ctx, ids: Iterable<number>): Promi
   const wanted = [...new Set(ids)];
   const out: BranchChange[] = [];
   for (let i = 0; i < wanted.length; i += ID_BATCH) {
-    const rows = await ctx.db.selectFrom('branch_changes').selectAll().where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute();
+    const rows = await ctx.db
+      .selectFrom('branch_changes')
+      .selectAll()
+      .where('id', 'in', wanted.slice(i, i + ID_BATCH))
+      .execute();
     out.push(...rows.map(parseChangeRow));
   }
   return out;
@@ -46,7 +56,12 @@ export async function existingBranchChangeIds(ctx: Ctx, ids: Iterable<number>): 
   const wanted = [...new Set(ids)];
   const out = new Set<number>();
   for (let i = 0; i < wanted.length; i += ID_BATCH) {
-    for (const r of await ctx.db.selectFrom('branch_changes').select('id').where('id', 'in', wanted.slice(i, i + ID_BATCH)).execute()) out.add(r.id);
+    for (const r of await ctx.db
+      .selectFrom('branch_changes')
+      .select('id')
+      .where('id', 'in', wanted.slice(i, i + ID_BATCH))
+      .execute())
+      out.add(r.id);
   }
   return out;
 }
@@ -78,7 +93,12 @@ export async function branchChanges(ctx: Ctx, branchId: number, query: ChangeQue
   return (await q.orderBy('id').execute()).map(parseChangeRow);
 }
 
-export async function branchChange(ctx: Ctx, branchId: number, objectType: string, objectId: number): Promise<BranchChange | undefined> {
+export async function branchChange(
+  ctx: Ctx,
+  branchId: number,
+  objectType: string,
+  objectId: number,
+): Promise<BranchChange | undefined> {
   const row = await ctx.db
     .selectFrom('branch_changes')
     .selectAll()
@@ -94,7 +114,12 @@ export async function branchChange(ctx: Ctx, branchId: number, objectType: strin
  * revision kept branch state reflects): what reads of it name for the read memo. A reader of a
  * keeper's state names the keeper's tables too.
  */
-export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes', 'branches', 'branch_state_revisions'];
+export const BRANCH_DATA_TABLES: readonly string[] = [
+  'objects',
+  'branch_changes',
+  'branches',
+  'branch_state_revisions',
+];
 
 /**
  * The branches with a change of any of these object types: a range of the index
@@ -102,7 +127,12 @@ export const BRANCH_DATA_TABLES: readonly string[] = ['objects', 'branch_changes
  */
 export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[]): Promise<number[]> {
   if (objectTypes.length === 0) return [];
-  const rows = await ctx.db.selectFrom('branch_changes').select('branch_id').distinct().where('object_type', 'in', [...objectTypes]).execute();
+  const rows = await ctx.db
+    .selectFrom('branch_changes')
+    .select('branch_id')
+    .distinct()
+    .where('object_type', 'in', [...objectTypes])
+    .execute();
   return rows.map((r) => r.branch_id);
 }
 
@@ -111,7 +141,14 @@ export async function branchesTouching(ctx: Ctx, objectTypes: readonly string[])
  * the branch's state current (`branch-state.ts`). `before` is the object's change row as it
  * was, when the caller has it (null: none); otherwise it is read.
  */
-export async function saveChange(ctx: Ctx, branchId: number, objectType: string, objectId: number, change: NetChange, before?: BranchChange | null): Promise<void> {
+export async function saveChange(
+  ctx: Ctx,
+  branchId: number,
+  objectType: string,
+  objectId: number,
+  change: NetChange,
+  before?: BranchChange | null,
+): Promise<void> {
   const was = before !== undefined ? before : ((await branchChange(ctx, branchId, objectType, objectId)) ?? null);
   const now = ctx.host.clock.now().toISOString();
   const main = await getMainObjectForWrite(ctx, objectType, objectId);
@@ -124,7 +161,14 @@ export async function saveChange(ctx: Ctx, branchId: number, objectType: string,
   };
   const row = await ctx.db
     .insertInto('branch_changes')
-    .values({ branch_id: branchId, object_type: objectType, object_id: objectId, premerge: null, created: now, ...values })
+    .values({
+      branch_id: branchId,
+      object_type: objectType,
+      object_id: objectId,
+      premerge: null,
+      created: now,
+      ...values,
+    })
     .onConflict((oc) => oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet(values))
     .returningAll()
     .executeTakeFirstOrThrow();

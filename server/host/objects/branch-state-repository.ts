@@ -14,7 +14,9 @@ export async function moveChangesRevision(ctx: Ctx, branchId: number): Promise<n
 }
 
 /** A branch's changes revision (undefined: no such branch). */
-const changesRevisionOf = compiledSelect((db: Queryable, branchId: number) => db.selectFrom('branches').select('changes_revision').where('id', '=', branchId));
+const changesRevisionOf = compiledSelect((db: Queryable, branchId: number) =>
+  db.selectFrom('branches').select('changes_revision').where('id', '=', branchId),
+);
 
 export async function changesRevision(ctx: Ctx, branchId: number): Promise<number | undefined> {
   const [row] = await changesRevisionOf(ctx.db, branchId);
@@ -23,13 +25,21 @@ export async function changesRevision(ctx: Ctx, branchId: number): Promise<numbe
 
 /** The revision each keeper's state of this branch reflects, by keeper name. */
 export async function keeperRevisions(ctx: Ctx, branchId: number): Promise<Map<string, number>> {
-  const rows = await ctx.db.selectFrom('branch_state_revisions').select(['keeper', 'revision']).where('branch_id', '=', branchId).execute();
+  const rows = await ctx.db
+    .selectFrom('branch_state_revisions')
+    .select(['keeper', 'revision'])
+    .where('branch_id', '=', branchId)
+    .execute();
   return new Map(rows.map((r) => [r.keeper, Number(r.revision)]));
 }
 
 /** The revision one keeper's state of this branch reflects (undefined: none recorded). */
 const keeperRevisionOf = compiledSelect((db: Queryable, branchId: number, keeper: string) =>
-  db.selectFrom('branch_state_revisions').select('revision').where('branch_id', '=', branchId).where('keeper', '=', keeper),
+  db
+    .selectFrom('branch_state_revisions')
+    .select('revision')
+    .where('branch_id', '=', branchId)
+    .where('keeper', '=', keeper),
 );
 
 export async function keeperRevision(ctx: Ctx, branchId: number, keeper: string): Promise<number | undefined> {
@@ -38,7 +48,13 @@ export async function keeperRevision(ctx: Ctx, branchId: number, keeper: string)
 }
 
 /** Moves these keepers from revision `from` to `to` (a keeper recorded at another revision stays). */
-export async function advanceKeepers(ctx: Ctx, branchId: number, keepers: string[], from: number, to: number): Promise<void> {
+export async function advanceKeepers(
+  ctx: Ctx,
+  branchId: number,
+  keepers: string[],
+  from: number,
+  to: number,
+): Promise<void> {
   if (keepers.length === 0) return;
   await ctx.db
     .updateTable('branch_state_revisions')
@@ -50,7 +66,12 @@ export async function advanceKeepers(ctx: Ctx, branchId: number, keepers: string
 }
 
 /** Records the revision a keeper's state of this branch reflects. */
-export async function recordKeeperRevision(ctx: Ctx, branchId: number, keeper: string, revision: number): Promise<void> {
+export async function recordKeeperRevision(
+  ctx: Ctx,
+  branchId: number,
+  keeper: string,
+  revision: number,
+): Promise<void> {
   await ctx.db
     .insertInto('branch_state_revisions')
     .values({ branch_id: branchId, keeper, revision })

@@ -19,6 +19,12 @@ export async function touchedObjectTypes(ctx: Ctx, branchId: number): Promise<st
 
 /** Whether the branch changes an object of this type now (one index probe). */
 export async function branchTouchesType(ctx: Ctx, branchId: number, objectType: string): Promise<boolean> {
-  const row = await ctx.db.selectFrom('branch_changes').select('id').where('branch_id', '=', branchId).where('object_type', '=', objectType).limit(1).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('branch_changes')
+    .select('id')
+    .where('branch_id', '=', branchId)
+    .where('object_type', '=', objectType)
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -8,7 +8,9 @@ export function branchRows(ctx: Ctx) {
   return ctx.db.selectFrom('branches').selectAll();
 }
 
-const branchById = compiledSelect((db: Queryable, id: number) => db.selectFrom('branches').selectAll().where('id', '=', id));
+const branchById = compiledSelect((db: Queryable, id: number) =>
+  db.selectFrom('branches').selectAll().where('id', '=', id),
+);
 
 export async function findBranch(ctx: Ctx, id: number): Promise<BranchRow | undefined> {
   return (await branchById(ctx.db, id))[0];

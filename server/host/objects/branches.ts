@@ -27,7 +27,6 @@ export function presentBranch(ctx: Ctx, row: BranchRow): BranchOut {
   };
 }
 
-
 /** The branch, or 404. */
 export async function loadBranch(ctx: Ctx, id: number): Promise<BranchRow> {
   const row = await findBranch(ctx, id);

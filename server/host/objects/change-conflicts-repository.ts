@@ -26,16 +26,32 @@ import type { NetChange } from './net-effect';
 export const CHANGE_CONFLICTS_KEEPER = 'host:change-conflicts';
 
 /** The kept columns of a change against main's attributes now (null: the object is gone). */
-export function conflictColumns(change: NetChange, current: Attributes | null): { conflicts: string | null; merge_problem: string | null } {
+export function conflictColumns(
+  change: NetChange,
+  current: Attributes | null,
+): { conflicts: string | null; merge_problem: string | null } {
   const conflicts = computeConflicts(change, current);
-  return { conflicts: conflicts === null ? null : JSON.stringify(conflicts), merge_problem: mergeProblem(change, current, conflicts) };
+  return {
+    conflicts: conflicts === null ? null : JSON.stringify(conflicts),
+    merge_problem: mergeProblem(change, current, conflicts),
+  };
 }
 
-type KeptRow = Pick<BranchChangeRow, 'id' | 'object_type' | 'action' | 'original' | 'modified' | 'conflicts' | 'merge_problem'>;
+type KeptRow = Pick<
+  BranchChangeRow,
+  'id' | 'object_type' | 'action' | 'original' | 'modified' | 'conflicts' | 'merge_problem'
+>;
 
-async function rewrite(ctx: Ctx, rows: readonly KeptRow[], currentOf: (row: KeptRow) => Attributes | null): Promise<void> {
+async function rewrite(
+  ctx: Ctx,
+  rows: readonly KeptRow[],
+  currentOf: (row: KeptRow) => Attributes | null,
+): Promise<void> {
   for (const row of rows) {
-    const wanted = conflictColumns({ action: row.action, original: parseAttributes(row.original), modified: parseAttributes(row.modified) }, currentOf(row));
+    const wanted = conflictColumns(
+      { action: row.action, original: parseAttributes(row.original), modified: parseAttributes(row.modified) },
+      currentOf(row),
+    );
     if (wanted.conflicts === row.conflicts && wanted.merge_problem === row.merge_problem) continue;
     await ctx.db.updateTable('branch_changes').set(wanted).where('id', '=', row.id).execute();
   }
@@ -46,7 +62,11 @@ async function rewrite(ctx: Ctx, rows: readonly KeptRow[], currentOf: (row: Kept
  * rewrites the kept columns of every change of it in a branch not merged. An index range of
  * `branch_changes_by_object`: cost grows with the branches changing this object, not their size.
  */
-export async function refreshChangesOf(ctx: Ctx, objectId: number, state: { objectType: string; attrs: Attributes } | null): Promise<void> {
+export async function refreshChangesOf(
+  ctx: Ctx,
+  objectId: number,
+  state: { objectType: string; attrs: Attributes } | null,
+): Promise<void> {
   const rows = await ctx.db
     .selectFrom('branch_changes')
     .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
@@ -65,7 +85,9 @@ async function rebuildConflicts(ctx: Ctx, branchId: number): Promise<void> {
   for await (const rows of branchChangeBatches(ctx, branchId, REBUILD_BATCH)) {
     const ids = rows.map((r) => r.object_id);
     const mains = new Map(
-      (await ctx.db.selectFrom('objects').select(['id', 'object_type', 'data']).where('id', 'in', ids).execute()).map((o) => [o.id, o]),
+      (await ctx.db.selectFrom('objects').select(['id', 'object_type', 'data']).where('id', 'in', ids).execute()).map(
+        (o) => [o.id, o],
+      ),
     );
     await rewrite(ctx, rows, (row) => {
       const main = mains.get((row as (typeof rows)[number]).object_id);
@@ -90,7 +112,16 @@ export function changeConflictsKeeper<C extends Ctx>(): BranchStateKeeperOf<C> {
 /** The changes of a branch that conflict with main, or that the merge could not apply, counted, with the first `limit` (oldest first). */
 export interface KeptProblems {
   count: number;
-  first: Array<{ id: number; objectType: string; objectId: number; action: string; original: Attributes | null; modified: Attributes | null; conflicts: string[] | null; problem: string | null }>;
+  first: Array<{
+    id: number;
+    objectType: string;
+    objectId: number;
+    action: string;
+    original: Attributes | null;
+    modified: Attributes | null;
+    conflicts: string[] | null;
+    problem: string | null;
+  }>;
 }
 
 /**
@@ -98,7 +129,13 @@ export interface KeptProblems {
  * (`problems`), from the kept columns (current: see `branchProblems`), leaving out those of
  * `types`; or (`types`) the changes of those types.
  */
-export async function keptProblems(ctx: Ctx, branchId: number, kind: 'conflicts' | 'problems' | 'types', limit: number, types: readonly string[] = []): Promise<KeptProblems> {
+export async function keptProblems(
+  ctx: Ctx,
+  branchId: number,
+  kind: 'conflicts' | 'problems' | 'types',
+  limit: number,
+  types: readonly string[] = [],
+): Promise<KeptProblems> {
   const base = () => {
     const q = ctx.db.selectFrom('branch_changes').where('branch_id', '=', branchId);
     if (kind === 'types') return q.where('object_type', 'in', types.length > 0 ? [...types] : ['']);
@@ -132,7 +169,14 @@ export async function keptProblems(ctx: Ctx, branchId: number, kind: 'conflicts'
 }
 
 /** Whether any change of the branch conflicts with main, from the kept columns: one probe of `branch_changes_conflicting`. */
-const firstKeptConflict = compiledSelect((db: Queryable, branchId: number) => db.selectFrom('branch_changes').select('id').where('branch_id', '=', branchId).where('conflicts', 'is not', null).limit(1));
+const firstKeptConflict = compiledSelect((db: Queryable, branchId: number) =>
+  db
+    .selectFrom('branch_changes')
+    .select('id')
+    .where('branch_id', '=', branchId)
+    .where('conflicts', 'is not', null)
+    .limit(1),
+);
 
 export async function anyKeptConflict(ctx: Ctx, branchId: number): Promise<boolean> {
   return (await firstKeptConflict(ctx.db, branchId)).length > 0;
@@ -146,7 +190,12 @@ const KEPT_PROBLEMS_TABLES: readonly string[] = ['branch_changes'];
  * (a review or a comment runs the built-in checks again: their conflicts stand). Frozen: shared
  * by every caller until then.
  */
-function keptProblemsShared(ctx: Ctx, branchId: number, kind: 'conflicts' | 'problems', limit: number): Promise<KeptProblems> {
+function keptProblemsShared(
+  ctx: Ctx,
+  branchId: number,
+  kind: 'conflicts' | 'problems',
+  limit: number,
+): Promise<KeptProblems> {
   return ctx.host.readMemo.get(
     ctx,
     `kept-problems|${branchId}|${kind}|${limit}`,
@@ -161,7 +210,12 @@ function keptProblemsShared(ctx: Ctx, branchId: number, kind: 'conflicts' | 'pro
 }
 
 /** `keptProblems`, after making the branch's kept columns current. */
-export async function branchProblems(ctx: Ctx, branchId: number, kind: 'conflicts' | 'problems', limit: number): Promise<KeptProblems> {
+export async function branchProblems(
+  ctx: Ctx,
+  branchId: number,
+  kind: 'conflicts' | 'problems',
+  limit: number,
+): Promise<KeptProblems> {
   await ensureBranchState(ctx, CHANGE_CONFLICTS_KEEPER, branchId);
   return keptProblemsShared(ctx, branchId, kind, limit);
 }
@@ -171,7 +225,12 @@ export async function branchProblems(ctx: Ctx, branchId: number, kind: 'conflict
  * (oldest first): the kept merge problems, and every change of an object type `known` refuses
  * (the catalogue no longer knows it; a few probes per type the branch touches).
  */
-export async function branchMergeProblems(ctx: Ctx, branchId: number, known: (objectType: string) => boolean, limit: number): Promise<KeptProblems> {
+export async function branchMergeProblems(
+  ctx: Ctx,
+  branchId: number,
+  known: (objectType: string) => boolean,
+  limit: number,
+): Promise<KeptProblems> {
   await ensureBranchState(ctx, CHANGE_CONFLICTS_KEEPER, branchId);
   const unknown = (await touchedObjectTypes(ctx, branchId)).filter((t) => !known(t));
   if (unknown.length === 0) return keptProblemsShared(ctx, branchId, 'problems', limit);

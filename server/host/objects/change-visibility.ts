@@ -47,10 +47,14 @@ export class ChangeVisibility {
     let branches: 'all' | Set<number> = 'all';
     if (!access.seesAll) {
       // Reused between writes (any write, a permission's or a branch's included, drops it).
-      branches = await ctx.host.readMemo.get(ctx, `visible-branches|${user.id}|${user.groupIds.join(',')}|${ctx.baseUrl}`, async () => {
-        const rows: BranchRow[] = await allBranches(ctx);
-        return new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
-      });
+      branches = await ctx.host.readMemo.get(
+        ctx,
+        `visible-branches|${user.id}|${user.groupIds.join(',')}|${ctx.baseUrl}`,
+        async () => {
+          const rows: BranchRow[] = await allBranches(ctx);
+          return new Set(rows.filter((r) => access.mayView(r)).map((r) => r.id));
+        },
+      );
     }
     return new ChangeVisibility(ctx, branches, grants);
   }
@@ -96,7 +100,11 @@ export class ChangeVisibility {
     if (grant === true || grant === false) return grant;
     const def = this.ctx.host.objectTypes.get(objectType);
     if (!def) return true;
-    return grantAllows(grant, presentObject(this.ctx, def, { id: objectId, objectType, attrs, created, lastUpdated }), this.ctx.user!);
+    return grantAllows(
+      grant,
+      presentObject(this.ctx, def, { id: objectId, objectType, attrs, created, lastUpdated }),
+      this.ctx.user!,
+    );
   }
 
   /**
@@ -107,12 +115,14 @@ export class ChangeVisibility {
     if (this.unrestricted) return [...changes];
     const candidates = changes.filter((c) => this.branchVisible(c.branchId) && this.grant(c.objectType) !== false);
     const deletes = candidates.filter((c) => c.action === 'delete' && Array.isArray(this.grant(c.objectType)));
-    const mains = deletes.length > 0 ? await getMainObjects(this.ctx, [...new Set(deletes.map((c) => c.objectId))]) : new Map();
+    const mains =
+      deletes.length > 0 ? await getMainObjects(this.ctx, [...new Set(deletes.map((c) => c.objectId))]) : new Map();
     return candidates.filter((c) => {
       if (this.grant(c.objectType) === true) return true;
       if (c.action === 'delete') {
         const main = mains.get(c.objectId);
-        if (main && main.objectType === c.objectType) return this.admitsState(c.objectType, c.objectId, main.attrs, main.created, main.lastUpdated);
+        if (main && main.objectType === c.objectType)
+          return this.admitsState(c.objectType, c.objectId, main.attrs, main.created, main.lastUpdated);
         return c.original !== null && this.admitsState(c.objectType, c.objectId, c.original, c.created, c.lastUpdated);
       }
       return c.modified !== null && this.admitsState(c.objectType, c.objectId, c.modified, c.created, c.lastUpdated);

@@ -30,7 +30,11 @@ export function computeConflicts(change: NetChange, current: Attributes | null):
  * already holds, an update of an object main deleted, or conflicting attributes (`conflicts`,
  * from `computeConflicts`). An object type the catalogue no longer knows is the check's to tell.
  */
-export function mergeProblem(change: NetChange, current: Attributes | null, conflicts: readonly string[] | null): string | null {
+export function mergeProblem(
+  change: NetChange,
+  current: Attributes | null,
+  conflicts: readonly string[] | null,
+): string | null {
   if (change.action === 'create' && current !== null) return 'Main already holds an object with this id.';
   if (change.action === 'update' && current === null) return 'Main deleted it since the branch changed it.';
   if (conflicts) return `Conflicts with main on ${conflicts.join(', ')}.`;

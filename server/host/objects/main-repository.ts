@@ -17,7 +17,13 @@ export interface ObjectState {
 const OBJECT_SEQUENCE = 'objects';
 
 function fromRow(row: ObjectsTable): ObjectState {
-  return { id: row.id, objectType: row.object_type, attrs: parseAttributes(row.data) ?? {}, created: row.created, lastUpdated: row.last_updated };
+  return {
+    id: row.id,
+    objectType: row.object_type,
+    attrs: parseAttributes(row.data) ?? {},
+    created: row.created,
+    lastUpdated: row.last_updated,
+  };
 }
 
 /**
@@ -34,7 +40,12 @@ export async function nextObjectId(ctx: Ctx): Promise<number> {
 }
 
 export async function getMainObject(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
-  const row = await ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType).where('id', '=', id).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('objects')
+    .selectAll()
+    .where('object_type', '=', objectType)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 
@@ -45,7 +56,11 @@ export async function getMainObject(ctx: Ctx, objectType: string, id: number): P
  * transaction waits for it, then rewrites them (`refreshChangesOf`); one committed before it is
  * what it reads.
  */
-export async function getMainObjectForWrite(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
+export async function getMainObjectForWrite(
+  ctx: Ctx,
+  objectType: string,
+  id: number,
+): Promise<ObjectState | undefined> {
   let q = ctx.db.selectFrom('objects').selectAll().where('object_type', '=', objectType).where('id', '=', id);
   if (ctx.inTransaction && databaseKind(ctx.db) === 'postgres') q = q.forShare();
   const row = await q.executeTakeFirst();
@@ -56,7 +71,11 @@ export async function getMainObjectForWrite(ctx: Ctx, objectType: string, id: nu
 export async function getMainObjects(ctx: Ctx, ids: number[]): Promise<Map<number, ObjectState>> {
   const out = new Map<number, ObjectState>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await ctx.db.selectFrom('objects').selectAll().where('id', 'in', ids.slice(i, i + 500)).execute();
+    const rows = await ctx.db
+      .selectFrom('objects')
+      .selectAll()
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
     for (const row of rows) out.set(row.id, fromRow(row));
   }
   return out;
@@ -75,9 +94,20 @@ export async function listMainObjects(ctx: Ctx, objectType: string, ids?: number
 export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void> {
   await ctx.db
     .insertInto('objects')
-    .values({ id: state.id, object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated })
+    .values({
+      id: state.id,
+      object_type: state.objectType,
+      data: JSON.stringify(state.attrs),
+      created: state.created,
+      last_updated: state.lastUpdated,
+    })
     .onConflict((oc) =>
-      oc.column('id').doUpdateSet({ object_type: state.objectType, data: JSON.stringify(state.attrs), created: state.created, last_updated: state.lastUpdated }),
+      oc.column('id').doUpdateSet({
+        object_type: state.objectType,
+        data: JSON.stringify(state.attrs),
+        created: state.created,
+        last_updated: state.lastUpdated,
+      }),
     )
     .execute();
   await refreshChangesOf(ctx, state.id, state);

@@ -46,7 +46,8 @@ export function nextNetEffect(existing: NetChange | null, write: BranchWrite): N
     if (sameAttributes(existing.modified, write.attrs)) return { kind: 'unchanged' };
     return { kind: 'set', change: { action: 'create', original: null, modified: write.attrs } };
   }
-  if (write.op === 'delete') return { kind: 'set', change: { action: 'delete', original: existing.original, modified: null } };
+  if (write.op === 'delete')
+    return { kind: 'set', change: { action: 'delete', original: existing.original, modified: null } };
   if (sameAttributes(existing.original, write.attrs)) return { kind: 'remove' };
   if (sameAttributes(existing.modified, write.attrs)) return { kind: 'unchanged' };
   return { kind: 'set', change: { action: 'update', original: existing.original, modified: write.attrs } };

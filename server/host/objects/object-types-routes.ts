@@ -39,7 +39,12 @@ function filters(host: Host): Record<string, FilterDef> {
 
 /** `/api/core/object-types/` (read-only): the catalogue of object types, host and plugins alike. */
 export function registerObjectTypes(host: Host): void {
-  const routes = host.routes.group({ path: PATH, tag: 'core', access: { authenticated: true }, response: objectTypeOutput });
+  const routes = host.routes.group({
+    path: PATH,
+    tag: 'core',
+    access: { authenticated: true },
+    response: objectTypeOutput,
+  });
 
   addListInMemory(routes, {
     summary: 'List object types',
@@ -51,7 +56,12 @@ export function registerObjectTypes(host: Host): void {
       host.objectTypes
         .all()
         .map((t) => present(ctx, t))
-        .filter((t) => (!parsed.id || parsed.id.includes(t.id)) && (!parsed.app_label || parsed.app_label.includes(t.app_label)) && (!parsed.model || parsed.model.includes(t.model))),
+        .filter(
+          (t) =>
+            (!parsed.id || parsed.id.includes(t.id)) &&
+            (!parsed.app_label || parsed.app_label.includes(t.app_label)) &&
+            (!parsed.model || parsed.model.includes(t.model)),
+        ),
     text: (t) => [t.app_label, t.model, t.display],
   });
 

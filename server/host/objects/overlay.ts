@@ -6,10 +6,21 @@ import { getMainObject, listMainObjects, type ObjectState } from './main-reposit
  * Reads in branch context: without a branch, main; in a branch, main overlaid with the
  * branch's changes (created and updated objects show the branch's state, deleted ones are gone).
  */
-function overlay(objectType: string, objectId: number, main: ObjectState | undefined, change: BranchChange | undefined): ObjectState | undefined {
+function overlay(
+  objectType: string,
+  objectId: number,
+  main: ObjectState | undefined,
+  change: BranchChange | undefined,
+): ObjectState | undefined {
   if (!change) return main;
   if (change.action === 'delete' || change.modified === null) return undefined;
-  return { id: objectId, objectType, attrs: change.modified, created: main?.created ?? change.created, lastUpdated: change.lastUpdated };
+  return {
+    id: objectId,
+    objectType,
+    attrs: change.modified,
+    created: main?.created ?? change.created,
+    lastUpdated: change.lastUpdated,
+  };
 }
 
 export async function readObject(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {

@@ -22,7 +22,9 @@ export const sourceObjectOutput = z.looseObject({ ...objectBase });
  * (`id, url, display, created, last_updated`) may be sent and are ignored.
  */
 export const sourceObjectWrite = z.record(
-  z.string().regex(ATTRIBUTE_NAME, { error: 'Attribute names are letters, digits and underscores, not starting with a digit.' }),
+  z.string().regex(ATTRIBUTE_NAME, {
+    error: 'Attribute names are letters, digits and underscores, not starting with a digit.',
+  }),
   z.unknown(),
 );
 
@@ -45,7 +47,11 @@ async function viewGrant(ctx: Ctx, def: CatalogueType) {
 }
 
 /** The object as the context (main or branch) sees it, if the caller may view it; else 404. */
-async function viewable(ctx: Ctx, def: CatalogueType, rawId: string | undefined): Promise<{ state: ObjectState; api: ApiObject }> {
+async function viewable(
+  ctx: Ctx,
+  def: CatalogueType,
+  rawId: string | undefined,
+): Promise<{ state: ObjectState; api: ApiObject }> {
   const state = await readObject(ctx, def.name, parseId(rawId));
   if (!state || !ctx.user) throw new NotFound();
   const api = presentObject(ctx, def, state);
@@ -97,7 +103,10 @@ function registerType(host: Host, def: CatalogueType): void {
     },
   });
 
-  const update = async ({ ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes }, replace: boolean) => {
+  const update = async (
+    { ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes },
+    replace: boolean,
+  ) => {
     const { state, api } = await viewable(ctx, def, params.id);
     await requireObjectPermission(ctx, def.name, 'change', api);
     const sent = writableAttributes(body);

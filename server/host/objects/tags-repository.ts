@@ -32,7 +32,11 @@ const tagAssignmentsOfOne = compiledSelect((db: Queryable<any>, objectType: stri
 );
 
 /** The tags assigned to these objects of one type, by tag name. */
-export async function tagAssignments(ctx: Ctx, objectType: string, objectIds: readonly number[]): Promise<Array<{ object_id: number; id: number; name: string; slug: string; color: string }>> {
+export async function tagAssignments(
+  ctx: Ctx,
+  objectType: string,
+  objectIds: readonly number[],
+): Promise<Array<{ object_id: number; id: number; name: string; slug: string; color: string }>> {
   const distinct = [...new Set(objectIds)];
   if (distinct.length === 1) return tagAssignmentsOfOne(ctx.db, objectType, distinct[0]!);
   return assignmentsOfType(ctx.db, objectType).where('ti.object_id', 'in', distinct).orderBy('t.name').execute();
@@ -43,16 +47,35 @@ export function tagsNamed(ctx: Ctx, ids: ReadonlySet<number>, names: ReadonlySet
   return ctx.db
     .selectFrom('tags')
     .select(['id', 'name', 'slug'])
-    .where((eb) => eb.or([eb('id', 'in', ids.size > 0 ? [...ids] : [-1]), eb('name', 'in', names.size > 0 ? [...names] : ['']), eb('slug', 'in', slugs.size > 0 ? [...slugs] : [''])]))
+    .where((eb) =>
+      eb.or([
+        eb('id', 'in', ids.size > 0 ? [...ids] : [-1]),
+        eb('name', 'in', names.size > 0 ? [...names] : ['']),
+        eb('slug', 'in', slugs.size > 0 ? [...slugs] : ['']),
+      ]),
+    )
     .execute();
 }
 
 /** Makes `tagIds` the object's tags. */
-export async function replaceTagAssignments(ctx: Ctx, objectType: string, objectId: number, tagIds: readonly number[]): Promise<void> {
+export async function replaceTagAssignments(
+  ctx: Ctx,
+  objectType: string,
+  objectId: number,
+  tagIds: readonly number[],
+): Promise<void> {
   await clearTagAssignments(ctx, objectType, objectId);
-  if (tagIds.length > 0) await ctx.db.insertInto('tagged_items').values(tagIds.map((tag_id) => ({ tag_id, object_type: objectType, object_id: objectId }))).execute();
+  if (tagIds.length > 0)
+    await ctx.db
+      .insertInto('tagged_items')
+      .values(tagIds.map((tag_id) => ({ tag_id, object_type: objectType, object_id: objectId })))
+      .execute();
 }
 
 export async function clearTagAssignments(ctx: Ctx, objectType: string, objectId: number): Promise<void> {
-  await ctx.db.deleteFrom('tagged_items').where('object_type', '=', objectType).where('object_id', '=', objectId).execute();
+  await ctx.db
+    .deleteFrom('tagged_items')
+    .where('object_type', '=', objectType)
+    .where('object_id', '=', objectId)
+    .execute();
 }

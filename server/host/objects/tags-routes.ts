@@ -13,7 +13,17 @@ type TagOut = z.infer<typeof tagOutput> & ApiObject;
 type TagWriteInput = z.infer<typeof tagWrite>;
 
 function present(ctx: Ctx, row: TagRow): TagOut {
-  return { id: row.id, url: tagUrl(ctx, row.id), display: row.name, name: row.name, slug: row.slug, color: row.color, description: row.description, created: row.created, last_updated: row.last_updated };
+  return {
+    id: row.id,
+    url: tagUrl(ctx, row.id),
+    display: row.name,
+    name: row.name,
+    slug: row.slug,
+    color: row.color,
+    description: row.description,
+    created: row.created,
+    last_updated: row.last_updated,
+  };
 }
 
 /** One tag and the tags list. */
@@ -31,7 +41,8 @@ async function requireUnique(ctx: Ctx, input: Partial<TagWriteInput>, exceptId: 
   for (const field of ['name', 'slug'] as const) {
     const value = input[field];
     if (value === undefined) continue;
-    if (await tagTable.taken(ctx, field, value, exceptId)) throw ValidationError.field(field, `A tag with this ${field} already exists.`);
+    if (await tagTable.taken(ctx, field, value, exceptId))
+      throw ValidationError.field(field, `A tag with this ${field} already exists.`);
   }
 }
 
@@ -49,7 +60,14 @@ export function registerTags(host: Host): void {
       run: async (ctx, input: TagWriteInput) => {
         await requireUnique(ctx, input, null);
         const now = ctx.host.clock.now().toISOString();
-        return tagTable.insert(ctx, { name: input.name, slug: input.slug, color: input.color ?? '9e9e9e', description: input.description ?? '', created: now, last_updated: now });
+        return tagTable.insert(ctx, {
+          name: input.name,
+          slug: input.slug,
+          color: input.color ?? '9e9e9e',
+          description: input.description ?? '',
+          created: now,
+          last_updated: now,
+        });
       },
     },
     update: {

@@ -27,7 +27,10 @@ export async function tagsOf(ctx: Ctx, objectType: string, ids: readonly number[
   const byObject = new Map<number, TagRef[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return byObject;
   const rows = await tagAssignments(ctx, objectType, ids);
-  for (const r of rows) byObject.get(r.object_id)?.push({ id: r.id, url: tagUrl(ctx, r.id), display: r.name, name: r.name, slug: r.slug, color: r.color });
+  for (const r of rows)
+    byObject
+      .get(r.object_id)
+      ?.push({ id: r.id, url: tagUrl(ctx, r.id), display: r.name, name: r.name, slug: r.slug, color: r.color });
   return byObject;
 }
 
@@ -54,7 +57,12 @@ async function resolveTags(ctx: Ctx, refs: readonly TagWrite[]): Promise<number[
 }
 
 /** Replaces an object's tags with those named (a write's `tags` replaces the whole list). */
-export async function setTags(ctx: Ctx, objectType: string, objectId: number, refs: readonly TagWrite[]): Promise<void> {
+export async function setTags(
+  ctx: Ctx,
+  objectType: string,
+  objectId: number,
+  refs: readonly TagWrite[],
+): Promise<void> {
   const tagIds = await resolveTags(ctx, refs);
   await replaceTagAssignments(ctx, objectType, objectId, tagIds);
 }

@@ -43,7 +43,13 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
 }
 
 /** Records the write in the branch's net effect and tells the branch hooks when the changes moved. */
-async function writeInBranch(ctx: Ctx, branch: BranchRow, objectType: string, objectId: number, write: BranchWrite): Promise<boolean> {
+async function writeInBranch(
+  ctx: Ctx,
+  branch: BranchRow,
+  objectType: string,
+  objectId: number,
+  write: BranchWrite,
+): Promise<boolean> {
   const existing = await branchChange(ctx, branch.id, objectType, objectId);
   const effect = nextNetEffect(existing ?? null, write);
   if (effect.kind === 'unchanged') return false;
@@ -59,7 +65,13 @@ async function writeInBranch(ctx: Ctx, branch: BranchRow, objectType: string, ob
 }
 
 /** Records a write of a source-of-truth object in the changelog (and emits its object event), in the context's branch or on main. */
-export async function logObjectWrite(ctx: Ctx, def: CatalogueType, action: ChangeActionName, before: ObjectState | undefined, after: ObjectState | undefined): Promise<void> {
+export async function logObjectWrite(
+  ctx: Ctx,
+  def: CatalogueType,
+  action: ChangeActionName,
+  before: ObjectState | undefined,
+  after: ObjectState | undefined,
+): Promise<void> {
   const pre = before ? presentObject(ctx, def, before) : null;
   const post = after ? presentObject(ctx, def, after) : null;
   await recordChange(ctx, {
@@ -72,10 +84,21 @@ export async function logObjectWrite(ctx: Ctx, def: CatalogueType, action: Chang
   });
 }
 
-export async function createObject(ctx: Ctx, def: CatalogueType, attrs: Attributes, options: WriteOptions = {}): Promise<ObjectState> {
+export async function createObject(
+  ctx: Ctx,
+  def: CatalogueType,
+  attrs: Attributes,
+  options: WriteOptions = {},
+): Promise<ObjectState> {
   const branch = await writeTarget(ctx, def.name);
   const now = ctx.host.clock.now().toISOString();
-  const state: ObjectState = { id: await nextObjectId(ctx), objectType: def.name, attrs, created: now, lastUpdated: now };
+  const state: ObjectState = {
+    id: await nextObjectId(ctx),
+    objectType: def.name,
+    attrs,
+    created: now,
+    lastUpdated: now,
+  };
   await options.authorize?.(state);
   if (branch) await writeInBranch(ctx, branch, def.name, state.id, { op: 'create', attrs });
   else await putMainObject(ctx, state);
@@ -86,12 +109,19 @@ export async function createObject(ctx: Ctx, def: CatalogueType, attrs: Attribut
 }
 
 /** Sets an object's attributes to `attrs` (the caller merges for a partial update). */
-export async function updateObject(ctx: Ctx, def: CatalogueType, existing: ObjectState, attrs: Attributes, options: WriteOptions = {}): Promise<ObjectState> {
+export async function updateObject(
+  ctx: Ctx,
+  def: CatalogueType,
+  existing: ObjectState,
+  attrs: Attributes,
+  options: WriteOptions = {},
+): Promise<ObjectState> {
   const branch = await writeTarget(ctx, def.name);
   const now = ctx.host.clock.now().toISOString();
   await options.authorize?.({ ...existing, attrs, lastUpdated: now });
   let moved: boolean;
-  if (branch) moved = await writeInBranch(ctx, branch, def.name, existing.id, { op: 'update', before: existing.attrs, attrs });
+  if (branch)
+    moved = await writeInBranch(ctx, branch, def.name, existing.id, { op: 'update', before: existing.attrs, attrs });
   else {
     moved = !sameAttributes(existing.attrs, attrs);
     if (moved) await putMainObject(ctx, { ...existing, attrs, lastUpdated: now });

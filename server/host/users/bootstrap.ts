@@ -3,7 +3,15 @@ import { bumpDataVersion } from '../db/data-version';
 import { retryingStalePlan } from '../db/pg-client';
 import type { Clock } from '../core/clock';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
-import { adminUserId, anyUserExists, insertAdminToken, insertAdminUser, makeActiveSuperuser, reassignToken, tokenIdByHash } from './bootstrap-repository';
+import {
+  adminUserId,
+  anyUserExists,
+  insertAdminToken,
+  insertAdminUser,
+  makeActiveSuperuser,
+  reassignToken,
+  tokenIdByHash,
+} from './bootstrap-repository';
 
 /** The least length of `CHANGE_CONTROL_ADMIN_TOKEN`: a superuser's token must not be guessable. */
 export const MIN_ADMIN_TOKEN_LENGTH = 32;

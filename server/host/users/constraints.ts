@@ -19,7 +19,11 @@ export const constraintObject = z.record(z.string(), z.unknown()).superRefine((o
     const isIn = key.endsWith('__in');
     const field = isIn ? key.slice(0, -4) : key;
     if (!FIELD.test(field) || field.includes('__')) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a condition: use "field" or "field__in".` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `"${key}" is not a condition: use "field" or "field__in".`,
+      });
       continue;
     }
     const value = obj[key];
@@ -28,16 +32,25 @@ export const constraintObject = z.record(z.string(), z.unknown()).superRefine((o
         ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" needs a list of values.` });
       }
     } else if (!scalar.safeParse(value).success) {
-      ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" needs a single value (a string, number, boolean or null).` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `"${key}" needs a single value (a string, number, boolean or null).`,
+      });
     }
   }
 });
 
-export const constraints = z
-  .union([
+export const constraints = z.union(
+  [
     z.null(),
     constraintObject,
-    z.array(constraintObject).min(1, { error: 'Give at least one constraint object, or null for no constraints.' }).max(100),
-  ], { error: 'Constraints are null, an object of conditions, or a list of such objects.' });
+    z
+      .array(constraintObject)
+      .min(1, { error: 'Give at least one constraint object, or null for no constraints.' })
+      .max(100),
+  ],
+  { error: 'Constraints are null, an object of conditions, or a list of such objects.' },
+);
 
 export type Constraints = z.infer<typeof constraints>;

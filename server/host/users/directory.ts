@@ -31,7 +31,10 @@ export async function groupsByIds(ctx: Ctx, ids: Iterable<number>): Promise<Arra
 }
 
 /** The active members of these groups, one entry per membership. */
-export async function activeGroupMembers(ctx: Ctx, groupIds: Iterable<number>): Promise<Array<{ groupId: number; userId: number }>> {
+export async function activeGroupMembers(
+  ctx: Ctx,
+  groupIds: Iterable<number>,
+): Promise<Array<{ groupId: number; userId: number }>> {
   const wanted = [...new Set(groupIds)];
   if (wanted.length === 0) return [];
   const rows = await activeMembersOfGroups(ctx, wanted);

@@ -11,5 +11,9 @@ export const groupTable = tableRows((ctx: Ctx) => ctx.db, 'groups');
 
 /** These groups' names (unknown ids are left out). */
 export function groupNamesByIds(ctx: Ctx, ids: readonly number[]): Promise<Array<{ id: number; name: string }>> {
-  return ctx.db.selectFrom('groups').select(['id', 'name']).where('id', 'in', [...ids]).execute();
+  return ctx.db
+    .selectFrom('groups')
+    .select(['id', 'name'])
+    .where('id', 'in', [...ids])
+    .execute();
 }

@@ -53,7 +53,12 @@ export function registerGroups(host: Host): void {
       table: groupTable,
       body: groupWrite,
       partial: groupWrite.partial(),
-      insert: (input: z.infer<typeof groupWrite>, now) => ({ name: input.name, description: input.description ?? '', created: now, last_updated: now }),
+      insert: (input: z.infer<typeof groupWrite>, now) => ({
+        name: input.name,
+        description: input.description ?? '',
+        created: now,
+        last_updated: now,
+      }),
       columns: (input, now) => ({ ...input, last_updated: now }),
     }),
     remove: async (ctx, existing) => {

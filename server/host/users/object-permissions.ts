@@ -138,7 +138,10 @@ export class PermissionService {
    */
   private allRows(db?: Queryable, unchecked?: UncheckedReads): Promise<PermissionRow[]> {
     const source = db ?? this.db;
-    const scope = unchecked && !source.isTransaction ? { db: source, inTransaction: false, unchecked } : { db: source, inTransaction: source.isTransaction };
+    const scope =
+      unchecked && !source.isTransaction
+        ? { db: source, inTransaction: false, unchecked }
+        : { db: source, inTransaction: source.isTransaction };
     return this.memo.get(scope, 'permission-rows', () => this.load(source), PERMISSION_TABLES);
   }
 
@@ -150,7 +153,11 @@ export class PermissionService {
         objectTypes: parseJsonList<string>(r.object_types),
         actions: parseJsonList<string>(r.actions),
         constraints:
-          constraints === null ? null : Array.isArray(constraints) ? (constraints as ConstraintObject[]) : [constraints as ConstraintObject],
+          constraints === null
+            ? null
+            : Array.isArray(constraints)
+              ? (constraints as ConstraintObject[])
+              : [constraints as ConstraintObject],
         users: parseJsonList<number>(r.users),
         groups: parseJsonList<number>(r.groups),
       };
@@ -162,7 +169,9 @@ export class PermissionService {
   async forUser(user: AuthUser, db?: Queryable, unchecked?: UncheckedReads): Promise<UserPermissions> {
     const rows = user.isSuperuser
       ? []
-      : (await this.allRows(db, unchecked)).filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)));
+      : (await this.allRows(db, unchecked)).filter(
+          (r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)),
+        );
     return new UserPermissions(user, rows);
   }
 }

@@ -27,10 +27,17 @@ export const permissionOutput = z.object({
 });
 export type PermissionOut = z.infer<typeof permissionOutput> & ApiObject;
 
-const action = z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'An action is a lowercase word, e.g. view, add, change, delete.' }).max(100);
+const action = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*$/, { error: 'An action is a lowercase word, e.g. view, add, change, delete.' })
+  .max(100);
 
 const permissionWrite = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100, { error: 'at most 100 characters' }),
+  name: z
+    .string()
+    .trim()
+    .min(1, { error: 'This field may not be blank.' })
+    .max(100, { error: 'at most 100 characters' }),
   description: text(200).optional(),
   enabled: z.boolean().optional(),
   object_types: z.array(objectTypeName).min(1, { error: 'Give at least one object type.' }).max(1000),
@@ -69,8 +76,16 @@ const permissions = rowReads({
   present,
   columnFilters: { name: 'string', enabled: 'bool' },
   filters: {
-    object_type: { type: 'string', description: 'Permissions on this object type ("app_label.model").', test: (r, v) => jsonListHasAny(r.object_types, v) },
-    action: { type: 'string', description: 'Permissions granting this action.', test: (r, v) => jsonListHasAny(r.actions, v) },
+    object_type: {
+      type: 'string',
+      description: 'Permissions on this object type ("app_label.model").',
+      test: (r, v) => jsonListHasAny(r.object_types, v),
+    },
+    action: {
+      type: 'string',
+      description: 'Permissions granting this action.',
+      test: (r, v) => jsonListHasAny(r.actions, v),
+    },
     user_id: { type: 'int', allowMe: true, test: (r, v) => jsonListHasAny(r.users, v) },
     group_id: { type: 'int', test: (r, v) => jsonListHasAny(r.groups, v) },
   },
@@ -91,11 +106,15 @@ function uniqueList<T>(values: readonly T[]): T[] {
 }
 
 function columns(input: Partial<PermissionWrite>, now: string): Partial<Omit<Row<PermissionsTable>, 'id'>> {
-  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = { ...givenFields(input, ['name', 'description']), last_updated: now };
+  const out: Partial<Omit<Row<PermissionsTable>, 'id'>> = {
+    ...givenFields(input, ['name', 'description']),
+    last_updated: now,
+  };
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
   if (input.object_types !== undefined) out.object_types = JSON.stringify(uniqueList(input.object_types));
   if (input.actions !== undefined) out.actions = JSON.stringify(uniqueList(input.actions));
-  if (input.constraints !== undefined) out.constraints = input.constraints === null ? null : JSON.stringify(input.constraints as Constraints);
+  if (input.constraints !== undefined)
+    out.constraints = input.constraints === null ? null : JSON.stringify(input.constraints as Constraints);
   if (input.users !== undefined) out.users = JSON.stringify(uniqueList(input.users));
   if (input.groups !== undefined) out.groups = JSON.stringify(uniqueList(input.groups));
   return out;

@@ -17,7 +17,8 @@ const provisionBody = z.strictObject({
 });
 
 /** Compared against when the username is unknown, so both failures take the same time. */
-const DUMMY_HASH = 'scrypt$00000000000000000000000000000000$0000000000000000000000000000000000000000000000000000000000000000';
+const DUMMY_HASH =
+  'scrypt$00000000000000000000000000000000$0000000000000000000000000000000000000000000000000000000000000000';
 
 /** `POST /api/users/tokens/provision/`: a new token for a username and password (no token needed). */
 export function registerTokenProvisioning(host: Host): void {
@@ -49,7 +50,13 @@ export function registerTokenProvisioning(host: Host): void {
       if (user.is_active !== 1) throw new AuthenticationFailed('User is inactive.');
       const groupIds = (await groupIdsOfUsers(ctx, [user.id])).get(user.id) ?? [];
       const asUser = deriveCtx(ctx, {
-        user: { id: user.id, username: user.username, isSuperuser: user.is_superuser === 1, groupIds, writeEnabled: true },
+        user: {
+          id: user.id,
+          username: user.username,
+          isSuperuser: user.is_superuser === 1,
+          groupIds,
+          writeEnabled: true,
+        },
       });
       return new Reply(201, await inTransaction(asUser, (tx) => createToken(tx, { ...settings, userId: user.id })));
     },

@@ -4,17 +4,21 @@ import { permissionMemberLists, setPermissionMembers } from './permissions-repos
 import { existingIds } from './users-repository';
 
 /** Throws a 400 on `field` naming every id in `ids` that has no row in `table`. */
-export async function requireExistingIds(ctx: Ctx, table: 'users' | 'groups', field: string, ids: readonly number[]): Promise<void> {
+export async function requireExistingIds(
+  ctx: Ctx,
+  table: 'users' | 'groups',
+  field: string,
+  ids: readonly number[],
+): Promise<void> {
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return;
   const found = await existingIds(ctx, table, wanted);
   const missing = wanted.filter((id) => !found.has(id));
   if (missing.length > 0) {
     const noun = table === 'users' ? 'User' : 'Group';
-    throw new ValidationError(
-      `${field}: ${missing.map((id) => `${noun} ${id} does not exist.`).join(' ')}`,
-      { [field]: missing.map((id) => `${noun} ${id} does not exist.`) },
-    );
+    throw new ValidationError(`${field}: ${missing.map((id) => `${noun} ${id} does not exist.`).join(' ')}`, {
+      [field]: missing.map((id) => `${noun} ${id} does not exist.`),
+    });
   }
 }
 
@@ -23,6 +27,11 @@ export async function dropFromPermissions(ctx: Ctx, column: 'users' | 'groups', 
   for (const row of await permissionMemberLists(ctx, column)) {
     const ids = JSON.parse(row.ids) as number[];
     if (!ids.includes(id)) continue;
-    await setPermissionMembers(ctx, row.id, column, ids.filter((x) => x !== id));
+    await setPermissionMembers(
+      ctx,
+      row.id,
+      column,
+      ids.filter((x) => x !== id),
+    );
   }
 }

@@ -6,18 +6,22 @@ import type { Row, TokensTable } from '../db/tables';
 /** Tokens by id: read, key taken, insert (answering the stored row), update, delete. */
 export const tokenTable = tableRows((ctx: Ctx) => ctx.db, 'tokens');
 
-
-
 /** The tokens with any of these ids, of any of these users, with any of these write settings (an absent list: any). */
-export function tokensWhere(ctx: Ctx, filter: { ids?: readonly number[]; userIds?: readonly number[]; writeEnabled?: readonly boolean[] }): Promise<Row<TokensTable>[]> {
+export function tokensWhere(
+  ctx: Ctx,
+  filter: { ids?: readonly number[]; userIds?: readonly number[]; writeEnabled?: readonly boolean[] },
+): Promise<Row<TokensTable>[]> {
   let q = ctx.db.selectFrom('tokens').selectAll();
   if (filter.ids) q = q.where('id', 'in', [...filter.ids]);
   if (filter.userIds) q = q.where('user_id', 'in', [...filter.userIds]);
-  if (filter.writeEnabled) q = q.where('write_enabled', 'in', filter.writeEnabled.map((v) => (v ? 1 : 0)));
+  if (filter.writeEnabled)
+    q = q.where(
+      'write_enabled',
+      'in',
+      filter.writeEnabled.map((v) => (v ? 1 : 0)),
+    );
   return q.execute();
 }
-
-
 
 /** A token by the hash of its key, with its user (authentication; outside any request's context). */
 export function tokenWithUser(db: HostDb, keyHash: string) {

@@ -19,8 +19,12 @@ const PATH = '/api/users/tokens/';
 /** A token as presented (its schema, `token`, is in the shared contract: contract/api/host.ts). */
 export type TokenOut = Token & { id: number; display: string };
 
-const tokenKey = z.string().regex(/^[\x21-\x7e]{40,256}$/, { error: 'A key is 40 to 256 printable characters without spaces.' });
-const expires = z.iso.datetime({ offset: true, error: 'Enter a date-time with a time zone, e.g. 2026-12-31T23:59:00Z.' }).nullable();
+const tokenKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{40,256}$/, { error: 'A key is 40 to 256 printable characters without spaces.' });
+const expires = z.iso
+  .datetime({ offset: true, error: 'Enter a date-time with a time zone, e.g. 2026-12-31T23:59:00Z.' })
+  .nullable();
 
 /** Token settings a creator chooses (the key is optional: one is generated). */
 export const tokenSettings = {
@@ -30,7 +34,11 @@ export const tokenSettings = {
 };
 
 const tokenCreate = z.strictObject({ user: z.number().int().optional(), key: tokenKey.optional(), ...tokenSettings });
-const tokenUpdate = z.strictObject({ user: z.number().int().optional(), key: z.unknown().optional(), ...tokenSettings });
+const tokenUpdate = z.strictObject({
+  user: z.number().int().optional(),
+  key: z.unknown().optional(),
+  ...tokenSettings,
+});
 type TokenUpdate = z.infer<typeof tokenUpdate>;
 
 const FILTERS: Record<string, FilterDef> = {
@@ -91,7 +99,8 @@ export interface NewToken {
 export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> {
   const key = input.key ?? newTokenKey();
   const keyHash = hashTokenKey(key);
-  if (await tokenTable.taken(ctx, 'key_hash', keyHash)) throw ValidationError.field('key', 'A token with this key already exists.');
+  if (await tokenTable.taken(ctx, 'key_hash', keyHash))
+    throw ValidationError.field('key', 'A token with this key already exists.');
   const now = ctx.host.clock.now().toISOString();
   const row = await tokenTable.insertRow(ctx, {
     user_id: input.userId,
@@ -105,7 +114,14 @@ export async function createToken(ctx: Ctx, input: NewToken): Promise<TokenOut> 
     last_updated: now,
   });
   const token = present(ctx, row);
-  await recordChange(ctx, { action: 'create', objectType: OBJECT_TYPE, objectId: token.id, repr: token.display, prechange: null, postchange: snapshot(token) });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: OBJECT_TYPE,
+    objectId: token.id,
+    repr: token.display,
+    prechange: null,
+    postchange: snapshot(token),
+  });
   return { ...token, key };
 }
 
@@ -119,10 +135,15 @@ async function listTokens(ctx: Ctx, filters: ParsedFilters): Promise<TokenOut[]>
 }
 
 export function registerTokens(host: Host): void {
-  const routes = host.routes.group({ path: PATH, tag: 'users', access: { authenticated: true }, response: tokenOutput });
+  const routes = host.routes.group({
+    path: PATH,
+    tag: 'users',
+    access: { authenticated: true },
+    response: tokenOutput,
+  });
 
   addListInMemory(routes, {
-    summary: 'List tokens (the caller\'s own, plus those users.view_token shows)',
+    summary: "List tokens (the caller's own, plus those users.view_token shows)",
     q: 'Free text: a case-insensitive substring of the description or display text.',
     noun: 'token',
     filters: () => FILTERS,
@@ -164,8 +185,10 @@ export function registerTokens(host: Host): void {
   const update = async (ctx: Ctx, rawId: string | undefined, input: TokenUpdate): Promise<TokenOut> => {
     const existing = await getVisible(ctx, rawId);
     if (!(await mayAct(ctx, 'change', existing))) throw new PermissionDenied();
-    if (input.key !== undefined) throw ValidationError.field('key', 'A token\'s key cannot be changed; create a new token.');
-    if (input.user !== undefined && input.user !== existing.user) await requireExistingIds(ctx, 'users', 'user', [input.user]);
+    if (input.key !== undefined)
+      throw ValidationError.field('key', "A token's key cannot be changed; create a new token.");
+    if (input.user !== undefined && input.user !== existing.user)
+      await requireExistingIds(ctx, 'users', 'user', [input.user]);
     await tokenTable.update(ctx, existing.id, {
       ...(input.user !== undefined ? { user_id: input.user } : {}),
       ...(input.write_enabled !== undefined ? { write_enabled: input.write_enabled ? 1 : 0 } : {}),
@@ -175,11 +198,19 @@ export function registerTokens(host: Host): void {
     });
     const updated = await getToken(ctx, existing.id);
     if (!updated) throw new NotFound();
-    if (!(await mayAct(ctx, 'change', updated))) throw new PermissionDenied('You may not give this token to that user.');
+    if (!(await mayAct(ctx, 'change', updated)))
+      throw new PermissionDenied('You may not give this token to that user.');
     const pre = snapshot(existing);
     const post = snapshot(updated);
     if (JSON.stringify({ ...pre, last_updated: null }) !== JSON.stringify({ ...post, last_updated: null })) {
-      await recordChange(ctx, { action: 'update', objectType: OBJECT_TYPE, objectId: existing.id, repr: updated.display, prechange: pre, postchange: post });
+      await recordChange(ctx, {
+        action: 'update',
+        objectType: OBJECT_TYPE,
+        objectId: existing.id,
+        repr: updated.display,
+        prechange: pre,
+        postchange: post,
+      });
     }
     return updated;
   };
@@ -198,7 +229,14 @@ export function registerTokens(host: Host): void {
       const existing = await getVisible(ctx, params.id);
       if (!(await mayAct(ctx, 'delete', existing))) throw new PermissionDenied();
       await tokenTable.remove(ctx, existing.id);
-      await recordChange(ctx, { action: 'delete', objectType: OBJECT_TYPE, objectId: existing.id, repr: existing.display, prechange: snapshot(existing), postchange: null });
+      await recordChange(ctx, {
+        action: 'delete',
+        objectType: OBJECT_TYPE,
+        objectId: existing.id,
+        repr: existing.display,
+        prechange: snapshot(existing),
+        postchange: null,
+      });
     },
   });
 }

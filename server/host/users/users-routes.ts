@@ -24,7 +24,11 @@ const userWrite = z.strictObject({
     .min(1, { error: 'This field may not be blank.' })
     .max(150, { error: 'at most 150 characters' })
     .regex(/^[\w.@+-]+$/, { error: 'Letters, digits and @ . + - _ only.' }),
-  password: z.string().min(1, { error: 'This field may not be blank.' }).max(256, { error: 'at most 256 characters' }).optional(),
+  password: z
+    .string()
+    .min(1, { error: 'This field may not be blank.' })
+    .max(256, { error: 'at most 256 characters' })
+    .optional(),
   first_name: name(150).optional(),
   last_name: name(150).optional(),
   email: z.union([z.literal(''), z.email({ error: 'Enter a valid email address.' })]).optional(),
@@ -60,10 +64,21 @@ const userList = defineList({
   filters: {
     group_id: { type: 'int', where: (ids) => membersOf(ids) },
   },
-  ordering: { id: 'id', username: 'username', first_name: 'first_name', last_name: 'last_name', email: 'email', created: 'created', last_updated: 'last_updated' },
+  ordering: {
+    id: 'id',
+    username: 'username',
+    first_name: 'first_name',
+    last_name: 'last_name',
+    email: 'email',
+    created: 'created',
+    last_updated: 'last_updated',
+  },
   search: ['username', 'first_name', 'last_name', 'email'],
   present: async (ctx, found) => {
-    const groups = await groupIdsOfUsers(ctx, found.map((r) => r.id));
+    const groups = await groupIdsOfUsers(
+      ctx,
+      found.map((r) => r.id),
+    );
     return found.map((r) => present(ctx, r, groups.get(r.id) ?? []));
   },
 });
@@ -76,7 +91,8 @@ function guardSuperuser(ctx: Ctx, existing: UserOut | null, input: Partial<UserW
 }
 
 async function assertUsernameFree(ctx: Ctx, username: string, exceptId: number | null): Promise<void> {
-  if (await userTable.taken(ctx, 'username', username, exceptId)) throw ValidationError.field('username', 'A user with that username already exists.');
+  if (await userTable.taken(ctx, 'username', username, exceptId))
+    throw ValidationError.field('username', 'A user with that username already exists.');
 }
 
 function sameIgnoringTimestamps(a: UserOut, b: UserOut): boolean {
@@ -134,7 +150,14 @@ export function registerUsers(host: Host): void {
           const updated = await getUser(ctx, existing.id);
           if (!updated) throw new NotFound();
           if (sameIgnoringTimestamps(existing, updated)) {
-            await recordChange(ctx, { action: 'update', objectType: 'users.user', objectId: existing.id, repr: updated.display, prechange: existing, postchange: updated });
+            await recordChange(ctx, {
+              action: 'update',
+              objectType: 'users.user',
+              objectId: existing.id,
+              repr: updated.display,
+              prechange: existing,
+              postchange: updated,
+            });
           }
         }
       },

@@ -12,7 +12,12 @@ export interface ActionOptions {
   commit: boolean;
 }
 
-export function summarizeChange(ctx: Ctx, change: BranchChange, effect: ActionEffect, conflicts: string[] | null): ActionChange {
+export function summarizeChange(
+  ctx: Ctx,
+  change: BranchChange,
+  effect: ActionEffect,
+  conflicts: string[] | null,
+): ActionChange {
   return {
     id: change.id,
     object_type: change.objectType,
@@ -24,7 +29,12 @@ export function summarizeChange(ctx: Ctx, change: BranchChange, effect: ActionEf
   };
 }
 
-export function actionResult(ctx: Ctx, branch: BranchRow, commit: boolean, changes: ActionChange[]): BranchActionResult {
+export function actionResult(
+  ctx: Ctx,
+  branch: BranchRow,
+  commit: boolean,
+  changes: ActionChange[],
+): BranchActionResult {
   return { branch: presentBranch(ctx, branch), commit, changes };
 }
 

@@ -11,7 +11,11 @@ type BranchAction = (ctx: Ctx, branchId: number, options: ActionOptions) => Prom
 
 const ACTIONS: Array<{ name: 'sync' | 'merge' | 'revert'; run: BranchAction; summary: string }> = [
   { name: 'sync', run: syncBranch, summary: "Bring main's changes since the last sync into the branch" },
-  { name: 'merge', run: mergeBranch, summary: "Apply the branch's changes to main (the merge gate is consulted first)" },
+  {
+    name: 'merge',
+    run: mergeBranch,
+    summary: "Apply the branch's changes to main (the merge gate is consulted first)",
+  },
   { name: 'revert', run: revertBranch, summary: 'Undo the merge of the branch on main' },
 ];
 
@@ -37,7 +41,9 @@ export function registerBranchActions(host: Host): void {
         // The summary names each changed object: only those the caller may see (judged before
         // the action moves them).
         const visibility = await ChangeVisibility.load(ctx);
-        const visible = visibility.unrestricted ? null : new Set((await visibility.filter(await branchChanges(ctx, branch.id))).map((c) => c.id));
+        const visible = visibility.unrestricted
+          ? null
+          : new Set((await visibility.filter(await branchChanges(ctx, branch.id))).map((c) => c.id));
         const result = await action.run(ctx, branch.id, { commit: body.commit ?? false });
         return visible ? { ...result, changes: result.changes.filter((c) => visible.has(c.id)) } : result;
       },

@@ -1,18 +1,32 @@
 import type { z } from 'zod';
 import type { branchCreate, branchUpdate } from '../../../contract/api/branching';
-import { type Ctx, ValidationError, type BranchRow, BRANCH_TYPE, findBranch, loadBranch, presentBranch, removeBranchChanges, type BranchOut } from '../../host';
+import {
+  type Ctx,
+  ValidationError,
+  type BranchRow,
+  BRANCH_TYPE,
+  findBranch,
+  loadBranch,
+  presentBranch,
+  removeBranchChanges,
+  type BranchOut,
+} from '../../host';
 export { BRANCH_TYPE, BRANCHES_PATH, findBranch, loadBranch, presentBranch, type BranchOut } from '../../host';
 import { randomSchemaId } from './schema-id';
 import { branchTable, updateBranchRow } from './branches-repository';
 
-
-export async function setBranchFields(ctx: Ctx, id: number, fields: Partial<Omit<BranchRow, 'id' | 'created'>>): Promise<BranchRow> {
+export async function setBranchFields(
+  ctx: Ctx,
+  id: number,
+  fields: Partial<Omit<BranchRow, 'id' | 'created'>>,
+): Promise<BranchRow> {
   await updateBranchRow(ctx, id, fields);
   return loadBranch(ctx, id);
 }
 
 async function requireUniqueName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  if (await branchTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A branch with this name already exists.');
+  if (await branchTable.taken(ctx, 'name', name, exceptId))
+    throw ValidationError.field('name', 'A branch with this name already exists.');
 }
 
 async function uniqueSchemaId(ctx: Ctx): Promise<string> {
@@ -47,7 +61,8 @@ export async function updateBranch(ctx: Ctx, id: number, input: z.infer<typeof b
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
   });
-  if (after.name !== before.name) await ctx.host.branchHooks.run('renamed', ctx, { branch: after, oldName: before.name });
+  if (after.name !== before.name)
+    await ctx.host.branchHooks.run('renamed', ctx, { branch: after, oldName: before.name });
 }
 
 /** Runs the `deleting` hooks, then removes the branch and its changes. */

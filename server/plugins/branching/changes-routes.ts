@@ -15,7 +15,13 @@ const changeList = defineList({
     object_type: { type: 'string', description: 'Object type, "app_label.model".' },
     action: { type: 'choice', choices: CHANGE_ACTIONS },
   },
-  ordering: { id: 'id', object_type: 'object_type', object_id: 'object_id', action: 'action', last_updated: 'last_updated' },
+  ordering: {
+    id: 'id',
+    object_type: 'object_type',
+    object_id: 'object_id',
+    action: 'action',
+    last_updated: 'last_updated',
+  },
   search: ['object_type'],
   visible: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);

@@ -1,6 +1,23 @@
 import { API_PATHS } from '../../../contract/api/paths';
 import type { ChangeDiff } from '../../../contract/api/branching';
-import { type ApiObject, type Attributes, BRANCH_DATA_TABLES, type BranchChange, branchChanges, branchConflicts, briefObject, fieldsOf, ChangeVisibility, computeConflicts, type Ctx, displayOf, getMainObjects, type ObjectState, parseChangeRow, touchedObjectTypes } from '../../host';
+import {
+  type ApiObject,
+  type Attributes,
+  BRANCH_DATA_TABLES,
+  type BranchChange,
+  branchChanges,
+  branchConflicts,
+  briefObject,
+  fieldsOf,
+  ChangeVisibility,
+  computeConflicts,
+  type Ctx,
+  displayOf,
+  getMainObjects,
+  type ObjectState,
+  parseChangeRow,
+  touchedObjectTypes,
+} from '../../host';
 import { catalogueType } from './catalogue';
 import { branchChangeRow } from './changes-repository';
 
@@ -32,8 +49,15 @@ export function changeRepr(ctx: Ctx, change: BranchChange): string {
 }
 
 /** How a changed object is shown: its type's display and its name (the branch's state, or the baseline for a delete). */
-export function changeReprOf(ctx: Ctx, change: { objectType: string; objectId: number; original: Attributes | null; modified: Attributes | null }): string {
-  return displayOf(catalogueType(ctx.host, change.objectType).display, change.objectId, change.modified ?? change.original);
+export function changeReprOf(
+  ctx: Ctx,
+  change: { objectType: string; objectId: number; original: Attributes | null; modified: Attributes | null },
+): string {
+  return displayOf(
+    catalogueType(ctx.host, change.objectType).display,
+    change.objectId,
+    change.modified ?? change.original,
+  );
 }
 
 export function presentChange(ctx: Ctx, change: BranchChange, current: Attributes | null): ChangeDiffOut {
@@ -81,7 +105,12 @@ export async function getVisibleChangeDiff(ctx: Ctx, id: number): Promise<Change
  * committed writes outside one. The answer is shared: treat it as read-only.
  */
 export function branchChangesView(ctx: Ctx, branchId: number): Promise<readonly ChangeDiffOut[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:${ctx.baseUrl}|${branchId}`, () => listBranchChanges(ctx, branchId), BRANCH_DATA_TABLES);
+  return ctx.host.readMemo.get(
+    ctx,
+    `branch-data:${ctx.baseUrl}|${branchId}`,
+    () => listBranchChanges(ctx, branchId),
+    BRANCH_DATA_TABLES,
+  );
 }
 
 /** Whether any change of the branch conflicts with main now. */

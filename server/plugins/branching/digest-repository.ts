@@ -9,7 +9,11 @@ export interface DigestRow {
 }
 
 export async function digestRow(ctx: Ctx, branchId: number): Promise<DigestRow | undefined> {
-  const row = await branchingDb(ctx).selectFrom('branching_digests').select(['changes', 'state', 'digest']).where('branch_id', '=', branchId).executeTakeFirst();
+  const row = await branchingDb(ctx)
+    .selectFrom('branching_digests')
+    .select(['changes', 'state', 'digest'])
+    .where('branch_id', '=', branchId)
+    .executeTakeFirst();
   return row ? { changes: Number(row.changes), state: row.state, digest: row.digest } : undefined;
 }
 
@@ -17,10 +21,16 @@ export async function digestRow(ctx: Ctx, branchId: number): Promise<DigestRow |
  * A branch's kept digest and change count in one query, with whether the keeper's state is
  * current (its recorded revision is the branch's): undefined when the branch does not exist.
  */
-export async function keptDigest(ctx: Ctx, branchId: number, keeper: string): Promise<{ current: boolean; changes: number; digest: string | null } | undefined> {
+export async function keptDigest(
+  ctx: Ctx,
+  branchId: number,
+  keeper: string,
+): Promise<{ current: boolean; changes: number; digest: string | null } | undefined> {
   const row = await branchingDb(ctx)
     .selectFrom('branches as b')
-    .leftJoin('branch_state_revisions as r', (join) => join.onRef('r.branch_id', '=', 'b.id').on('r.keeper', '=', keeper))
+    .leftJoin('branch_state_revisions as r', (join) =>
+      join.onRef('r.branch_id', '=', 'b.id').on('r.keeper', '=', keeper),
+    )
     .leftJoin('branching_digests as d', 'd.branch_id', 'b.id')
     .select(['b.changes_revision', 'r.revision', 'd.changes', 'd.digest'])
     .where('b.id', '=', branchId)
@@ -46,7 +56,10 @@ export async function dropDigest(ctx: Ctx, branchId: number): Promise<void> {
 const BATCH = 2000;
 
 /** A branch's changes (what the digest reads of them), in batches by id. */
-export async function* branchChangeRows(ctx: Ctx, branchId: number): AsyncGenerator<Array<{ objectType: string; objectId: number; original: unknown; modified: unknown }>> {
+export async function* branchChangeRows(
+  ctx: Ctx,
+  branchId: number,
+): AsyncGenerator<Array<{ objectType: string; objectId: number; original: unknown; modified: unknown }>> {
   for await (const rows of branchChangeBatches(ctx, branchId, BATCH)) {
     yield rows.map((r) => ({
       objectType: r.object_type,

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
-import { BRANCH_DATA_TABLES, ensureBranchState, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../host';
+import {
+  BRANCH_DATA_TABLES,
+  ensureBranchState,
+  type BranchChange,
+  type BranchChangeWrite,
+  type BranchStateKeeper,
+  type Ctx,
+} from '../../host';
 import { branchChangeRows, digestRow, dropDigest, keptDigest, storeDigest } from './digest-repository';
 
 /**
@@ -105,7 +112,9 @@ export function digestOfChanges(changes: readonly DigestedChange[]): string {
  * them to the digest of the same content now).
  */
 export function formerDigestOfChanges(changes: readonly DigestedChange[]): string {
-  const sorted = [...changes].sort((a, b) => (a.objectType < b.objectType ? -1 : a.objectType > b.objectType ? 1 : a.objectId - b.objectId));
+  const sorted = [...changes].sort((a, b) =>
+    a.objectType < b.objectType ? -1 : a.objectType > b.objectType ? 1 : a.objectId - b.objectId,
+  );
   const hash = createHash('sha256');
   for (const c of sorted) hash.update(digestLine(c));
   return hash.digest('hex');
@@ -136,7 +145,11 @@ export async function branchChangeCount(ctx: Ctx, branchId: number): Promise<num
 }
 
 async function save(ctx: Ctx, branchId: number, state: Uint16Array, changes: number): Promise<void> {
-  await storeDigest(ctx, branchId, { changes, state: stateBytes(state).toString('base64'), digest: stateDigest(state) });
+  await storeDigest(ctx, branchId, {
+    changes,
+    state: stateBytes(state).toString('base64'),
+    digest: stateDigest(state),
+  });
 }
 
 const lineOf = (c: BranchChange) => digestLine(c);

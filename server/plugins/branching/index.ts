@@ -6,11 +6,29 @@ export { branchingPlugin, BRANCHING_VERSION } from './plugin';
 export { findBranch, loadBranch, presentBranch, BRANCH_TYPE, type BranchOut } from './branches';
 export { ChangeVisibility, type ChangedObjectRef, branchAccess, requireBranchWrite } from '../../host';
 export { branchContributors } from '../../host';
-export { listBranchChanges, branchChangesView, getChangeDiff, getVisibleChangeDiff, branchHasConflicts, changeReprOf, touchedObjectTypes, CHANGEDIFF_TYPE, type ChangeDiffOut } from './changes';
+export {
+  listBranchChanges,
+  branchChangesView,
+  getChangeDiff,
+  getVisibleChangeDiff,
+  branchHasConflicts,
+  changeReprOf,
+  touchedObjectTypes,
+  CHANGEDIFF_TYPE,
+  type ChangeDiffOut,
+} from './changes';
 export { computeConflicts } from '../../host';
 export { isBranchStale } from './staleness';
 export { mergeBranch } from './merge';
-export { DIGEST_TABLES, branchChangeCount, branchDigest, digestOfChanges, formerDigestOfChanges, canonicalJson, EMPTY_DIGEST } from './digest';
+export {
+  DIGEST_TABLES,
+  branchChangeCount,
+  branchDigest,
+  digestOfChanges,
+  formerDigestOfChanges,
+  canonicalJson,
+  EMPTY_DIGEST,
+} from './digest';
 export { syncBranch } from './sync';
 export { revertBranch } from './revert';
 export type { ActionOptions, BranchActionResult } from './action-result';

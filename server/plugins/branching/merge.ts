@@ -1,5 +1,28 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, branchChanges, savePremerge, type BranchChange, deleteMainObject, putMainObject, type ObjectState, logObjectWrite, computeConflicts } from '../../host';
-import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
+import {
+  Conflict,
+  deriveCtx,
+  inTransaction,
+  type Ctx,
+  changedAttributes,
+  sameAttributes,
+  withAttributesOf,
+  branchChanges,
+  savePremerge,
+  type BranchChange,
+  deleteMainObject,
+  putMainObject,
+  type ObjectState,
+  logObjectWrite,
+  computeConflicts,
+} from '../../host';
+import {
+  actionResult,
+  recordBranchUpdate,
+  summarizeChange,
+  type ActionEffect,
+  type ActionOptions,
+  type BranchActionResult,
+} from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { catalogueType } from './catalogue';
 import { mainStates } from './changes';
@@ -23,16 +46,25 @@ export function mergeStep(change: BranchChange, current: ObjectState | undefined
     created: current?.created ?? change.created,
     lastUpdated: now,
   });
-  if (change.action === 'delete') return current ? { effect: 'deleted', target: null } : { effect: 'unchanged', target: null };
+  if (change.action === 'delete')
+    return current ? { effect: 'deleted', target: null } : { effect: 'unchanged', target: null };
   const modified = change.modified ?? {};
   if (!current) return { effect: 'created', target: fresh(modified) };
-  const attrs = change.action === 'create' ? modified : withAttributesOf(current.attrs, modified, changedAttributes(change.original, modified));
+  const attrs =
+    change.action === 'create'
+      ? modified
+      : withAttributesOf(current.attrs, modified, changedAttributes(change.original, modified));
   if (sameAttributes(attrs, current.attrs)) return { effect: 'unchanged', target: current };
   return { effect: 'updated', target: fresh(attrs) };
 }
 
 /** Writes one step on main and records it in main's changelog. */
-export async function applyMainStep(main: Ctx, change: BranchChange, current: ObjectState | undefined, step: MainStep): Promise<void> {
+export async function applyMainStep(
+  main: Ctx,
+  change: BranchChange,
+  current: ObjectState | undefined,
+  step: MainStep,
+): Promise<void> {
   if (step.effect === 'unchanged') return;
   const def = catalogueType(main.host, change.objectType);
   if (step.target === null) {
@@ -54,7 +86,8 @@ export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOpt
   return inTransaction(ctx, async (tx) => {
     const main = deriveCtx(tx, { branch: null });
     const branch = await loadBranch(main, branchId);
-    if (branch.status !== 'ready') throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a ready branch can be merged.`);
+    if (branch.status !== 'ready')
+      throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a ready branch can be merged.`);
     const refusal = await main.host.mergeValidators.firstRefusal(main, branch);
     if (refusal) throw new Conflict(refusal);
 
@@ -67,12 +100,18 @@ export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOpt
       const step = mergeStep(change, current, now);
       summary.push(summarizeChange(main, change, step.effect, computeConflicts(change, current?.attrs ?? null)));
       if (!options.commit) continue;
-      await savePremerge(main, change.id, { object: current ? { attrs: current.attrs, created: current.created, lastUpdated: current.lastUpdated } : null });
+      await savePremerge(main, change.id, {
+        object: current ? { attrs: current.attrs, created: current.created, lastUpdated: current.lastUpdated } : null,
+      });
       await applyMainStep(main, change, current, step);
     }
     if (!options.commit) return actionResult(main, branch, false, summary);
 
-    const merged = await setBranchFields(main, branch.id, { status: 'merged', merged_time: now, merged_by: main.user?.id ?? null });
+    const merged = await setBranchFields(main, branch.id, {
+      status: 'merged',
+      merged_time: now,
+      merged_by: main.user?.id ?? null,
+    });
     await recordBranchUpdate(main, branch, merged);
     await main.host.branchHooks.run('merged', main, { branch: merged });
     return actionResult(main, merged, true, summary);

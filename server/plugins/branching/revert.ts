@@ -1,5 +1,23 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, sameAttributes, branchChanges, savePremerge, type BranchChange, type ObjectState, forgetBranchState, CHANGE_CONFLICTS_KEEPER } from '../../host';
-import { actionResult, recordBranchUpdate, summarizeChange, type ActionOptions, type BranchActionResult } from './action-result';
+import {
+  Conflict,
+  deriveCtx,
+  inTransaction,
+  type Ctx,
+  sameAttributes,
+  branchChanges,
+  savePremerge,
+  type BranchChange,
+  type ObjectState,
+  forgetBranchState,
+  CHANGE_CONFLICTS_KEEPER,
+} from '../../host';
+import {
+  actionResult,
+  recordBranchUpdate,
+  summarizeChange,
+  type ActionOptions,
+  type BranchActionResult,
+} from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { mainStates } from './changes';
 import { applyMainStep, type MainStep } from './merge';
@@ -9,8 +27,19 @@ export function revertStep(change: BranchChange, current: ObjectState | undefine
   if (!change.premerge) return { effect: 'unchanged', target: current ?? null };
   const before = change.premerge.object;
   if (before === null) return current ? { effect: 'deleted', target: null } : { effect: 'unchanged', target: null };
-  const target: ObjectState = { id: change.objectId, objectType: change.objectType, attrs: before.attrs, created: before.created, lastUpdated: before.lastUpdated };
-  if (current && sameAttributes(current.attrs, target.attrs) && current.created === target.created && current.lastUpdated === target.lastUpdated) {
+  const target: ObjectState = {
+    id: change.objectId,
+    objectType: change.objectType,
+    attrs: before.attrs,
+    created: before.created,
+    lastUpdated: before.lastUpdated,
+  };
+  if (
+    current &&
+    sameAttributes(current.attrs, target.attrs) &&
+    current.created === target.created &&
+    current.lastUpdated === target.lastUpdated
+  ) {
     return { effect: 'unchanged', target };
   }
   return { effect: current ? 'updated' : 'created', target };
@@ -25,7 +54,8 @@ export async function revertBranch(ctx: Ctx, branchId: number, options: ActionOp
   return inTransaction(ctx, async (tx) => {
     const main = deriveCtx(tx, { branch: null });
     const branch = await loadBranch(main, branchId);
-    if (branch.status !== 'merged') throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a merged branch can be reverted.`);
+    if (branch.status !== 'merged')
+      throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a merged branch can be reverted.`);
 
     const changes = (await branchChanges(main, branch.id)).reverse();
     const currents = await mainStates(main, changes);

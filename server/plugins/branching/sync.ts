@@ -1,5 +1,27 @@
-import { Conflict, deriveCtx, inTransaction, type Ctx, changedAttributes, sameAttributes, withAttributesOf, type Attributes, branchChanges, removeChange, saveChange, type BranchChange, type NetChange, computeConflicts } from '../../host';
-import { actionResult, recordBranchUpdate, summarizeChange, type ActionEffect, type ActionOptions, type BranchActionResult } from './action-result';
+import {
+  Conflict,
+  deriveCtx,
+  inTransaction,
+  type Ctx,
+  changedAttributes,
+  sameAttributes,
+  withAttributesOf,
+  type Attributes,
+  branchChanges,
+  removeChange,
+  saveChange,
+  type BranchChange,
+  type NetChange,
+  computeConflicts,
+} from '../../host';
+import {
+  actionResult,
+  recordBranchUpdate,
+  summarizeChange,
+  type ActionEffect,
+  type ActionOptions,
+  type BranchActionResult,
+} from './action-result';
 import { loadBranch, setBranchFields } from './branches';
 import { currentStates } from './changes';
 
@@ -25,7 +47,11 @@ export function syncStep(change: NetChange, current: Attributes | null): SyncSte
     return { effect: 'rebased', change: { action: 'delete', original: current, modified: null } };
   }
   if (current === null) return { effect: 'conflict', change };
-  const modified = withAttributesOf(current, change.modified ?? {}, changedAttributes(change.original, change.modified));
+  const modified = withAttributesOf(
+    current,
+    change.modified ?? {},
+    changedAttributes(change.original, change.modified),
+  );
   if (sameAttributes(modified, current)) return { effect: 'dropped', change: null };
   if (sameAttributes(current, change.original) && sameAttributes(modified, change.modified)) return keep;
   return { effect: 'rebased', change: { action: 'update', original: current, modified } };
@@ -33,7 +59,8 @@ export function syncStep(change: NetChange, current: Attributes | null): SyncSte
 
 async function applySyncStep(ctx: Ctx, change: BranchChange, step: SyncStep): Promise<void> {
   if (step.effect === 'dropped') await removeChange(ctx, change.id);
-  else if (step.effect === 'rebased' && step.change) await saveChange(ctx, change.branchId, change.objectType, change.objectId, step.change, change);
+  else if (step.effect === 'rebased' && step.change)
+    await saveChange(ctx, change.branchId, change.objectType, change.objectId, step.change, change);
 }
 
 /**
@@ -45,7 +72,8 @@ export async function syncBranch(ctx: Ctx, branchId: number, options: ActionOpti
   return inTransaction(ctx, async (tx) => {
     const main = deriveCtx(tx, { branch: null });
     const branch = await loadBranch(main, branchId);
-    if (branch.status !== 'ready') throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a ready branch can be synced.`);
+    if (branch.status !== 'ready')
+      throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a ready branch can be synced.`);
 
     const changes = await branchChanges(main, branch.id);
     const currents = await currentStates(main, changes);
@@ -53,7 +81,9 @@ export async function syncBranch(ctx: Ctx, branchId: number, options: ActionOpti
     for (const change of changes) {
       const current = currents.get(change.id) ?? null;
       const step = syncStep(change, current);
-      summary.push(summarizeChange(main, change, step.effect, step.change ? computeConflicts(step.change, current) : null));
+      summary.push(
+        summarizeChange(main, change, step.effect, step.change ? computeConflicts(step.change, current) : null),
+      );
       if (options.commit) await applySyncStep(main, change, step);
     }
     if (!options.commit) return actionResult(main, branch, false, summary);

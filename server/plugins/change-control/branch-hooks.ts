@@ -66,8 +66,11 @@ export function registerBranchHooks(host: Host): void {
     if (event.objectType === 'users.user') {
       const pre = event.prechange as { groups?: number[]; is_active?: boolean } | null;
       const post = event.postchange as { groups?: number[]; is_active?: boolean } | null;
-      const moved = JSON.stringify(pre?.groups ?? null) !== JSON.stringify(post?.groups ?? null) || pre?.is_active !== post?.is_active;
-      if (moved) await refreshGovernedByPeople(ctx, [event.objectId], [...(pre?.groups ?? []), ...(post?.groups ?? [])]);
+      const moved =
+        JSON.stringify(pre?.groups ?? null) !== JSON.stringify(post?.groups ?? null) ||
+        pre?.is_active !== post?.is_active;
+      if (moved)
+        await refreshGovernedByPeople(ctx, [event.objectId], [...(pre?.groups ?? []), ...(post?.groups ?? [])]);
     } else if (event.objectType === 'users.group' && event.event === 'object_deleted') {
       await refreshGovernedByPeople(ctx, [], [event.objectId]);
     }
@@ -76,5 +79,6 @@ export function registerBranchHooks(host: Host): void {
 
 /** Refreshes the open requests governed by a rule that names one of these users or groups. */
 async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
-  for (const id of await openRequestsGovernedByPeople(ctx, userIds, groupIds)) await requestRefresh(ctx, id, { rematch: false });
+  for (const id of await openRequestsGovernedByPeople(ctx, userIds, groupIds))
+    await requestRefresh(ctx, id, { rematch: false });
 }

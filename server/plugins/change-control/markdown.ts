@@ -36,7 +36,8 @@ md.validateLink = (url: string): boolean =>
     return scheme === null || SAFE_SCHEMES.has(scheme);
   });
 
-const defaultLinkOpen = md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+const defaultLinkOpen =
+  md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx]!;
   token.attrSet('rel', 'noopener noreferrer nofollow');

@@ -46,7 +46,8 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
     requires: { branching: '1.2' },
     migrations: changeControlMigrations,
     async register(host) {
-      for (const def of Object.values(MODELS)) host.objectTypes.register({ appLabel: APP_LABEL, model: def.model, display: def.display });
+      for (const def of Object.values(MODELS))
+        host.objectTypes.register({ appLabel: APP_LABEL, model: def.model, display: def.display });
       // No rows of its own: the object type of `override_gate`, whose constraints read the change request.
       host.objectTypes.register({ appLabel: APP_LABEL, model: 'gate', display: 'Merge gate' });
       registerLifecycleEventTypes(host);

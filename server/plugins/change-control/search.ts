@@ -4,7 +4,15 @@ import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests
 import { snapshotCheck } from './checks/present';
 import { snapshotComment, visibleCommentRows } from './comments/repository';
 import { ChangeVisibility } from '../branching';
-import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE, REVIEW_TYPE } from './names';
+import {
+  CHANGE_COMMENT_TYPE,
+  CHANGE_REQUEST_TYPE,
+  MERGE_CHECK_TYPE,
+  MODELS,
+  POLICY_RULE_TYPE,
+  POLICY_TYPE,
+  REVIEW_TYPE,
+} from './names';
 import { presentPolicy, presentRule } from './policies/repository';
 import { snapshotReview } from './reviews/repository';
 
@@ -24,7 +32,6 @@ function excerpt(value: string, q: string): string {
   return `${start > 0 ? '…' : ''}${value.slice(start, start + 200)}${start + 200 < value.length ? '…' : ''}`;
 }
 
-
 interface Source<T extends SearchTable> {
   objectType: string;
   table: T;
@@ -40,7 +47,16 @@ interface AnySource {
   objectType: string;
   fields: readonly string[];
   judged: boolean;
-  page(ctx: Ctx, like: string, offset: number, count: number, visibility: ChangeVisibility): Promise<{ fetched: number; rows: Array<{ id: number; display: string; value(field: string): string; object(): Record<string, unknown> }> }>;
+  page(
+    ctx: Ctx,
+    like: string,
+    offset: number,
+    count: number,
+    visibility: ChangeVisibility,
+  ): Promise<{
+    fetched: number;
+    rows: Array<{ id: number; display: string; value(field: string): string; object(): Record<string, unknown> }>;
+  }>;
 }
 
 function source<T extends SearchTable>(def: Source<T>): AnySource {
@@ -72,9 +88,27 @@ const SOURCES: AnySource[] = [
     display: (r) => displayOfChangeRequest(r),
     object: (ctx, r) => snapshotChangeRequest(ctx, r),
   }),
-  source({ objectType: POLICY_TYPE, table: 'cc_policies', fields: ['name'], display: (r) => r.name, object: (ctx, r) => presentPolicy(ctx, r) }),
-  source({ objectType: POLICY_RULE_TYPE, table: 'cc_policy_rules', fields: ['name'], display: (r) => r.name, object: (ctx, r) => presentRule(ctx, r) }),
-  source({ objectType: REVIEW_TYPE, table: 'cc_reviews', fields: ['comment'], display: (r) => `Review ${r.id}`, object: (ctx, r) => snapshotReview(ctx, r) }),
+  source({
+    objectType: POLICY_TYPE,
+    table: 'cc_policies',
+    fields: ['name'],
+    display: (r) => r.name,
+    object: (ctx, r) => presentPolicy(ctx, r),
+  }),
+  source({
+    objectType: POLICY_RULE_TYPE,
+    table: 'cc_policy_rules',
+    fields: ['name'],
+    display: (r) => r.name,
+    object: (ctx, r) => presentRule(ctx, r),
+  }),
+  source({
+    objectType: REVIEW_TYPE,
+    table: 'cc_reviews',
+    fields: ['comment'],
+    display: (r) => `Review ${r.id}`,
+    object: (ctx, r) => snapshotReview(ctx, r),
+  }),
   source({
     objectType: CHANGE_COMMENT_TYPE,
     table: 'cc_change_comments',
@@ -83,7 +117,13 @@ const SOURCES: AnySource[] = [
     object: (ctx, r) => snapshotComment(ctx, r),
     visible: async (ctx, rows, visibility) => visibleCommentRows(ctx, rows, visibility),
   }),
-  source({ objectType: MERGE_CHECK_TYPE, table: 'cc_merge_checks', fields: ['name', 'label', 'summary'], display: (r) => r.label || r.name, object: (ctx, r) => snapshotCheck(ctx, r) }),
+  source({
+    objectType: MERGE_CHECK_TYPE,
+    table: 'cc_merge_checks',
+    fields: ['name', 'label', 'summary'],
+    display: (r) => r.label || r.name,
+    object: (ctx, r) => snapshotCheck(ctx, r),
+  }),
 ];
 
 const PATHS: Record<string, string> = {

@@ -1,4 +1,9 @@
-import { BUILTIN_CHECKS, pluginSettings, type BuiltinCheck, type PluginSettings } from '../../../contract/api/change-control';
+import {
+  BUILTIN_CHECKS,
+  pluginSettings,
+  type BuiltinCheck,
+  type PluginSettings,
+} from '../../../contract/api/change-control';
 import type { Config, Host, HostServices } from '../../host';
 import { configuredExternalChecks } from './checks/declared';
 import { API_ROOT } from './names';
@@ -13,7 +18,12 @@ export function branchPagePlacement(config: Config): PluginSettings['branch_page
 /** The settings the service applies, for clients (the extension places its panel from them). */
 export function effectiveSettings(host: HostServices): PluginSettings {
   const cc = host.config.change_control;
-  const available = new Set(runtime(host).registry.all().filter((c) => c.builtin).map((c) => c.name));
+  const available = new Set(
+    runtime(host)
+      .registry.all()
+      .filter((c) => c.builtin)
+      .map((c) => c.name),
+  );
   return {
     enable_builtin_checks: BUILTIN_CHECKS.filter((name): name is BuiltinCheck => available.has(name)),
     required_external_checks: configuredExternalChecks(host.config),
@@ -34,7 +44,8 @@ export function registerSettingsRoute(host: Host): void {
     method: 'GET',
     path: `${API_ROOT}settings/`,
     access: { authenticated: true },
-    summary: 'The effective plugin settings (built-ins available, declared external checks, branch page placement, protect_main, merge gate and automatic merge)',
+    summary:
+      'The effective plugin settings (built-ins available, declared external checks, branch page placement, protect_main, merge gate and automatic merge)',
     tag: 'change-control',
     response: pluginSettings,
     handler: async ({ ctx }) => effectiveSettings(ctx.host),

@@ -8,7 +8,11 @@ import { type Ctx, PermissionDenied, grantAllows, parsePermissionName } from '..
  */
 export type WriteAccess = 'allowed' | 'excluded' | 'not-held';
 
-export async function writeAccess(ctx: Ctx, permissions: readonly string[], obj: Record<string, unknown>): Promise<WriteAccess> {
+export async function writeAccess(
+  ctx: Ctx,
+  permissions: readonly string[],
+  obj: Record<string, unknown>,
+): Promise<WriteAccess> {
   if (!ctx.user) return 'not-held';
   const perms = await ctx.host.permissions.forUser(ctx.user, ctx.db);
   let held = false;
@@ -23,14 +27,25 @@ export async function writeAccess(ctx: Ctx, permissions: readonly string[], obj:
 }
 
 /** Throws 403 unless one of `permissions` admits `obj` (`denied` is the reason when none is held at all). */
-export async function requireWriteAccess(ctx: Ctx, permissions: readonly string[], obj: Record<string, unknown>, denied?: string): Promise<void> {
+export async function requireWriteAccess(
+  ctx: Ctx,
+  permissions: readonly string[],
+  obj: Record<string, unknown>,
+  denied?: string,
+): Promise<void> {
   const access = await writeAccess(ctx, permissions, obj);
-  if (access === 'not-held') throw new PermissionDenied(denied ?? `This needs the permission ${permissions.join(' or ')}.`);
-  if (access === 'excluded') throw new PermissionDenied(`Your ${permissions.join(' / ')} permission does not extend to this object.`);
+  if (access === 'not-held')
+    throw new PermissionDenied(denied ?? `This needs the permission ${permissions.join(' or ')}.`);
+  if (access === 'excluded')
+    throw new PermissionDenied(`Your ${permissions.join(' / ')} permission does not extend to this object.`);
 }
 
 /** After a write: the object must still be one the caller's permission admits (403 otherwise; the transaction rolls back). */
-export async function requireStillAdmitted(ctx: Ctx, permissions: readonly string[], obj: Record<string, unknown>): Promise<void> {
+export async function requireStillAdmitted(
+  ctx: Ctx,
+  permissions: readonly string[],
+  obj: Record<string, unknown>,
+): Promise<void> {
   if ((await writeAccess(ctx, permissions, obj)) !== 'allowed') {
     throw new PermissionDenied('The change would take the object outside what your permission allows.');
   }

@@ -14,7 +14,7 @@ let service: TestService | undefined;
 let reviewerToken = '';
 
 function serviceHost(): string {
-  if (!service) throw new Error('the scenario\'s service is not running');
+  if (!service) throw new Error("the scenario's service is not running");
   return new URL(service.url).host;
 }
 
@@ -39,11 +39,17 @@ export const scenarios: Scenario[] = [
       reviewerToken = token.body.key;
       const canView = await service.admin.post('/api/users/permissions/', {
         name: 'reviewers see change control',
-        object_types: ['change_control.changerequest', 'change_control.review', 'change_control.changecomment', 'change_control.mergecheck'],
+        object_types: [
+          'change_control.changerequest',
+          'change_control.review',
+          'change_control.changecomment',
+          'change_control.mergecheck',
+        ],
         actions: ['view'],
         users: [user.body.id],
       });
-      if (canView.status !== 201) throw new Error(`granting the reviewer view permissions: ${JSON.stringify(canView.body)}`);
+      if (canView.status !== 201)
+        throw new Error(`granting the reviewer view permissions: ${JSON.stringify(canView.body)}`);
 
       prep.addExtension({ vsix: projectExtensionVsix(prep.tempDir) });
       // Machine-scoped settings (a workspace cannot choose where the token goes): code-server
@@ -52,7 +58,10 @@ export const scenarios: Scenario[] = [
       // A hostile folder names another service: the extension must not follow it (the sign-in
       // below lands on the scenario's service, never on this one).
       mkdirSync(join(prep.workspace, '.vscode'), { recursive: true });
-      writeFileSync(join(prep.workspace, '.vscode', 'settings.json'), JSON.stringify({ 'changeControl.serverUrl': 'http://127.0.0.1:9', 'changeControl.nodePath': '/tmp/not-node' }));
+      writeFileSync(
+        join(prep.workspace, '.vscode', 'settings.json'),
+        JSON.stringify({ 'changeControl.serverUrl': 'http://127.0.0.1:9', 'changeControl.nodePath': '/tmp/not-node' }),
+      );
       // The bundled service's native SQLite module is built for the project's Node, not for
       // code-server's Node 24 that runs the extension host.
       prep.machineSetting('changeControl.nodePath', process.execPath);
@@ -87,11 +96,17 @@ export const scenarios: Scenario[] = [
       await vscode.expectNotification(`Signed in to ${serviceHost()} as reviewer.`, 30_000);
       await expectText(viewDescription(vscode, VIEW), `reviewer · ${serviceHost()}`);
       await vscode.step('not-connected welcome gone', async () => {
-        await vscode.view(VIEW).locator('.welcome-view-content', { hasText: 'You are not connected' }).waitFor({ state: 'hidden' });
+        await vscode
+          .view(VIEW)
+          .locator('.welcome-view-content', { hasText: 'You are not connected' })
+          .waitFor({ state: 'hidden' });
       });
       await vscode.step('the view settles', () =>
         Promise.any([
-          vscode.view(VIEW).locator('.welcome-view-content', { hasText: 'There are no change requests yet.' }).waitFor(),
+          vscode
+            .view(VIEW)
+            .locator('.welcome-view-content', { hasText: 'There are no change requests yet.' })
+            .waitFor(),
           vscode.treeItem('Needs my review', { view: VIEW }).waitFor(),
           vscode.treeItem('Retry loading change requests', { view: VIEW }).waitFor(),
         ]),
@@ -108,13 +123,25 @@ export const scenarios: Scenario[] = [
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
       await vscode.updateMachineSettings({ 'changeControl.serverUrl': '' });
-      await vscode.step('bundled service up', () => expectText(viewDescription(vscode, VIEW), 'admin · bundled service', 120_000));
+      await vscode.step('bundled service up', () =>
+        expectText(viewDescription(vscode, VIEW), 'admin · bundled service', 120_000),
+      );
       await screenshot('bundled-service');
       await vscode.runCommand('Change Control: Show Logs');
       // The editor shows spaces as no-break spaces: \s matches both.
       const log = vscode.page.locator('.part.panel .view-lines');
-      await vscode.step('log names the bundled service', () => expectText(log, new RegExp(`starting\\s+the\\s+bundled\\s+service:\\s+${process.execPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`), 30_000));
-      await vscode.step('log names its address', () => expectText(log, /the\s+bundled\s+service\s+listens\s+on\s+http:\/\/127\.0\.0\.1:\d+/));
+      await vscode.step('log names the bundled service', () =>
+        expectText(
+          log,
+          new RegExp(
+            `starting\\s+the\\s+bundled\\s+service:\\s+${process.execPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`,
+          ),
+          30_000,
+        ),
+      );
+      await vscode.step('log names its address', () =>
+        expectText(log, /the\s+bundled\s+service\s+listens\s+on\s+http:\/\/127\.0\.0\.1:\d+/),
+      );
       await screenshot('log');
     },
   },

@@ -65,7 +65,15 @@ async function clickAction(scope: Locator, title: string): Promise<void> {
   try {
     await button.waitFor({ state: 'visible', timeout: 10_000 });
   } catch {
-    const shown = await scope.locator('.monaco-button, .action-label').evaluateAll((els) => els.map((e) => `${e.getAttribute('aria-label') ?? e.textContent?.trim()}${(e as HTMLElement).offsetParent ? '' : ' (hidden)'}`)).catch(() => []);
+    const shown = await scope
+      .locator('.monaco-button, .action-label')
+      .evaluateAll((els) =>
+        els.map(
+          (e) =>
+            `${e.getAttribute('aria-label') ?? e.textContent?.trim()}${(e as HTMLElement).offsetParent ? '' : ' (hidden)'}`,
+        ),
+      )
+      .catch(() => []);
     throw new Error(`no visible button "${title}" (buttons: ${shown.join(', ') || 'none'})`);
   }
   await button.click();
@@ -91,7 +99,11 @@ export const scenarios: Scenario[] = [
         await vscode.clickTreeItem(TITLE, { view: VIEW });
         await vscode.expandView(CHANGES);
         const rows = await vscode.treeChildren(CHANGES, 'dcim.device', (c) => c.length === 2);
-        assertEqual(rows.map((r) => r.label), ['sw1', 'sw2'], 'changed objects');
+        assertEqual(
+          rows.map((r) => r.label),
+          ['sw1', 'sw2'],
+          'changed objects',
+        );
         if (!/Updated · conflicts/.test(rows[0].description)) throw new Error(`sw1 row: ${rows[0].description}`);
         if (!/Created/.test(rows[1].description)) throw new Error(`sw2 row: ${rows[1].description}`);
       });
@@ -121,7 +133,10 @@ export const scenarios: Scenario[] = [
 
       await vscode.step('marking sw1 viewed; Next Change skips it', async () => {
         const sw1 = vscode.treeItem('sw1', { view: CHANGES });
-        await sw1.locator('.custom-view-tree-node-item-checkbox, input[type="checkbox"], .monaco-checkbox').first().click();
+        await sw1
+          .locator('.custom-view-tree-node-item-checkbox, input[type="checkbox"], .monaco-checkbox')
+          .first()
+          .click();
         await expectText(vscode.view(CHANGES).locator('.pane-header'), /Changed Objects/);
         await vscode.closeAllEditors();
         await vscode.runCommand('Change Control: Next Change');
@@ -131,7 +146,9 @@ export const scenarios: Scenario[] = [
       await vscode.step('Open All Changes: every changed object in one multi-diff editor', async () => {
         await vscode.closeAllEditors();
         await vscode.runCommand('Change Control: Open All Changes');
-        await vscode.page.locator(`.tabs-container .tab[aria-label^='Changes of "${TITLE}"']`).waitFor({ timeout: 20_000 });
+        await vscode.page
+          .locator(`.tabs-container .tab[aria-label^='Changes of "${TITLE}"']`)
+          .waitFor({ timeout: 20_000 });
         const editor = vscode.page.locator('.editor-instance').filter({ visible: true }).first();
         await expectText(editor, /sw1\.yaml[\s\S]*sw2\.yaml/, 20_000);
       });
@@ -150,8 +167,11 @@ export const scenarios: Scenario[] = [
         await expectText(thread(vscode, 'Why R2 and not R3?'), 'Main moved it to R3.', 20_000);
       });
       const [root] = await seeded.comments();
-      assertEqual({ change_diff: root?.change_diff, parent: root?.parent, author: root?.author.username, text: root?.text },
-        { change_diff: w().changes.sw1, parent: null, author: 'bob', text }, 'the comment through the API');
+      assertEqual(
+        { change_diff: root?.change_diff, parent: root?.parent, author: root?.author.username, text: root?.text },
+        { change_diff: w().changes.sw1, parent: null, author: 'bob', text },
+        'the comment through the API',
+      );
 
       const reply = 'R2 has the free ports; R3 is full.';
       await vscode.step('reply in the thread', async () => {
@@ -178,7 +198,10 @@ export const scenarios: Scenario[] = [
       });
       await vscode.step('resolve the thread', async () => {
         const t = thread(vscode, 'Why R2 and not R3?');
-        await t.locator('.head').hover().catch(() => undefined);
+        await t
+          .locator('.head')
+          .hover()
+          .catch(() => undefined);
         await clickAction(t, 'Resolve Thread');
         // VS Code folds a thread away once it is resolved (comments.collapseOnResolve).
         await t.locator('.review-comment').first().waitFor({ state: 'hidden', timeout: 20_000 });
@@ -186,8 +209,12 @@ export const scenarios: Scenario[] = [
       const comments = await seeded.comments();
       assertEqual(comments.length, 2, 'comments through the API');
       const answer = comments.find((c) => c.id !== root.id);
-      assertEqual({ parent: answer.parent, change_diff: answer.change_diff, text: answer.text }, { parent: root.id, change_diff: w().changes.sw1, text: edited }, 'the edited reply through the API');
-      assertEqual(comments.find((c) => c.id === root.id).text, text, 'resolving left the first comment\'s text alone');
+      assertEqual(
+        { parent: answer.parent, change_diff: answer.change_diff, text: answer.text },
+        { parent: root.id, change_diff: w().changes.sw1, text: edited },
+        'the edited reply through the API',
+      );
+      assertEqual(comments.find((c) => c.id === root.id).text, text, "resolving left the first comment's text alone");
       assertEqual(comments.find((c) => c.id === root.id).resolved, true, 'the thread resolved through the API');
       await screenshot('thread-resolved');
       // The thread is anchored to the line it was started on: the service stores its attribute.
@@ -206,7 +233,11 @@ export const scenarios: Scenario[] = [
         await clickAction(form, 'Start Review');
         await expectText(thread(vscode, draft), 'Pending', 20_000);
       });
-      assertEqual((await seeded.comments()).some((c) => c.text === draft), false, 'a pending comment is not posted');
+      assertEqual(
+        (await seeded.comments()).some((c) => c.text === draft),
+        false,
+        'a pending comment is not posted',
+      );
       await screenshot('pending-review');
 
       await vscode.reloadWindow();
@@ -226,20 +257,32 @@ export const scenarios: Scenario[] = [
         await vscode.page.locator(`${VSCodeSel.quickInputRow}.focused`).waitFor({ state: 'detached', timeout: 5_000 });
         await vscode.page.keyboard.press('Enter');
         await rows.nth(2).waitFor({ timeout: 2_000 });
-        assertEqual(await vscode.quickPickLabels(), ['Approve', 'Request changes', 'Comment'], 'the decisions, still offered');
+        assertEqual(
+          await vscode.quickPickLabels(),
+          ['Approve', 'Request changes', 'Comment'],
+          'the decisions, still offered',
+        );
         await screenshot('submit-review-decision');
       });
       await vscode.quickPick(/Approve/);
       await vscode.inputBox('Rack R2 has room and power.', { expectPrompt: 'Comment' });
       await vscode.expectNotification(`Your review (Approve) is submitted on "${TITLE}" with 1 comment`, 30_000);
       const reviews = await apiReviews();
-      assertEqual(reviews.map((r) => [r.reviewer.username, r.decision, r.comment]), [['bob', 'approve', 'Rack R2 has room and power.']], 'the review through the API');
+      assertEqual(
+        reviews.map((r) => [r.reviewer.username, r.decision, r.comment]),
+        [['bob', 'approve', 'Rack R2 has room and power.']],
+        'the review through the API',
+      );
       const posted = (await seeded.comments()).find((c) => c.text === draft);
-      assertEqual({ attribute: posted?.attribute, change_diff: posted?.change_diff }, { attribute: 'status', change_diff: w().changes.sw1 }, 'the pending comment, posted');
+      assertEqual(
+        { attribute: posted?.attribute, change_diff: posted?.change_diff },
+        { attribute: 'status', change_diff: w().changes.sw1 },
+        'the pending comment, posted',
+      );
     },
   },
   {
-    name: 'live: a pipeline\'s check report appears in the Checks view with no user action',
+    name: "live: a pipeline's check report appears in the Checks view with no user action",
     async run({ vscode, screenshot }) {
       // The request is the selected one since the scenarios before (its changes are reviewed).
       await showChangeControl(vscode);
@@ -273,7 +316,11 @@ export const scenarios: Scenario[] = [
       await vscode.inputBox('CHG-1050', { expectPrompt: 'External reference' });
       await vscode.expectNotification('Change request "Add sw5 to rack R5" opened as a draft.', 30_000);
       const created = (await w().svc.admin.get(`${API.changeRequests}?ref=CHG-1050`)).body.results[0];
-      assertEqual({ status: created?.status, branch_name: created?.branch_name }, { status: 'draft', branch_name: 'add-sw5' }, 'the new request through the API');
+      assertEqual(
+        { status: created?.status, branch_name: created?.branch_name },
+        { status: 'draft', branch_name: 'add-sw5' },
+        'the new request through the API',
+      );
 
       const description = 'Rack R5 gets sw5 for the new edge.';
       await vscode.step('Edit Description opens it as Markdown; saving sends it to the service', async () => {
@@ -281,8 +328,14 @@ export const scenarios: Scenario[] = [
         await vscode.clearNotifications();
         await vscode.runCommand('Change Control: Edit Description');
         await vscode.quickPick('Add sw5 to rack R5');
-        await vscode.page.locator('.tabs-container .tab.active[aria-label="Add sw5 to rack R5.md"]').waitFor({ timeout: 20_000 });
-        await vscode.page.locator('.editor-instance .monaco-editor .view-lines').filter({ visible: true }).first().click();
+        await vscode.page
+          .locator('.tabs-container .tab.active[aria-label="Add sw5 to rack R5.md"]')
+          .waitFor({ timeout: 20_000 });
+        await vscode.page
+          .locator('.editor-instance .monaco-editor .view-lines')
+          .filter({ visible: true })
+          .first()
+          .click();
         await vscode.page.keyboard.type(description);
         await vscode.page.keyboard.press('Control+S');
         const deadline = Date.now() + 20_000;
@@ -299,7 +352,11 @@ export const scenarios: Scenario[] = [
       await vscode.runCommand('Change Control: Submit for Review');
       await vscode.quickPick('Add sw5 to rack R5');
       await vscode.expectNotification('"Add sw5 to rack R5" submitted for review', 30_000);
-      assertEqual((await w().svc.admin.get(`${API.changeRequests}${created.id}/`)).body.status === 'draft', false, 'submitted through the API');
+      assertEqual(
+        (await w().svc.admin.get(`${API.changeRequests}${created.id}/`)).body.status === 'draft',
+        false,
+        'submitted through the API',
+      );
     },
   },
 ];

@@ -22,22 +22,35 @@ export const scenarios: Scenario[] = [
       await seeded.prepare(prep);
       const world = w();
       const now = world.svc.clock.now().getTime();
-      await ok(world.svc.admin.post(API.freezes, {
-        name: FREEZE,
-        start: new Date(now - 3_600_000).toISOString(),
-        end: new Date(now + 3 * 3_600_000).toISOString(),
-      }), 'create the freeze');
+      await ok(
+        world.svc.admin.post(API.freezes, {
+          name: FREEZE,
+          start: new Date(now - 3_600_000).toISOString(),
+          end: new Date(now + 3 * 3_600_000).toISOString(),
+        }),
+        'create the freeze',
+      );
       // The pipeline reports on a version of the branch it no longer is.
-      const checks = await ok(world.pipeline.client.get(`${API.checks}?change_request_id=${world.changeRequest.id}`), 'list checks');
+      const checks = await ok(
+        world.pipeline.client.get(`${API.checks}?change_request_id=${world.changeRequest.id}`),
+        'list checks',
+      );
       const check = checks.results.find((c: any) => c.name === CHECK_NAME);
-      await ok(world.pipeline.client.patch(`${API.checks}${check.id}/`, { status: 'success', summary: 'build #1041 passed', digest: OLD_DIGEST }), 'report on an old digest');
+      await ok(
+        world.pipeline.client.patch(`${API.checks}${check.id}/`, {
+          status: 'success',
+          summary: 'build #1041 passed',
+          digest: OLD_DIGEST,
+        }),
+        'report on an old digest',
+      );
     },
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
       await vscode.updateMachineSettings({ 'changeControl.serverUrl': w().svc.url });
       await seeded.signIn(vscode, w().reviewer.token, 'bob');
 
-      await vscode.step('the request\'s row says it is frozen', async () => {
+      await vscode.step("the request's row says it is frozen", async () => {
         const rows = await vscode.treeChildren(VIEW, 'Needs my review', (c) => c.some((r) => r.label === TITLE));
         const row = rows.find((r) => r.label === TITLE)!;
         if (!/frozen/.test(row.description)) throw new Error(`row description: ${row.description}`);
@@ -46,7 +59,8 @@ export const scenarios: Scenario[] = [
       await vscode.clickTreeItem(TITLE, { view: VIEW });
       await vscode.expandView('Checks');
       await vscode.step('the Checks view marks the result outdated', () =>
-        expectText(vscode.treeItem(CHECK_NAME, { view: 'Checks' }), /Passed · outdated/, TIMEOUTS.ui));
+        expectText(vscode.treeItem(CHECK_NAME, { view: 'Checks' }), /Passed · outdated/, TIMEOUTS.ui),
+      );
 
       const web = await vscode.webview({ has: '#cr-title', timeout: 30_000 });
       await expectText(web.locator('#cr-title'), TITLE);
@@ -58,7 +72,8 @@ export const scenarios: Scenario[] = [
 
       // The service agrees: the freeze blocks, and the outdated result does not clear the gate.
       const cr = await ok(w().svc.admin.get(`${API.changeRequests}${w().changeRequest.id}/`), 'the request');
-      if (!String(cr.merge_blocked_reason).includes(FREEZE)) throw new Error(`merge_blocked_reason: ${cr.merge_blocked_reason}`);
+      if (!String(cr.merge_blocked_reason).includes(FREEZE))
+        throw new Error(`merge_blocked_reason: ${cr.merge_blocked_reason}`);
     },
   },
 ];

@@ -21,7 +21,10 @@ export const scenarios: Scenario[] = [
       await seeded.prepare(prep);
       const author = w().author.client;
       const branch = await ok(author.post(API.branches, { name: BRANCH }), 'create the branch');
-      await ok(author.inBranch(branch.schema_id).post(API.devices, { name: 'pp-r7', status: 'planned', rack: 'R7' }), 'a device in the branch');
+      await ok(
+        author.inBranch(branch.schema_id).post(API.devices, { name: 'pp-r7', status: 'planned', rack: 'R7' }),
+        'a device in the branch',
+      );
     },
     async run({ vscode, screenshot }) {
       await vscode.openActivity('Change Control');
@@ -31,12 +34,17 @@ export const scenarios: Scenario[] = [
       await vscode.runCommand('Change Control: Preview Policies for Branch');
       await vscode.step('the branch is offered as having no change request yet', async () => {
         await vscode.expectQuickPick(BRANCH);
-        const row = vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: BRANCH }).first();
+        const row = vscode.page
+          .locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: BRANCH })
+          .first();
         await expectText(row, /No change request yet/);
       });
       await vscode.quickPick(BRANCH);
       await vscode.step('a Markdown preview names the branch and the policy that would govern it', async () => {
-        const text = vscode.page.locator('.editor-instance .monaco-editor .view-lines').filter({ visible: true }).first();
+        const text = vscode.page
+          .locator('.editor-instance .monaco-editor .view-lines')
+          .filter({ visible: true })
+          .first();
         // The editor draws spaces as no-break spaces: match words, not the raw string.
         const words = (s: string) => new RegExp(s.split(' ').join('\\s'));
         await expectText(text, words(`Preview: branch ${BRANCH}`), TIMEOUTS.ui);
@@ -59,12 +67,22 @@ export const scenarios: Scenario[] = [
       await expectText(web.locator('#cr-title'), TITLE);
       await screenshot('opened-for-branch');
 
-      await vscode.step('the service has the draft, on that branch, with its reference, requested by alice', async () => {
-        const list = await ok(w().svc.admin.get(`${API.changeRequests}?q=${encodeURIComponent(TITLE)}`), 'list requests');
-        const cr = list.results.find((r: any) => r.title === TITLE);
-        if (!cr) throw new Error(`no request titled ${TITLE}`);
-        assertEqual([cr.status, cr.branch_name, cr.ref, cr.requester?.id ?? cr.requester], ['draft', BRANCH, REF, w().author.id], 'the new request');
-      });
+      await vscode.step(
+        'the service has the draft, on that branch, with its reference, requested by alice',
+        async () => {
+          const list = await ok(
+            w().svc.admin.get(`${API.changeRequests}?q=${encodeURIComponent(TITLE)}`),
+            'list requests',
+          );
+          const cr = list.results.find((r: any) => r.title === TITLE);
+          if (!cr) throw new Error(`no request titled ${TITLE}`);
+          assertEqual(
+            [cr.status, cr.branch_name, cr.ref, cr.requester?.id ?? cr.requester],
+            ['draft', BRANCH, REF, w().author.id],
+            'the new request',
+          );
+        },
+      );
     },
   },
 ];

@@ -18,8 +18,22 @@ function turnPlugin(order: string[]): HostPlugin {
     version: '1.0.0',
     hostVersion: { min: '4.7.0', max: '4.7.99' },
     register(host) {
-      host.routes.add({ method: 'POST', path: TURN, access: { authenticated: true }, summary: 'Queues work for the next turn', tag: 'test', handler });
-      host.routes.add({ method: 'GET', path: TURN, access: { authenticated: true }, summary: 'Queues work for the next turn', tag: 'test', handler });
+      host.routes.add({
+        method: 'POST',
+        path: TURN,
+        access: { authenticated: true },
+        summary: 'Queues work for the next turn',
+        tag: 'test',
+        handler,
+      });
+      host.routes.add({
+        method: 'GET',
+        path: TURN,
+        access: { authenticated: true },
+        summary: 'Queues work for the next turn',
+        tag: 'test',
+        handler,
+      });
     },
   };
 }

@@ -10,7 +10,10 @@ describe('conventions: bodies', () => {
 
   it('answers 415 to a body that is not JSON', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const res = await svc.admin.post('/api/users/groups/', undefined, { raw: 'name=netops', headers: { 'Content-Type': contentType } });
+      const res = await svc.admin.post('/api/users/groups/', undefined, {
+        raw: 'name=netops',
+        headers: { 'Content-Type': contentType },
+      });
       assert.equal(res.status, 415, contentType);
       assert.ok(res.body.detail);
     }
@@ -21,7 +24,10 @@ describe('conventions: bodies', () => {
 
   it('answers 400 with a detail to malformed JSON', async () => {
     for (const raw of ['{"name": ', '{name: "x"}', "{'name': 'x'}", 'nope']) {
-      const res = await svc.admin.post('/api/users/groups/', undefined, { raw, headers: { 'Content-Type': 'application/json' } });
+      const res = await svc.admin.post('/api/users/groups/', undefined, {
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
       assert.equal(res.status, 400, raw);
       assert.equal(typeof res.body.detail, 'string');
     }
@@ -29,11 +35,17 @@ describe('conventions: bodies', () => {
 
   it('answers 413 to a body over 1 MiB and accepts one just under', async () => {
     const big = JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024) });
-    const res = await svc.admin.post('/api/users/groups/', undefined, { raw: big, headers: { 'Content-Type': 'application/json' } });
+    const res = await svc.admin.post('/api/users/groups/', undefined, {
+      raw: big,
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(res.status, 413);
     assert.ok(res.body.detail);
     const under = JSON.stringify({ name: 'under', description: 'x'.repeat(150) + ' '.repeat(1000 * 1000) });
-    const ok = await svc.admin.post('/api/users/groups/', undefined, { raw: under, headers: { 'Content-Type': 'application/json' } });
+    const ok = await svc.admin.post('/api/users/groups/', undefined, {
+      raw: under,
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.notEqual(ok.status, 413);
     assert.ok(ok.status < 500);
   });
@@ -71,8 +83,17 @@ describe('conventions: lists and filters', () => {
 
   it('caps limit at 1000 and defaults to 50', async () => {
     const now = svc.clock.now().toISOString();
-    const rows = Array.from({ length: 1005 }, (_, i) => ({ name: `bulk-${String(i).padStart(4, '0')}`, description: '', created: now, last_updated: now }));
-    for (let i = 0; i < rows.length; i += 200) await svc.host.db.insertInto('groups').values(rows.slice(i, i + 200)).execute();
+    const rows = Array.from({ length: 1005 }, (_, i) => ({
+      name: `bulk-${String(i).padStart(4, '0')}`,
+      description: '',
+      created: now,
+      last_updated: now,
+    }));
+    for (let i = 0; i < rows.length; i += 200)
+      await svc.host.db
+        .insertInto('groups')
+        .values(rows.slice(i, i + 200))
+        .execute();
     const capped = await svc.admin.get('/api/users/groups/?limit=5000');
     assert.equal(capped.status, 200);
     assert.equal(capped.body.count, 1005);
@@ -89,7 +110,12 @@ describe('conventions: lists and filters', () => {
     const names = (list: { results: Array<{ name: string }> }): string[] => list.results.map((g) => g.name);
     assert.deepEqual(names((await svc.admin.get('/api/users/groups/?ordering=name')).body), ['a', 'b', 'c']);
     assert.deepEqual(names((await svc.admin.get('/api/users/groups/?ordering=-name')).body), ['c', 'b', 'a']);
-    for (const path of ['/api/users/groups/?ordering=nope', '/api/users/users/?ordering=-password', '/api/users/tokens/?ordering=key', '/api/core/object-types/?ordering=x']) {
+    for (const path of [
+      '/api/users/groups/?ordering=nope',
+      '/api/users/users/?ordering=-password',
+      '/api/users/tokens/?ordering=key',
+      '/api/core/object-types/?ordering=x',
+    ]) {
       const res = await svc.admin.get(path);
       assert.equal(res.status, 400, path);
       assert.ok(Array.isArray(res.body.ordering), `${path}: ${JSON.stringify(res.body)}`);
@@ -148,10 +174,13 @@ describe('conventions: every list (filters, q, ordering, brief, fields)', () => 
     }
   });
 
-  it('q matches a case-insensitive substring of the list\'s text fields; % and _ are plain characters', async () => {
+  it("q matches a case-insensitive substring of the list's text fields; % and _ are plain characters", async () => {
     await svc.admin.post('/api/users/groups/', { name: 'Network Ops', description: 'routers' });
     await svc.admin.post('/api/users/groups/', { name: 'db_admins', description: 'Databases 100%' });
-    const names = async (q: string): Promise<string[]> => ((await svc.admin.get(`/api/users/groups/?q=${encodeURIComponent(q)}`)).body.results as Array<{ name: string }>).map((g) => g.name);
+    const names = async (q: string): Promise<string[]> =>
+      (
+        (await svc.admin.get(`/api/users/groups/?q=${encodeURIComponent(q)}`)).body.results as Array<{ name: string }>
+      ).map((g) => g.name);
     assert.deepEqual(await names('network'), ['Network Ops']);
     assert.deepEqual(await names('ROUTERS'), ['Network Ops']);
     assert.deepEqual(await names('100%'), ['db_admins']);
@@ -168,7 +197,11 @@ describe('conventions: every list (filters, q, ordering, brief, fields)', () => 
     const fields = (await svc.admin.get('/api/users/groups/?fields=name,description')).body.results[0];
     assert.deepEqual(fields, { name: 'netops', description: 'x' });
     assert.deepEqual((await svc.admin.get(`/api/users/groups/${id}/?fields=id,name`)).body, { id, name: 'netops' });
-    assert.deepEqual(Object.keys((await svc.admin.get(`/api/users/groups/${id}/?brief=1`)).body).sort(), ['display', 'id', 'url']);
+    assert.deepEqual(Object.keys((await svc.admin.get(`/api/users/groups/${id}/?brief=1`)).body).sort(), [
+      'display',
+      'id',
+      'url',
+    ]);
     for (const bad of ['brief=maybe', 'fields=na-me']) {
       const res = await svc.admin.get(`/api/users/groups/?${bad}`);
       assert.equal(res.status, 400, bad);
@@ -177,8 +210,15 @@ describe('conventions: every list (filters, q, ordering, brief, fields)', () => 
   });
 
   it('orders by several fields, each ascending or descending', async () => {
-    for (const [name, description] of [['b', '1'], ['a', '2'], ['c', '1']]) await svc.admin.post('/api/users/groups/', { name, description });
-    const names = (await svc.admin.get('/api/users/groups/?ordering=-name')).body.results.map((g: { name: string }) => g.name);
+    for (const [name, description] of [
+      ['b', '1'],
+      ['a', '2'],
+      ['c', '1'],
+    ])
+      await svc.admin.post('/api/users/groups/', { name, description });
+    const names = (await svc.admin.get('/api/users/groups/?ordering=-name')).body.results.map(
+      (g: { name: string }) => g.name,
+    );
     assert.deepEqual(names, ['c', 'b', 'a']);
     const byCreatedThenName = await svc.admin.get('/api/users/groups/?ordering=created,-name');
     assert.equal(byCreatedThenName.status, 200);
@@ -200,10 +240,16 @@ describe('conventions: headers and status', () => {
       await svc.admin.get('/api/no/such/endpoint/'),
       await svc.admin.post('/api/core/object-types/', {}),
       await svc.admin.get('/api/users/groups/?id=zz'),
-      await svc.admin.post('/api/users/groups/', undefined, { raw: '{', headers: { 'Content-Type': 'application/json' } }),
+      await svc.admin.post('/api/users/groups/', undefined, {
+        raw: '{',
+        headers: { 'Content-Type': 'application/json' },
+      }),
       await svc.admin.post('/api/users/groups/', undefined, { raw: 'x', headers: { 'Content-Type': 'text/plain' } }),
     ];
-    assert.deepEqual(responses.map((r) => r.status), [200, 200, 201, 204, 403, 404, 404, 405, 400, 400, 415]);
+    assert.deepEqual(
+      responses.map((r) => r.status),
+      [200, 200, 201, 204, 403, 404, 404, 405, 400, 400, 415],
+    );
     for (const res of responses) assert.equal(res.headers.get('API-Version'), '4.7');
   });
 
@@ -235,7 +281,11 @@ describe('conventions: headers and status', () => {
       req.end();
     });
     assert.deepEqual(conditional, { status: 304, body: '' });
-    const created = await fetch(`${svc.url}/api/users/groups/`, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'ops ✓' }) });
+    const created = await fetch(`${svc.url}/api/users/groups/`, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'ops ✓' }),
+    });
     assert.equal(created.status, 201);
     assert.equal(created.headers.get('content-length'), String(Buffer.byteLength(await created.text())));
   });
@@ -251,7 +301,13 @@ describe('conventions: headers and status', () => {
   });
 
   it('answers an unknown id with 404 {"detail": "Not found."}, numeric or not', async () => {
-    for (const path of ['/api/users/users/999999/', '/api/users/users/abc/', '/api/users/tokens/999999/', '/api/users/permissions/abc/', '/api/core/object-types/999999/']) {
+    for (const path of [
+      '/api/users/users/999999/',
+      '/api/users/users/abc/',
+      '/api/users/tokens/999999/',
+      '/api/users/permissions/abc/',
+      '/api/core/object-types/999999/',
+    ]) {
       const res = await svc.admin.get(path);
       assert.equal(res.status, 404, path);
       assert.deepEqual(res.body, { detail: 'Not found.' });

@@ -86,7 +86,10 @@ describe('conventions: Idempotency-Key on writes', () => {
     const g = (await svc.admin.post(GROUPS, { name: 'ops' })).body;
     const patched = await svc.admin.patch(`${GROUPS}${g.id}/`, { name: 'ops2' }, withKey('rename'));
     assert.equal(patched.status, 200);
-    assert.deepEqual((await svc.admin.patch(`${GROUPS}${g.id}/`, { name: 'ops2' }, withKey('rename'))).body, patched.body);
+    assert.deepEqual(
+      (await svc.admin.patch(`${GROUPS}${g.id}/`, { name: 'ops2' }, withKey('rename'))).body,
+      patched.body,
+    );
     const put = await svc.admin.put(`${GROUPS}${g.id}/`, { name: 'ops3' }, withKey('replace'));
     assert.equal(put.status, 200);
     assert.equal((await svc.admin.put(`${GROUPS}${g.id}/`, { name: 'ops3' }, withKey('replace'))).status, 200);
@@ -113,13 +116,18 @@ describe('conventions: Idempotency-Key on writes', () => {
     assert.equal(await groupCount(svc), count);
   });
 
-  it('keeps keys per caller: another user\'s request with the same key runs; anonymous calls never replay', async () => {
+  it("keeps keys per caller: another user's request with the same key runs; anonymous calls never replay", async () => {
     assert.equal((await svc.admin.post(GROUPS, { name: 'mine' }, withKey('shared'))).status, 201);
     const theirs = await other.post(GROUPS, { name: 'theirs' }, withKey('shared'));
     assert.equal(theirs.status, 201);
     assert.equal(theirs.body.name, 'theirs');
     await svc.admin.post('/api/users/users/', { username: 'pat', password: 'correct horse battery' });
-    const provision = () => svc.anonymous.post('/api/users/tokens/provision/', { username: 'pat', password: 'correct horse battery' }, withKey('p'));
+    const provision = () =>
+      svc.anonymous.post(
+        '/api/users/tokens/provision/',
+        { username: 'pat', password: 'correct horse battery' },
+        withKey('p'),
+      );
     const [a, b] = [await provision(), await provision()];
     assert.deepEqual([a.status, b.status], [201, 201]);
     assert.notEqual(a.body.key, b.body.key);

@@ -36,12 +36,16 @@ describe('conventions: the route table', () => {
     for (const route of routes) {
       const kinds = accessKinds(route);
       if (kinds.length !== 1) {
-        problems.push(`${describeRoute(route)} declares ${kinds.length === 0 ? 'no access' : `several accesses (${kinds.join(', ')})`}`);
+        problems.push(
+          `${describeRoute(route)} declares ${kinds.length === 0 ? 'no access' : `several accesses (${kinds.join(', ')})`}`,
+        );
         continue;
       }
       const access = route.access as { public?: unknown; authenticated?: unknown; permission?: unknown };
-      if (kinds[0] === 'public' && access.public !== true) problems.push(`${describeRoute(route)}: public must be true`);
-      if (kinds[0] === 'authenticated' && access.authenticated !== true) problems.push(`${describeRoute(route)}: authenticated must be true`);
+      if (kinds[0] === 'public' && access.public !== true)
+        problems.push(`${describeRoute(route)}: public must be true`);
+      if (kinds[0] === 'authenticated' && access.authenticated !== true)
+        problems.push(`${describeRoute(route)}: authenticated must be true`);
       if (kinds[0] === 'permission') {
         const name = String(access.permission);
         if (!/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*_[a-z][a-z0-9]*$/.test(name)) {
@@ -50,7 +54,9 @@ describe('conventions: the route table', () => {
         }
         const { objectType } = parsePermissionName(name);
         if (!svc.host.objectTypes.has(objectType)) {
-          problems.push(`${describeRoute(route)}: "${name}" names object type ${objectType}, which is not registered (no permission could grant it)`);
+          problems.push(
+            `${describeRoute(route)}: "${name}" names object type ${objectType}, which is not registered (no permission could grant it)`,
+          );
         }
       }
       if (typeof route.handler !== 'function') problems.push(`${describeRoute(route)} has no handler`);
@@ -74,7 +80,10 @@ describe('conventions: the route table', () => {
     for (const route of routes) {
       if ('public' in route.access) continue;
       const path = concrete(route, '1');
-      for (const [who, client] of [['no token', svc.anonymous], ['unknown token', unknown]] as const) {
+      for (const [who, client] of [
+        ['no token', svc.anonymous],
+        ['unknown token', unknown],
+      ] as const) {
         const body = route.method === 'GET' || route.method === 'DELETE' ? undefined : {};
         const res = await client.request(route.method, path, body);
         if (res.status !== 403 || typeof res.body?.detail !== 'string') {

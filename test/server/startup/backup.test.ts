@@ -3,7 +3,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { backupDatabase, restoreDatabase, tableContents } from '../../../server/host/db/backup';
 import { duringSchemaChange, onPostgres, openTestDatabase } from '../../support/database';
 import { startService, withService } from '../../support/service';
-import { actor, AUTHOR, BRANCHES, created, DEVICES, ok, REQUESTS, REVIEWER, REVIEWS, POLICIES, RULES } from '../plugins/change-control/fixtures';
+import {
+  actor,
+  AUTHOR,
+  BRANCHES,
+  created,
+  DEVICES,
+  ok,
+  REQUESTS,
+  REVIEWER,
+  REVIEWS,
+  POLICIES,
+  RULES,
+} from '../plugins/change-control/fixtures';
 import { runToExit } from './run-service';
 import { tempDirForEachTest } from '../../support/prepared';
 
@@ -19,8 +31,14 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
       const p = await created(svc.admin.post(POLICIES, { name: 'devices', object_types: ['dcim.device'] }));
       await created(svc.admin.post(RULES, { policy: p.id, name: 'one', users: [reviewer.id] }));
       const branch = await created(author.client.post(BRANCHES, { name: 'work' }));
-      await created(author.client.inBranch(branch.schema_id).post(DEVICES, { name: 'édge-1', status: 'planned', comments: 'ünïcode ✓, "quotes", \\ and \n lines' }));
-      const cr = await created(author.client.post(REQUESTS, { branch: branch.id, title: 'A change', description: '**bold**' }));
+      await created(
+        author.client
+          .inBranch(branch.schema_id)
+          .post(DEVICES, { name: 'édge-1', status: 'planned', comments: 'ünïcode ✓, "quotes", \\ and \n lines' }),
+      );
+      const cr = await created(
+        author.client.post(REQUESTS, { branch: branch.id, title: 'A change', description: '**bold**' }),
+      );
       await ok(author.client.post(`${REQUESTS}${cr.id}/submit/`, {}));
       await created(reviewer.client.post(REVIEWS, { change_request: cr.id, decision: 'approve', comment: '' }));
     });
@@ -69,7 +87,10 @@ describe(`backup and restore (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, functio
   if (onPostgres) {
     it('backs up and restores again after another instance changed a table (a rolling upgrade): the new column is in the file', async () => {
       const svc = await startService();
-      const undo = (schema: string) => [`alter table "${schema}".users drop column if exists rollout_note`, `alter table "${schema}".users alter column is_active type bigint`];
+      const undo = (schema: string) => [
+        `alter table "${schema}".users drop column if exists rollout_note`,
+        `alter table "${schema}".users alter column is_active type bigint`,
+      ];
       try {
         await duringSchemaChange(svc.host.db, undo, async ({ own, admin, schema }) => {
           await backupDatabase(own.db, dir('one.jsonl'));

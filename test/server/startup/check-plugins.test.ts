@@ -28,7 +28,11 @@ function pluginSource(options: { hostVersion?: unknown; name: string; body?: str
 async function api(url: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}${path}`, {
     method,
-    headers: { Authorization: `Token ${TOKEN}`, Accept: 'application/json', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Token ${TOKEN}`,
+      Accept: 'application/json',
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json();
@@ -41,9 +45,19 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
   const dir = tempDirForEachTest('cc-check-plugins-');
 
   it('a check plugin whose hostVersion excludes 4.7 makes the service exit 2 with the reason on stderr', async () => {
-    writeFileSync(dir('old-line.cjs'), pluginSource({ name: 'old/check', hostVersion: { min: '4.6.0', max: '4.6.99' } }));
+    writeFileSync(
+      dir('old-line.cjs'),
+      pluginSource({ name: 'old/check', hostVersion: { min: '4.6.0', max: '4.6.99' } }),
+    );
     writeFileSync(dir('config.json'), JSON.stringify({ check_plugins: ['./old-line.cjs'] }));
-    const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', ':memory:', '--config', dir('config.json')]);
+    const { code, stderr, stdout } = await runToExit([
+      '--port',
+      '0',
+      '--db',
+      ':memory:',
+      '--config',
+      dir('config.json'),
+    ]);
     assert.equal(code, 2);
     assert.match(stderr, /check plugin "\.\/old-line\.cjs" supports host 4\.6\.0-4\.6\.99, not 4\.7\.0/);
     assert.doesNotMatch(stdout, /listening/);
@@ -51,20 +65,34 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
 
   it('plugins in range load, by a path relative to the configuration file and by package name, and their checks run', async () => {
     mkdirSync(dir('plugins'));
-    writeFileSync(dir('plugins', 'ticket.cjs'), pluginSource({ name: 'acme/ticket', hostVersion: { min: '4.7.0', max: '4.7.99' } }));
+    writeFileSync(
+      dir('plugins', 'ticket.cjs'),
+      pluginSource({ name: 'acme/ticket', hostVersion: { min: '4.7.0', max: '4.7.99' } }),
+    );
     const pkg = dir('node_modules', 'acme-cc-checks');
     mkdirSync(pkg, { recursive: true });
-    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'acme-cc-checks', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(
+      join(pkg, 'package.json'),
+      JSON.stringify({ name: 'acme-cc-checks', version: '1.0.0', main: 'index.js' }),
+    );
     writeFileSync(
       join(pkg, 'index.js'),
-      pluginSource({ name: 'acme/window', body: "  registry.registerCheck({ name: 'acme/window', label: 'Window set', required: false, fn: (cr) => cr.scheduled_start ? registry.CheckResult.passed() : registry.CheckResult.skipped('No change window.') });" }),
+      pluginSource({
+        name: 'acme/window',
+        body: "  registry.registerCheck({ name: 'acme/window', label: 'Window set', required: false, fn: (cr) => cr.scheduled_start ? registry.CheckResult.passed() : registry.CheckResult.skipped('No change window.') });",
+      }),
     );
     writeFileSync(dir('config.json'), JSON.stringify({ check_plugins: ['./plugins/ticket.cjs', 'acme-cc-checks'] }));
     // Started from another folder: the relative path is resolved from the configuration file.
-    const started = await startAndWait(['--port', '0', '--db', ':memory:', '--config', dir('config.json')], { CHANGE_CONTROL_ADMIN_TOKEN: TOKEN });
+    const started = await startAndWait(['--port', '0', '--db', ':memory:', '--config', dir('config.json')], {
+      CHANGE_CONTROL_ADMIN_TOKEN: TOKEN,
+    });
     try {
       const b = await api(started.url, 'POST', '/api/plugins/branching/branches/', { name: 'with-plugins' });
-      const cr = await api(started.url, 'POST', '/api/plugins/change-control/change-requests/', { branch: b.id, ref: 'CHG-42' });
+      const cr = await api(started.url, 'POST', '/api/plugins/change-control/change-requests/', {
+        branch: b.id,
+        ref: 'CHG-42',
+      });
       const checks = await api(started.url, 'GET', `/api/plugins/change-control/checks/?change_request_id=${cr.id}`);
       const byName = Object.fromEntries(checks.results.map((c: any) => [c.name, c]));
       assert.deepEqual(Object.keys(byName).sort(), ['acme/ticket', 'acme/window']);
@@ -76,7 +104,11 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
 
       await api(started.url, 'PATCH', `/api/plugins/change-control/change-requests/${cr.id}/`, { ref: '' });
       await api(started.url, 'POST', `/api/plugins/change-control/change-requests/${cr.id}/run-checks/`, {});
-      const again = await api(started.url, 'GET', `/api/plugins/change-control/checks/?change_request_id=${cr.id}&name=acme/ticket`);
+      const again = await api(
+        started.url,
+        'GET',
+        `/api/plugins/change-control/checks/?change_request_id=${cr.id}&name=acme/ticket`,
+      );
       assert.equal(again.results[0].status, 'failure');
       assert.equal(again.results[0].summary, 'No ticket reference.');
     } finally {
@@ -86,7 +118,11 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
   });
 
   describe('refusals, in process', () => {
-    const build = (checkPlugins: string[]) => buildApp([branchingPlugin(), changeControlPlugin({ configDir: dir() })], parseConfig({ check_plugins: checkPlugins }));
+    const build = (checkPlugins: string[]) =>
+      buildApp(
+        [branchingPlugin(), changeControlPlugin({ configDir: dir() })],
+        parseConfig({ check_plugins: checkPlugins }),
+      );
 
     async function refusedWith(checkPlugins: string[], reason: RegExp): Promise<void> {
       await assert.rejects(build(checkPlugins), (err: Error) => {
@@ -110,13 +146,19 @@ describe('check plugins at start-up (contract 6, Versioning rules 2-3)', functio
     });
 
     it('loads each plugin once at start, and seals the registry afterwards', async () => {
-      writeFileSync(dir('counted.cjs'), 'globalThis.__ccLoads = (globalThis.__ccLoads ?? 0) + 1;\n' + pluginSource({ name: 'counted/check' }));
+      writeFileSync(
+        dir('counted.cjs'),
+        'globalThis.__ccLoads = (globalThis.__ccLoads ?? 0) + 1;\n' + pluginSource({ name: 'counted/check' }),
+      );
       const before = (globalThis as { __ccLoads?: number }).__ccLoads ?? 0;
       const { host } = await build(['./counted.cjs']);
       assert.equal((globalThis as { __ccLoads?: number }).__ccLoads, before + 1);
       const registry = runtime(host).registry;
       assert.ok(registry.get('counted/check'));
-      assert.throws(() => registry.registerCheck({ name: 'late', fn: () => unchecked(undefined) }), /only be registered at start/);
+      assert.throws(
+        () => registry.registerCheck({ name: 'late', fn: () => unchecked(undefined) }),
+        /only be registered at start/,
+      );
     });
   });
 });

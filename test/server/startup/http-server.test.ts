@@ -5,15 +5,31 @@ import express from 'express';
 import { serverFor } from '../../../server/app';
 
 /** One request on `agent`: status, headers and body text. */
-function send(port: number, agent: Agent, method: string, path: string, body?: unknown): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
+function send(
+  port: number,
+  agent: Agent,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; headers: IncomingMessage['headers']; text: string }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: payload === undefined ? {} : { 'Content-Type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: payload === undefined ? {} : { 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -36,7 +52,12 @@ describe('the HTTP server that serves the app', () => {
   before(async () => {
     server = serverFor(app);
     // Seen before Express handles them: Node made them, Express has not touched them yet.
-    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => made.push({ request: Object.getPrototypeOf(req) as object | null, response: Object.getPrototypeOf(res) as object | null }));
+    server.prependListener('request', (req: IncomingMessage, res: ServerResponse) =>
+      made.push({
+        request: Object.getPrototypeOf(req) as object | null,
+        response: Object.getPrototypeOf(res) as object | null,
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
   });

@@ -58,9 +58,7 @@ describe('memory given back when the service goes idle', () => {
     assert.equal(typeof (globalThis as { gc?: unknown }).gc, hadGlobalGc);
     assert.equal(runInNewContext('typeof gc'), 'undefined');
 
-    let garbage: object | null = { payload: new Array(1000).fill('x') };
-    const ref = new WeakRef(garbage);
-    garbage = null;
+    const ref = new WeakRef({ payload: new Array(1000).fill('x') });
     // A WeakRef keeps its target until the current job ends.
     await nextTurn();
     collect();

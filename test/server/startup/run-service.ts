@@ -10,7 +10,14 @@ export interface Started {
   stderr: () => string;
 }
 
-const SERVICE_VARS = ['PORT', 'HOST', 'DATABASE_URL', 'CHANGE_CONTROL_DB', 'CHANGE_CONTROL_CONFIG', 'CHANGE_CONTROL_ADMIN_TOKEN'];
+const SERVICE_VARS = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'CHANGE_CONTROL_DB',
+  'CHANGE_CONTROL_CONFIG',
+  'CHANGE_CONTROL_ADMIN_TOKEN',
+];
 
 /** The test runner's environment without the service's own variables, plus the given ones. */
 function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -58,7 +65,10 @@ export async function startAndWait(args: string[], env: Record<string, string> =
 }
 
 /** Runs the service expecting it to exit; returns the exit code and output. */
-export async function runToExit(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runToExit(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawnService(args, env);
   const { out, err } = collect(child);
   const code = await new Promise<number | null>((done) => child.once('exit', (c) => done(c)));

@@ -71,7 +71,11 @@ describe('service start-up (contract section 1)', function () {
 
   it('gives admin exactly the token of CHANGE_CONTROL_ADMIN_TOKEN, and reads the address from the environment', async () => {
     const token = 'feedfacefeedfacefeedfacefeedfacefeedface';
-    const started = await startAndWait([], { CHANGE_CONTROL_ADMIN_TOKEN: token, PORT: '0', CHANGE_CONTROL_DB: dir('env.sqlite3') });
+    const started = await startAndWait([], {
+      CHANGE_CONTROL_ADMIN_TOKEN: token,
+      PORT: '0',
+      CHANGE_CONTROL_DB: dir('env.sqlite3'),
+    });
     assert.doesNotMatch(started.stdout(), /admin token/);
     assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${started.url}/api/users/groups/`, { headers: { Authorization: `Token ${token}` } });
@@ -85,20 +89,30 @@ describe('service start-up (contract section 1)', function () {
   it('refuses an administrator token shorter than 32 characters: exit 2 with a message saying so, nothing started', async () => {
     const db = dir('short-token.sqlite3');
     for (const token of ['abc', 'a'.repeat(31)]) {
-      const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', db], { CHANGE_CONTROL_ADMIN_TOKEN: token });
+      const { code, stderr, stdout } = await runToExit(['--port', '0', '--db', db], {
+        CHANGE_CONTROL_ADMIN_TOKEN: token,
+      });
       assert.equal(code, 2);
-      assert.match(stderr, new RegExp(`CHANGE_CONTROL_ADMIN_TOKEN must be at least 32 characters long \\(it has ${token.length}\\)`));
+      assert.match(
+        stderr,
+        new RegExp(`CHANGE_CONTROL_ADMIN_TOKEN must be at least 32 characters long \\(it has ${token.length}\\)`),
+      );
       assert.doesNotMatch(stdout, /listening/);
     }
     assert.equal(existsSync(db), false, 'no database was created');
     const started = await startAndWait(['--port', '0', '--db', db], { CHANGE_CONTROL_ADMIN_TOKEN: 'b'.repeat(32) });
-    assert.equal((await fetch(`${started.url}/api/users/me/`, { headers: { Authorization: `Token ${'b'.repeat(32)}` } })).status, 200);
+    assert.equal(
+      (await fetch(`${started.url}/api/users/me/`, { headers: { Authorization: `Token ${'b'.repeat(32)}` } })).status,
+      200,
+    );
     started.child.kill('SIGTERM');
     assert.equal(await waitForExit(started.child), 0);
   });
 
   it('finishes an in-flight request on SIGTERM before exiting 0', async () => {
-    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: 'a'.repeat(40) });
+    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], {
+      CHANGE_CONTROL_ADMIN_TOKEN: 'a'.repeat(40),
+    });
     // Send a request and signal once it has been written to the socket.
     const status = await new Promise<number>((resolveStatus, reject) => {
       const req = request(`${started.url}/api/status/`, (res) => {
@@ -115,12 +129,17 @@ describe('service start-up (contract section 1)', function () {
 
   it('ends open event streams on SIGTERM, and still exits 0', async () => {
     const token = 'b'.repeat(40);
-    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], { CHANGE_CONTROL_ADMIN_TOKEN: token });
+    const started = await startAndWait(['--port', '0', '--db', dir('db.sqlite3')], {
+      CHANGE_CONTROL_ADMIN_TOKEN: token,
+    });
     const streams = [
       await SseStream.open(`${started.url}/api/plugins/change-control/stream/`, { token }),
       await SseStream.open(`${started.url}/api/plugins/change-control/stream/?change_request=1`, { token }),
     ];
-    assert.deepEqual(streams.map((s) => s.status), [200, 200]);
+    assert.deepEqual(
+      streams.map((s) => s.status),
+      [200, 200],
+    );
     started.child.kill('SIGTERM');
     await Promise.all(streams.map((s) => s.closedByServer()));
     assert.equal(await waitForExit(started.child), 0);

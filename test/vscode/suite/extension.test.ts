@@ -9,7 +9,9 @@ const EXTENSION_ID = 'change-control.change-control';
 describe('Change Control in VS Code', () => {
   before(async () => {
     // A service address where nothing listens: the extension must not start the bundled one here.
-    await vscode.workspace.getConfiguration().update('changeControl.serverUrl', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration()
+      .update('changeControl.serverUrl', 'http://127.0.0.1:9', vscode.ConfigurationTarget.Global);
     await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
   });
 

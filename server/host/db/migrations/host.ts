@@ -98,7 +98,11 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('postchange_data', 'text')
     .addColumn('branch_id', 'integer')
     .execute();
-  await db.schema.createIndex('object_changes_object').on('object_changes').columns(['changed_object_type', 'changed_object_id']).execute();
+  await db.schema
+    .createIndex('object_changes_object')
+    .on('object_changes')
+    .columns(['changed_object_type', 'changed_object_id'])
+    .execute();
   await db.schema.createIndex('object_changes_request').on('object_changes').column('request_id').execute();
 
   await keyedTable(db, 'webhooks')
@@ -139,7 +143,11 @@ async function createHostTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('created', 'text', (c) => c.notNull())
     .addColumn('delivered_at', 'text')
     .execute();
-  await db.schema.createIndex('webhook_outbox_due').on('webhook_outbox').columns(['state', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('webhook_outbox_due')
+    .on('webhook_outbox')
+    .columns(['state', 'next_attempt_at'])
+    .execute();
 
   await keyedTable(db, 'notifications')
     .addColumn('user_id', 'integer', ownedBy('users'))
@@ -169,7 +177,11 @@ async function createIdempotencyKeys(db: Kysely<unknown>): Promise<void> {
 
 /** Who changed objects in a branch (`branchContributors`): one index probe per contributor. */
 async function indexObjectChangesByBranch(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('object_changes_branch_user').on('object_changes').columns(['branch_id', 'user_id', 'changed_object_type']).execute();
+  await db.schema
+    .createIndex('object_changes_branch_user')
+    .on('object_changes')
+    .columns(['branch_id', 'user_id', 'changed_object_type'])
+    .execute();
 }
 
 /** Failed password attempts, shared by every instance of the service (the credential throttle). */
@@ -185,7 +197,11 @@ async function createCredentialFailures(db: Kysely<unknown>): Promise<void> {
 
 /** Which branches touch an object type (a policy write re-matches only those). */
 async function indexBranchChangesByType(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('branch_changes_by_type').on('branch_changes').columns(['object_type', 'branch_id']).execute();
+  await db.schema
+    .createIndex('branch_changes_by_type')
+    .on('branch_changes')
+    .columns(['object_type', 'branch_id'])
+    .execute();
 }
 
 /** The host's migrations. Kysely runs migrations in name order: host names start "00-", plugins use higher prefixes. Never rename one. */
@@ -212,7 +228,10 @@ async function createTags(db: Kysely<unknown>): Promise<void> {
  * and the revision each branch state keeper's state reflects (`objects/branch-state.ts`).
  */
 async function createBranchState(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('branches').addColumn('changes_revision', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('branches')
+    .addColumn('changes_revision', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .createTable('branch_state_revisions')
     .addColumn('branch_id', 'integer', ownedBy('branches'))
@@ -231,9 +250,23 @@ async function createBranchState(db: Kysely<unknown>): Promise<void> {
 async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('branch_changes').addColumn('conflicts', 'text').execute();
   await db.schema.alterTable('branch_changes').addColumn('merge_problem', 'text').execute();
-  await db.schema.createIndex('branch_changes_by_object').on('branch_changes').columns(['object_id', 'object_type']).execute();
-  await db.schema.createIndex('branch_changes_conflicting').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('conflicts'), 'is not', null).execute();
-  await db.schema.createIndex('branch_changes_merge_problems').on('branch_changes').columns(['branch_id', 'id']).where(sql.ref('merge_problem'), 'is not', null).execute();
+  await db.schema
+    .createIndex('branch_changes_by_object')
+    .on('branch_changes')
+    .columns(['object_id', 'object_type'])
+    .execute();
+  await db.schema
+    .createIndex('branch_changes_conflicting')
+    .on('branch_changes')
+    .columns(['branch_id', 'id'])
+    .where(sql.ref('conflicts'), 'is not', null)
+    .execute();
+  await db.schema
+    .createIndex('branch_changes_merge_problems')
+    .on('branch_changes')
+    .columns(['branch_id', 'id'])
+    .where(sql.ref('merge_problem'), 'is not', null)
+    .execute();
 }
 
 export const hostMigrations: Record<string, Migration> = {

@@ -14,7 +14,12 @@ export function keyedTable(db: Kysely<unknown>, name: string): CreateTableBuilde
  * A table pairing rows of two tables: each of its two columns holds the id of a row of its table,
  * which it cannot outlive; the pair is the primary key (`<name>_pk`).
  */
-export function pairTable(db: Kysely<unknown>, name: string, first: [column: string, table: string], second: [column: string, table: string]) {
+export function pairTable(
+  db: Kysely<unknown>,
+  name: string,
+  first: [column: string, table: string],
+  second: [column: string, table: string],
+) {
   return db.schema
     .createTable(name)
     .addColumn(first[0], 'integer', ownedBy(first[1]))
@@ -24,14 +29,18 @@ export function pairTable(db: Kysely<unknown>, name: string, first: [column: str
 
 /** `created` and `last_updated` (ISO 8601 text), set by every insert, or defaulting to `now` when given. */
 export function stamps(now?: Expression<unknown>) {
-  const stamp = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder => (now === undefined ? c.notNull() : c.notNull().defaultTo(now));
-  return <T extends string, C extends string>(table: CreateTableBuilder<T, C>) => table.addColumn('created', 'text', stamp).addColumn('last_updated', 'text', stamp);
+  const stamp = (c: ColumnDefinitionBuilder): ColumnDefinitionBuilder =>
+    now === undefined ? c.notNull() : c.notNull().defaultTo(now);
+  return <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
+    table.addColumn('created', 'text', stamp).addColumn('last_updated', 'text', stamp);
 }
 
 /** The object a row is about: `<prefix>object_type` ("app_label.model") and `<prefix>object_id`, both always given. */
 export function objectRef(prefix = '') {
   return <T extends string, C extends string>(table: CreateTableBuilder<T, C>) =>
-    table.addColumn(`${prefix}object_type`, 'text', (c) => c.notNull()).addColumn(`${prefix}object_id`, 'integer', (c) => c.notNull());
+    table
+      .addColumn(`${prefix}object_type`, 'text', (c) => c.notNull())
+      .addColumn(`${prefix}object_id`, 'integer', (c) => c.notNull());
 }
 
 /** A column holding the id of a row of `table` that it cannot outlive: deleted with it. */

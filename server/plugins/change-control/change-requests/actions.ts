@@ -1,4 +1,9 @@
-import type { ActionAvailability, CallerAction, ChangeRequestStatus, LifecycleAction } from '../../../../contract/api/change-control';
+import type {
+  ActionAvailability,
+  CallerAction,
+  ChangeRequestStatus,
+  LifecycleAction,
+} from '../../../../contract/api/change-control';
 import { type AuthUser, grantAllows, type UserPermissions } from '../../../host';
 import { GATE_TYPE, MERGE_CHECK_TYPE, PERMISSIONS } from '../names';
 import { LIFECYCLE, lifecycleRefusal } from './lifecycle';
@@ -39,38 +44,52 @@ const LIFECYCLE_FIELDS: Record<LifecycleAction, CallerAction> = {
  * Whether a constraint on `change_mergecheck` admits the checks of this request (the route
  * also admits a constraint naming one of its checks; this answers from the request alone).
  */
-function checksOfRequestAllowed(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>): boolean {
+function checksOfRequestAllowed(
+  user: AuthUser | null,
+  perms: UserPermissions | null,
+  object: Record<string, unknown>,
+): boolean {
   if (!user || !perms) return false;
   const grant = perms.grant(MERGE_CHECK_TYPE, 'change');
   return grant === true || (grant !== false && grantAllows(grant, { change_request: object.id }, user));
 }
 
-export function callerActions(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>, facts: ActionFacts): Record<CallerAction, ActionAvailability> {
+export function callerActions(
+  user: AuthUser | null,
+  perms: UserPermissions | null,
+  object: Record<string, unknown>,
+  facts: ActionFacts,
+): Record<CallerAction, ActionAvailability> {
   const allows = (permission: string): boolean => perms !== null && perms.allows(permission, object);
   const has = (permission: string): boolean => perms !== null && perms.has(permission);
   const out = {} as Record<CallerAction, ActionAvailability>;
 
   for (const [action, field] of Object.entries(LIFECYCLE_FIELDS) as Array<[LifecycleAction, CallerAction]>) {
     const refusal = lifecycleRefusal(action, facts.status, facts.branchExists);
-    if (!allows(LIFECYCLE[action].permission)) out[field] = NO_PERMISSION(`${action.replace(/-/g, ' ')} this change request`);
+    if (!allows(LIFECYCLE[action].permission))
+      out[field] = NO_PERMISSION(`${action.replace(/-/g, ' ')} this change request`);
     else out[field] = refusal ? no(refusal) : ok;
   }
 
   if (!has(PERMISSIONS.addReview)) out.review = NO_PERMISSION('review change requests');
-  else if (user !== null && facts.requesterId === user.id) out.review = no('You cannot review your own change request.');
+  else if (user !== null && facts.requesterId === user.id)
+    out.review = no('You cannot review your own change request.');
   else if (!isOpen(facts.status)) out.review = no(`The change request is ${facts.status}.`);
   else out.review = ok;
 
   if (!has(PERMISSIONS.reportCheck)) out.run_checks = NO_PERMISSION('re-run checks');
-  else if (!checksOfRequestAllowed(user, perms, object)) out.run_checks = no('Your permission to re-run checks does not cover the checks of this change request.');
+  else if (!checksOfRequestAllowed(user, perms, object))
+    out.run_checks = no('Your permission to re-run checks does not cover the checks of this change request.');
   else if (!isOpen(facts.status)) out.run_checks = no(`The change request is ${facts.status}.`);
   else out.run_checks = ok;
 
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
   else if (facts.branchWriteRefusal) out.merge = no(facts.branchWriteRefusal);
   else if (facts.readyToMerge) out.merge = ok;
-  else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow)) out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
-  else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status)) out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };
+  else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow))
+    out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
+  else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status))
+    out.merge = { allowed: true, reason: `The merge gate is not enforced. ${facts.mergeBlockedReason}` };
   else out.merge = no(facts.mergeBlockedReason);
 
   out.override = overrideAvailability(user, perms, object, facts, allows(PERMISSIONS.overrideWindow));
@@ -86,9 +105,16 @@ export function callerActions(user: AuthUser | null, perms: UserPermissions | nu
  * request (or of the window override when only the window blocks) who may merge, when the gate
  * refuses something overridable.
  */
-function overrideAvailability(user: AuthUser | null, perms: UserPermissions | null, object: Record<string, unknown>, facts: ActionFacts, windowOverride: boolean): ActionAvailability {
+function overrideAvailability(
+  user: AuthUser | null,
+  perms: UserPermissions | null,
+  object: Record<string, unknown>,
+  facts: ActionFacts,
+  windowOverride: boolean,
+): ActionAvailability {
   const holdsGate = perms !== null && user !== null && grantAllows(perms.grant(GATE_TYPE, 'override'), object, user);
-  if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride)) return NO_PERMISSION('override the merge gate of this change request');
+  if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride))
+    return NO_PERMISSION('override the merge gate of this change request');
   if (perms === null || !perms.has(PERMISSIONS.mergeBranch)) return NO_PERMISSION('merge branches');
   if (facts.branchWriteRefusal) return no(facts.branchWriteRefusal);
   if (!isOpen(facts.status)) return no(`The change request is ${facts.status}.`);

@@ -11,7 +11,10 @@ import { updateChangeRequest } from './repository';
  */
 
 /** The digest of the request's branch now; once the branch is gone, the last one cached. */
-export async function requestDigest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'branch_id' | 'digest'>): Promise<string | null> {
+export async function requestDigest(
+  ctx: Ctx,
+  cr: Pick<ChangeRequestRow, 'branch_id' | 'digest'>,
+): Promise<string | null> {
   return cr.branch_id === null ? cr.digest : branchDigest(ctx, cr.branch_id);
 }
 

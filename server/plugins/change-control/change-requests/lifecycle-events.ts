@@ -47,7 +47,11 @@ export function transitionEvent(from: ChangeRequestStatus, to: ChangeRequestStat
 }
 
 /** The transitions the requester hears of: their request approved, rejected, or merged (completed). */
-export const REQUESTER_NOTIFIED: readonly LifecycleEvent[] = ['change_request_approved', 'change_request_rejected', 'change_request_completed'];
+export const REQUESTER_NOTIFIED: readonly LifecycleEvent[] = [
+  'change_request_approved',
+  'change_request_rejected',
+  'change_request_completed',
+];
 
 /**
  * Tells the requester their request moved (approved, rejected, merged), once per real transition
@@ -57,12 +61,28 @@ export const REQUESTER_NOTIFIED: readonly LifecycleEvent[] = ['change_request_ap
 async function notifyRequester(ctx: Ctx, event: LifecycleEvent, after: ChangeRequestRow): Promise<void> {
   const requester = after.requester_id;
   if (requester === null || !REQUESTER_NOTIFIED.includes(event) || ctx.user?.id === requester) return;
-  const recipients = await usersHolding(ctx, [requester], `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
-  await notify(ctx, recipients, { objectType: CHANGE_REQUEST_TYPE, objectId: after.id, objectRepr: displayOfChangeRequest(after), eventType: event });
+  const recipients = await usersHolding(
+    ctx,
+    [requester],
+    `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`,
+    snapshotChangeRequest(ctx, after),
+  );
+  await notify(ctx, recipients, {
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: after.id,
+    objectRepr: displayOfChangeRequest(after),
+    eventType: event,
+  });
 }
 
 /** Fires a lifecycle event; its data is the request `after` with the given gate (or the gate as it stands). */
-export async function emitLifecycleEvent(ctx: Ctx, event: LifecycleEvent, before: ChangeRequestRow | null, after: ChangeRequestRow, gate?: GateState): Promise<void> {
+export async function emitLifecycleEvent(
+  ctx: Ctx,
+  event: LifecycleEvent,
+  before: ChangeRequestRow | null,
+  after: ChangeRequestRow,
+  gate?: GateState,
+): Promise<void> {
   await notifyRequester(ctx, event, after);
   await ctx.host.events.emit(ctx, {
     event,

@@ -19,8 +19,20 @@ export interface LifecycleMove {
 
 export const LIFECYCLE: { readonly [A in LifecycleAction]: LifecycleMove } = {
   submit: { from: ['draft'], permission: PERMISSIONS.submit, to: 'derived', needsBranch: true, done: 'submitted' },
-  'return-to-draft': { from: ['needs-review', 'approved', 'rejected'], permission: PERMISSIONS.returnToDraft, to: 'draft', needsBranch: false, done: 'returned to draft' },
-  abandon: { from: ['draft', 'needs-review', 'approved', 'rejected'], permission: PERMISSIONS.abandon, to: 'abandoned', needsBranch: false, done: 'abandoned' },
+  'return-to-draft': {
+    from: ['needs-review', 'approved', 'rejected'],
+    permission: PERMISSIONS.returnToDraft,
+    to: 'draft',
+    needsBranch: false,
+    done: 'returned to draft',
+  },
+  abandon: {
+    from: ['draft', 'needs-review', 'approved', 'rejected'],
+    permission: PERMISSIONS.abandon,
+    to: 'abandoned',
+    needsBranch: false,
+    done: 'abandoned',
+  },
   reopen: { from: ['abandoned'], permission: PERMISSIONS.reopen, to: 'draft', needsBranch: false, done: 'reopened' },
 };
 
@@ -34,12 +46,17 @@ const STATE_WORDS: Record<ChangeRequestStatus, string> = {
 };
 
 /** Why `action` does not apply in `status` (the 409 `detail`), or null when it does. */
-export function lifecycleRefusal(action: LifecycleAction, status: ChangeRequestStatus, branchExists: boolean): string | null {
+export function lifecycleRefusal(
+  action: LifecycleAction,
+  status: ChangeRequestStatus,
+  branchExists: boolean,
+): string | null {
   const move = LIFECYCLE[action];
   if (!move.from.includes(status)) {
     const allowed = move.from.map((s) => `"${s}"`).join(', ');
     return `Cannot ${action.replace(/-/g, ' ')} a change request that is ${STATE_WORDS[status]}; "${action}" applies only to ${allowed}.`;
   }
-  if (move.needsBranch && !branchExists) return `Cannot ${action.replace(/-/g, ' ')}: the branch of this change request has been deleted.`;
+  if (move.needsBranch && !branchExists)
+    return `Cannot ${action.replace(/-/g, ' ')}: the branch of this change request has been deleted.`;
   return null;
 }

@@ -1,7 +1,16 @@
 import { sql } from 'kysely';
 import { CHANGE_REQUEST_STATUSES, CHECK_STATUSES, PRIORITIES } from '../../../../contract/api/change-control';
 import { ChangeVisibility } from '../../branching';
-import { type Ctx, type DeclaredList, type ListOptions, defineList, createdRange, foldedLike, likePattern, textContains } from '../../../host';
+import {
+  type Ctx,
+  type DeclaredList,
+  type ListOptions,
+  defineList,
+  createdRange,
+  foldedLike,
+  likePattern,
+  textContains,
+} from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
 import { computations } from '../computations';
 import { ccDb } from '../db/database';
@@ -67,16 +76,32 @@ const PAGE_TABLES: readonly string[] = [
 const declared = defineList({
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_requests').selectAll(),
   columnFilters: {
-    status: { type: 'choice', choices: CHANGE_REQUEST_STATUSES, description: 'Status value (several values: any of them).' },
-    gates_cleared: { type: 'bool', description: 'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).' },
+    status: {
+      type: 'choice',
+      choices: CHANGE_REQUEST_STATUSES,
+      description: 'Status value (several values: any of them).',
+    },
+    gates_cleared: {
+      type: 'bool',
+      description:
+        'Cached: the policies and every required check were satisfied at the last refresh (the change window excluded).',
+    },
     has_conflicts: { type: 'bool', description: 'Cached: the branch conflicted with main at the last refresh.' },
     priority: { type: 'choice', choices: PRIORITIES },
     branch_id: 'int',
     branch_name: 'string',
     auto_merge: 'bool',
     branch_deleted: 'bool',
-    scheduled_start: { type: 'datetime', description: 'Window start (with __gte, __lte, __gt, __lt: a range).', range: true },
-    scheduled_end: { type: 'datetime', description: 'Window end (with __gte, __lte, __gt, __lt: a range).', range: true },
+    scheduled_start: {
+      type: 'datetime',
+      description: 'Window start (with __gte, __lte, __gt, __lt: a range).',
+      range: true,
+    },
+    scheduled_end: {
+      type: 'datetime',
+      description: 'Window end (with __gte, __lte, __gt, __lt: a range).',
+      range: true,
+    },
     created: createdRange,
   },
   filters: {
@@ -84,28 +109,62 @@ const declared = defineList({
       type: 'choice',
       choices: CHECK_STATUSES,
       description: 'Change requests having a check with that status.',
-      where: (statuses) => (eb) => eb('id', 'in', eb.selectFrom('cc_merge_checks').select('change_request_id').where('status', 'in', statuses as MergeCheckRow['status'][])),
+      where: (statuses) => (eb) =>
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('cc_merge_checks')
+            .select('change_request_id')
+            .where('status', 'in', statuses as MergeCheckRow['status'][]),
+        ),
     },
     ref: {
       type: 'string',
       description: 'Partial, case-insensitive match on the external reference; several values combine as OR.',
       // Case folded beyond ASCII; `\` escapes % and _ in the pattern, so they match literally.
-      where: (refs, ctx) => (eb) => eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r as string)))),
+      where: (refs, ctx) => (eb) =>
+        eb.or(refs.map((r) => foldedLike(ctx.db, sql.ref('ref'), likePattern(r as string)))),
     },
     requester: { type: 'int', allowMe: true, description: 'Requester user id, or "me".', column: 'requester_id' },
-    title: { type: 'string', description: 'Case-insensitive substring of the title (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('title', t as string))) },
-    description: { type: 'string', description: 'Case-insensitive substring of the description (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('description', t as string))) },
-    branch: { type: 'string', description: 'The branch\'s name (kept after the branch is deleted).', column: 'branch_name' },
-    tag: { type: 'string', description: 'Requests carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(CHANGE_REQUEST_TYPE, slugs as string[]) },
+    title: {
+      type: 'string',
+      description: 'Case-insensitive substring of the title (several values: any of them).',
+      where: (v) => (eb) => eb.or(v.map((t) => textContains('title', t as string))),
+    },
+    description: {
+      type: 'string',
+      description: 'Case-insensitive substring of the description (several values: any of them).',
+      where: (v) => (eb) => eb.or(v.map((t) => textContains('description', t as string))),
+    },
+    branch: {
+      type: 'string',
+      description: "The branch's name (kept after the branch is deleted).",
+      column: 'branch_name',
+    },
+    tag: {
+      type: 'string',
+      description: 'Requests carrying this tag (its slug; several values: any of them).',
+      where: (slugs) => taggedWith(CHANGE_REQUEST_TYPE, slugs as string[]),
+    },
     policy_id: {
       type: 'int',
       description: 'Requests this policy governs now (attached).',
-      where: (ids) => (eb) => eb('id', 'in', eb.selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', 'in', ids as number[])),
+      where: (ids) => (eb) =>
+        eb(
+          'id',
+          'in',
+          eb
+            .selectFrom('cc_change_request_policies')
+            .select('change_request_id')
+            .where('policy_id', 'in', ids as number[]),
+        ),
     },
     has_reviews: {
       type: 'bool',
       description: 'Requests with (true) or without (false) any review.',
-      where: (v) => (eb) => eb.or(v.map((has) => eb('id', has ? 'in' : 'not in', eb.selectFrom('cc_reviews').select('change_request_id')))),
+      where: (v) => (eb) =>
+        eb.or(v.map((has) => eb('id', has ? 'in' : 'not in', eb.selectFrom('cc_reviews').select('change_request_id')))),
     },
     has_open_threads: {
       type: 'bool',
@@ -116,7 +175,11 @@ const declared = defineList({
           eb.or(
             v.map((has) => {
               if (visible === null) {
-                const open = eb.selectFrom('cc_change_comments').select('change_request_id').where('parent_id', 'is', null).where('resolved', '=', 0);
+                const open = eb
+                  .selectFrom('cc_change_comments')
+                  .select('change_request_id')
+                  .where('parent_id', 'is', null)
+                  .where('resolved', '=', 0);
                 return eb('id', has ? 'in' : 'not in', open);
               }
               if (visible.length === 0) return has ? sql<boolean>`1 = 0` : sql<boolean>`1 = 1`;
@@ -129,17 +192,44 @@ const declared = defineList({
       type: 'bool',
       description: 'Requests with (true) or without (false) a change window (scheduled_start or scheduled_end set).',
       where: (v) => (eb) =>
-        eb.or(v.map((has) => (has ? eb.or([eb('scheduled_start', 'is not', null), eb('scheduled_end', 'is not', null)]) : eb.and([eb('scheduled_start', 'is', null), eb('scheduled_end', 'is', null)])))),
+        eb.or(
+          v.map((has) =>
+            has
+              ? eb.or([eb('scheduled_start', 'is not', null), eb('scheduled_end', 'is not', null)])
+              : eb.and([eb('scheduled_start', 'is', null), eb('scheduled_end', 'is', null)]),
+          ),
+        ),
     },
     reviewer: {
       type: 'int',
       allowMe: true,
       description: 'Requests under review on which this user (or "me") is an outstanding eligible reviewer.',
       where: (users) => (eb) =>
-        eb.and([eb('status', '=', 'needs-review'), eb('id', 'in', eb.selectFrom('cc_outstanding_reviewers').select('change_request_id').where('user_id', 'in', users as number[]))]),
+        eb.and([
+          eb('status', '=', 'needs-review'),
+          eb(
+            'id',
+            'in',
+            eb
+              .selectFrom('cc_outstanding_reviewers')
+              .select('change_request_id')
+              .where('user_id', 'in', users as number[]),
+          ),
+        ]),
     },
   },
-  ordering: { id: 'id', created: 'created', last_updated: 'last_updated', title: 'title', status: 'status', priority: PRIORITY_RANK, scheduled_start: 'scheduled_start', scheduled_end: 'scheduled_end', ref: 'ref', branch: 'branch_name' },
+  ordering: {
+    id: 'id',
+    created: 'created',
+    last_updated: 'last_updated',
+    title: 'title',
+    status: 'status',
+    priority: PRIORITY_RANK,
+    scheduled_start: 'scheduled_start',
+    scheduled_end: 'scheduled_end',
+    ref: 'ref',
+    branch: 'branch_name',
+  },
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['title', 'description', 'ref', 'branch_name'],
   memoCount: 'change-requests',

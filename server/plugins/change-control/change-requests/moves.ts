@@ -15,7 +15,11 @@ import { statusAfterSubmit } from './status';
  * The four person-driven moves. The caller's permission is checked by the route; here the
  * move is refused with 409 when it does not apply in the current state.
  */
-export async function applyLifecycleAction(ctx: Ctx, action: LifecycleAction, cr: ChangeRequestRow): Promise<ChangeRequestRow> {
+export async function applyLifecycleAction(
+  ctx: Ctx,
+  action: LifecycleAction,
+  cr: ChangeRequestRow,
+): Promise<ChangeRequestRow> {
   const refusal = lifecycleRefusal(action, cr.status, cr.branch_id !== null);
   if (refusal) throw new Conflict(refusal);
   switch (action) {
@@ -49,7 +53,12 @@ async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow>
   if (transition) events.push({ event: transition, before: cr, after });
   if (ctx.host.config.change_control.notify_reviewers && evaluation.outstandingReviewerIds.length > 0) {
     // Only reviewers who may open the request hear of it.
-    const recipients = await usersHolding(ctx, evaluation.outstandingReviewerIds, `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`, snapshotChangeRequest(ctx, after));
+    const recipients = await usersHolding(
+      ctx,
+      evaluation.outstandingReviewerIds,
+      `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`,
+      snapshotChangeRequest(ctx, after),
+    );
     await notify(ctx, recipients, {
       objectType: CHANGE_REQUEST_TYPE,
       objectId: cr.id,

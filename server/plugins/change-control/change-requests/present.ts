@@ -26,9 +26,18 @@ interface Related {
   tags: ChangeRequest['tags'];
 }
 
-type Live = Pick<ChangeRequest, 'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'>;
+type Live = Pick<
+  ChangeRequest,
+  'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'
+>;
 
-function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, actions: ChangeRequest['actions']): ChangeRequestOut {
+function build(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+  related: Related,
+  live: Live,
+  actions: ChangeRequest['actions'],
+): ChangeRequestOut {
   // Added onto the stored fields' object (not spread into a new one): a spread whose sources
   // vary in shape gives every object a hidden class of its own, which multiplied the memory
   // and the time of a page of requests.
@@ -42,21 +51,39 @@ function build(ctx: Ctx, row: ChangeRequestRow, related: Related, live: Live, ac
     freezes: live.freezes,
     digest: live.digest,
     tags: related.tags,
-    window_warning: windowWarning(row.scheduled_start, row.scheduled_end, ctx.host.config.change_control.auto_merge_interval),
+    window_warning: windowWarning(
+      row.scheduled_start,
+      row.scheduled_end,
+      ctx.host.config.change_control.auto_merge_interval,
+    ),
     policies: related.policies,
     override:
       row.override_reason === null
         ? null
-        : { reason: row.override_reason, user: related.overrideBy, time: row.override_time ?? '', overridden_reason: row.overridden_reason ?? '' },
+        : {
+            reason: row.override_reason,
+            user: related.overrideBy,
+            time: row.override_time ?? '',
+            overridden_reason: row.overridden_reason ?? '',
+          },
     actions,
   });
 }
 
 /** What `relatedOf` reads: the users it names, the attached policies, the tags. */
-const RELATED_TABLES: readonly string[] = ['users', 'cc_change_request_policies', 'cc_policies', 'tagged_items', 'tags'];
+const RELATED_TABLES: readonly string[] = [
+  'users',
+  'cc_change_request_policies',
+  'cc_policies',
+  'tagged_items',
+  'tags',
+];
 
 async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<Map<number, Related>> {
-  const users = await loadUsers(ctx, rows.flatMap((r) => [r.requester_id, r.override_by_id].filter((id): id is number => id !== null)));
+  const users = await loadUsers(
+    ctx,
+    rows.flatMap((r) => [r.requester_id, r.override_by_id].filter((id): id is number => id !== null)),
+  );
   const ids = rows.map((r) => r.id);
   const attached = await attachedPolicySummaries(ctx, ids);
   const tags = await tagsOf(ctx, CHANGE_REQUEST_TYPE, ids);
@@ -66,7 +93,14 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
       requester: row.requester_id === null ? null : (users.get(row.requester_id) ?? null),
       overrideBy: row.override_by_id === null ? null : (users.get(row.override_by_id) ?? null),
       tags: tags.get(row.id) ?? [],
-      policies: attached.filter((a) => a.cr === row.id).map((a) => ({ id: a.id, name: a.name, matched_object_types: parseJson<string[]>(a.types, []), enforcement: a.enforcement })),
+      policies: attached
+        .filter((a) => a.cr === row.id)
+        .map((a) => ({
+          id: a.id,
+          name: a.name,
+          matched_object_types: parseJson<string[]>(a.types, []),
+          enforcement: a.enforcement,
+        })),
     });
   }
   return out;
@@ -76,7 +110,11 @@ async function relatedOf(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<M
  * A change request as the detail endpoint shows it: `approved`, `ready_to_merge`,
  * `merge_blocked_reason` and `has_conflicts` computed now (the merge gate's own answer).
  */
-export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate?: GateState): Promise<ChangeRequestOut> {
+export async function presentChangeRequest(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+  gate?: GateState,
+): Promise<ChangeRequestOut> {
   const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
   const related = await ctx.host.readMemo.get(
     ctx,
@@ -116,14 +154,22 @@ export async function presentChangeRequest(ctx: Ctx, row: ChangeRequestRow, gate
 }
 
 /** Why a listed request is not ready, from what was cached at its last refresh. */
-function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; status: string } | undefined, now: Date, freezes: ChangeRequest['freezes']): string[] {
+function cachedBlockedReason(
+  row: ChangeRequestRow,
+  branch: { name: string; status: string } | undefined,
+  now: Date,
+  freezes: ChangeRequest['freezes'],
+): string[] {
   if (row.status === 'completed') return ['The change request is completed.'];
   if (row.status === 'abandoned') return ['The change request is abandoned.'];
   const reasons: string[] = [];
   if (!branch) reasons.push('The branch of this change request has been deleted.');
   else if (branch.status !== 'ready') reasons.push(`Branch "${branch.name}" is ${branch.status}.`);
   if (row.status === 'draft') reasons.push('The change request is a draft; submit it for review.');
-  else if (row.gates_cleared !== 1) reasons.push('Approvals or required checks were outstanding at the last refresh; open the change request for details.');
+  else if (row.gates_cleared !== 1)
+    reasons.push(
+      'Approvals or required checks were outstanding at the last refresh; open the change request for details.',
+    );
   const window = windowState(row.scheduled_start, row.scheduled_end, now);
   if (!window.open) reasons.push(window.reason!);
   for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
@@ -134,28 +180,41 @@ function cachedBlockedReason(row: ChangeRequestRow, branch: { name: string; stat
  * A page of change requests as the list shows them: `approved`, `gates_cleared` and
  * `has_conflicts` as cached at each request's last refresh, the change window and branch read now.
  */
-export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRequestRow[]): Promise<ChangeRequestOut[]> {
+export async function presentChangeRequestList(
+  ctx: Ctx,
+  rows: readonly ChangeRequestRow[],
+): Promise<ChangeRequestOut[]> {
   if (rows.length === 0) return [];
   const related = await relatedOf(ctx, rows);
   const branchIds = rows.flatMap((r) => (r.branch_id === null ? [] : [r.branch_id]));
-  const branches = new Map(
-    (await findBranches(ctx, branchIds)).map((b) => [b.id, b]),
-  );
+  const branches = new Map((await findBranches(ctx, branchIds)).map((b) => [b.id, b]));
   const perms = await callerPermissions(ctx);
   const access = await branchAccess(ctx);
   const now = ctx.host.clock.now();
-  const positions = await queuePositions(ctx, rows.map((r) => r.id));
+  const positions = await queuePositions(
+    ctx,
+    rows.map((r) => r.id),
+  );
   const allFreezes = await enabledFreezes(ctx);
   return rows.map((row) => {
     const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
     const live = row.status !== 'completed' && row.status !== 'abandoned';
     const rel = related.get(row.id)!;
-    const freezes = live ? freezeNotices(allFreezes, rel.policies.filter((p) => p.enforcement !== 'evaluate').map((p) => p.id), now) : [];
+    const freezes = live
+      ? freezeNotices(
+          allFreezes,
+          rel.policies.filter((p) => p.enforcement !== 'evaluate').map((p) => p.id),
+          now,
+        )
+      : [];
     const reasons = cachedBlockedReason(row, branch, now, freezes);
     const window = windowState(row.scheduled_start, row.scheduled_end, now);
-    const onlyWindowBlocks = reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';
+    const onlyWindowBlocks =
+      reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';
     const ready = reasons.length === 0 && row.status === 'approved';
-    const mergeBlockedReason = ready ? '' : reasons.join(' ') || 'Approvals or required checks were outstanding at the last refresh.';
+    const mergeBlockedReason = ready
+      ? ''
+      : reasons.join(' ') || 'Approvals or required checks were outstanding at the last refresh.';
     const actions = callerActions(ctx.user, perms, snapshotChangeRequest(ctx, row), {
       status: row.status,
       requesterId: row.requester_id,
@@ -184,4 +243,3 @@ export async function presentChangeRequestList(ctx: Ctx, rows: readonly ChangeRe
     );
   });
 }
-

@@ -13,7 +13,13 @@ import { computeGateAndFacts, keepGateForReaders } from '../gate/merge-gate';
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { stateSlot } from '../state';
 import type { GateState } from '../gate/merge-gate';
-import { getChangeRequestRow, listOpenChangeRequestIds, saveOutstandingReviewers, updateChangeRequest, writeStatus } from './repository';
+import {
+  getChangeRequestRow,
+  listOpenChangeRequestIds,
+  saveOutstandingReviewers,
+  updateChangeRequest,
+  writeStatus,
+} from './repository';
 import { deriveStatus, isOpen } from './status';
 import { announceRequestCacheWritten } from '../stream/announce';
 
@@ -100,7 +106,12 @@ export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: 
     return;
   }
   // Every trigger of one write adds its wishes to one refresh per request, run before the commit.
-  await ctx.beforeCommit(`change-control:refresh:${changeRequestId}`, (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished), want, mergeWishes);
+  await ctx.beforeCommit(
+    `change-control:refresh:${changeRequestId}`,
+    (tx, wished: Pending) => refreshNow(tx, changeRequestId, wished),
+    want,
+    mergeWishes,
+  );
 }
 
 /** Refreshes every open change request (after a policy, a rule or a group changes). */
@@ -115,7 +126,9 @@ export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {})
  */
 async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow, digest: string | null): Promise<boolean> {
   // Only an approved request can have its gates cleared: before that, its checks cannot move them.
-  const gatesCleared = cr.status === 'approved' && (await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest)).every((c) => !c.blocks);
+  const gatesCleared =
+    cr.status === 'approved' &&
+    (await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest)).every((c) => !c.blocks);
   await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
   return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
 }
@@ -174,7 +187,11 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   cr = await updateChangeRequest(
     ctx,
     cr,
-    { approved: fromBool(evaluation.approved), gates_cleared: fromBool(gate.gatesCleared), has_conflicts: fromBool(gate.hasConflicts) },
+    {
+      approved: fromBool(evaluation.approved),
+      gates_cleared: fromBool(gate.gatesCleared),
+      has_conflicts: fromBool(gate.hasConflicts),
+    },
     { changelog: false },
   );
   // What a reader would compute now (policies matched from the branch): the rest of the write
@@ -186,4 +203,3 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   for (const e of events) await emitLifecycleEvent(ctx, e.event, e.before, e.after, gate);
   for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
 }
-

@@ -1,4 +1,12 @@
-import { compiledSelect, partitionName, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
+import {
+  compiledSelect,
+  partitionName,
+  recordChange,
+  type Ctx,
+  ValidationError,
+  grantAllows,
+  type BranchRow,
+} from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -8,7 +16,9 @@ import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import type { Insertable, Updateable } from 'kysely';
 import { findBranch } from '../../branching';
 
-const changeRequestById = compiledSelect((db, id: number) => ccTables(db).selectFrom('cc_change_requests').selectAll().where('id', '=', id));
+const changeRequestById = compiledSelect((db, id: number) =>
+  ccTables(db).selectFrom('cc_change_requests').selectAll().where('id', '=', id),
+);
 
 export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeRequestRow | undefined> {
   return (await changeRequestById(ctx.db, id))[0];
@@ -47,7 +57,11 @@ export async function deleteChangeRequestRow(ctx: Ctx, id: number): Promise<void
 /** Change requests by id (unknown ids are left out), by id. */
 export async function changeRequestRowsByIds(ctx: Ctx, ids: readonly number[]): Promise<Map<number, ChangeRequestRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', 'in', [...ids]).execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_requests')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .execute();
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -58,7 +72,12 @@ export async function changeRequestRowsByIds(ctx: Ctx, ids: readonly number[]): 
 export async function changeRequestNamedInBody(ctx: Ctx, id: number): Promise<ChangeRequestRow> {
   const cr = await getChangeRequestRow(ctx, id);
   const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
-  if (!cr || !ctx.user || !perms || !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)) {
+  if (
+    !cr ||
+    !ctx.user ||
+    !perms ||
+    !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), snapshotChangeRequest(ctx, cr), ctx.user)
+  ) {
     throw ValidationError.field('change_request', `Change request ${id} does not exist.`);
   }
   return cr;
@@ -80,12 +99,23 @@ export function requesterOf(ctx: Ctx, id: number): Promise<Pick<ChangeRequestRow
 
 /** The approved requests with a branch that ask for automatic merge. */
 export async function autoMergeCandidateIds(ctx: Ctx): Promise<number[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('auto_merge', '=', 1).where('status', '=', 'approved').where('branch_id', 'is not', null).execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_requests')
+    .select('id')
+    .where('auto_merge', '=', 1)
+    .where('status', '=', 'approved')
+    .where('branch_id', 'is not', null)
+    .execute();
   return rows.map((r) => r.id);
 }
 
 export async function listOpenChangeRequestIds(ctx: Ctx): Promise<number[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('status', 'not in', ['completed', 'abandoned']).orderBy('id').execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_requests')
+    .select('id')
+    .where('status', 'not in', ['completed', 'abandoned'])
+    .orderBy('id')
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -110,12 +140,23 @@ type Fields = Omit<Updateable<ChangeRequestsTable>, 'id' | 'created' | 'last_upd
  * Writes fields of a change request and records the write in the changelog (with its object
  * event). Returns the row after the write; nothing is written when nothing changes.
  */
-export async function updateChangeRequest(ctx: Ctx, before: ChangeRequestRow, fields: Fields, options: { changelog?: boolean } = {}): Promise<ChangeRequestRow> {
-  const changed = Object.entries(fields).some(([k, v]) => v !== undefined && (before as unknown as Record<string, unknown>)[k] !== v);
+export async function updateChangeRequest(
+  ctx: Ctx,
+  before: ChangeRequestRow,
+  fields: Fields,
+  options: { changelog?: boolean } = {},
+): Promise<ChangeRequestRow> {
+  const changed = Object.entries(fields).some(
+    ([k, v]) => v !== undefined && (before as unknown as Record<string, unknown>)[k] !== v,
+  );
   if (!changed) return before;
   // Cached values (changelog: false) are not edits of the request: they leave last_updated alone.
   const stamp = options.changelog === false ? {} : { last_updated: nowIso(ctx) };
-  await ccDb(ctx).updateTable('cc_change_requests').set({ ...fields, ...stamp }).where('id', '=', before.id).execute();
+  await ccDb(ctx)
+    .updateTable('cc_change_requests')
+    .set({ ...fields, ...stamp })
+    .where('id', '=', before.id)
+    .execute();
   const after = (await getChangeRequestRow(ctx, before.id))!;
   if (options.changelog !== false) {
     await recordChange(ctx, {
@@ -134,14 +175,26 @@ export async function updateChangeRequest(ctx: Ctx, before: ChangeRequestRow, fi
 }
 
 /** Sets the status (any move: lifecycle, evaluation, merge) with its changelog entry. */
-export async function writeStatus(ctx: Ctx, before: ChangeRequestRow, status: ChangeRequestStatus): Promise<ChangeRequestRow> {
+export async function writeStatus(
+  ctx: Ctx,
+  before: ChangeRequestRow,
+  status: ChangeRequestStatus,
+): Promise<ChangeRequestRow> {
   return updateChangeRequest(ctx, before, { status });
 }
 
 /** Replaces who waits to review the request (only a request under review has any). */
-export async function saveOutstandingReviewers(ctx: Ctx, changeRequestId: number, userIds: readonly number[]): Promise<void> {
+export async function saveOutstandingReviewers(
+  ctx: Ctx,
+  changeRequestId: number,
+  userIds: readonly number[],
+): Promise<void> {
   const db = ccDb(ctx);
-  const before = await db.selectFrom('cc_outstanding_reviewers').select('user_id').where('change_request_id', '=', changeRequestId).execute();
+  const before = await db
+    .selectFrom('cc_outstanding_reviewers')
+    .select('user_id')
+    .where('change_request_id', '=', changeRequestId)
+    .execute();
   const had = new Set(before.map((r) => r.user_id));
   const want = new Set(userIds);
   if (had.size === want.size && [...want].every((id) => had.has(id))) return;

@@ -10,7 +10,18 @@ import {
   LIFECYCLE_ACTIONS,
   type LifecycleAction,
 } from '../../../../contract/api/change-control';
-import { branchAccess, findBranch, recordChange, requireBranchWrite, setTags, type Ctx, Conflict, NotFound, ValidationError, type Host } from '../../../host';
+import {
+  branchAccess,
+  findBranch,
+  recordChange,
+  requireBranchWrite,
+  setTags,
+  type Ctx,
+  Conflict,
+  NotFound,
+  ValidationError,
+  type Host,
+} from '../../../host';
 import { getViewable, parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
@@ -30,7 +41,14 @@ import { LIFECYCLE } from './lifecycle';
 import { applyLifecycleAction } from './moves';
 import { presentChangeRequest } from './present';
 import { requestRefresh } from './refresh';
-import { deleteChangeRequestRow, findChangeRequestForBranch, getChangeRequestRow, insertChangeRequest, keptChangeRequestRow, updateChangeRequest } from './repository';
+import {
+  deleteChangeRequestRow,
+  findChangeRequestForBranch,
+  getChangeRequestRow,
+  insertChangeRequest,
+  keptChangeRequestRow,
+  updateChangeRequest,
+} from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { isOpen } from './status';
 
@@ -39,8 +57,26 @@ type UpdateInput = z.infer<typeof changeRequestUpdate>;
 
 /** Fields the API shows but computes: a body naming them is accepted and they are ignored. */
 const READ_ONLY = [
-  'id', 'url', 'display', 'status', 'requester', 'branch', 'branch_name', 'branch_deleted', 'approved', 'ready_to_merge',
-  'merge_blocked_reason', 'has_conflicts', 'window_warning', 'gates_cleared', 'policies', 'override', 'digest', 'actions', 'created', 'last_updated',
+  'id',
+  'url',
+  'display',
+  'status',
+  'requester',
+  'branch',
+  'branch_name',
+  'branch_deleted',
+  'approved',
+  'ready_to_merge',
+  'merge_blocked_reason',
+  'has_conflicts',
+  'window_warning',
+  'gates_cleared',
+  'policies',
+  'override',
+  'digest',
+  'actions',
+  'created',
+  'last_updated',
 ] as const;
 
 /** `schema` applied to the body without the read-only fields (but those in `writable`). */
@@ -73,12 +109,18 @@ async function requireAction(ctx: Ctx, permission: string, row: ChangeRequestRow
 async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number> {
   const branch = await findBranch(ctx, input.branch);
   // A branch the caller cannot view is answered as one that does not exist.
-  if (!branch || !(await branchAccess(ctx)).mayView(branch)) throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
+  if (!branch || !(await branchAccess(ctx)).mayView(branch))
+    throw ValidationError.field('branch', `Branch ${input.branch} does not exist.`);
   // Asking for an automatic merge is asking for a merge: it needs the right to write the branch.
   if (input.auto_merge) await requireBranchWrite(ctx, branch);
-  if (branch.status !== 'ready') throw ValidationError.field('branch', `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`);
+  if (branch.status !== 'ready')
+    throw ValidationError.field(
+      'branch',
+      `Branch "${branch.name}" is ${branch.status}; a change request needs a ready branch.`,
+    );
   const existing = await findChangeRequestForBranch(ctx, branch.id);
-  if (existing) throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
+  if (existing)
+    throw ValidationError.field('branch', `Branch "${branch.name}" already has a change request (#${existing.id}).`);
   const problem = windowProblem(input.scheduled_start ?? null, input.scheduled_end ?? null);
   if (problem) throw ValidationError.field('scheduled_end', problem);
   const now = nowIso(ctx);
@@ -105,7 +147,14 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
     last_updated: now,
   });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, row.id, input.tags);
-  await recordChange(ctx, { action: 'create', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: null, postchange: snapshotChangeRequest(ctx, row) });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: row.id,
+    repr: displayOfChangeRequest(row),
+    prechange: null,
+    postchange: snapshotChangeRequest(ctx, row),
+  });
   // Trigger 1: the request is created.
   await requestRefresh(ctx, row.id, { rematch: true, checks: true });
   await ctx.flushBeforeCommit();
@@ -114,10 +163,14 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
 
 async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<void> {
   const before = (await getChangeRequestRow(ctx, id))!;
-  const iso = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : new Date(v).toISOString());
+  const iso = (v: string | null | undefined) =>
+    v === undefined ? undefined : v === null ? null : new Date(v).toISOString();
   const start = iso(input.scheduled_start);
   const end = iso(input.scheduled_end);
-  const problem = windowProblem(start === undefined ? before.scheduled_start : start, end === undefined ? before.scheduled_end : end);
+  const problem = windowProblem(
+    start === undefined ? before.scheduled_start : start,
+    end === undefined ? before.scheduled_end : end,
+  );
   if (problem) throw ValidationError.field('scheduled_end', problem);
   if (input.auto_merge && before.auto_merge !== 1 && before.branch_id !== null) {
     const branch = await findBranch(ctx, before.branch_id);
@@ -159,11 +212,22 @@ export function registerChangeRequestRoutes(host: Host): void {
     get: presentedById(keptChangeRequestRow, presentChangeRequest),
     ownChangelog: true,
     create: { body: createBody, run: createChangeRequest },
-    update: { body: updateBody, put: putBody, run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input) },
+    update: {
+      body: updateBody,
+      put: putBody,
+      run: async (ctx, existing, input: UpdateInput) => updateFields(ctx, existing.id, input),
+    },
     remove: async (ctx, existing) => {
       const row = (await getChangeRequestRow(ctx, existing.id))!;
       await deleteChangeRequestRow(ctx, row.id);
-      await recordChange(ctx, { action: 'delete', objectType: CHANGE_REQUEST_TYPE, objectId: row.id, repr: displayOfChangeRequest(row), prechange: snapshotChangeRequest(ctx, row), postchange: null });
+      await recordChange(ctx, {
+        action: 'delete',
+        objectType: CHANGE_REQUEST_TYPE,
+        objectId: row.id,
+        repr: displayOfChangeRequest(row),
+        prechange: snapshotChangeRequest(ctx, row),
+        postchange: null,
+      });
     },
   });
 
@@ -192,7 +256,8 @@ export function registerChangeRequestRoutes(host: Host): void {
     method: 'POST',
     path: `${path}:id/run-checks/`,
     access: { permission: PERMISSIONS.reportCheck },
-    summary: 'Re-run checks: run the registered checks of the request now (refresh trigger 8); check_run says, per check, whether it ran or why not',
+    summary:
+      'Re-run checks: run the registered checks of the request now (refresh trigger 8); check_run says, per check, whether it ran or why not',
     tag: 'change-control',
     body: emptyBody,
     response: runChecksResult,
@@ -240,7 +305,8 @@ export function registerChangeRequestRoutes(host: Host): void {
     method: 'GET',
     path: `${path}:id/evaluation/`,
     access: { permission: `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest` },
-    summary: 'The approval panel as data: per policy and rule, counted approvals, who may approve, stale reviews, rejections and reasons',
+    summary:
+      'The approval panel as data: per policy and rule, counted approvals, who may approve, stale reviews, rejections and reasons',
     tag: 'change-control',
     response: evaluationOutput,
     handler: async ({ ctx, params }) => {

@@ -35,7 +35,10 @@ export function storedFields(ctx: Ctx, row: ChangeRequestRow) {
  * A change request's stored fields under their API names (no live values): what the changelog
  * keeps and what permission constraints are checked against.
  */
-export function snapshotChangeRequest(ctx: Ctx, row: ChangeRequestRow): Record<string, unknown> & { id: number; display: string } {
+export function snapshotChangeRequest(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+): Record<string, unknown> & { id: number; display: string } {
   // Added onto the stored fields' object, not spread (see `build` in present.ts).
   return Object.assign(storedFields(ctx, row), {
     requester: row.requester_id,

@@ -17,7 +17,10 @@ export function isOpen(status: ChangeRequestStatus): boolean {
   return status !== 'completed' && status !== 'abandoned';
 }
 
-export function deriveStatus(current: ChangeRequestStatus, evaluation: { approved: boolean; rejected: boolean }): ChangeRequestStatus {
+export function deriveStatus(
+  current: ChangeRequestStatus,
+  evaluation: { approved: boolean; rejected: boolean },
+): ChangeRequestStatus {
   if (isHeld(current)) return current;
   if (evaluation.rejected) return 'rejected';
   if (evaluation.approved) return 'approved';

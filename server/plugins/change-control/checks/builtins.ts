@@ -24,7 +24,14 @@ export interface BuiltinFacts {
   /** How many changes the branch holds. */
   readonly changes: number;
   /** The changes conflicting with main (none unless the branch is ready): how many, and the first `CONFLICTS_SHOWN`. */
-  readonly conflicts: { readonly count: number; readonly first: ReadonlyArray<{ readonly object_repr: string; readonly action: string; readonly conflicts: readonly string[] }> };
+  readonly conflicts: {
+    readonly count: number;
+    readonly first: ReadonlyArray<{
+      readonly object_repr: string;
+      readonly action: string;
+      readonly conflicts: readonly string[];
+    }>;
+  };
   /** The objects the merge could not apply now (none unless the branch is ready): how many, and the first `OBJECTS_KEPT`. */
   readonly problems: { readonly count: number; readonly first: readonly CheckObject[] };
   /** Comment threads (root comments): how many, and how many are open. */
@@ -39,16 +46,24 @@ export function factsOfView(cr: CheckView, types: KnownTypes): BuiltinFacts {
   if (ready) {
     for (const c of cr.changes) {
       const ref = { object_type: c.object_type, object_id: c.object_id, object_repr: c.object_repr };
-      if (!types.has(c.object_type)) problems.push({ ...ref, problem: `Its object type ${c.object_type} is no longer in the catalogue.` });
-      else if (c.action === 'create' && c.current !== null) problems.push({ ...ref, problem: 'Main already holds an object with this id.' });
-      else if (c.action === 'update' && c.current === null) problems.push({ ...ref, problem: 'Main deleted it since the branch changed it.' });
+      if (!types.has(c.object_type))
+        problems.push({ ...ref, problem: `Its object type ${c.object_type} is no longer in the catalogue.` });
+      else if (c.action === 'create' && c.current !== null)
+        problems.push({ ...ref, problem: 'Main already holds an object with this id.' });
+      else if (c.action === 'update' && c.current === null)
+        problems.push({ ...ref, problem: 'Main deleted it since the branch changed it.' });
       else if (c.conflicts) problems.push({ ...ref, problem: `Conflicts with main on ${c.conflicts.join(', ')}.` });
     }
   }
   return {
     branch: cr.branch,
     changes: cr.changes.length,
-    conflicts: { count: conflicting.length, first: conflicting.slice(0, CONFLICTS_SHOWN).map((c) => ({ object_repr: c.object_repr, action: c.action, conflicts: c.conflicts ?? [] })) },
+    conflicts: {
+      count: conflicting.length,
+      first: conflicting
+        .slice(0, CONFLICTS_SHOWN)
+        .map((c) => ({ object_repr: c.object_repr, action: c.action, conflicts: c.conflicts ?? [] })),
+    },
     problems: { count: problems.length, first: problems.slice(0, OBJECTS_KEPT) },
     threads: { total: cr.threads.length, open: cr.threads.filter((t) => !t.resolved).length },
   };
@@ -64,12 +79,19 @@ export function factsOfView(cr: CheckView, types: KnownTypes): BuiltinFacts {
  */
 function mergeable(cr: BuiltinFacts): CheckResult {
   if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);
-  if (cr.branch.status !== 'ready') return CheckResult.failed(`Branch "${cr.branch.name}" is ${cr.branch.status}; only a ready branch can merge.`);
+  if (cr.branch.status !== 'ready')
+    return CheckResult.failed(`Branch "${cr.branch.name}" is ${cr.branch.status}; only a ready branch can merge.`);
   const { count: n, first: objects } = cr.problems;
-  if (n === 0) return new CheckResult('success', `The merge applies cleanly (${count(cr.changes, 'change', 'changes')}).`);
+  if (n === 0)
+    return new CheckResult('success', `The merge applies cleanly (${count(cr.changes, 'change', 'changes')}).`);
   const shown = objects.slice(0, 5).map((o) => o.object_repr);
   const more = n > shown.length ? ` and ${n - shown.length} more` : '';
-  return new CheckResult('failure', `${count(n, 'object', 'objects')} would conflict or fail to apply: ${shown.join('; ')}${more}.`, '', [...objects]);
+  return new CheckResult(
+    'failure',
+    `${count(n, 'object', 'objects')} would conflict or fail to apply: ${shown.join('; ')}${more}.`,
+    '',
+    [...objects],
+  );
 }
 
 /** `mergeable` as a plain check function over a full view. */
@@ -101,21 +123,28 @@ export const BUILTIN_RESULTS: Record<BuiltinCheck, (cr: BuiltinFacts) => CheckRe
     if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);
     const { count: n, first } = cr.conflicts;
     if (n === 0) return CheckResult.passed('No conflicts with main.');
-    const shown = first.slice(0, CONFLICTS_SHOWN).map((c) => `${c.object_repr} (${c.conflicts.join(', ') || c.action})`);
+    const shown = first
+      .slice(0, CONFLICTS_SHOWN)
+      .map((c) => `${c.object_repr} (${c.conflicts.join(', ') || c.action})`);
     const more = n > shown.length ? ` and ${n - shown.length} more` : '';
-    return CheckResult.failed(`${count(n, 'change conflicts', 'changes conflict')} with main: ${shown.join('; ')}${more}.`);
+    return CheckResult.failed(
+      `${count(n, 'change conflicts', 'changes conflict')} with main: ${shown.join('; ')}${more}.`,
+    );
   },
   'not-stale': (cr) => {
     if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);
     if (cr.branch.stale) {
-      const since = cr.branch.last_sync ? `last synced ${cr.branch.last_sync}` : `created ${cr.branch.created} and never synced`;
+      const since = cr.branch.last_sync
+        ? `last synced ${cr.branch.last_sync}`
+        : `created ${cr.branch.created} and never synced`;
       return CheckResult.failed(`The branch is too far behind main to sync safely (${since}).`);
     }
     return CheckResult.passed('The branch is recent enough to sync safely.');
   },
   'threads-resolved': (cr) => {
     if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);
-    if (cr.threads.open > 0) return CheckResult.failed(`${count(cr.threads.open, 'comment thread is', 'comment threads are')} still open.`);
+    if (cr.threads.open > 0)
+      return CheckResult.failed(`${count(cr.threads.open, 'comment thread is', 'comment threads are')} still open.`);
     return CheckResult.passed(cr.threads.total === 0 ? 'No comment threads.' : 'Every comment thread is resolved.');
   },
   mergeable,
@@ -154,6 +183,15 @@ export function registerBuiltins(registry: CheckRegistry, config: Config, log: L
   for (const name of availableBuiltins(config, log)) {
     const result = BUILTIN_RESULTS[name];
     // As a plain check function it reads a full view; the service runs it over the kept facts (run.ts).
-    registry.registerCheck({ name, label: LABELS[name], fn: (view) => result(factsOfView(view, types)), required: true, scope: CheckScope.POLICY }, { builtin: true });
+    registry.registerCheck(
+      {
+        name,
+        label: LABELS[name],
+        fn: (view) => result(factsOfView(view, types)),
+        required: true,
+        scope: CheckScope.POLICY,
+      },
+      { builtin: true },
+    );
   }
 }

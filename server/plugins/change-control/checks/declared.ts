@@ -38,13 +38,20 @@ export interface ReporterRestriction {
 export interface CheckSource {
   checks: readonly string[];
   enforcement?: 'active' | 'evaluate';
-  checkSettings?: Readonly<Record<string, { reporter: { users: number[]; groups: number[] } | null; timeout_minutes: number | null }>>;
+  checkSettings?: Readonly<
+    Record<string, { reporter: { users: number[]; groups: number[] } | null; timeout_minutes: number | null }>
+  >;
 }
 
 /** Whether a user (id, name, groups by id and name) is admitted by every restriction. */
-export function reporterAdmitted(restrictions: readonly ReporterRestriction[], user: { id: number; username: string; groupIds: readonly number[]; groupNames: readonly string[] }): boolean {
+export function reporterAdmitted(
+  restrictions: readonly ReporterRestriction[],
+  user: { id: number; username: string; groupIds: readonly number[]; groupNames: readonly string[] },
+): boolean {
   return restrictions.every(
-    (r) => r.users.some((u) => u === user.id || u === user.username) || r.groups.some((g) => user.groupIds.includes(g as number) || user.groupNames.includes(g as string)),
+    (r) =>
+      r.users.some((u) => u === user.id || u === user.username) ||
+      r.groups.some((g) => user.groupIds.includes(g as number) || user.groupNames.includes(g as string)),
   );
 }
 
@@ -71,8 +78,14 @@ export interface ConfiguredExternalCheck {
 export function configuredExternalCheckEntries(config: Config): ConfiguredExternalCheck[] {
   return config.change_control.required_external_checks.map((entry) => {
     if (typeof entry === 'string') return { name: entry, label: entry, reporter: null, timeoutMinutes: null };
-    if (Array.isArray(entry)) return { name: entry[0], label: entry[1] || entry[0], reporter: null, timeoutMinutes: null };
-    return { name: entry.name, label: entry.label || entry.name, reporter: entry.reporter ?? null, timeoutMinutes: entry.timeout_minutes ?? null };
+    if (Array.isArray(entry))
+      return { name: entry[0], label: entry[1] || entry[0], reporter: null, timeoutMinutes: null };
+    return {
+      name: entry.name,
+      label: entry.label || entry.name,
+      reporter: entry.reporter ?? null,
+      timeoutMinutes: entry.timeout_minutes ?? null,
+    };
   });
 }
 
@@ -81,14 +94,22 @@ export function configuredExternalCheckEntries(config: Config): ConfiguredExtern
  * names). A check named only by policies in `evaluate` enforcement is declared but advisory:
  * evaluating policies never block.
  */
-export function declaredChecks(registry: CheckRegistry, config: Config, sources: readonly (CheckSource | string)[]): DeclaredCheck[] {
+export function declaredChecks(
+  registry: CheckRegistry,
+  config: Config,
+  sources: readonly (CheckSource | string)[],
+): DeclaredCheck[] {
   const out = new Map<string, DeclaredCheck>();
   for (const check of registry.all()) {
-    if (check.scope === CheckScope.ALWAYS) out.set(check.name, { name: check.name, label: check.label, required: check.required, registered: check });
+    if (check.scope === CheckScope.ALWAYS)
+      out.set(check.name, { name: check.name, label: check.label, required: check.required, registered: check });
   }
   const policies: CheckSource[] = sources.map((s) => (typeof s === 'string' ? { checks: [s] } : s));
   // Active policies first: a check an active policy names is required even if an evaluating one names it too.
-  const ordered = [...policies.filter((p) => p.enforcement !== 'evaluate'), ...policies.filter((p) => p.enforcement === 'evaluate')];
+  const ordered = [
+    ...policies.filter((p) => p.enforcement !== 'evaluate'),
+    ...policies.filter((p) => p.enforcement === 'evaluate'),
+  ];
   for (const source of ordered) {
     const evaluating = source.enforcement === 'evaluate';
     for (const name of source.checks) {
@@ -96,11 +117,14 @@ export function declaredChecks(registry: CheckRegistry, config: Config, sources:
       let d = out.get(name);
       if (!d) {
         const check = registry.get(name);
-        d = check ? { name, label: check.label, required: check.required && !evaluating, registered: check } : { name, label: name, required: !evaluating };
+        d = check
+          ? { name, label: check.label, required: check.required && !evaluating, registered: check }
+          : { name, label: name, required: !evaluating };
         out.set(name, d);
       }
       if (settings?.reporter && !d.registered) d.reporters = [...(d.reporters ?? []), settings.reporter];
-      if (settings?.timeout_minutes && !d.registered && !evaluating) d.timeoutMinutes = minTimeout(d.timeoutMinutes, settings.timeout_minutes);
+      if (settings?.timeout_minutes && !d.registered && !evaluating)
+        d.timeoutMinutes = minTimeout(d.timeoutMinutes, settings.timeout_minutes);
     }
   }
   for (const entry of configuredExternalCheckEntries(config)) {

@@ -22,9 +22,18 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
   const registry = runtime(ctx.host).registry;
   const configured = new Set(configuredExternalChecks(ctx.host.config).map((c) => c.name));
   const registered = registry.all().map((c) => c.name);
-  const always = registry.all().filter((c) => c.scope === CheckScope.ALWAYS && c.required).map((c) => c.name);
-  const policyRequired = registry.all().filter((c) => c.scope === CheckScope.POLICY && c.required).map((c) => c.name);
-  const policyAdvisoryConfigured = registry.all().filter((c) => c.scope === CheckScope.POLICY && !c.required && configured.has(c.name)).map((c) => c.name);
+  const always = registry
+    .all()
+    .filter((c) => c.scope === CheckScope.ALWAYS && c.required)
+    .map((c) => c.name);
+  const policyRequired = registry
+    .all()
+    .filter((c) => c.scope === CheckScope.POLICY && c.required)
+    .map((c) => c.name);
+  const policyAdvisoryConfigured = registry
+    .all()
+    .filter((c) => c.scope === CheckScope.POLICY && !c.required && configured.has(c.name))
+    .map((c) => c.name);
   const unregisteredConfigured = [...configured].filter((n) => !registry.get(n));
   const named = eb.exists(
     eb
@@ -34,11 +43,15 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
       .whereRef('crp.change_request_id', '=', 'cc_merge_checks.change_request_id')
       .where(jsonArrayHasColumn(ctx.db, 'p.checks', 'cc_merge_checks.name')),
   );
-  const inList = (names: string[]): Expression<SqlBool> => (names.length === 0 ? never : eb('cc_merge_checks.name', 'in', names));
+  const inList = (names: string[]): Expression<SqlBool> =>
+    names.length === 0 ? never : eb('cc_merge_checks.name', 'in', names);
   return eb.or([
     inList(always),
     eb.and([inList(policyRequired), named]),
-    eb.and([registered.length === 0 ? sql<SqlBool>`1 = 1` : eb('cc_merge_checks.name', 'not in', registered), eb.or([named, inList(unregisteredConfigured)])]),
+    eb.and([
+      registered.length === 0 ? sql<SqlBool>`1 = 1` : eb('cc_merge_checks.name', 'not in', registered),
+      eb.or([named, inList(unregisteredConfigured)]),
+    ]),
     eb.and([inList(policyAdvisoryConfigured), eb.not(named)]),
   ]);
 }
@@ -51,11 +64,23 @@ export const checkList = defineList({
     name: 'string',
     status: { type: 'choice', choices: CHECK_STATUSES },
     created: createdRange,
-    completed: { type: 'datetime', description: 'When the result last changed (with __gte, __lte, __gt, __lt: a range).', range: true },
+    completed: {
+      type: 'datetime',
+      description: 'When the result last changed (with __gte, __lte, __gt, __lt: a range).',
+      range: true,
+    },
   },
   filters: {
-    label: { type: 'string', description: 'Case-insensitive substring of the label (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('label', t as string))) },
-    summary: { type: 'string', description: 'Case-insensitive substring of the summary (several values: any of them).', where: (v) => (eb) => eb.or(v.map((t) => textContains('summary', t as string))) },
+    label: {
+      type: 'string',
+      description: 'Case-insensitive substring of the label (several values: any of them).',
+      where: (v) => (eb) => eb.or(v.map((t) => textContains('label', t as string))),
+    },
+    summary: {
+      type: 'string',
+      description: 'Case-insensitive substring of the summary (several values: any of them).',
+      where: (v) => (eb) => eb.or(v.map((t) => textContains('summary', t as string))),
+    },
     required: {
       type: 'bool',
       description: 'Checks the request is declared to need (true) or advisory ones (false), as `required` shows.',
@@ -63,14 +88,22 @@ export const checkList = defineList({
     },
     blocks_merge: {
       type: 'bool',
-      description: 'Required checks whose status does not clear the gate (true), or the others (false), as `blocks_merge` shows.',
+      description:
+        'Required checks whose status does not clear the gate (true), or the others (false), as `blocks_merge` shows.',
       where: (v, ctx) => (eb) => {
         const blocks = eb.and([isRequired(ctx, eb), eb('status', 'not in', ['success', 'skipped'])]);
         return eb.or(v.map((want) => (want ? blocks : eb.not(blocks))));
       },
     },
   },
-  ordering: { id: 'id', name: 'name', status: 'status', completed: 'completed', created: 'created', last_updated: 'last_updated' },
+  ordering: {
+    id: 'id',
+    name: 'name',
+    status: 'status',
+    completed: 'completed',
+    created: 'created',
+    last_updated: 'last_updated',
+  },
   search: ['name', 'label', 'summary'],
   present: presentCheckRows,
 });

@@ -17,21 +17,32 @@ interface CheckPluginModule {
 }
 
 function locate(spec: string, configDir: string): string {
-  const looksLikePath = spec.startsWith('.') || isAbsolute(spec) || spec.endsWith('.js') || spec.endsWith('.cjs') || spec.endsWith('.mjs');
+  const looksLikePath =
+    spec.startsWith('.') || isAbsolute(spec) || spec.endsWith('.js') || spec.endsWith('.cjs') || spec.endsWith('.mjs');
   if (!looksLikePath) return spec;
   return isAbsolute(spec) ? spec : resolve(configDir, spec);
 }
 
 function isRange(value: unknown): value is VersionRange {
-  return value !== null && typeof value === 'object' && typeof (value as VersionRange).min === 'string' && typeof (value as VersionRange).max === 'string';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as VersionRange).min === 'string' &&
+    typeof (value as VersionRange).max === 'string'
+  );
 }
 
-export async function loadCheckPlugins(specs: readonly string[], configDir: string, registry: CheckRegistry): Promise<string[]> {
+export async function loadCheckPlugins(
+  specs: readonly string[],
+  configDir: string,
+  registry: CheckRegistry,
+): Promise<string[]> {
   const loaded: string[] = [];
   const requireFrom = createRequire(resolve(configDir, 'check-plugins.cjs'));
   for (const spec of specs) {
     const target = locate(spec, configDir);
-    if (target !== spec && !existsSync(target)) throw new PluginError(`check plugin "${spec}": file ${target} does not exist`);
+    if (target !== spec && !existsSync(target))
+      throw new PluginError(`check plugin "${spec}": file ${target} does not exist`);
     let mod: CheckPluginModule;
     try {
       mod = requireFrom(target) as CheckPluginModule;
@@ -40,12 +51,16 @@ export async function loadCheckPlugins(specs: readonly string[], configDir: stri
     }
     if (typeof mod.ready !== 'function' && mod.default) mod = mod.default;
     if (mod.hostVersion !== undefined) {
-      if (!isRange(mod.hostVersion)) throw new PluginError(`check plugin "${spec}": hostVersion must be {min, max} version strings`);
+      if (!isRange(mod.hostVersion))
+        throw new PluginError(`check plugin "${spec}": hostVersion must be {min, max} version strings`);
       if (!inRange(HOST_VERSION, mod.hostVersion)) {
-        throw new PluginError(`check plugin "${spec}" supports host ${mod.hostVersion.min}-${mod.hostVersion.max}, not ${HOST_VERSION}`);
+        throw new PluginError(
+          `check plugin "${spec}" supports host ${mod.hostVersion.min}-${mod.hostVersion.max}, not ${HOST_VERSION}`,
+        );
       }
     }
-    if (typeof mod.ready !== 'function') throw new PluginError(`check plugin "${spec}" does not export ready(registry)`);
+    if (typeof mod.ready !== 'function')
+      throw new PluginError(`check plugin "${spec}" does not export ready(registry)`);
     const api: CheckPluginApi = { registerCheck: (def) => registry.registerCheck(def), CheckResult, CheckScope };
     try {
       await mod.ready(api);

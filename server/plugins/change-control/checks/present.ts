@@ -8,7 +8,10 @@ import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
 /** What the changelog keeps of a check: its stored fields. */
-export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
+export function snapshotCheck(
+  ctx: Ctx,
+  row: MergeCheckRow,
+): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
   // One literal (no spreads of objects built for it): a check report snapshots and presents its check several times.
   return {
     id: row.id,
@@ -33,10 +36,20 @@ export function snapshotCheck(ctx: Ctx, row: MergeCheckRow): Omit<MergeCheck, 'r
  * declared to carry (registry, configuration, policies), never from the row: a row nothing
  * declares is advisory.
  */
-export function presentCheck(ctx: Ctx, row: MergeCheckRow, declared: DeclaredCheck | undefined, currentDigest: string | null): MergeCheck {
+export function presentCheck(
+  ctx: Ctx,
+  row: MergeCheckRow,
+  declared: DeclaredCheck | undefined,
+  currentDigest: string | null,
+): MergeCheck {
   const required = declared?.required ?? false;
   const outdated = isOutdated(row, currentDigest);
-  return { ...snapshotCheck(ctx, row), required, outdated, blocks_merge: required && (!clearsGate(row.status) || outdated) };
+  return {
+    ...snapshotCheck(ctx, row),
+    required,
+    outdated,
+    blocks_merge: required && (!clearsGate(row.status) || outdated),
+  };
 }
 
 export type CheckOut = MergeCheck & ApiObject;
@@ -49,5 +62,13 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
     declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
     digests.set(crId, (await checkedRequest(ctx, crId))?.digest ?? null);
   }
-  return rows.map((row) => presentCheck(ctx, row, declaredByRequest.get(row.change_request_id)?.get(row.name), digests.get(row.change_request_id) ?? null) as CheckOut);
+  return rows.map(
+    (row) =>
+      presentCheck(
+        ctx,
+        row,
+        declaredByRequest.get(row.change_request_id)?.get(row.name),
+        digests.get(row.change_request_id) ?? null,
+      ) as CheckOut,
+  );
 }

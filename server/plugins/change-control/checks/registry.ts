@@ -22,7 +22,9 @@ export class CheckResult {
 
   constructor(status: CheckStatus, summary = '', detailsUrl = '', objects: readonly CheckObject[] = []) {
     if (!(CHECK_STATUSES as readonly string[]).includes(status)) {
-      throw new TypeError(`CheckResult: unknown status "${String(status)}" (expected one of: ${CHECK_STATUSES.join(', ')})`);
+      throw new TypeError(
+        `CheckResult: unknown status "${String(status)}" (expected one of: ${CHECK_STATUSES.join(', ')})`,
+      );
     }
     this.status = status;
     this.summary = String(summary ?? '');
@@ -53,7 +55,15 @@ export interface CheckView {
   readonly requester: number | null;
   readonly scheduled_start: string | null;
   readonly scheduled_end: string | null;
-  readonly branch: Readonly<{ id: number; name: string; status: string; schema_id: string; last_sync: string | null; created: string; stale: boolean }> | null;
+  readonly branch: Readonly<{
+    id: number;
+    name: string;
+    status: string;
+    schema_id: string;
+    last_sync: string | null;
+    created: string;
+    stale: boolean;
+  }> | null;
   readonly branch_name: string;
   readonly branch_deleted: boolean;
   readonly changes: ReadonlyArray<
@@ -101,13 +111,19 @@ export class CheckRegistry {
 
   /** Registers a check; only before the service has started. */
   registerCheck(def: CheckRegistration, options: { builtin?: boolean } = {}): void {
-    if (this.sealed) throw new Error(`registerCheck("${def?.name}"): checks can only be registered at start, from a plugin's ready hook`);
+    if (this.sealed)
+      throw new Error(
+        `registerCheck("${def?.name}"): checks can only be registered at start, from a plugin's ready hook`,
+      );
     if (typeof def?.name !== 'string' || !NAME.test(def.name)) {
-      throw new TypeError(`registerCheck: name must be 1-100 characters of letters, digits and _ . : / - (got ${JSON.stringify(def?.name)})`);
+      throw new TypeError(
+        `registerCheck: name must be 1-100 characters of letters, digits and _ . : / - (got ${JSON.stringify(def?.name)})`,
+      );
     }
     if (typeof def.fn !== 'function') throw new TypeError(`registerCheck("${def.name}"): fn must be a function`);
     const scope = def.scope ?? CheckScope.ALWAYS;
-    if (scope !== CheckScope.ALWAYS && scope !== CheckScope.POLICY) throw new TypeError(`registerCheck("${def.name}"): unknown scope "${String(scope)}"`);
+    if (scope !== CheckScope.ALWAYS && scope !== CheckScope.POLICY)
+      throw new TypeError(`registerCheck("${def.name}"): unknown scope "${String(scope)}"`);
     if (this.checks.has(def.name)) throw new Error(`registerCheck: a check named "${def.name}" is already registered`);
     this.checks.set(def.name, {
       name: def.name,

@@ -1,6 +1,14 @@
 import { CHECK_STATUSES, type CheckStatus } from '../../../../contract/api/change-control';
 import { isHttpUrl } from '../../../../contract/api/common';
-import { createCtx, inTransaction, type Ctx, type EmittedEvent, type EventPayload, type EventRuleRow, type Host } from '../../../host';
+import {
+  createCtx,
+  inTransaction,
+  type Ctx,
+  type EmittedEvent,
+  type EventPayload,
+  type EventRuleRow,
+  type Host,
+} from '../../../host';
 import { findChangeRequestForBranch } from '../change-requests/repository';
 import { isOpen } from '../change-requests/status';
 import { BRANCH_TYPE } from '../../branching';
@@ -32,7 +40,10 @@ export function reportDataProblem(data: Record<string, unknown> | null): string 
     return `action_data.status must be one of: ${CHECK_STATUSES.join(', ')}`;
   }
   if (data.summary !== undefined && typeof data.summary !== 'string') return 'action_data.summary must be a string';
-  if (data.details_url !== undefined && (typeof data.details_url !== 'string' || (data.details_url !== '' && !isHttpUrl(data.details_url)))) {
+  if (
+    data.details_url !== undefined &&
+    (typeof data.details_url !== 'string' || (data.details_url !== '' && !isHttpUrl(data.details_url)))
+  ) {
     return 'action_data.details_url must be an absolute http:// or https:// URL (or empty)';
   }
   const unknown = Object.keys(data).filter((k) => !['check', 'status', 'summary', 'details_url'].includes(k));
@@ -49,7 +60,8 @@ function eventBranchId(ctx: Ctx, event: EmittedEvent): number | null {
 }
 
 async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: ReportData): Promise<void> {
-  const log = (why: string) => ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): ${why}; nothing reported`);
+  const log = (why: string) =>
+    ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): ${why}; nothing reported`);
   const cr = await findChangeRequestForBranch(ctx, branchId);
   if (!cr || !isOpen(cr.status)) return log(`branch ${branchId} has no open change request`);
   const declared = declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === data.check);
@@ -59,7 +71,11 @@ async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: Repo
   const row = await checkRowNamed(ctx, cr.id, data.check);
   if (!row) return log(`check "${data.check}" has no row on change request ${cr.id} yet`);
   // A check that names its reporter takes results from that reporter only: the event's caller must be it.
-  const outcome = await reportCheckResult(ctx, row, { status: data.status, summary: data.summary, details_url: data.details_url });
+  const outcome = await reportCheckResult(ctx, row, {
+    status: data.status,
+    summary: data.summary,
+    details_url: data.details_url,
+  });
   if (outcome.refused) log(outcome.refused);
 }
 
@@ -69,13 +85,26 @@ export function registerReportCheckAction(host: Host): void {
     async (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => {
       const branchId = eventBranchId(ctx, event);
       if (branchId === null) {
-        ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): the ${event.event} event of ${event.objectType} ${event.objectId} came from no branch; nothing reported`);
+        ctx.host.log.info(
+          `event rule "${rule.name}" (${REPORT_CHECK_ACTION}): the ${event.event} event of ${event.objectType} ${event.objectId} came from no branch; nothing reported`,
+        );
         return;
       }
       const raw = rule.action_data ?? {};
-      const data: ReportData = { check: String(raw.check), status: (raw.status as CheckStatus | undefined) ?? 'failure', summary: raw.summary as string | undefined, details_url: raw.details_url as string | undefined };
+      const data: ReportData = {
+        check: String(raw.check),
+        status: (raw.status as CheckStatus | undefined) ?? 'failure',
+        summary: raw.summary as string | undefined,
+        details_url: raw.details_url as string | undefined,
+      };
       // The triggering write has committed: report in a transaction of its own, as the event's caller.
-      const own = createCtx({ host: ctx.host, user: ctx.user, requestId: payload.request.id, baseUrl: ctx.baseUrl, branch: null });
+      const own = createCtx({
+        host: ctx.host,
+        user: ctx.user,
+        requestId: payload.request.id,
+        baseUrl: ctx.baseUrl,
+        branch: null,
+      });
       await inTransaction(own, (tx) => report(tx, rule, branchId, data));
     },
     reportDataProblem,

@@ -33,20 +33,38 @@ export type ReportOutcome = { refused: string } | { refused: null; written: bool
  *   no re-evaluation), before the caller reads anything back.
  */
 export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: CheckReport): Promise<ReportOutcome> {
-  const declared = declaredFor(ctx, await attachedPolicies(ctx, row.change_request_id)).find((d) => d.name === row.name);
+  const declared = declaredFor(ctx, await attachedPolicies(ctx, row.change_request_id)).find(
+    (d) => d.name === row.name,
+  );
   const refusal = await reporterRefusal(ctx, declared);
   if (refusal) return { refused: refusal };
   const next = {
     status: report.status ?? row.status,
     summary: report.summary ?? row.summary,
     details_url: report.details_url ?? row.details_url,
-    digest: row.kind === 'reported' ? (report.digest ?? (await checkedRequest(ctx, row.change_request_id))?.digest ?? null) : row.digest,
+    digest:
+      row.kind === 'reported'
+        ? (report.digest ?? (await checkedRequest(ctx, row.change_request_id))?.digest ?? null)
+        : row.digest,
   };
-  if (next.status === row.status && next.summary === row.summary && next.details_url === row.details_url && next.digest === row.digest) return { refused: null, written: false };
+  if (
+    next.status === row.status &&
+    next.summary === row.summary &&
+    next.details_url === row.details_url &&
+    next.digest === row.digest
+  )
+    return { refused: null, written: false };
   const now = nowIso(ctx);
   const written = { ...next, completed: now, last_updated: now };
   const after = await updateCheckResult(ctx, row, written);
-  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
+  await recordChange(ctx, {
+    action: 'update',
+    objectType: MERGE_CHECK_TYPE,
+    objectId: row.id,
+    repr: row.name,
+    prechange: snapshotCheck(ctx, row),
+    postchange: snapshotCheck(ctx, after),
+  });
   await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false });
   await ctx.flushBeforeCommit();
   return { refused: null, written: true };

@@ -13,7 +13,11 @@ export async function reporterRefusal(ctx: Ctx, declared: DeclaredCheck | undefi
   const user = ctx.user;
   if (!user) return `Only the declared reporter may report check "${declared.name}".`;
   const needsNames = declared.reporters.some((r) => r.groups.some((g) => typeof g === 'string'));
-  const groupNames = needsNames && user.groupIds.length > 0 ? (await groupsByIds(ctx, user.groupIds)).map((g) => g.name) : [];
-  if (reporterAdmitted(declared.reporters, { id: user.id, username: user.username, groupIds: user.groupIds, groupNames })) return null;
+  const groupNames =
+    needsNames && user.groupIds.length > 0 ? (await groupsByIds(ctx, user.groupIds)).map((g) => g.name) : [];
+  if (
+    reporterAdmitted(declared.reporters, { id: user.id, username: user.username, groupIds: user.groupIds, groupNames })
+  )
+    return null;
   return `Only the declared reporter may report check "${declared.name}".`;
 }

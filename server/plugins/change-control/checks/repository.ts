@@ -15,11 +15,15 @@ const CHECK_TABLES: readonly string[] = ['cc_merge_checks'];
  * never change it, copy it.
  */
 export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
-  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES, { transactionOnly: true });
+  return ctx.host.readMemo.get(ctx, `cc-check|${id}`, () => readCheckRow(ctx, id), CHECK_TABLES, {
+    transactionOnly: true,
+  });
 }
 
 /** The select of `readCheckRow`, built and compiled once (every check report reads its check). */
-const checkById = compiledSelect((db, id: number) => ccTables(db).selectFrom('cc_merge_checks').selectAll().where('id', '=', id));
+const checkById = compiledSelect((db, id: number) =>
+  ccTables(db).selectFrom('cc_merge_checks').selectAll().where('id', '=', id),
+);
 
 /** One check's row, read now (a row of its own, not the shared one of `checkRow`). */
 export async function readCheckRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
@@ -27,20 +31,37 @@ export async function readCheckRow(ctx: Ctx, id: number): Promise<MergeCheckRow 
 }
 
 /** The check of a request with this name, if it has a row. */
-export async function checkRowNamed(ctx: Ctx, changeRequestId: number, name: string): Promise<MergeCheckRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).where('name', '=', name).executeTakeFirst();
+export async function checkRowNamed(
+  ctx: Ctx,
+  changeRequestId: number,
+  name: string,
+): Promise<MergeCheckRow | undefined> {
+  return ccDb(ctx)
+    .selectFrom('cc_merge_checks')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .where('name', '=', name)
+    .executeTakeFirst();
 }
 
 /** Every check row of a request, oldest first. */
 export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<MergeCheckRow[]> {
-  return ccDb(ctx).selectFrom('cc_merge_checks').selectAll().where('change_request_id', '=', changeRequestId).orderBy('id').execute();
+  return ccDb(ctx)
+    .selectFrom('cc_merge_checks')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .orderBy('id')
+    .execute();
 }
 
 /** The gate's view of a request's stored checks (only the columns it reads). */
 export type CheckFacts = Pick<MergeCheckRow, 'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest'>;
 
 const checkFactsById = compiledSelect((db, changeRequestId: number) =>
-  ccTables(db).selectFrom('cc_merge_checks').select(['name', 'label', 'kind', 'status', 'summary', 'digest']).where('change_request_id', '=', changeRequestId),
+  ccTables(db)
+    .selectFrom('cc_merge_checks')
+    .select(['name', 'label', 'kind', 'status', 'summary', 'digest'])
+    .where('change_request_id', '=', changeRequestId),
 );
 
 export async function checkFactsOf(ctx: Ctx, changeRequestId: number): Promise<CheckFacts[]> {
@@ -52,10 +73,17 @@ export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>
 }
 
 /** A reported result's fields, written onto one check. */
-export type CheckResultFields = Pick<MergeCheckRow, 'status' | 'summary' | 'details_url' | 'digest' | 'completed' | 'last_updated'>;
+export type CheckResultFields = Pick<
+  MergeCheckRow,
+  'status' | 'summary' | 'details_url' | 'digest' | 'completed' | 'last_updated'
+>;
 
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
-export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: CheckResultFields): Promise<MergeCheckRow> {
+export async function updateCheckResult(
+  ctx: Ctx,
+  row: MergeCheckRow,
+  fields: CheckResultFields,
+): Promise<MergeCheckRow> {
   // Nothing is read from the write (the row written is known): sent with the next statement.
   await checkResultUpdate(ctx.db, fields, row.id, row.change_request_id);
   const written = { ...row, ...fields };
@@ -64,7 +92,13 @@ export async function updateCheckResult(ctx: Ctx, row: MergeCheckRow, fields: Ch
 }
 
 const checkResultUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
-  sentWithNext(ccTables(db).updateTable('cc_merge_checks').set(fields as CheckResultFields).where('id', '=', id).where('change_request_id', '=', changeRequestId)),
+  sentWithNext(
+    ccTables(db)
+      .updateTable('cc_merge_checks')
+      .set(fields as CheckResultFields)
+      .where('id', '=', id)
+      .where('change_request_id', '=', changeRequestId),
+  ),
 );
 
 /** The check's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
@@ -76,7 +110,11 @@ export async function updateCheckFields(ctx: Ctx, row: CheckKey, fields: Updatea
 }
 
 const checkUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
-  ccTables(db).updateTable('cc_merge_checks').set(fields as Updateable<MergeChecksTable>).where('id', '=', id).where('change_request_id', '=', changeRequestId),
+  ccTables(db)
+    .updateTable('cc_merge_checks')
+    .set(fields as Updateable<MergeChecksTable>)
+    .where('id', '=', id)
+    .where('change_request_id', '=', changeRequestId),
 );
 
 /** The open change requests with a reported check still pending. */
@@ -94,7 +132,11 @@ export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<numbe
 }
 
 /** A request's pending checks with these names (none for no names). */
-export async function pendingChecksNamed(ctx: Ctx, changeRequestId: number, names: readonly string[]): Promise<MergeCheckRow[]> {
+export async function pendingChecksNamed(
+  ctx: Ctx,
+  changeRequestId: number,
+  names: readonly string[],
+): Promise<MergeCheckRow[]> {
   if (names.length === 0) return [];
   return ccDb(ctx)
     .selectFrom('cc_merge_checks')
@@ -106,5 +148,9 @@ export async function pendingChecksNamed(ctx: Ctx, changeRequestId: number, name
 }
 
 export async function deleteCheck(ctx: Ctx, row: CheckKey): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+  await ccDb(ctx)
+    .deleteFrom('cc_merge_checks')
+    .where('id', '=', row.id)
+    .where('change_request_id', '=', row.change_request_id)
+    .execute();
 }

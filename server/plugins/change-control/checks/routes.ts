@@ -31,10 +31,17 @@ async function reportResult(ctx: Ctx, existing: CheckOut, input: ReportInput): P
 
 async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
-  const refusal = await reporterRefusal(ctx, declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === input.name));
+  const refusal = await reporterRefusal(
+    ctx,
+    declaredFor(ctx, await attachedPolicies(ctx, cr.id)).find((d) => d.name === input.name),
+  );
   if (refusal) throw new PermissionDenied(refusal);
   const clash = await checkRowNamed(ctx, cr.id, input.name);
-  if (clash) throw ValidationError.field('name', `This change request already has a check named "${input.name}" (check ${clash.id}).`);
+  if (clash)
+    throw ValidationError.field(
+      'name',
+      `This change request already has a check named "${input.name}" (check ${clash.id}).`,
+    );
   const now = nowIso(ctx);
   const status = input.status ?? 'pending';
   const row = await insertCheck(ctx, {
@@ -50,7 +57,14 @@ async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
     created: now,
     last_updated: now,
   });
-  await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: MERGE_CHECK_TYPE,
+    objectId: row.id,
+    repr: row.name,
+    prechange: null,
+    postchange: snapshotCheck(ctx, row),
+  });
   await requestRefresh(ctx, cr.id, { rematch: false });
   await ctx.flushBeforeCommit();
   return row.id;
@@ -72,7 +86,14 @@ export function registerCheckRoutes(host: Host): void {
       // Removing a row never opens the gate: a required check with no row blocks as not run.
       const row = (await checkRow(ctx, existing.id))!;
       await deleteCheck(ctx, row);
-      await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
+      await recordChange(ctx, {
+        action: 'delete',
+        objectType: MERGE_CHECK_TYPE,
+        objectId: row.id,
+        repr: row.name,
+        prechange: snapshotCheck(ctx, row),
+        postchange: null,
+      });
       await requestRefresh(ctx, row.change_request_id, { rematch: false });
     },
   });

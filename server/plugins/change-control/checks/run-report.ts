@@ -52,7 +52,13 @@ export function checkRunReport(input: RunReportInput): CheckRunEntry[] {
       governing.length === 0
         ? 'Runs only when a policy governing the change request names it; no policy governs this one.'
         : `Runs only when a policy governing the change request names it; none of its policies (${quoted(governing)}) does.`;
-    entries.push({ name: check.name, label: check.label, ran: false, status: input.results.get(check.name) ?? null, reason });
+    entries.push({
+      name: check.name,
+      label: check.label,
+      ran: false,
+      status: input.results.get(check.name) ?? null,
+      reason,
+    });
   }
   return entries;
 }

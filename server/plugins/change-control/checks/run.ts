@@ -26,9 +26,21 @@ export const CHECK_TIMEOUT_MS = 10_000;
 /** The objects a registered check names, as stored: well-formed entries only, at most 200. */
 function safeObjects(result: CheckResult): CheckResult['objects'] {
   return result.objects
-    .filter((o) => o && typeof o.object_type === 'string' && Number.isInteger(o.object_id) && typeof o.object_repr === 'string' && typeof o.problem === 'string')
+    .filter(
+      (o) =>
+        o &&
+        typeof o.object_type === 'string' &&
+        Number.isInteger(o.object_id) &&
+        typeof o.object_repr === 'string' &&
+        typeof o.problem === 'string',
+    )
     .slice(0, 200)
-    .map((o) => ({ object_type: o.object_type.slice(0, 200), object_id: o.object_id, object_repr: o.object_repr.slice(0, 500), problem: o.problem.slice(0, 1000) }));
+    .map((o) => ({
+      object_type: o.object_type.slice(0, 200),
+      object_id: o.object_id,
+      object_repr: o.object_repr.slice(0, 500),
+      problem: o.problem.slice(0, 1000),
+    }));
 }
 
 /** Runs one registered check; a raise, a wrong answer or a timeout is an `error` result carrying the reason. */
@@ -38,11 +50,17 @@ export async function runOneCheck(check: RegisteredCheck, view: CheckView): Prom
     const answer = await Promise.race([
       Promise.resolve().then(() => check.fn(view)),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`did not finish within ${CHECK_TIMEOUT_MS / 1000} s`)), CHECK_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`did not finish within ${CHECK_TIMEOUT_MS / 1000} s`)),
+          CHECK_TIMEOUT_MS,
+        );
       }),
     ]);
     if (!(answer instanceof CheckResult)) {
-      return new CheckResult('error', `Check "${check.name}" returned ${answer === null ? 'null' : typeof answer} instead of a CheckResult.`);
+      return new CheckResult(
+        'error',
+        `Check "${check.name}" returned ${answer === null ? 'null' : typeof answer} instead of a CheckResult.`,
+      );
     }
     return answer;
   } catch (err) {
@@ -72,26 +90,78 @@ interface Wanted {
   objects?: string;
 }
 
-async function insertCheck(ctx: Ctx, cr: ChangeRequestRow, name: string, wanted: Wanted, completed: string | null): Promise<void> {
+async function insertCheck(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  name: string,
+  wanted: Wanted,
+  completed: string | null,
+): Promise<void> {
   const now = nowIso(ctx);
-  const row = await insertCheckRow(ctx, { change_request_id: cr.id, name, ...wanted, completed, created: now, last_updated: now });
-  await recordChange(ctx, { action: 'create', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: null, postchange: snapshotCheck(ctx, row) });
+  const row = await insertCheckRow(ctx, {
+    change_request_id: cr.id,
+    name,
+    ...wanted,
+    completed,
+    created: now,
+    last_updated: now,
+  });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: MERGE_CHECK_TYPE,
+    objectId: row.id,
+    repr: row.name,
+    prechange: null,
+    postchange: snapshotCheck(ctx, row),
+  });
 }
 
-async function updateCheck(ctx: Ctx, row: MergeCheckRow, wanted: Wanted, options: { neverReported?: boolean } = {}): Promise<void> {
+async function updateCheck(
+  ctx: Ctx,
+  row: MergeCheckRow,
+  wanted: Wanted,
+  options: { neverReported?: boolean } = {},
+): Promise<void> {
   const objects = wanted.objects ?? '[]';
-  const resultMoved = row.status !== wanted.status || row.summary !== wanted.summary || row.details_url !== wanted.details_url || row.objects !== objects;
+  const resultMoved =
+    row.status !== wanted.status ||
+    row.summary !== wanted.summary ||
+    row.details_url !== wanted.details_url ||
+    row.objects !== objects;
   if (!resultMoved && row.label === wanted.label && row.kind === wanted.kind) return;
   const now = nowIso(ctx);
   const completed = options.neverReported ? null : resultMoved ? now : row.completed;
   const after: MergeCheckRow = { ...row, ...wanted, objects, completed, last_updated: now };
-  await updateCheckFields(ctx, row, { kind: after.kind, label: after.label, status: after.status, summary: after.summary, details_url: after.details_url, objects, completed: after.completed, last_updated: now });
-  await recordChange(ctx, { action: 'update', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: snapshotCheck(ctx, after) });
+  await updateCheckFields(ctx, row, {
+    kind: after.kind,
+    label: after.label,
+    status: after.status,
+    summary: after.summary,
+    details_url: after.details_url,
+    objects,
+    completed: after.completed,
+    last_updated: now,
+  });
+  await recordChange(ctx, {
+    action: 'update',
+    objectType: MERGE_CHECK_TYPE,
+    objectId: row.id,
+    repr: row.name,
+    prechange: snapshotCheck(ctx, row),
+    postchange: snapshotCheck(ctx, after),
+  });
 }
 
 async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
   await deleteCheckRow(ctx, row);
-  await recordChange(ctx, { action: 'delete', objectType: MERGE_CHECK_TYPE, objectId: row.id, repr: row.name, prechange: snapshotCheck(ctx, row), postchange: null });
+  await recordChange(ctx, {
+    action: 'delete',
+    objectType: MERGE_CHECK_TYPE,
+    objectId: row.id,
+    repr: row.name,
+    prechange: snapshotCheck(ctx, row),
+    postchange: null,
+  });
 }
 
 /**
@@ -101,12 +171,19 @@ async function deleteCheck(ctx: Ctx, row: MergeCheckRow): Promise<void> {
  * longer carries are removed (a renamed check starts afresh, without the old one's history).
  * Only a changed result is written, and recorded in the changelog.
  */
-export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[], options: { registeredOnly?: boolean } = {}): Promise<void> {
+export async function runChecks(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  governing: readonly GoverningPolicy[],
+  options: { registeredOnly?: boolean } = {},
+): Promise<void> {
   const declared: DeclaredCheck[] = declaredFor(ctx, governing).filter((d) => !options.registeredOnly || d.registered);
   const rows = new Map((await checkRowsOf(ctx, cr.id)).map((r) => [r.name, r]));
   // The built-ins read counts and the first problems kept per branch; the full list of
   // changes is built only for a check a plugin registered.
-  const builtins = new Set(declared.flatMap((d) => (d.registered && isBuiltin(d.registered) ? [d.registered.name] : [])));
+  const builtins = new Set(
+    declared.flatMap((d) => (d.registered && isBuiltin(d.registered) ? [d.registered.name] : [])),
+  );
   const facts: BuiltinFacts | null = builtins.size > 0 ? await buildBuiltinFacts(ctx, cr, builtins) : null;
   const needsView = declared.some((d) => d.registered && !isBuiltin(d.registered));
   const view = needsView ? await buildCheckView(ctx, cr) : null;
@@ -114,7 +191,9 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
     const row = rows.get(d.name);
     rows.delete(d.name);
     if (d.registered) {
-      const result = isBuiltin(d.registered) ? runBuiltin(d.registered.name, facts!) : await runOneCheck(d.registered, view!);
+      const result = isBuiltin(d.registered)
+        ? runBuiltin(d.registered.name, facts!)
+        : await runOneCheck(d.registered, view!);
       const wanted: Wanted = {
         kind: 'registered',
         label: d.label,
@@ -126,13 +205,30 @@ export async function runChecks(ctx: Ctx, cr: ChangeRequestRow, governing: reado
       if (row) await updateCheck(ctx, row, wanted);
       else await insertCheck(ctx, cr, d.name, wanted, nowIso(ctx));
     } else if (!row) {
-      await insertCheck(ctx, cr, d.name, { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' }, null);
+      await insertCheck(
+        ctx,
+        cr,
+        d.name,
+        { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' },
+        null,
+      );
     } else if (row.kind !== 'reported') {
       // Once computed, now nothing computes it (its check is no longer registered): a result
       // the service computed is no report, so it waits for one.
-      await updateCheck(ctx, row, { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' }, { neverReported: true });
+      await updateCheck(
+        ctx,
+        row,
+        { kind: 'reported', label: d.label, status: 'pending', summary: '', details_url: '' },
+        { neverReported: true },
+      );
     } else if (row.label !== d.label) {
-      await updateCheck(ctx, row, { kind: 'reported', label: d.label, status: row.status, summary: row.summary, details_url: row.details_url });
+      await updateCheck(ctx, row, {
+        kind: 'reported',
+        label: d.label,
+        status: row.status,
+        summary: row.summary,
+        details_url: row.details_url,
+      });
     }
   }
   if (options.registeredOnly) return;

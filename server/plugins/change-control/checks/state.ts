@@ -36,7 +36,11 @@ export function declaredFor(ctx: Ctx, governing: readonly GoverningPolicy[]): De
     declared = declaredChecks(
       runtime(ctx.host).registry,
       ctx.host.config,
-      governing.map((g) => ({ checks: g.policy.checks, enforcement: g.policy.enforcement, checkSettings: g.policy.checkSettings })),
+      governing.map((g) => ({
+        checks: g.policy.checks,
+        enforcement: g.policy.enforcement,
+        checkSettings: g.policy.checkSettings,
+      })),
     );
     declaredByGoverning.set(governing, declared);
   }
@@ -75,7 +79,13 @@ export function checkedRequest(ctx: Ctx, changeRequestId: number): Promise<Check
  * row says success or skipped for the branch's current digest: a result for an older digest is
  * outdated and blocks.
  */
-export async function checkStates(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[], stored?: readonly CheckFacts[], digest?: string | null): Promise<CheckState[]> {
+export async function checkStates(
+  ctx: Ctx,
+  changeRequestId: number,
+  governing: readonly GoverningPolicy[],
+  stored?: readonly CheckFacts[],
+  digest?: string | null,
+): Promise<CheckState[]> {
   const rows = new Map((stored ?? (await checkFactsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
   const current = digest !== undefined ? digest : ((await checkedRequest(ctx, changeRequestId))?.digest ?? null);
   return declaredFor(ctx, governing).map((d) => {
@@ -97,7 +107,8 @@ const STATUS_WORDS: Record<MergeCheckRow['status'], string> = {
 
 export function blockingReason(state: CheckState): string {
   if (!state.row) return `Required check "${state.label}" has not run.`;
-  if (state.outdated && clearsGate(state.row.status)) return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]} on an earlier version of the branch; it must report on the current one.`;
+  if (state.outdated && clearsGate(state.row.status))
+    return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]} on an earlier version of the branch; it must report on the current one.`;
   const summary = state.row.summary.trim().replace(/[.\s]+$/, '');
   return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]}${summary ? ` (${summary})` : ''}.`;
 }
@@ -108,7 +119,11 @@ export function blockingReason(state: CheckState): string {
  * (a check registered or unregistered since), or the row of a registered check the request no longer carries. A
  * refresh then runs the checks, so a pipeline always finds the row of a check it must report.
  */
-export function checkRowsOutOfDate(ctx: Ctx, stored: readonly Pick<MergeCheckRow, 'name' | 'kind'>[], governing: readonly GoverningPolicy[]): boolean {
+export function checkRowsOutOfDate(
+  ctx: Ctx,
+  stored: readonly Pick<MergeCheckRow, 'name' | 'kind'>[],
+  governing: readonly GoverningPolicy[],
+): boolean {
   const rows = new Map(stored.map((r) => [r.name, r]));
   const declared = declaredFor(ctx, governing);
   for (const d of declared) {

@@ -13,7 +13,8 @@ async function mainObjectMoved(ctx: Ctx, event: EmittedEvent): Promise<void> {
   if (ctx.branch !== null || !ctx.host.objectTypes.get(event.objectType)?.sourceOfTruth) return;
   if (event.event !== 'object_updated' && event.event !== 'object_deleted' && event.event !== 'object_created') return;
   const branchIds = await readyBranchesChanging(ctx, event.objectType, event.objectId);
-  for (const id of await openChangeRequestIdsOfBranches(ctx, branchIds)) await requestRefresh(ctx, id, { rematch: false, checks: true });
+  for (const id of await openChangeRequestIdsOfBranches(ctx, branchIds))
+    await requestRefresh(ctx, id, { rematch: false, checks: true });
 }
 
 export function registerCheckTriggers(host: Host): void {

@@ -3,7 +3,12 @@ import { ccDb } from '../db/database';
 
 /** A request's reviews as check functions see them, oldest first. */
 export function reviewsForCheckView(ctx: Ctx, changeRequestId: number) {
-  return ccDb(ctx).selectFrom('cc_reviews').select(['id', 'reviewer_id', 'decision', 'stale']).where('change_request_id', '=', changeRequestId).orderBy('id').execute();
+  return ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .select(['id', 'reviewer_id', 'decision', 'stale'])
+    .where('change_request_id', '=', changeRequestId)
+    .orderBy('id')
+    .execute();
 }
 
 /** A request's comment threads (root comments) as check functions see them, oldest first. */
@@ -28,7 +33,11 @@ export interface ThreadCounts {
  * deletes cascade to its comments without saying so (the request's own, the authors').
  */
 function threadCountReads(changeRequestId: number): readonly string[] {
-  return [partitionName('cc_change_comments', changeRequestId), partitionName('cc_change_requests', changeRequestId), 'users'];
+  return [
+    partitionName('cc_change_comments', changeRequestId),
+    partitionName('cc_change_requests', changeRequestId),
+    'users',
+  ];
 }
 
 const threadCountsKey = (changeRequestId: number) => `cc-thread-counts|${changeRequestId}`;
@@ -39,13 +48,21 @@ const threadCountsKey = (changeRequestId: number) => `cc-thread-counts|${changeR
  * (a review, a check report, a comment).
  */
 export function threadCounts(ctx: Ctx, changeRequestId: number): Promise<ThreadCounts> {
-  return ctx.host.readMemo.get(ctx, threadCountsKey(changeRequestId), () => countThreads(ctx, changeRequestId), threadCountReads(changeRequestId));
+  return ctx.host.readMemo.get(
+    ctx,
+    threadCountsKey(changeRequestId),
+    () => countThreads(ctx, changeRequestId),
+    threadCountReads(changeRequestId),
+  );
 }
 
 async function countThreads(ctx: Ctx, changeRequestId: number): Promise<ThreadCounts> {
   const row = await ccDb(ctx)
     .selectFrom('cc_change_comments')
-    .select((eb) => [eb.fn.countAll<number | string>().as('total'), eb.fn.sum<number | string | null>(eb.case().when('resolved', '=', 0).then(1).else(0).end()).as('open')])
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('total'),
+      eb.fn.sum<number | string | null>(eb.case().when('resolved', '=', 0).then(1).else(0).end()).as('open'),
+    ])
     .where('change_request_id', '=', changeRequestId)
     .where('parent_id', 'is', null)
     .executeTakeFirst();

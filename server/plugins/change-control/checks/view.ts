@@ -18,7 +18,15 @@ function deepFreeze<T>(value: T): T {
 
 function viewBranch(ctx: Ctx, branch: BranchRow | null): CheckView['branch'] {
   return branch
-    ? { id: branch.id, name: branch.name, status: branch.status, schema_id: branch.schema_id, last_sync: branch.last_sync, created: branch.created, stale: isBranchStale(ctx, branch) }
+    ? {
+        id: branch.id,
+        name: branch.name,
+        status: branch.status,
+        schema_id: branch.schema_id,
+        last_sync: branch.last_sync,
+        created: branch.created,
+        stale: isBranchStale(ctx, branch),
+      }
     : null;
 }
 
@@ -27,21 +35,38 @@ function viewBranch(ctx: Ctx, branch: BranchRow | null): CheckView['branch'] {
  * digest's keeper), the first conflicts and merge problems (the kept columns of the changes) and
  * the thread counts. Cost grows with the problems shown, not the branch.
  */
-export async function buildBuiltinFacts(ctx: Ctx, cr: ChangeRequestRow, wanted: ReadonlySet<BuiltinCheck>): Promise<BuiltinFacts> {
+export async function buildBuiltinFacts(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  wanted: ReadonlySet<BuiltinCheck>,
+): Promise<BuiltinFacts> {
   const branch = await branchOf(ctx, cr);
   const ready = branch !== null && branch.status === 'ready';
-  const changes = branch && (wanted.has('has-changes') || wanted.has('mergeable')) ? await branchChangeCount(ctx, branch.id) : 0;
+  const changes =
+    branch && (wanted.has('has-changes') || wanted.has('mergeable')) ? await branchChangeCount(ctx, branch.id) : 0;
   let conflicts: BuiltinFacts['conflicts'] = { count: 0, first: [] };
   if (ready && wanted.has('no-conflicts')) {
     const kept = await branchProblems(ctx, branch.id, 'conflicts', CONFLICTS_SHOWN);
-    conflicts = { count: kept.count, first: kept.first.map((c) => ({ object_repr: changeReprOf(ctx, c), action: c.action, conflicts: c.conflicts ?? [] })) };
+    conflicts = {
+      count: kept.count,
+      first: kept.first.map((c) => ({
+        object_repr: changeReprOf(ctx, c),
+        action: c.action,
+        conflicts: c.conflicts ?? [],
+      })),
+    };
   }
   let problems: BuiltinFacts['problems'] = { count: 0, first: [] };
   if (ready && wanted.has('mergeable')) {
     const kept = await branchMergeProblems(ctx, branch.id, (t) => ctx.host.objectTypes.has(t), OBJECTS_KEPT);
     problems = {
       count: kept.count,
-      first: kept.first.map((c) => ({ object_type: c.objectType, object_id: c.objectId, object_repr: changeReprOf(ctx, c), problem: c.problem ?? '' })),
+      first: kept.first.map((c) => ({
+        object_type: c.objectType,
+        object_id: c.objectId,
+        object_repr: changeReprOf(ctx, c),
+        problem: c.problem ?? '',
+      })),
     };
   }
   let threads: BuiltinFacts['threads'] = { total: 0, open: 0 };

@@ -20,9 +20,11 @@ export interface AnchorFacts {
 }
 
 export function anchorRefusal(changeDiffId: number, facts: AnchorFacts): string | null {
-  if (facts.requestBranchId === null) return 'The branch of this change request has been deleted; its changes can no longer take comments.';
+  if (facts.requestBranchId === null)
+    return 'The branch of this change request has been deleted; its changes can no longer take comments.';
   if (!facts.change) return `Change ${changeDiffId} does not exist.`;
-  if (facts.change.branchId !== facts.requestBranchId) return `Change ${changeDiffId} is not a change in this change request's branch.`;
+  if (facts.change.branchId !== facts.requestBranchId)
+    return `Change ${changeDiffId} is not a change in this change request's branch.`;
   return null;
 }
 
@@ -38,8 +40,15 @@ export function threadRootOf(parent: ParentFacts): number {
   return parent.parentId ?? parent.id;
 }
 
-export function replyRefusal(parent: ParentFacts | undefined, parentId: number, changeRequestId: number, changeDiffId: number, rootChangeDiffId: number | null): string | null {
-  if (!parent || parent.changeRequestId !== changeRequestId) return `Comment ${parentId} does not exist on this change request.`;
+export function replyRefusal(
+  parent: ParentFacts | undefined,
+  parentId: number,
+  changeRequestId: number,
+  changeDiffId: number,
+  rootChangeDiffId: number | null,
+): string | null {
+  if (!parent || parent.changeRequestId !== changeRequestId)
+    return `Comment ${parentId} does not exist on this change request.`;
   if (rootChangeDiffId !== changeDiffId) return 'A reply must be on the same change as the comment it replies to.';
   return null;
 }
@@ -97,7 +106,10 @@ export function replyAttributeRefusal(rootAttribute: string | null, given: strin
  * between the change's original and modified state (a missing value differs from a null one).
  * A thread on the whole object is outdated only when its change is gone.
  */
-export function isOutdated(attribute: string | null, change: { original: unknown; modified: unknown } | undefined): boolean {
+export function isOutdated(
+  attribute: string | null,
+  change: { original: unknown; modified: unknown } | undefined,
+): boolean {
   if (!change) return true;
   if (attribute === null) return false;
   return isDeepStrictEqual(valueAtPath(change.original, attribute), valueAtPath(change.modified, attribute));

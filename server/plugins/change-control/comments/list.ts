@@ -18,21 +18,36 @@ export const commentList = defineList({
     parent_id: { type: 'int', description: 'Replies in the thread of this root comment.' },
     created: createdRange,
     last_updated: lastUpdatedRange,
-    attribute: { type: 'string', description: 'Comments about this attribute of their change (a dot path; several values: any of them).' },
+    attribute: {
+      type: 'string',
+      description: 'Comments about this attribute of their change (a dot path; several values: any of them).',
+    },
   },
   filters: {
     is_root: { type: 'bool', description: 'Only thread roots (true) or only replies (false).', isNull: 'parent_id' },
     resolved: {
       type: 'bool',
       description: 'Thread roots that are (not) resolved.',
-      where: (values) => (eb) => eb.and([eb('parent_id', 'is', null), eb('resolved', 'in', values.map((v) => (v ? 1 : 0)))]),
+      where: (values) => (eb) =>
+        eb.and([
+          eb('parent_id', 'is', null),
+          eb(
+            'resolved',
+            'in',
+            values.map((v) => (v ? 1 : 0)),
+          ),
+        ]),
     },
     thread: {
       type: 'int',
       description: 'Every comment of the thread whose root has this id (the root and its replies).',
       where: (ids) => (eb) => eb.or([eb('id', 'in', ids as number[]), eb('parent_id', 'in', ids as number[])]),
     },
-    attribute__isnull: { type: 'bool', description: 'Comments about the whole object (true) or about one attribute (false).', isNull: 'attribute' },
+    attribute__isnull: {
+      type: 'bool',
+      description: 'Comments about the whole object (true) or about one attribute (false).',
+      isNull: 'attribute',
+    },
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated' },
   search: ['text'],

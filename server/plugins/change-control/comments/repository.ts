@@ -1,5 +1,14 @@
 import { ChangeVisibility, type ChangedObjectRef } from '../../branching';
-import { branchChangesByIds, briefObject, type Ctx, existingBranchChangeIds, getMainObjects, objectUrl, tableRows, valuesTable } from '../../../host';
+import {
+  branchChangesByIds,
+  briefObject,
+  type Ctx,
+  existingBranchChangeIds,
+  getMainObjects,
+  objectUrl,
+  tableRows,
+  valuesTable,
+} from '../../../host';
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb, toBool } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
@@ -14,24 +23,41 @@ import { isOutdated } from './comment-rules';
  * A comment whose change is gone is judged on main's state of the object now, and in the
  * request's branch when that still exists.
  */
-export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' | 'change_request_id' | 'change_diff_id' | 'change_object_type' | 'change_object_id' | 'created'>>(
-  ctx: Ctx,
-  rows: readonly R[],
-  known?: ChangeVisibility,
-): Promise<R[]> {
+export async function visibleCommentRows<
+  R extends Pick<
+    ChangeCommentRow,
+    'id' | 'change_request_id' | 'change_diff_id' | 'change_object_type' | 'change_object_id' | 'created'
+  >,
+>(ctx: Ctx, rows: readonly R[], known?: ChangeVisibility): Promise<R[]> {
   if (rows.length === 0) return [];
   const visibility = known ?? (await ChangeVisibility.load(ctx));
   if (visibility.unrestricted) return [...rows];
   const changes = new Map(
-    (await branchChangesByIds(ctx, rows.flatMap((r) => (r.change_diff_id === null ? [] : [r.change_diff_id])))).map((c) => [c.id, c]),
+    (
+      await branchChangesByIds(
+        ctx,
+        rows.flatMap((r) => (r.change_diff_id === null ? [] : [r.change_diff_id])),
+      )
+    ).map((c) => [c.id, c]),
   );
   const gone = rows.filter((r) => !changes.has(r.change_diff_id ?? -1));
   const requests = new Map(
     gone.length === 0
       ? []
-      : (await ccDb(ctx).selectFrom('cc_change_requests').select(['id', 'branch_id']).where('id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, [...new Set(gone.map((r) => r.change_request_id))]).as('j')).select('j.value')).execute()).map((r) => [r.id, r.branch_id]),
+      : (
+          await ccDb(ctx)
+            .selectFrom('cc_change_requests')
+            .select(['id', 'branch_id'])
+            .where('id', 'in', (eb) =>
+              eb
+                .selectFrom(valuesTable(ctx.db, [...new Set(gone.map((r) => r.change_request_id))]).as('j'))
+                .select('j.value'),
+            )
+            .execute()
+        ).map((r) => [r.id, r.branch_id]),
   );
-  const mains = gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
+  const mains =
+    gone.length === 0 ? new Map() : await getMainObjects(ctx, [...new Set(gone.map((r) => r.change_object_id))]);
   const refs: Array<ChangedObjectRef & { row: R }> = [];
   for (const row of rows) {
     const change = changes.get(row.change_diff_id ?? -1);
@@ -59,13 +85,10 @@ export async function visibleCommentRows<R extends Pick<ChangeCommentRow, 'id' |
 /** Comments by id: read, insert (answering the stored row), update, delete. */
 export const commentTable = tableRows(ccDb, 'cc_change_comments');
 
-
-
 /** The replies to a thread's root comment. */
 export function repliesTo(ctx: Ctx, rootId: number): Promise<ChangeCommentRow[]> {
   return ccDb(ctx).selectFrom('cc_change_comments').selectAll().where('parent_id', '=', rootId).execute();
 }
-
 
 interface ChangeSides {
   original: unknown;
@@ -86,8 +109,10 @@ async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Pro
   }
   for (const id of withAttribute) withoutAttribute.delete(id);
   const out = new Map<number, ChangeSides>();
-  for (const c of await branchChangesByIds(ctx, withAttribute)) out.set(c.id, { original: c.original, modified: c.modified });
-  for (const id of await existingBranchChangeIds(ctx, withoutAttribute)) out.set(id, { original: null, modified: null });
+  for (const c of await branchChangesByIds(ctx, withAttribute))
+    out.set(c.id, { original: c.original, modified: c.modified });
+  for (const id of await existingBranchChangeIds(ctx, withoutAttribute))
+    out.set(id, { original: null, modified: null });
   return out;
 }
 
@@ -96,10 +121,17 @@ async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Pro
  * are: a thread whose change is gone, or whose attribute no longer differs, is outdated.
  */
 export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<ChangeComment[]> {
-  const users = await loadUsers(ctx, rows.map((r) => r.author_id));
+  const users = await loadUsers(
+    ctx,
+    rows.map((r) => r.author_id),
+  );
   const changes = await anchoredChanges(ctx, rows);
   return rows.map((row) => {
-    const author = users.get(row.author_id) ?? { id: row.author_id, username: `user ${row.author_id}`, display: `user ${row.author_id}` };
+    const author = users.get(row.author_id) ?? {
+      id: row.author_id,
+      username: `user ${row.author_id}`,
+      display: `user ${row.author_id}`,
+    };
     return {
       ...briefObject(ctx, MODELS.changeComment.path, row.id, `Comment by ${author.username} on ${row.change_label}`),
       change_request: row.change_request_id,

@@ -1,5 +1,10 @@
 import type { z } from 'zod';
-import { changeComment as commentOutput, changeCommentCreate, changeCommentUpdate, type ChangeComment } from '../../../../contract/api/change-control';
+import {
+  changeComment as commentOutput,
+  changeCommentCreate,
+  changeCommentUpdate,
+  type ChangeComment,
+} from '../../../../contract/api/change-control';
 import { getVisibleChangeDiff } from '../../branching';
 import { recordChange, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
 import { getViewable, parseId, registerResource } from '../../../host/http';
@@ -10,7 +15,15 @@ import { fromBool, nowIso } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { anchorRefusal, attributeRefusal, editRefusal, replyAttributeRefusal, replyRefusal, resolveRefusal, threadRootOf } from './comment-rules';
+import {
+  anchorRefusal,
+  attributeRefusal,
+  editRefusal,
+  replyAttributeRefusal,
+  replyRefusal,
+  resolveRefusal,
+  threadRootOf,
+} from './comment-rules';
 import { threadCounts, threadOpened } from '../checks/view-repository';
 import { commentTable, presentComments, repliesTo, snapshotComment, visibleCommentRows } from './repository';
 
@@ -18,10 +31,12 @@ type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
 type UpdateInput = z.infer<typeof changeCommentUpdate>;
 
-
-
 /** A comment the caller may see (its changed object included), else undefined; `read` is given the row it was made from. */
-async function getComment(ctx: Ctx, id: number, read?: (row: ChangeCommentRow) => void): Promise<CommentOut | undefined> {
+async function getComment(
+  ctx: Ctx,
+  id: number,
+  read?: (row: ChangeCommentRow) => void,
+): Promise<CommentOut | undefined> {
   const row = await commentTable.byId(ctx, id);
   if (row) read?.(row);
   const visible = row ? await visibleCommentRows(ctx, [row]) : [];
@@ -44,13 +59,23 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
   const cr = await changeRequestNamedInBody(ctx, input.change_request);
   // A change the caller may not see is answered as one that does not exist.
   const change = await getVisibleChangeDiff(ctx, input.change_diff);
-  const anchor = anchorRefusal(input.change_diff, { change: change ? { id: change.id, branchId: change.branch } : undefined, requestBranchId: cr.branch_id });
+  const anchor = anchorRefusal(input.change_diff, {
+    change: change ? { id: change.id, branchId: change.branch } : undefined,
+    requestBranchId: cr.branch_id,
+  });
   if (anchor) throw ValidationError.field('change_diff', anchor);
   let parentId: number | null = null;
   let attribute: string | null = null;
   if (input.parent !== undefined && input.parent !== null) {
     const parent = await commentTable.byId(ctx, input.parent);
-    const facts = parent ? { id: parent.id, changeRequestId: parent.change_request_id, changeDiffId: parent.change_diff_id, parentId: parent.parent_id } : undefined;
+    const facts = parent
+      ? {
+          id: parent.id,
+          changeRequestId: parent.change_request_id,
+          changeDiffId: parent.change_diff_id,
+          parentId: parent.parent_id,
+        }
+      : undefined;
     const root = facts ? await commentTable.byId(ctx, threadRootOf(facts)) : undefined;
     const refusal = replyRefusal(facts, input.parent, cr.id, input.change_diff, root?.change_diff_id ?? null);
     if (refusal) throw ValidationError.field('parent', refusal);
@@ -85,7 +110,14 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
   const presented = (await presentComments(ctx, [row]))[0]!;
   // The add permission's constraints decide which comments the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [ADD], presented);
-  await recordChange(ctx, { action: 'create', objectType: CHANGE_COMMENT_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotComment(ctx, row) });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: CHANGE_COMMENT_TYPE,
+    objectId: row.id,
+    repr: presented.display,
+    prechange: null,
+    postchange: snapshotComment(ctx, row),
+  });
   if (parentId === null) await threadMoved(ctx, cr.id);
   // The refresh moved no comment and no change: the answer is the comment as presented.
   return presented as CommentOut;
@@ -108,7 +140,11 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   const caller = ctx.user!;
   // The row the presented comment was made from: read once.
   let before!: ChangeCommentRow;
-  const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: (tx, id) => getComment(tx, id, (row) => (before = row)) }, parseId(rawId));
+  const existing = await getViewable(
+    ctx,
+    { objectType: CHANGE_COMMENT_TYPE, get: (tx, id) => getComment(tx, id, (row) => (before = row)) },
+    parseId(rawId),
+  );
   const isAuthor = before.author_id === caller.id;
   const textChanges = input.text !== undefined && input.text !== before.text;
   if (input.resolved !== undefined) {
@@ -118,27 +154,53 @@ async function updateComment(ctx: Ctx, rawId: string | undefined, input: UpdateI
   const resolvedChanges = input.resolved !== undefined && fromBool(input.resolved) !== before.resolved;
   const needed: string[] = [];
   if (textChanges) {
-    await requireWriteAccess(ctx, AUTHOR_EDIT, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment).');
+    await requireWriteAccess(
+      ctx,
+      AUTHOR_EDIT,
+      existing,
+      'Editing a comment needs change_control.change_changecomment (or add_changecomment).',
+    );
     const refusal = editRefusal(caller.id, before.author_id);
     if (refusal) throw new PermissionDenied(refusal);
     needed.push(...AUTHOR_EDIT);
   }
   if (input.resolved !== undefined) {
-    await requireWriteAccess(ctx, RESOLVE, existing, 'Resolving or reopening a thread needs change_control.change_changecomment.');
+    await requireWriteAccess(
+      ctx,
+      RESOLVE,
+      existing,
+      'Resolving or reopening a thread needs change_control.change_changecomment.',
+    );
     needed.push(...RESOLVE);
   }
   if (needed.length === 0) {
     // Nothing named that changes: still only for someone who may edit this comment.
-    await requireWriteAccess(ctx, isAuthor ? AUTHOR_EDIT : RESOLVE, existing, 'Editing a comment needs change_control.change_changecomment (or add_changecomment, for its author).');
+    await requireWriteAccess(
+      ctx,
+      isAuthor ? AUTHOR_EDIT : RESOLVE,
+      existing,
+      'Editing a comment needs change_control.change_changecomment (or add_changecomment, for its author).',
+    );
   }
   if (!textChanges && !resolvedChanges) return existing;
   const now = nowIso(ctx);
-  await commentTable.update(ctx, before.id, { ...(textChanges ? { text: input.text, edited: 1 } : {}), ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}), last_updated: now });
+  await commentTable.update(ctx, before.id, {
+    ...(textChanges ? { text: input.text, edited: 1 } : {}),
+    ...(resolvedChanges ? { resolved: fromBool(input.resolved!) } : {}),
+    last_updated: now,
+  });
   const after = (await commentTable.byId(ctx, before.id))!;
   const presented = (await presentComments(ctx, [after]))[0]!;
   if (textChanges) await requireStillAdmitted(ctx, AUTHOR_EDIT, presented);
   if (input.resolved !== undefined) await requireStillAdmitted(ctx, RESOLVE, presented);
-  await recordChange(ctx, { action: 'update', objectType: CHANGE_COMMENT_TYPE, objectId: before.id, repr: existing.display, prechange: snapshotComment(ctx, before), postchange: snapshotComment(ctx, after) });
+  await recordChange(ctx, {
+    action: 'update',
+    objectType: CHANGE_COMMENT_TYPE,
+    objectId: before.id,
+    repr: existing.display,
+    prechange: snapshotComment(ctx, before),
+    postchange: snapshotComment(ctx, after),
+  });
   if (resolvedChanges) await threadMoved(ctx, before.change_request_id);
   return presented as CommentOut;
 }
@@ -149,11 +211,23 @@ async function deleteComment(ctx: Ctx, rawId: string | undefined): Promise<void>
   const existing = await getViewable(ctx, { objectType: CHANGE_COMMENT_TYPE, get: getComment }, parseId(rawId));
   const row = (await commentTable.byId(ctx, existing.id))!;
   const allowedBy = row.author_id === caller.id ? [DELETE, ...AUTHOR_EDIT] : [DELETE];
-  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.');
+  await requireWriteAccess(
+    ctx,
+    allowedBy,
+    existing,
+    'Only the author of a comment, or a holder of change_control.delete_changecomment, may delete it.',
+  );
   const replies = row.parent_id === null ? await repliesTo(ctx, row.id) : [];
   await commentTable.remove(ctx, row.id);
   for (const gone of [...replies, row]) {
-    await recordChange(ctx, { action: 'delete', objectType: CHANGE_COMMENT_TYPE, objectId: gone.id, repr: `comment ${gone.id}`, prechange: snapshotComment(ctx, gone), postchange: null });
+    await recordChange(ctx, {
+      action: 'delete',
+      objectType: CHANGE_COMMENT_TYPE,
+      objectId: gone.id,
+      repr: `comment ${gone.id}`,
+      prechange: snapshotComment(ctx, gone),
+      postchange: null,
+    });
   }
   if (row.parent_id === null) await threadMoved(ctx, row.change_request_id);
 }
@@ -169,7 +243,7 @@ export function registerCommentRoutes(host: Host): void {
   });
   routes.create({
     access: { permission: 'change_control.add_changecomment' },
-    summary: 'Comment on one change of a change request\'s branch (the author is always the caller)',
+    summary: "Comment on one change of a change request's branch (the author is always the caller)",
     body: changeCommentCreate,
     run: ({ ctx, body }) => createComment(ctx, body),
   });
@@ -177,14 +251,14 @@ export function registerCommentRoutes(host: Host): void {
     path: ':id/',
     // The author edits the text; resolving needs change_changecomment (both checked in the handler).
     access: { authenticated: true },
-    summary: { PATCH: 'Edit one\'s own comment, or resolve / reopen a thread', PUT: 'Replace one\'s own comment text' },
+    summary: { PATCH: "Edit one's own comment, or resolve / reopen a thread", PUT: "Replace one's own comment text" },
     body: { PATCH: changeCommentUpdate, PUT: changeCommentUpdate },
     handler: async ({ ctx, params, body }) => updateComment(ctx, params.id, body),
   });
   routes.remove({
     path: ':id/',
     access: { authenticated: true },
-    summary: 'Delete one\'s own comment (a root comment takes its thread with it)',
+    summary: "Delete one's own comment (a root comment takes its thread with it)",
     run: ({ ctx, params }) => deleteComment(ctx, params.id),
   });
 }

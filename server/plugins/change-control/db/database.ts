@@ -1,5 +1,13 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { type Ctx, jsonArrayHasAnyIn, jsonArrayHasColumnIn, partitionTable, withTables, type Queryable, type HostTables } from '../../../host';
+import {
+  type Ctx,
+  jsonArrayHasAnyIn,
+  jsonArrayHasColumnIn,
+  partitionTable,
+  withTables,
+  type Queryable,
+  type HostTables,
+} from '../../../host';
 import type { ChangeControlTables } from './tables';
 
 export type CcDb = Queryable<HostTables & ChangeControlTables>;
@@ -40,7 +48,11 @@ export function nowIso(ctx: Ctx): string {
 }
 
 /** SQL: the JSON array in `column` (a qualified column name) holds any of `values`. */
-export function jsonArrayHasAny(db: Kysely<any>, column: string, values: readonly (string | number)[]): RawBuilder<SqlBool> {
+export function jsonArrayHasAny(
+  db: Kysely<any>,
+  column: string,
+  values: readonly (string | number)[],
+): RawBuilder<SqlBool> {
   return jsonArrayHasAnyIn(db, sql.ref(column), values);
 }
 

@@ -44,12 +44,30 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('has_conflicts', 'integer', (c) => c.notNull().defaultTo(0))
     .$call(stamps())
     .execute();
-  await db.schema.createIndex('cc_change_requests_branch').on('cc_change_requests').column('branch_id').unique().execute();
+  await db.schema
+    .createIndex('cc_change_requests_branch')
+    .on('cc_change_requests')
+    .column('branch_id')
+    .unique()
+    .execute();
   await db.schema.createIndex('cc_change_requests_status').on('cc_change_requests').columns(['status', 'id']).execute();
-  await db.schema.createIndex('cc_change_requests_gates').on('cc_change_requests').columns(['gates_cleared', 'id']).execute();
-  await db.schema.createIndex('cc_change_requests_conflicts').on('cc_change_requests').columns(['has_conflicts', 'id']).execute();
+  await db.schema
+    .createIndex('cc_change_requests_gates')
+    .on('cc_change_requests')
+    .columns(['gates_cleared', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('cc_change_requests_conflicts')
+    .on('cc_change_requests')
+    .columns(['has_conflicts', 'id'])
+    .execute();
 
-  await pairTable(db, 'cc_change_request_policies', ['change_request_id', 'cc_change_requests'], ['policy_id', 'cc_policies'])
+  await pairTable(
+    db,
+    'cc_change_request_policies',
+    ['change_request_id', 'cc_change_requests'],
+    ['policy_id', 'cc_policies'],
+  )
     .addColumn('matched_object_types', 'text', (c) => c.notNull().defaultTo('[]'))
     .execute();
   await db.schema.createIndex('cc_crp_policy').on('cc_change_request_policies').column('policy_id').execute();
@@ -75,7 +93,11 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('resolved', 'integer', (c) => c.notNull().defaultTo(0))
     .$call(stamps())
     .execute();
-  await db.schema.createIndex('cc_comments_request').on('cc_change_comments').columns(['change_request_id', 'id']).execute();
+  await db.schema
+    .createIndex('cc_comments_request')
+    .on('cc_change_comments')
+    .columns(['change_request_id', 'id'])
+    .execute();
 
   await keyedTable(db, 'cc_merge_checks')
     .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
@@ -88,7 +110,11 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .$call(stamps())
     .addUniqueConstraint('cc_merge_checks_name', ['change_request_id', 'name'])
     .execute();
-  await db.schema.createIndex('cc_merge_checks_status').on('cc_merge_checks').columns(['status', 'change_request_id']).execute();
+  await db.schema
+    .createIndex('cc_merge_checks_status')
+    .on('cc_merge_checks')
+    .columns(['status', 'change_request_id'])
+    .execute();
 
   await keyedTable(db, 'cc_merge_jobs')
     .addColumn('change_request_id', 'integer', ownedBy('cc_change_requests'))
@@ -98,19 +124,41 @@ async function createTables(db: Kysely<unknown>): Promise<void> {
     .$call(stamps())
     .execute();
   // The database itself refuses a second live merge job for a branch.
-  await sql`CREATE UNIQUE INDEX cc_merge_jobs_one_live ON cc_merge_jobs (branch_id) WHERE state IN ('pending', 'scheduled', 'running')`.execute(db);
+  await sql`CREATE UNIQUE INDEX cc_merge_jobs_one_live ON cc_merge_jobs (branch_id) WHERE state IN ('pending', 'scheduled', 'running')`.execute(
+    db,
+  );
 }
 
 async function addCachedApprovalCheckKindAndReviewerQueue(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('cc_change_requests').addColumn('approved', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('cc_merge_checks').addColumn('kind', 'text', (c) => c.notNull().defaultTo('reported')).execute();
-  await pairTable(db, 'cc_outstanding_reviewers', ['change_request_id', 'cc_change_requests'], ['user_id', 'users']).execute();
-  await db.schema.createIndex('cc_outstanding_reviewers_user').on('cc_outstanding_reviewers').columns(['user_id', 'change_request_id']).execute();
+  await db.schema
+    .alterTable('cc_change_requests')
+    .addColumn('approved', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('cc_merge_checks')
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('reported'))
+    .execute();
+  await pairTable(
+    db,
+    'cc_outstanding_reviewers',
+    ['change_request_id', 'cc_change_requests'],
+    ['user_id', 'users'],
+  ).execute();
+  await db.schema
+    .createIndex('cc_outstanding_reviewers_user')
+    .on('cc_outstanding_reviewers')
+    .columns(['user_id', 'change_request_id'])
+    .execute();
 }
 
 /** Finding the branch diffs a write on main moves (refresh trigger 6) by object, not by branch. */
 async function indexBranchChangesByObject(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('cc_branch_changes_by_object').ifNotExists().on('branch_changes').columns(['object_type', 'object_id']).execute();
+  await db.schema
+    .createIndex('cc_branch_changes_by_object')
+    .ifNotExists()
+    .on('branch_changes')
+    .columns(['object_type', 'object_id'])
+    .execute();
 }
 
 /** A comment thread may name the attribute of its change it is about (replies carry their root's). */
@@ -130,7 +178,11 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
     .$call(objectRef())
     .addColumn('subject', 'text')
     .execute();
-  await db.schema.createIndex('cc_stream_events_request').on('cc_stream_events').columns(['change_request_id', 'id']).execute();
+  await db.schema
+    .createIndex('cc_stream_events_request')
+    .on('cc_stream_events')
+    .columns(['change_request_id', 'id'])
+    .execute();
   await db.schema.createIndex('cc_stream_events_time').on('cc_stream_events').column('time').execute();
   await db.schema
     .createTable('cc_stream_state')
@@ -145,7 +197,10 @@ async function createStreamEvents(db: Kysely<unknown>): Promise<void> {
  * cannot tell). Comments edited before are found in the changelog.
  */
 async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('cc_change_comments').addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('cc_change_comments')
+    .addColumn('edited', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   const textChanged =
     databaseKind(db) === 'postgres'
       ? sql`(prechange_data::jsonb -> 'text') IS DISTINCT FROM (postchange_data::jsonb -> 'text')`
@@ -162,7 +217,10 @@ async function addCommentEdited(db: Kysely<unknown>): Promise<void> {
  */
 async function addOverride(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_requests').addColumn('override_reason', 'text').execute();
-  await db.schema.alterTable('cc_change_requests').addColumn('override_by_id', 'integer', clearedWith('users')).execute();
+  await db.schema
+    .alterTable('cc_change_requests')
+    .addColumn('override_by_id', 'integer', clearedWith('users'))
+    .execute();
   await db.schema.alterTable('cc_change_requests').addColumn('override_time', 'text').execute();
   await db.schema.alterTable('cc_change_requests').addColumn('overridden_reason', 'text').execute();
 }
@@ -176,8 +234,14 @@ async function addDigestsAndEnforcement(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_reviews').addColumn('digest', 'text').execute();
   await db.schema.alterTable('cc_merge_checks').addColumn('digest', 'text').execute();
   await db.schema.alterTable('cc_change_requests').addColumn('digest', 'text').execute();
-  await db.schema.alterTable('cc_policies').addColumn('enforcement', 'text', (c) => c.notNull().defaultTo('active')).execute();
-  await db.schema.alterTable('cc_policies').addColumn('check_settings', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+  await db.schema
+    .alterTable('cc_policies')
+    .addColumn('enforcement', 'text', (c) => c.notNull().defaultTo('active'))
+    .execute();
+  await db.schema
+    .alterTable('cc_policies')
+    .addColumn('check_settings', 'text', (c) => c.notNull().defaultTo('{}'))
+    .execute();
 }
 
 /**
@@ -208,7 +272,10 @@ async function addFreezesQueueClaimAndCheckObjects(db: Kysely<unknown>): Promise
     .execute();
   await sql`INSERT INTO cc_merge_queue_claim (id, holder, expires) VALUES (1, NULL, NULL)`.execute(db);
   await db.schema.createIndex('cc_merge_jobs_state').on('cc_merge_jobs').columns(['state', 'id']).execute();
-  await db.schema.alterTable('cc_merge_checks').addColumn('objects', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('cc_merge_checks')
+    .addColumn('objects', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
 }
 
 /** Journal entries on change requests (they go with their request: ON DELETE CASCADE). */
@@ -221,13 +288,20 @@ async function createJournalEntries(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_by_id', 'integer', (c) => c.notNull())
     .$call(stamps())
     .execute();
-  await db.schema.createIndex('cc_journal_entries_object').on('cc_journal_entries').columns(['assigned_object_id', 'created']).execute();
+  await db.schema
+    .createIndex('cc_journal_entries_object')
+    .on('cc_journal_entries')
+    .columns(['assigned_object_id', 'created'])
+    .execute();
 }
 
 /** NetBox's free-form `custom_fields` (a JSON object, `{}` by default) on the four tagged models. */
 async function addCustomFields(db: Kysely<unknown>): Promise<void> {
   for (const table of ['cc_policies', 'cc_policy_rules', 'cc_change_requests', 'cc_reviews']) {
-    await db.schema.alterTable(table).addColumn('custom_fields', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+    await db.schema
+      .alterTable(table)
+      .addColumn('custom_fields', 'text', (c) => c.notNull().defaultTo('{}'))
+      .execute();
   }
 }
 
@@ -247,7 +321,11 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
     .addColumn('matches', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('cc_branch_policy_matches_pk', ['branch_id', 'policy_id', 'object_type'])
     .execute();
-  await db.schema.createIndex('cc_branch_policy_matches_policy').on('cc_branch_policy_matches').columns(['policy_id', 'branch_id']).execute();
+  await db.schema
+    .createIndex('cc_branch_policy_matches_policy')
+    .on('cc_branch_policy_matches')
+    .columns(['policy_id', 'branch_id'])
+    .execute();
   await db.schema
     .createTable('cc_policy_match_definitions')
     .addColumn('policy_id', 'integer', (c) => c.primaryKey().references('cc_policies.id').onDelete('cascade'))
@@ -255,7 +333,9 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
     .execute();
   // The definition as `policies/matches-repository.ts` computes it.
   await sql`INSERT INTO cc_policy_match_definitions (policy_id, definition)
-    SELECT id, object_types || '|' || coalesce(conditions, 'null') || '|' || condition_state FROM cc_policies`.execute(db);
+    SELECT id, object_types || '|' || coalesce(conditions, 'null') || '|' || condition_state FROM cc_policies`.execute(
+    db,
+  );
 }
 
 /** The plugin's migrations, in order. Names are stable keys: never rename one. */
@@ -268,7 +348,12 @@ async function addBranchPolicyMatches(db: Kysely<unknown>): Promise<void> {
  */
 async function rewriteFormerDigests(db: Kysely<unknown>): Promise<void> {
   const q = db as Kysely<any>;
-  const branches = await q.selectFrom('cc_change_requests').select('branch_id').distinct().where('branch_id', 'is not', null).execute();
+  const branches = await q
+    .selectFrom('cc_change_requests')
+    .select('branch_id')
+    .distinct()
+    .where('branch_id', 'is not', null)
+    .execute();
   for (const { branch_id: branchId } of branches as Array<{ branch_id: number }>) {
     const changes: Array<{ objectType: string; objectId: number; original: unknown; modified: unknown }> = [];
     let after = 0;
@@ -280,19 +365,45 @@ async function rewriteFormerDigests(db: Kysely<unknown>): Promise<void> {
         .where('id', '>', after)
         .orderBy('id')
         .limit(5000)
-        .execute()) as Array<{ id: number; object_type: string; object_id: number; original: string | null; modified: string | null }>;
+        .execute()) as Array<{
+        id: number;
+        object_type: string;
+        object_id: number;
+        original: string | null;
+        modified: string | null;
+      }>;
       if (rows.length === 0) break;
       for (const r of rows) {
-        changes.push({ objectType: r.object_type, objectId: r.object_id, original: r.original === null ? null : JSON.parse(r.original), modified: r.modified === null ? null : JSON.parse(r.modified) });
+        changes.push({
+          objectType: r.object_type,
+          objectId: r.object_id,
+          original: r.original === null ? null : JSON.parse(r.original),
+          modified: r.modified === null ? null : JSON.parse(r.modified),
+        });
       }
       after = rows[rows.length - 1]!.id;
     }
     const former = formerDigestOfChanges(changes);
     const now = digestOfChanges(changes);
     const requests = q.selectFrom('cc_change_requests').select('id').where('branch_id', '=', branchId);
-    await q.updateTable('cc_change_requests').set({ digest: now }).where('branch_id', '=', branchId).where('digest', '=', former).execute();
-    await q.updateTable('cc_reviews').set({ digest: now }).where('change_request_id', 'in', requests).where('digest', '=', former).execute();
-    await q.updateTable('cc_merge_checks').set({ digest: now }).where('change_request_id', 'in', requests).where('digest', '=', former).execute();
+    await q
+      .updateTable('cc_change_requests')
+      .set({ digest: now })
+      .where('branch_id', '=', branchId)
+      .where('digest', '=', former)
+      .execute();
+    await q
+      .updateTable('cc_reviews')
+      .set({ digest: now })
+      .where('change_request_id', 'in', requests)
+      .where('digest', '=', former)
+      .execute();
+    await q
+      .updateTable('cc_merge_checks')
+      .set({ digest: now })
+      .where('change_request_id', 'in', requests)
+      .where('digest', '=', former)
+      .execute();
   }
 }
 
@@ -302,7 +413,12 @@ async function rewriteFormerDigests(db: Kysely<unknown>): Promise<void> {
  * instead of every comment row of the request, replies and texts included.
  */
 async function indexThreadRoots(db: Kysely<unknown>): Promise<void> {
-  await db.schema.createIndex('cc_comments_thread_roots').on('cc_change_comments').columns(['change_request_id', 'resolved']).where(sql.ref('parent_id'), 'is', null).execute();
+  await db.schema
+    .createIndex('cc_comments_thread_roots')
+    .on('cc_change_comments')
+    .columns(['change_request_id', 'resolved'])
+    .where(sql.ref('parent_id'), 'is', null)
+    .execute();
 }
 
 export const changeControlMigrations: Record<string, Migration> = {

@@ -5,7 +5,6 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
  * in SQL (`tagged_items` is indexed by object type and id).
  */
 export function taggedWith(objectType: string, slugs: string[]) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return (eb: ExpressionBuilder<any, any>): Expression<SqlBool> =>
     eb(
       'id',

@@ -111,17 +111,32 @@ function plural(n: number, one: string, many: string): string {
 }
 
 /** Why an approval does not count, or null when it does. */
-function uncountedReason(review: EvalReview, input: EvaluationInput): { reason: UncountedApprovalReason; detail: string } | null {
+function uncountedReason(
+  review: EvalReview,
+  input: EvaluationInput,
+): { reason: UncountedApprovalReason; detail: string } | null {
   if (review.decision !== 'approve') return null;
   const name = input.users.get(review.reviewerId)?.username ?? `user ${review.reviewerId}`;
   if (!input.contributorsCanApprove && input.contributorIds?.has(review.reviewerId)) {
-    return { reason: 'contributor', detail: `${name} changed objects on this branch; an approval must come from someone who did not.` };
+    return {
+      reason: 'contributor',
+      detail: `${name} changed objects on this branch; an approval must come from someone who did not.`,
+    };
   }
-  if (review.stale) return { reason: 'stale', detail: `The branch changed after ${name} approved; the approval counts again once they review again.` };
+  if (review.stale)
+    return {
+      reason: 'stale',
+      detail: `The branch changed after ${name} approved; the approval counts again once they review again.`,
+    };
   return null;
 }
 
-function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: ReadonlyMap<number, EvalReview>, byReviewer: ReadonlyMap<number, EvalReview>): RuleEvaluation {
+function evaluateRule(
+  rule: RuleDef,
+  input: EvaluationInput,
+  liveByReviewer: ReadonlyMap<number, EvalReview>,
+  byReviewer: ReadonlyMap<number, EvalReview>,
+): RuleEvaluation {
   const eligible = new Set<number>();
   for (const id of rule.userIds) if (input.users.has(id)) eligible.add(id);
   const groups = rule.groupIds
@@ -140,7 +155,9 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
     if (review && why) uncounted.push({ reviewId: review.id, reviewerId: id, ...why });
   }
   const uncountedIds = new Set(uncounted.map((u) => u.reviewerId));
-  const approverIds = eligibleUserIds.filter((id) => liveByReviewer.get(id)?.decision === 'approve' && !uncountedIds.has(id));
+  const approverIds = eligibleUserIds.filter(
+    (id) => liveByReviewer.get(id)?.decision === 'approve' && !uncountedIds.has(id),
+  );
   // Who may not approve (they changed the branch) owes no decision that could satisfy the rule.
   const mayApprove = (id: number) => input.contributorsCanApprove || !input.contributorIds?.has(id);
   const satisfied = approverIds.length >= rule.minReviews;
@@ -156,7 +173,12 @@ function evaluateRule(rule: RuleDef, input: EvaluationInput, liveByReviewer: Rea
     groups,
     emptyGroups: groups.filter((g) => g.empty).map((g) => g.name),
     // A comment is not a decision: who only commented still owes one.
-    outstandingReviewerIds: satisfied ? [] : eligibleUserIds.filter((id) => { const d = liveByReviewer.get(id)?.decision; return d !== 'approve' && d !== 'reject' && mayApprove(id); }),
+    outstandingReviewerIds: satisfied
+      ? []
+      : eligibleUserIds.filter((id) => {
+          const d = liveByReviewer.get(id)?.decision;
+          return d !== 'approve' && d !== 'reject' && mayApprove(id);
+        }),
     uncounted,
   };
 }
@@ -166,13 +188,20 @@ function ruleReasons(policyName: string, rules: readonly RuleEvaluation[]): stri
   const reasons: string[] = [];
   for (const rule of rules) {
     for (const group of rule.emptyGroups) {
-      reasons.push(`Group "${group}" of rule "${rule.name}" (policy "${policyName}") has no members and can never approve.`);
+      reasons.push(
+        `Group "${group}" of rule "${rule.name}" (policy "${policyName}") has no members and can never approve.`,
+      );
     }
     if (!rule.satisfied) {
       const who = rule.eligibleUserIds.length === 0 ? ' Nobody may approve it.' : '';
       const contributors = rule.uncounted.filter((u) => u.reason === 'contributor').length;
-      const notCounted = contributors > 0 ? ` ${plural(contributors, 'approval does', 'approvals do')} not count: ${contributors === 1 ? 'its reviewer' : 'their reviewers'} changed the branch.` : '';
-      reasons.push(`Rule "${rule.name}" of policy "${policyName}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}${notCounted}`);
+      const notCounted =
+        contributors > 0
+          ? ` ${plural(contributors, 'approval does', 'approvals do')} not count: ${contributors === 1 ? 'its reviewer' : 'their reviewers'} changed the branch.`
+          : '';
+      reasons.push(
+        `Rule "${rule.name}" of policy "${policyName}" has ${rule.approvals} of ${plural(rule.minReviews, 'required approval', 'required approvals')}.${who}${notCounted}`,
+      );
     }
   }
   return reasons;
@@ -181,10 +210,20 @@ function ruleReasons(policyName: string, rules: readonly RuleEvaluation[]): stri
 export function evaluate(input: EvaluationInput): EvaluationResult {
   const live = input.reviews.filter((r) => !r.stale && r.reviewerId !== input.requesterId);
   const liveByReviewer = new Map(live.map((r) => [r.reviewerId, r]));
-  const byReviewer = new Map(input.reviews.filter((r) => r.reviewerId !== input.requesterId).map((r) => [r.reviewerId, r]));
+  const byReviewer = new Map(
+    input.reviews.filter((r) => r.reviewerId !== input.requesterId).map((r) => [r.reviewerId, r]),
+  );
   const policies: PolicyEvaluation[] = input.policies.map((p) => {
     const rules = p.rules.map((r) => evaluateRule(r, input, liveByReviewer, byReviewer));
-    return { id: p.id, name: p.name, matchedObjectTypes: p.matchedObjectTypes, checks: p.checks, enforcement: p.enforcement ?? 'active', rules, reasons: ruleReasons(p.name, rules) };
+    return {
+      id: p.id,
+      name: p.name,
+      matchedObjectTypes: p.matchedObjectTypes,
+      checks: p.checks,
+      enforcement: p.enforcement ?? 'active',
+      rules,
+      reasons: ruleReasons(p.name, rules),
+    };
   });
   // Policies in `evaluate` enforcement are evaluated and shown, but never decide anything.
   const active = policies.filter((p) => p.enforcement === 'active');
@@ -200,7 +239,11 @@ export function evaluate(input: EvaluationInput): EvaluationResult {
     if (policy.enforcement !== 'evaluate') continue;
     // A rejection by someone only an evaluating policy makes eligible would reject.
     const own = new Set(policy.rules.flatMap((r) => r.eligibleUserIds));
-    for (const r of live) if (r.decision === 'reject' && own.has(r.reviewerId)) policy.reasons.push(`Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`);
+    for (const r of live)
+      if (r.decision === 'reject' && own.has(r.reviewerId))
+        policy.reasons.push(
+          `Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`,
+        );
   }
   for (const r of rejections) {
     reasons.push(`Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`);

@@ -15,7 +15,13 @@ export interface GoverningPolicy {
 
 export async function loadReviews(ctx: Ctx, changeRequestId: number): Promise<EvalReview[]> {
   const rows = await reviewFactsOf(ctx, changeRequestId);
-  return rows.map((r) => ({ id: r.id, reviewerId: r.reviewer_id, decision: r.decision, stale: toBool(r.stale), comment: r.comment }));
+  return rows.map((r) => ({
+    id: r.id,
+    reviewerId: r.reviewer_id,
+    decision: r.decision,
+    stale: toBool(r.stale),
+    comment: r.comment,
+  }));
 }
 
 /** Users by id (unknown ids are left out). */
@@ -28,7 +34,11 @@ export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<nu
  * Evaluates a change request against the given governing policies: loads its reviews, the
  * named groups with their active members, and the users involved, then runs the pure evaluation.
  */
-export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
+export async function evaluateChangeRequest(
+  ctx: Ctx,
+  cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>,
+  governing: readonly GoverningPolicy[],
+): Promise<EvaluationResult> {
   computations(ctx.host).evaluation++;
   const reviews = await loadReviews(ctx, cr.id);
   const contributorsCanApprove = ctx.host.config.change_control.contributors_can_approve;
@@ -62,5 +72,14 @@ export async function evaluateChangeRequest(ctx: Ctx, cr: Pick<ChangeRequestRow,
     enforcement: g.policy.enforcement,
     rules: g.policy.rules.map((r) => ({ ...r, userIds: r.userIds.filter((id) => !inactive.has(id)) })),
   }));
-  return evaluate({ requesterId: cr.requester_id, contributorIds, contributorsCanApprove, policies, reviews, groupMembers, groupNames, users });
+  return evaluate({
+    requesterId: cr.requester_id,
+    contributorIds,
+    contributorsCanApprove,
+    policies,
+    reviews,
+    groupMembers,
+    groupNames,
+    users,
+  });
 }

@@ -9,14 +9,22 @@ import { loadUsers } from './load';
 
 /** What the policy's checks would block on (a check is advisory when only evaluating policies name it). */
 export function checkReasons(gate: Pick<GateState, 'checks'>, names: readonly string[]): string[] {
-  return gate.checks.filter((c) => names.includes(c.name) && (!clearsGate(c.row?.status) || c.outdated)).map((c) => blockingReason(c).replace(/^Required check/, 'Check'));
+  return gate.checks
+    .filter((c) => names.includes(c.name) && (!clearsGate(c.row?.status) || c.outdated))
+    .map((c) => blockingReason(c).replace(/^Required check/, 'Check'));
 }
 
 /** The approval panel as data (`GET change-requests/{id}/evaluation/`). */
-export async function presentEvaluation(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id'>, gate: Pick<GateState, 'status' | 'evaluation' | 'checks'>): Promise<Evaluation> {
+export async function presentEvaluation(
+  ctx: Ctx,
+  cr: Pick<ChangeRequestRow, 'id'>,
+  gate: Pick<GateState, 'status' | 'evaluation' | 'checks'>,
+): Promise<Evaluation> {
   const ev = gate.evaluation;
   const ids = new Set<number>([
-    ...ev.policies.flatMap((p) => p.rules.flatMap((r) => [...r.eligibleUserIds, ...r.approverIds, ...r.outstandingReviewerIds])),
+    ...ev.policies.flatMap((p) =>
+      p.rules.flatMap((r) => [...r.eligibleUserIds, ...r.approverIds, ...r.outstandingReviewerIds]),
+    ),
     ...ev.staleReviews.map((r) => r.reviewerId),
     ...ev.rejections.map((r) => r.reviewerId),
     ...ev.policies.flatMap((p) => p.rules.flatMap((r) => r.uncounted.map((u) => u.reviewerId))),
@@ -45,11 +53,21 @@ export async function presentEvaluation(ctx: Ctx, cr: Pick<ChangeRequestRow, 'id
         eligible_groups: r.groups,
         empty_groups: r.emptyGroups,
         outstanding_reviewers: r.outstandingReviewerIds.map(ref),
-        uncounted_approvals: r.uncounted.map((u) => ({ review: u.reviewId, reviewer: ref(u.reviewerId), reason: u.reason, detail: u.detail })),
+        uncounted_approvals: r.uncounted.map((u) => ({
+          review: u.reviewId,
+          reviewer: ref(u.reviewerId),
+          reason: u.reason,
+          detail: u.detail,
+        })),
       })),
     })),
     stale_reviews: ev.staleReviews.map((r) => ({ id: r.id, reviewer: ref(r.reviewerId), decision: r.decision })),
-    rejections: ev.rejections.map((r) => ({ id: r.id, reviewer: ref(r.reviewerId), comment: r.comment, comment_html: renderMarkdown(r.comment) })),
+    rejections: ev.rejections.map((r) => ({
+      id: r.id,
+      reviewer: ref(r.reviewerId),
+      comment: r.comment,
+      comment_html: renderMarkdown(r.comment),
+    })),
     reasons: ev.reasons,
   };
 }

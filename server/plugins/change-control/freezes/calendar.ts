@@ -33,7 +33,16 @@ const formats = new Map<string, Intl.DateTimeFormat>();
 function formatIn(timeZone: string): Intl.DateTimeFormat {
   let f = formats.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formats.set(timeZone, f);
   }
   return f;
@@ -51,8 +60,16 @@ interface WallClock {
 /** The wall clock in `timeZone` at an instant. */
 export function wallClock(instant: number, timeZone: string): WallClock {
   const parts: Record<string, number> = {};
-  for (const p of formatIn(timeZone).formatToParts(new Date(instant))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  for (const p of formatIn(timeZone).formatToParts(new Date(instant)))
+    if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return {
+    year: parts.year!,
+    month: parts.month!,
+    day: parts.day!,
+    hour: parts.hour! % 24,
+    minute: parts.minute!,
+    second: parts.second!,
+  };
 }
 
 /** How far `timeZone`'s wall clock is ahead of UTC at an instant, in ms. */
@@ -63,7 +80,14 @@ function offsetAt(instant: number, timeZone: string): number {
 }
 
 /** The instant at which `timeZone`'s wall clock shows this date and time. */
-export function zonedInstant(year: number, month: number, day: number, hour: number, minute: number, timeZone: string): Date {
+export function zonedInstant(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  timeZone: string,
+): Date {
   const guess = Date.UTC(year, month - 1, day, hour, minute);
   const first = offsetAt(guess, timeZone);
   let t = guess - first;
@@ -95,7 +119,14 @@ function recurringPeriods(s: FreezeSchedule, from: Date): Period[] {
     const d = date.getUTCDate();
     const start = zonedInstant(y, mo, d, sh, sm, s.timeZone);
     const endDate = new Date(Date.UTC(y, mo - 1, d + (overnight ? 1 : 0)));
-    const end = zonedInstant(endDate.getUTCFullYear(), endDate.getUTCMonth() + 1, endDate.getUTCDate(), eh, em, s.timeZone);
+    const end = zonedInstant(
+      endDate.getUTCFullYear(),
+      endDate.getUTCMonth() + 1,
+      endDate.getUTCDate(),
+      eh,
+      em,
+      s.timeZone,
+    );
     if (end > start) out.push({ start, end });
   }
   return out;
@@ -142,7 +173,8 @@ export function scheduleProblem(s: FreezeSchedule): { field: string; message: st
     if (Date.parse(s.end) <= Date.parse(s.start)) return { field: 'end', message: 'end must be after start.' };
     return null;
   }
-  if (s.weekdays.length === 0) return { field: 'weekdays', message: 'A recurring freeze needs at least one weekday (1 is Monday, 7 is Sunday).' };
+  if (s.weekdays.length === 0)
+    return { field: 'weekdays', message: 'A recurring freeze needs at least one weekday (1 is Monday, 7 is Sunday).' };
   if (!s.startTime) return { field: 'start_time', message: 'A recurring freeze needs a start_time.' };
   if (!s.endTime) return { field: 'end_time', message: 'A recurring freeze needs an end_time.' };
   return null;
@@ -155,6 +187,7 @@ export function noticeOf(s: FreezeSchedule, now: Date): { active: boolean; perio
   const active = activePeriod(s, now);
   if (active) return { active: true, period: active };
   const next = nextPeriod(s, now);
-  if (next && next.start.getTime() - now.getTime() <= FREEZE_NOTICE_DAYS * DAY_MS) return { active: false, period: next };
+  if (next && next.start.getTime() - now.getTime() <= FREEZE_NOTICE_DAYS * DAY_MS)
+    return { active: false, period: next };
   return null;
 }

@@ -12,9 +12,20 @@ export const freezeList = defineList({
     policy_id: { type: 'int', description: 'Freezes of this policy.' },
   },
   filters: {
-    global: { type: 'bool', description: 'true: freezes of every request (no policy); false: freezes of a policy.', isNull: 'policy_id' },
+    global: {
+      type: 'bool',
+      description: 'true: freezes of every request (no policy); false: freezes of a policy.',
+      isNull: 'policy_id',
+    },
   },
-  ordering: { id: 'id', name: 'name', kind: 'kind', start: 'start_at', created: 'created', last_updated: 'last_updated' },
+  ordering: {
+    id: 'id',
+    name: 'name',
+    kind: 'kind',
+    start: 'start_at',
+    created: 'created',
+    last_updated: 'last_updated',
+  },
   search: ['name', 'description'],
   present: async (ctx, rows) => rows.map((r) => presentFreeze(ctx, r)),
 });

@@ -60,10 +60,20 @@ export const FREEZE_TABLES: readonly string[] = ['cc_freezes'];
  * force is computed from them at every call: it depends on the time of asking.
  */
 export async function enabledFreezes(ctx: Ctx): Promise<Array<{ row: FreezeRow; schedule: FreezeSchedule }>> {
-  return ctx.host.readMemo.get(ctx, 'cc-freezes:enabled', async () => {
-    const rows = await ccDb(ctx).selectFrom('cc_freezes').selectAll().where('enabled', '=', 1).orderBy('id').execute();
-    return rows.map((row) => ({ row, schedule: scheduleOf(row) }));
-  }, FREEZE_TABLES);
+  return ctx.host.readMemo.get(
+    ctx,
+    'cc-freezes:enabled',
+    async () => {
+      const rows = await ccDb(ctx)
+        .selectFrom('cc_freezes')
+        .selectAll()
+        .where('enabled', '=', 1)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({ row, schedule: scheduleOf(row) }));
+    },
+    FREEZE_TABLES,
+  );
 }
 
 export type LoadedFreezes = Awaited<ReturnType<typeof enabledFreezes>>;
@@ -77,7 +87,14 @@ export function freezeNotices(freezes: LoadedFreezes, policyIds: readonly number
   for (const { row, schedule } of freezes) {
     if (row.policy_id !== null && !policyIds.includes(row.policy_id)) continue;
     const notice = noticeOf(schedule, now);
-    if (notice) out.push({ id: row.id, name: row.name, active: notice.active, start: notice.period.start.toISOString(), end: notice.period.end.toISOString() });
+    if (notice)
+      out.push({
+        id: row.id,
+        name: row.name,
+        active: notice.active,
+        start: notice.period.start.toISOString(),
+        end: notice.period.end.toISOString(),
+      });
   }
   return out.sort((a, b) => Number(b.active) - Number(a.active) || a.start.localeCompare(b.start) || a.id - b.id);
 }

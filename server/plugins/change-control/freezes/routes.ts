@@ -17,7 +17,9 @@ function columns(input: Partial<FreezeWrite>) {
   return {
     ...givenFields(input, ['name', 'description', 'kind', 'start_time', 'end_time', 'time_zone']),
     ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
-    ...(input.start !== undefined ? { start_at: input.start === null ? null : new Date(input.start).toISOString() } : {}),
+    ...(input.start !== undefined
+      ? { start_at: input.start === null ? null : new Date(input.start).toISOString() }
+      : {}),
     ...(input.end !== undefined ? { end_at: input.end === null ? null : new Date(input.end).toISOString() } : {}),
     ...(input.weekdays !== undefined ? { weekdays: JSON.stringify([...new Set(input.weekdays)].sort()) } : {}),
     ...(input.policy !== undefined ? { policy_id: input.policy } : {}),
@@ -28,8 +30,10 @@ function columns(input: Partial<FreezeWrite>) {
 async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
   const problem = scheduleProblem(scheduleOf(row));
   if (problem) throw ValidationError.field(problem.field, problem.message);
-  if (row.policy_id !== null && !(await policyTable.exists(ctx, row.policy_id))) throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
-  if (await freezeTable.taken(ctx, 'name', row.name, row.id)) throw ValidationError.field('name', 'A freeze with this name already exists.');
+  if (row.policy_id !== null && !(await policyTable.exists(ctx, row.policy_id)))
+    throw ValidationError.field('policy', `Policy ${row.policy_id} does not exist.`);
+  if (await freezeTable.taken(ctx, 'name', row.name, row.id))
+    throw ValidationError.field('name', 'A freeze with this name already exists.');
 }
 
 /** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
@@ -57,7 +61,8 @@ export function registerFreezeRoutes(host: Host): void {
       body: freezeWrite,
       run: async (ctx, input: FreezeWrite) => {
         const now = nowIso(ctx);
-        const kind = input.kind ?? (input.weekdays !== undefined || input.start_time !== undefined ? 'recurring' : 'once');
+        const kind =
+          input.kind ?? (input.weekdays !== undefined || input.start_time !== undefined ? 'recurring' : 'once');
         const values = {
           name: input.name,
           description: '',

@@ -1,12 +1,33 @@
 import { mergeBranch, presentBranch } from '../../branching';
-import { Conflict, actingUser, branchAccess, createCtx, findBranch, inTransaction, type AuthUser, type Ctx, type BackgroundTask, type HostServices, type BranchRow } from '../../../host';
+import {
+  Conflict,
+  actingUser,
+  branchAccess,
+  createCtx,
+  findBranch,
+  inTransaction,
+  type AuthUser,
+  type Ctx,
+  type BackgroundTask,
+  type HostServices,
+  type BranchRow,
+} from '../../../host';
 import { requestRefresh } from '../change-requests/refresh';
 import { nowIso } from '../db/database';
 import { autoMergeCandidateIds, requesterOf } from '../change-requests/repository';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from './merge-gate';
 import { PERMISSIONS } from '../names';
-import { claimQueue, failInterruptedMergeJobs, insertMergeJob, mergeJobRow, queueClaimRow, queueHead, releaseQueue, setMergeJobState } from './queue-repository';
+import {
+  claimQueue,
+  failInterruptedMergeJobs,
+  insertMergeJob,
+  mergeJobRow,
+  queueClaimRow,
+  queueHead,
+  releaseQueue,
+  setMergeJobState,
+} from './queue-repository';
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -27,10 +48,18 @@ import { randomUUID } from 'node:crypto';
  */
 export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateState): Promise<void> {
   const settings = ctx.host.config.change_control;
-  if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null || !gate.branch) return;
+  if (!settings.enable_auto_merge || cr.auto_merge !== 1 || !gate.readyToMerge || cr.branch_id === null || !gate.branch)
+    return;
   if (!(await mayMerge(ctx, await actingUser(ctx, cr.requester_id), gate.branch))) return;
   const now = nowIso(ctx);
-  const inserted = await insertMergeJob(ctx, { change_request_id: cr.id, branch_id: cr.branch_id, state: 'pending', detail: '', created: now, last_updated: now });
+  const inserted = await insertMergeJob(ctx, {
+    change_request_id: cr.id,
+    branch_id: cr.branch_id,
+    state: 'pending',
+    detail: '',
+    created: now,
+    last_updated: now,
+  });
   if (!inserted) return;
   const host = ctx.host;
   const requestId = ctx.requestId;
@@ -76,11 +105,26 @@ async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Pro
   if (!user) return false;
   const perms = await ctx.host.permissions.forUser(user, ctx.db);
   const object = presentBranch(ctx, branch);
-  return perms.allows('branching.view_branch', object) && perms.allows(PERMISSIONS.mergeBranch, object) && (await branchAccess(ctx, user)).mayWrite(branch);
+  return (
+    perms.allows('branching.view_branch', object) &&
+    perms.allows(PERMISSIONS.mergeBranch, object) &&
+    (await branchAccess(ctx, user)).mayWrite(branch)
+  );
 }
 
-async function setJob(host: HostServices, id: number, state: 'running' | 'completed' | 'failed', detail = ''): Promise<void> {
-  await setMergeJobState(createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }), id, state, detail.slice(0, 2000), host.clock.now().toISOString());
+async function setJob(
+  host: HostServices,
+  id: number,
+  state: 'running' | 'completed' | 'failed',
+  detail = '',
+): Promise<void> {
+  await setMergeJobState(
+    createCtx({ host, user: null, requestId: 'auto-merge', baseUrl: '' }),
+    id,
+    state,
+    detail.slice(0, 2000),
+    host.clock.now().toISOString(),
+  );
 }
 
 /**
@@ -89,7 +133,12 @@ async function setJob(host: HostServices, id: number, state: 'running' | 'comple
  * `no-conflicts` among them, and asks the gate, checks bound to the branch's content
  * included); one that is no longer ready leaves the queue, saying why. The outcome is kept on the job.
  */
-export async function runMergeJob(host: HostServices, jobId: number, requestId: string, baseUrl: string): Promise<void> {
+export async function runMergeJob(
+  host: HostServices,
+  jobId: number,
+  requestId: string,
+  baseUrl: string,
+): Promise<void> {
   const base = createCtx({ host, user: null, requestId, baseUrl });
   const job = await mergeJobRow(base, jobId);
   if (!job || job.state !== 'pending') return;
@@ -104,21 +153,28 @@ export async function runMergeJob(host: HostServices, jobId: number, requestId: 
       await mergeBranch(createCtx({ host, user, requestId, baseUrl }), job.branch_id, { commit: true });
     } catch (err) {
       // The merge gate refused it now: it leaves the queue (and joins it again once ready).
-      if (err instanceof Conflict) throw new Error(`left the merge queue: ${err.message}`);
+      if (err instanceof Conflict) throw new Error(`left the merge queue: ${err.message}`, { cause: err });
       throw err;
     }
     await setJob(host, jobId, 'completed');
     host.log.info(`auto-merge: merged branch ${job.branch_id} of change request ${job.change_request_id}`);
   } catch (err) {
     await setJob(host, jobId, 'failed', (err as Error).message);
-    host.log.info(`auto-merge: branch ${job.branch_id} of change request ${job.change_request_id} was not merged: ${(err as Error).message}`);
+    host.log.info(
+      `auto-merge: branch ${job.branch_id} of change request ${job.change_request_id} was not merged: ${(err as Error).message}`,
+    );
   }
 }
 
 /** The sweep: refreshes open requests that ask for automatic merge, so the ready ones are queued. */
 export async function sweepAutoMerge(host: HostServices): Promise<number> {
   if (!host.config.change_control.enable_auto_merge) return 0;
-  const ctx = createCtx({ host, user: null, requestId: `auto-merge-sweep-${host.clock.now().toISOString()}`, baseUrl: '' });
+  const ctx = createCtx({
+    host,
+    user: null,
+    requestId: `auto-merge-sweep-${host.clock.now().toISOString()}`,
+    baseUrl: '',
+  });
   const rows = await autoMergeCandidateIds(ctx);
   for (const id of rows) {
     try {
@@ -161,7 +217,9 @@ export function autoMergeSweeper(host: HostServices): BackgroundTask {
       }, minutes * 60_000);
       timer.unref();
       // Jobs queued before a restart go now.
-      running = drainMergeQueue(host, 'auto-merge-start', '').catch((err) => host.log.error(`merge queue failed: ${(err as Error).message}`));
+      running = drainMergeQueue(host, 'auto-merge-start', '').catch((err) =>
+        host.log.error(`merge queue failed: ${(err as Error).message}`),
+      );
     },
     async stop() {
       if (timer) clearInterval(timer);

@@ -15,7 +15,11 @@ export function windowState(start: string | null, end: string | null, now: Date)
   const startMs = start ? Date.parse(start) : null;
   const endMs = end ? Date.parse(end) : null;
   if (startMs !== null && t < startMs) {
-    return { open: false, reason: `The change window opens at ${new Date(startMs).toISOString()}.`, changesAt: new Date(startMs) };
+    return {
+      open: false,
+      reason: `The change window opens at ${new Date(startMs).toISOString()}.`,
+      changesAt: new Date(startMs),
+    };
   }
   if (endMs !== null && t >= endMs) {
     return { open: false, reason: `The change window closed at ${new Date(endMs).toISOString()}.`, changesAt: null };
@@ -33,7 +37,11 @@ export function windowProblem(start: string | null, end: string | null): string 
  * "Window too short": a window (both ends set) shorter than the automatic-merge interval may open
  * and close between two runs of the automatic merge. Null otherwise.
  */
-export function windowWarning(start: string | null, end: string | null, autoMergeIntervalMinutes: number): string | null {
+export function windowWarning(
+  start: string | null,
+  end: string | null,
+  autoMergeIntervalMinutes: number,
+): string | null {
   if (!start || !end) return null;
   const minutes = (Date.parse(end) - Date.parse(start)) / 60_000;
   if (!(minutes < autoMergeIntervalMinutes)) return null;

@@ -1,6 +1,13 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
-import { branchConflicts, contributorsReads, DIRECTORY_TABLES, partitionName, type Ctx, type BranchRow } from '../../../host';
+import {
+  branchConflicts,
+  contributorsReads,
+  DIRECTORY_TABLES,
+  partitionName,
+  type Ctx,
+  type BranchRow,
+} from '../../../host';
 import { DIGEST_TABLES, branchDigest } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
@@ -66,7 +73,10 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 }
 
 /** What the gate finds apart from the change window (which depends on the time of asking). */
-export type GateFacts = Omit<GateState, 'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'> & { reasons: string[]; allFreezes: LoadedFreezes };
+export type GateFacts = Omit<
+  GateState,
+  'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'
+> & { reasons: string[]; allFreezes: LoadedFreezes };
 
 /** What the gate reads of a branch: its row, its digest and whether it conflicts with main. */
 interface BranchFacts {
@@ -86,7 +96,11 @@ function branchFacts(ctx: Ctx, branchId: number): Promise<BranchFacts> {
     async () => {
       computations(ctx.host).branchFacts++;
       const branch = await branchOf(ctx, { branch_id: branchId });
-      return { branch, digest: branch ? await branchDigest(ctx, branch.id) : null, hasConflicts: await branchConflictsNow(ctx, branch) };
+      return {
+        branch,
+        digest: branch ? await branchDigest(ctx, branch.id) : null,
+        hasConflicts: await branchConflictsNow(ctx, branch),
+      };
     },
     DIGEST_TABLES,
   );
@@ -109,15 +123,29 @@ function listId(governing: readonly GoverningPolicy[]): number {
  * contributors, users and groups, and its own row (whose delete takes its reviews by cascade).
  */
 function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
-  return [...DIRECTORY_TABLES, partitionName('cc_change_requests', cr.id), partitionName('cc_reviews', cr.id), ...contributorsReads(cr.branch_id)];
+  return [
+    ...DIRECTORY_TABLES,
+    partitionName('cc_change_requests', cr.id),
+    partitionName('cc_reviews', cr.id),
+    ...contributorsReads(cr.branch_id),
+  ];
 }
 
 /**
  * The request's evaluation under `governing`, kept while what it reads is not written: a new
  * comment or a check result of the request (which move its gate) keeps it. Shared: never change it.
  */
-function keptEvaluation(ctx: Ctx, cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): Promise<EvaluationResult> {
-  return ctx.host.readMemo.get(ctx, evaluationKey(cr, governing), () => evaluateChangeRequest(ctx, cr, governing), evaluationReads(cr));
+function keptEvaluation(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  governing: readonly GoverningPolicy[],
+): Promise<EvaluationResult> {
+  return ctx.host.readMemo.get(
+    ctx,
+    evaluationKey(cr, governing),
+    () => evaluateChangeRequest(ctx, cr, governing),
+    evaluationReads(cr),
+  );
 }
 
 function evaluationKey(cr: ChangeRequestRow, governing: readonly GoverningPolicy[]): string {
@@ -129,8 +157,14 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
   const ofBranch = cr.branch_id === null ? null : await branchFacts(ctx, cr.branch_id);
   const branch = ofBranch?.branch ?? null;
   const canMatch = branch !== null && branch.status !== 'merged' && cr.status !== 'completed';
-  const governing = options.governing ?? (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
-  const evaluation = options.evaluation ?? (options.keptEvaluation ? await keptEvaluation(ctx, cr, governing) : await evaluateChangeRequest(ctx, cr, governing));
+  const governing =
+    options.governing ??
+    (options.rematch && canMatch ? await matchBranch(ctx, branch.id) : await attachedPolicies(ctx, cr.id));
+  const evaluation =
+    options.evaluation ??
+    (options.keptEvaluation
+      ? await keptEvaluation(ctx, cr, governing)
+      : await evaluateChangeRequest(ctx, cr, governing));
   const status = deriveStatus(cr.status, evaluation);
   const digest = branch ? ofBranch!.digest : cr.digest;
   const checks = await checkStates(ctx, cr.id, governing, options.checkRows, digest);
@@ -149,7 +183,19 @@ async function gateFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions): 
   }
   const checksCleared = blocking.length === 0;
   const allFreezes = await enabledFreezes(ctx);
-  return { status, evaluation, governing, checks, checksCleared, branch, hasConflicts, digest, gatesCleared: status === 'approved' && checksCleared, reasons, allFreezes };
+  return {
+    status,
+    evaluation,
+    governing,
+    checks,
+    checksCleared,
+    branch,
+    hasConflicts,
+    digest,
+    gatesCleared: status === 'approved' && checksCleared,
+    reasons,
+    allFreezes,
+  };
 }
 
 /** The facts with the change window and the freezes as they stand at `now`. */
@@ -158,9 +204,16 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
   const live = facts.status !== 'completed' && facts.status !== 'abandoned';
   // A policy on trial (enforcement "evaluate") never blocks: its freezes do not apply.
-  const freezes = live ? freezeNotices(allFreezes, facts.governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id), now) : [];
+  const freezes = live
+    ? freezeNotices(
+        allFreezes,
+        facts.governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id),
+        now,
+      )
+    : [];
   const reasons = [...facts.reasons];
-  const onlyWindowBlocks = reasons.length === 0 && !window.open && facts.status === 'approved' && !freezes.some((f) => f.active);
+  const onlyWindowBlocks =
+    reasons.length === 0 && !window.open && facts.status === 'approved' && !freezes.some((f) => f.active);
   if (!window.open && !overrideWindow && live) reasons.push(window.reason!);
   // A freeze is a blocking reason like any other: only the accountable override passes it.
   for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
@@ -189,13 +242,19 @@ export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateO
 }
 
 /** The gate, and the facts it was made of (what `keepGateForReaders` keeps). */
-export async function computeGateAndFacts(ctx: Ctx, cr: ChangeRequestRow, options: GateOptions = {}): Promise<{ gate: GateState; facts: GateFacts }> {
+export async function computeGateAndFacts(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  options: GateOptions = {},
+): Promise<{ gate: GateState; facts: GateFacts }> {
   const facts = await gateFacts(ctx, cr, options);
   return { gate: withWindow(facts, cr, ctx.host.clock.now(), options.overrideWindow ?? false), facts };
 }
 
 /** The tables every request's gate reads: the branch's facts, policies and their matches, freezes, users and groups. */
-const SHARED_GATE_TABLES: readonly string[] = [...new Set([...DIGEST_TABLES, ...MATCH_TABLES, ...ATTACHED_TABLES, ...FREEZE_TABLES, ...DIRECTORY_TABLES])];
+const SHARED_GATE_TABLES: readonly string[] = [
+  ...new Set([...DIGEST_TABLES, ...MATCH_TABLES, ...ATTACHED_TABLES, ...FREEZE_TABLES, ...DIRECTORY_TABLES]),
+];
 
 /**
  * What a request's gate is read from: the shared tables, and of the tables holding rows of many
@@ -220,7 +279,12 @@ export function gateReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): strin
  * the gate afresh inside its own write transaction.
  */
 export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
-  const facts = await ctx.host.readMemo.get(ctx, liveGateKey(ctx, cr), () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }), gateReads(cr));
+  const facts = await ctx.host.readMemo.get(
+    ctx,
+    liveGateKey(ctx, cr),
+    () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }),
+    gateReads(cr),
+  );
   return withWindow(facts, cr, ctx.host.clock.now(), false);
 }
 

@@ -40,13 +40,21 @@ export function isOverrideInFlight(ctx: Ctx, branch: BranchRow): boolean {
 }
 
 /** Whether these permissions hold `override_gate` on this request (its stored fields). */
-export function holdsOverrideGate(perms: UserPermissions | null, user: Ctx['user'], object: Record<string, unknown>): boolean {
+export function holdsOverrideGate(
+  perms: UserPermissions | null,
+  user: Ctx['user'],
+  object: Record<string, unknown>,
+): boolean {
   if (!perms || !user) return false;
   return grantAllows(perms.grant(GATE_TYPE, 'override'), object, user);
 }
 
 /** Why the request cannot be overridden whatever the caller holds, or null. */
-export function overrideRefusal(status: ChangeRequestRow['status'], branch: Pick<BranchRow, 'name' | 'status'> | null, readyToMerge: boolean): string | null {
+export function overrideRefusal(
+  status: ChangeRequestRow['status'],
+  branch: Pick<BranchRow, 'name' | 'status'> | null,
+  readyToMerge: boolean,
+): string | null {
   if (status === 'completed' || status === 'abandoned') return `The change request is ${status}.`;
   if (!branch) return 'The branch of this change request has been deleted.';
   if (branch.status !== 'ready') return `Branch "${branch.name}" is ${branch.status}.`;
@@ -56,7 +64,12 @@ export function overrideRefusal(status: ChangeRequestRow['status'], branch: Pick
 }
 
 /** Writes the override on the request (with its changelog entry) and fires the event. */
-async function recordOverride(ctx: Ctx, row: ChangeRequestRow, reason: string, overridden: string): Promise<ChangeRequestRow> {
+async function recordOverride(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+  reason: string,
+  overridden: string,
+): Promise<ChangeRequestRow> {
   const after = await updateChangeRequest(ctx, row, {
     override_reason: reason,
     override_by_id: ctx.user?.id ?? null,
@@ -84,7 +97,9 @@ export async function overrideGate(ctx: Ctx, row: ChangeRequestRow, reason: stri
 
   const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
   const object = snapshotChangeRequest(ctx, fresh);
-  const mayOverride = holdsOverrideGate(perms, ctx.user, object) || (gate.onlyWindowBlocks && perms !== null && perms.allows(PERMISSIONS.overrideWindow, object));
+  const mayOverride =
+    holdsOverrideGate(perms, ctx.user, object) ||
+    (gate.onlyWindowBlocks && perms !== null && perms.allows(PERMISSIONS.overrideWindow, object));
   if (!mayOverride) {
     throw new PermissionDenied(
       gate.onlyWindowBlocks
@@ -109,9 +124,18 @@ export async function overrideGate(ctx: Ctx, row: ChangeRequestRow, reason: stri
  * change window, not through `override/`, was merged by a holder of the window override (the
  * gate let nobody else through): the override is recorded with a reason saying so.
  */
-export async function recordWindowOverride(ctx: Ctx, row: ChangeRequestRow, branch: BranchRow): Promise<ChangeRequestRow> {
+export async function recordWindowOverride(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+  branch: BranchRow,
+): Promise<ChangeRequestRow> {
   if (isOverrideInFlight(ctx, branch) || !ctx.host.config.change_control.enforce_merge_gate) return row;
   const window = windowState(row.scheduled_start, row.scheduled_end, ctx.host.clock.now());
   if (window.open) return row;
-  return recordOverride(ctx, row, 'Merged outside the change window by a holder of the change-window override.', window.reason!);
+  return recordOverride(
+    ctx,
+    row,
+    'Merged outside the change window by a holder of the change-window override.',
+    window.reason!,
+  );
 }

@@ -24,9 +24,16 @@ export async function protectMainGuard(ctx: Ctx, objectType: string): Promise<st
 }
 
 /** Entries of `protect_main_scope` that name no source-of-truth type (logged at start). */
-export function protectScopeProblems(host: { config: Config; objectTypes: { sourceOfTruth(): Array<{ name: string; appLabel: string }> } }): string[] {
+export function protectScopeProblems(host: {
+  config: Config;
+  objectTypes: { sourceOfTruth(): Array<{ name: string; appLabel: string }> };
+}): string[] {
   const types = host.objectTypes.sourceOfTruth();
   return host.config.change_control.protect_main_scope
-    .filter((entry) => (entry.endsWith('.*') ? !types.some((t) => t.appLabel === entry.slice(0, -2)) : !types.some((t) => t.name === entry)))
+    .filter((entry) =>
+      entry.endsWith('.*')
+        ? !types.some((t) => t.appLabel === entry.slice(0, -2))
+        : !types.some((t) => t.name === entry),
+    )
     .map((entry) => `"${entry}" names no source-of-truth object type; it protects nothing`);
 }

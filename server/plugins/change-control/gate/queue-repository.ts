@@ -61,8 +61,14 @@ export async function queuePositions(ctx: Ctx, changeRequestIds: readonly number
 }
 
 /** The queue, head first: one page of it and its length. */
-export async function queuePage(ctx: Ctx, limit: number, offset: number): Promise<{ count: number; rows: MergeJobRow[] }> {
-  const base = ccDb(ctx).selectFrom('cc_merge_jobs').where('state', 'in', [...LIVE_JOB_STATES]);
+export async function queuePage(
+  ctx: Ctx,
+  limit: number,
+  offset: number,
+): Promise<{ count: number; rows: MergeJobRow[] }> {
+  const base = ccDb(ctx)
+    .selectFrom('cc_merge_jobs')
+    .where('state', 'in', [...LIVE_JOB_STATES]);
   const { count } = await base.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
   const rows = await base.selectAll().orderBy('id').limit(limit).offset(offset).execute();
   return { count: Number(count), rows };
@@ -70,7 +76,13 @@ export async function queuePage(ctx: Ctx, limit: number, offset: number): Promis
 
 /** The queue's head: the oldest pending job, or undefined. */
 export async function queueHead(ctx: Ctx): Promise<MergeJobRow | undefined> {
-  return ccDb(ctx).selectFrom('cc_merge_jobs').selectAll().where('state', '=', 'pending').orderBy('id').limit(1).executeTakeFirst();
+  return ccDb(ctx)
+    .selectFrom('cc_merge_jobs')
+    .selectAll()
+    .where('state', '=', 'pending')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /**
@@ -90,12 +102,22 @@ export async function claimQueue(ctx: Ctx, holder: string, now: string, expires:
 
 /** Gives the claim back (only the holder's own). */
 export async function releaseQueue(ctx: Ctx, holder: string): Promise<void> {
-  await ccDb(ctx).updateTable('cc_merge_queue_claim').set({ holder: null, expires: null }).where('id', '=', 1).where('holder', '=', holder).execute();
+  await ccDb(ctx)
+    .updateTable('cc_merge_queue_claim')
+    .set({ holder: null, expires: null })
+    .where('id', '=', 1)
+    .where('holder', '=', holder)
+    .execute();
 }
 
 /** Queues a merge job; false when the branch already has a live one (the database refuses a second). */
 export async function insertMergeJob(ctx: Ctx, values: Insertable<MergeJobsTable>): Promise<boolean> {
-  const inserted = await ccDb(ctx).insertInto('cc_merge_jobs').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const inserted = await ccDb(ctx)
+    .insertInto('cc_merge_jobs')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
@@ -104,7 +126,13 @@ export function mergeJobRow(ctx: Ctx, id: number): Promise<MergeJobRow | undefin
 }
 
 /** Sets a job's state and what it says. */
-export async function setMergeJobState(ctx: Ctx, id: number, state: MergeJobRow['state'], detail: string, at: string): Promise<void> {
+export async function setMergeJobState(
+  ctx: Ctx,
+  id: number,
+  state: MergeJobRow['state'],
+  detail: string,
+  at: string,
+): Promise<void> {
   await ccDb(ctx).updateTable('cc_merge_jobs').set({ state, detail, last_updated: at }).where('id', '=', id).execute();
 }
 
@@ -119,5 +147,9 @@ export async function failInterruptedMergeJobs(ctx: Ctx, at: string): Promise<vo
 
 /** Who holds the claim on the queue, and until when (no row: nobody ever claimed it). */
 export function queueClaimRow(ctx: Ctx) {
-  return ccDb(ctx).selectFrom('cc_merge_queue_claim').select(['holder', 'expires']).where('id', '=', 1).executeTakeFirst();
+  return ccDb(ctx)
+    .selectFrom('cc_merge_queue_claim')
+    .select(['holder', 'expires'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
 }

@@ -1,7 +1,15 @@
 import { listOf } from '../../../../contract/api/common';
 import { mergeQueueEntry, type MergeQueueEntry } from '../../../../contract/api/freezes';
 import { grantAllows, type Host } from '../../../host';
-import { envelope, parseOrdering, parsePage, parseSearch, parseShape, rejectUnknownParams, shapeObject } from '../../../host/http';
+import {
+  envelope,
+  parseOrdering,
+  parsePage,
+  parseSearch,
+  parseShape,
+  rejectUnknownParams,
+  shapeObject,
+} from '../../../host/http';
 import { changeRequestRowsByIds } from '../change-requests/repository';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from '../change-requests/snapshot';
 import { API_ROOT, APP_LABEL, CHANGE_REQUEST_TYPE } from '../names';
@@ -21,10 +29,11 @@ export function registerMergeQueueRoute(host: Host): void {
     method: 'GET',
     path: `${API_ROOT}merge-queue/`,
     access: { permission: `${APP_LABEL}.view_changerequest` },
-    summary: 'The merge queue: ready requests set to merge automatically, in the order they merge (only those the caller may view; positions count the whole queue)',
+    summary:
+      'The merge queue: ready requests set to merge automatically, in the order they merge (only those the caller may view; positions count the whole queue)',
     tag: 'change-control',
     query: [
-      { name: 'q', description: 'Entries whose change request\'s display contains this text.' },
+      { name: 'q', description: "Entries whose change request's display contains this text." },
       { name: 'ordering', description: '"position" (the default) or "-position".' },
     ],
     response: listOf(mergeQueueEntry),
@@ -37,17 +46,33 @@ export function registerMergeQueueRoute(host: Host): void {
       const perms = await ctx.host.permissions.forUser(ctx.user!, ctx.db);
       const grant = perms.grant(CHANGE_REQUEST_TYPE, 'view');
       const { rows } = await queuePage(ctx, MAX_QUEUE, 0);
-      const requests = await changeRequestRowsByIds(ctx, rows.map((r) => r.change_request_id));
+      const requests = await changeRequestRowsByIds(
+        ctx,
+        rows.map((r) => r.change_request_id),
+      );
       const visible: MergeQueueEntry[] = [];
       rows.forEach((job, i) => {
         const cr = requests.get(job.change_request_id);
         if (!cr || !grantAllows(grant, snapshotChangeRequest(ctx, cr), ctx.user!)) return;
         const display = displayOfChangeRequest(cr);
         if (!terms.every((t) => display.toLowerCase().includes(t))) return;
-        visible.push({ id: cr.id, url: changeRequestUrl(ctx, cr.id), display, position: i + 1, branch: job.branch_id, state: job.state === 'running' ? 'running' : 'pending', queued: job.created });
+        visible.push({
+          id: cr.id,
+          url: changeRequestUrl(ctx, cr.id),
+          display,
+          position: i + 1,
+          branch: job.branch_id,
+          state: job.state === 'running' ? 'running' : 'pending',
+          queued: job.created,
+        });
       });
       if (order[0]?.desc) visible.reverse();
-      return envelope(visible.slice(page.offset, page.offset + page.limit).map((e) => shapeObject(e, shape)), visible.length, page, url);
+      return envelope(
+        visible.slice(page.offset, page.offset + page.limit).map((e) => shapeObject(e, shape)),
+        visible.length,
+        page,
+        url,
+      );
     },
   });
 }

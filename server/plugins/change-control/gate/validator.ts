@@ -16,11 +16,15 @@ export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<s
   if (isOverrideInFlight(ctx, branch)) return null;
   const cr = await findChangeRequestForBranch(ctx, branch.id);
   if (!cr) return `Branch "${branch.name}" has no change request; open one and have it approved before merging.`;
-  const governing = cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
+  const governing =
+    cr.status !== 'completed' && cr.status !== 'abandoned' ? await matchBranch(ctx, branch.id) : undefined;
   // The registered checks run again first: a result that time has overtaken since the last
   // refresh (the branch went stale) must not let the branch merge.
   if (governing) await runChecks(ctx, cr, governing, { registeredOnly: true });
-  const gate = await computeGate(ctx, cr, { rematch: true, governing, overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)) });
+  const gate = await computeGate(ctx, cr, {
+    rematch: true,
+    governing,
+    overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)),
+  });
   return gate.readyToMerge ? null : gate.mergeBlockedReason;
 }
-

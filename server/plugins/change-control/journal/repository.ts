@@ -18,7 +18,9 @@ export async function getJournalRow(ctx: Ctx, id: number): Promise<JournalEntryR
  * The entries whose change request the caller may view (an entry of a request they cannot see
  * does not exist for them). Null: every entry (an unconstrained view of change requests).
  */
-export async function journalAdmission(ctx: Ctx): Promise<((rows: JournalEntryRow[]) => Promise<JournalEntryRow[]>) | null> {
+export async function journalAdmission(
+  ctx: Ctx,
+): Promise<((rows: JournalEntryRow[]) => Promise<JournalEntryRow[]>) | null> {
   const user = ctx.user;
   const grant = user ? (await ctx.host.permissions.forUser(user, ctx.db)).grant(CHANGE_REQUEST_TYPE, 'view') : false;
   if (grant === true) return null;
@@ -31,23 +33,44 @@ export async function journalAdmission(ctx: Ctx): Promise<((rows: JournalEntryRo
       .selectAll()
       .where('id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, ids).as('j')).select('j.value'))
       .execute();
-    const visible = new Set(requests.filter((cr) => grantAllows(grant, snapshotChangeRequest(ctx, cr), user)).map((cr) => cr.id));
+    const visible = new Set(
+      requests.filter((cr) => grantAllows(grant, snapshotChangeRequest(ctx, cr), user)).map((cr) => cr.id),
+    );
     return rows.filter((r) => visible.has(r.assigned_object_id));
   };
 }
 
-export async function insertJournalEntry(ctx: Ctx, values: { changeRequestId: number; kind: string; comments: string }): Promise<number> {
+export async function insertJournalEntry(
+  ctx: Ctx,
+  values: { changeRequestId: number; kind: string; comments: string },
+): Promise<number> {
   const now = nowIso(ctx);
   const row = await ccDb(ctx)
     .insertInto('cc_journal_entries')
-    .values({ assigned_object_type: JOURNAL_OBJECT_TYPE, assigned_object_id: values.changeRequestId, kind: values.kind, comments: values.comments, created_by_id: ctx.user!.id, created: now, last_updated: now })
+    .values({
+      assigned_object_type: JOURNAL_OBJECT_TYPE,
+      assigned_object_id: values.changeRequestId,
+      kind: values.kind,
+      comments: values.comments,
+      created_by_id: ctx.user!.id,
+      created: now,
+      last_updated: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateJournalEntry(ctx: Ctx, id: number, set: { kind?: string; comments?: string }): Promise<void> {
-  await ccDb(ctx).updateTable('cc_journal_entries').set({ ...set, last_updated: nowIso(ctx) }).where('id', '=', id).execute();
+export async function updateJournalEntry(
+  ctx: Ctx,
+  id: number,
+  set: { kind?: string; comments?: string },
+): Promise<void> {
+  await ccDb(ctx)
+    .updateTable('cc_journal_entries')
+    .set({ ...set, last_updated: nowIso(ctx) })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function deleteJournalEntry(ctx: Ctx, id: number): Promise<void> {
@@ -56,9 +79,16 @@ export async function deleteJournalEntry(ctx: Ctx, id: number): Promise<void> {
 
 /** Entries as the API shows them: the Markdown as written and rendered safely. */
 export async function presentJournalEntries(ctx: Ctx, rows: readonly JournalEntryRow[]): Promise<JournalEntry[]> {
-  const users = await loadUsers(ctx, rows.map((r) => r.created_by_id));
+  const users = await loadUsers(
+    ctx,
+    rows.map((r) => r.created_by_id),
+  );
   return rows.map((row) => {
-    const author = users.get(row.created_by_id) ?? { id: row.created_by_id, username: `user ${row.created_by_id}`, display: `user ${row.created_by_id}` };
+    const author = users.get(row.created_by_id) ?? {
+      id: row.created_by_id,
+      username: `user ${row.created_by_id}`,
+      display: `user ${row.created_by_id}`,
+    };
     return {
       ...briefObject(ctx, JOURNAL_PATH, row.id, `${row.created.slice(0, 16).replace('T', ' ')} (${row.kind})`),
       assigned_object_type: row.assigned_object_type,

@@ -1,10 +1,24 @@
 import type { z } from 'zod';
-import { journalEntry as journalOutput, journalEntryCreate, journalEntryUpdate, type JournalEntry } from '../../../../contract/api/change-control';
+import {
+  journalEntry as journalOutput,
+  journalEntryCreate,
+  journalEntryUpdate,
+  type JournalEntry,
+} from '../../../../contract/api/change-control';
 import { type Ctx, type Host, type ApiObject, ValidationError } from '../../../host';
 import { registerResource } from '../../../host/http';
 import { changeRequestNamedInBody } from '../change-requests/repository';
 import { journalList } from './list';
-import { deleteJournalEntry, getJournalRow, insertJournalEntry, JOURNAL_ENTRY_TYPE, JOURNAL_PATH, journalAdmission, presentJournalEntries, updateJournalEntry } from './repository';
+import {
+  deleteJournalEntry,
+  getJournalRow,
+  insertJournalEntry,
+  JOURNAL_ENTRY_TYPE,
+  JOURNAL_PATH,
+  journalAdmission,
+  presentJournalEntries,
+  updateJournalEntry,
+} from './repository';
 
 type EntryOut = JournalEntry & ApiObject;
 type CreateInput = z.infer<typeof journalEntryCreate>;
@@ -27,7 +41,8 @@ async function requestNamed(ctx: Ctx, id: number): Promise<number> {
   try {
     return (await changeRequestNamedInBody(ctx, id)).id;
   } catch (err) {
-    if (err instanceof ValidationError) throw ValidationError.field('assigned_object_id', `Change request ${id} does not exist.`);
+    if (err instanceof ValidationError)
+      throw ValidationError.field('assigned_object_id', `Change request ${id} does not exist.`);
     throw err;
   }
 }
@@ -48,15 +63,26 @@ export function registerJournalRoutes(host: Host): void {
     get: getEntry,
     create: {
       body: journalEntryCreate,
-      run: async (ctx, input: CreateInput) => insertJournalEntry(ctx, { changeRequestId: await requestNamed(ctx, input.assigned_object_id), kind: input.kind, comments: input.comments }),
+      run: async (ctx, input: CreateInput) =>
+        insertJournalEntry(ctx, {
+          changeRequestId: await requestNamed(ctx, input.assigned_object_id),
+          kind: input.kind,
+          comments: input.comments,
+        }),
     },
     update: {
       body: journalEntryUpdate,
       run: async (ctx, existing, input: UpdateInput) => {
         if (input.assigned_object_id !== undefined && input.assigned_object_id !== existing.assigned_object_id) {
-          throw ValidationError.field('assigned_object_id', 'A journal entry stays on the change request it was written on.');
+          throw ValidationError.field(
+            'assigned_object_id',
+            'A journal entry stays on the change request it was written on.',
+          );
         }
-        await updateJournalEntry(ctx, existing.id, { ...(input.kind !== undefined ? { kind: input.kind } : {}), ...(input.comments !== undefined ? { comments: input.comments } : {}) });
+        await updateJournalEntry(ctx, existing.id, {
+          ...(input.kind !== undefined ? { kind: input.kind } : {}),
+          ...(input.comments !== undefined ? { comments: input.comments } : {}),
+        });
       },
     },
     remove: async (ctx, existing) => deleteJournalEntry(ctx, existing.id),

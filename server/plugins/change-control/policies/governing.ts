@@ -11,14 +11,25 @@ import { loadPolicies } from './repository';
 const POLICY_TABLES = ['cc_policies', 'cc_policy_rules'];
 
 /** What `matchBranch` reads (a cached answer around it names these too). */
-export const MATCH_TABLES: readonly string[] = ['branches', 'branch_changes', 'branch_state_revisions', ...POLICY_MATCH_TABLES, ...POLICY_TABLES];
+export const MATCH_TABLES: readonly string[] = [
+  'branches',
+  'branch_changes',
+  'branch_state_revisions',
+  ...POLICY_MATCH_TABLES,
+  ...POLICY_TABLES,
+];
 
 /** What `attachedPolicies` reads. */
 export const ATTACHED_TABLES: readonly string[] = ['cc_change_request_policies', ...POLICY_TABLES];
 
 /** The changed objects of a branch, as matching reads them. */
 export async function branchMatchables(ctx: Ctx, branchId: number): Promise<MatchableChange[]> {
-  return (await branchChangesView(ctx, branchId)).map((c) => ({ objectType: c.object_type, action: c.action, original: c.original, modified: c.modified }));
+  return (await branchChangesView(ctx, branchId)).map((c) => ({
+    objectType: c.object_type,
+    action: c.action,
+    original: c.original,
+    modified: c.modified,
+  }));
 }
 
 /**
@@ -37,7 +48,10 @@ async function matchBranchNow(ctx: Ctx, branchId: number): Promise<GoverningPoli
   // Only the policies with a count in the branch, and those without conditions (one naming no
   // object type matches every branch), are read.
   const types = await matchedTypesOf(ctx, branchId);
-  const policies = await loadPolicies(ctx, { enabledOnly: true, ids: [...new Set([...types.keys(), ...(await unconditionalPolicyIds(ctx))])] });
+  const policies = await loadPolicies(ctx, {
+    enabledOnly: true,
+    ids: [...new Set([...types.keys(), ...(await unconditionalPolicyIds(ctx))])],
+  });
   if (policies.length === 0) return [];
   const matches = matchesFromCounts(policies, types);
   const byId = new Map(policies.map((p) => [p.id, p]));
@@ -55,7 +69,12 @@ export async function matchBranchFully(ctx: Ctx, branchId: number): Promise<Gove
 
 /** The policies attached to a change request at its last refresh, by weight. */
 export function attachedPolicies(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
-  return ctx.host.readMemo.get(ctx, `branch-data:attached|${changeRequestId}`, () => attachedPoliciesNow(ctx, changeRequestId), ATTACHED_TABLES);
+  return ctx.host.readMemo.get(
+    ctx,
+    `branch-data:attached|${changeRequestId}`,
+    () => attachedPoliciesNow(ctx, changeRequestId),
+    ATTACHED_TABLES,
+  );
 }
 
 async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<GoverningPolicy[]> {
@@ -67,7 +86,11 @@ async function attachedPoliciesNow(ctx: Ctx, changeRequestId: number): Promise<G
 }
 
 /** Stores the attached set; returns whether any policy attached or detached. */
-export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, governing: readonly GoverningPolicy[]): Promise<boolean> {
+export async function saveAttachedPolicies(
+  ctx: Ctx,
+  changeRequestId: number,
+  governing: readonly GoverningPolicy[],
+): Promise<boolean> {
   const before = await attachedPolicyRows(ctx, changeRequestId);
   const beforeIds = new Set(before.map((r) => r.policy_id));
   const afterIds = new Set(governing.map((g) => g.policy.id));
@@ -75,6 +98,10 @@ export async function saveAttachedPolicies(ctx: Ctx, changeRequestId: number, go
   const typesBefore = new Map(before.map((r) => [r.policy_id, r.matched_object_types]));
   const typesChanged = governing.some((g) => typesBefore.get(g.policy.id) !== JSON.stringify(g.matchedObjectTypes));
   if (!moved && !typesChanged) return false;
-  await replaceAttachedPolicies(ctx, changeRequestId, governing.map((g) => ({ policy_id: g.policy.id, matched_object_types: JSON.stringify(g.matchedObjectTypes) })));
+  await replaceAttachedPolicies(
+    ctx,
+    changeRequestId,
+    governing.map((g) => ({ policy_id: g.policy.id, matched_object_types: JSON.stringify(g.matchedObjectTypes) })),
+  );
   return moved;
 }

@@ -1,6 +1,21 @@
-import { inTransaction, type BranchChange, type BranchChangeWrite, type BranchStateKeeper, type Ctx } from '../../../host';
+import {
+  inTransaction,
+  type BranchChange,
+  type BranchChangeWrite,
+  type BranchStateKeeper,
+  type Ctx,
+} from '../../../host';
 import { stateSlot } from '../state';
-import { addMatches, changeMatcher, countsFor, matchingDefinition, type ChangeMatcher, type MatchableChange, type MatchablePolicy, type MatchCounts } from './matching';
+import {
+  addMatches,
+  changeMatcher,
+  countsFor,
+  matchingDefinition,
+  type ChangeMatcher,
+  type MatchableChange,
+  type MatchablePolicy,
+  type MatchCounts,
+} from './matching';
 import {
   addToMatchCounts,
   currentBranchesTouching,
@@ -33,7 +48,11 @@ function matchable(change: BranchChange): MatchableChange {
 
 /** Compiled matchers, kept per host while a policy's definition stays the same (regular expressions compiled once). */
 function compiledMatchers(ctx: Ctx): Map<number, { definition: string; matcher: ChangeMatcher }> {
-  return stateSlot(ctx.host, 'policy-matchers', () => new Map<number, { definition: string; matcher: ChangeMatcher }>());
+  return stateSlot(
+    ctx.host,
+    'policy-matchers',
+    () => new Map<number, { definition: string; matcher: ChangeMatcher }>(),
+  );
 }
 
 /** The matcher of a policy as read (the memoized read hands the same objects to every write of a transaction). */
@@ -53,7 +72,8 @@ function matcherOf(ctx: Ctx, policy: MatchablePolicy): ChangeMatcher {
 
 function countRows(counts: MatchCounts): MatchCountRow[] {
   const rows: MatchCountRow[] = [];
-  for (const [policyId, byType] of counts) for (const [objectType, matches] of byType) rows.push({ policyId, objectType, matches });
+  for (const [policyId, byType] of counts)
+    for (const [objectType, matches] of byType) rows.push({ policyId, objectType, matches });
   return rows;
 }
 
@@ -73,14 +93,19 @@ async function applyWrite(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
     if (before && countsFor(matcher, before)) move(policy.id, before.objectType, -1);
     if (after && countsFor(matcher, after)) move(policy.id, after.objectType, +1);
   }
-  await addToMatchCounts(ctx, write.branchId, [...deltas.values()].filter((d) => d.matches !== 0));
+  await addToMatchCounts(
+    ctx,
+    write.branchId,
+    [...deltas.values()].filter((d) => d.matches !== 0),
+  );
 }
 
 /** Every count of the branch from its changes, read page by page. */
 async function rebuildBranch(ctx: Ctx, branchId: number): Promise<void> {
   const matchers = (await matchingDefinitions(ctx)).map((p) => matcherOf(ctx, p));
   const counts: MatchCounts = new Map();
-  if (matchers.length > 0) await forEachChangePage(ctx, branchId, null, (changes) => addMatches(counts, matchers, changes));
+  if (matchers.length > 0)
+    await forEachChangePage(ctx, branchId, null, (changes) => addMatches(counts, matchers, changes));
   await replaceBranchMatchCounts(ctx, branchId, countRows(counts));
 }
 
@@ -101,11 +126,17 @@ export function policyMatchesKeeper(): BranchStateKeeper {
  */
 async function recomputePolicy(ctx: Ctx, policy: MatchablePolicy): Promise<void> {
   await dropPolicyMatchCounts(ctx, policy.id);
-  const branches = await currentBranchesTouching(ctx, POLICY_MATCHES_KEEPER, policy.objectTypes.length === 0 ? null : policy.objectTypes);
+  const branches = await currentBranchesTouching(
+    ctx,
+    POLICY_MATCHES_KEEPER,
+    policy.objectTypes.length === 0 ? null : policy.objectTypes,
+  );
   const matchers = [changeMatcher(policy)];
   for (const branchId of branches) {
     const counts: MatchCounts = new Map();
-    await forEachChangePage(ctx, branchId, policy.objectTypes.length === 0 ? null : policy.objectTypes, (changes) => addMatches(counts, matchers, changes));
+    await forEachChangePage(ctx, branchId, policy.objectTypes.length === 0 ? null : policy.objectTypes, (changes) =>
+      addMatches(counts, matchers, changes),
+    );
     const rows = countRows(counts);
     if (rows.length > 0) await addToMatchCounts(ctx, branchId, rows);
   }

@@ -26,12 +26,24 @@ export const policyList = defineList({
       type: 'int',
       description: 'Policies whose object types include the object type with this id (/api/core/object-types/).',
       where: (ids, ctx) => {
-        const names = ctx.host.objectTypes.all().filter((t) => ids.includes(t.id)).map((t) => t.name);
-        return () => (names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny(ctx.db, 'cc_policies.object_types', names));
+        const names = ctx.host.objectTypes
+          .all()
+          .filter((t) => ids.includes(t.id))
+          .map((t) => t.name);
+        return () =>
+          names.length === 0 ? sql<boolean>`1 = 0` : jsonArrayHasAny(ctx.db, 'cc_policies.object_types', names);
       },
     },
-    tag: { type: 'string', description: 'Policies carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_TYPE, slugs as string[]) },
-    has_conditions: { type: 'bool', description: 'Policies with (true) or without (false) conditions.', isNotNull: 'conditions' },
+    tag: {
+      type: 'string',
+      description: 'Policies carrying this tag (its slug; several values: any of them).',
+      where: (slugs) => taggedWith(POLICY_TYPE, slugs as string[]),
+    },
+    has_conditions: {
+      type: 'bool',
+      description: 'Policies with (true) or without (false) conditions.',
+      isNotNull: 'conditions',
+    },
     has_checks: {
       type: 'bool',
       description: 'Policies naming (true) or not naming (false) any check.',
@@ -49,7 +61,11 @@ export const policyList = defineList({
     { field: 'id', desc: false },
   ],
   search: ['name', 'description', 'comments'],
-  present: async (ctx, rows) => withPolicyTags(ctx, rows.map((r) => presentPolicy(ctx, r))),
+  present: async (ctx, rows) =>
+    withPolicyTags(
+      ctx,
+      rows.map((r) => presentPolicy(ctx, r)),
+    ),
 });
 
 /**
@@ -61,9 +77,19 @@ async function groupsOfViewable(ctx: Ctx, userIds: number[]): Promise<number[]> 
   if (!caller) return [];
   const grant = (await ctx.host.permissions.forUser(caller, ctx.db)).grant('users.user', 'view');
   const rows = await ccDb(ctx).selectFrom('users').selectAll().where('id', 'in', userIds).execute();
-  const viewable = rows.filter((u) => u.id === caller.id || grantAllows(grant, { ...u, is_superuser: u.is_superuser === 1, is_active: u.is_active === 1 }, caller)).map((u) => u.id);
+  const viewable = rows
+    .filter(
+      (u) =>
+        u.id === caller.id ||
+        grantAllows(grant, { ...u, is_superuser: u.is_superuser === 1, is_active: u.is_active === 1 }, caller),
+    )
+    .map((u) => u.id);
   if (viewable.length === 0) return [];
-  const memberships = await ccDb(ctx).selectFrom('user_groups').select('group_id').where('user_id', 'in', viewable).execute();
+  const memberships = await ccDb(ctx)
+    .selectFrom('user_groups')
+    .select('group_id')
+    .where('user_id', 'in', viewable)
+    .execute();
   return [...new Set(memberships.map((m) => m.group_id))];
 }
 
@@ -73,25 +99,49 @@ export const ruleList = defineList({
   columnFilters: {
     policy_id: 'int',
     name: 'string',
-    min_reviews: { type: 'int', description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).', range: true },
+    min_reviews: {
+      type: 'int',
+      description: 'Approvals the rule needs (with __gte, __lte, __gt, __lt: a range).',
+      range: true,
+    },
   },
   filters: {
-    user_id: { type: 'int', allowMe: true, description: 'Rules naming this user, or "me".', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]) },
-    group_id: { type: 'int', where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]) },
-    tag: { type: 'string', description: 'Rules carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(POLICY_RULE_TYPE, slugs as string[]) },
+    user_id: {
+      type: 'int',
+      allowMe: true,
+      description: 'Rules naming this user, or "me".',
+      where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', ids as number[]),
+    },
+    group_id: {
+      type: 'int',
+      where: (ids, ctx) => () => jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', ids as number[]),
+    },
+    tag: {
+      type: 'string',
+      description: 'Rules carrying this tag (its slug; several values: any of them).',
+      where: (slugs) => taggedWith(POLICY_RULE_TYPE, slugs as string[]),
+    },
     eligible_for: {
       type: 'int',
       allowMe: true,
-      description: 'Rules this user (or "me") may approve for: the rule names them or one of their groups. Group membership counts only for users the caller may view.',
+      description:
+        'Rules this user (or "me") may approve for: the rule names them or one of their groups. Group membership counts only for users the caller may view.',
       where: async (ids, ctx) => {
         const users = ids as number[];
         const groups = await groupsOfViewable(ctx, users);
         return (eb) =>
-          eb.or([jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', users), ...(groups.length > 0 ? [jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', groups)] : [])]);
+          eb.or([
+            jsonArrayHasAny(ctx.db, 'cc_policy_rules.users', users),
+            ...(groups.length > 0 ? [jsonArrayHasAny(ctx.db, 'cc_policy_rules.groups', groups)] : []),
+          ]);
       },
     },
   },
   ordering: { id: 'id', name: 'name', policy: 'policy_id', min_reviews: 'min_reviews', created: 'created' },
   search: ['name'],
-  present: async (ctx, rows) => withRuleTags(ctx, rows.map((r) => presentRule(ctx, r))),
+  present: async (ctx, rows) =>
+    withRuleTags(
+      ctx,
+      rows.map((r) => presentRule(ctx, r)),
+    ),
 });

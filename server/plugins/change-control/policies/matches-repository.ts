@@ -26,11 +26,20 @@ export function matchingDefinitions(ctx: Ctx): Promise<readonly MatchablePolicy[
 }
 
 async function readMatchingDefinitions(ctx: Ctx): Promise<MatchablePolicy[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_policies').select(['id', 'object_types', 'conditions', 'condition_state']).orderBy('id').execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_policies')
+    .select(['id', 'object_types', 'conditions', 'condition_state'])
+    .orderBy('id')
+    .execute();
   return rows.map(toMatchable);
 }
 
-function toMatchable(r: { id: number; object_types: string; conditions: string | null; condition_state: string }): MatchablePolicy {
+function toMatchable(r: {
+  id: number;
+  object_types: string;
+  conditions: string | null;
+  condition_state: string;
+}): MatchablePolicy {
   return {
     id: r.id,
     objectTypes: parseJson<string[]>(r.object_types, []),
@@ -41,7 +50,12 @@ function toMatchable(r: { id: number; object_types: string; conditions: string |
 
 /** Per policy id, the object types through which it has at least one counted change in the branch. */
 export async function matchedTypesOf(ctx: Ctx, branchId: number): Promise<Map<number, string[]>> {
-  const rows = await ccDb(ctx).selectFrom('cc_branch_policy_matches').select(['policy_id', 'object_type']).where('branch_id', '=', branchId).where('matches', '>', 0).execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_branch_policy_matches')
+    .select(['policy_id', 'object_type'])
+    .where('branch_id', '=', branchId)
+    .where('matches', '>', 0)
+    .execute();
   const out = new Map<number, string[]>();
   for (const r of rows) {
     const list = out.get(r.policy_id);
@@ -53,19 +67,35 @@ export async function matchedTypesOf(ctx: Ctx, branchId: number): Promise<Map<nu
 
 /** Every count of a branch (for tests comparing them with a full count). */
 export async function branchMatchCounts(ctx: Ctx, branchId: number): Promise<MatchCountRow[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_branch_policy_matches').select(['policy_id', 'object_type', 'matches']).where('branch_id', '=', branchId).execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_branch_policy_matches')
+    .select(['policy_id', 'object_type', 'matches'])
+    .where('branch_id', '=', branchId)
+    .execute();
   return rows.map((r) => ({ policyId: r.policy_id, objectType: r.object_type, matches: r.matches }));
 }
 
-async function upsertCounts(ctx: Ctx, branchId: number, rows: readonly MatchCountRow[], mode: 'set' | 'add'): Promise<void> {
+async function upsertCounts(
+  ctx: Ctx,
+  branchId: number,
+  rows: readonly MatchCountRow[],
+  mode: 'set' | 'add',
+): Promise<void> {
   const db = ccDb(ctx);
   for (let i = 0; i < rows.length; i += ROW_BATCH) {
     await db
       .insertInto('cc_branch_policy_matches')
-      .values(rows.slice(i, i + ROW_BATCH).map((r) => ({ branch_id: branchId, policy_id: r.policyId, object_type: r.objectType, matches: r.matches })))
+      .values(
+        rows
+          .slice(i, i + ROW_BATCH)
+          .map((r) => ({ branch_id: branchId, policy_id: r.policyId, object_type: r.objectType, matches: r.matches })),
+      )
       .onConflict((oc) =>
         oc.columns(['branch_id', 'policy_id', 'object_type']).doUpdateSet({
-          matches: mode === 'set' ? sql<number>`excluded.matches` : sql<number>`cc_branch_policy_matches.matches + excluded.matches`,
+          matches:
+            mode === 'set'
+              ? sql<number>`excluded.matches`
+              : sql<number>`cc_branch_policy_matches.matches + excluded.matches`,
         }),
       )
       .execute();
@@ -77,12 +107,20 @@ export async function addToMatchCounts(ctx: Ctx, branchId: number, deltas: reado
   if (deltas.length === 0) return;
   await upsertCounts(ctx, branchId, deltas, 'add');
   if (deltas.some((d) => d.matches < 0)) {
-    await ccDb(ctx).deleteFrom('cc_branch_policy_matches').where('branch_id', '=', branchId).where('matches', '<=', 0).execute();
+    await ccDb(ctx)
+      .deleteFrom('cc_branch_policy_matches')
+      .where('branch_id', '=', branchId)
+      .where('matches', '<=', 0)
+      .execute();
   }
 }
 
 /** Replaces all of a branch's counts. */
-export async function replaceBranchMatchCounts(ctx: Ctx, branchId: number, rows: readonly MatchCountRow[]): Promise<void> {
+export async function replaceBranchMatchCounts(
+  ctx: Ctx,
+  branchId: number,
+  rows: readonly MatchCountRow[],
+): Promise<void> {
   await dropBranchMatchCounts(ctx, branchId);
   await upsertCounts(ctx, branchId, rows, 'set');
 }
@@ -122,7 +160,12 @@ export async function recordDefinition(ctx: Ctx, policyId: number): Promise<void
   await db
     .insertInto('cc_policy_match_definitions')
     .columns(['policy_id', 'definition'])
-    .expression(db.selectFrom('cc_policies as p').select(['p.id', DEFINITION.as('definition')]).where('p.id', '=', policyId))
+    .expression(
+      db
+        .selectFrom('cc_policies as p')
+        .select(['p.id', DEFINITION.as('definition')])
+        .where('p.id', '=', policyId),
+    )
     .execute();
 }
 
@@ -145,12 +188,18 @@ export async function unconditionalPolicyIds(ctx: Ctx): Promise<number[]> {
  * The branches whose kept state (`keeper`) is current and that have a change of one of these
  * object types (of any type: `objectTypes` null). The others are rebuilt when next read.
  */
-export async function currentBranchesTouching(ctx: Ctx, keeper: string, objectTypes: readonly string[] | null): Promise<number[]> {
+export async function currentBranchesTouching(
+  ctx: Ctx,
+  keeper: string,
+  objectTypes: readonly string[] | null,
+): Promise<number[]> {
   if (objectTypes !== null && objectTypes.length === 0) return [];
   let q = ctx.db
     .selectFrom('branch_changes')
     .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
-    .innerJoin('branch_state_revisions as r', (j) => j.onRef('r.branch_id', '=', 'branches.id').on('r.keeper', '=', keeper))
+    .innerJoin('branch_state_revisions as r', (j) =>
+      j.onRef('r.branch_id', '=', 'branches.id').on('r.keeper', '=', keeper),
+    )
     .whereRef('r.revision', '=', 'branches.changes_revision')
     .select('branch_changes.branch_id')
     .distinct();
@@ -162,7 +211,12 @@ export async function currentBranchesTouching(ctx: Ctx, keeper: string, objectTy
  * A branch's changes as matching reads them (type, action, the two sides), page by page in id
  * order: of these object types, or of all (`objectTypes` null).
  */
-export async function forEachChangePage(ctx: Ctx, branchId: number, objectTypes: readonly string[] | null, visit: (changes: MatchableChange[]) => void): Promise<void> {
+export async function forEachChangePage(
+  ctx: Ctx,
+  branchId: number,
+  objectTypes: readonly string[] | null,
+  visit: (changes: MatchableChange[]) => void,
+): Promise<void> {
   if (objectTypes !== null && objectTypes.length === 0) return;
   let after = 0;
   for (;;) {

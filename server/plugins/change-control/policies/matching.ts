@@ -88,7 +88,9 @@ export function compileForChanges(set: ConditionSet, state: ConditionState): Cha
     const compare = comparer(op, set.value);
     const before = state !== 'after';
     const after = state !== 'before';
-    test = (c) => (before && c.original !== null && compare(read(c.original))) || (after && c.modified !== null && compare(read(c.modified)));
+    test = (c) =>
+      (before && c.original !== null && compare(read(c.original))) ||
+      (after && c.modified !== null && compare(read(c.modified)));
   }
   return set.negate ? (c) => !test(c) : test;
 }
@@ -116,7 +118,10 @@ export function matchPolicy(policy: MatchablePolicy, changes: readonly Matchable
 }
 
 /** Every policy of `policies` that matches, in the order given. */
-export function matchPolicies(policies: readonly MatchablePolicy[], changes: readonly MatchableChange[]): PolicyMatch[] {
+export function matchPolicies(
+  policies: readonly MatchablePolicy[],
+  changes: readonly MatchableChange[],
+): PolicyMatch[] {
   const out: PolicyMatch[] = [];
   for (const policy of policies) {
     const types = matchPolicy(policy, changes);
@@ -161,7 +166,11 @@ export function countMatches(policies: readonly MatchablePolicy[], changes: read
 }
 
 /** Adds what `changes` count for each matcher to `counts` (a branch counted page by page). */
-export function addMatches(counts: MatchCounts, matchers: readonly ChangeMatcher[], changes: readonly MatchableChange[]): void {
+export function addMatches(
+  counts: MatchCounts,
+  matchers: readonly ChangeMatcher[],
+  changes: readonly MatchableChange[],
+): void {
   for (const matcher of matchers) {
     let byType = counts.get(matcher.policyId);
     for (const change of changes) {
@@ -180,12 +189,16 @@ export function addMatches(counts: MatchCounts, matchers: readonly ChangeMatcher
  * without object types and without conditions matches every branch, even one with no changes.
  * `typesWithMatches` gives, per policy id, the types whose count is above zero.
  */
-export function matchesFromCounts(policies: readonly MatchablePolicy[], typesWithMatches: ReadonlyMap<number, readonly string[]>): PolicyMatch[] {
+export function matchesFromCounts(
+  policies: readonly MatchablePolicy[],
+  typesWithMatches: ReadonlyMap<number, readonly string[]>,
+): PolicyMatch[] {
   const out: PolicyMatch[] = [];
   for (const policy of policies) {
     const types = typesWithMatches.get(policy.id);
     if (types && types.length > 0) out.push({ policyId: policy.id, matchedObjectTypes: [...types].sort() });
-    else if (policy.objectTypes.length === 0 && policy.conditions === null) out.push({ policyId: policy.id, matchedObjectTypes: [] });
+    else if (policy.objectTypes.length === 0 && policy.conditions === null)
+      out.push({ policyId: policy.id, matchedObjectTypes: [] });
   }
   return out;
 }

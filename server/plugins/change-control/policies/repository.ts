@@ -101,7 +101,10 @@ function withRules(row: PolicyRow, rules: PolicyRuleRow[]): PolicyWithRules {
 }
 
 /** Policies with their rules, ordered by weight then id; all of them, or the ids given. */
-export async function loadPolicies(ctx: Ctx, options: { enabledOnly?: boolean; ids?: readonly number[] } = {}): Promise<PolicyWithRules[]> {
+export async function loadPolicies(
+  ctx: Ctx,
+  options: { enabledOnly?: boolean; ids?: readonly number[] } = {},
+): Promise<PolicyWithRules[]> {
   const db = ccDb(ctx);
   let q = db.selectFrom('cc_policies').selectAll();
   if (options.enabledOnly) q = q.where('enabled', '=', 1);
@@ -114,7 +117,11 @@ export async function loadPolicies(ctx: Ctx, options: { enabledOnly?: boolean; i
   const rules = await db
     .selectFrom('cc_policy_rules')
     .selectAll()
-    .where('policy_id', 'in', rows.map((r) => r.id))
+    .where(
+      'policy_id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .orderBy('id')
     .execute();
   return rows.map((r) => withRules(r, rules));
@@ -133,14 +140,22 @@ export const ruleTable = tableRows(ccDb, 'cc_policy_rules');
 
 /** Whether another rule of the policy than `exceptId` holds this name. */
 export async function ruleNameTaken(ctx: Ctx, policyId: number, name: string, exceptId?: number): Promise<boolean> {
-  let q = ccDb(ctx).selectFrom('cc_policy_rules').select('id').where('policy_id', '=', policyId).where('name', '=', name);
+  let q = ccDb(ctx)
+    .selectFrom('cc_policy_rules')
+    .select('id')
+    .where('policy_id', '=', policyId)
+    .where('name', '=', name);
   if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
   return (await q.executeTakeFirst()) !== undefined;
 }
 
 /** The change requests attached to the policy (the set it governs now). */
 export async function requestsGovernedBy(ctx: Ctx, policyId: number): Promise<number[]> {
-  const rows = await ccDb(ctx).selectFrom('cc_change_request_policies').select('change_request_id').where('policy_id', '=', policyId).execute();
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_change_request_policies')
+    .select('change_request_id')
+    .where('policy_id', '=', policyId)
+    .execute();
   return rows.map((r) => r.change_request_id);
 }
 
@@ -168,12 +183,20 @@ export function touch(ctx: Ctx): { last_updated: string } {
 
 /** Policies with their tags. */
 export async function withPolicyTags(ctx: Ctx, items: PolicyOut[]): Promise<PolicyOut[]> {
-  const tags = await tagsOf(ctx, POLICY_TYPE, items.map((p) => p.id));
+  const tags = await tagsOf(
+    ctx,
+    POLICY_TYPE,
+    items.map((p) => p.id),
+  );
   return items.map((p) => ({ ...p, tags: tags.get(p.id) ?? [] }));
 }
 
 /** Rules with their tags. */
 export async function withRuleTags(ctx: Ctx, items: PolicyRuleOut[]): Promise<PolicyRuleOut[]> {
-  const tags = await tagsOf(ctx, POLICY_RULE_TYPE, items.map((r) => r.id));
+  const tags = await tagsOf(
+    ctx,
+    POLICY_RULE_TYPE,
+    items.map((r) => r.id),
+  );
   return items.map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
 }

@@ -1,6 +1,24 @@
 import type { z } from 'zod';
-import { CONDITION_OPS, policy as policyOutput, policyRule as policyRuleOutput, policyRuleWrite, policyWrite } from '../../../../contract/api/change-control';
-import { branchesTouching, clearTags, conditionSetProblem, Conflict, givenFields, recordChange, setTags, type Ctx, ValidationError, type Host, requireExistingIds } from '../../../host';
+import {
+  CONDITION_OPS,
+  policy as policyOutput,
+  policyRule as policyRuleOutput,
+  policyRuleWrite,
+  policyWrite,
+} from '../../../../contract/api/change-control';
+import {
+  branchesTouching,
+  clearTags,
+  conditionSetProblem,
+  Conflict,
+  givenFields,
+  recordChange,
+  setTags,
+  type Ctx,
+  ValidationError,
+  type Host,
+  requireExistingIds,
+} from '../../../host';
 import { presentedById, registerResource, type QueryParams } from '../../../host/http';
 import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
@@ -8,11 +26,20 @@ import { ensurePolicyMatches } from './kept-matches';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
 import { fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
-import { openRequestsGovernedBy, policyTable, presentPolicy, presentRule, requestsGovernedBy, ruleNameTaken, ruleTable, withPolicyTags, withRuleTags } from './repository';
+import {
+  openRequestsGovernedBy,
+  policyTable,
+  presentPolicy,
+  presentRule,
+  requestsGovernedBy,
+  ruleNameTaken,
+  ruleTable,
+  withPolicyTags,
+  withRuleTags,
+} from './repository';
 
 type PolicyWrite = z.infer<typeof policyWrite>;
 type RuleWrite = z.infer<typeof policyRuleWrite>;
-
 
 function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
   for (const type of input.object_types ?? []) {
@@ -25,7 +52,8 @@ function validatePolicy(ctx: Ctx, input: Partial<PolicyWrite>): void {
 }
 
 async function requireUniquePolicyName(ctx: Ctx, name: string, exceptId?: number): Promise<void> {
-  if (await policyTable.taken(ctx, 'name', name, exceptId)) throw ValidationError.field('name', 'A policy with this name already exists.');
+  if (await policyTable.taken(ctx, 'name', name, exceptId))
+    throw ValidationError.field('name', 'A policy with this name already exists.');
 }
 
 const dedupe = (names: readonly string[]): string[] => [...new Set(names)];
@@ -35,7 +63,9 @@ function policyColumns(input: Partial<PolicyWrite>) {
     ...givenFields(input, ['name', 'description', 'weight', 'condition_state', 'enforcement', 'comments']),
     ...(input.enabled !== undefined ? { enabled: fromBool(input.enabled) } : {}),
     ...(input.object_types !== undefined ? { object_types: JSON.stringify(dedupe(input.object_types)) } : {}),
-    ...(input.conditions !== undefined ? { conditions: input.conditions === null ? null : JSON.stringify(input.conditions) } : {}),
+    ...(input.conditions !== undefined
+      ? { conditions: input.conditions === null ? null : JSON.stringify(input.conditions) }
+      : {}),
     // A write replaces the whole list.
     ...(input.checks !== undefined ? { checks: JSON.stringify(dedupe(input.checks)) } : {}),
     ...(input.check_settings !== undefined ? { check_settings: JSON.stringify(input.check_settings) } : {}),
@@ -45,21 +75,30 @@ function policyColumns(input: Partial<PolicyWrite>) {
 }
 
 /** `check_settings` names only checks of the policy (its `checks` after the write), and existing users and groups. */
-async function validateCheckSettings(ctx: Ctx, input: Partial<PolicyWrite>, existingChecks: readonly string[]): Promise<void> {
+async function validateCheckSettings(
+  ctx: Ctx,
+  input: Partial<PolicyWrite>,
+  existingChecks: readonly string[],
+): Promise<void> {
   if (!input.check_settings) return;
   const checks = new Set(input.checks ?? existingChecks);
   for (const [name, settings] of Object.entries(input.check_settings)) {
-    if (!checks.has(name)) throw ValidationError.field('check_settings', `"${name}" is not one of the policy's checks.`);
+    if (!checks.has(name))
+      throw ValidationError.field('check_settings', `"${name}" is not one of the policy's checks.`);
     await requireExistingIds(ctx, 'users', 'check_settings', settings.reporter?.users ?? []);
     await requireExistingIds(ctx, 'groups', 'check_settings', settings.reporter?.groups ?? []);
   }
 }
 
-
 /** How many governed requests a 409 names (the count says how many there are). */
 const NAMED_IN_REFUSAL = 20;
 
-const FORCE_DOC = [{ name: 'force', description: 'true: delete even though open change requests are governed by it; they are detached and refreshed.' }];
+const FORCE_DOC = [
+  {
+    name: 'force',
+    description: 'true: delete even though open change requests are governed by it; they are detached and refreshed.',
+  },
+];
 
 function forced(query: QueryParams): boolean {
   const raw = query.force?.[0];
@@ -82,10 +121,13 @@ async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: Qu
   if (!force) {
     const named = rows.slice(0, NAMED_IN_REFUSAL).map((r) => `#${r.id}`);
     const more = rows.length > named.length ? ` and ${rows.length - named.length} more` : '';
-    throw new Conflict(`${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${named.join(', ')}${more}); delete with ?force=true to detach it and refresh them.`, {
-      change_requests: rows.slice(0, NAMED_IN_REFUSAL).map((r) => r.id),
-      count: rows.length,
-    });
+    throw new Conflict(
+      `${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${named.join(', ')}${more}); delete with ?force=true to detach it and refresh them.`,
+      {
+        change_requests: rows.slice(0, NAMED_IN_REFUSAL).map((r) => r.id),
+        count: rows.length,
+      },
+    );
   }
   for (const r of rows) {
     await recordChange(ctx, {
@@ -104,7 +146,6 @@ async function refreshGovernedBy(ctx: Ctx, policyId: number): Promise<void> {
   for (const id of await requestsGovernedBy(ctx, policyId)) await requestRefresh(ctx, id, { rematch: false });
 }
 
-
 /**
  * Trigger 4 after a policy is created or edited: re-match the open requests it can move, those
  * whose branches touch one of its object types (before or after the write) and those it
@@ -118,7 +159,10 @@ async function refreshAfterPolicyWrite(ctx: Ctx, policyId: number, typeLists: re
     return;
   }
   const branches = await branchesTouching(ctx, [...new Set(typeLists.flat())]);
-  const ids = new Set([...(await requestsGovernedBy(ctx, policyId)), ...(await openChangeRequestIdsOfBranches(ctx, branches))]);
+  const ids = new Set([
+    ...(await requestsGovernedBy(ctx, policyId)),
+    ...(await openChangeRequestIdsOfBranches(ctx, branches)),
+  ]);
   for (const id of [...ids].sort((a, b) => a - b)) await requestRefresh(ctx, id, { rematch: true });
 }
 
@@ -128,9 +172,11 @@ async function policyTypes(ctx: Ctx, id: number): Promise<string[]> {
 }
 
 async function validateRule(ctx: Ctx, input: Partial<RuleWrite>, policyId: number, exceptId?: number): Promise<void> {
-  if (!(await policyTable.exists(ctx, policyId))) throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
+  if (!(await policyTable.exists(ctx, policyId)))
+    throw ValidationError.field('policy', `Policy ${policyId} does not exist.`);
   if (input.name !== undefined) {
-    if (await ruleNameTaken(ctx, policyId, input.name, exceptId)) throw ValidationError.field('name', 'This policy already has a rule with this name.');
+    if (await ruleNameTaken(ctx, policyId, input.name, exceptId))
+      throw ValidationError.field('name', 'This policy already has a rule with this name.');
   }
   await requireExistingIds(ctx, 'users', 'users', input.users ?? []);
   await requireExistingIds(ctx, 'groups', 'groups', input.groups ?? []);
@@ -147,8 +193,14 @@ function ruleColumns(input: Partial<RuleWrite>) {
 }
 
 /** One policy, one policy rule, as the API shows them (with their tags). */
-const getPolicy = presentedById(policyTable.byId, async (ctx, row) => (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0]);
-const getRule = presentedById(ruleTable.byId, async (ctx, row) => (await withRuleTags(ctx, [presentRule(ctx, row)]))[0]);
+const getPolicy = presentedById(
+  policyTable.byId,
+  async (ctx, row) => (await withPolicyTags(ctx, [presentPolicy(ctx, row)]))[0],
+);
+const getRule = presentedById(
+  ruleTable.byId,
+  async (ctx, row) => (await withRuleTags(ctx, [presentRule(ctx, row)]))[0],
+);
 
 /** `policies/` and `policy-rules/`. Every write re-matches or re-evaluates the requests it can move. */
 export function registerPolicyRoutes(host: Host): void {
@@ -226,7 +278,16 @@ export function registerPolicyRoutes(host: Host): void {
       run: async (ctx, input: RuleWrite) => {
         await validateRule(ctx, input, input.policy);
         const now = nowIso(ctx);
-        const id = await ruleTable.insert(ctx, { policy_id: input.policy, name: input.name, min_reviews: 1, users: '[]', groups: '[]', ...ruleColumns(input), created: now, last_updated: now });
+        const id = await ruleTable.insert(ctx, {
+          policy_id: input.policy,
+          name: input.name,
+          min_reviews: 1,
+          users: '[]',
+          groups: '[]',
+          ...ruleColumns(input),
+          created: now,
+          last_updated: now,
+        });
         await refreshGovernedBy(ctx, input.policy);
         if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, id, input.tags);
         return id;
@@ -238,7 +299,8 @@ export function registerPolicyRoutes(host: Host): void {
       run: async (ctx, existing, input: Partial<RuleWrite>) => {
         const policyId = input.policy ?? existing.policy;
         await validateRule(ctx, input, policyId, existing.id);
-        if (input.policy !== undefined && input.name === undefined) await validateRule(ctx, { name: existing.name }, policyId, existing.id);
+        if (input.policy !== undefined && input.name === undefined)
+          await validateRule(ctx, { name: existing.name }, policyId, existing.id);
         await ruleTable.update(ctx, existing.id, { ...ruleColumns(input), last_updated: nowIso(ctx) });
         if (input.tags !== undefined) await setTags(ctx, POLICY_RULE_TYPE, existing.id, input.tags);
         await refreshGovernedBy(ctx, existing.policy);

@@ -28,9 +28,15 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
   const rows = perms === null ? [] : await enabledPolicyRows(ctx);
   const visible = rows.filter((row) => perms!.allows(viewPolicy, presentPolicy(ctx, row))).map((row) => row.id);
   const policies = await loadPolicies(ctx, { ids: visible });
-  const matches = matchPolicies(policies, changes.map((c) => ({ objectType: c.objectType, action: c.action, original: c.original, modified: c.modified })));
+  const matches = matchPolicies(
+    policies,
+    changes.map((c) => ({ objectType: c.objectType, action: c.action, original: c.original, modified: c.modified })),
+  );
   const byId = new Map(policies.map((p) => [p.id, p]));
-  const governing: GoverningPolicy[] = matches.map((m) => ({ policy: byId.get(m.policyId)!, matchedObjectTypes: m.matchedObjectTypes }));
+  const governing: GoverningPolicy[] = matches.map((m) => ({
+    policy: byId.get(m.policyId)!,
+    matchedObjectTypes: m.matchedObjectTypes,
+  }));
 
   // A would-be request by the caller: no reviews (id 0 names none), checks not run.
   const wouldBe = { id: 0, requester_id: ctx.user?.id ?? null, branch_id: branch.id } as const;
@@ -40,12 +46,22 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
   const declared = declaredChecks(
     runtime(ctx.host).registry,
     ctx.host.config,
-    governing.map((g) => ({ checks: g.policy.checks, enforcement: g.policy.enforcement, checkSettings: g.policy.checkSettings })),
+    governing.map((g) => ({
+      checks: g.policy.checks,
+      enforcement: g.policy.enforcement,
+      checkSettings: g.policy.checkSettings,
+    })),
   );
   const reasons: string[] = [];
   if (branch.status !== 'ready') reasons.push(`Branch "${branch.name}" is ${branch.status}.`);
   reasons.push(...evaluation.reasons);
-  for (const c of declared) if (c.required) reasons.push(c.registered ? `Required check "${c.label}" has not run yet.` : `Required check "${c.label}" waits for a report.`);
+  for (const c of declared)
+    if (c.required)
+      reasons.push(
+        c.registered
+          ? `Required check "${c.label}" has not run yet.`
+          : `Required check "${c.label}" waits for a report.`,
+      );
   return {
     branch: { id: branch.id, name: branch.name, status: branch.status },
     digest: await branchDigest(ctx, branch.id),
@@ -61,4 +77,3 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
     reasons,
   };
 }
-

@@ -17,8 +17,17 @@ export const reviewList = defineList({
     last_updated: lastUpdatedRange,
   },
   filters: {
-    author_id: { type: 'int', allowMe: true, description: 'The review\'s author (its reviewer), or "me".', column: 'reviewer_id' },
-    tag: { type: 'string', description: 'Reviews carrying this tag (its slug; several values: any of them).', where: (slugs) => taggedWith(REVIEW_TYPE, slugs as string[]) },
+    author_id: {
+      type: 'int',
+      allowMe: true,
+      description: 'The review\'s author (its reviewer), or "me".',
+      column: 'reviewer_id',
+    },
+    tag: {
+      type: 'string',
+      description: 'Reviews carrying this tag (its slug; several values: any of them).',
+      where: (slugs) => taggedWith(REVIEW_TYPE, slugs as string[]),
+    },
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' },
   search: ['comment'],

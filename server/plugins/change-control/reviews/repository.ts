@@ -1,4 +1,14 @@
-import { briefObject, compiledSelect, compiledWrite, type Ctx, objectUrl, recordChange, tableRows, tagsOf, usersByIds } from '../../../host';
+import {
+  briefObject,
+  compiledSelect,
+  compiledWrite,
+  type Ctx,
+  objectUrl,
+  recordChange,
+  tableRows,
+  tagsOf,
+  usersByIds,
+} from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso, parseJson, toBool } from '../db/database';
 import type { Updateable } from 'kysely';
@@ -8,10 +18,17 @@ import { MODELS, REVIEW_TYPE } from '../names';
 
 /** What an evaluation reads of a change request's reviews, in the order given. */
 const reviewFactsById = compiledSelect((db, changeRequestId: number) =>
-  ccTables(db).selectFrom('cc_reviews').select(['id', 'reviewer_id', 'decision', 'stale', 'comment']).where('change_request_id', '=', changeRequestId).orderBy('id'),
+  ccTables(db)
+    .selectFrom('cc_reviews')
+    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
+    .where('change_request_id', '=', changeRequestId)
+    .orderBy('id'),
 );
 
-export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Array<Pick<ReviewRow, 'id' | 'reviewer_id' | 'decision' | 'stale' | 'comment'>>> {
+export function reviewFactsOf(
+  ctx: Ctx,
+  changeRequestId: number,
+): Promise<Array<Pick<ReviewRow, 'id' | 'reviewer_id' | 'decision' | 'stale' | 'comment'>>> {
   return reviewFactsById(ctx.db, changeRequestId);
 }
 
@@ -27,28 +44,46 @@ export async function updateReviewRow(ctx: Ctx, row: ReviewKey, values: Updateab
 }
 
 const reviewUpdate = compiledWrite((db, values, id: number, changeRequestId: number) =>
-  ccTables(db).updateTable('cc_reviews').set(values as Updateable<ReviewsTable>).where('id', '=', id).where('change_request_id', '=', changeRequestId),
+  ccTables(db)
+    .updateTable('cc_reviews')
+    .set(values as Updateable<ReviewsTable>)
+    .where('id', '=', id)
+    .where('change_request_id', '=', changeRequestId),
 );
 
 /** Deletes one review. */
 export async function deleteReviewRow(ctx: Ctx, row: ReviewKey): Promise<void> {
-  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+  await ccDb(ctx)
+    .deleteFrom('cc_reviews')
+    .where('id', '=', row.id)
+    .where('change_request_id', '=', row.change_request_id)
+    .execute();
 }
 
 /** The id of this reviewer's review of the request, if they gave one. */
 export async function reviewIdOf(ctx: Ctx, changeRequestId: number, reviewerId: number): Promise<number | undefined> {
-  const row = await ccDb(ctx).selectFrom('cc_reviews').select('id').where('change_request_id', '=', changeRequestId).where('reviewer_id', '=', reviewerId).executeTakeFirst();
+  const row = await ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .select('id')
+    .where('change_request_id', '=', changeRequestId)
+    .where('reviewer_id', '=', reviewerId)
+    .executeTakeFirst();
   return row?.id;
 }
 
-
-
-
 const DECISION_WORDS = { approve: 'Approved', reject: 'Changes requested', comment: 'Commented' } as const;
 
-export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: ReadonlyMap<number, { id: number; username: string; display: string }>): Review[] {
+export function presentReviews(
+  ctx: Ctx,
+  rows: readonly ReviewRow[],
+  users: ReadonlyMap<number, { id: number; username: string; display: string }>,
+): Review[] {
   return rows.map((row) => {
-    const reviewer = users.get(row.reviewer_id) ?? { id: row.reviewer_id, username: `user ${row.reviewer_id}`, display: `user ${row.reviewer_id}` };
+    const reviewer = users.get(row.reviewer_id) ?? {
+      id: row.reviewer_id,
+      username: `user ${row.reviewer_id}`,
+      display: `user ${row.reviewer_id}`,
+    };
     return {
       ...briefObject(ctx, MODELS.review.path, row.id, `${DECISION_WORDS[row.decision]} by ${reviewer.username}`),
       change_request: row.change_request_id,
@@ -67,13 +102,23 @@ export function presentReviews(ctx: Ctx, rows: readonly ReviewRow[], users: Read
 }
 
 /** The reviewers of these reviews, by id, as reviews present them. */
-async function reviewersOf(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Map<number, { id: number; username: string; display: string }>> {
-  const users = await usersByIds(ctx, rows.map((r) => r.reviewer_id));
+async function reviewersOf(
+  ctx: Ctx,
+  rows: readonly ReviewRow[],
+): Promise<Map<number, { id: number; username: string; display: string }>> {
+  const users = await usersByIds(
+    ctx,
+    rows.map((r) => r.reviewer_id),
+  );
   return new Map(users.map((u) => [u.id, { id: u.id, username: u.username, display: u.username }]));
 }
 
 export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): Promise<Review[]> {
-  const tags = await tagsOf(ctx, REVIEW_TYPE, rows.map((r) => r.id));
+  const tags = await tagsOf(
+    ctx,
+    REVIEW_TYPE,
+    rows.map((r) => r.id),
+  );
   return presentReviews(ctx, rows, await reviewersOf(ctx, rows)).map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
 }
 
@@ -99,10 +144,20 @@ export function snapshotReview(ctx: Ctx, row: ReviewRow): Record<string, unknown
  * Returns how many went stale.
  */
 export async function markReviewsStale(ctx: Ctx, changeRequestId: number): Promise<number> {
-  const live = await ccDb(ctx).selectFrom('cc_reviews').selectAll().where('change_request_id', '=', changeRequestId).where('stale', '=', 0).execute();
+  const live = await ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .where('stale', '=', 0)
+    .execute();
   if (live.length === 0) return 0;
   const now = nowIso(ctx);
-  await ccDb(ctx).updateTable('cc_reviews').set({ stale: 1, last_updated: now }).where('change_request_id', '=', changeRequestId).where('stale', '=', 0).execute();
+  await ccDb(ctx)
+    .updateTable('cc_reviews')
+    .set({ stale: 1, last_updated: now })
+    .where('change_request_id', '=', changeRequestId)
+    .where('stale', '=', 0)
+    .execute();
   for (const row of live) await recordStaleness(ctx, row, 1, now);
   return live.length;
 }
@@ -126,15 +181,29 @@ function recordStaleness(ctx: Ctx, row: ReviewRow, stale: number, now: string): 
  * A review without a digest (given before digests were kept) goes stale on any write, as before.
  * Each review that moves gets its changelog entry. Returns how many moved.
  */
-export async function settleReviewsByContent(ctx: Ctx, changeRequestId: number, digest: string, wrote: boolean): Promise<number> {
-  const rows = await ccDb(ctx).selectFrom('cc_reviews').selectAll().where('change_request_id', '=', changeRequestId).execute();
+export async function settleReviewsByContent(
+  ctx: Ctx,
+  changeRequestId: number,
+  digest: string,
+  wrote: boolean,
+): Promise<number> {
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .execute();
   const now = nowIso(ctx);
   let moved = 0;
   for (const row of rows) {
     const stale = row.digest === null ? (wrote ? 1 : row.stale) : row.digest === digest ? 0 : 1;
     if (stale === row.stale) continue;
     moved++;
-    await ccDb(ctx).updateTable('cc_reviews').set({ stale, last_updated: now }).where('id', '=', row.id).where('change_request_id', '=', row.change_request_id).execute();
+    await ccDb(ctx)
+      .updateTable('cc_reviews')
+      .set({ stale, last_updated: now })
+      .where('id', '=', row.id)
+      .where('change_request_id', '=', row.change_request_id)
+      .execute();
     await recordStaleness(ctx, row, stale, now);
   }
   return moved;

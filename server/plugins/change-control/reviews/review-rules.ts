@@ -26,14 +26,20 @@ export function rejectNeedsComment(decision: ReviewDecision, comment: string): s
 }
 
 export function closedRequestRefusal(status: ChangeRequestStatus): string | null {
-  return status === 'completed' || status === 'abandoned' ? `The change request is ${status}; it takes no more reviews.` : null;
+  return status === 'completed' || status === 'abandoned'
+    ? `The change request is ${status}; it takes no more reviews.`
+    : null;
 }
 
 /**
  * Independent approval: a user who changed objects on the branch cannot approve its change
  * request (rejecting and commenting stay open to them), unless `contributors_can_approve`.
  */
-export function contributorApprovalRefusal(decision: ReviewDecision, isContributor: boolean, contributorsCanApprove: boolean): string | null {
+export function contributorApprovalRefusal(
+  decision: ReviewDecision,
+  isContributor: boolean,
+  contributorsCanApprove: boolean,
+): string | null {
   if (decision !== 'approve' || !isContributor || contributorsCanApprove) return null;
   return 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
 }

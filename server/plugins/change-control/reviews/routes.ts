@@ -1,7 +1,22 @@
 import type { z } from 'zod';
 import { branchContributors } from '../../branching';
-import { review as reviewOutput, reviewCreate, reviewUpdate, type Review, type ReviewDecision } from '../../../../contract/api/change-control';
-import { constraintViolation, recordChange, setTags, type Ctx, PermissionDenied, ValidationError, type Host, type ApiObject } from '../../../host';
+import {
+  review as reviewOutput,
+  reviewCreate,
+  reviewUpdate,
+  type Review,
+  type ReviewDecision,
+} from '../../../../contract/api/change-control';
+import {
+  constraintViolation,
+  recordChange,
+  setTags,
+  type Ctx,
+  PermissionDenied,
+  ValidationError,
+  type Host,
+  type ApiObject,
+} from '../../../host';
 import { getViewable, parseId, registerResource } from '../../../host/http';
 import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
@@ -11,14 +26,26 @@ import { nowIso } from '../db/database';
 import type { ChangeRequestRow, ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
 import { requireStillAdmitted, requireWriteAccess } from '../write-permission';
-import { deleteReviewRow, presentReviewRows, reviewIdOf, reviewTable, snapshotReview, updateReviewRow } from './repository';
-import { closedRequestRefusal, contributorApprovalRefusal, editorRefusal, rejectNeedsComment, secondReviewRefusal, selfReviewRefusal } from './review-rules';
+import {
+  deleteReviewRow,
+  presentReviewRows,
+  reviewIdOf,
+  reviewTable,
+  snapshotReview,
+  updateReviewRow,
+} from './repository';
+import {
+  closedRequestRefusal,
+  contributorApprovalRefusal,
+  editorRefusal,
+  rejectNeedsComment,
+  secondReviewRefusal,
+  selfReviewRefusal,
+} from './review-rules';
 
 type ReviewOut = Review & ApiObject;
 type CreateInput = z.infer<typeof reviewCreate>;
 type UpdateInput = z.infer<typeof reviewUpdate>;
-
-
 
 /** A review, presented; `read` is given the row it was made from. */
 async function getReview(ctx: Ctx, id: number, read?: (row: ReviewRow) => void): Promise<ReviewOut | undefined> {
@@ -43,7 +70,10 @@ async function refuseContributorApproval(ctx: Ctx, decision: ReviewDecision, bra
 /** `cr`: the reviewed request as read in this transaction (a review write leaves its row alone). */
 async function afterReviewWrite(ctx: Ctx, row: ReviewRow, cr?: ChangeRequestRow): Promise<void> {
   cr ??= (await getChangeRequestRow(ctx, row.change_request_id))!;
-  await requestRefresh(ctx, cr.id, { rematch: false, events: [{ event: 'review_submitted', before: null, after: cr }] });
+  await requestRefresh(ctx, cr.id, {
+    rematch: false,
+    events: [{ event: 'review_submitted', before: null, after: cr }],
+  });
   await ctx.flushBeforeCommit();
 }
 
@@ -64,16 +94,34 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewOut> {
   const now = nowIso(ctx);
   let row: ReviewRow;
   try {
-    row = await reviewTable.insertRow(ctx, { change_request_id: cr.id, reviewer_id: caller.id, decision: input.decision, comment, stale: 0, digest: await requestDigest(ctx, cr), custom_fields: JSON.stringify(input.custom_fields ?? {}), created: now, last_updated: now });
+    row = await reviewTable.insertRow(ctx, {
+      change_request_id: cr.id,
+      reviewer_id: caller.id,
+      decision: input.decision,
+      comment,
+      stale: 0,
+      digest: await requestDigest(ctx, cr),
+      custom_fields: JSON.stringify(input.custom_fields ?? {}),
+      created: now,
+      last_updated: now,
+    });
   } catch (err) {
-    if (constraintViolation(err)?.kind === 'unique') throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
+    if (constraintViolation(err)?.kind === 'unique')
+      throw new ValidationError(secondReviewRefusal(0)!.replace(' (review 0)', ''));
     throw err;
   }
   if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, row.id, input.tags);
   const presented = (await presentReviewRows(ctx, [row]))[0]!;
   // The add permission's constraints decide which reviews the caller may create (403 when they exclude this one).
   await requireWriteAccess(ctx, [PERMISSIONS.addReview], presented);
-  await recordChange(ctx, { action: 'create', objectType: REVIEW_TYPE, objectId: row.id, repr: presented.display, prechange: null, postchange: snapshotReview(ctx, row) });
+  await recordChange(ctx, {
+    action: 'create',
+    objectType: REVIEW_TYPE,
+    objectId: row.id,
+    repr: presented.display,
+    prechange: null,
+    postchange: snapshotReview(ctx, row),
+  });
   await afterReviewWrite(ctx, row, cr);
   return presented;
 }
@@ -89,12 +137,26 @@ const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
  * custom_fields (an omitted comment or custom_fields is cleared); PATCH changes what it names.
  * Answers the review as presented after the edit.
  */
-async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateInput, replace: boolean): Promise<ReviewOut> {
+async function updateReview(
+  ctx: Ctx,
+  rawId: string | undefined,
+  input: UpdateInput,
+  replace: boolean,
+): Promise<ReviewOut> {
   const caller = ctx.user!;
   // The row the presented review was made from: read once.
   let before!: ReviewRow;
-  const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: (tx, id) => getReview(tx, id, (row) => (before = row)) }, parseId(rawId));
-  await requireWriteAccess(ctx, EDIT_PERMISSIONS, existing, 'Editing a review needs change_control.change_review (or add_review).');
+  const existing = await getViewable(
+    ctx,
+    { objectType: REVIEW_TYPE, get: (tx, id) => getReview(tx, id, (row) => (before = row)) },
+    parseId(rawId),
+  );
+  await requireWriteAccess(
+    ctx,
+    EDIT_PERMISSIONS,
+    existing,
+    'Editing a review needs change_control.change_review (or add_review).',
+  );
   const editor = editorRefusal(caller.id, before.reviewer_id);
   if (editor) throw new PermissionDenied(editor);
   const cr = (await getChangeRequestRow(ctx, before.change_request_id))!;
@@ -105,18 +167,39 @@ async function updateReview(ctx: Ctx, rawId: string | undefined, input: UpdateIn
   await refuseContributorApproval(ctx, decision, cr.branch_id);
   const digest = await requestDigest(ctx, cr);
   if (input.tags !== undefined) await setTags(ctx, REVIEW_TYPE, before.id, input.tags);
-  const customFields = input.custom_fields !== undefined ? JSON.stringify(input.custom_fields) : replace ? '{}' : before.custom_fields;
-  if (decision === before.decision && comment === before.comment && customFields === before.custom_fields && before.stale === 0 && before.digest === digest) {
+  const customFields =
+    input.custom_fields !== undefined ? JSON.stringify(input.custom_fields) : replace ? '{}' : before.custom_fields;
+  if (
+    decision === before.decision &&
+    comment === before.comment &&
+    customFields === before.custom_fields &&
+    before.stale === 0 &&
+    before.digest === digest
+  ) {
     // Nothing but (perhaps) its tags changed: as presented before, unless the tags moved.
     return input.tags === undefined ? existing : (await presentReviewRows(ctx, [before]))[0]!;
   }
   const now = nowIso(ctx);
   // An edit is given on the branch as it is now.
-  await updateReviewRow(ctx, before, { decision, comment, custom_fields: customFields, stale: 0, digest, last_updated: now });
+  await updateReviewRow(ctx, before, {
+    decision,
+    comment,
+    custom_fields: customFields,
+    stale: 0,
+    digest,
+    last_updated: now,
+  });
   const after = (await reviewTable.byId(ctx, before.id))!;
   const presented = (await presentReviewRows(ctx, [after]))[0]!;
   await requireStillAdmitted(ctx, EDIT_PERMISSIONS, presented);
-  await recordChange(ctx, { action: 'update', objectType: REVIEW_TYPE, objectId: before.id, repr: presented.display, prechange: snapshotReview(ctx, before), postchange: snapshotReview(ctx, after) });
+  await recordChange(ctx, {
+    action: 'update',
+    objectType: REVIEW_TYPE,
+    objectId: before.id,
+    repr: presented.display,
+    prechange: snapshotReview(ctx, before),
+    postchange: snapshotReview(ctx, after),
+  });
   await afterReviewWrite(ctx, after, cr);
   return presented;
 }
@@ -130,11 +213,23 @@ async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> 
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
   const row = (await reviewTable.byId(ctx, existing.id))!;
   const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
-  await requireWriteAccess(ctx, allowedBy, existing, 'Only the author of a review, or a holder of change_control.delete_review, may delete it.');
+  await requireWriteAccess(
+    ctx,
+    allowedBy,
+    existing,
+    'Only the author of a review, or a holder of change_control.delete_review, may delete it.',
+  );
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
   await deleteReviewRow(ctx, row);
-  await recordChange(ctx, { action: 'delete', objectType: REVIEW_TYPE, objectId: row.id, repr: existing.display, prechange: snapshotReview(ctx, row), postchange: null });
+  await recordChange(ctx, {
+    action: 'delete',
+    objectType: REVIEW_TYPE,
+    objectId: row.id,
+    repr: existing.display,
+    prechange: snapshotReview(ctx, row),
+    postchange: null,
+  });
   await requestRefresh(ctx, row.change_request_id, { rematch: false });
 }
 
@@ -159,7 +254,10 @@ export function registerReviewRoutes(host: Host): void {
     path: ':id/',
     // Only the author edits a review, with add_review or change_review on it (checked in the handler).
     access: { authenticated: true },
-    summary: { PATCH: 'Edit one\'s own review (decision, comment)', PUT: 'Replace one\'s own review (decision, comment)' },
+    summary: {
+      PATCH: "Edit one's own review (decision, comment)",
+      PUT: "Replace one's own review (decision, comment)",
+    },
     body: { PATCH: reviewUpdate, PUT: reviewCreate.omit({ change_request: true }) },
     handler: async ({ ctx, params, body }, method) => updateReview(ctx, params.id, body, method === 'PUT'),
   });
@@ -168,7 +266,7 @@ export function registerReviewRoutes(host: Host): void {
   routes.remove({
     path: ':id/',
     access: { authenticated: true },
-    summary: 'Withdraw one\'s own review, or delete any with delete_review',
+    summary: "Withdraw one's own review, or delete any with delete_review",
     run: ({ ctx, params }) => deleteReview(ctx, params.id),
   });
 }

@@ -21,30 +21,58 @@ import { announce, changeRequestIdOfBranch, type Announcement } from './stream-r
  */
 type Action = 'create' | 'update' | 'delete';
 
-const OBJECT_ACTIONS: Record<string, Action> = { object_created: 'create', object_updated: 'update', object_deleted: 'delete' };
+const OBJECT_ACTIONS: Record<string, Action> = {
+  object_created: 'create',
+  object_updated: 'update',
+  object_deleted: 'delete',
+};
 
 const BY_TYPE: Record<string, Partial<Record<Action, StreamEventType>>> = {
-  [CHANGE_REQUEST_TYPE]: { create: 'change_request_created', update: 'change_request_updated', delete: 'change_request_deleted' },
+  [CHANGE_REQUEST_TYPE]: {
+    create: 'change_request_created',
+    update: 'change_request_updated',
+    delete: 'change_request_deleted',
+  },
   [REVIEW_TYPE]: { delete: 'review_deleted' },
   [CHANGE_COMMENT_TYPE]: { create: 'comment_created', update: 'comment_updated', delete: 'comment_deleted' },
   [MERGE_CHECK_TYPE]: { create: 'check_updated', update: 'check_updated', delete: 'check_deleted' },
 };
 
 /** The stream event an emitted event makes, or null. */
-export function announcementOf(e: Pick<EmittedEvent, 'event' | 'objectType' | 'objectId' | 'prechange' | 'postchange'>): Announcement | null {
+export function announcementOf(
+  e: Pick<EmittedEvent, 'event' | 'objectType' | 'objectId' | 'prechange' | 'postchange'>,
+): Announcement | null {
   if ((LIFECYCLE_EVENTS as readonly string[]).includes(e.event)) {
-    return { event: e.event as LifecycleEvent, changeRequestId: e.objectId, objectType: CHANGE_REQUEST_TYPE, objectId: e.objectId };
+    return {
+      event: e.event as LifecycleEvent,
+      changeRequestId: e.objectId,
+      objectType: CHANGE_REQUEST_TYPE,
+      objectId: e.objectId,
+    };
   }
   const action = OBJECT_ACTIONS[e.event];
   const event = action ? BY_TYPE[e.objectType]?.[action] : undefined;
   if (!action || !event) return null;
   if (e.objectType === CHANGE_REQUEST_TYPE) {
-    return { event, changeRequestId: e.objectId, objectType: e.objectType, objectId: e.objectId, subject: action === 'delete' ? e.prechange : null, oncePerTransaction: action === 'update' };
+    return {
+      event,
+      changeRequestId: e.objectId,
+      objectType: e.objectType,
+      objectId: e.objectId,
+      subject: action === 'delete' ? e.prechange : null,
+      oncePerTransaction: action === 'update',
+    };
   }
   const fields = (action === 'delete' ? e.prechange : e.postchange) ?? {};
   const changeRequestId = fields.change_request;
   if (typeof changeRequestId !== 'number') return null;
-  return { event, changeRequestId, objectType: e.objectType, objectId: e.objectId, subject: action === 'delete' ? e.prechange : null };
+  return {
+    event,
+    changeRequestId,
+    objectType: e.objectType,
+    objectId: e.objectId,
+    subject: action === 'delete' ? e.prechange : null,
+  };
 }
 
 /**
@@ -52,13 +80,25 @@ export function announcementOf(e: Pick<EmittedEvent, 'event' | 'objectType' | 'o
  * (approved, gates, conflicts), its attached policies, or who waits to review it.
  */
 export async function announceRequestCacheWritten(ctx: Ctx, changeRequestId: number): Promise<void> {
-  await announce(ctx, { event: 'change_request_updated', changeRequestId, objectType: CHANGE_REQUEST_TYPE, objectId: changeRequestId, oncePerTransaction: true });
+  await announce(ctx, {
+    event: 'change_request_updated',
+    changeRequestId,
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: changeRequestId,
+    oncePerTransaction: true,
+  });
 }
 
 async function announceChangesUpdated(ctx: Ctx, branchId: number): Promise<void> {
   const changeRequestId = await changeRequestIdOfBranch(ctx, branchId);
   if (changeRequestId === undefined) return;
-  await announce(ctx, { event: 'changes_updated', changeRequestId, objectType: BRANCH_TYPE, objectId: branchId, oncePerTransaction: true });
+  await announce(ctx, {
+    event: 'changes_updated',
+    changeRequestId,
+    objectType: BRANCH_TYPE,
+    objectId: branchId,
+    oncePerTransaction: true,
+  });
 }
 
 export function registerStreamAnnouncements(host: Host): void {

@@ -110,7 +110,12 @@ class OpenStream {
     private readonly sink: StreamSink,
   ) {
     this.cursor = request.after;
-    this.ctx = createCtx({ host: hub.host, user: request.user, requestId: request.requestId, baseUrl: request.baseUrl });
+    this.ctx = createCtx({
+      host: hub.host,
+      user: request.user,
+      requestId: request.requestId,
+      baseUrl: request.baseUrl,
+    });
   }
 
   start(): void {
@@ -131,7 +136,7 @@ class OpenStream {
 
   /** The caller as the token says now; a token no longer valid (revoked, expired, user disabled) ends the stream. */
   private async caller(): Promise<AuthUser | null> {
-    let user: AuthUser | null = null;
+    let user: AuthUser | null;
     try {
       user = await this.hub.host.auth.authenticate(this.request.authorization);
     } catch {

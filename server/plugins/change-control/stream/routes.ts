@@ -21,7 +21,8 @@ export function streamHub(host: Host): StreamHub {
 /** A `Last-Event-ID` value: a non-negative integer, else 400 naming where it came from. */
 function eventId(raw: string, field: string): number {
   const text = raw.trim();
-  if (!/^\d{1,15}$/.test(text)) throw ValidationError.field(field, `"${raw.slice(0, 40)}" is not an event id (a non-negative integer).`);
+  if (!/^\d{1,15}$/.test(text))
+    throw ValidationError.field(field, `"${raw.slice(0, 40)}" is not an event id (a non-negative integer).`);
   return Number(text);
 }
 
@@ -67,17 +68,33 @@ export function registerStreamRoutes(host: Host): void {
     description: DESCRIPTION,
     tag: 'change-control',
     query: [
-      { name: 'change_request', description: 'Only events of these change requests (repeatable, or comma-separated).', repeated: true },
-      { name: 'last_event_id', description: 'Resume after this event id (the Last-Event-ID header wins when both are sent).' },
+      {
+        name: 'change_request',
+        description: 'Only events of these change requests (repeatable, or comma-separated).',
+        repeated: true,
+      },
+      {
+        name: 'last_event_id',
+        description: 'Resume after this event id (the Last-Event-ID header wins when both are sent).',
+      },
     ],
-    stream: { contentType: 'text/event-stream', description: `A stream of events; see the description. Keep-alive every ${KEEP_ALIVE_MS / 1000} s.` },
+    stream: {
+      contentType: 'text/event-stream',
+      description: `A stream of events; see the description. Keep-alive every ${KEEP_ALIVE_MS / 1000} s.`,
+    },
     handler: async ({ ctx, query, header }) => {
       const filters = parseFilters(query, { change_request: { type: 'int' } }, ctx.user!.id);
       const changeRequests = (filters.change_request as number[] | undefined) ?? null;
-      if (changeRequests && changeRequests.length > MAX_REQUESTS) throw ValidationError.field('change_request', `At most ${MAX_REQUESTS} change requests per stream.`);
+      if (changeRequests && changeRequests.length > MAX_REQUESTS)
+        throw ValidationError.field('change_request', `At most ${MAX_REQUESTS} change requests per stream.`);
       const fromHeader = header('last-event-id');
       const fromQuery = query.last_event_id?.[0];
-      const asked = fromHeader !== undefined ? eventId(fromHeader, 'Last-Event-ID') : fromQuery !== undefined ? eventId(fromQuery, 'last_event_id') : null;
+      const asked =
+        fromHeader !== undefined
+          ? eventId(fromHeader, 'Last-Event-ID')
+          : fromQuery !== undefined
+            ? eventId(fromQuery, 'last_event_id')
+            : null;
 
       const { last, prunedThrough } = await streamPosition(ccDb(ctx));
       // Older than the window, or an id this service never handed out: the client reloads and goes on from now.

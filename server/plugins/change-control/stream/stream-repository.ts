@@ -44,7 +44,11 @@ const announcedByTransaction = new WeakMap<object, { keys: Set<string>; signalle
 /** Records one stream event in the caller's transaction; open streams hear of it once the transaction commits. */
 /** The id of the change request of a branch, if it has one. */
 export async function changeRequestIdOfBranch(ctx: Ctx, branchId: number): Promise<number | undefined> {
-  const cr = await ccDb(ctx).selectFrom('cc_change_requests').select('id').where('branch_id', '=', branchId).executeTakeFirst();
+  const cr = await ccDb(ctx)
+    .selectFrom('cc_change_requests')
+    .select('id')
+    .where('branch_id', '=', branchId)
+    .executeTakeFirst();
   return cr?.id;
 }
 
@@ -85,13 +89,20 @@ export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
 /** Where the stream stands: the newest id handed out, and the newest id pruned (a resume from before it missed events). */
 export async function streamPosition(db: CcDb): Promise<{ last: number; prunedThrough: number }> {
   const { rows } = await sql<{ last: number | null; pruned: number }>`
-    select (select max(id) from cc_stream_events) as last, (select pruned_through from cc_stream_state where id = 1) as pruned`.execute(db);
+    select (select max(id) from cc_stream_events) as last, (select pruned_through from cc_stream_state where id = 1) as pruned`.execute(
+    db,
+  );
   const pruned = rows[0]?.pruned ?? 0;
   return { last: Math.max(rows[0]?.last ?? 0, pruned), prunedThrough: pruned };
 }
 
 /** Kept events after `afterId`, oldest first, only of these requests when given. */
-export async function eventsAfter(db: CcDb, afterId: number, limit: number, changeRequestIds: readonly number[] | null): Promise<StreamEventRow[]> {
+export async function eventsAfter(
+  db: CcDb,
+  afterId: number,
+  limit: number,
+  changeRequestIds: readonly number[] | null,
+): Promise<StreamEventRow[]> {
   let q = db.selectFrom('cc_stream_events').selectAll().where('id', '>', afterId);
   if (changeRequestIds) q = q.where('change_request_id', 'in', changeRequestIds);
   return q.orderBy('id').limit(limit).execute();
@@ -105,7 +116,11 @@ export async function pruneStreamEvents(ctx: Ctx): Promise<number> {
   const db = ccDb(ctx);
   const cutoff = new Date(ctx.host.clock.now().getTime() - STREAM_RETENTION.maxAgeMs).toISOString();
   const { last, prunedThrough } = await streamPosition(db);
-  const old = await db.selectFrom('cc_stream_events').select((eb) => eb.fn.max('id').as('id')).where('time', '<', cutoff).executeTakeFirst();
+  const old = await db
+    .selectFrom('cc_stream_events')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('time', '<', cutoff)
+    .executeTakeFirst();
   const through = Math.max(last - STREAM_RETENTION.maxRows, Number(old?.id ?? 0));
   if (through <= prunedThrough) return 0;
   const deleted = await db.deleteFrom('cc_stream_events').where('id', '<=', through).executeTakeFirst();

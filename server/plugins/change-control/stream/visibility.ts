@@ -65,7 +65,15 @@ export class SubjectCache {
   }
 }
 
-async function admits(ctx: Ctx, perms: UserPermissions, user: AuthUser, objectType: string, id: number, deleted: Subject | null, cache: SubjectCache): Promise<boolean> {
+async function admits(
+  ctx: Ctx,
+  perms: UserPermissions,
+  user: AuthUser,
+  objectType: string,
+  id: number,
+  deleted: Subject | null,
+  cache: SubjectCache,
+): Promise<boolean> {
   const grant = perms.grant(objectType, 'view');
   if (grant === true || grant === false) return grant;
   const subject = deleted ?? (await cache.get(ctx, objectType, id));
@@ -73,10 +81,17 @@ async function admits(ctx: Ctx, perms: UserPermissions, user: AuthUser, objectTy
 }
 
 /** Whether this caller may receive this event now. */
-export async function mayReceive(ctx: Ctx, perms: UserPermissions, user: AuthUser, row: StreamEventRow, cache: SubjectCache): Promise<boolean> {
+export async function mayReceive(
+  ctx: Ctx,
+  perms: UserPermissions,
+  user: AuthUser,
+  row: StreamEventRow,
+  cache: SubjectCache,
+): Promise<boolean> {
   const deleted = DELETIONS.has(row.event) && row.subject ? (JSON.parse(row.subject) as Subject) : null;
   const ownEvent = row.object_type === CHANGE_REQUEST_TYPE;
-  if (!(await admits(ctx, perms, user, CHANGE_REQUEST_TYPE, row.change_request_id, ownEvent ? deleted : null, cache))) return false;
+  if (!(await admits(ctx, perms, user, CHANGE_REQUEST_TYPE, row.change_request_id, ownEvent ? deleted : null, cache)))
+    return false;
   if (ownEvent) return true;
   return admits(ctx, perms, user, row.object_type, row.object_id, deleted, cache);
 }

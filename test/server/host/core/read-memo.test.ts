@@ -4,12 +4,28 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { AT_COMMIT_ENTRIES, estimateBytes, ReadMemo, UncheckedReads, UncheckedReadsStale } from '../../../../server/host/core/read-memo';
+import {
+  AT_COMMIT_ENTRIES,
+  estimateBytes,
+  ReadMemo,
+  UncheckedReads,
+  UncheckedReadsStale,
+} from '../../../../server/host/core/read-memo';
 import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
-import { bumpDataVersion, readDataVersions, readVersionWith, tableVersionRow, versionsAsked, versionsMayHaveMoved, versionsOf, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
+import {
+  bumpDataVersion,
+  readDataVersions,
+  readVersionWith,
+  tableVersionRow,
+  versionsAsked,
+  versionsMayHaveMoved,
+  versionsOf,
+  VERSIONS_READ_SQL,
+  type DataVersions,
+} from '../../../../server/host/db/data-version';
 import type { Kysely, RootOperationNode } from 'kysely';
 import { PARTITION_BUCKETS, partitionName, writtenPartitions } from '../../../../server/host/db/partitions';
 import { compiledSelect } from '../../../../server/host/db/compiled-select';
@@ -21,7 +37,8 @@ import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
 async function versionRow(svc: TestService): Promise<number> {
-  return (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version;
+  return (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow())
+    .version;
 }
 
 function ctxOf(svc: TestService) {
@@ -36,12 +53,41 @@ function countedGroupsRead(memo: ReadMemo): (scope: Parameters<ReadMemo['get']>[
 
 /** One changelog entry in branch `branchId` (null: main), as the changelog's writer inserts it. */
 function changelogEntry(branchId: number | null, userId = 1) {
-  return { time: 'now', user_id: userId, user_name: 'admin', request_id: 'r', action: 'update' as const, changed_object_type: 'users.user', changed_object_id: 1, object_repr: 'x', prechange_data: null, postchange_data: null, branch_id: branchId };
+  return {
+    time: 'now',
+    user_id: userId,
+    user_name: 'admin',
+    request_id: 'r',
+    action: 'update' as const,
+    changed_object_type: 'users.user',
+    changed_object_id: 1,
+    object_repr: 'x',
+    prechange_data: null,
+    postchange_data: null,
+    branch_id: branchId,
+  };
 }
 
 /** Branches with these ids (the changelog's entries name them). */
 async function insertBranches(db: TestService['host']['db'], ids: number[]): Promise<void> {
-  await db.insertInto('branches').values(ids.map((id) => ({ id, name: `b${id}`, schema_id: `s${id}`, status: 'ready', description: '', owner: null, last_sync: null, merged_time: null, merged_by: null, created: 'now', last_updated: 'now' }))).execute();
+  await db
+    .insertInto('branches')
+    .values(
+      ids.map((id) => ({
+        id,
+        name: `b${id}`,
+        schema_id: `s${id}`,
+        status: 'ready',
+        description: '',
+        owner: null,
+        last_sync: null,
+        merged_time: null,
+        merged_by: null,
+        created: 'now',
+        last_updated: 'now',
+      })),
+    )
+    .execute();
 }
 
 /** A read of the changelog entries of branch 7, naming only that branch's partition; each computation answers the next number. */
@@ -165,7 +211,11 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     const read = () =>
       memo.get(ctx, 'k', async () => {
         const n = ++computed;
-        const row = await svc.host.db.selectFrom('users').select('first_name').where('username', '=', 'admin').executeTakeFirstOrThrow();
+        const row = await svc.host.db
+          .selectFrom('users')
+          .select('first_name')
+          .where('username', '=', 'admin')
+          .executeTakeFirstOrThrow();
         return { n, name: row.first_name };
       });
     const seen: string[] = [];
@@ -213,7 +263,10 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       assert.equal(await read(tx), 1);
       await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
       assert.equal(await read(tx), 1);
-      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      await tx.db
+        .insertInto('groups')
+        .values({ name: 'g', description: '', created: 'now', last_updated: 'now' })
+        .execute();
       assert.equal(await read(tx), 2);
       await tx.db.deleteFrom('groups').where('name', '=', 'g').execute();
       assert.equal(await read(tx), 3);
@@ -234,8 +287,15 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     assert.equal(await read(ctx), 1);
     // Another branch's entries, main's, several rows of other branches in one statement: kept.
     await write((tx) => tx.db.insertInto('object_changes').values(changelogEntry(8)).execute());
-    await write((tx) => tx.db.insertInto('object_changes').values([changelogEntry(null), changelogEntry(8, 2)]).execute());
-    await write((tx) => tx.db.updateTable('object_changes').set({ object_repr: 'y' }).where('branch_id', 'in', [8]).execute());
+    await write((tx) =>
+      tx.db
+        .insertInto('object_changes')
+        .values([changelogEntry(null), changelogEntry(8, 2)])
+        .execute(),
+    );
+    await write((tx) =>
+      tx.db.updateTable('object_changes').set({ object_repr: 'y' }).where('branch_id', 'in', [8]).execute(),
+    );
     assert.equal(await read(ctx), 1);
     // Its own branch: computed afresh, inside a transaction too.
     await write(async (tx) => {
@@ -245,11 +305,20 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     });
     assert.equal(await read(ctx), 3);
     // A branch sharing its bucket moves it too (the versions stay a fixed number of rows).
-    await write((tx) => tx.db.insertInto('object_changes').values(changelogEntry(7 + PARTITION_BUCKETS)).execute());
+    await write((tx) =>
+      tx.db
+        .insertInto('object_changes')
+        .values(changelogEntry(7 + PARTITION_BUCKETS))
+        .execute(),
+    );
     assert.equal(await read(ctx), 4);
     // A write by id says nothing of its rows' branch: every partition moves.
-    const anyEntry = (await db.selectFrom('object_changes').select('id').where('branch_id', '=', 8).executeTakeFirstOrThrow()).id;
-    await write((tx) => tx.db.updateTable('object_changes').set({ object_repr: 'z' }).where('id', '=', anyEntry).execute());
+    const anyEntry = (
+      await db.selectFrom('object_changes').select('id').where('branch_id', '=', 8).executeTakeFirstOrThrow()
+    ).id;
+    await write((tx) =>
+      tx.db.updateTable('object_changes').set({ object_repr: 'z' }).where('id', '=', anyEntry).execute(),
+    );
     assert.equal(await read(ctx), 5);
     // Moving a row out of another branch into this one writes both.
     await write((tx) => tx.db.updateTable('object_changes').set({ branch_id: 7 }).where('branch_id', '=', 8).execute());
@@ -264,16 +333,50 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     const db = svc.host.db;
     const parts = (q: { toOperationNode(): RootOperationNode }) => writtenPartitions(q.toOperationNode()).sort();
     const p = (branch: number | null) => partitionName('object_changes', branch);
-    assert.deepEqual(parts(db.insertInto('object_changes').values([changelogEntry(3), changelogEntry(null), changelogEntry(3)])), [p(3), p(null)].sort());
-    assert.deepEqual(parts(db.updateTable('object_changes').set({ object_repr: 'a' }).where('object_repr', '=', 'b').where('branch_id', '=', 3)), [p(3)]);
+    assert.deepEqual(
+      parts(db.insertInto('object_changes').values([changelogEntry(3), changelogEntry(null), changelogEntry(3)])),
+      [p(3), p(null)].sort(),
+    );
+    assert.deepEqual(
+      parts(
+        db
+          .updateTable('object_changes')
+          .set({ object_repr: 'a' })
+          .where('object_repr', '=', 'b')
+          .where('branch_id', '=', 3),
+      ),
+      [p(3)],
+    );
     assert.deepEqual(parts(db.deleteFrom('object_changes').where('branch_id', 'in', [3, 4])), [p(3), p(4)].sort());
-    assert.deepEqual(parts(db.updateTable('object_changes').set({ branch_id: 4 }).where('branch_id', '=', 3)), [p(3), p(4)].sort());
+    assert.deepEqual(
+      parts(db.updateTable('object_changes').set({ branch_id: 4 }).where('branch_id', '=', 3)),
+      [p(3), p(4)].sort(),
+    );
     // Conditions that do not bind the column to values, ORs, upserts whose conflict is another row: not told.
     assert.deepEqual(parts(db.deleteFrom('object_changes').where('id', '=', 3)), ['object_changes#*']);
-    assert.deepEqual(parts(db.deleteFrom('object_changes').where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 9)]))), ['object_changes#*']);
+    assert.deepEqual(
+      parts(db.deleteFrom('object_changes').where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 9)]))),
+      ['object_changes#*'],
+    );
     assert.deepEqual(parts(db.deleteFrom('object_changes').where('branch_id', '>', 3)), ['object_changes#*']);
-    assert.deepEqual(parts(db.updateTable('object_changes').set((eb) => ({ branch_id: eb.ref('user_id') })).where('branch_id', '=', 3)), ['object_changes#*']);
-    assert.deepEqual(parts(db.insertInto('object_changes').values(changelogEntry(3)).onConflict((oc) => oc.column('id').doUpdateSet({ object_repr: 'x' }))), ['object_changes#*']);
+    assert.deepEqual(
+      parts(
+        db
+          .updateTable('object_changes')
+          .set((eb) => ({ branch_id: eb.ref('user_id') }))
+          .where('branch_id', '=', 3),
+      ),
+      ['object_changes#*'],
+    );
+    assert.deepEqual(
+      parts(
+        db
+          .insertInto('object_changes')
+          .values(changelogEntry(3))
+          .onConflict((oc) => oc.column('id').doUpdateSet({ object_repr: 'x' })),
+      ),
+      ['object_changes#*'],
+    );
     // A table that is not partitioned has none.
     assert.deepEqual(parts(db.deleteFrom('groups').where('id', '=', 3)), []);
   });
@@ -287,8 +390,16 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       ctx,
       'named',
       async () => {
-        await ctx.db.selectFrom('users as u').innerJoin('user_groups', 'user_groups.user_id', 'u.id').select('u.id').execute();
-        await ctx.db.with('mine', (db) => db.selectFrom('groups').select('id')).selectFrom('mine').selectAll().execute();
+        await ctx.db
+          .selectFrom('users as u')
+          .innerJoin('user_groups', 'user_groups.user_id', 'u.id')
+          .select('u.id')
+          .execute();
+        await ctx.db
+          .with('mine', (db) => db.selectFrom('groups').select('id'))
+          .selectFrom('mine')
+          .selectAll()
+          .execute();
         await sql`select count(*) from users`.execute(ctx.db);
         return 'ok';
       },
@@ -296,7 +407,19 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     );
     assert.equal(named, 'ok');
     await assert.rejects(
-      memo.get(ctx, 'short', async () => (await ctx.db.selectFrom('users').where('id', 'in', (eb) => eb.selectFrom('tokens').select('user_id')).selectAll().execute()).length, ['users']),
+      memo.get(
+        ctx,
+        'short',
+        async () =>
+          (
+            await ctx.db
+              .selectFrom('users')
+              .where('id', 'in', (eb) => eb.selectFrom('tokens').select('user_id'))
+              .selectAll()
+              .execute()
+          ).length,
+        ['users'],
+      ),
       (err: Error) => err instanceof UnnamedTableRead && /"short" reads tokens/.test(err.message),
     );
     await assert.rejects(
@@ -309,28 +432,76 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       memo.get(ctx, 'outer', () => memo.get(ctx, 'inner', async () => 1, ['tokens']), ['users']),
       (err: Error) => err instanceof UnnamedTableRead && /"inner" inside "outer" reads tokens/.test(err.message),
     );
-    await assert.rejects(memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']), UnnamedTableRead);
+    await assert.rejects(
+      memo.get(ctx, 'outer2', () => memo.get(ctx, 'any', async () => 1), ['users']),
+      UnnamedTableRead,
+    );
     // A partition named covers the reads restricted to it (raw SQL and statements compiled once too), not others.
     const ofBranch = (branchId: number) => [partitionName('object_changes', branchId)];
-    const compiled = compiledSelect((db, branchId: number) => db.selectFrom('object_changes').select('id').where('branch_id', '=', branchId));
-    assert.equal(await memo.get(ctx, 'part', async () => (await ctx.db.selectFrom('object_changes as o').select('o.id').where('o.branch_id', '=', 3).execute()).length, ofBranch(3)), 0);
-    assert.equal((await memo.get(ctx, 'part-contributors', () => branchContributors(ctx, 3), contributorsReads(3))).size, 0);
+    const compiled = compiledSelect((db, branchId: number) =>
+      db.selectFrom('object_changes').select('id').where('branch_id', '=', branchId),
+    );
+    assert.equal(
+      await memo.get(
+        ctx,
+        'part',
+        async () =>
+          (await ctx.db.selectFrom('object_changes as o').select('o.id').where('o.branch_id', '=', 3).execute()).length,
+        ofBranch(3),
+      ),
+      0,
+    );
+    assert.equal(
+      (await memo.get(ctx, 'part-contributors', () => branchContributors(ctx, 3), contributorsReads(3))).size,
+      0,
+    );
     assert.equal(await memo.get(ctx, 'part-compiled', async () => (await compiled(ctx.db, 3)).length, ofBranch(3)), 0);
     for (const [key, read] of [
       ['other', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '=', 4).execute()],
       ['unbound', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '>', 3).execute()],
-      ['or', () => ctx.db.selectFrom('object_changes').select('id').where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 1)])).execute()],
-      ['twice', () => ctx.db.selectFrom('object_changes').select('id').where('branch_id', '=', 3).where('id', 'in', (eb) => eb.selectFrom('object_changes').select('id')).execute()],
-      ['raw-or', async () => (await sql<{ id: number }>`select id from object_changes where branch_id = ${3} or id = 1`.execute(ctx.db)).rows],
+      [
+        'or',
+        () =>
+          ctx.db
+            .selectFrom('object_changes')
+            .select('id')
+            .where((eb) => eb.or([eb('branch_id', '=', 3), eb('id', '=', 1)]))
+            .execute(),
+      ],
+      [
+        'twice',
+        () =>
+          ctx.db
+            .selectFrom('object_changes')
+            .select('id')
+            .where('branch_id', '=', 3)
+            .where('id', 'in', (eb) => eb.selectFrom('object_changes').select('id'))
+            .execute(),
+      ],
+      [
+        'raw-or',
+        async () =>
+          (await sql<{ id: number }>`select id from object_changes where branch_id = ${3} or id = 1`.execute(ctx.db))
+            .rows,
+      ],
       ['compiled-other', () => compiled(ctx.db, 4)],
     ] as const) {
       await assert.rejects(memo.get(ctx, key, read, ofBranch(3)), UnnamedTableRead, key);
     }
     // A partition is covered, inside another answer, by itself or its whole table.
-    assert.equal(await memo.get(ctx, 'whole', () => memo.get(ctx, 'part-inner', async () => 1, ofBranch(3)), ['object_changes']), 1);
-    await assert.rejects(memo.get(ctx, 'outer-part', () => memo.get(ctx, 'part-inner-4', async () => 1, ofBranch(4)), ofBranch(3)), UnnamedTableRead);
+    assert.equal(
+      await memo.get(ctx, 'whole', () => memo.get(ctx, 'part-inner', async () => 1, ofBranch(3)), ['object_changes']),
+      1,
+    );
+    await assert.rejects(
+      memo.get(ctx, 'outer-part', () => memo.get(ctx, 'part-inner-4', async () => 1, ofBranch(4)), ofBranch(3)),
+      UnnamedTableRead,
+    );
     // An answer naming no tables depends on everything: nothing inside it is checked.
-    assert.equal(await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length), 1);
+    assert.equal(
+      await memo.get(ctx, 'all', async () => (await ctx.db.selectFrom('tokens').selectAll().execute()).length),
+      1,
+    );
   });
 
   it('shares an answer naming its tables between transactions that did not write them and reads outside', async () => {
@@ -341,7 +512,10 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
       assert.equal(await read(tx), 1);
       await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
       assert.equal(await read(tx), 1);
-      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      await tx.db
+        .insertInto('groups')
+        .values({ name: 'g', description: '', created: 'now', last_updated: 'now' })
+        .execute();
       // Its own write: computed again, for this transaction alone.
       assert.equal(await read(tx), 2);
     });
@@ -360,7 +534,8 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     const memo = new ReadMemo({ maxEntries: 100 }, svc.host.db);
     const ctx = ctxOf(svc);
     let computed = 0;
-    const read = (scope: { db: typeof svc.host.db; inTransaction: boolean }) => memo.get(scope, 'k', async () => ++computed);
+    const read = (scope: { db: typeof svc.host.db; inTransaction: boolean }) =>
+      memo.get(scope, 'k', async () => ++computed);
     assert.equal(await read(ctx), 1);
     await inTransaction(ctx, async (tx) => {
       // Nothing written yet: what the read before it computed is the committed state.
@@ -392,7 +567,10 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
     const read = countedGroupsRead(memo);
     await inTransaction(ctxOf(svc), async (tx) => {
       assert.equal(await read(tx), 1);
-      await tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute();
+      await tx.db
+        .insertInto('groups')
+        .values({ name: 'g', description: '', created: 'now', last_updated: 'now' })
+        .execute();
       memo.written(tx, 'k', 10, ['groups']);
       await tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute();
       assert.equal(await read(tx), 10);
@@ -422,7 +600,8 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
   });
   it('is bounded by size: the least recently used answers go until the estimated bytes fit the budget', async () => {
     // Answers of about 10 kB (a page of presented requests is a few times that), a budget of 35 kB.
-    const answer = (tag: string, n = 10) => Array.from({ length: n }, (_, i) => ({ tag, text: 'x'.repeat(1000 - 60), i }));
+    const answer = (tag: string, n = 10) =>
+      Array.from({ length: n }, (_, i) => ({ tag, text: 'x'.repeat(1000 - 60), i }));
     const one = estimateBytes(answer('a'));
     assert.ok(one > 9_000 && one < 12_000, `estimate ${one}`);
     const memo = new ReadMemo({ maxBytes: 35_000 });
@@ -509,7 +688,12 @@ describe('several instances on one database', () => {
     const db = {} as Kysely<unknown>;
     let next: DataVersions = versionsOf([]);
     readVersionWith(db, () => Promise.resolve(next));
-    const at = (global: number, groups: number) => versionsOf([{ id: 1, version: global }, { id: 2, version: global }, { id: tableVersionRow('groups'), version: groups }]);
+    const at = (global: number, groups: number) =>
+      versionsOf([
+        { id: 1, version: global },
+        { id: 2, version: global },
+        { id: tableVersionRow('groups'), version: groups },
+      ]);
     const read = countedGroupsRead(new ReadMemo({ maxEntries: 10 }));
     const scope = { db, inTransaction: false };
     next = at(5, 1);
@@ -529,10 +713,14 @@ describe('several instances on one database', () => {
   it("keeps an answer naming its tables across another instance's commits of other tables, never across one of them", async () => {
     const read = countedGroupsRead(new ReadMemo({ maxEntries: 100 }, b.host.db));
     assert.equal(await read(ctxOf(b)), 1);
-    await inTransaction(ctxOf(a), (tx) => tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute());
+    await inTransaction(ctxOf(a), (tx) =>
+      tx.db.updateTable('users').set({ first_name: 'A' }).where('username', '=', 'admin').execute(),
+    );
     assert.equal(await read(ctxOf(b)), 1);
     await inTransaction(ctxOf(b), async (tx) => assert.equal(await read(tx), 1));
-    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute());
+    await inTransaction(ctxOf(a), (tx) =>
+      tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute(),
+    );
     assert.equal(await read(ctxOf(b)), 2);
     await inTransaction(ctxOf(a), (tx) => tx.db.deleteFrom('groups').where('name', '=', 'g').execute());
     await inTransaction(ctxOf(b), async (tx) => assert.equal(await read(tx), 3));
@@ -549,15 +737,27 @@ describe('several instances on one database', () => {
     assert.equal(await branchRead(ctxOf(b)), 3);
     assert.equal(await branchRead(ctxOf(b)), 3);
     // A writer beside the service moves the data version alone: every table moves with it.
-    await a.host.db.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute();
+    await a.host.db
+      .updateTable('data_version')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', 1)
+      .execute();
     assert.equal(await read(ctxOf(b)), 4);
   });
 
   it("serves a kept answer before a write unchecked; the write's transaction confirms it under the write lock, and rolls back when another instance wrote its tables", async () => {
     const memo = new ReadMemo({ maxEntries: 100 }, b.host.db);
     const read = countedGroupsRead(memo);
-    const rename = (name: string) => (tx: { db: TestService['host']['db'] }) => tx.db.updateTable('users').set({ first_name: name }).where('username', '=', 'admin').execute();
-    const firstName = async () => (await b.host.db.selectFrom('users').select('first_name').where('username', '=', 'admin').executeTakeFirstOrThrow()).first_name;
+    const rename = (name: string) => (tx: { db: TestService['host']['db'] }) =>
+      tx.db.updateTable('users').set({ first_name: name }).where('username', '=', 'admin').execute();
+    const firstName = async () =>
+      (
+        await b.host.db
+          .selectFrom('users')
+          .select('first_name')
+          .where('username', '=', 'admin')
+          .executeTakeFirstOrThrow()
+      ).first_name;
     const unchecked = () => ({ db: b.host.db, inTransaction: false, unchecked: new UncheckedReads() });
     // Nothing kept yet: read as always, nothing to confirm.
     const first = unchecked();
@@ -573,7 +773,12 @@ describe('several instances on one database', () => {
     // Of its table: the write rolls back, and says so rather than the work's own failure.
     const stale = unchecked();
     assert.equal(await read(stale), 1);
-    await inTransaction(ctxOf(a), (tx) => tx.db.insertInto('groups').values({ name: 'moved', description: '', created: 'now', last_updated: 'now' }).execute());
+    await inTransaction(ctxOf(a), (tx) =>
+      tx.db
+        .insertInto('groups')
+        .values({ name: 'moved', description: '', created: 'now', last_updated: 'now' })
+        .execute(),
+    );
     await assert.rejects(inTransaction(ctxOf(b), rename('stale'), stale.unchecked), UncheckedReadsStale);
     await assert.rejects(
       inTransaction(
@@ -595,19 +800,31 @@ describe('several instances on one database', () => {
     assert.equal(local.unchecked.size, 0);
   });
 
-  it("refuses a write by an identity or permission another instance withdrew, and writes nothing; accepts one it granted", async () => {
+  it('refuses a write by an identity or permission another instance withdrew, and writes nothing; accepts one it granted', async () => {
     const alice = await actor(a, 'alice', [{ object_types: ['users.group'], actions: ['add', 'view'] }]);
     const onB = b.as(alice.key);
-    const created = async (name: string) => (await b.host.db.selectFrom('groups').select('id').where('name', '=', name).execute()).length;
+    const created = async (name: string) =>
+      (await b.host.db.selectFrom('groups').select('id').where('name', '=', name).execute()).length;
     assert.equal((await onB.post('/api/users/groups/', { name: 'g1' })).status, 201);
     assert.equal((await onB.post('/api/users/groups/', { name: 'g2' })).status, 201);
 
     const permissions = await a.admin.get('/api/users/permissions/');
-    for (const p of permissions.body.results) assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
+    for (const p of permissions.body.results)
+      assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
     assert.equal((await onB.post('/api/users/groups/', { name: 'g3' })).status, 403);
     assert.equal(await created('g3'), 0);
 
-    assert.equal((await a.admin.post('/api/users/permissions/', { name: 'again', object_types: ['users.group'], actions: ['add', 'view'], users: [alice.id] })).status, 201);
+    assert.equal(
+      (
+        await a.admin.post('/api/users/permissions/', {
+          name: 'again',
+          object_types: ['users.group'],
+          actions: ['add', 'view'],
+          users: [alice.id],
+        })
+      ).status,
+      201,
+    );
     assert.equal((await onB.post('/api/users/groups/', { name: 'g4' })).status, 201);
 
     assert.equal((await a.admin.patch(`/api/users/users/${alice.id}/`, { is_active: false })).status, 200);
@@ -623,7 +840,8 @@ describe('several instances on one database', () => {
     assert.equal((await onB.get('/api/users/users/')).status, 200);
 
     const permissions = await a.admin.get('/api/users/permissions/');
-    for (const p of permissions.body.results) assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
+    for (const p of permissions.body.results)
+      assert.equal((await a.admin.delete(`/api/users/permissions/${p.id}/`)).status, 204);
     assert.equal((await onB.get('/api/users/users/')).status, 403);
 
     assert.equal((await a.admin.patch(`/api/users/users/${alice.id}/`, { is_active: false })).status, 200);
@@ -663,7 +881,12 @@ if (!onPostgres) {
       return { release, done };
     }
 
-    const adminRow = () => svc.host.db.selectFrom('users').select(['first_name', 'last_name']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+    const adminRow = () =>
+      svc.host.db
+        .selectFrom('users')
+        .select(['first_name', 'last_name'])
+        .where('username', '=', 'admin')
+        .executeTakeFirstOrThrow();
 
     it('serves what a write transaction kept for the readers after it commits, at the versions it committed', async () => {
       await keptAtCommit(svc);
@@ -699,7 +922,12 @@ if (!onPostgres) {
       await adminRow();
       const reads = seen.filter((q) => q.startsWith('select "first_name"'));
       assert.deepEqual(
-        [seen.filter((q) => q === 'begin').length, seen.filter((q) => q.startsWith('update "users"')).length, seen.filter((q) => q === 'commit').length, reads.length],
+        [
+          seen.filter((q) => q === 'begin').length,
+          seen.filter((q) => q.startsWith('update "users"')).length,
+          seen.filter((q) => q === 'commit').length,
+          reads.length,
+        ],
         [1, 1, 1, 2],
         seen.join('\n'),
       );
@@ -708,11 +936,23 @@ if (!onPostgres) {
 
     it('reads the versions again only once something was committed: by this process or by another connection to the file', async () => {
       const first = readDataVersions(svc.host.db);
-      assert.equal(await readDataVersions(svc.host.db), await first, 'nothing committed: the same versions, not parsed again');
-      await inTransaction(ctxOf(svc), (tx) => tx.db.insertInto('groups').values({ name: 'g', description: '', created: 'now', last_updated: 'now' }).execute());
+      assert.equal(
+        await readDataVersions(svc.host.db),
+        await first,
+        'nothing committed: the same versions, not parsed again',
+      );
+      await inTransaction(ctxOf(svc), (tx) =>
+        tx.db
+          .insertInto('groups')
+          .values({ name: 'g', description: '', created: 'now', last_updated: 'now' })
+          .execute(),
+      );
       const afterOwn = readDataVersions(svc.host.db);
       assert.equal((await afterOwn).global, (await first).global + 1);
-      assert.notEqual((await afterOwn).rows.get(tableVersionRow('groups')), (await first).rows.get(tableVersionRow('groups')));
+      assert.notEqual(
+        (await afterOwn).rows.get(tableVersionRow('groups')),
+        (await first).rows.get(tableVersionRow('groups')),
+      );
       // A write outside a transaction is seen at once too.
       const before = await readDataVersions(svc.host.db);
       await bumpDataVersion(svc.host.db, ['groups']);
@@ -756,17 +996,40 @@ if (!onPostgres) {
       const compute = async () => ++computed;
       assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 1);
       const kept = memo.get(scope, 'served at once', compute, ['groups']);
-      assert.equal(memo.get(scope, 'served at once', compute, ['groups']), kept, 'the kept promise itself, with no read of the versions to wait for');
+      assert.equal(
+        memo.get(scope, 'served at once', compute, ['groups']),
+        kept,
+        'the kept promise itself, with no read of the versions to wait for',
+      );
       assert.equal(await kept, 1);
-      await inTransaction(ctxOf(svc), (tx) => tx.db.insertInto('groups').values({ name: 'served', description: '', created: 'now', last_updated: 'now' }).execute());
-      assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 2, 'its table written: computed afresh');
+      await inTransaction(ctxOf(svc), (tx) =>
+        tx.db
+          .insertInto('groups')
+          .values({ name: 'served', description: '', created: 'now', last_updated: 'now' })
+          .execute(),
+      );
+      assert.equal(
+        await memo.get(scope, 'served at once', compute, ['groups']),
+        2,
+        'its table written: computed afresh',
+      );
       await bumpDataVersion(svc.host.db, ['webhooks']);
-      assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 2, 'another table written: still kept');
+      assert.equal(
+        await memo.get(scope, 'served at once', compute, ['groups']),
+        2,
+        'another table written: still kept',
+      );
       const other = new SQLite(join(dir, 'one.sqlite'));
       try {
-        other.prepare('update "data_version" set "version" = "version" + 1 where "id" in (1, ?)').run(tableVersionRow('groups'));
+        other
+          .prepare('update "data_version" set "version" = "version" + 1 where "id" in (1, ?)')
+          .run(tableVersionRow('groups'));
         versionsMayHaveMoved();
-        assert.equal(await memo.get(scope, 'served at once', compute, ['groups']), 3, "another connection's commit of its table, once a request arrived: computed afresh");
+        assert.equal(
+          await memo.get(scope, 'served at once', compute, ['groups']),
+          3,
+          "another connection's commit of its table, once a request arrived: computed afresh",
+        );
       } finally {
         other.close();
       }
@@ -807,7 +1070,11 @@ if (!onPostgres) {
         await held;
       });
       await inside;
-      const write = svc.host.db.updateTable('users').set({ last_name: 'Waited' }).where('username', '=', 'admin').execute();
+      const write = svc.host.db
+        .updateTable('users')
+        .set({ last_name: 'Waited' })
+        .where('username', '=', 'admin')
+        .execute();
       try {
         assert.notEqual(await read(), 'Waited');
       } finally {
@@ -820,7 +1087,10 @@ if (!onPostgres) {
 
     it('checkpoints the write-ahead log every 1,000 pages and cuts its file back to 16 MB after a larger transaction', async () => {
       const pragma = async (name: string) =>
-        inTransaction(ctxOf(svc), async (tx) => Object.values((await sql.raw(`pragma ${name}`).execute(tx.db)).rows[0] as object)[0] as unknown);
+        inTransaction(
+          ctxOf(svc),
+          async (tx) => Object.values((await sql.raw(`pragma ${name}`).execute(tx.db)).rows[0] as object)[0] as unknown,
+        );
       assert.equal(await pragma('wal_autocheckpoint'), 1000);
       assert.equal(await pragma('journal_size_limit'), 16 * 1024 * 1024);
       // 24 MB in one transaction, then two small ones: the first checkpoints, the next starts the log again.
@@ -848,7 +1118,9 @@ if (!onPostgres) {
           .where((eb) => foldedLike(db, eb.ref('first_name'), '%élodie%'))
           .execute();
       assert.deepEqual(await folded(svc.host.db), [{ username: 'admin' }]);
-      await inTransaction(ctxOf(svc), async (tx) => assert.deepEqual(await folded(tx.db as typeof svc.host.db), [{ username: 'admin' }]));
+      await inTransaction(ctxOf(svc), async (tx) =>
+        assert.deepEqual(await folded(tx.db as typeof svc.host.db), [{ username: 'admin' }]),
+      );
     });
   });
 }

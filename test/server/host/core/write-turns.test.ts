@@ -50,9 +50,17 @@ describe('turns to write', () => {
           working++;
           most = Math.max(most, working);
           try {
-            await tx.db.updateTable('users').set({ last_name: `turn ${i}` }).where('username', '=', 'admin').execute();
+            await tx.db
+              .updateTable('users')
+              .set({ last_name: `turn ${i}` })
+              .where('username', '=', 'admin')
+              .execute();
             if (i % 3 === 0) throw new Error(`refused ${i}`);
-            await tx.db.selectFrom('users').select('last_name').where('username', '=', 'admin').executeTakeFirstOrThrow();
+            await tx.db
+              .selectFrom('users')
+              .select('last_name')
+              .where('username', '=', 'admin')
+              .executeTakeFirstOrThrow();
           } finally {
             working--;
           }
@@ -63,7 +71,12 @@ describe('turns to write', () => {
         Array.from({ length: 12 }, (_, i) => ((i + 1) % 3 === 0 ? 'rejected' : 'fulfilled')),
       );
       // On SQLite the writer itself runs one transaction at a time; what waits for it has begun.
-      if (onPostgres) assert.equal(most, 2, `at most two at once, and two: the next waits for the lock while one writes (saw ${most})`);
+      if (onPostgres)
+        assert.equal(
+          most,
+          2,
+          `at most two at once, and two: the next waits for the lock while one writes (saw ${most})`,
+        );
       else assert.ok(most >= 1);
       assert.equal(svc.host.writeTurns?.waiting ?? 0, 0);
       // Every turn was given back: as many transactions as there are turns run at once again.

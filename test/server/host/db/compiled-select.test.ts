@@ -13,7 +13,8 @@ describe('compiled selects: built and compiled once, run with new values', () =>
   let svc: TestService;
   before(async () => {
     svc = await startService();
-    for (const username of ['ann', 'bob']) assert.equal((await svc.admin.post('/api/users/users/', { username })).status, 201);
+    for (const username of ['ann', 'bob'])
+      assert.equal((await svc.admin.post('/api/users/users/', { username })).status, 201);
   });
   after(async () => svc.close());
 
@@ -21,10 +22,23 @@ describe('compiled selects: built and compiled once, run with new values', () =>
     let built = 0;
     const byName = compiledSelect((db: Queryable, username: string, above: number) => {
       built++;
-      return db.selectFrom('users').select(['username', 'first_name']).where('username', '=', username).where('id', '>', above).limit(5);
+      return db
+        .selectFrom('users')
+        .select(['username', 'first_name'])
+        .where('username', '=', username)
+        .where('id', '>', above)
+        .limit(5);
     });
-    const direct = (username: string) => svc.host.db.selectFrom('users').select(['username', 'first_name']).where('username', '=', username).where('id', '>', 0).limit(5).execute();
-    for (const name of ['ann', 'bob', 'nobody']) assert.deepEqual(await byName(svc.host.db, name, 0), await direct(name));
+    const direct = (username: string) =>
+      svc.host.db
+        .selectFrom('users')
+        .select(['username', 'first_name'])
+        .where('username', '=', username)
+        .where('id', '>', 0)
+        .limit(5)
+        .execute();
+    for (const name of ['ann', 'bob', 'nobody'])
+      assert.deepEqual(await byName(svc.host.db, name, 0), await direct(name));
     assert.deepEqual(await byName(svc.host.db, 'ann', 1_000_000), []);
     await inTransaction(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url }), async (tx) => {
       await tx.db.updateTable('users').set({ first_name: 'Ann' }).where('username', '=', 'ann').execute();
@@ -33,7 +47,7 @@ describe('compiled selects: built and compiled once, run with new values', () =>
     assert.equal(built, 1);
   });
 
-  it('compiles without entering the audit\'s store when the audit is off (as in the service: once entered, every promise is tracked)', async () => {
+  it("compiles without entering the audit's store when the audit is off (as in the service: once entered, every promise is tracked)", async () => {
     const run = AsyncLocalStorage.prototype.run;
     let entered = 0;
     AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
@@ -42,7 +56,10 @@ describe('compiled selects: built and compiled once, run with new values', () =>
     } as typeof run;
     const was = auditingMemoReads();
     try {
-      const build = () => compiledSelect((db: Queryable, username: string) => db.selectFrom('users').select('username').where('username', '=', username));
+      const build = () =>
+        compiledSelect((db: Queryable, username: string) =>
+          db.selectFrom('users').select('username').where('username', '=', username),
+        );
       auditMemoReads(false);
       assert.deepEqual(await build()(svc.host.db, 'ann'), [{ username: 'ann' }]);
       assert.equal(entered, 0);
@@ -56,7 +73,9 @@ describe('compiled selects: built and compiled once, run with new values', () =>
   });
 
   it('refuses a select that does not use the values it is given', async () => {
-    const unused = compiledSelect((db: Queryable, _id: number) => db.selectFrom('users').select('id').where('id', '=', 1));
+    const unused = compiledSelect((db: Queryable, _id: number) =>
+      db.selectFrom('users').select('id').where('id', '=', 1),
+    );
     await assert.rejects(unused(svc.host.db, 2), /does not use its values/);
   });
 
@@ -77,24 +96,51 @@ describe('compiled selects: built and compiled once, run with new values', () =>
     assert.equal(built, 1);
     await rename(svc.host.db, { first_name: 'Anne', last_name: 'Lee' }, 'ann');
     assert.equal(built, 2, 'another set of fields is another statement');
-    const names = await svc.host.db.selectFrom('users').select(['username', 'first_name', 'last_name']).where('username', 'in', ['ann', 'bob']).orderBy('username').execute();
+    const names = await svc.host.db
+      .selectFrom('users')
+      .select(['username', 'first_name', 'last_name'])
+      .where('username', 'in', ['ann', 'bob'])
+      .orderBy('username')
+      .execute();
     assert.deepEqual(names, [
       { username: 'ann', first_name: 'Anne', last_name: 'Lee' },
       { username: 'bob', first_name: 'Bob', last_name: '' },
     ]);
     // A field that is not a plain value (an expression) is built afresh, as it is.
-    const expression = (text: string): WriteFields => ({ first_name: sql<string>`${text}` }) as Record<string, unknown> as WriteFields;
+    const expression = (text: string): WriteFields =>
+      ({ first_name: sql<string>`${text}` }) as Record<string, unknown> as WriteFields;
     await rename(svc.host.db, expression('Annie'), 'ann');
     assert.equal(built, 3);
     await rename(svc.host.db, expression('Ann'), 'ann');
     assert.equal(built, 4);
-    assert.equal((await svc.host.db.selectFrom('users').select('first_name').where('username', '=', 'ann').executeTakeFirstOrThrow()).first_name, 'Ann');
+    assert.equal(
+      (
+        await svc.host.db
+          .selectFrom('users')
+          .select('first_name')
+          .where('username', '=', 'ann')
+          .executeTakeFirstOrThrow()
+      ).first_name,
+      'Ann',
+    );
   });
 
   it('tells the partitions an insert writes, from the values of each run', async () => {
-    const record = compiledWrite<[], { id: number }>((db, fields) => db.insertInto('object_changes').values(fields).returning('id'));
+    const record = compiledWrite<[], { id: number }>((db, fields) =>
+      db.insertInto('object_changes').values(fields).returning('id'),
+    );
     const entry = (branchId: number | null) => ({
-      time: '2026-01-01T00:00:00.000Z', user_id: null, user_name: 'test', request_id: 'test', action: 'update', changed_object_type: 'test', changed_object_id: 1, object_repr: 'x', prechange_data: null, postchange_data: null, branch_id: branchId,
+      time: '2026-01-01T00:00:00.000Z',
+      user_id: null,
+      user_name: 'test',
+      request_id: 'test',
+      action: 'update',
+      changed_object_type: 'test',
+      changed_object_id: 1,
+      object_repr: 'x',
+      prechange_data: null,
+      postchange_data: null,
+      branch_id: branchId,
     });
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
     await inTransaction(ctx, async (tx) => {
@@ -105,7 +151,11 @@ describe('compiled selects: built and compiled once, run with new values', () =>
       await record(tx.db, entry(8));
       assert.equal(writesThrough(tx.db, [partitionName('object_changes', 8)]), 1);
       assert.equal(writesThrough(tx.db, ['object_changes']), 2);
-      await tx.db.deleteFrom('object_changes').where('request_id', '=', 'test').where('changed_object_type', '=', 'test').execute();
+      await tx.db
+        .deleteFrom('object_changes')
+        .where('request_id', '=', 'test')
+        .where('changed_object_type', '=', 'test')
+        .execute();
     });
   });
 });

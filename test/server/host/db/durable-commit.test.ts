@@ -54,7 +54,8 @@ if (onPostgres) {
       return seen;
     };
 
-    const valueOf = async (id: number) => (await sql<{ value: string }>`select value from kept where id = ${id}`.execute(durable.db)).rows[0];
+    const valueOf = async (id: number) =>
+      (await sql<{ value: string }>`select value from kept where id = ${id}`.execute(durable.db)).rows[0];
     /** A write held back to go with the transaction's next statement. */
     const held = (query: ReturnType<typeof sql>) => sql`${query} ${sql.raw(SENT_WITH_NEXT)}`;
 
@@ -64,13 +65,21 @@ if (onPostgres) {
         const seen = await statementsOf(durable, () =>
           durable.db.transaction().execute(async (trx) => {
             await sql`insert into kept (id, value) values (${i}, ${`row ${i}`})`.execute(trx);
-            written = (await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(trx)).rows[0]!.lsn;
+            written = (await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(trx))
+              .rows[0]!.lsn;
           }),
         );
         // Asked at once, on another connection: the log is on disk at least as far as the writes.
-        const { rows } = await admin.query<{ flushed: boolean }>('select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed', [written]);
+        const { rows } = await admin.query<{ flushed: boolean }>(
+          'select pg_current_wal_flush_lsn() >= $1::pg_lsn as flushed',
+          [written],
+        );
         assert.equal(rows[0]!.flushed, true, `the log was not flushed past ${written} when the commit answered`);
-        assert.equal(seen.at(-1), "set local synchronous_commit to off; commit; select pg_logical_emit_message(true, 'change-control', '')", seen.join('\n'));
+        assert.equal(
+          seen.at(-1),
+          "set local synchronous_commit to off; commit; select pg_logical_emit_message(true, 'change-control', '')",
+          seen.join('\n'),
+        );
         assert.equal((await valueOf(i))?.value, `row ${i}`);
       }
     });
@@ -81,7 +90,10 @@ if (onPostgres) {
           await held(sql`update kept set value = ${'held'} where id = ${1}`).execute(trx);
         }),
       );
-      assert.match(seen.at(-1)!, /^begin; .*; update kept set value = 'held' where id = '?1'? \/\* sent with the next statement \*\/; set local synchronous_commit to off; commit; select pg_logical_emit_message\(true, 'change-control', ''\)$/s);
+      assert.match(
+        seen.at(-1)!,
+        /^begin; .*; update kept set value = 'held' where id = '?1'? \/\* sent with the next statement \*\/; set local synchronous_commit to off; commit; select pg_logical_emit_message\(true, 'change-control', ''\)$/s,
+      );
       assert.equal((await valueOf(1))?.value, 'held');
 
       // The held write fails when the COMMIT's text runs: neither COMMIT nor the barrier runs after it.

@@ -14,7 +14,10 @@ describe('migrations: the schema helpers build the SQL they stand for', () => {
   it('a keyed table with its stamps, given at each insert or defaulting to now', () => {
     const db = schemaOf();
     const now = nowText(db);
-    const helped = keyedTable(db, 't').addColumn('name', 'text', (c) => c.notNull()).$call(stamps()).compile().sql;
+    const helped = keyedTable(db, 't')
+      .addColumn('name', 'text', (c) => c.notNull())
+      .$call(stamps())
+      .compile().sql;
     const longhand = db.schema
       .createTable('t')
       .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
@@ -35,7 +38,11 @@ describe('migrations: the schema helpers build the SQL they stand for', () => {
 
   it('foreign keys deleted with their row, or cleared', () => {
     const db = schemaOf();
-    const helped = db.schema.createTable('c').addColumn('owner_id', 'integer', ownedBy('owners')).addColumn('ref_id', 'integer', clearedWith('refs')).compile().sql;
+    const helped = db.schema
+      .createTable('c')
+      .addColumn('owner_id', 'integer', ownedBy('owners'))
+      .addColumn('ref_id', 'integer', clearedWith('refs'))
+      .compile().sql;
     const longhand = db.schema
       .createTable('c')
       .addColumn('owner_id', 'integer', (c) => c.notNull().references('owners.id').onDelete('cascade'))

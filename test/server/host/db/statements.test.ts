@@ -17,8 +17,17 @@ describe('database statements: writes sent with the next statement', () => {
   const svc = suiteService();
 
   const ctx = () => createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
-  const version = async () => (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow()).version;
-  const firstName = async (username: string) => (await svc.host.db.selectFrom('users').select('first_name').where('username', '=', username).executeTakeFirstOrThrow()).first_name;
+  const version = async () =>
+    (await svc.host.db.selectFrom('data_version').select('version').where('id', '=', 1).executeTakeFirstOrThrow())
+      .version;
+  const firstName = async (username: string) =>
+    (
+      await svc.host.db
+        .selectFrom('users')
+        .select('first_name')
+        .where('username', '=', username)
+        .executeTakeFirstOrThrow()
+    ).first_name;
   const rename = (db: TestService['host']['db'], username: string, first: string) =>
     sentWithNext(db.updateTable('users').set({ first_name: first }).where('username', '=', username)).execute();
 
@@ -29,10 +38,23 @@ describe('database statements: writes sent with the next statement', () => {
     try {
       await inTransaction(ctx(), async (tx) => {
         await rename(tx.db, 'admin', `O'Brien \\ $1 "x"`);
-        assert.equal((await tx.db.selectFrom('users').select('first_name').where('username', '=', 'admin').executeTakeFirstOrThrow()).first_name, `O'Brien \\ $1 "x"`);
+        assert.equal(
+          (
+            await tx.db
+              .selectFrom('users')
+              .select('first_name')
+              .where('username', '=', 'admin')
+              .executeTakeFirstOrThrow()
+          ).first_name,
+          `O'Brien \\ $1 "x"`,
+        );
         // A statement with a quote of its own: the held write goes first, by itself.
         await rename(tx.db, 'admin', 'Second');
-        assert.equal((await sql<{ n: string }>`select first_name as n from users where username = 'admin'`.execute(tx.db)).rows[0]!.n, 'Second');
+        assert.equal(
+          (await sql<{ n: string }>`select first_name as n from users where username = 'admin'`.execute(tx.db)).rows[0]!
+            .n,
+          'Second',
+        );
         // The last write of the transaction goes with COMMIT.
         await rename(tx.db, 'admin', 'Third');
       });
@@ -45,7 +67,10 @@ describe('database statements: writes sent with the next statement', () => {
       const held = seen.filter((q) => q.includes('/* sent with the next statement */'));
       assert.equal(held.length, 3, seen.join('\n'));
       // The transaction's first round trip: BEGIN (the lock, the versions), the write, the read.
-      assert.match(held[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; update "users" set "first_name" = +E?'O''Brien .*; select "first_name" from "users"/);
+      assert.match(
+        held[0]!,
+        /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; update "users" set "first_name" = +E?'O''Brien .*; select "first_name" from "users"/,
+      );
       assert.match(held[1]!, /^update "users" .*Second.*\*\/$/, 'sent by itself before the quoted statement');
       assert.match(held[2]!, new RegExp(`^update "users" .*Third.*; insert into "data_version" .*; ${COMMIT_TEXT}$`));
     }
@@ -58,7 +83,9 @@ describe('database statements: writes sent with the next statement', () => {
     await assert.rejects(
       inTransaction(ctx(), async (tx) => {
         await tx.db.updateTable('users').set({ first_name: 'Before' }).where('username', '=', 'admin').execute();
-        await sentWithNext(tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin')).execute();
+        await sentWithNext(
+          tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin'),
+        ).execute();
         await tx.db.selectFrom('users').select('id').execute();
       }),
     );
@@ -66,7 +93,9 @@ describe('database statements: writes sent with the next statement', () => {
     await assert.rejects(
       inTransaction(ctx(), async (tx) => {
         await tx.db.updateTable('users').set({ first_name: 'Before' }).where('username', '=', 'admin').execute();
-        await sentWithNext(tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin')).execute();
+        await sentWithNext(
+          tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin'),
+        ).execute();
       }),
     );
     // A held write, then the transaction fails for another reason.
@@ -80,12 +109,17 @@ describe('database statements: writes sent with the next statement', () => {
     // On PostgreSQL the held writes go as prepared statements, prepared in the same text when
     // the connection has not prepared them yet: the first fails, so the second's `prepare`
     // never runs. It is prepared again when it is next sent, on whichever connection.
-    const lastName = (db: TestService['host']['db'], value: string) => sentWithNext(db.updateTable('users').set({ last_name: value }).where('username', '=', 'admin').where('id', '>', 0)).execute();
+    const lastName = (db: TestService['host']['db'], value: string) =>
+      sentWithNext(
+        db.updateTable('users').set({ last_name: value }).where('username', '=', 'admin').where('id', '>', 0),
+      ).execute();
     for (let i = 0; i < 3; i++) {
       await assert.rejects(
         inTransaction(ctx(), async (tx) => {
           await tx.db.selectFrom('users').select('id').where('username', '=', 'admin').execute();
-          await sentWithNext(tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin').where('id', '>', 0)).execute();
+          await sentWithNext(
+            tx.db.updateTable('users').set({ username: 'taken' }).where('username', '=', 'admin').where('id', '>', 0),
+          ).execute();
           await lastName(tx.db, `Never ${i}`);
         }),
       );
@@ -93,7 +127,16 @@ describe('database statements: writes sent with the next statement', () => {
         await tx.db.selectFrom('users').select('id').where('username', '=', 'admin').execute();
         await lastName(tx.db, `Written ${i}`);
       });
-      assert.equal((await svc.host.db.selectFrom('users').select('last_name').where('username', '=', 'admin').executeTakeFirstOrThrow()).last_name, `Written ${i}`);
+      assert.equal(
+        (
+          await svc.host.db
+            .selectFrom('users')
+            .select('last_name')
+            .where('username', '=', 'admin')
+            .executeTakeFirstOrThrow()
+        ).last_name,
+        `Written ${i}`,
+      );
     }
     assert.equal(await firstName('admin'), 'Third');
     assert.equal(await version(), v0 + 3);
@@ -123,11 +166,19 @@ describe('database statements: writes sent with the next statement', () => {
       assert.notEqual(await firstName('admin'), 'Dropped');
       // The first statement, a read with its values: in the round trip that begins, and answered.
       seen.length = 0;
-      const read = await inTransaction(ctx(), async (tx) => (await tx.db.selectFrom('users').select('username').where('username', '=', 'admin').executeTakeFirstOrThrow()).username);
+      const read = await inTransaction(
+        ctx(),
+        async (tx) =>
+          (await tx.db.selectFrom('users').select('username').where('username', '=', 'admin').executeTakeFirstOrThrow())
+            .username,
+      );
       assert.equal(read, 'admin');
       if (onPostgres) {
         assert.equal(seen.length, 2, seen.join('\n'));
-        assert.match(seen[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select "username" from "users" where "username" = 'admin'$/);
+        assert.match(
+          seen[0]!,
+          /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select "username" from "users" where "username" = 'admin'$/,
+        );
         assert.equal(seen[1], 'commit');
       }
       // A first statement that fails ends the transaction: its error, nothing written, the connection usable.
@@ -145,11 +196,25 @@ describe('database statements: writes sent with the next statement', () => {
   });
 
   it("write a value into the text as the driver's own quoting does, whatever its quotes and backslashes", () => {
-    const samples = ['', 'plain', "O'Brien", "''", '\\', 'a\\b', "it's a \\ path", "\\'", 'E\'x\'', '$1 "x" ;', 'ünïcødé \u{1F600}', '\n\t'];
+    const samples = [
+      '',
+      'plain',
+      "O'Brien",
+      "''",
+      '\\',
+      'a\\b',
+      "it's a \\ path",
+      "\\'",
+      "E'x'",
+      '$1 "x" ;',
+      'ünïcødé \u{1F600}',
+      '\n\t',
+    ];
     // And some random ones, mostly of the characters that matter.
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
-    for (let n = 0; n < 200; n++) samples.push(Array.from({ length: next() % 12 }, () => "ab'\\ é\"$"[next() % 8]).join(''));
+    for (let n = 0; n < 200; n++)
+      samples.push(Array.from({ length: next() % 12 }, () => 'ab\'\\ é"$'[next() % 8]).join(''));
     for (const text of samples) assert.equal(quoted(text), pg.escapeLiteral(text), JSON.stringify(text));
   });
 
@@ -157,7 +222,9 @@ describe('database statements: writes sent with the next statement', () => {
     const onPostgres = databaseKind(svc.host.db) === 'postgres';
     const nul = 'a\0b';
     const refused = (err: unknown) => (err as { code?: string }).code === '22021';
-    const read = inTransaction(ctx(), async (tx) => tx.db.selectFrom('users').select('id').where('username', '=', nul).execute());
+    const read = inTransaction(ctx(), async (tx) =>
+      tx.db.selectFrom('users').select('id').where('username', '=', nul).execute(),
+    );
     if (onPostgres) await assert.rejects(read, refused);
     else assert.deepEqual(await read, []);
     const held = inTransaction(ctx(), async (tx) => {

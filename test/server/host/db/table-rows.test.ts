@@ -11,15 +11,25 @@ describe('repositories: the row-by-id queries of a keyed table', () => {
   const at = '2026-11-01T09:00:00.000Z';
 
   it('inserts (answering the id, or the stored row), reads, updates and removes one row by its id', async () => {
-    const id = await d.write((tx) => groups.insert(tx, { name: 'ops', description: '', created: at, last_updated: at }));
-    const stored = await d.write((tx) => groups.insertRow(tx, { name: 'dev', description: 'd', created: at, last_updated: at }));
+    const id = await d.write((tx) =>
+      groups.insert(tx, { name: 'ops', description: '', created: at, last_updated: at }),
+    );
+    const stored = await d.write((tx) =>
+      groups.insertRow(tx, { name: 'dev', description: 'd', created: at, last_updated: at }),
+    );
     assert.equal(stored.name, 'dev');
     assert.notEqual(stored.id, id);
     assert.equal((await groups.byId(d.ctx(), id))?.name, 'ops');
     assert.equal(await groups.exists(d.ctx(), id), true);
 
     await d.write((tx) => groups.update(tx, id, { description: 'operations' }));
-    assert.deepEqual(await groups.byId(d.ctx(), id), { id, name: 'ops', description: 'operations', created: at, last_updated: at });
+    assert.deepEqual(await groups.byId(d.ctx(), id), {
+      id,
+      name: 'ops',
+      description: 'operations',
+      created: at,
+      last_updated: at,
+    });
     assert.equal((await groups.byId(d.ctx(), stored.id))?.description, 'd', 'only the row named is updated');
 
     await d.write((tx) => groups.remove(tx, id));
@@ -29,7 +39,9 @@ describe('repositories: the row-by-id queries of a keyed table', () => {
   });
 
   it('tells whether another row than the one named holds a value', async () => {
-    const id = await d.write((tx) => groups.insert(tx, { name: 'net', description: '', created: at, last_updated: at }));
+    const id = await d.write((tx) =>
+      groups.insert(tx, { name: 'net', description: '', created: at, last_updated: at }),
+    );
     assert.equal(await groups.taken(d.ctx(), 'name', 'net'), true);
     assert.equal(await groups.taken(d.ctx(), 'name', 'net', null), true);
     assert.equal(await groups.taken(d.ctx(), 'name', 'net', id), false, 'the row itself does not take its own name');

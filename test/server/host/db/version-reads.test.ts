@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type OpenDatabase } from '../../../../server/host/db/database';
-import { createDataVersion, readDataVersions, VERSION_READS_IN_FLIGHT, VERSIONS_READ_SQL, type DataVersions } from '../../../../server/host/db/data-version';
+import {
+  createDataVersion,
+  readDataVersions,
+  VERSION_READS_IN_FLIGHT,
+  VERSIONS_READ_SQL,
+  type DataVersions,
+} from '../../../../server/host/db/data-version';
 import { newTestSchemaUrl, onPostgres, TEST_DATABASE_URL } from '../../../support/database';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -39,7 +45,12 @@ if (onPostgres) {
 
     /** How many reads of the versions are on their way (waiting for the table's lock). */
     const waitingReads = async () =>
-      (await watcher.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where query = $1 and wait_event_type = 'Lock'`, [VERSIONS_READ_SQL])).rows[0]!.n;
+      (
+        await watcher.query<{ n: number }>(
+          `select count(*)::int as n from pg_stat_activity where query = $1 and wait_event_type = 'Lock'`,
+          [VERSIONS_READ_SQL],
+        )
+      ).rows[0]!.n;
 
     it('sends the next read at the end of the turn while one is on its way, two at most, shared by every caller that asked before it went', async () => {
       assert.equal(VERSION_READS_IN_FLIGHT, 2);

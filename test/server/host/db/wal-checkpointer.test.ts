@@ -19,7 +19,13 @@ describe('database file: the checkpointer thread', () => {
   let checkpointer: WalCheckpointer;
   // Each write below adds about 5 pages (a 16 kB row). The thread starts once writes have added 20
   // pages (within an hour).
-  const settings: CheckpointerSettings = { startPages: 20, startWindowMs: 3_600_000, checkpointPages: 100, backstopPages: 100_000, idleMs: 60_000 };
+  const settings: CheckpointerSettings = {
+    startPages: 20,
+    startWindowMs: 3_600_000,
+    checkpointPages: 100,
+    backstopPages: 100_000,
+    idleMs: 60_000,
+  };
 
   async function open(overrides: Partial<CheckpointerSettings> = {}): Promise<void> {
     database = openDatabase(file, { checkpointer: { ...settings, ...overrides } });
@@ -27,9 +33,15 @@ describe('database file: the checkpointer thread', () => {
     await sql`create table filler (id integer primary key, x blob)`.execute(database.db);
   }
 
-  const write = () => database.db.transaction().execute((tx) => sql`insert into filler (x) values (zeroblob(16384))`.execute(tx));
+  const write = () =>
+    database.db.transaction().execute((tx) => sql`insert into filler (x) values (zeroblob(16384))`.execute(tx));
   const autocheckpoint = async () =>
-    database.db.transaction().execute(async (tx) => Object.values((await sql.raw('pragma wal_autocheckpoint').execute(tx)).rows[0] as object)[0] as number);
+    database.db
+      .transaction()
+      .execute(
+        async (tx) =>
+          Object.values((await sql.raw('pragma wal_autocheckpoint').execute(tx)).rows[0] as object)[0] as number,
+      );
   const logBytes = () => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
   /** The largest the log file grew over `count` writes, each followed by what the checkpointer started. */
   async function writeMany(count: number): Promise<number> {
@@ -45,7 +57,8 @@ describe('database file: the checkpointer thread', () => {
     while (checkpointer.state === 'off') await write();
     await checkpointer.running();
   }
-  const rowCount = async () => (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
+  const rowCount = async () =>
+    (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
   /** Once the database is closed: a connection reading no log finds `rows` rows in the file itself. */
   function findInFile(rows: number): void {
     const plain = new SQLite(file, { readonly: true });

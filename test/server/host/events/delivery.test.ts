@@ -24,8 +24,17 @@ interface RuleOptions {
 }
 
 /** A webhook aimed at the receiver and an event rule on groups that uses it. */
-async function hookUpGroups(svc: TestService, receiver: Receiver, hook: HookOptions = {}, rule: RuleOptions = {}): Promise<{ webhook: number; rule: number }> {
-  const w = await svc.admin.post('/api/extras/webhooks/', { name: `hook-${rule.name ?? 'r'}`, payload_url: receiver.url(), ...hook });
+async function hookUpGroups(
+  svc: TestService,
+  receiver: Receiver,
+  hook: HookOptions = {},
+  rule: RuleOptions = {},
+): Promise<{ webhook: number; rule: number }> {
+  const w = await svc.admin.post('/api/extras/webhooks/', {
+    name: `hook-${rule.name ?? 'r'}`,
+    payload_url: receiver.url(),
+    ...hook,
+  });
   assert.equal(w.status, 201, JSON.stringify(w.body));
   const r = await svc.admin.post('/api/extras/event-rules/', {
     name: rule.name ?? 'r',
@@ -52,7 +61,10 @@ async function outbox(svc: TestService) {
 
 /** The outbox holds exactly one delivery, in `state` after `attempts` attempts. */
 async function expectOneDelivery(svc: TestService, state: string, attempts: number): Promise<void> {
-  assert.deepEqual((await outbox(svc)).map((r) => [r.state, r.attempts]), [[state, attempts]]);
+  assert.deepEqual(
+    (await outbox(svc)).map((r) => [r.state, r.attempts]),
+    [[state, attempts]],
+  );
 }
 
 describe('extras: webhook delivery', () => {
@@ -77,7 +89,14 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.path, '/hook');
     assert.equal(request!.headers['content-type'], 'application/json');
     const payload = JSON.parse(request!.body);
-    assert.deepEqual(Object.keys(payload).sort(), ['data', 'event', 'object_type', 'request', 'snapshots', 'timestamp']);
+    assert.deepEqual(Object.keys(payload).sort(), [
+      'data',
+      'event',
+      'object_type',
+      'request',
+      'snapshots',
+      'timestamp',
+    ]);
     assert.deepEqual(Object.keys(payload.request).sort(), ['id', 'user']);
     assert.deepEqual(Object.keys(payload.snapshots).sort(), ['postchange', 'prechange']);
     assert.equal(payload.username, undefined);
@@ -91,7 +110,9 @@ describe('extras: webhook delivery', () => {
     assert.equal(payload.snapshots.postchange.name, 'netops');
     assert.equal(payload.request.user, 'admin');
 
-    const change = await svc.admin.get(`/api/core/object-changes/?changed_object_type=users.group&changed_object_id=${created.body.id}`);
+    const change = await svc.admin.get(
+      `/api/core/object-changes/?changed_object_type=users.group&changed_object_id=${created.body.id}`,
+    );
     assert.equal(payload.request.id, change.body.results[0].request_id);
 
     const expected = createHmac('sha512', 'topsecret').update(request!.body).digest('hex');
@@ -160,10 +181,30 @@ describe('extras: webhook delivery', () => {
       failed = true;
       return 500;
     };
-    const { webhook } = await hookUpGroups(svc, receiver, { additional_headers: 'X-Change-Control-Delivery: forged' }, { event_types: ['object_created', 'object_updated'] });
-    await svc.admin.post('/api/extras/event-rules/', { name: 'second', object_types: ['users.group'], event_types: ['object_created'], action_type: 'webhook', action_object_id: webhook });
-    const other = await svc.admin.post('/api/extras/webhooks/', { name: 'other-hook', payload_url: receiver.url('/other') });
-    await svc.admin.post('/api/extras/event-rules/', { name: 'third', object_types: ['users.group'], event_types: ['object_created'], action_type: 'webhook', action_object_id: other.body.id });
+    const { webhook } = await hookUpGroups(
+      svc,
+      receiver,
+      { additional_headers: 'X-Change-Control-Delivery: forged' },
+      { event_types: ['object_created', 'object_updated'] },
+    );
+    await svc.admin.post('/api/extras/event-rules/', {
+      name: 'second',
+      object_types: ['users.group'],
+      event_types: ['object_created'],
+      action_type: 'webhook',
+      action_object_id: webhook,
+    });
+    const other = await svc.admin.post('/api/extras/webhooks/', {
+      name: 'other-hook',
+      payload_url: receiver.url('/other'),
+    });
+    await svc.admin.post('/api/extras/event-rules/', {
+      name: 'third',
+      object_types: ['users.group'],
+      event_types: ['object_created'],
+      action_type: 'webhook',
+      action_object_id: other.body.id,
+    });
     const group = await svc.admin.post('/api/users/groups/', { name: 'netops' });
     await svc.admin.patch(`/api/users/groups/${group.body.id}/`, { description: 'changed' });
     const worker = workerOf(svc);
@@ -172,16 +213,24 @@ describe('extras: webhook delivery', () => {
       svc.clock.advance(60_000);
     }
     const id = (r: { headers: Record<string, unknown> }) => String(r.headers['x-change-control-delivery']);
-    const byHook = (path: string, event: string) => receiver.requests.filter((r) => r.path === path && JSON.parse(r.body).event === event);
+    const byHook = (path: string, event: string) =>
+      receiver.requests.filter((r) => r.path === path && JSON.parse(r.body).event === event);
     const created = byHook('/hook', 'object_created');
-    assert.ok(created.length >= 3, `the first delivery failed once and was retried, and two rules sent it: ${created.length}`);
+    assert.ok(
+      created.length >= 3,
+      `the first delivery failed once and was retried, and two rules sent it: ${created.length}`,
+    );
     assert.equal(new Set(created.map(id)).size, 1, 'one id for the event and this webhook, on every attempt');
     assert.match(id(created[0]!), /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     const updated = byHook('/hook', 'object_updated');
     const toOther = byHook('/other', 'object_created');
     assert.equal(updated.length, 1);
     assert.equal(toOther.length, 1);
-    assert.deepEqual(new Set([id(created[0]!), id(updated[0]!), id(toOther[0]!)]).size, 3, 'another event, or another webhook, gets another id');
+    assert.deepEqual(
+      new Set([id(created[0]!), id(updated[0]!), id(toOther[0]!)]).size,
+      3,
+      'another event, or another webhook, gets another id',
+    );
   });
 
   it('gives up after the last attempt and keeps the last error', async () => {
@@ -206,7 +255,8 @@ describe('extras: webhook delivery', () => {
       http_method: 'PUT',
       http_content_type: 'text/plain',
       additional_headers: 'X-Team: netops\nAuthorization: Bearer abc',
-      body_template: 'event={{ event }} by={{ request.user }} name={{ data.name }} before={{ snapshots.prechange }} missing={{ data.nope }}',
+      body_template:
+        'event={{ event }} by={{ request.user }} name={{ data.name }} before={{ snapshots.prechange }} missing={{ data.nope }}',
       secret: 'k',
     });
     await svc.admin.post('/api/users/groups/', { name: 'lab' });
@@ -219,13 +269,27 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'k').update(request!.body).digest('hex'));
   });
 
-  it('delivers only events that satisfy the rule\'s conditions, and nothing for a disabled rule', async () => {
-    await hookUpGroups(svc, receiver, {}, { name: 'lab only', conditions: { attr: 'name', op: 'regex', value: '^lab-' } });
+  it("delivers only events that satisfy the rule's conditions, and nothing for a disabled rule", async () => {
     await hookUpGroups(
       svc,
       receiver,
       {},
-      { name: 'description moved', event_types: ['object_updated'], conditions: { and: [{ attr: 'description', op: 'changed' }, { attr: 'snapshots.prechange.description', value: '' }] } },
+      { name: 'lab only', conditions: { attr: 'name', op: 'regex', value: '^lab-' } },
+    );
+    await hookUpGroups(
+      svc,
+      receiver,
+      {},
+      {
+        name: 'description moved',
+        event_types: ['object_updated'],
+        conditions: {
+          and: [
+            { attr: 'description', op: 'changed' },
+            { attr: 'snapshots.prechange.description', value: '' },
+          ],
+        },
+      },
     );
     await hookUpGroups(svc, receiver, {}, { name: 'off', enabled: false });
 
@@ -237,11 +301,13 @@ describe('extras: webhook delivery', () => {
     await receiver.waitFor(2);
     await workerOf(svc).runDue();
 
-    const received = receiver.requests.map((r) => JSON.parse(r.body) as { event: string; data: { name: string; description: string } });
-    assert.deepEqual(
-      received.map((p) => `${p.event} ${p.data.name} ${p.data.description}`).sort(),
-      ['object_created lab-1 ', 'object_updated prod-one first words'],
+    const received = receiver.requests.map(
+      (r) => JSON.parse(r.body) as { event: string; data: { name: string; description: string } },
     );
+    assert.deepEqual(received.map((p) => `${p.event} ${p.data.name} ${p.data.description}`).sort(), [
+      'object_created lab-1 ',
+      'object_updated prod-one first words',
+    ]);
     assert.equal((await outbox(svc)).length, 2);
   });
 
@@ -256,7 +322,10 @@ describe('extras: webhook delivery', () => {
     assert.equal(receiver.requests.length, 2);
     const names = receiver.requests.map((r) => (JSON.parse(r.body) as { data: { name: string } }).data.name).sort();
     assert.deepEqual(names, ['a', 'b']);
-    assert.deepEqual((await outbox(svc)).map((r) => r.attempts), [1, 1]);
+    assert.deepEqual(
+      (await outbox(svc)).map((r) => r.attempts),
+      [1, 1],
+    );
   });
 });
 
@@ -287,7 +356,10 @@ describe('extras: webhook delivery across a restart', () => {
       const [, request] = await receiver.waitFor(2);
       assert.equal(request!.body, receiver.requests[0]!.body);
       assert.equal(JSON.parse(request!.body).data.name, 'netops');
-      assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'restart').update(request!.body).digest('hex'));
+      assert.equal(
+        request!.headers['x-hook-signature'],
+        createHmac('sha512', 'restart').update(request!.body).digest('hex'),
+      );
       await workerOf(second).runDue();
       await expectOneDelivery(second, 'delivered', 2);
     });
@@ -304,7 +376,10 @@ describe('extras: webhook delivery across a restart', () => {
     const reopened = await openTestDatabase({}, db);
     try {
       const rows = await reopened.db.selectFrom('webhook_outbox').selectAll().execute();
-      assert.deepEqual(rows.map((r) => [r.state, r.attempts]), [['delivered', 1]]);
+      assert.deepEqual(
+        rows.map((r) => [r.state, r.attempts]),
+        [['delivered', 1]],
+      );
     } finally {
       await reopened.close();
     }

@@ -14,10 +14,17 @@ describe('extras: notifications', () => {
 
   async function leave(userIds: number[], eventType: string, objectId = 7): Promise<number> {
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
-    return inTransaction(ctx, (tx) => notify(tx, userIds, { objectType: 'change_control.changerequest', objectId, objectRepr: `CR ${objectId}`, eventType }));
+    return inTransaction(ctx, (tx) =>
+      notify(tx, userIds, {
+        objectType: 'change_control.changerequest',
+        objectId,
+        objectRepr: `CR ${objectId}`,
+        eventType,
+      }),
+    );
   }
 
-  it('lists only the caller\'s own notifications, newest first, with filters', async () => {
+  it("lists only the caller's own notifications, newest first, with filters", async () => {
     assert.equal(await leave([alice.id, alice.id, bob.id, 999_999], 'change_request_review_requested'), 2);
     svc.clock.advance(1000);
     await leave([alice.id], 'change_request_approved', 8);
@@ -26,7 +33,10 @@ describe('extras: notifications', () => {
     assert.equal(mine.status, 200);
     assert.equal(mine.body.count, 2);
     const [newest, oldest] = mine.body.results;
-    assert.deepEqual(Object.keys(newest).sort(), ['created', 'display', 'event_type', 'id', 'object_id', 'object_repr', 'object_type', 'read', 'url'].sort());
+    assert.deepEqual(
+      Object.keys(newest).sort(),
+      ['created', 'display', 'event_type', 'id', 'object_id', 'object_repr', 'object_type', 'read', 'url'].sort(),
+    );
     assert.equal(newest.event_type, 'change_request_approved');
     assert.equal(newest.object_type, 'change_control.changerequest');
     assert.equal(newest.object_id, 8);
@@ -36,15 +46,18 @@ describe('extras: notifications', () => {
 
     const bobs = await bob.client.get(PATH);
     assert.equal(bobs.body.count, 1);
-    assert.equal((await svc.admin.get(PATH)).body.count, 0, 'not even a superuser sees others\' notifications');
+    assert.equal((await svc.admin.get(PATH)).body.count, 0, "not even a superuser sees others' notifications");
 
     const approved = await alice.client.get(`${PATH}?event_type=change_request_approved`);
-    assert.deepEqual(approved.body.results.map((n: { object_id: number }) => n.object_id), [8]);
+    assert.deepEqual(
+      approved.body.results.map((n: { object_id: number }) => n.object_id),
+      [8],
+    );
     assert.equal((await alice.client.get(`${PATH}?read=maybe`)).status, 400);
     assert.equal((await svc.anonymous.get(PATH)).status, 403);
   });
 
-  it('marks own notifications read and deletes them; another user\'s are 404', async () => {
+  it("marks own notifications read and deletes them; another user's are 404", async () => {
     await leave([alice.id, bob.id], 'review_submitted');
     const mine = (await alice.client.get(PATH)).body.results[0];
     const bobs = (await bob.client.get(PATH)).body.results[0];
@@ -96,8 +109,18 @@ describe('extras: search', () => {
     assert.equal(found.status, 200);
     assert.deepEqual(Object.keys(found.body), ['results', 'truncated']);
     assert.equal(found.body.truncated, false);
-    assert.deepEqual(found.body.results.map((r: { display: string }) => r.display), ['alpha', 'alphabet']);
-    assert.deepEqual(Object.keys(found.body.results[0]).sort(), ['display', 'field', 'id', 'object_type', 'url', 'value']);
+    assert.deepEqual(
+      found.body.results.map((r: { display: string }) => r.display),
+      ['alpha', 'alphabet'],
+    );
+    assert.deepEqual(Object.keys(found.body.results[0]).sort(), [
+      'display',
+      'field',
+      'id',
+      'object_type',
+      'url',
+      'value',
+    ]);
 
     const one = await svc.admin.get('/api/search/?q=alpha&limit=1');
     assert.equal(one.body.results.length, 1);

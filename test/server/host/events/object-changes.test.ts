@@ -21,7 +21,21 @@ describe('extras: object changes (the changelog)', () => {
     assert.deepEqual([deleted.action, updated.action, first.action], ['delete', 'update', 'create']);
     assert.deepEqual(
       Object.keys(first).sort(),
-      ['action', 'changed_object_id', 'changed_object_type', 'display', 'id', 'object_repr', 'postchange_data', 'prechange_data', 'request_id', 'time', 'url', 'user', 'user_name'].sort(),
+      [
+        'action',
+        'changed_object_id',
+        'changed_object_type',
+        'display',
+        'id',
+        'object_repr',
+        'postchange_data',
+        'prechange_data',
+        'request_id',
+        'time',
+        'url',
+        'user',
+        'user_name',
+      ].sort(),
     );
     assert.equal(first.prechange_data, null);
     assert.equal(first.postchange_data.name, 'netops');
@@ -41,7 +55,10 @@ describe('extras: object changes (the changelog)', () => {
     assert.equal(first.url, `${svc.url}${PATH}${first.id}/`);
 
     const oldestFirst = await svc.admin.get(`${PATH}?changed_object_type=users.group&ordering=id`);
-    assert.deepEqual(oldestFirst.body.results.map((c: { action: string }) => c.action), ['create', 'update', 'delete']);
+    assert.deepEqual(
+      oldestFirst.body.results.map((c: { action: string }) => c.action),
+      ['create', 'update', 'delete'],
+    );
   });
 
   it('filters by action, user, request and object type; repeated values are OR', async () => {
@@ -52,13 +69,21 @@ describe('extras: object changes (the changelog)', () => {
     await svc.admin.patch(`/api/users/groups/${other.body.id}/`, { description: 'x' });
 
     const byAlice = await svc.admin.get(`${PATH}?user_id=${alice.id}&changed_object_type=users.group`);
-    assert.deepEqual(byAlice.body.results.map((c: { object_repr: string }) => c.object_repr), ['alices']);
+    assert.deepEqual(
+      byAlice.body.results.map((c: { object_repr: string }) => c.object_repr),
+      ['alices'],
+    );
     assert.equal(byAlice.body.results[0].user_name, 'alice');
 
     const updates = await svc.admin.get(`${PATH}?action=update&changed_object_type=users.group`);
-    assert.deepEqual(updates.body.results.map((c: { changed_object_id: number }) => c.changed_object_id), [other.body.id]);
+    assert.deepEqual(
+      updates.body.results.map((c: { changed_object_id: number }) => c.changed_object_id),
+      [other.body.id],
+    );
 
-    const both = await svc.admin.get(`${PATH}?changed_object_id=${mine.body.id}&changed_object_id=${other.body.id}&changed_object_type=users.group`);
+    const both = await svc.admin.get(
+      `${PATH}?changed_object_id=${mine.body.id}&changed_object_id=${other.body.id}&changed_object_type=users.group`,
+    );
     assert.equal(both.body.count, 3);
 
     const request = byAlice.body.results[0].request_id;
@@ -91,7 +116,12 @@ describe('extras: object changes (the changelog)', () => {
     assert.equal(onMain[0].request_id, onMain[1].request_id);
     const sameRequest = await svc.admin.get(`${PATH}?request_id=${onMain[0].request_id}`);
     assert.ok(sameRequest.body.count >= 2);
-    assert.ok(sameRequest.body.results.some((c: { changed_object_type: string }) => c.changed_object_type === 'branching.branch'), 'the branch update shares the request');
+    assert.ok(
+      sameRequest.body.results.some(
+        (c: { changed_object_type: string }) => c.changed_object_type === 'branching.branch',
+      ),
+      'the branch update shares the request',
+    );
   });
 
   it('needs core.view_objectchange and honours its constraints; the changelog is read-only', async () => {
@@ -99,11 +129,22 @@ describe('extras: object changes (the changelog)', () => {
     assert.equal((await nobody.client.get(PATH)).status, 403);
 
     await svc.admin.post('/api/users/groups/', { name: 'g1' });
-    const viewer = await actor(svc, 'viewer', [{ object_types: ['core.objectchange'], actions: ['view'], constraints: { action: 'create', changed_object_type: 'users.group' } }]);
+    const viewer = await actor(svc, 'viewer', [
+      {
+        object_types: ['core.objectchange'],
+        actions: ['view'],
+        constraints: { action: 'create', changed_object_type: 'users.group' },
+      },
+    ]);
     const seen = await viewer.client.get(PATH);
     assert.equal(seen.status, 200);
     assert.ok(seen.body.count >= 1);
-    assert.ok(seen.body.results.every((c: { action: string; changed_object_type: string }) => c.action === 'create' && c.changed_object_type === 'users.group'));
+    assert.ok(
+      seen.body.results.every(
+        (c: { action: string; changed_object_type: string }) =>
+          c.action === 'create' && c.changed_object_type === 'users.group',
+      ),
+    );
     const hidden = (await svc.admin.get(`${PATH}?changed_object_type=users.user`)).body.results[0];
     assert.equal((await viewer.client.get(`${PATH}${hidden.id}/`)).status, 404);
 
@@ -122,12 +163,22 @@ describe('extras: object changes (the changelog)', () => {
       { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'other' } },
       { object_types: ['dcim.device'], actions: ['view'], constraints: { role: 'lab' } },
     ]);
-    const reprs = async (query: string) => (await auditor.client.get(`${PATH}?${query}`)).body.results.map((c: { object_repr: string }) => c.object_repr);
+    const reprs = async (query: string) =>
+      (await auditor.client.get(`${PATH}?${query}`)).body.results.map((c: { object_repr: string }) => c.object_repr);
     assert.deepEqual(await reprs('changed_object_type=dcim.device'), ['lab-main']);
     assert.deepEqual(await reprs('changed_object_type=ipam.vlan'), []);
-    assert.deepEqual(await reprs('changed_object_type=branching.branch'), ['secret-branch'], 'a model outside the catalogue follows core.view_objectchange alone');
+    assert.deepEqual(
+      await reprs('changed_object_type=branching.branch'),
+      ['secret-branch'],
+      'a model outside the catalogue follows core.view_objectchange alone',
+    );
     const all = (await svc.admin.get(`${PATH}?changed_object_type=dcim.device`)).body.results;
     assert.equal(all.length, 3);
-    for (const row of all) assert.equal((await auditor.client.get(`${PATH}${row.id}/`)).status, row.object_repr === 'lab-main' ? 200 : 404, row.object_repr);
+    for (const row of all)
+      assert.equal(
+        (await auditor.client.get(`${PATH}${row.id}/`)).status,
+        row.object_repr === 'lab-main' ? 200 : 404,
+        row.object_repr,
+      );
   });
 });

@@ -15,11 +15,29 @@ describe('extras: webhooks and event rules', () => {
   }
 
   it('creates a webhook with the defaults, then reads, lists, filters, updates and deletes it', async () => {
-    const created = await svc.admin.post(HOOKS, { name: 'ci', payload_url: 'https://ci.example.com/hook', secret: 's3cret' });
+    const created = await svc.admin.post(HOOKS, {
+      name: 'ci',
+      payload_url: 'https://ci.example.com/hook',
+      secret: 's3cret',
+    });
     assert.equal(created.status, 201);
     assert.deepEqual(
       Object.keys(created.body).sort(),
-      ['additional_headers', 'body_template', 'created', 'display', 'http_content_type', 'http_method', 'id', 'last_updated', 'name', 'payload_url', 'secret', 'ssl_verification', 'url'].sort(),
+      [
+        'additional_headers',
+        'body_template',
+        'created',
+        'display',
+        'http_content_type',
+        'http_method',
+        'id',
+        'last_updated',
+        'name',
+        'payload_url',
+        'secret',
+        'ssl_verification',
+        'url',
+      ].sort(),
     );
     assert.equal(created.body.http_method, 'POST');
     assert.equal(created.body.http_content_type, 'application/json');
@@ -30,17 +48,29 @@ describe('extras: webhooks and event rules', () => {
 
     await svc.admin.post(HOOKS, { name: 'chat', payload_url: 'http://chat.example.com/', http_method: 'PUT' });
     const puts = await svc.admin.get(`${HOOKS}?http_method=PUT`);
-    assert.deepEqual(puts.body.results.map((w: { name: string }) => w.name), ['chat']);
+    assert.deepEqual(
+      puts.body.results.map((w: { name: string }) => w.name),
+      ['chat'],
+    );
     assert.equal((await svc.admin.get(`${HOOKS}?http_method=TRACE`)).status, 400);
 
-    const patched = await svc.admin.patch(`${HOOKS}${id}/`, { additional_headers: 'X-Team: netops\nX-Env: lab', ssl_verification: false, body_template: '{"e": "{{ event }}"}' });
+    const patched = await svc.admin.patch(`${HOOKS}${id}/`, {
+      additional_headers: 'X-Team: netops\nX-Env: lab',
+      ssl_verification: false,
+      body_template: '{"e": "{{ event }}"}',
+    });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.additional_headers, 'X-Team: netops\nX-Env: lab');
     assert.equal(patched.body.ssl_verification, false);
     assert.equal((await svc.admin.get(`${HOOKS}${id}/`)).body.body_template, '{"e": "{{ event }}"}');
 
-    const changes = await svc.admin.get(`/api/core/object-changes/?changed_object_type=extras.webhook&changed_object_id=${id}`);
-    assert.deepEqual(changes.body.results.map((c: { action: string }) => c.action), ['update', 'create']);
+    const changes = await svc.admin.get(
+      `/api/core/object-changes/?changed_object_type=extras.webhook&changed_object_id=${id}`,
+    );
+    assert.deepEqual(
+      changes.body.results.map((c: { action: string }) => c.action),
+      ['update', 'create'],
+    );
 
     assert.equal((await svc.admin.delete(`${HOOKS}${id}/`)).status, 204);
     assert.equal((await svc.admin.get(`${HOOKS}${id}/`)).status, 404);
@@ -87,14 +117,33 @@ describe('extras: webhooks and event rules', () => {
       name: 'sites to ci',
       object_types: ['dcim.site'],
       event_types: ['object_created', 'object_updated'],
-      conditions: { and: [{ attr: 'status', value: 'active' }, { attr: 'name', op: 'regex', value: '^lab-' }] },
+      conditions: {
+        and: [
+          { attr: 'status', value: 'active' },
+          { attr: 'name', op: 'regex', value: '^lab-' },
+        ],
+      },
       action_type: 'webhook',
       action_object_id: hook,
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.deepEqual(
       Object.keys(created.body).sort(),
-      ['action_data', 'action_object_id', 'action_type', 'conditions', 'created', 'display', 'enabled', 'event_types', 'id', 'last_updated', 'name', 'object_types', 'url'].sort(),
+      [
+        'action_data',
+        'action_object_id',
+        'action_type',
+        'conditions',
+        'created',
+        'display',
+        'enabled',
+        'event_types',
+        'id',
+        'last_updated',
+        'name',
+        'object_types',
+        'url',
+      ].sort(),
     );
     assert.equal(created.body.enabled, true);
     assert.equal(created.body.action_data, null);
@@ -105,7 +154,11 @@ describe('extras: webhooks and event rules', () => {
     assert.equal(byEvent.body.count, 1);
     assert.equal((await svc.admin.get(`${RULES}?event_type=object_deleted`)).body.count, 0);
 
-    const patched = await svc.admin.patch(`${RULES}${id}/`, { enabled: false, conditions: null, action_data: { note: 'x' } });
+    const patched = await svc.admin.patch(`${RULES}${id}/`, {
+      enabled: false,
+      conditions: null,
+      action_data: { note: 'x' },
+    });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     assert.equal(patched.body.enabled, false);
     assert.equal(patched.body.conditions, null);
@@ -121,7 +174,13 @@ describe('extras: webhooks and event rules', () => {
 
   it('refuses unknown object types, unknown event types, bad conditions and a webhook action without a webhook', async () => {
     const hook = await webhook();
-    const base = { name: 'r', object_types: ['dcim.device'], event_types: ['object_created'], action_type: 'webhook', action_object_id: hook };
+    const base = {
+      name: 'r',
+      object_types: ['dcim.device'],
+      event_types: ['object_created'],
+      action_type: 'webhook',
+      action_object_id: hook,
+    };
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...base, object_types: ['dcim.spaceship'] }, 'object_types'],
       [{ ...base, object_types: ['nodot'] }, 'object_types.0'],
@@ -161,11 +220,25 @@ describe('extras: webhooks and event rules', () => {
 
   it('accepts registered plugin action types and event types, and their action_data checks', async () => {
     svc.host.events.registerType('thing_happened');
-    svc.host.events.registerAction('test.note', async () => {}, (data) => (data && typeof data.text === 'string' ? null : 'needs {"text": ...}'));
-    const refused = await svc.admin.post(RULES, { name: 'n', event_types: ['thing_happened'], action_type: 'test.note', action_data: {} });
+    svc.host.events.registerAction(
+      'test.note',
+      async () => {},
+      (data) => (data && typeof data.text === 'string' ? null : 'needs {"text": ...}'),
+    );
+    const refused = await svc.admin.post(RULES, {
+      name: 'n',
+      event_types: ['thing_happened'],
+      action_type: 'test.note',
+      action_data: {},
+    });
     assert.equal(refused.status, 400);
     assert.deepEqual(refused.body.action_data, ['needs {"text": ...}']);
-    const ok = await svc.admin.post(RULES, { name: 'n', event_types: ['thing_happened'], action_type: 'test.note', action_data: { text: 'hi' } });
+    const ok = await svc.admin.post(RULES, {
+      name: 'n',
+      event_types: ['thing_happened'],
+      action_type: 'test.note',
+      action_data: { text: 'hi' },
+    });
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.deepEqual(ok.body.object_types, []);
     assert.equal(ok.body.action_object_id, null);

@@ -59,7 +59,8 @@ describe('extras: /api/schema/', () => {
 
   it('describes parameters, bodies and list envelopes from the route table and its zod schemas', async () => {
     const doc = (await svc.anonymous.get('/api/schema/')).body;
-    const resolve = (schema: { $ref?: string }) => (schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema);
+    const resolve = (schema: { $ref?: string }) =>
+      schema.$ref ? doc.components.schemas[schema.$ref.split('/').pop()!] : schema;
 
     const detail = doc.paths['/api/extras/webhooks/{id}/'].patch;
     assert.deepEqual(detail.parameters[0], { name: 'id', in: 'path', required: true, schema: { type: 'integer' } });
@@ -70,7 +71,17 @@ describe('extras: /api/schema/', () => {
 
     const list = doc.paths['/api/core/object-changes/'].get;
     const names = list.parameters.map((p: { name: string }) => p.name);
-    for (const name of ['limit', 'offset', 'ordering', 'changed_object_type', 'changed_object_id', 'request_id', 'user_id', 'action']) assert.ok(names.includes(name), name);
+    for (const name of [
+      'limit',
+      'offset',
+      'ordering',
+      'changed_object_type',
+      'changed_object_id',
+      'request_id',
+      'user_id',
+      'action',
+    ])
+      assert.ok(names.includes(name), name);
     const envelope = list.responses['200'].content['application/json'].schema;
     assert.deepEqual(envelope.required, ['count', 'next', 'previous', 'results']);
     const item = resolve(envelope.properties.results.items);
@@ -111,6 +122,9 @@ describe('extras: /api/schema/', () => {
     const op = res.body.paths['/api/test/odd/{name}/'].post;
     assert.equal(op.summary, 'An odd route');
     assert.deepEqual(op.parameters[0], { name: 'name', in: 'path', required: true, schema: { type: 'string' } });
-    assert.deepEqual(svc.log.lines.filter((l) => l.startsWith('error:')), []);
+    assert.deepEqual(
+      svc.log.lines.filter((l) => l.startsWith('error:')),
+      [],
+    );
   });
 });

@@ -10,13 +10,27 @@ describe('http: route groups', () => {
   const output = z.object({ id: z.number() });
   const write = z.strictObject({ name: z.string() });
 
-  it('joins the paths, and gives each route the group\'s tag, access and response unless it names its own', () => {
+  it("joins the paths, and gives each route the group's tag, access and response unless it names its own", () => {
     const registry = new RouteRegistry();
-    const routes = registry.group({ path: '/api/things/', tag: 'things', access: { authenticated: true }, response: output });
+    const routes = registry.group({
+      path: '/api/things/',
+      tag: 'things',
+      access: { authenticated: true },
+      response: output,
+    });
     routes.add({ method: 'GET', summary: 'List', handler: async () => [] });
-    routes.add({ method: 'POST', path: ':id/run/', access: { permission: 'things.run_thing' }, summary: 'Run', handler: async () => ({}) });
+    routes.add({
+      method: 'POST',
+      path: ':id/run/',
+      access: { permission: 'things.run_thing' },
+      summary: 'Run',
+      handler: async () => ({}),
+    });
     const [list, run] = registry.all();
-    assert.deepEqual([list!.path, list!.tag, list!.access, list!.response], ['/api/things/', 'things', { authenticated: true }, output]);
+    assert.deepEqual(
+      [list!.path, list!.tag, list!.access, list!.response],
+      ['/api/things/', 'things', { authenticated: true }, output],
+    );
     assert.deepEqual([run!.path, run!.access], ['/api/things/:id/run/', { permission: 'things.run_thing' }]);
   });
 
@@ -27,15 +41,36 @@ describe('http: route groups', () => {
 
   it('declares PATCH and PUT with one handler that knows which it serves, and DELETE as 204 without a body', async () => {
     const registry = new RouteRegistry();
-    const routes = registry.group({ path: '/api/things/', tag: 'things', access: { authenticated: true }, response: output });
+    const routes = registry.group({
+      path: '/api/things/',
+      tag: 'things',
+      access: { authenticated: true },
+      response: output,
+    });
     const served: string[] = [];
     const deleted: string[] = [];
-    routes.patchAndPut({ path: ':id/', summary: { PATCH: 'Edit', PUT: 'Replace' }, body: { PATCH: write.partial(), PUT: write }, handler: async (_input, method) => served.push(method) });
+    routes.patchAndPut({
+      path: ':id/',
+      summary: { PATCH: 'Edit', PUT: 'Replace' },
+      body: { PATCH: write.partial(), PUT: write },
+      handler: async (_input, method) => served.push(method),
+    });
     routes.remove({ path: ':id/', summary: 'Delete', run: async ({ params }) => void deleted.push(params.id!) });
     const [patch, put, del] = registry.all();
-    assert.deepEqual([patch!.method, patch!.summary, put!.method, put!.summary, del!.method], ['PATCH', 'Edit', 'PUT', 'Replace', 'DELETE']);
+    assert.deepEqual(
+      [patch!.method, patch!.summary, put!.method, put!.summary, del!.method],
+      ['PATCH', 'Edit', 'PUT', 'Replace', 'DELETE'],
+    );
     assert.equal(put!.body, write);
-    const input = { ctx: d.ctx(), params: { id: '7' }, query: {}, body: undefined, url: new URL('http://x/'), header: () => undefined, address: '' };
+    const input = {
+      ctx: d.ctx(),
+      params: { id: '7' },
+      query: {},
+      body: undefined,
+      url: new URL('http://x/'),
+      header: () => undefined,
+      address: '',
+    };
     await patch!.handler(input);
     await put!.handler(input);
     assert.deepEqual(served, ['PATCH', 'PUT']);

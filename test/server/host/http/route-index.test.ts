@@ -24,11 +24,34 @@ const ROUTES: Array<[Method, string]> = [
 ];
 
 const PATHS = [
-  '/', '/api/', '/api/status/', '/api/status', '/API/STATUS/', '/api/status//', '/api/users/tokens/', '/api/users/tokens/7/',
-  '/api/users/tokens/provision/', '/api/users/tokens/provision', '/api/users/me/', '/api/plugins/me/', '/api/plugins/x/items/',
-  '/api/plugins/x/items', '/api/plugins/x/items/12/', '/api/plugins/x/items/12', '/api/plugins/x/items/12/run/',
-  '/api/plugins/x/items/%41b/', '/api/plugins/x/items/%zz/', '/api/plugins/x/Items/5/', '/api/upper/3/', '/API/UPPER/3/',
-  '/api/wild/a/b/c', '/api/wild/', '/api/plugins/x/items/12/?q=1', '/api/plugins/x/sites/4/', '/nothing/here/', '//api/status/',
+  '/',
+  '/api/',
+  '/api/status/',
+  '/api/status',
+  '/API/STATUS/',
+  '/api/status//',
+  '/api/users/tokens/',
+  '/api/users/tokens/7/',
+  '/api/users/tokens/provision/',
+  '/api/users/tokens/provision',
+  '/api/users/me/',
+  '/api/plugins/me/',
+  '/api/plugins/x/items/',
+  '/api/plugins/x/items',
+  '/api/plugins/x/items/12/',
+  '/api/plugins/x/items/12',
+  '/api/plugins/x/items/12/run/',
+  '/api/plugins/x/items/%41b/',
+  '/api/plugins/x/items/%zz/',
+  '/api/plugins/x/Items/5/',
+  '/api/upper/3/',
+  '/API/UPPER/3/',
+  '/api/wild/a/b/c',
+  '/api/wild/',
+  '/api/plugins/x/items/12/?q=1',
+  '/api/plugins/x/sites/4/',
+  '/nothing/here/',
+  '//api/status/',
 ];
 const METHODS = ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS'];
 
@@ -55,8 +78,11 @@ async function listen(app: Express): Promise<{ server: Server; base: string }> {
 }
 
 describe('http: the route index', () => {
-  it('takes a route\'s literal start up to its first parameter, and leaves out a literal path\'s last segment', () => {
-    assert.equal(literalPrefix('/api/plugins/change-control/change-requests/:id/submit/'), '/api/plugins/change-control/change-requests/');
+  it("takes a route's literal start up to its first parameter, and leaves out a literal path's last segment", () => {
+    assert.equal(
+      literalPrefix('/api/plugins/change-control/change-requests/:id/submit/'),
+      '/api/plugins/change-control/change-requests/',
+    );
     assert.equal(literalPrefix('/api/plugins/change-control/change-requests/'), '/api/plugins/change-control/');
     assert.equal(literalPrefix('/api/status'), '/api/');
     assert.equal(literalPrefix('/API/Upper/:id/'), '/api/upper/');
@@ -82,10 +108,12 @@ describe('http: the route index', () => {
       let routed = 0;
       for (const method of METHODS) {
         for (const path of PATHS) {
-          const [x, y] = await Promise.all([a.base, b.base].map(async (base) => {
-            const res = await fetch(base + path, { method });
-            return `${res.status} ${res.headers.get('allow') ?? ''} ${await res.text()}`;
-          }));
+          const [x, y] = await Promise.all(
+            [a.base, b.base].map(async (base) => {
+              const res = await fetch(base + path, { method });
+              return `${res.status} ${res.headers.get('allow') ?? ''} ${await res.text()}`;
+            }),
+          );
           if (x !== y) differences.push(`${method} ${path}: ${x} / ${y}`);
           if (x!.startsWith('200')) routed++;
         }

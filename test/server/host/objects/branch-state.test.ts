@@ -5,7 +5,11 @@ import { HOST_VERSION } from '../../../../server/host/core/version';
 import type { Ctx } from '../../../../server/host/core/context';
 import type { HostPlugin } from '../../../../server/host/host';
 import { branchChanges, removeChange, saveChange } from '../../../../server/host/objects/branch-changes-repository';
-import { ensureBranchState, type BranchChangeWrite, type BranchStateKeeper } from '../../../../server/host/objects/branch-state';
+import {
+  ensureBranchState,
+  type BranchChangeWrite,
+  type BranchStateKeeper,
+} from '../../../../server/host/objects/branch-state';
 import { changesRevision, keeperRevision } from '../../../../server/host/objects/branch-state-repository';
 import { BranchStateKeepers } from '../../../../server/host/objects/branch-state-keepers';
 import { defaultPlugins } from '../../../../server/plugins';
@@ -33,7 +37,11 @@ async function probeNow(ctx: Ctx, branchId: number): Promise<ProbeState> {
 }
 
 async function probeKept(ctx: Ctx, branchId: number): Promise<ProbeState> {
-  const row = await probeDb(ctx).selectFrom('bs_probe').select(['changes', 'ids']).where('branch_id', '=', branchId).executeTakeFirst();
+  const row = await probeDb(ctx)
+    .selectFrom('bs_probe')
+    .select(['changes', 'ids'])
+    .where('branch_id', '=', branchId)
+    .executeTakeFirst();
   return { changes: Number(row?.changes ?? 0), ids: Number(row?.ids ?? 0) };
 }
 
@@ -46,7 +54,10 @@ const probe: BranchStateKeeper = {
     const weight = (c: BranchChangeWrite['before']) => (c ? c.id * 1000 + c.objectId : 0);
     const count = (write.after ? 1 : 0) - (write.before ? 1 : 0);
     const kept = await probeKept(ctx, write.branchId);
-    await store(ctx, write.branchId, { changes: kept.changes + count, ids: kept.ids + weight(write.after) - weight(write.before) });
+    await store(ctx, write.branchId, {
+      changes: kept.changes + count,
+      ids: kept.ids + weight(write.after) - weight(write.before),
+    });
   },
   async rebuild(ctx: Ctx, branchId: number) {
     calls.rebuild++;
@@ -84,7 +95,6 @@ const probePlugin: HostPlugin = {
   },
   register: (host) => host.branchState.register(probe),
 };
-
 
 describe('branch state kept inside write transactions (revision, keepers, ensureBranchState)', () => {
   let d: Domain;
@@ -137,9 +147,23 @@ describe('branch state kept inside write transactions (revision, keepers, ensure
       const now = d.clock.now().toISOString();
       await tx.db
         .insertInto('branch_changes')
-        .values({ branch_id: branchId, object_type: 'dcim.site', object_id: 903, action: 'create', original: null, modified: '{"name":"x"}', premerge: null, created: now, last_updated: now })
+        .values({
+          branch_id: branchId,
+          object_type: 'dcim.site',
+          object_id: 903,
+          action: 'create',
+          original: null,
+          modified: '{"name":"x"}',
+          premerge: null,
+          created: now,
+          last_updated: now,
+        })
         .execute();
-      await tx.db.updateTable('branches').set({ changes_revision: sql`changes_revision + 1` }).where('id', '=', branchId).execute();
+      await tx.db
+        .updateTable('branches')
+        .set({ changes_revision: sql`changes_revision + 1` })
+        .where('id', '=', branchId)
+        .execute();
     });
     await seed.change(d, branchId, 'dcim.site', 904, { action: 'create', original: null, modified: { name: 'c' } });
     assert.equal(calls.apply, 0, 'behind: left behind');
@@ -165,13 +189,20 @@ describe('branch state kept inside write transactions (revision, keepers, ensure
     assert.deepEqual(await probeKept(d.ctx(), branchId), { changes: 0, ids: 0 });
   });
 
-  it('deleting a branch drops every keeper\'s state of it', async () => {
+  it("deleting a branch drops every keeper's state of it", async () => {
     const branchId = await seed.branch(d);
     await seed.change(d, branchId, 'dcim.site', 906, { action: 'create', original: null, modified: { name: 'a' } });
     await ensureBranchState(d.ctx(), KEEPER, branchId);
     await d.write((tx) => deleteBranch(tx, branchId));
     assert.equal(calls.drop, 1);
-    assert.equal(await probeDb(d.ctx()).selectFrom('bs_probe').select('branch_id').where('branch_id', '=', branchId).executeTakeFirst(), undefined);
+    assert.equal(
+      await probeDb(d.ctx())
+        .selectFrom('bs_probe')
+        .select('branch_id')
+        .where('branch_id', '=', branchId)
+        .executeTakeFirst(),
+      undefined,
+    );
     assert.equal(await keptAt(branchId), undefined);
     // A reader of a branch that is gone has nothing to rebuild.
     await ensureBranchState(d.ctx(), KEEPER, branchId);
@@ -202,14 +233,22 @@ describe('branch state kept inside write transactions (revision, keepers, ensure
         const branchId = pick(branches);
         const objectId = 1000 + Math.floor(next() * 6);
         if (roll < 0.45) {
-          await seed.change(d, branchId, 'dcim.device', objectId, { action: 'update', original: { name: 'o' }, modified: { name: `m${step}` } });
+          await seed.change(d, branchId, 'dcim.device', objectId, {
+            action: 'update',
+            original: { name: 'o' },
+            modified: { name: `m${step}` },
+          });
         } else if (roll < 0.65) {
           const changes = await branchChanges(d.ctx(), branchId);
           if (changes.length > 0) await d.write((tx) => removeChange(tx, pick(changes).id));
         } else if (roll < 0.72) {
           await assert.rejects(
             d.write(async (tx) => {
-              await saveChange(tx, branchId, 'dcim.device', objectId, { action: 'delete', original: { name: 'o' }, modified: null });
+              await saveChange(tx, branchId, 'dcim.device', objectId, {
+                action: 'delete',
+                original: { name: 'o' },
+                modified: null,
+              });
               throw new Error('rolled back');
             }),
           );
@@ -223,7 +262,12 @@ describe('branch state kept inside write transactions (revision, keepers, ensure
         }
         for (const b of branches) {
           const current = (await keptAt(b)) === (await revisionOf(b));
-          if (current) assert.deepEqual(await probeKept(d.ctx(), b), await probeNow(d.ctx(), b), `run ${run} step ${step}: branch ${b}`);
+          if (current)
+            assert.deepEqual(
+              await probeKept(d.ctx(), b),
+              await probeNow(d.ctx(), b),
+              `run ${run} step ${step}: branch ${b}`,
+            );
         }
       }
       for (const b of branches) {

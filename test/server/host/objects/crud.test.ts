@@ -36,7 +36,13 @@ describe('source-of-truth objects on main', () => {
   });
 
   it('shows "<Type> <id>" without a name and ignores read-only fields sent in a body', async () => {
-    const created = await svc.admin.post('/api/ipam/ip-addresses/', { id: 999, url: 'x', display: 'x', created: 'x', address: '10.0.0.1/24' });
+    const created = await svc.admin.post('/api/ipam/ip-addresses/', {
+      id: 999,
+      url: 'x',
+      display: 'x',
+      created: 'x',
+      address: '10.0.0.1/24',
+    });
     assert.equal(created.status, 201);
     assert.notEqual(created.body.id, 999);
     assert.equal(created.body.display, `IP address ${created.body.id}`);
@@ -52,10 +58,16 @@ describe('source-of-truth objects on main', () => {
 
   it('filters by id, q and any attribute (repeated is OR, different are AND) and orders', async () => {
     const ids: number[] = [];
-    for (const [name, status, site] of [['edge-1', 'active', 1], ['edge-2', 'planned', 1], ['core-1', 'active', 2], ['Core-2', 'offline', 2]] as const) {
+    for (const [name, status, site] of [
+      ['edge-1', 'active', 1],
+      ['edge-2', 'planned', 1],
+      ['core-1', 'active', 2],
+      ['Core-2', 'offline', 2],
+    ] as const) {
       ids.push((await svc.admin.post(DEVICES, { name, status, site })).body.id);
     }
-    const names = async (query: string) => (await svc.admin.get(`${DEVICES}?${query}`)).body.results.map((o: { name: string }) => o.name);
+    const names = async (query: string) =>
+      (await svc.admin.get(`${DEVICES}?${query}`)).body.results.map((o: { name: string }) => o.name);
     assert.deepEqual(await names(`id=${ids[0]}&id=${ids[2]}`), ['edge-1', 'core-1']);
     assert.deepEqual(await names('q=CORE'), ['core-1', 'Core-2']);
     assert.deepEqual(await names('status=active&status=offline'), ['edge-1', 'core-1', 'Core-2']);
@@ -78,7 +90,11 @@ describe('source-of-truth objects on main', () => {
     await svc.admin.patch(`${DEVICES}${id}/`, { status: 'active' });
     await svc.admin.delete(`${DEVICES}${id}/`);
     const log = await changelogOf(svc, 'dcim.device', id);
-    assert.deepEqual(log.map((r) => r.action), ['create', 'update', 'delete'], 'an update that changes nothing records nothing');
+    assert.deepEqual(
+      log.map((r) => r.action),
+      ['create', 'update', 'delete'],
+      'an update that changes nothing records nothing',
+    );
     assert.equal(log[1]!.branch_id, null);
     assert.equal(JSON.parse(log[1]!.prechange_data!).status, undefined);
     assert.equal(JSON.parse(log[1]!.postchange_data!).status, 'active');
@@ -90,7 +106,11 @@ describe('source-of-truth objects on main', () => {
     assert.equal((await svc.admin.post(DEVICES, 'text')).status, 400);
     const badName = await svc.admin.post(DEVICES, { 'bad key': 1 });
     assert.equal(badName.status, 400);
-    assert.equal((await svc.admin.post(DEVICES, undefined, { raw: '{bad', headers: { 'Content-Type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await svc.admin.post(DEVICES, undefined, { raw: '{bad', headers: { 'Content-Type': 'application/json' } }))
+        .status,
+      400,
+    );
     assert.equal((await svc.admin.patch(`${DEVICES}12345/`, { name: 'x' })).status, 404);
     assert.equal((await svc.admin.delete(`${DEVICES}abc/`)).status, 404);
     assert.equal((await svc.admin.get(`${DEVICES}?ordering=-`)).status, 400);
@@ -112,7 +132,10 @@ describe('source-of-truth objects on main', () => {
     assert.equal((await svc.admin.post('/api/dcim/sites/', { name: 's' })).status, 201);
 
     const branch = (await svc.admin.post('/api/plugins/branching/branches/', { name: 'b1' })).body;
-    assert.equal((await svc.admin.inBranch(branch.schema_id).patch(`${DEVICES}${id}/`, { name: 'edge-2' })).status, 200);
+    assert.equal(
+      (await svc.admin.inBranch(branch.schema_id).patch(`${DEVICES}${id}/`, { name: 'edge-2' })).status,
+      200,
+    );
     assert.deepEqual(guarded, ['dcim.device', 'dcim.device', 'dcim.device', 'dcim.site']);
   });
 
@@ -127,11 +150,18 @@ describe('source-of-truth objects on main', () => {
       { object_types: ['dcim.device'], actions: ['view', 'add', 'change', 'delete'], constraints: { tenant: 'blue' } },
     ]);
     const list = await blue.client.get(DEVICES);
-    assert.deepEqual(list.body.results.map((o: { id: number }) => o.id), [mine]);
+    assert.deepEqual(
+      list.body.results.map((o: { id: number }) => o.id),
+      [mine],
+    );
     assert.equal(list.body.count, 1);
     assert.equal((await blue.client.get(`${DEVICES}${theirs}/`)).status, 404);
     assert.equal((await blue.client.patch(`${DEVICES}${theirs}/`, { name: 'x' })).status, 404);
-    assert.equal((await blue.client.patch(`${DEVICES}${mine}/`, { tenant: 'red' })).status, 403, 'the result must satisfy the constraint too');
+    assert.equal(
+      (await blue.client.patch(`${DEVICES}${mine}/`, { tenant: 'red' })).status,
+      403,
+      'the result must satisfy the constraint too',
+    );
     assert.equal((await blue.client.post(DEVICES, { name: 'x', tenant: 'red' })).status, 403);
     assert.equal((await blue.client.post(DEVICES, { name: 'x', tenant: 'blue' })).status, 201);
     assert.equal((await blue.client.get(`${DEVICES}${mine}/`)).body.tenant, 'blue');

@@ -4,7 +4,14 @@ import { actor, createToken, createUser, grant } from './fixtures';
 
 const ids = (list: { results: Array<{ id: number }> }): number[] => list.results.map((o) => o.id);
 
-const READS = ['/api/users/users/', '/api/users/groups/', '/api/users/tokens/', '/api/users/permissions/', '/api/users/me/', '/api/core/object-types/'];
+const READS = [
+  '/api/users/users/',
+  '/api/users/groups/',
+  '/api/users/tokens/',
+  '/api/users/permissions/',
+  '/api/users/me/',
+  '/api/core/object-types/',
+];
 
 function assertRefused(res: ApiResponse, why: string): void {
   assert.equal(res.status, 403, `${why}: ${JSON.stringify(res.body)}`);
@@ -56,7 +63,10 @@ describe('host: authentication refusals', () => {
       ['update group', reader.patch(`/api/users/groups/${group}/`, { name: 'y' })],
       ['delete group', reader.delete(`/api/users/groups/${group}/`)],
       ['create token', reader.post('/api/users/tokens/', {})],
-      ['create permission', reader.post('/api/users/permissions/', { name: 'p', object_types: ['dcim.site'], actions: ['view'] })],
+      [
+        'create permission',
+        reader.post('/api/users/permissions/', { name: 'p', object_types: ['dcim.site'], actions: ['view'] }),
+      ],
     ];
     for (const [what, pending] of writes) assertRefused(await pending, what);
     assert.equal((await svc.admin.get(`/api/users/groups/${group}/`)).body.name, 'netops');
@@ -72,7 +82,15 @@ describe('host: authentication refusals', () => {
     assertRefused(await plain.client.get('/api/users/groups/'), 'list groups');
     assertRefused(await plain.client.patch(`/api/users/groups/${group}/`, { name: 'x' }), 'change group');
     assertRefused(await plain.client.get('/api/users/permissions/'), 'list permissions');
-    assertRefused(await plain.client.post('/api/users/permissions/', { name: 'p', object_types: ['dcim.site'], actions: ['view'], users: [plain.id] }), 'self-grant');
+    assertRefused(
+      await plain.client.post('/api/users/permissions/', {
+        name: 'p',
+        object_types: ['dcim.site'],
+        actions: ['view'],
+        users: [plain.id],
+      }),
+      'self-grant',
+    );
 
     const viewer = await actor(svc, 'viewer', [{ object_types: ['users.group'], actions: ['view'] }]);
     assert.equal((await viewer.client.get(`/api/users/groups/${group}/`)).status, 200);
@@ -89,7 +107,9 @@ describe('host: permission constraints', () => {
     const netops = (await svc.admin.post('/api/users/groups/', { name: 'netops' })).body.id as number;
     const other = (await svc.admin.post('/api/users/groups/', { name: 'other' })).body.id as number;
     const reviewers = (await svc.admin.post('/api/users/groups/', { name: 'reviewers' })).body.id as number;
-    const alice = await actor(svc, 'alice', [{ object_types: ['users.group'], actions: ['view'], constraints: { name__in: ['netops', 'reviewers'] } }]);
+    const alice = await actor(svc, 'alice', [
+      { object_types: ['users.group'], actions: ['view'], constraints: { name__in: ['netops', 'reviewers'] } },
+    ]);
     const list = await alice.client.get('/api/users/groups/');
     assert.equal(list.status, 200);
     assert.deepEqual(ids(list.body), [netops, reviewers]);
@@ -104,7 +124,11 @@ describe('host: permission constraints', () => {
     assert.equal(page.body.count, 2);
     assert.deepEqual(ids((await alice.client.get(`/api/users/groups/?id=${other}&id=${netops}`)).body), [netops]);
     // A list of constraint objects is OR.
-    await grant(svc, { users: [alice.id] }, { object_types: ['users.group'], actions: ['view'], constraints: [{ id: other }] });
+    await grant(
+      svc,
+      { users: [alice.id] },
+      { object_types: ['users.group'], actions: ['view'], constraints: [{ id: other }] },
+    );
     assert.deepEqual(ids((await alice.client.get('/api/users/groups/')).body), [netops, other, reviewers]);
   });
 
@@ -127,11 +151,15 @@ describe('host: permission constraints', () => {
     assert.equal(tokens.body.count, 1);
 
     const bobKey = await createToken(svc, bob);
-    await grant(svc, { users: [bob] }, { object_types: ['users.user'], actions: ['view'], constraints: { id: '$user' } });
+    await grant(
+      svc,
+      { users: [bob] },
+      { object_types: ['users.user'], actions: ['view'], constraints: { id: '$user' } },
+    );
     assert.deepEqual(ids((await svc.as(bobKey).get('/api/users/users/')).body), [bob]);
   });
 
-  it('refuses a write the change permission\'s constraint excludes, though the object is visible (403)', async () => {
+  it("refuses a write the change permission's constraint excludes, though the object is visible (403)", async () => {
     const netops = (await svc.admin.post('/api/users/groups/', { name: 'netops' })).body.id as number;
     const other = (await svc.admin.post('/api/users/groups/', { name: 'other' })).body.id as number;
     const alice = await actor(svc, 'alice', [
@@ -139,20 +167,31 @@ describe('host: permission constraints', () => {
       { object_types: ['users.group'], actions: ['change', 'delete'], constraints: { name: 'netops' } },
     ]);
     assert.equal((await alice.client.get(`/api/users/groups/${other}/`)).status, 200);
-    assertRefused(await alice.client.patch(`/api/users/groups/${other}/`, { description: 'mine now' }), 'change excluded');
-    assertRefused(await alice.client.put(`/api/users/groups/${other}/`, { name: 'other', description: 'mine now' }), 'put excluded');
+    assertRefused(
+      await alice.client.patch(`/api/users/groups/${other}/`, { description: 'mine now' }),
+      'change excluded',
+    );
+    assertRefused(
+      await alice.client.put(`/api/users/groups/${other}/`, { name: 'other', description: 'mine now' }),
+      'put excluded',
+    );
     assertRefused(await alice.client.delete(`/api/users/groups/${other}/`), 'delete excluded');
     assert.equal((await svc.admin.get(`/api/users/groups/${other}/`)).body.description, '');
 
     assert.equal((await alice.client.patch(`/api/users/groups/${netops}/`, { description: 'ours' })).status, 200);
     // The constraint must hold after the change too: renaming netops away is refused and rolled back.
-    assertRefused(await alice.client.patch(`/api/users/groups/${netops}/`, { name: 'renamed' }), 'change leaving the constraint');
+    assertRefused(
+      await alice.client.patch(`/api/users/groups/${netops}/`, { name: 'renamed' }),
+      'change leaving the constraint',
+    );
     assert.equal((await svc.admin.get(`/api/users/groups/${netops}/`)).body.name, 'netops');
     assert.equal((await alice.client.delete(`/api/users/groups/${netops}/`)).status, 204);
   });
 
   it('applies an add constraint to the object being created', async () => {
-    const alice = await actor(svc, 'alice', [{ object_types: ['users.group'], actions: ['view', 'add'], constraints: { name__in: ['allowed'] } }]);
+    const alice = await actor(svc, 'alice', [
+      { object_types: ['users.group'], actions: ['view', 'add'], constraints: { name__in: ['allowed'] } },
+    ]);
     assert.equal((await alice.client.post('/api/users/groups/', { name: 'allowed' })).status, 201);
     assertRefused(await alice.client.post('/api/users/groups/', { name: 'forbidden' }), 'add excluded');
     assert.equal((await svc.admin.get('/api/users/groups/?name=forbidden')).body.count, 0);

@@ -11,9 +11,14 @@ describe('host: groups', () => {
     await svc.admin.post('/api/users/groups/', { name: 'reviewers' });
 
     const list = await svc.admin.get('/api/users/groups/?name=netops&name=reviewers&ordering=-name');
-    assert.deepEqual(list.body.results.map((g: { name: string }) => g.name), ['reviewers', 'netops']);
+    assert.deepEqual(
+      list.body.results.map((g: { name: string }) => g.name),
+      ['reviewers', 'netops'],
+    );
 
-    const patched = await svc.admin.patch(`/api/users/groups/${created.body.id}/`, { description: 'Network operations' });
+    const patched = await svc.admin.patch(`/api/users/groups/${created.body.id}/`, {
+      description: 'Network operations',
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.description, 'Network operations');
 

@@ -20,7 +20,14 @@ describe('host: object types', () => {
     assert.equal(list.status, 200);
     const all = names(list.body);
     assert.equal(list.body.count, svc.host.objectTypes.all().length);
-    for (const name of ['dcim.site', 'dcim.device', 'ipam.ipaddress', 'tenancy.tenant', 'users.user', 'users.objectpermission']) {
+    for (const name of [
+      'dcim.site',
+      'dcim.device',
+      'ipam.ipaddress',
+      'tenancy.tenant',
+      'users.user',
+      'users.objectpermission',
+    ]) {
       assert.ok(all.includes(name), name);
     }
     assert.deepEqual(new Set(all), new Set(svc.host.objectTypes.all().map((t) => t.name)));
@@ -40,9 +47,17 @@ describe('host: object types', () => {
     const dcim = await svc.admin.get('/api/core/object-types/?app_label=dcim&ordering=model');
     assert.deepEqual(names(dcim.body), ['dcim.cable', 'dcim.device', 'dcim.interface', 'dcim.rack', 'dcim.site']);
     const two = await svc.admin.get('/api/core/object-types/?app_label=ipam&app_label=tenancy&limit=1000');
-    assert.deepEqual(new Set(names(two.body)), new Set(['ipam.vrf', 'ipam.prefix', 'ipam.ipaddress', 'ipam.vlan', 'tenancy.tenant']));
-    assert.deepEqual(names((await svc.admin.get('/api/core/object-types/?model=device&model=user')).body).sort(), ['dcim.device', 'users.user']);
-    assert.deepEqual(names((await svc.admin.get('/api/core/object-types/?app_label=users&model=group')).body), ['users.group']);
+    assert.deepEqual(
+      new Set(names(two.body)),
+      new Set(['ipam.vrf', 'ipam.prefix', 'ipam.ipaddress', 'ipam.vlan', 'tenancy.tenant']),
+    );
+    assert.deepEqual(names((await svc.admin.get('/api/core/object-types/?model=device&model=user')).body).sort(), [
+      'dcim.device',
+      'users.user',
+    ]);
+    assert.deepEqual(names((await svc.admin.get('/api/core/object-types/?app_label=users&model=group')).body), [
+      'users.group',
+    ]);
     const one = (await svc.admin.get('/api/core/object-types/?model=site')).body.results[0] as TypeOut;
     assert.deepEqual(names((await svc.admin.get(`/api/core/object-types/?id=${one.id}`)).body), ['dcim.site']);
     const bad = await svc.admin.get('/api/core/object-types/?app_label=nonsense');

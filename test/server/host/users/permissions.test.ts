@@ -41,13 +41,22 @@ describe('host: permissions', () => {
     );
     assert.equal((await svc.admin.get(`/api/users/permissions/${id}/`)).body.name, 'view devices');
 
-    const patched = await svc.admin.patch(`/api/users/permissions/${id}/`, { enabled: false, constraints: [{ status: 'active' }, { id__in: [1, 2] }] });
+    const patched = await svc.admin.patch(`/api/users/permissions/${id}/`, {
+      enabled: false,
+      constraints: [{ status: 'active' }, { id__in: [1, 2] }],
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.enabled, false);
     assert.deepEqual(patched.body.constraints, [{ status: 'active' }, { id__in: [1, 2] }]);
     assert.deepEqual(patched.body.users, [user]);
 
-    const put = await svc.admin.put(`/api/users/permissions/${id}/`, { name: 'devices', object_types: ['dcim.device'], actions: ['view', 'change'], constraints: null, users: [] });
+    const put = await svc.admin.put(`/api/users/permissions/${id}/`, {
+      name: 'devices',
+      object_types: ['dcim.device'],
+      actions: ['view', 'change'],
+      constraints: null,
+      users: [],
+    });
     assert.equal(put.status, 200);
     assert.equal(put.body.constraints, null);
     assert.deepEqual(put.body.actions, ['view', 'change']);
@@ -55,8 +64,16 @@ describe('host: permissions', () => {
 
     assert.equal((await svc.admin.delete(`/api/users/permissions/${id}/`)).status, 204);
     assert.equal((await svc.admin.get(`/api/users/permissions/${id}/`)).status, 404);
-    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.objectpermission').orderBy('id').execute();
-    assert.deepEqual(changes.map((c) => c.action), ['create', 'update', 'update', 'delete']);
+    const changes = await svc.host.db
+      .selectFrom('object_changes')
+      .select('action')
+      .where('changed_object_type', '=', 'users.objectpermission')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      changes.map((c) => c.action),
+      ['create', 'update', 'update', 'delete'],
+    );
   });
 
   it('lists with each filter: id, name, enabled, object_type, action, user_id, group_id', async () => {
@@ -68,8 +85,20 @@ describe('host: permissions', () => {
       return res.body.id as number;
     };
     const p1 = await make({ name: 'p1', object_types: ['dcim.device'], actions: ['view'], users: [alice] });
-    const p2 = await make({ name: 'p2', object_types: ['dcim.site'], actions: ['view', 'change'], groups: [group], enabled: false });
-    const p3 = await make({ name: 'p3', object_types: ['dcim.site', 'users.group'], actions: ['delete'], users: [alice], groups: [group] });
+    const p2 = await make({
+      name: 'p2',
+      object_types: ['dcim.site'],
+      actions: ['view', 'change'],
+      groups: [group],
+      enabled: false,
+    });
+    const p3 = await make({
+      name: 'p3',
+      object_types: ['dcim.site', 'users.group'],
+      actions: ['delete'],
+      users: [alice],
+      groups: [group],
+    });
 
     const query = async (q: string): Promise<number[]> => {
       const res = await svc.admin.get(`/api/users/permissions/?${q}`);
@@ -127,12 +156,22 @@ describe('host: permissions', () => {
     const list = (): Promise<number> => alice.client.get('/api/users/groups/').then((r) => r.status);
     assert.equal(await list(), 403);
 
-    const direct = await svc.admin.post('/api/users/permissions/', { name: 'direct', object_types: ['users.group'], actions: ['view'], users: [alice.id] });
+    const direct = await svc.admin.post('/api/users/permissions/', {
+      name: 'direct',
+      object_types: ['users.group'],
+      actions: ['view'],
+      users: [alice.id],
+    });
     assert.equal(await list(), 200);
     await svc.admin.patch(`/api/users/permissions/${direct.body.id}/`, { enabled: false });
     assert.equal(await list(), 403);
 
-    await svc.admin.post('/api/users/permissions/', { name: 'by group', object_types: ['users.group'], actions: ['view'], groups: [group] });
+    await svc.admin.post('/api/users/permissions/', {
+      name: 'by group',
+      object_types: ['users.group'],
+      actions: ['view'],
+      groups: [group],
+    });
     assert.equal(await list(), 403);
     await svc.admin.patch(`/api/users/users/${alice.id}/`, { groups: [group] });
     assert.equal(await list(), 200);
@@ -146,15 +185,29 @@ describe('host: permissions', () => {
   });
 
   it('lets a holder of users.*_objectpermission manage permissions', async () => {
-    const manager = await actor(svc, 'manager', [{ object_types: ['users.objectpermission'], actions: ['view', 'add', 'change', 'delete'] }]);
-    const created = await manager.client.post('/api/users/permissions/', { name: 'sites', object_types: ['dcim.site'], actions: ['view'] });
+    const manager = await actor(svc, 'manager', [
+      { object_types: ['users.objectpermission'], actions: ['view', 'add', 'change', 'delete'] },
+    ]);
+    const created = await manager.client.post('/api/users/permissions/', {
+      name: 'sites',
+      object_types: ['dcim.site'],
+      actions: ['view'],
+    });
     assert.equal(created.status, 201);
-    assert.equal((await manager.client.patch(`/api/users/permissions/${created.body.id}/`, { actions: ['view', 'add'] })).status, 200);
+    assert.equal(
+      (await manager.client.patch(`/api/users/permissions/${created.body.id}/`, { actions: ['view', 'add'] })).status,
+      200,
+    );
     assert.equal((await manager.client.delete(`/api/users/permissions/${created.body.id}/`)).status, 204);
 
     const viewer = await actor(svc, 'viewer', [{ object_types: ['users.objectpermission'], actions: ['view'] }]);
     assert.equal((await viewer.client.get('/api/users/permissions/')).status, 200);
-    const refused = await viewer.client.post('/api/users/permissions/', { name: 'mine', object_types: ['users.objectpermission'], actions: ['add'], users: [viewer.id] });
+    const refused = await viewer.client.post('/api/users/permissions/', {
+      name: 'mine',
+      object_types: ['users.objectpermission'],
+      actions: ['add'],
+      users: [viewer.id],
+    });
     assert.equal(refused.status, 403);
     assert.ok(refused.body.detail);
   });

@@ -41,14 +41,20 @@ describe('host: tokens', () => {
     assert.equal((await fresh.get('/api/users/me/')).body.username, 'alice');
     assert.notEqual((await alice.client.get(`/api/users/tokens/${created.body.id}/`)).body.last_used, null);
 
-    const patched = await alice.client.patch(`/api/users/tokens/${created.body.id}/`, { description: 'old laptop', write_enabled: false });
+    const patched = await alice.client.patch(`/api/users/tokens/${created.body.id}/`, {
+      description: 'old laptop',
+      write_enabled: false,
+    });
     assert.equal(patched.status, 200);
     assert.equal(patched.body.description, 'old laptop');
     assert.equal(patched.body.write_enabled, false);
     assert.equal('key' in patched.body, false);
     assert.equal((await fresh.post('/api/users/tokens/', {})).status, 403);
 
-    const put = await alice.client.put(`/api/users/tokens/${created.body.id}/`, { description: 'laptop', write_enabled: true });
+    const put = await alice.client.put(`/api/users/tokens/${created.body.id}/`, {
+      description: 'laptop',
+      write_enabled: true,
+    });
     assert.equal(put.status, 200);
     assert.equal(put.body.write_enabled, true);
 
@@ -62,7 +68,11 @@ describe('host: tokens', () => {
     const created = await svc.admin.post('/api/users/tokens/', { key, description: 'given key' });
     assert.equal(created.status, 201);
     assert.equal(created.body.key, key);
-    const row = await svc.host.db.selectFrom('tokens').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
+    const row = await svc.host.db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.key_hash, sha256(key));
     assert.notEqual(row.key_hash, key);
     for (const [column, value] of Object.entries(row)) {
@@ -113,7 +123,7 @@ describe('host: tokens', () => {
     assert.equal((await svc.admin.get('/api/users/tokens/')).body.count, 3);
   });
 
-  it('creates a token for someone else only with users.add_token, and never by moving one\'s own', async () => {
+  it("creates a token for someone else only with users.add_token, and never by moving one's own", async () => {
     const alice = await actor(svc, 'alice');
     const bob = await createUser(svc, 'bob');
     const refused = await alice.client.post('/api/users/tokens/', { user: bob });
@@ -139,7 +149,11 @@ describe('host: tokens', () => {
     const alice = await actor(svc, 'alice');
     const bob = await createUser(svc, 'bob');
     const carol = await createUser(svc, 'carol');
-    await grant(svc, { users: [alice.id] }, { object_types: ['users.token'], actions: ['add'], constraints: { user__in: [bob] } });
+    await grant(
+      svc,
+      { users: [alice.id] },
+      { object_types: ['users.token'], actions: ['add'], constraints: { user__in: [bob] } },
+    );
     assert.equal((await alice.client.post('/api/users/tokens/', { user: bob })).status, 201);
     assert.equal((await alice.client.post('/api/users/tokens/', { user: carol })).status, 403);
     assert.equal((await svc.admin.get(`/api/users/tokens/?user_id=${carol}`)).body.count, 0);
@@ -164,13 +178,22 @@ describe('host: tokens/provision', () => {
 
   it('provisions a token from a username and password, with no token', async () => {
     const id = await createUser(svc, 'alice', { password: 'correct horse' });
-    const res = await svc.anonymous.post('/api/users/tokens/provision/', { username: 'alice', password: 'correct horse', description: 'ci' });
+    const res = await svc.anonymous.post('/api/users/tokens/provision/', {
+      username: 'alice',
+      password: 'correct horse',
+      description: 'ci',
+    });
     assert.equal(res.status, 201);
     assert.equal(res.body.user, id);
     assert.equal(res.body.description, 'ci');
     assert.match(res.body.key, /^[0-9a-f]{40}$/);
     assert.equal((await svc.as(res.body.key).get('/api/users/me/')).body.id, id);
-    const change = await svc.host.db.selectFrom('object_changes').selectAll().where('changed_object_type', '=', 'users.token').where('changed_object_id', '=', res.body.id).executeTakeFirstOrThrow();
+    const change = await svc.host.db
+      .selectFrom('object_changes')
+      .selectAll()
+      .where('changed_object_type', '=', 'users.token')
+      .where('changed_object_id', '=', res.body.id)
+      .executeTakeFirstOrThrow();
     assert.equal(change.user_name, 'alice');
     assert.ok(!JSON.stringify(change).includes(res.body.key));
   });
@@ -191,18 +214,23 @@ describe('host: tokens/provision', () => {
       assert.equal(typeof res.body.detail, 'string');
       assert.equal(res.body.key, undefined);
     }
-    const inactive = await svc.anonymous.post('/api/users/tokens/provision/', { username: 'gone', password: 'correct horse' });
+    const inactive = await svc.anonymous.post('/api/users/tokens/provision/', {
+      username: 'gone',
+      password: 'correct horse',
+    });
     assert.match(inactive.body.detail, /inactive/i);
     assert.equal((await svc.host.db.selectFrom('tokens').select('id').execute()).length, 1);
     assert.equal((await svc.anonymous.post('/api/users/tokens/provision/', { username: 'alice' })).status, 400);
   });
 
   const PROVISION = '/api/users/tokens/provision/';
-  const guess = (from: string, username: string, password: string) => svc.anonymous.from(from).post(PROVISION, { username, password });
+  const guess = (from: string, username: string, password: string) =>
+    svc.anonymous.from(from).post(PROVISION, { username, password });
 
   it('throttles failed provisioning per client address: after 10 failures within 60 s, 429 with Retry-After until the window passes', async () => {
     await createUser(svc, 'alice', { password: 'correct horse' });
-    for (let i = 0; i < 10; i++) assert.equal((await guess('127.0.0.2', `user${i}`, 'guess')).status, 403, `attempt ${i + 1}`);
+    for (let i = 0; i < 10; i++)
+      assert.equal((await guess('127.0.0.2', `user${i}`, 'guess')).status, 403, `attempt ${i + 1}`);
     svc.clock.advance(30_000);
     const refused = await guess('127.0.0.2', 'alice', 'correct horse');
     assert.equal(refused.status, 429);
@@ -237,8 +265,16 @@ describe('host: tokens/provision', () => {
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('retry-after'), '60');
     assert.equal((await bad.get('/api/status/')).status, 429, 'public routes too, when a token is sent');
-    assert.equal((await svc.anonymous.from('127.0.0.4').get('/api/status/')).status, 200, 'no token, nothing to throttle');
-    assert.equal((await svc.admin.from('127.0.0.5').get('/api/users/me/')).status, 200, 'another address is unaffected');
+    assert.equal(
+      (await svc.anonymous.from('127.0.0.4').get('/api/status/')).status,
+      200,
+      'no token, nothing to throttle',
+    );
+    assert.equal(
+      (await svc.admin.from('127.0.0.5').get('/api/users/me/')).status,
+      200,
+      'another address is unaffected',
+    );
     svc.clock.advance(60_001);
     assert.equal((await svc.admin.from('127.0.0.4').get('/api/users/me/')).status, 200);
   });
@@ -257,13 +293,19 @@ describe('host: tokens/provision', () => {
     assert.equal(await verifyPassword('wrong', stored), false);
   });
 
-  it('checks a password against a hash stored with scrypt\'s defaults, and several hashes at once each get their own answer', async () => {
+  it("checks a password against a hash stored with scrypt's defaults, and several hashes at once each get their own answer", async () => {
     const salt = randomBytes(16);
     const stored = `scrypt$${salt.toString('hex')}$${scryptSync('correct horse', salt, 32).toString('hex')}`;
-    const answers = await Promise.all(['correct horse', 'wrong', 'correct horse', 'Correct horse'].map((p) => verifyPassword(p, stored)));
+    const answers = await Promise.all(
+      ['correct horse', 'wrong', 'correct horse', 'Correct horse'].map((p) => verifyPassword(p, stored)),
+    );
     assert.deepEqual(answers, [true, false, true, false]);
     const hashes = await Promise.all(['a', 'b', 'c'].map((p) => hashPassword(p)));
-    assert.deepEqual(await Promise.all(hashes.map((h, i) => verifyPassword(['a', 'b', 'c'][i]!, h))), [true, true, true]);
+    assert.deepEqual(await Promise.all(hashes.map((h, i) => verifyPassword(['a', 'b', 'c'][i]!, h))), [
+      true,
+      true,
+      true,
+    ]);
     assert.equal(await verifyPassword('b', hashes[0]!), false);
   });
 });
@@ -273,7 +315,8 @@ describe('host: the password throttle across instances on one database', () => {
 
   it('counts failed passwords once for every instance: guesses spread over two instances reach the limit together, and the window passes for both', async () => {
     await createUser(a, 'alice', { password: 'correct horse' });
-    const guess = (svc: TestService, password: string) => svc.anonymous.from('127.0.3.1').post('/api/users/tokens/provision/', { username: 'alice', password });
+    const guess = (svc: TestService, password: string) =>
+      svc.anonymous.from('127.0.3.1').post('/api/users/tokens/provision/', { username: 'alice', password });
     for (let i = 0; i < 10; i++) assert.equal((await guess(i % 2 ? a : b, `guess ${i}`)).status, 403, `guess ${i + 1}`);
     for (const svc of [a, b]) {
       const refused = await guess(svc, 'correct horse');
@@ -285,7 +328,10 @@ describe('host: the password throttle across instances on one database', () => {
     // Failures older than the window are deleted as new ones come.
     await guess(a, 'wrong again');
     const rows = await a.host.db.selectFrom('credential_failures').select('at').execute();
-    assert.ok(rows.every((r) => Number(r.at) === Number(rows[0]!.at)), 'only the last failure is kept');
+    assert.ok(
+      rows.every((r) => Number(r.at) === Number(rows[0]!.at)),
+      'only the last failure is kept',
+    );
     assert.equal(rows.length, 3, 'one row per key: address, username, both');
   });
 });

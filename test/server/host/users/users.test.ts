@@ -30,7 +30,11 @@ describe('host: users', () => {
     assert.equal(read.status, 200);
     assert.equal(read.body.first_name, 'Alice');
     assert.equal('password' in read.body, false);
-    const stored = await svc.host.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow();
+    const stored = await svc.host.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.match(stored.password_hash ?? '', /^scrypt\$/);
     assert.ok(!stored.password_hash?.includes('s3cret-pass'));
 
@@ -47,8 +51,17 @@ describe('host: users', () => {
 
     assert.equal((await svc.admin.delete(`/api/users/users/${id}/`)).status, 204);
     assert.equal((await svc.admin.get(`/api/users/users/${id}/`)).status, 404);
-    const changes = await svc.host.db.selectFrom('object_changes').select('action').where('changed_object_type', '=', 'users.user').where('changed_object_id', '=', id).orderBy('id').execute();
-    assert.deepEqual(changes.map((c) => c.action), ['create', 'update', 'update', 'delete']);
+    const changes = await svc.host.db
+      .selectFrom('object_changes')
+      .select('action')
+      .where('changed_object_type', '=', 'users.user')
+      .where('changed_object_id', '=', id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      changes.map((c) => c.action),
+      ['create', 'update', 'update', 'delete'],
+    );
   });
 
   it('lists with each filter: id, username, is_superuser, is_active, group_id', async () => {
@@ -67,7 +80,11 @@ describe('host: users', () => {
     assert.deepEqual(ids((await svc.admin.get('/api/users/users/?is_active=false')).body), [b]);
     assert.deepEqual(ids((await svc.admin.get(`/api/users/users/?group_id=${g1}`)).body), [a, c]);
     assert.deepEqual(ids((await svc.admin.get(`/api/users/users/?group_id=${g2}&is_active=true`)).body), [c]);
-    assert.deepEqual(ids((await svc.admin.get('/api/users/users/?ordering=-username&is_superuser=false')).body), [c, b, a]);
+    assert.deepEqual(ids((await svc.admin.get('/api/users/users/?ordering=-username&is_superuser=false')).body), [
+      c,
+      b,
+      a,
+    ]);
     const all = await svc.admin.get('/api/users/users/');
     assert.equal(all.body.count, 4);
   });
@@ -97,18 +114,36 @@ describe('host: users', () => {
     const id = await createUser(svc, 'bob', { password: 'first-password' });
     const res = await svc.admin.patch(`/api/users/users/${id}/`, { password: 'second-password' });
     assert.equal(res.status, 200);
-    const updates = await svc.host.db.selectFrom('object_changes').selectAll().where('changed_object_type', '=', 'users.user').where('action', '=', 'update').execute();
+    const updates = await svc.host.db
+      .selectFrom('object_changes')
+      .selectAll()
+      .where('changed_object_type', '=', 'users.user')
+      .where('action', '=', 'update')
+      .execute();
     assert.equal(updates.length, 1);
     assert.ok(!JSON.stringify(updates[0]).includes('second-password'));
-    assert.equal((await svc.anonymous.post('/api/users/tokens/provision/', { username: 'bob', password: 'first-password' })).status, 403);
-    assert.equal((await svc.anonymous.post('/api/users/tokens/provision/', { username: 'bob', password: 'second-password' })).status, 201);
+    assert.equal(
+      (await svc.anonymous.post('/api/users/tokens/provision/', { username: 'bob', password: 'first-password' }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await svc.anonymous.post('/api/users/tokens/provision/', { username: 'bob', password: 'second-password' }))
+        .status,
+      201,
+    );
   });
 
   it('lets a holder of users.* permissions manage users, but only superusers grant or touch superuser status', async () => {
-    const manager = await actor(svc, 'manager', [{ object_types: ['users.user'], actions: ['view', 'add', 'change', 'delete'] }]);
+    const manager = await actor(svc, 'manager', [
+      { object_types: ['users.user'], actions: ['view', 'add', 'change', 'delete'] },
+    ]);
     const created = await manager.client.post('/api/users/users/', { username: 'carol' });
     assert.equal(created.status, 201);
-    assert.equal((await manager.client.patch(`/api/users/users/${created.body.id}/`, { first_name: 'Carol' })).status, 200);
+    assert.equal(
+      (await manager.client.patch(`/api/users/users/${created.body.id}/`, { first_name: 'Carol' })).status,
+      200,
+    );
 
     const escalate = await manager.client.post('/api/users/users/', { username: 'root2', is_superuser: true });
     assert.equal(escalate.status, 403);
@@ -124,7 +159,12 @@ describe('host: users', () => {
   it('drops a deleted user from the permissions that named it', async () => {
     const id = await createUser(svc, 'dave');
     const other = await createUser(svc, 'erin');
-    const perm = await svc.admin.post('/api/users/permissions/', { name: 'p', object_types: ['users.group'], actions: ['view'], users: [id, other] });
+    const perm = await svc.admin.post('/api/users/permissions/', {
+      name: 'p',
+      object_types: ['users.group'],
+      actions: ['view'],
+      users: [id, other],
+    });
     assert.equal((await svc.admin.delete(`/api/users/users/${id}/`)).status, 204);
     assert.deepEqual((await svc.admin.get(`/api/users/permissions/${perm.body.id}/`)).body.users, [other]);
   });

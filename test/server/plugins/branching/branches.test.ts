@@ -11,8 +11,16 @@ describe('branching: branches', () => {
     hooks = [];
     for (const name of ['renamed', 'deleting'] as const) {
       svc.host.branchHooks.on(name, async (ctx, payload) => {
-        const stillThere = await ctx.db.selectFrom('branches').select('id').where('id', '=', payload.branch.id).executeTakeFirst();
-        hooks.push({ name, branch: payload.branch.name, extra: 'oldName' in payload ? payload.oldName : Boolean(stillThere) });
+        const stillThere = await ctx.db
+          .selectFrom('branches')
+          .select('id')
+          .where('id', '=', payload.branch.id)
+          .executeTakeFirst();
+        hooks.push({
+          name,
+          branch: payload.branch.name,
+          extra: 'oldName' in payload ? payload.oldName : Boolean(stillThere),
+        });
       });
     }
   });
@@ -29,7 +37,11 @@ describe('branching: branches', () => {
     assert.equal(b.last_sync, null);
     assert.equal(b.merged_time, null);
     assert.equal(b.merged_by, null);
-    const admin = await svc.host.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow();
+    const admin = await svc.host.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', 'admin')
+      .executeTakeFirstOrThrow();
     assert.equal(b.owner, admin.id);
     const other = await createBranch(svc, 'feature-2');
     assert.notEqual(other.schema_id, b.schema_id);
@@ -51,13 +63,17 @@ describe('branching: branches', () => {
     const user = await createUser(svc, 'alice', [{ object_types: ['branching.branch'], actions: ['view', 'add'] }]);
     const c = (await user.client.post(BRANCHES, { name: 'c' })).body;
     assert.equal(c.owner, user.id);
-    const names = async (q: string) => (await svc.admin.get(`${BRANCHES}?${q}`)).body.results.map((x: { name: string }) => x.name);
+    const names = async (q: string) =>
+      (await svc.admin.get(`${BRANCHES}?${q}`)).body.results.map((x: { name: string }) => x.name);
     assert.deepEqual(await names(`id=${a.id}`), ['a']);
     assert.deepEqual(await names('name=a&name=c'), ['a', 'c']);
     assert.deepEqual(await names('status=ready'), ['a', 'b', 'c']);
     assert.deepEqual(await names('status=merged'), []);
     assert.deepEqual(await names(`owner=${user.id}`), ['c']);
-    assert.deepEqual((await user.client.get(`${BRANCHES}?owner=me`)).body.results.map((x: { name: string }) => x.name), ['c']);
+    assert.deepEqual(
+      (await user.client.get(`${BRANCHES}?owner=me`)).body.results.map((x: { name: string }) => x.name),
+      ['c'],
+    );
     assert.equal((await svc.admin.get(`${BRANCHES}?status=bogus`)).status, 400);
   });
 
@@ -96,15 +112,26 @@ describe('branching: branches', () => {
     assert.equal((await nobody.client.post(`${BRANCHES}${b.id}/merge/`, { commit: true })).status, 403);
 
     const own = await createUser(svc, 'owner', [
-      { object_types: ['branching.branch'], actions: ['view', 'add', 'change', 'delete', 'sync', 'merge'], constraints: { owner: '$user' } },
+      {
+        object_types: ['branching.branch'],
+        actions: ['view', 'add', 'change', 'delete', 'sync', 'merge'],
+        constraints: { owner: '$user' },
+      },
     ]);
     const mine = (await own.client.post(BRANCHES, { name: 'mine' })).body;
-    assert.deepEqual((await own.client.get(BRANCHES)).body.results.map((x: { name: string }) => x.name), ['mine']);
+    assert.deepEqual(
+      (await own.client.get(BRANCHES)).body.results.map((x: { name: string }) => x.name),
+      ['mine'],
+    );
     assert.equal((await own.client.get(`${BRANCHES}${b.id}/`)).status, 404);
     assert.equal((await own.client.patch(`${BRANCHES}${b.id}/`, { name: 'x' })).status, 404);
     assert.equal((await own.client.post(`${BRANCHES}${b.id}/sync/`, { commit: true })).status, 404);
     assert.equal((await own.client.post(`${BRANCHES}${mine.id}/sync/`, { commit: true })).status, 200);
-    assert.equal((await own.client.post(`${BRANCHES}${mine.id}/revert/`, { commit: true })).status, 403, 'no revert_branch');
+    assert.equal(
+      (await own.client.post(`${BRANCHES}${mine.id}/revert/`, { commit: true })).status,
+      403,
+      'no revert_branch',
+    );
     assert.equal((await own.client.delete(`${BRANCHES}${mine.id}/`)).status, 204);
   });
 

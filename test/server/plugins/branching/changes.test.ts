@@ -15,10 +15,20 @@ describe('branching: the changes endpoint', () => {
 
     const all = (await svc.admin.get(CHANGES)).body;
     assert.equal(all.count, 3);
-    const q = async (query: string) => (await svc.admin.get(`${CHANGES}?${query}`)).body.results.map((c: any) => [c.branch, c.object_type, c.action]);
-    assert.deepEqual(await q(`branch_id=${a.id}`), [[a.id, 'dcim.device', 'create'], [a.id, 'dcim.site', 'update']]);
-    assert.deepEqual(await q('object_type=dcim.site'), [[a.id, 'dcim.site', 'update'], [b.id, 'dcim.site', 'delete']]);
-    assert.deepEqual(await q('action=delete&action=create'), [[a.id, 'dcim.device', 'create'], [b.id, 'dcim.site', 'delete']]);
+    const q = async (query: string) =>
+      (await svc.admin.get(`${CHANGES}?${query}`)).body.results.map((c: any) => [c.branch, c.object_type, c.action]);
+    assert.deepEqual(await q(`branch_id=${a.id}`), [
+      [a.id, 'dcim.device', 'create'],
+      [a.id, 'dcim.site', 'update'],
+    ]);
+    assert.deepEqual(await q('object_type=dcim.site'), [
+      [a.id, 'dcim.site', 'update'],
+      [b.id, 'dcim.site', 'delete'],
+    ]);
+    assert.deepEqual(await q('action=delete&action=create'), [
+      [a.id, 'dcim.device', 'create'],
+      [b.id, 'dcim.site', 'delete'],
+    ]);
     assert.deepEqual(await q(`branch_id=${a.id}&object_type=dcim.site`), [[a.id, 'dcim.site', 'update']]);
     assert.equal((await svc.admin.get(`${CHANGES}?action=move`)).status, 400);
     assert.equal((await svc.admin.get(`${CHANGES}?branch_id=x`)).status, 400);
@@ -44,7 +54,10 @@ describe('branching: the changes endpoint', () => {
       { object_types: ['branching.branch', 'dcim.device', 'ipam.vlan'], actions: ['view'] },
     ]);
     const list = (await dcim.client.get(CHANGES)).body;
-    assert.deepEqual(list.results.map((c: any) => c.object_type), ['dcim.device']);
+    assert.deepEqual(
+      list.results.map((c: any) => c.object_type),
+      ['dcim.device'],
+    );
     const vlan = (await svc.admin.get(`${CHANGES}?object_type=ipam.vlan`)).body.results[0];
     assert.equal((await dcim.client.get(`${CHANGES}${vlan.id}/`)).status, 404);
   });
@@ -68,7 +81,10 @@ describe('branching: the changes endpoint', () => {
       { object_types: ['dcim.device'], actions: ['view'], constraints: { role: 'lab' } },
     ]);
     const list = (await labOnly.client.get(CHANGES)).body;
-    assert.deepEqual(list.results.map((c: any) => c.object_repr), ['lab-new']);
+    assert.deepEqual(
+      list.results.map((c: any) => c.object_repr),
+      ['lab-new'],
+    );
     assert.equal(list.count, 1);
     assert.equal((await labOnly.client.get(`${CHANGES}?limit=1&offset=0`)).body.count, 1, 'counted after filtering');
     const all = (await svc.admin.get(CHANGES)).body.results;
@@ -83,12 +99,17 @@ describe('branching: the changes endpoint', () => {
       { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'seen' } },
       { object_types: ['dcim.device'], actions: ['view'] },
     ]);
-    assert.deepEqual((await devices.client.get(`${CHANGES}?ordering=id`)).body.results.map((c: any) => c.object_repr), ['lab-new', 'core-new', 'lab-1', 'core-1']);
+    assert.deepEqual(
+      (await devices.client.get(`${CHANGES}?ordering=id`)).body.results.map((c: any) => c.object_repr),
+      ['lab-new', 'core-new', 'lab-1', 'core-1'],
+    );
   });
 
   it('needs the object permissions to write in a branch', async () => {
     const a = await createBranch(svc, 'a');
-    const viewer = await createUser(svc, 'viewer', [{ object_types: ['dcim.device', 'branching.branch'], actions: ['view'] }]);
+    const viewer = await createUser(svc, 'viewer', [
+      { object_types: ['dcim.device', 'branching.branch'], actions: ['view'] },
+    ]);
     assert.equal((await viewer.client.inBranch(a.schema_id).post('/api/dcim/devices/', { name: 'd' })).status, 403);
     assert.equal((await viewer.client.inBranch(a.schema_id).get('/api/dcim/devices/')).status, 200);
   });

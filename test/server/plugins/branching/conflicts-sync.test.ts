@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { branchHasConflicts, isBranchStale, listBranchChanges, touchedObjectTypes, getChangeDiff } from '../../../../server/plugins/branching';
+import {
+  branchHasConflicts,
+  isBranchStale,
+  listBranchChanges,
+  touchedObjectTypes,
+  getChangeDiff,
+} from '../../../../server/plugins/branching';
 import { loadBranch } from '../../../../server/plugins/branching/branches';
 import { createCtx } from '../../../../server/host/core/context';
 import type { ConfigInput } from '../../../../server/host/core/config';
@@ -50,10 +56,13 @@ describe('branching: conflicts, sync and staleness', () => {
     await svc.admin.patch(`${DEVICES}${dev.id}/`, { rack: 9, serial: 'Z' });
     await svc.admin.delete(`${DEVICES}${other.id}/`);
     const rows = (await svc.admin.get(`${CHANGES}?branch_id=${branch.id}`)).body.results;
-    assert.deepEqual(rows.map((r: any) => [r.action, r.conflicts]), [
-      ['delete', ['rack', 'serial']],
-      ['update', ['status']],
-    ]);
+    assert.deepEqual(
+      rows.map((r: any) => [r.action, r.conflicts]),
+      [
+        ['delete', ['rack', 'serial']],
+        ['update', ['status']],
+      ],
+    );
     assert.equal(rows[1].current, null);
   });
 
@@ -62,11 +71,18 @@ describe('branching: conflicts, sync and staleness', () => {
     await inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' });
     await svc.admin.patch(`${DEVICES}${dev.id}/`, { status: 'offline', serial: 'B' });
     assert.deepEqual((await change()).conflicts, ['status']);
-    assert.equal((await inBranch.get(`${DEVICES}${dev.id}/`)).body.serial, 'A', 'before sync the branch keeps its own copy');
+    assert.equal(
+      (await inBranch.get(`${DEVICES}${dev.id}/`)).body.serial,
+      'A',
+      'before sync the branch keeps its own copy',
+    );
 
     svc.clock.advanceDays(2);
     const dry = await svc.admin.post(`${BRANCHES}${branch.id}/sync/`, { commit: false });
-    assert.deepEqual(dry.body.changes.map((c: any) => [c.effect, c.conflicts]), [['rebased', null]]);
+    assert.deepEqual(
+      dry.body.changes.map((c: any) => [c.effect, c.conflicts]),
+      [['rebased', null]],
+    );
     assert.deepEqual((await change()).conflicts, ['status']);
 
     const res = await svc.admin.post(`${BRANCHES}${branch.id}/sync/`, { commit: true });
@@ -93,7 +109,10 @@ describe('branching: conflicts, sync and staleness', () => {
     await svc.admin.patch(`${DEVICES}${dev.id}/`, { status: 'planned' });
     await svc.admin.delete(`${DEVICES}${other.id}/`);
     const res = await svc.admin.post(`${BRANCHES}${branch.id}/sync/`, { commit: true });
-    assert.deepEqual(res.body.changes.map((c: any) => c.effect), ['dropped', 'dropped']);
+    assert.deepEqual(
+      res.body.changes.map((c: any) => c.effect),
+      ['dropped', 'dropped'],
+    );
     assert.deepEqual((await svc.admin.get(`${CHANGES}?branch_id=${branch.id}`)).body.results, []);
   });
 
@@ -102,7 +121,10 @@ describe('branching: conflicts, sync and staleness', () => {
     await inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' });
     await svc.admin.delete(`${DEVICES}${dev.id}/`);
     const res = await svc.admin.post(`${BRANCHES}${branch.id}/sync/`, { commit: true });
-    assert.deepEqual(res.body.changes.map((c: any) => [c.effect, c.conflicts]), [['conflict', ['status']]]);
+    assert.deepEqual(
+      res.body.changes.map((c: any) => [c.effect, c.conflicts]),
+      [['conflict', ['status']]],
+    );
     assert.deepEqual((await change()).conflicts, ['status']);
   });
 
@@ -134,6 +156,12 @@ describe('branching: conflicts, sync and staleness', () => {
     await inBranch.post('/api/ipam/vlans/', { name: 'v10', vid: 10 });
     assert.deepEqual(await touchedObjectTypes(ctx(), branch.id), ['dcim.device', 'ipam.vlan']);
     const changes = await listBranchChanges(ctx(), branch.id);
-    assert.deepEqual(changes.map((c) => [c.object_type, c.action, c.object_repr]), [['dcim.device', 'update', 'edge-1'], ['ipam.vlan', 'create', 'v10']]);
+    assert.deepEqual(
+      changes.map((c) => [c.object_type, c.action, c.object_repr]),
+      [
+        ['dcim.device', 'update', 'edge-1'],
+        ['ipam.vlan', 'create', 'v10'],
+      ],
+    );
   });
 });

@@ -21,18 +21,42 @@ export interface TestUser {
 let counter = 0;
 
 /** A non-superuser with a write-enabled token and the given permissions, written straight into the database. */
-export async function createUser(svc: TestService, username: string, grants: PermissionGrant[] = []): Promise<TestUser> {
+export async function createUser(
+  svc: TestService,
+  username: string,
+  grants: PermissionGrant[] = [],
+): Promise<TestUser> {
   const db = svc.host.db;
   const now = svc.clock.now().toISOString();
   const user = await db
     .insertInto('users')
-    .values({ username, password_hash: null, first_name: '', last_name: '', email: '', is_superuser: 0, is_active: 1, created: now, last_updated: now })
+    .values({
+      username,
+      password_hash: null,
+      first_name: '',
+      last_name: '',
+      email: '',
+      is_superuser: 0,
+      is_active: 1,
+      created: now,
+      last_updated: now,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   const key = newTokenKey();
   await db
     .insertInto('tokens')
-    .values({ user_id: user.id, key_hash: hashTokenKey(key), key_prefix: key.slice(0, 6), write_enabled: 1, expires: null, description: '', last_used: null, created: now, last_updated: now })
+    .values({
+      user_id: user.id,
+      key_hash: hashTokenKey(key),
+      key_prefix: key.slice(0, 6),
+      write_enabled: 1,
+      expires: null,
+      description: '',
+      last_used: null,
+      created: now,
+      last_updated: now,
+    })
     .execute();
   for (const grant of grants) {
     await db
@@ -55,7 +79,10 @@ export async function createUser(svc: TestService, username: string, grants: Per
 }
 
 /** Creates a branch as the admin and returns it. */
-export async function createBranch(svc: TestService, name: string): Promise<{ id: number; schema_id: string; [key: string]: any }> {
+export async function createBranch(
+  svc: TestService,
+  name: string,
+): Promise<{ id: number; schema_id: string; [key: string]: any }> {
   const res = await svc.admin.post('/api/plugins/branching/branches/', { name });
   if (res.status !== 201) throw new Error(`branch ${name}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;

@@ -7,7 +7,12 @@ import { getMainObjects } from '../../../../server/host/objects/main-repository'
 import { readObject } from '../../../../server/host/objects/overlay';
 import { createObject, deleteObject, updateObject, type CatalogueType } from '../../../../server/host/objects/writes';
 import { deleteBranch } from '../../../../server/plugins/branching/branches';
-import { branchChangeCount, branchDigest, digestOfChanges, EMPTY_DIGEST } from '../../../../server/plugins/branching/digest';
+import {
+  branchChangeCount,
+  branchDigest,
+  digestOfChanges,
+  EMPTY_DIGEST,
+} from '../../../../server/plugins/branching/digest';
 import { mergeBranch } from '../../../../server/plugins/branching/merge';
 import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { revertBranch } from '../../../../server/plugins/branching/revert';
@@ -17,11 +22,13 @@ import { Rng } from '../../../support/openapi-fuzz';
 
 const ADMIN: AuthUser = { id: 0, username: 'kept-admin', isSuperuser: true, groupIds: [], writeEnabled: true };
 
-
 /** The full computations (the oracle): every change read and taken against main now. */
 async function fullProblems(ctx: Ctx, branchId: number) {
   const changes = await branchChanges(ctx, branchId);
-  const mains = await getMainObjects(ctx, changes.map((c) => c.objectId));
+  const mains = await getMainObjects(
+    ctx,
+    changes.map((c) => c.objectId),
+  );
   const out = { conflicts: [] as Array<[number, string[]]>, problems: [] as Array<[number, string]> };
   for (const c of changes) {
     const main = mains.get(c.objectId);
@@ -60,8 +67,19 @@ describe('branching: state kept per branch equals the full computation (conflict
 
   const onMain = () => createCtx({ host: d.host, user: ADMIN, requestId: 'unit', baseUrl: 'http://unit' });
   async function inBranch(branchId: number): Promise<Ctx> {
-    const row = await d.ctx().db.selectFrom('branches').select(['schema_id', 'name']).where('id', '=', branchId).executeTakeFirstOrThrow();
-    return createCtx({ host: d.host, user: ADMIN, requestId: 'unit', baseUrl: 'http://unit', branch: { id: branchId, schemaId: row.schema_id, name: row.name } });
+    const row = await d
+      .ctx()
+      .db.selectFrom('branches')
+      .select(['schema_id', 'name'])
+      .where('id', '=', branchId)
+      .executeTakeFirstOrThrow();
+    return createCtx({
+      host: d.host,
+      user: ADMIN,
+      requestId: 'unit',
+      baseUrl: 'http://unit',
+      branch: { id: branchId, schemaId: row.schema_id, name: row.name },
+    });
   }
 
   it('an empty branch has the digest of the empty state, and the documented digest does not depend on order', async () => {
@@ -80,12 +98,21 @@ describe('branching: state kept per branch equals the full computation (conflict
       const next = (): number => rng.next();
       const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
       const objects: number[] = [];
-      for (let i = 0; i < 5; i++) objects.push((await d.write((tx) => createObject(deriveMain(tx), device, { name: `r${run}-d${i}`, status: 'active', serial: `S${i}` }))).id);
+      for (let i = 0; i < 5; i++)
+        objects.push(
+          (
+            await d.write((tx) =>
+              createObject(deriveMain(tx), device, { name: `r${run}-d${i}`, status: 'active', serial: `S${i}` }),
+            )
+          ).id,
+        );
       const branches = [await seed.branch(d), await seed.branch(d)];
       for (let step = 0; step < 70; step++) {
         const roll = next();
         const branchId = pick(branches);
-        const status = (await d.ctx().db.selectFrom('branches').select('status').where('id', '=', branchId).executeTakeFirstOrThrow()).status;
+        const status = (
+          await d.ctx().db.selectFrom('branches').select('status').where('id', '=', branchId).executeTakeFirstOrThrow()
+        ).status;
         const label = `run ${run} step ${step}`;
         try {
           if (roll < 0.4 && status === 'ready') {
@@ -96,7 +123,11 @@ describe('branching: state kept per branch equals the full computation (conflict
               const existing = await readObject(bctx, 'dcim.device', id);
               const what = next();
               if (!existing) await createObject(bctx, device, { name: `${label}-new` });
-              else if (what < 0.55) await updateObject(bctx, device, existing, { ...existing.attrs, [pick(['status', 'serial', 'role'])]: `${label}` });
+              else if (what < 0.55)
+                await updateObject(bctx, device, existing, {
+                  ...existing.attrs,
+                  [pick(['status', 'serial', 'role'])]: `${label}`,
+                });
               else if (what < 0.75) {
                 // Undo: back to main's state (the original), which drops the change.
                 const main = await readObject(deriveMain(tx), 'dcim.device', id);
@@ -108,8 +139,13 @@ describe('branching: state kept per branch equals the full computation (conflict
             await d.write(async (tx) => {
               const main = deriveMain(tx);
               const existing = await readObject(main, 'dcim.device', id);
-              if (!existing) objects[objects.indexOf(id)] = (await createObject(main, device, { name: `${label}-main` })).id;
-              else if (next() < 0.8) await updateObject(main, device, existing, { ...existing.attrs, [pick(['status', 'serial', 'role'])]: `${label}-main` });
+              if (!existing)
+                objects[objects.indexOf(id)] = (await createObject(main, device, { name: `${label}-main` })).id;
+              else if (next() < 0.8)
+                await updateObject(main, device, existing, {
+                  ...existing.attrs,
+                  [pick(['status', 'serial', 'role'])]: `${label}-main`,
+                });
               else await deleteObject(main, device, existing);
             });
           } else if (roll < 0.75 && status === 'ready') {
@@ -127,13 +163,20 @@ describe('branching: state kept per branch equals the full computation (conflict
           if (!(err instanceof Error) || !/conflict|refus|cannot|only/i.test(err.message)) throw err;
         }
         for (const b of branches) {
-          const status = (await d.ctx().db.selectFrom('branches').select('status').where('id', '=', b).executeTakeFirstOrThrow()).status;
+          const status = (
+            await d.ctx().db.selectFrom('branches').select('status').where('id', '=', b).executeTakeFirstOrThrow()
+          ).status;
           const kept = await keptProblems(d.ctx(), b);
           const full = await fullProblems(d.ctx(), b);
           assert.equal(kept.digest, full.digest, `${label}: digest of branch ${b}`);
           assert.equal(kept.count, full.count, `${label}: change count of branch ${b}`);
           // A merged branch's conflicts are not kept; a revert makes them current again.
-          if (status !== 'merged') assert.deepEqual({ conflicts: kept.conflicts, problems: kept.problems }, { conflicts: full.conflicts, problems: full.problems }, `${label}: branch ${b}`);
+          if (status !== 'merged')
+            assert.deepEqual(
+              { conflicts: kept.conflicts, problems: kept.problems },
+              { conflicts: full.conflicts, problems: full.problems },
+              `${label}: branch ${b}`,
+            );
         }
       }
     }

@@ -52,28 +52,54 @@ describe('branching: merge and revert', () => {
     assert.equal(res.body.commit, true);
     assert.equal(res.body.branch.status, 'merged');
     assert.equal(res.body.branch.merged_time, '2026-11-03T09:00:00.000Z');
-    const admin = await svc.host.db.selectFrom('users').select('id').where('username', '=', 'admin').executeTakeFirstOrThrow();
+    const admin = await svc.host.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', 'admin')
+      .executeTakeFirstOrThrow();
     assert.equal(res.body.branch.merged_by, admin.id);
-    assert.deepEqual(res.body.changes.map((c: any) => [c.object_id, c.action, c.effect]), [
-      [f.edited.id, 'update', 'updated'],
-      [f.removed.id, 'delete', 'deleted'],
-      [f.added.id, 'create', 'created'],
-    ]);
+    assert.deepEqual(
+      res.body.changes.map((c: any) => [c.object_id, c.action, c.effect]),
+      [
+        [f.edited.id, 'update', 'updated'],
+        [f.removed.id, 'delete', 'deleted'],
+        [f.added.id, 'create', 'created'],
+      ],
+    );
 
     const main = (await svc.admin.get(DEVICES)).body.results;
-    assert.deepEqual(main.map((o: any) => [o.id, o.name, o.status]), [
-      [f.kept.id, 'kept', 'active'],
-      [f.edited.id, 'edited', 'planned'],
-      [f.added.id, 'added', 'planned'],
-    ]);
+    assert.deepEqual(
+      main.map((o: any) => [o.id, o.name, o.status]),
+      [
+        [f.kept.id, 'kept', 'active'],
+        [f.edited.id, 'edited', 'planned'],
+        [f.added.id, 'added', 'planned'],
+      ],
+    );
     assert.equal(main[1].rack, 1);
     assert.equal(main[2].created, f.added.created, 'a branch-created object keeps its id and creation time');
 
     const editedLog = await changelogOf(svc, 'dcim.device', f.edited.id);
-    assert.deepEqual(editedLog.map((r) => [r.action, r.branch_id]), [['create', null], ['update', f.branch.id], ['update', null]]);
+    assert.deepEqual(
+      editedLog.map((r) => [r.action, r.branch_id]),
+      [
+        ['create', null],
+        ['update', f.branch.id],
+        ['update', null],
+      ],
+    );
     const addedLog = await changelogOf(svc, 'dcim.device', f.added.id);
-    assert.deepEqual(addedLog.map((r) => [r.action, r.branch_id]), [['create', f.branch.id], ['create', null]]);
-    assert.deepEqual((await changelogOf(svc, 'dcim.device', f.removed.id)).map((r) => [r.action, r.branch_id]).slice(-1), [['delete', null]]);
+    assert.deepEqual(
+      addedLog.map((r) => [r.action, r.branch_id]),
+      [
+        ['create', f.branch.id],
+        ['create', null],
+      ],
+    );
+    assert.deepEqual(
+      (await changelogOf(svc, 'dcim.device', f.removed.id)).map((r) => [r.action, r.branch_id]).slice(-1),
+      [['delete', null]],
+    );
     assert.deepEqual(fired, ['merged:merged']);
 
     assert.equal((await svc.admin.get(`${BRANCHES}${f.branch.id}/`)).body.status, 'merged');
@@ -104,14 +130,21 @@ describe('branching: merge and revert', () => {
       assert.equal(dry.status, 200);
       assert.equal(dry.body.commit, false);
       assert.equal(dry.body.branch.status, 'ready');
-      assert.deepEqual(dry.body.changes.map((c: any) => c.effect), ['updated', 'deleted', 'created']);
+      assert.deepEqual(
+        dry.body.changes.map((c: any) => c.effect),
+        ['updated', 'deleted', 'created'],
+      );
     }
     const sync = await svc.admin.post(`${BRANCHES}${f.branch.id}/sync/`, { commit: false });
     assert.equal(sync.body.branch.last_sync, null);
     assert.deepEqual((await svc.admin.get(DEVICES)).body, before);
     assert.equal(await logCount(), logBefore);
     assert.equal((await svc.admin.get(`${BRANCHES}${f.branch.id}/`)).body.status, 'ready');
-    assert.equal((await svc.host.db.selectFrom('branch_changes').select('premerge').where('premerge', 'is not', null).execute()).length, 0);
+    assert.equal(
+      (await svc.host.db.selectFrom('branch_changes').select('premerge').where('premerge', 'is not', null).execute())
+        .length,
+      0,
+    );
     assert.deepEqual(fired, []);
     assert.equal((await svc.admin.post(`${BRANCHES}${f.branch.id}/merge/`, { commit: 'yes' })).status, 400);
   });
@@ -125,7 +158,10 @@ describe('branching: merge and revert', () => {
     svc.clock.advanceDays(1);
 
     const dry = await svc.admin.post(`${BRANCHES}${f.branch.id}/revert/`, { commit: false });
-    assert.deepEqual(dry.body.changes.map((c: any) => c.effect), ['updated', 'created', 'deleted']);
+    assert.deepEqual(
+      dry.body.changes.map((c: any) => c.effect),
+      ['updated', 'created', 'deleted'],
+    );
     assert.equal((await svc.admin.get(DEVICES)).body.count, 3);
     assert.equal(dry.body.branch.status, 'merged');
 
@@ -135,13 +171,24 @@ describe('branching: merge and revert', () => {
     assert.equal(res.body.branch.merged_time, null);
     assert.equal(res.body.branch.merged_by, null);
     assert.deepEqual((await svc.admin.get(DEVICES)).body, before);
-    assert.deepEqual((await changelogOf(svc, 'dcim.device', f.added.id)).map((r) => [r.action, r.branch_id]), [['create', f.branch.id], ['create', null], ['delete', null]]);
+    assert.deepEqual(
+      (await changelogOf(svc, 'dcim.device', f.added.id)).map((r) => [r.action, r.branch_id]),
+      [
+        ['create', f.branch.id],
+        ['create', null],
+        ['delete', null],
+      ],
+    );
     assert.deepEqual(fired, ['merged:merged', 'reverted:ready']);
 
     const again = await svc.admin.post(`${BRANCHES}${f.branch.id}/revert/`, { commit: true });
     assert.equal(again.status, 409);
     assert.match(again.body.detail, /only a merged branch/);
-    assert.equal((await f.inBranch.patch(`${DEVICES}${f.kept.id}/`, { status: 'x' })).status, 200, 'the branch accepts changes again');
+    assert.equal(
+      (await f.inBranch.patch(`${DEVICES}${f.kept.id}/`, { status: 'x' })).status,
+      200,
+      'the branch accepts changes again',
+    );
   });
 
   it('lets a merge validator refuse with 409 and writes nothing', async () => {
@@ -154,7 +201,11 @@ describe('branching: merge and revert', () => {
       register(host) {
         host.mergeValidators.add(async (ctx, branch) => {
           seen.push(branch.name);
-          await ctx.db.updateTable('branches').set({ description: 'touched by the gate' }).where('id', '=', branch.id).execute();
+          await ctx.db
+            .updateTable('branches')
+            .set({ description: 'touched by the gate' })
+            .where('id', '=', branch.id)
+            .execute();
           return branch.name === 'feature' ? 'Change request is not approved.' : null;
         });
       },

@@ -1,12 +1,41 @@
 import assert from 'node:assert/strict';
-import { runMergeJob, sweepAutoMerge, autoMergeSweeper } from '../../../../server/plugins/change-control/gate/auto-merge';
+import {
+  runMergeJob,
+  sweepAutoMerge,
+  autoMergeSweeper,
+} from '../../../../server/plugins/change-control/gate/auto-merge';
 import { parseConfig, ConfigError } from '../../../../server/host/core/config';
 import { constraintViolation } from '../../../../server/host/db/constraint-errors';
 
 import { Receiver } from '../../../support/receiver';
 import { startService, suiteService, withService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, CHECKS, checkNamed, detail, expectStatus, grant, ok, policy, REQUESTS, review, REVIEWER, ccDb } from './fixtures';
-import { branchOf, eventsOf, gateCast, hookLifecycleEvents, insertMergeJob, mainDeviceNames, mergeBranch, mergeJobs, scenario, type GateCast } from './gate-support';
+import {
+  actor,
+  AUTHOR,
+  CHECKS,
+  checkNamed,
+  detail,
+  expectStatus,
+  grant,
+  ok,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  ccDb,
+} from './fixtures';
+import {
+  branchOf,
+  eventsOf,
+  gateCast,
+  hookLifecycleEvents,
+  insertMergeJob,
+  mainDeviceNames,
+  mergeBranch,
+  mergeJobs,
+  scenario,
+  type GateCast,
+} from './gate-support';
 import { forSuite } from '../../../support/prepared';
 
 describe('change control: automatic merge', () => {
@@ -32,7 +61,11 @@ describe('change control: automatic merge', () => {
     it('Automatic merge: a request with auto_merge merges its branch, as its requester, once the last gate clears (the pipeline report), and completes', async () => {
       const s = await scenario(cast, 'auto-basic', { fields: { auto_merge: true } });
       assert.equal(s.cr.auto_merge, true);
-      assert.equal((await branchOf(svc, s.branch.id)).status, 'ready', 'approved but the check is pending: nothing merges');
+      assert.equal(
+        (await branchOf(svc, s.branch.id)).status,
+        'ready',
+        'approved but the check is pending: nothing merges',
+      );
       assert.deepEqual(await mergeJobs(svc, s.branch.id), []);
 
       await report(s.cr.id, 'success');
@@ -43,8 +76,14 @@ describe('change control: automatic merge', () => {
       const cr = await detail(cast.author.client, s.cr.id);
       assert.equal(cr.status, 'completed');
       const jobs = await mergeJobs(svc, s.branch.id);
-      assert.deepEqual(jobs.map((j) => j.state), ['completed']);
-      assert.deepEqual((await eventsOf(svc, s.cr.id)).filter((e) => e === 'change_request_completed'), ['change_request_completed']);
+      assert.deepEqual(
+        jobs.map((j) => j.state),
+        ['completed'],
+      );
+      assert.deepEqual(
+        (await eventsOf(svc, s.cr.id)).filter((e) => e === 'change_request_completed'),
+        ['change_request_completed'],
+      );
     });
 
     it('Automatic merge: the approving review that clears the last gate merges the branch', async () => {
@@ -79,10 +118,16 @@ describe('change control: automatic merge', () => {
     });
 
     it('Automatic merge: never overrides the change window; the sweep merges once the window has opened', async () => {
-      const s = await scenario(cast, 'auto-window', { fields: { auto_merge: true, scheduled_start: '2026-11-01T22:00:00Z', scheduled_end: '2026-11-02T02:00:00Z' } });
+      const s = await scenario(cast, 'auto-window', {
+        fields: { auto_merge: true, scheduled_start: '2026-11-01T22:00:00Z', scheduled_end: '2026-11-02T02:00:00Z' },
+      });
       await grantOverride(svc, cast);
       await report(s.cr.id, 'success');
-      assert.equal((await branchOf(svc, s.branch.id)).status, 'ready', 'outside the window, even for a requester holding the override');
+      assert.equal(
+        (await branchOf(svc, s.branch.id)).status,
+        'ready',
+        'outside the window, even for a requester holding the override',
+      );
       await sweepAutoMerge(svc.host);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
       assert.deepEqual(await mergeJobs(svc, s.branch.id), []);
@@ -137,19 +182,30 @@ describe('change control: automatic merge', () => {
     const svc = suiteService();
     const cast = forSuite(() => gateCast(svc));
 
-
     it('Automatic merge: the database refuses a second pending, scheduled or running job for a branch; finished jobs do not count', async () => {
       const s = await scenario(cast, 'jobs-db', { upTo: 'draft' });
       for (const live of ['pending', 'scheduled', 'running'] as const) {
         await insertMergeJob(svc, s, live);
         for (const second of ['pending', 'scheduled', 'running'] as const) {
-          await assert.rejects(insertMergeJob(svc, s, second), (err) => constraintViolation(err)?.kind === 'unique', `${second} while ${live}`);
+          await assert.rejects(
+            insertMergeJob(svc, s, second),
+            (err) => constraintViolation(err)?.kind === 'unique',
+            `${second} while ${live}`,
+          );
         }
-        await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).where('state', '=', live).execute();
+        await ccDb(svc)
+          .updateTable('cc_merge_jobs')
+          .set({ state: 'failed' })
+          .where('branch_id', '=', s.branch.id)
+          .where('state', '=', live)
+          .execute();
       }
       await insertMergeJob(svc, s, 'completed');
       await insertMergeJob(svc, s, 'pending');
-      assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['failed', 'failed', 'failed', 'completed', 'pending']);
+      assert.deepEqual(
+        (await mergeJobs(svc, s.branch.id)).map((j) => j.state),
+        ['failed', 'failed', 'failed', 'completed', 'pending'],
+      );
     });
 
     it('Automatic merge: while a job is scheduled for the branch, a request turning ready queues no second job; once it is finished, the sweep queues and merges', async () => {
@@ -158,12 +214,22 @@ describe('change control: automatic merge', () => {
       expectStatus(await review(cast.reviewer.client, s.cr.id, 'approve'), 201);
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
       await sweepAutoMerge(svc.host);
-      assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['scheduled']);
+      assert.deepEqual(
+        (await mergeJobs(svc, s.branch.id)).map((j) => j.state),
+        ['scheduled'],
+      );
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
 
-      await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'failed' }).where('branch_id', '=', s.branch.id).execute();
+      await ccDb(svc)
+        .updateTable('cc_merge_jobs')
+        .set({ state: 'failed' })
+        .where('branch_id', '=', s.branch.id)
+        .execute();
       await sweepAutoMerge(svc.host);
-      assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['failed', 'completed']);
+      assert.deepEqual(
+        (await mergeJobs(svc, s.branch.id)).map((j) => j.state),
+        ['failed', 'completed'],
+      );
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');
     });
   });
@@ -175,18 +241,35 @@ describe('change control: automatic merge', () => {
     it('Automatic merge: several concurrent approvals that each could make the request ready: exactly one merge, one completed event', async () => {
       svc = await startService();
       await hookLifecycleEvents(svc, receiver.url());
-      const author = await actor(svc, 'author', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]);
+      const author = await actor(svc, 'author', [
+        ...AUTHOR,
+        { object_types: ['branching.branch'], actions: ['merge'] },
+      ]);
       const reviewers = [];
       for (let i = 0; i < 5; i++) reviewers.push(await actor(svc, `reviewer${i}`, REVIEWER));
-      await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'anyone', min_reviews: 1, users: reviewers.map((r) => r.id) }] });
-      const s = await scenario({ author, reviewer: reviewers[0]!, policyId: 0 }, 'parallel-approvals', { upTo: 'needs-review', fields: { auto_merge: true } });
+      await policy(svc, {
+        name: 'Devices',
+        object_types: ['dcim.device'],
+        rules: [{ name: 'anyone', min_reviews: 1, users: reviewers.map((r) => r.id) }],
+      });
+      const s = await scenario({ author, reviewer: reviewers[0]!, policyId: 0 }, 'parallel-approvals', {
+        upTo: 'needs-review',
+        fields: { auto_merge: true },
+      });
 
       const answers = await Promise.all(reviewers.map((r) => review(r.client, s.cr.id, 'approve')));
-      assert.ok(answers.every((a) => a.status === 201 || a.status === 400), answers.map((a) => `${a.status} ${JSON.stringify(a.body)}`).join('\n'));
+      assert.ok(
+        answers.every((a) => a.status === 201 || a.status === 400),
+        answers.map((a) => `${a.status} ${JSON.stringify(a.body)}`).join('\n'),
+      );
       assert.ok(answers.some((a) => a.status === 201));
 
       const jobs = await mergeJobs(svc, s.branch.id);
-      assert.deepEqual(jobs.map((j) => j.state), ['completed'], 'one merge job');
+      assert.deepEqual(
+        jobs.map((j) => j.state),
+        ['completed'],
+        'one merge job',
+      );
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');
       assert.deepEqual(await mainDeviceNames(svc), ['parallel-approvals-dev']);
       const events = await eventsOf(svc, s.cr.id);
@@ -200,15 +283,32 @@ describe('change control: automatic merge', () => {
       await hookLifecycleEvents(svc, receiver.url());
       const cast = await gateCast(svc);
       const pipelines = [];
-      for (let i = 0; i < 6; i++) pipelines.push(await actor(svc, `ci${i}`, [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'change'] }]));
+      for (let i = 0; i < 6; i++)
+        pipelines.push(
+          await actor(svc, `ci${i}`, [
+            {
+              object_types: ['change_control.mergecheck', 'change_control.changerequest'],
+              actions: ['view', 'change'],
+            },
+          ]),
+        );
       const s = await scenario(cast, 'parallel-reports', { fields: { auto_merge: true } });
       const ci = await checkNamed(svc.admin, s.cr.id, 'ci/build');
 
-      const answers = await Promise.all(pipelines.map((p) => p.client.patch(`${CHECKS}${ci.id}/`, { status: 'success', summary: 'green' })));
-      assert.ok(answers.every((a) => a.status < 500), answers.map((a) => `${a.status} ${JSON.stringify(a.body)}`).join('\n'));
+      const answers = await Promise.all(
+        pipelines.map((p) => p.client.patch(`${CHECKS}${ci.id}/`, { status: 'success', summary: 'green' })),
+      );
+      assert.ok(
+        answers.every((a) => a.status < 500),
+        answers.map((a) => `${a.status} ${JSON.stringify(a.body)}`).join('\n'),
+      );
       assert.ok(answers.some((a) => a.status === 200));
 
-      assert.deepEqual((await mergeJobs(svc, s.branch.id)).map((j) => j.state), ['completed'], 'one merge job');
+      assert.deepEqual(
+        (await mergeJobs(svc, s.branch.id)).map((j) => j.state),
+        ['completed'],
+        'one merge job',
+      );
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');
       assert.deepEqual(await mainDeviceNames(svc), ['parallel-reports-dev']);
       const events = await eventsOf(svc, s.cr.id);
@@ -221,7 +321,11 @@ describe('change control: automatic merge', () => {
       const cast = await gateCast(svc);
       const s = await scenario(cast, 'parallel-manual');
       const answers = await Promise.all([1, 2, 3, 4].map(() => mergeBranch(cast.author.client, s.branch.id)));
-      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409, 409, 409], answers.map((a) => JSON.stringify(a.body)).join('\n'));
+      assert.deepEqual(
+        answers.map((a) => a.status).sort(),
+        [200, 409, 409, 409],
+        answers.map((a) => JSON.stringify(a.body)).join('\n'),
+      );
       assert.deepEqual(await mainDeviceNames(svc), ['parallel-manual-dev']);
       assert.equal((await eventsOf(svc, s.cr.id)).filter((e) => e === 'change_request_completed').length, 1);
     });
@@ -259,7 +363,9 @@ describe('change control: automatic merge', () => {
       const scheduled: Array<{ ms: number; fn: () => void }> = [];
       try {
         const cast = await gateCast(svc);
-        const s = await scenario(cast, 'auto-interval', { fields: { auto_merge: true, scheduled_start: '2026-11-01T10:00:00Z' } });
+        const s = await scenario(cast, 'auto-interval', {
+          fields: { auto_merge: true, scheduled_start: '2026-11-01T10:00:00Z' },
+        });
         assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
 
         globalThis.setInterval = ((fn: () => void, ms: number) => {
@@ -286,5 +392,9 @@ describe('change control: automatic merge', () => {
 });
 
 async function grantOverride(svc: TestService, cast: GateCast): Promise<void> {
-  await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.changerequest'], actions: ['override_window'] });
+  await grant(
+    svc,
+    { users: [cast.author.id] },
+    { object_types: ['change_control.changerequest'], actions: ['override_window'] },
+  );
 }

@@ -1,6 +1,23 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { act, BRANCHES, changesOf, CHECKS, checkNamed, checksOf, COMMENTS, created, detail, expectStatus, grant, ok, openRequest, REQUESTS, REVIEWS, branch } from './fixtures';
+import {
+  act,
+  BRANCHES,
+  changesOf,
+  CHECKS,
+  checkNamed,
+  checksOf,
+  COMMENTS,
+  created,
+  detail,
+  expectStatus,
+  grant,
+  ok,
+  openRequest,
+  REQUESTS,
+  REVIEWS,
+  branch,
+} from './fixtures';
 import { gateCast, mergeBranch, scenario } from './gate-support';
 import { forSuite } from '../../../support/prepared';
 
@@ -8,7 +25,11 @@ describe('change control: the branch lifecycle as the request sees it', () => {
   const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } } });
   const cast = forSuite(() => gateCast(svc));
   before(async () => {
-    await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] });
+    await grant(
+      svc,
+      { users: [cast.author.id] },
+      { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] },
+    );
   });
 
   it('ChangeRequest branch_name: renaming the branch updates it (list filter and search follow); the title stays', async () => {
@@ -20,10 +41,13 @@ describe('change control: the branch lifecycle as the request sees it', () => {
     assert.equal(cr.branch_name, 'new-name');
     assert.equal(cr.branch, s.branch.id);
     assert.equal(cr.branch_deleted, false);
-    assert.equal(cr.title, 'old-name', 'the title is the request\'s own field');
+    assert.equal(cr.title, 'old-name', "the title is the request's own field");
     assert.equal(cr.status, 'needs-review', 'a rename moves nothing');
     const listed = await ok(cast.author.client.get(`${REQUESTS}?branch_name=new-name`));
-    assert.deepEqual(listed.results.map((r: { id: number }) => r.id), [s.cr.id]);
+    assert.deepEqual(
+      listed.results.map((r: { id: number }) => r.id),
+      [s.cr.id],
+    );
     const hits = (await ok(cast.author.client.get('/api/search/?q=new-name'))).results;
     assert.ok(hits.some((h: { id: number; field: string }) => h.id === s.cr.id && h.field === 'branch_name'));
   });
@@ -32,9 +56,21 @@ describe('change control: the branch lifecycle as the request sees it', () => {
     const s = await scenario(cast, 'doomed', { upTo: 'approved' });
     await ok(cast.author.client.patch(`${BRANCHES}${s.branch.id}/`, { name: 'doomed-renamed' }));
     const [change] = await changesOf(svc, s.branch.id);
-    const thread = await created(cast.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'Is the name final?' }));
+    const thread = await created(
+      cast.reviewer.client.post(COMMENTS, {
+        change_request: s.cr.id,
+        change_diff: change.id,
+        text: 'Is the name final?',
+      }),
+    );
     const ci = await checkNamed(svc.admin, s.cr.id, 'ci/build');
-    await ok(svc.admin.patch(`${CHECKS}${ci.id}/`, { status: 'success', summary: 'build 17 green', details_url: 'https://ci.example/17' }));
+    await ok(
+      svc.admin.patch(`${CHECKS}${ci.id}/`, {
+        status: 'success',
+        summary: 'build 17 green',
+        details_url: 'https://ci.example/17',
+      }),
+    );
     const reviewsBefore = (await ok(svc.admin.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results;
     assert.equal(reviewsBefore.length, 1);
 
@@ -49,10 +85,16 @@ describe('change control: the branch lifecycle as the request sees it', () => {
     assert.equal(cr.has_conflicts, false);
 
     const reviews = (await ok(svc.admin.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results;
-    assert.deepEqual(reviews.map((r: { id: number; decision: string }) => [r.id, r.decision]), reviewsBefore.map((r: { id: number; decision: string }) => [r.id, r.decision]));
+    assert.deepEqual(
+      reviews.map((r: { id: number; decision: string }) => [r.id, r.decision]),
+      reviewsBefore.map((r: { id: number; decision: string }) => [r.id, r.decision]),
+    );
     const comments = (await ok(svc.admin.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results;
-    assert.deepEqual(comments.map((c: { id: number; text: string }) => [c.id, c.text]), [[thread.id, 'Is the name final?']]);
-    assert.equal(comments[0].change_label, thread.change_label, 'the anchor\'s label survives');
+    assert.deepEqual(
+      comments.map((c: { id: number; text: string }) => [c.id, c.text]),
+      [[thread.id, 'Is the name final?']],
+    );
+    assert.equal(comments[0].change_label, thread.change_label, "the anchor's label survives");
     const kept = (await checksOf(svc.admin, s.cr.id)).find((c) => c.name === 'ci/build');
     assert.equal(kept.status, 'success');
     assert.equal(kept.summary, 'build 17 green');
@@ -65,7 +107,10 @@ describe('change control: the branch lifecycle as the request sees it', () => {
     assert.match(resubmit.body.detail, /branch of this change request has been deleted/);
     assert.equal((await ok(act(cast.author.client, s.cr.id, 'abandon'))).status, 'abandoned');
     const found = await ok(cast.author.client.get(`${REQUESTS}?branch_name=doomed-renamed`));
-    assert.deepEqual(found.results.map((r: { id: number }) => r.id), [s.cr.id]);
+    assert.deepEqual(
+      found.results.map((r: { id: number }) => r.id),
+      [s.cr.id],
+    );
   });
 
   it('ChangeRequest branch_deleted: a completed request whose merged branch is deleted stays completed', async () => {
@@ -88,6 +133,12 @@ describe('change control: the branch lifecycle as the request sees it', () => {
     const second = await openRequest(cast.author.client, again.branch.id);
     assert.notEqual(second.id, s.cr.id);
     const both = await ok(cast.author.client.get(`${REQUESTS}?branch_name=reused&ordering=id`));
-    assert.deepEqual(both.results.map((r: { id: number; branch_deleted: boolean }) => [r.id, r.branch_deleted]), [[s.cr.id, true], [second.id, false]]);
+    assert.deepEqual(
+      both.results.map((r: { id: number; branch_deleted: boolean }) => [r.id, r.branch_deleted]),
+      [
+        [s.cr.id, true],
+        [second.id, false],
+      ],
+    );
   });
 });

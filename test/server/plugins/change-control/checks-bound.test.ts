@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { eachTestService, startService, withService, type TestService } from '../../../support/service';
 import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
-import { actor, checkNamed, CHECKS, detail, DEVICES, expectStatus, group, ok, POLICIES, REVIEWS, VIEW_ALL } from './fixtures';
+import {
+  actor,
+  checkNamed,
+  CHECKS,
+  detail,
+  DEVICES,
+  expectStatus,
+  group,
+  ok,
+  POLICIES,
+  REVIEWS,
+  VIEW_ALL,
+} from './fixtures';
 import { gateCast, mergeBranch, scenario, type Scenario } from './gate-support';
 import { forEachTest } from '../../../support/prepared';
 
@@ -13,9 +25,15 @@ describe('change control: check results bound to what they checked', () => {
   const cast = forEachTest(() => gateCast(svc));
 
   async function withCheck(settings: Record<string, unknown> = {}): Promise<void> {
-    await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': settings } }));
+    await ok(
+      svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+        checks: ['ci/build'],
+        check_settings: { 'ci/build': settings },
+      }),
+    );
   }
-  const report = (client: TestService['admin'], id: number, body: Record<string, unknown>) => client.patch(`${CHECKS}${id}/`, body);
+  const report = (client: TestService['admin'], id: number, body: Record<string, unknown>) =>
+    client.patch(`${CHECKS}${id}/`, body);
 
   async function editBranch(s: Scenario): Promise<void> {
     const dev = (await ok(s.inBranch.get(`${DEVICES}?name=${s.branch.name}-dev`))).results[0];
@@ -89,26 +107,55 @@ describe('change control: check results bound to what they checked', () => {
     assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
   });
 
-  it('Reporter: check_settings may name only the policy\'s checks and existing users and groups (400)', async () => {
-    const bad = await svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/lint': { timeout_minutes: 5 } } });
+  it("Reporter: check_settings may name only the policy's checks and existing users and groups (400)", async () => {
+    const bad = await svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+      checks: ['ci/build'],
+      check_settings: { 'ci/lint': { timeout_minutes: 5 } },
+    });
     expectStatus(bad, 400);
     assert.ok(bad.body.check_settings, JSON.stringify(bad.body));
-    expectStatus(await svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': { reporter: { users: [9999] } } } }), 400);
-    expectStatus(await svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': { timeout_minutes: 0 } } }), 400);
-    const p = await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build'], check_settings: { 'ci/build': { timeout_minutes: 30 } } }));
+    expectStatus(
+      await svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+        checks: ['ci/build'],
+        check_settings: { 'ci/build': { reporter: { users: [9999] } } },
+      }),
+      400,
+    );
+    expectStatus(
+      await svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+        checks: ['ci/build'],
+        check_settings: { 'ci/build': { timeout_minutes: 0 } },
+      }),
+      400,
+    );
+    const p = await ok(
+      svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+        checks: ['ci/build'],
+        check_settings: { 'ci/build': { timeout_minutes: 30 } },
+      }),
+    );
     assert.deepEqual(p.check_settings, { 'ci/build': { reporter: null, timeout_minutes: 30 } });
   });
 
   it('Reporter in the configuration: required_external_checks names it by username', async () => {
-    await withService(startService({ config: { change_control: { required_external_checks: [{ name: 'sec/scan', label: 'Security scan', reporter: { users: ['scanner'] } }] } } }), async (other) => {
-      const c = await gateCast(other);
-      const s = await scenario(c, 'bound-config');
-      const check = await checkNamed(other.admin, s.cr.id, 'sec/scan');
-      const intruder = await actor(other, 'intruder', PIPELINE);
-      expectStatus(await intruder.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }), 403);
-      const scanner = await actor(other, 'scanner', PIPELINE);
-      await ok(scanner.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }));
-    });
+    await withService(
+      startService({
+        config: {
+          change_control: {
+            required_external_checks: [{ name: 'sec/scan', label: 'Security scan', reporter: { users: ['scanner'] } }],
+          },
+        },
+      }),
+      async (other) => {
+        const c = await gateCast(other);
+        const s = await scenario(c, 'bound-config');
+        const check = await checkNamed(other.admin, s.cr.id, 'sec/scan');
+        const intruder = await actor(other, 'intruder', PIPELINE);
+        expectStatus(await intruder.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }), 403);
+        const scanner = await actor(other, 'scanner', PIPELINE);
+        await ok(scanner.client.patch(`${CHECKS}${check.id}/`, { status: 'success' }));
+      },
+    );
   });
 
   it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported', async () => {
@@ -122,7 +169,10 @@ describe('change control: check results bound to what they checked', () => {
     const failed = await checkNamed(svc.admin, s.cr.id, 'ci/build');
     assert.equal(failed.status, 'failure');
     assert.match(failed.summary, /Never reported: still pending after 30 minutes/);
-    assert.match((await detail(cast.author.client, s.cr.id)).merge_blocked_reason, /"ci\/build" failed \(Never reported/);
+    assert.match(
+      (await detail(cast.author.client, s.cr.id)).merge_blocked_reason,
+      /"ci\/build" failed \(Never reported/,
+    );
     // A later report replaces it as usual.
     await ok(report(svc.admin, failed.id, { status: 'success' }));
     assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);

@@ -5,7 +5,20 @@ import { factsOfView } from '../../../../server/plugins/change-control/checks/bu
 import { buildBuiltinFacts, buildCheckView } from '../../../../server/plugins/change-control/checks/view';
 import { ccDb } from '../../../../server/plugins/change-control/db/database';
 import type { TestService } from '../../../support/service';
-import { branch, BRANCHES, changesOf, COMMENTS, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS } from './fixtures';
+import {
+  branch,
+  BRANCHES,
+  changesOf,
+  COMMENTS,
+  created,
+  detail,
+  DEVICES,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+} from './fixtures';
 import { approve, assertCheck, checksByName, RUN_CHECKS, setup, startWithChecks } from './checks-support';
 
 const BUILTINS = ['has-changes', 'no-conflicts', 'not-stale', 'threads-resolved', 'mergeable'];
@@ -45,12 +58,19 @@ describe('change control checks: built-in checks', () => {
     await ok(s.inBranch.patch(`${DEVICES}${base.id}/`, { status: 'planned' }));
     await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
     await approve(s.reviewer, s.cr.id);
-    assertCheck((await checksByName(svc.admin, s.cr.id))['no-conflicts'], { status: 'success', summary: 'No conflicts with main.' });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['no-conflicts'], {
+      status: 'success',
+      summary: 'No conflicts with main.',
+    });
     assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, true);
 
     await ok(svc.admin.patch(`${DEVICES}${base.id}/`, { status: 'offline' }));
     const failing = (await checksByName(svc.admin, s.cr.id))['no-conflicts'];
-    assertCheck(failing, { status: 'failure', blocks_merge: true, summary: new RegExp(`1 change conflicts with main: ${base.name} \\(status\\)`) });
+    assertCheck(failing, {
+      status: 'failure',
+      blocks_merge: true,
+      summary: new RegExp(`1 change conflicts with main: ${base.name} \\(status\\)`),
+    });
     const d = await detail(s.author.client, s.cr.id);
     assert.equal(d.has_conflicts, true);
     assert.equal(d.ready_to_merge, false);
@@ -70,15 +90,26 @@ describe('change control checks: built-in checks', () => {
     await ok(s.inBranch.patch(`${DEVICES}${edited.id}/`, { status: 'planned' }));
     await ok(s.inBranch.patch(`${DEVICES}${removed.id}/`, { serial: 'X1' }));
     const clean = (await checksByName(svc.admin, s.cr.id))['mergeable'];
-    assertCheck(clean, { label: 'Merges cleanly', required: true, status: 'success', summary: /^The merge applies cleanly \(\d+ changes\)\.$/ });
+    assertCheck(clean, {
+      label: 'Merges cleanly',
+      required: true,
+      status: 'success',
+      summary: /^The merge applies cleanly \(\d+ changes\)\.$/,
+    });
     assert.deepEqual(clean.objects, []);
 
     await ok(svc.admin.patch(`${DEVICES}${edited.id}/`, { status: 'offline' }));
     expectStatus(await svc.admin.delete(`${DEVICES}${removed.id}/`), 204);
     const failing = (await checksByName(svc.admin, s.cr.id))['mergeable'];
-    assertCheck(failing, { status: 'failure', blocks_merge: true, summary: /^2 objects would conflict or fail to apply: / });
+    assertCheck(failing, {
+      status: 'failure',
+      blocks_merge: true,
+      summary: /^2 objects would conflict or fail to apply: /,
+    });
     assert.deepEqual(
-      failing.objects.map((o: any) => [o.object_type, o.object_id, o.problem]).sort((a: any[], b: any[]) => a[1] - b[1]),
+      failing.objects
+        .map((o: any) => [o.object_type, o.object_id, o.problem])
+        .sort((a: any[], b: any[]) => a[1] - b[1]),
       [
         ['dcim.device', edited.id, 'Conflicts with main on status.'],
         ['dcim.device', removed.id, 'Main deleted it since the branch changed it.'],
@@ -88,25 +119,53 @@ describe('change control checks: built-in checks', () => {
     // A dry run: main still has what it had.
     assert.match(JSON.stringify((await ok(svc.admin.get(`${DEVICES}${edited.id}/`))).status), /offline/);
     const d = await detail(s.author.client, s.cr.id);
-    assert.match(d.merge_blocked_reason, /Required check "Merges cleanly" failed \(2 objects would conflict or fail to apply/);
+    assert.match(
+      d.merge_blocked_reason,
+      /Required check "Merges cleanly" failed \(2 objects would conflict or fail to apply/,
+    );
   });
 
   it('Built-in checks read counts and the first problems kept per branch, the same facts as the full view gives: beyond the few shown, and an object type the catalogue no longer knows', async () => {
     const s = await setup(svc, { policy: { checks: BUILTINS } });
     const bases = [];
-    for (let i = 0; i < 7; i++) bases.push(await created(svc.admin.post(DEVICES, { name: `kept-${Date.now()}-${i}`, status: 'active' })));
+    for (let i = 0; i < 7; i++)
+      bases.push(await created(svc.admin.post(DEVICES, { name: `kept-${Date.now()}-${i}`, status: 'active' })));
     for (const b of bases) await ok(s.inBranch.patch(`${DEVICES}${b.id}/`, { status: 'planned' }));
     for (const b of bases.slice(0, 6)) await ok(svc.admin.patch(`${DEVICES}${b.id}/`, { status: 'offline' }));
     expectStatus(await svc.admin.delete(`${DEVICES}${bases[6].id}/`), 204);
     // A change of a type the catalogue no longer knows, written beside the service (which moves the revision).
     await svc.host.db.transaction().execute(async (trx) => {
       const now = new Date().toISOString();
-      await trx.insertInto('branch_changes').values({ branch_id: s.branchId, object_type: 'legacy.widget', object_id: 990001, action: 'create', original: null, modified: '{"name":"w"}', premerge: null, created: now, last_updated: now }).execute();
-      await trx.updateTable('branches').set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) })).where('id', '=', s.branchId).execute();
-      await trx.updateTable('data_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+      await trx
+        .insertInto('branch_changes')
+        .values({
+          branch_id: s.branchId,
+          object_type: 'legacy.widget',
+          object_id: 990001,
+          action: 'create',
+          original: null,
+          modified: '{"name":"w"}',
+          premerge: null,
+          created: now,
+          last_updated: now,
+        })
+        .execute();
+      await trx
+        .updateTable('branches')
+        .set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) }))
+        .where('id', '=', s.branchId)
+        .execute();
+      await trx
+        .updateTable('data_version')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .execute();
     });
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'unit', baseUrl: 'http://unit' });
-    const row = await ccDb(ctx).selectFrom('cc_change_requests').selectAll().where('id', '=', s.cr.id).executeTakeFirstOrThrow();
+    const row = await ccDb(ctx)
+      .selectFrom('cc_change_requests')
+      .selectAll()
+      .where('id', '=', s.cr.id)
+      .executeTakeFirstOrThrow();
     const kept = await buildBuiltinFacts(ctx, row, new Set(BUILTIN_CHECKS));
     const full = factsOfView(await buildCheckView(ctx, row), svc.host.objectTypes);
     assert.deepEqual(kept, full);
@@ -115,8 +174,14 @@ describe('change control checks: built-in checks', () => {
     assert.equal(kept.problems.first.at(-1)!.problem, 'Its object type legacy.widget is no longer in the catalogue.');
     await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
     const checks = await checksByName(svc.admin, s.cr.id);
-    assertCheck(checks['no-conflicts'], { status: 'failure', summary: /^7 changes conflict with main: .* and 2 more\.$/ });
-    assertCheck(checks['mergeable'], { status: 'failure', summary: /^8 objects would conflict or fail to apply: .* and 3 more\.$/ });
+    assertCheck(checks['no-conflicts'], {
+      status: 'failure',
+      summary: /^7 changes conflict with main: .* and 2 more\.$/,
+    });
+    assertCheck(checks['mergeable'], {
+      status: 'failure',
+      summary: /^8 objects would conflict or fail to apply: .* and 3 more\.$/,
+    });
     assertCheck(checks['has-changes'], { status: 'success', summary: '9 changes to merge.' });
   });
 
@@ -128,7 +193,11 @@ describe('change control checks: built-in checks', () => {
     assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], { status: 'success' });
     svc.clock.advanceDays(2);
     await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], { status: 'failure', blocks_merge: true, summary: /too far behind main to sync safely \(created .* and never synced\)/ });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], {
+      status: 'failure',
+      blocks_merge: true,
+      summary: /too far behind main to sync safely \(created .* and never synced\)/,
+    });
     expectStatus(await s.author.client.post(`${BRANCHES}${s.branchId}/sync/`, { commit: true }), 200);
     assertCheck((await checksByName(svc.admin, s.cr.id))['not-stale'], { status: 'success' });
     svc.clock.advanceDays(6);
@@ -138,16 +207,35 @@ describe('change control checks: built-in checks', () => {
 
   it('Built-in threads-resolved: fails while a comment thread on the Changes tab is open; passes once resolved', async () => {
     const s = await setup(svc, { policy: { checks: ['threads-resolved'] } });
-    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], { status: 'success', summary: 'No comment threads.' });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], {
+      status: 'success',
+      summary: 'No comment threads.',
+    });
     const change = (await changesOf(svc, s.branchId))[0];
-    const first = await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'Why planned?' }));
-    await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'And the serial?' }));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], { status: 'failure', summary: '2 comment threads are still open.', blocks_merge: true });
+    const first = await created(
+      s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'Why planned?' }),
+    );
+    await created(
+      s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'And the serial?' }),
+    );
+    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], {
+      status: 'failure',
+      summary: '2 comment threads are still open.',
+      blocks_merge: true,
+    });
     await ok(s.reviewer.client.patch(`${COMMENTS}${first.id}/`, { resolved: true }));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], { status: 'failure', summary: '1 comment thread is still open.' });
-    const threads = (await ok(svc.admin.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results.filter((c: any) => c.parent === null && !c.resolved);
+    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], {
+      status: 'failure',
+      summary: '1 comment thread is still open.',
+    });
+    const threads = (await ok(svc.admin.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results.filter(
+      (c: any) => c.parent === null && !c.resolved,
+    );
     await ok(s.reviewer.client.patch(`${COMMENTS}${threads[0].id}/`, { resolved: true }));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], { status: 'success', summary: 'Every comment thread is resolved.' });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['threads-resolved'], {
+      status: 'success',
+      summary: 'Every comment thread is resolved.',
+    });
   });
 
   it('Every built-in check reports skipped on a change request whose branch is gone', async () => {
@@ -156,17 +244,21 @@ describe('change control checks: built-in checks', () => {
     await ok(s.inBranch.patch(`${DEVICES}${base.id}/`, { status: 'planned' }));
     await ok(svc.admin.patch(`${DEVICES}${base.id}/`, { status: 'offline' }));
     const change = (await changesOf(svc, s.branchId))[0];
-    await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'open thread' }));
+    await created(
+      s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'open thread' }),
+    );
     svc.clock.advanceDays(6);
     await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
     const before = await checksByName(svc.admin, s.cr.id);
-    for (const name of ['no-conflicts', 'not-stale', 'threads-resolved', 'mergeable']) assertCheck(before[name], { status: 'failure' });
+    for (const name of ['no-conflicts', 'not-stale', 'threads-resolved', 'mergeable'])
+      assertCheck(before[name], { status: 'failure' });
 
     expectStatus(await s.author.client.delete(`${BRANCHES}${s.branchId}/`), 204);
     const d = await detail(svc.admin, s.cr.id);
     assert.equal(d.branch_deleted, true);
     const after = await checksByName(svc.admin, s.cr.id);
-    for (const name of BUILTINS) assertCheck(after[name], { status: 'skipped', summary: 'The branch is gone.', blocks_merge: false });
+    for (const name of BUILTINS)
+      assertCheck(after[name], { status: 'skipped', summary: 'The branch is gone.', blocks_merge: false });
     await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
     for (const name of BUILTINS) assertCheck((await checksByName(svc.admin, s.cr.id))[name], { status: 'skipped' });
   });
@@ -184,11 +276,22 @@ describe('change control checks: built-in has-changes', () => {
   it('Built-in has-changes: fails when the branch has nothing to merge; passes once it changes something', async () => {
     const { branch: b, inBranch } = await branch(svc.admin, 'empty-branch');
     const cr = await openRequest(svc.admin, b.id);
-    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], { status: 'failure', summary: 'The branch has nothing to merge.', blocks_merge: true, label: 'Branch has changes' });
+    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], {
+      status: 'failure',
+      summary: 'The branch has nothing to merge.',
+      blocks_merge: true,
+      label: 'Branch has changes',
+    });
     const dev = await created(inBranch.post(DEVICES, { name: 'r1' }));
-    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], { status: 'success', summary: '1 change to merge.' });
+    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], {
+      status: 'success',
+      summary: '1 change to merge.',
+    });
     // Creating and deleting the same object in the branch leaves nothing to merge again.
     expectStatus(await inBranch.delete(`${DEVICES}${dev.id}/`), 204);
-    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], { status: 'failure', summary: 'The branch has nothing to merge.' });
+    assertCheck((await checksByName(svc.admin, cr.id))['has-changes'], {
+      status: 'failure',
+      summary: 'The branch has nothing to merge.',
+    });
   });
 });

@@ -24,7 +24,12 @@ describe('change control checks: the MergeCheck resource', () => {
     svc = await startWithChecks({
       config: { change_control: { required_external_checks: [['ci/build', 'CI build'], 'lint'] } },
       ready: (registry) => {
-        registry.registerCheck({ name: 'advisory-lint', label: 'Advisory lint', fn: () => CheckResult.failed('3 warnings'), required: false });
+        registry.registerCheck({
+          name: 'advisory-lint',
+          label: 'Advisory lint',
+          fn: () => CheckResult.failed('3 warnings'),
+          required: false,
+        });
         registry.registerCheck({ name: 'always-ok', label: 'Always fine', fn: () => CheckResult.passed('fine') });
       },
     });
@@ -43,7 +48,8 @@ describe('change control checks: the MergeCheck resource', () => {
 
   async function reportAll(s: Setup, status: string): Promise<void> {
     const checks = await checksByName(s.pipeline.client, s.cr.id);
-    for (const name of ['ci/build', 'lint']) await ok(s.pipeline.client.patch(`${CHECKS}${checks[name].id}/`, { status }));
+    for (const name of ['ci/build', 'lint'])
+      await ok(s.pipeline.client.patch(`${CHECKS}${checks[name].id}/`, { status }));
   }
 
   describe('fields', () => {
@@ -68,14 +74,32 @@ describe('change control checks: the MergeCheck resource', () => {
     it('MergeCheck name: a registered check is stored under its registered name, the stable key, with its label', async () => {
       const s = await setup(svc);
       const checks = await checksByName(s.pipeline.client, s.cr.id);
-      assertCheck(checks['always-ok'], { label: 'Always fine', status: 'success', summary: 'fine', required: true, blocks_merge: false });
-      assertCheck(checks['advisory-lint'], { label: 'Advisory lint', status: 'failure', summary: '3 warnings', required: false, blocks_merge: false });
+      assertCheck(checks['always-ok'], {
+        label: 'Always fine',
+        status: 'success',
+        summary: 'fine',
+        required: true,
+        blocks_merge: false,
+      });
+      assertCheck(checks['advisory-lint'], {
+        label: 'Advisory lint',
+        status: 'failure',
+        summary: '3 warnings',
+        required: false,
+        blocks_merge: false,
+      });
     });
 
     it('MergeCheck status: writable by a reporter, with summary and details_url', async () => {
       const s = await setup(svc);
       const ci = (await checksByName(s.pipeline.client, s.cr.id))['ci/build'];
-      const res = await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: '2 tests failed', details_url: 'https://ci.example.com/builds/7' }));
+      const res = await ok(
+        s.pipeline.client.patch(`${CHECKS}${ci.id}/`, {
+          status: 'failure',
+          summary: '2 tests failed',
+          details_url: 'https://ci.example.com/builds/7',
+        }),
+      );
       assertCheck(res, { status: 'failure', summary: '2 tests failed', blocks_merge: true });
       assert.equal(res.details_url, 'https://ci.example.com/builds/7');
       const again = await ok(s.pipeline.client.get(`${CHECKS}${ci.id}/`));
@@ -98,16 +122,35 @@ describe('change control checks: the MergeCheck resource', () => {
     it('MergeCheck details_url: only an absolute http:// or https:// URL (or empty); javascript:, data:, relative and other schemes are 400 naming the field', async () => {
       const s = await setup(svc);
       const ci = (await checksByName(s.pipeline.client, s.cr.id))['ci/build'];
-      for (const url of ['javascript:alert(document.cookie)', 'JavaScript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x', 'file:///etc/passwd', 'ftp://ci.example.com/x', '/builds/7', '//ci.example.com/7', 'https://', 'mailto:ci@example.com']) {
+      for (const url of [
+        'javascript:alert(document.cookie)',
+        'JavaScript:alert(1)',
+        'data:text/html,<script>alert(1)</script>',
+        'vbscript:x',
+        'file:///etc/passwd',
+        'ftp://ci.example.com/x',
+        '/builds/7',
+        '//ci.example.com/7',
+        'https://',
+        'mailto:ci@example.com',
+      ]) {
         const res = await s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', details_url: url });
         expectStatus(res, 400, url);
         assert.deepEqual(res.body, { details_url: ['Enter an absolute http:// or https:// URL.'] }, url);
-        const created = await svc.admin.post(CHECKS, { change_request: s.cr.id, name: `hand-${url.length}`, details_url: url });
+        const created = await svc.admin.post(CHECKS, {
+          change_request: s.cr.id,
+          name: `hand-${url.length}`,
+          details_url: url,
+        });
         expectStatus(created, 400, url);
         assert.ok(created.body.details_url, url);
       }
       assert.equal((await ok(s.pipeline.client.get(`${CHECKS}${ci.id}/`))).status, 'pending', 'nothing written');
-      assert.equal((await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { details_url: 'http://ci.example.com/7' }))).details_url, 'http://ci.example.com/7');
+      assert.equal(
+        (await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { details_url: 'http://ci.example.com/7' })))
+          .details_url,
+        'http://ci.example.com/7',
+      );
       assert.equal((await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { details_url: '' }))).details_url, '');
     });
 
@@ -115,13 +158,17 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await setup(svc);
       const other = await setup(svc);
       const ci = (await checksByName(s.pipeline.client, s.cr.id))['ci/build'];
-      const res = await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { change_request: other.cr.id, status: 'running' }));
+      const res = await ok(
+        s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { change_request: other.cr.id, status: 'running' }),
+      );
       assert.equal(res.change_request, s.cr.id);
       assert.equal(res.status, 'running');
-      const put = await ok(s.pipeline.client.put(`${CHECKS}${ci.id}/`, { change_request: other.cr.id, status: 'success' }));
+      const put = await ok(
+        s.pipeline.client.put(`${CHECKS}${ci.id}/`, { change_request: other.cr.id, status: 'success' }),
+      );
       assert.equal(put.change_request, s.cr.id);
       const otherChecks = await checksByName(other.pipeline.client, other.cr.id);
-      assert.equal(otherChecks['ci/build'].status, 'pending', 'the other request\'s check is untouched');
+      assert.equal(otherChecks['ci/build'].status, 'pending', "the other request's check is untouched");
     });
 
     it('MergeCheck label and blocks_merge: read-only (contract 4.1); writing them is ignored', async () => {
@@ -161,7 +208,9 @@ describe('change control checks: the MergeCheck resource', () => {
       const checks = await checksByName(s.pipeline.client, s.cr.id);
       const res = await ok(s.pipeline.client.patch(`${CHECKS}${checks['ci/build'].id}/`, { required: false }));
       assert.equal(res.required, true);
-      const res2 = await ok(s.pipeline.client.patch(`${CHECKS}${checks['lint'].id}/`, { required: false, status: 'failure' }));
+      const res2 = await ok(
+        s.pipeline.client.patch(`${CHECKS}${checks['lint'].id}/`, { required: false, status: 'failure' }),
+      );
       assertCheck(res2, { required: true, blocks_merge: true, status: 'failure' });
       const d = await detail(s.author.client, s.cr.id);
       assert.equal(d.ready_to_merge, false);
@@ -176,7 +225,11 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.equal(res.change_request, s.cr.id);
       expectStatus(await s.pipeline.client.delete(`${CHECKS}${ci.id}/`), 403, 'deleting its check');
       const policies = await svc.admin.get(POLICIES);
-      expectStatus(await s.pipeline.client.patch(`${POLICIES}${policies.body.results[0].id}/`, { checks: [] }), 403, 'editing the policy');
+      expectStatus(
+        await s.pipeline.client.patch(`${POLICIES}${policies.body.results[0].id}/`, { checks: [] }),
+        403,
+        'editing the policy',
+      );
       assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, false);
     });
 
@@ -194,7 +247,9 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.notEqual(again['ci/build'].id, checks['ci/build'].id);
       assertCheck(again['ci/build'], { status: 'pending', required: true, blocks_merge: true });
       assert.equal(again['ci/build'].completed, null);
-      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true });
+      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, {
+        commit: true,
+      });
       expectStatus(refused, 409);
       assert.match(refused.body.detail, /CI build/);
     });
@@ -203,12 +258,18 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await approvedRequest();
       await reportAll(s, 'success');
       assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, true);
-      await ccTables(svc).deleteFrom('cc_merge_checks').where('change_request_id', '=', s.cr.id).where('name', 'in', ['ci/build', 'always-ok']).execute();
+      await ccTables(svc)
+        .deleteFrom('cc_merge_checks')
+        .where('change_request_id', '=', s.cr.id)
+        .where('name', 'in', ['ci/build', 'always-ok'])
+        .execute();
       const d = await detail(s.author.client, s.cr.id);
       assert.equal(d.ready_to_merge, false);
       assert.match(d.merge_blocked_reason, /Required check "CI build" has not run/);
       assert.match(d.merge_blocked_reason, /Required check "Always fine" has not run/);
-      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true });
+      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, {
+        commit: true,
+      });
       expectStatus(refused, 409);
       assert.match(refused.body.detail, /"CI build" has not run/);
     });
@@ -217,7 +278,12 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await approvedRequest();
       await reportAll(s, 'success');
       const checks = await checksByName(s.pipeline.client, s.cr.id);
-      assertCheck(checks['advisory-lint'], { status: 'failure', summary: '3 warnings', required: false, blocks_merge: false });
+      assertCheck(checks['advisory-lint'], {
+        status: 'failure',
+        summary: '3 warnings',
+        required: false,
+        blocks_merge: false,
+      });
       const d = await detail(s.author.client, s.cr.id);
       assert.equal(d.ready_to_merge, true, d.merge_blocked_reason);
       assert.doesNotMatch(d.merge_blocked_reason, /Advisory/);
@@ -226,7 +292,12 @@ describe('change control checks: the MergeCheck resource', () => {
     it('A row nothing declares (created by hand) is advisory: its failure does not block', async () => {
       const s = await approvedRequest();
       await reportAll(s, 'success');
-      const made = await svc.admin.post(CHECKS, { change_request: s.cr.id, name: 'manual/extra', status: 'failure', required: true });
+      const made = await svc.admin.post(CHECKS, {
+        change_request: s.cr.id,
+        name: 'manual/extra',
+        status: 'failure',
+        required: true,
+      });
       expectStatus(made, 201);
       assertCheck(made.body, { required: false, blocks_merge: false, status: 'failure' });
       assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, true);
@@ -274,7 +345,9 @@ describe('change control checks: the MergeCheck resource', () => {
       const byRequest = await ok(a.pipeline.client.get(`${CHECKS}?change_request_id=${a.cr.id}`));
       assert.equal(byRequest.count, 4);
       assert.ok(byRequest.results.every((c: any) => c.change_request === a.cr.id));
-      const byName = await ok(a.pipeline.client.get(`${CHECKS}?name=ci/build&change_request_id=${a.cr.id}&change_request_id=${b.cr.id}`));
+      const byName = await ok(
+        a.pipeline.client.get(`${CHECKS}?name=ci/build&change_request_id=${a.cr.id}&change_request_id=${b.cr.id}`),
+      );
       assert.deepEqual(byName.results.map((c: any) => c.change_request).sort(), [a.cr.id, b.cr.id].sort());
       const both = await ok(a.pipeline.client.get(`${CHECKS}?change_request_id=${b.cr.id}&name=lint`));
       assert.equal(both.count, 1);
@@ -288,13 +361,19 @@ describe('change control checks: the MergeCheck resource', () => {
 
     it('Note 2: the pipeline flow: find the check by change_request_id and name, take results[0].id, PATCH running then the result', async () => {
       const s = await approvedRequest();
-      const found = await ok(s.pipeline.client.get(`${CHECKS}?change_request_id=${s.cr.id}&name=${encodeURIComponent('ci/build')}`));
+      const found = await ok(
+        s.pipeline.client.get(`${CHECKS}?change_request_id=${s.cr.id}&name=${encodeURIComponent('ci/build')}`),
+      );
       const id = found.results[0].id;
-      const running = await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'running', details_url: 'https://ci.example.com/1' }));
+      const running = await ok(
+        s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'running', details_url: 'https://ci.example.com/1' }),
+      );
       assertCheck(running, { status: 'running', blocks_merge: true });
       assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, false);
       const lint = await ok(s.pipeline.client.get(`${CHECKS}?change_request_id=${s.cr.id}&name=lint`));
-      await ok(s.pipeline.client.patch(`${CHECKS}${lint.results[0].id}/`, { status: 'skipped', summary: 'no lintable files' }));
+      await ok(
+        s.pipeline.client.patch(`${CHECKS}${lint.results[0].id}/`, { status: 'skipped', summary: 'no lintable files' }),
+      );
       const done = await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success', summary: 'all green' }));
       assertCheck(done, { status: 'success', summary: 'all green', blocks_merge: false });
       const d = await detail(s.author.client, s.cr.id);
@@ -303,7 +382,7 @@ describe('change control checks: the MergeCheck resource', () => {
       assert.equal(listed.count, 1, 'the cached gates_cleared follows the report');
     });
 
-    it('Note 1: a policy\'s checks are replaced whole; reading first and sending the combined list adds a name, and the request then carries it pending', async () => {
+    it("Note 1: a policy's checks are replaced whole; reading first and sending the combined list adds a name, and the request then carries it pending", async () => {
       const s = await approvedRequest();
       await reportAll(s, 'success');
       const mine = (await ok(svc.admin.get(`${REQUESTS}${s.cr.id}/`))).policies[0];
@@ -326,7 +405,9 @@ describe('change control checks: the MergeCheck resource', () => {
   describe('permission matrix', () => {
     it('PATCH checks/{id}/ without change_mergecheck: 403', async () => {
       const s = await setup(svc);
-      const viewer = await actor(svc, `viewer-${s.cr.id}`, [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view'] }]);
+      const viewer = await actor(svc, `viewer-${s.cr.id}`, [
+        { object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view'] },
+      ]);
       const ci = (await checksByName(viewer.client, s.cr.id))['ci/build'];
       expectStatus(await viewer.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }), 403);
       assert.equal((await ok(viewer.client.get(`${CHECKS}${ci.id}/`))).status, 'pending');
@@ -350,7 +431,11 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await setup(svc);
       const narrow = await actor(svc, `visible-${s.cr.id}`, [
         { object_types: ['change_control.changerequest', 'change_control.mergecheck'], actions: ['view'] },
-        { object_types: ['change_control.mergecheck'], actions: ['change'], constraints: { change_request: s.cr.id + 100000 } },
+        {
+          object_types: ['change_control.mergecheck'],
+          actions: ['change'],
+          constraints: { change_request: s.cr.id + 100000 },
+        },
       ]);
       const ci = (await checksByName(narrow.client, s.cr.id))['ci/build'];
       expectStatus(await narrow.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }), 403);
@@ -369,13 +454,24 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await setup(svc);
       const body = { change_request: s.cr.id, name: 'manual/review-board', label: 'Review board' };
       expectStatus(await s.pipeline.client.post(CHECKS, body), 403);
-      const narrow = await actor(svc, `add-narrow-${s.cr.id}`, [...PIPELINE, { object_types: ['change_control.mergecheck'], actions: ['add'], constraints: { name: 'manual/other' } }]);
+      const narrow = await actor(svc, `add-narrow-${s.cr.id}`, [
+        ...PIPELINE,
+        { object_types: ['change_control.mergecheck'], actions: ['add'], constraints: { name: 'manual/other' } },
+      ]);
       expectStatus(await narrow.client.post(CHECKS, body), 403);
       assert.equal((await checksByName(svc.admin, s.cr.id))['manual/review-board'], undefined);
-      const adder = await actor(svc, `adder-${s.cr.id}`, [...PIPELINE, { object_types: ['change_control.mergecheck'], actions: ['add'] }]);
+      const adder = await actor(svc, `adder-${s.cr.id}`, [
+        ...PIPELINE,
+        { object_types: ['change_control.mergecheck'], actions: ['add'] },
+      ]);
       const made = await adder.client.post(CHECKS, body);
       expectStatus(made, 201);
-      assertCheck(made.body, { name: 'manual/review-board', label: 'Review board', status: 'pending', required: false });
+      assertCheck(made.body, {
+        name: 'manual/review-board',
+        label: 'Review board',
+        status: 'pending',
+        required: false,
+      });
       expectStatus(await adder.client.post(CHECKS, body), 400, 'a second check of that name on the request');
     });
 
@@ -394,16 +490,22 @@ describe('change control checks: the MergeCheck resource', () => {
       const s = await setup(svc);
       const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
       expectStatus(await s.pipeline.client.delete(`${CHECKS}${ci.id}/`), 403);
-      const narrow = await actor(svc, `del-narrow-${s.cr.id}`, [{ object_types: ['change_control.mergecheck'], actions: ['view', 'delete'], constraints: { name: 'lint' } }]);
+      const narrow = await actor(svc, `del-narrow-${s.cr.id}`, [
+        { object_types: ['change_control.mergecheck'], actions: ['view', 'delete'], constraints: { name: 'lint' } },
+      ]);
       expectStatus(await narrow.client.delete(`${CHECKS}${ci.id}/`), 404);
-      const deleter = await actor(svc, `deleter-${s.cr.id}`, [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'delete'] }]);
+      const deleter = await actor(svc, `deleter-${s.cr.id}`, [
+        { object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view', 'delete'] },
+      ]);
       expectStatus(await deleter.client.delete(`${CHECKS}${ci.id}/`), 204);
       expectStatus(await deleter.client.get(`${CHECKS}${ci.id}/`), 404);
     });
 
     it('POST run-checks/ without change_mergecheck: 403; with it: 200 and the change request', async () => {
       const s = await setup(svc);
-      const viewer = await actor(svc, `rc-viewer-${s.cr.id}`, [{ object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view'] }]);
+      const viewer = await actor(svc, `rc-viewer-${s.cr.id}`, [
+        { object_types: ['change_control.mergecheck', 'change_control.changerequest'], actions: ['view'] },
+      ]);
       const refused = await viewer.client.post(`${REQUESTS}${s.cr.id}/run-checks/`, {});
       expectStatus(refused, 403);
       assert.ok(refused.body.detail);
@@ -419,7 +521,13 @@ describe('change control checks: the MergeCheck resource', () => {
       const res = await ok(s.pipeline.client.post(`${REQUESTS}${s.cr.id}/run-checks/`, {}));
       const byName = Object.fromEntries(res.check_run.map((e: any) => [e.name, e]));
       // Registered checks the request carries ran, with their result now.
-      assert.deepEqual(byName['always-ok'], { name: 'always-ok', label: 'Always fine', ran: true, status: 'success', reason: null });
+      assert.deepEqual(byName['always-ok'], {
+        name: 'always-ok',
+        label: 'Always fine',
+        ran: true,
+        status: 'success',
+        reason: null,
+      });
       assert.deepEqual([byName['advisory-lint'].ran, byName['advisory-lint'].status], [true, 'failure']);
       assert.deepEqual([byName['no-conflicts'].ran, byName['no-conflicts'].status], [true, 'success']);
       // Reported checks never run here: they wait for a report; the answer names where they come from.
@@ -443,11 +551,15 @@ describe('change control checks: the MergeCheck resource', () => {
       expectStatus(await narrow.client.post(`${REQUESTS}${s.cr.id}/run-checks/`, {}), 404);
     });
 
-    it('POST run-checks/ when the change_mergecheck constraint excludes the request\'s checks: 403, nothing runs', async () => {
+    it("POST run-checks/ when the change_mergecheck constraint excludes the request's checks: 403, nothing runs", async () => {
       const s = await setup(svc);
       const narrow = await actor(svc, `rc-checks-${s.cr.id}`, [
         { object_types: ['change_control.changerequest', 'change_control.mergecheck'], actions: ['view'] },
-        { object_types: ['change_control.mergecheck'], actions: ['change'], constraints: { change_request: s.cr.id + 100000 } },
+        {
+          object_types: ['change_control.mergecheck'],
+          actions: ['change'],
+          constraints: { change_request: s.cr.id + 100000 },
+        },
       ]);
       const before = await checksByName(svc.admin, s.cr.id);
       svc.clock.advance(1000);
@@ -480,11 +592,16 @@ describe('change control checks: the MergeCheck resource', () => {
       await approve(s.reviewer, s.cr.id);
       await reportAll(s, 'success');
       const checks = await checksByName(s.pipeline.client, s.cr.id);
-      const responses = await Promise.all(names.map((n, i) => s.pipeline.client.patch(`${CHECKS}${checks[n].id}/`, { status: 'success', summary: `job ${i}` })));
+      const responses = await Promise.all(
+        names.map((n, i) =>
+          s.pipeline.client.patch(`${CHECKS}${checks[n].id}/`, { status: 'success', summary: `job ${i}` }),
+        ),
+      );
       for (const r of responses) expectStatus(r, 200);
       const after = await checksByName(s.pipeline.client, s.cr.id);
       names.forEach((n, i) => assertCheck(after[n], { status: 'success', summary: `job ${i}`, blocks_merge: false }));
-      for (const n of names) assert.equal((await checkChangelog(svc.admin, checks[n].id)).filter((e) => e.action === 'update').length, 1, n);
+      for (const n of names)
+        assert.equal((await checkChangelog(svc.admin, checks[n].id)).filter((e) => e.action === 'update').length, 1, n);
       const d = await detail(s.author.client, s.cr.id);
       assert.equal(d.ready_to_merge, true, d.merge_blocked_reason);
       assert.equal(d.gates_cleared, true);

@@ -1,6 +1,20 @@
 import assert from 'node:assert/strict';
 import type { TestService } from '../../../support/service';
-import { BRANCHES, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, ok, POLICIES, policy, REQUESTS, review } from './fixtures';
+import {
+  BRANCHES,
+  changesOf,
+  CHECKS,
+  COMMENTS,
+  created,
+  detail,
+  DEVICES,
+  expectStatus,
+  ok,
+  POLICIES,
+  policy,
+  REQUESTS,
+  review,
+} from './fixtures';
 import {
   allCheckChangelog,
   approve,
@@ -84,7 +98,9 @@ describe('change control checks: when checks are refreshed', () => {
       assert.equal(runsFor(s.cr.id), 0, 'a review that does not reach approved runs nothing');
       assertCheck((await checksByName(svc.admin, s.cr.id))['probe'], { status: 'success' });
 
-      await ok(s.reviewer.client.patch(`/api/plugins/change-control/reviews/${note.body.id}/`, { decision: 'approve' }));
+      await ok(
+        s.reviewer.client.patch(`/api/plugins/change-control/reviews/${note.body.id}/`, { decision: 'approve' }),
+      );
       assert.equal(runsFor(s.cr.id), 1);
       assert.equal(probe.views[0]!.status, 'approved');
       const d = await detail(s.author.client, s.cr.id);
@@ -102,9 +118,17 @@ describe('change control checks: when checks are refreshed', () => {
       await policy(svc, { name: `unrelated-${s.cr.id}`, object_types: ['ipam.prefix'] });
       assert.equal(runsFor(s.cr.id), 0);
 
-      const p = await policy(svc, { name: `attaching-${s.cr.id}`, object_types: ['dcim.device'], conditions: { attr: 'name', value: s.device.name }, checks: ['ext/attached'] });
+      const p = await policy(svc, {
+        name: `attaching-${s.cr.id}`,
+        object_types: ['dcim.device'],
+        conditions: { attr: 'name', value: s.device.name },
+        checks: ['ext/attached'],
+      });
       assert.equal(runsFor(s.cr.id), 1, 'attached');
-      assert.deepEqual((await detail(svc.admin, s.cr.id)).policies.map((x: any) => x.id), [p.id]);
+      assert.deepEqual(
+        (await detail(svc.admin, s.cr.id)).policies.map((x: any) => x.id),
+        [p.id],
+      );
       assertCheck((await checksByName(svc.admin, s.cr.id))['ext/attached'], { status: 'pending', required: true });
 
       probe.reset();
@@ -170,8 +194,10 @@ describe('change control checks: when checks are refreshed', () => {
       assert.equal(runsFor(s.cr.id), 0, 'a read moves nothing');
     });
 
-    it('Trigger 6: a write on main that moves a branch diff (main changes an object the branch changed) re-runs that request\'s checks', async () => {
-      const base = await created(svc.admin.post(DEVICES, { name: `main-dev-${Date.now()}`, status: 'active', serial: 'A' }));
+    it("Trigger 6: a write on main that moves a branch diff (main changes an object the branch changed) re-runs that request's checks", async () => {
+      const base = await created(
+        svc.admin.post(DEVICES, { name: `main-dev-${Date.now()}`, status: 'active', serial: 'A' }),
+      );
       const s = await setup(svc);
       await ok(s.inBranch.patch(`${DEVICES}${base.id}/`, { status: 'planned' }));
       probe.reset();
@@ -186,7 +212,11 @@ describe('change control checks: when checks are refreshed', () => {
       await ok(svc.admin.patch(`${DEVICES}${base.id}/`, { status: 'offline' }));
       assert.equal(runsFor(s.cr.id), 1);
       assertCheck((await checksByName(svc.admin, s.cr.id))['probe'], { status: 'failure', summary: '1 conflicting' });
-      assert.equal((await ok(svc.admin.get(`${REQUESTS}?id=${s.cr.id}&has_conflicts=true`))).count, 1, 'the cached has_conflicts follows too');
+      assert.equal(
+        (await ok(svc.admin.get(`${REQUESTS}?id=${s.cr.id}&has_conflicts=true`))).count,
+        1,
+        'the cached has_conflicts follows too',
+      );
 
       probe.reset();
       await created(svc.admin.post(DEVICES, { name: `unrelated-${Date.now()}` }));
@@ -198,12 +228,21 @@ describe('change control checks: when checks are refreshed', () => {
       const change = (await changesOf(svc, s.branchId))[0];
       probe.reset();
       probe.answer = (v) => CheckResult.passed(`${v.threads.filter((t) => !t.resolved).length} open`);
-      const root = await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'Why planned?' }));
+      const root = await created(
+        s.reviewer.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'Why planned?' }),
+      );
       assert.equal(runsFor(s.cr.id), 1, 'opened');
       assertCheck((await checksByName(svc.admin, s.cr.id))['probe'], { summary: '1 open' });
 
       probe.reset();
-      await created(s.author.client.post(COMMENTS, { change_request: s.cr.id, change_diff: change.id, text: 'It is new.', parent: root.id }));
+      await created(
+        s.author.client.post(COMMENTS, {
+          change_request: s.cr.id,
+          change_diff: change.id,
+          text: 'It is new.',
+          parent: root.id,
+        }),
+      );
       assert.equal(runsFor(s.cr.id), 0, 'a reply does not open a thread');
 
       probe.reset();
@@ -247,29 +286,49 @@ describe('change control checks: when checks are refreshed', () => {
     it('are collapsed into one run per request: submit that attaches a policy and reaches approved at once (triggers 2, 3 and 4)', async () => {
       const s = await setup(svc);
       // A zero-approval policy for this device, created behind the refresh's back so that submit attaches it.
-      await policy(svc, { name: `zero-${s.cr.id}`, object_types: ['dcim.device'], conditions: { attr: 'name', value: s.device.name }, rules: [{ name: 'none needed', min_reviews: 0 }] });
+      await policy(svc, {
+        name: `zero-${s.cr.id}`,
+        object_types: ['dcim.device'],
+        conditions: { attr: 'name', value: s.device.name },
+        rules: [{ name: 'none needed', min_reviews: 0 }],
+      });
       probe.reset();
       probe.answer = () => CheckResult.failed('one run');
       const res = await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
       assert.equal(res.status, 'approved');
       assert.equal(runsFor(s.cr.id), 1);
-      assert.match(res.merge_blocked_reason, /Required check "Probe" failed \(one run\)/, 'the run completed before the response');
+      assert.match(
+        res.merge_blocked_reason,
+        /Required check "Probe" failed \(one run\)/,
+        'the run completed before the response',
+      );
     });
 
     it('are collapsed into one run per request: a branch write that newly touches a type a policy names (triggers 6 and 4)', async () => {
       const s = await setup(svc);
-      await policy(svc, { name: `sites-${s.cr.id}`, object_types: ['dcim.site'], conditions: { attr: 'name', value: `site-${s.cr.id}` } });
+      await policy(svc, {
+        name: `sites-${s.cr.id}`,
+        object_types: ['dcim.site'],
+        conditions: { attr: 'name', value: `site-${s.cr.id}` },
+      });
       probe.reset();
       await created(s.inBranch.post('/api/dcim/sites/', { name: `site-${s.cr.id}` }));
       assert.equal(runsFor(s.cr.id), 1);
-      assert.deepEqual((await detail(svc.admin, s.cr.id)).policies.map((p: any) => p.name), [`sites-${s.cr.id}`]);
+      assert.deepEqual(
+        (await detail(svc.admin, s.cr.id)).policies.map((p: any) => p.name),
+        [`sites-${s.cr.id}`],
+      );
     });
 
-    it('one policy attaching to several requests runs each request\'s checks once', async () => {
+    it("one policy attaching to several requests runs each request's checks once", async () => {
       const a = await setup(svc);
       const b = await setup(svc);
       probe.reset();
-      await policy(svc, { name: `both-${a.cr.id}-${b.cr.id}`, object_types: ['dcim.device'], conditions: { attr: 'name', op: 'in', value: [a.device.name, b.device.name] } });
+      await policy(svc, {
+        name: `both-${a.cr.id}-${b.cr.id}`,
+        object_types: ['dcim.device'],
+        conditions: { attr: 'name', op: 'in', value: [a.device.name, b.device.name] },
+      });
       assert.equal(runsFor(a.cr.id), 1);
       assert.equal(runsFor(b.cr.id), 1);
       assert.equal(probe.calls, 2);
@@ -285,11 +344,14 @@ describe('change control checks: when checks are refreshed', () => {
   });
 
   describe('changelog of results', () => {
-    it('A changed result is recorded in the check\'s changelog (/api/core/object-changes/), with both sides', async () => {
+    it("A changed result is recorded in the check's changelog (/api/core/object-changes/), with both sides", async () => {
       const s = await setup(svc);
       const probeRow = (await checksByName(svc.admin, s.cr.id))['probe'];
       const before = await checkChangelog(svc.admin, probeRow.id);
-      assert.deepEqual(before.map((e) => e.action), ['create']);
+      assert.deepEqual(
+        before.map((e) => e.action),
+        ['create'],
+      );
       probe.answer = () => CheckResult.failed('now failing');
       await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
       const after = await checkChangelog(svc.admin, probeRow.id);
@@ -322,7 +384,10 @@ describe('change control checks: when checks are refreshed', () => {
       const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
       await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red' }));
       const once = await checkChangelog(svc.admin, ci.id);
-      assert.deepEqual(once.map((e) => e.action), ['create', 'update']);
+      assert.deepEqual(
+        once.map((e) => e.action),
+        ['create', 'update'],
+      );
       assert.equal(once[1].user_name, s.pipeline.username);
       await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red' }));
       assert.equal((await checkChangelog(svc.admin, ci.id)).length, 2);
@@ -334,8 +399,16 @@ describe('change control checks: when checks are refreshed', () => {
       const s = await setup(svc, { policy: { checks: ['ext/scan'] } });
       await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
       const checks = await checksByName(svc.admin, s.cr.id);
-      await ok(s.pipeline.client.patch(`${CHECKS}${checks['ci/build'].id}/`, { status: 'failure', summary: 'red build', details_url: 'https://ci.example.com/9' }));
-      await ok(s.pipeline.client.patch(`${CHECKS}${checks['ext/scan'].id}/`, { status: 'success', summary: 'scanned' }));
+      await ok(
+        s.pipeline.client.patch(`${CHECKS}${checks['ci/build'].id}/`, {
+          status: 'failure',
+          summary: 'red build',
+          details_url: 'https://ci.example.com/9',
+        }),
+      );
+      await ok(
+        s.pipeline.client.patch(`${CHECKS}${checks['ext/scan'].id}/`, { status: 'success', summary: 'scanned' }),
+      );
       const reported = await checksByName(svc.admin, s.cr.id);
       svc.clock.advance(60_000);
 

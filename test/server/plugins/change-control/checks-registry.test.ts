@@ -4,7 +4,18 @@ import { CheckRegistry } from '../../../../server/plugins/change-control/checks/
 import { withService, type TestService } from '../../../support/service';
 import { unchecked } from '../../../support/unchecked';
 import { CHECKS, detail, expectStatus, ok, REQUESTS } from './fixtures';
-import { approve, assertCheck, checkChangelog, checksByName, CheckResult, CheckScope, counting, RUN_CHECKS, setup, startWithChecks } from './checks-support';
+import {
+  approve,
+  assertCheck,
+  checkChangelog,
+  checksByName,
+  CheckResult,
+  CheckScope,
+  counting,
+  RUN_CHECKS,
+  setup,
+  startWithChecks,
+} from './checks-support';
 import { tempDirForEachTest } from '../../../support/prepared';
 
 /**
@@ -13,7 +24,7 @@ import { tempDirForEachTest } from '../../../support/prepared';
  */
 describe('change control checks: registering checks in process', () => {
   describe('CheckResult constructors', () => {
-    it('CheckResult.passed(summary=\'\') gives success, with an empty summary by default', () => {
+    it("CheckResult.passed(summary='') gives success, with an empty summary by default", () => {
       assert.equal(CheckResult.passed().status, 'success');
       assert.equal(CheckResult.passed().summary, '');
       assert.equal(CheckResult.passed('fine').summary, 'fine');
@@ -25,7 +36,7 @@ describe('change control checks: registering checks in process', () => {
       assert.equal(r.summary, '2 problems');
     });
 
-    it('CheckResult.skipped(summary=\'\') gives skipped', () => {
+    it("CheckResult.skipped(summary='') gives skipped", () => {
       assert.equal(CheckResult.skipped().status, 'skipped');
       assert.equal(CheckResult.skipped().summary, '');
       assert.equal(CheckResult.skipped('not this time').summary, 'not this time');
@@ -34,7 +45,10 @@ describe('change control checks: registering checks in process', () => {
     it('new CheckResult(status, summary, details_url) gives the status as given, for every status', () => {
       for (const status of ['pending', 'running', 'success', 'failure', 'error', 'skipped'] as const) {
         const r = new CheckResult(status, `s-${status}`, `https://ci.example.com/${status}`);
-        assert.deepEqual([r.status, r.summary, r.detailsUrl], [status, `s-${status}`, `https://ci.example.com/${status}`]);
+        assert.deepEqual(
+          [r.status, r.summary, r.detailsUrl],
+          [status, `s-${status}`, `https://ci.example.com/${status}`],
+        );
       }
       assert.throws(() => new CheckResult(unchecked('passed')), /unknown status "passed"/);
     });
@@ -60,18 +74,27 @@ describe('change control checks: registering checks in process', () => {
       assert.throws(() => registry.registerCheck({ name: 'a', fn: () => CheckResult.passed() }), /already registered/);
       assert.throws(() => registry.registerCheck({ name: '', fn: () => CheckResult.passed() }), /name must be/);
       assert.throws(() => registry.registerCheck({ name: 'b', fn: unchecked(undefined) }), /fn must be a function/);
-      assert.throws(() => registry.registerCheck({ name: 'c', fn: () => CheckResult.passed(), scope: unchecked('sometimes') }), /unknown scope/);
+      assert.throws(
+        () => registry.registerCheck({ name: 'c', fn: () => CheckResult.passed(), scope: unchecked('sometimes') }),
+        /unknown scope/,
+      );
     });
 
     it('registration happens once at start: registering after the service has started throws', async () => {
-      await withService(startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) }), async (svc) => {
-        const registry = runtime(svc.host).registry;
-        assert.equal(registry.isSealed, true);
-        assert.throws(() => registry.registerCheck({ name: 'late', fn: () => CheckResult.passed() }), /only be registered at start/);
-        assert.equal(registry.get('late'), undefined);
-        const s = await setup(svc);
-        assert.deepEqual(Object.keys(await checksByName(svc.admin, s.cr.id)), ['early']);
-      });
+      await withService(
+        startWithChecks({ ready: (r) => r.registerCheck({ name: 'early', fn: () => CheckResult.passed() }) }),
+        async (svc) => {
+          const registry = runtime(svc.host).registry;
+          assert.equal(registry.isSealed, true);
+          assert.throws(
+            () => registry.registerCheck({ name: 'late', fn: () => CheckResult.passed() }),
+            /only be registered at start/,
+          );
+          assert.equal(registry.get('late'), undefined);
+          const s = await setup(svc);
+          assert.deepEqual(Object.keys(await checksByName(svc.admin, s.cr.id)), ['early']);
+        },
+      );
     });
   });
 
@@ -110,7 +133,13 @@ describe('change control checks: registering checks in process', () => {
       assert.equal(optIn.calls, 1);
       assert.equal(optIn.views[0]!.id, named.cr.id);
       const checks = await checksByName(svc.admin, named.cr.id);
-      assertCheck(checks['org/opt-in'], { label: 'Opt-in', status: 'failure', summary: 'opt-in found a problem', required: true, blocks_merge: true });
+      assertCheck(checks['org/opt-in'], {
+        label: 'Opt-in',
+        status: 'failure',
+        summary: 'opt-in found a problem',
+        required: true,
+        blocks_merge: true,
+      });
     });
 
     it('Check kinds row "Reported (external)" from a policy\'s checks: created pending, blocks until reported', async () => {
@@ -118,7 +147,12 @@ describe('change control checks: registering checks in process', () => {
       await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
       await approve(s.reviewer, s.cr.id);
       const checks = await checksByName(svc.admin, s.cr.id);
-      assertCheck(checks['ext/security'], { status: 'pending', required: true, blocks_merge: true, label: 'ext/security' });
+      assertCheck(checks['ext/security'], {
+        status: 'pending',
+        required: true,
+        blocks_merge: true,
+        label: 'ext/security',
+      });
       const blocked = await detail(s.author.client, s.cr.id);
       assert.equal(blocked.status, 'approved');
       assert.equal(blocked.ready_to_merge, false);
@@ -139,8 +173,14 @@ describe('change control checks: registering checks in process', () => {
       assert.equal(view.status, 'approved');
       assert.equal(view.requester, s.author.id);
       assert.equal(view.branch?.id, s.branchId);
-      assert.deepEqual(view.changes.map((c) => [c.object_type, c.action, c.modified?.name]), [['dcim.device', 'create', s.device.name]]);
-      assert.deepEqual(view.reviews.map((r) => [r.reviewer, r.decision]), [[s.reviewer.id, 'approve']]);
+      assert.deepEqual(
+        view.changes.map((c) => [c.object_type, c.action, c.modified?.name]),
+        [['dcim.device', 'create', s.device.name]],
+      );
+      assert.deepEqual(
+        view.reviews.map((r) => [r.reviewer, r.decision]),
+        [[s.reviewer.id, 'approve']],
+      );
       assert.ok(Object.isFrozen(view) && Object.isFrozen(view.changes[0]), 'the view is frozen');
     });
   });
@@ -148,20 +188,31 @@ describe('change control checks: registering checks in process', () => {
   describe('a check answering with the full constructor', () => {
     /** The check row a request gets when the registered check `name` answers `result`. */
     async function storedRow(name: string, label: string, result: CheckResult): Promise<any> {
-      return withService(startWithChecks({ ready: (r) => r.registerCheck({ name, label, fn: () => result }) }), async (svc) => {
-        const s = await setup(svc);
-        return (await checksByName(svc.admin, s.cr.id))[name];
-      });
+      return withService(
+        startWithChecks({ ready: (r) => r.registerCheck({ name, label, fn: () => result }) }),
+        async (svc) => {
+          const s = await setup(svc);
+          return (await checksByName(svc.admin, s.cr.id))[name];
+        },
+      );
     }
 
     it('new CheckResult(status, summary, details_url) is stored as given, details_url included', async () => {
-      const row = await storedRow('report/linked', 'Linked report', new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4'));
+      const row = await storedRow(
+        'report/linked',
+        'Linked report',
+        new CheckResult('failure', '4 findings', 'https://reports.example.com/r/4'),
+      );
       assertCheck(row, { status: 'failure', summary: '4 findings', blocks_merge: true });
       assert.equal(row.details_url, 'https://reports.example.com/r/4');
     });
 
     it('a details_url that is not an absolute http(s) URL is not stored: the result keeps its status and summary, without the link', async () => {
-      const row = await storedRow('report/odd', 'Odd link', new CheckResult('failure', 'see link', 'javascript:alert(1)'));
+      const row = await storedRow(
+        'report/odd',
+        'Odd link',
+        new CheckResult('failure', 'see link', 'javascript:alert(1)'),
+      );
       assertCheck(row, { status: 'failure', summary: 'see link', blocks_merge: true });
       assert.equal(row.details_url, '');
     });
@@ -175,7 +226,10 @@ describe('change control checks: registering checks in process', () => {
           r.registerCheck({
             name: 'window/announced',
             label: 'Change window announced',
-            fn: (cr) => (cr.scheduled_start === null ? CheckResult.skipped('No change window.') : CheckResult.passed(`Window starts ${cr.scheduled_start}.`)),
+            fn: (cr) =>
+              cr.scheduled_start === null
+                ? CheckResult.skipped('No change window.')
+                : CheckResult.passed(`Window starts ${cr.scheduled_start}.`),
           }),
       });
     });
@@ -183,13 +237,22 @@ describe('change control checks: registering checks in process', () => {
 
     it('A check function may read request fields such as scheduled_start and return skipped when it does not apply', async () => {
       const plain = await setup(svc, { policy: {} });
-      assertCheck((await checksByName(svc.admin, plain.cr.id))['window/announced'], { status: 'skipped', summary: 'No change window.', blocks_merge: false });
+      assertCheck((await checksByName(svc.admin, plain.cr.id))['window/announced'], {
+        status: 'skipped',
+        summary: 'No change window.',
+        blocks_merge: false,
+      });
       await ok(plain.author.client.post(`${REQUESTS}${plain.cr.id}/submit/`, {}));
       await approve(plain.reviewer, plain.cr.id);
       assert.equal((await detail(plain.author.client, plain.cr.id)).ready_to_merge, true, 'skipped clears the gate');
 
-      const windowed = await setup(svc, { request: { scheduled_start: '2026-11-02T22:00:00Z', scheduled_end: '2026-11-03T02:00:00Z' } });
-      assertCheck((await checksByName(svc.admin, windowed.cr.id))['window/announced'], { status: 'success', summary: 'Window starts 2026-11-02T22:00:00.000Z.' });
+      const windowed = await setup(svc, {
+        request: { scheduled_start: '2026-11-02T22:00:00Z', scheduled_end: '2026-11-03T02:00:00Z' },
+      });
+      assertCheck((await checksByName(svc.admin, windowed.cr.id))['window/announced'], {
+        status: 'success',
+        summary: 'Window starts 2026-11-02T22:00:00.000Z.',
+      });
     });
   });
 
@@ -207,9 +270,21 @@ describe('change control checks: registering checks in process', () => {
               return CheckResult.passed('reachable');
             },
           });
-          r.registerCheck({ name: 'rejecting', label: 'Rejecting', fn: async () => Promise.reject(new Error('async failure')), required: false });
+          r.registerCheck({
+            name: 'rejecting',
+            label: 'Rejecting',
+            fn: async () => Promise.reject(new Error('async failure')),
+            required: false,
+          });
           r.registerCheck({ name: 'confused', label: 'Confused', fn: () => unchecked('yes'), required: false });
-          r.registerCheck({ name: 'thrower', label: 'Thrower', fn: () => { throw 'plain text'; }, required: false });
+          r.registerCheck({
+            name: 'thrower',
+            label: 'Thrower',
+            fn: () => {
+              throw 'plain text';
+            },
+            required: false,
+          });
         },
       });
     });
@@ -226,14 +301,25 @@ describe('change control checks: registering checks in process', () => {
       assert.equal(res.body.ready_to_merge, false);
       assert.match(res.body.merge_blocked_reason, /Required check "Fragile" errored \(inventory service unreachable\)/);
       const checks = await checksByName(svc.admin, s.cr.id);
-      assertCheck(checks['fragile'], { status: 'error', summary: 'inventory service unreachable', required: true, blocks_merge: true });
+      assertCheck(checks['fragile'], {
+        status: 'error',
+        summary: 'inventory service unreachable',
+        required: true,
+        blocks_merge: true,
+      });
       expectStatus(await svc.admin.get(`${CHECKS}?change_request_id=${s.cr.id}`), 200);
-      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true });
+      const refused = await s.author.client.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, {
+        commit: true,
+      });
       expectStatus(refused, 409);
 
       explode = false;
       await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-      assertCheck((await checksByName(svc.admin, s.cr.id))['fragile'], { status: 'success', summary: 'reachable', blocks_merge: false });
+      assertCheck((await checksByName(svc.admin, s.cr.id))['fragile'], {
+        status: 'success',
+        summary: 'reachable',
+        blocks_merge: false,
+      });
       assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, true);
     });
 
@@ -252,44 +338,80 @@ describe('change control checks: registering checks in process', () => {
 
     it('creates a new check and deletes the old one with its results; the label may change freely', async () => {
       const db = dir('db.sqlite3');
-      const { s, old } = await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }) }), async (svc) => {
-        const s = await setup(svc);
-        const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
-        assertCheck(old, { status: 'failure', label: 'Lint' });
-        return { s, old };
-      });
+      const { s, old } = await withService(
+        startWithChecks({
+          db,
+          ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Lint', fn: () => CheckResult.failed('1 warning') }),
+        }),
+        async (svc) => {
+          const s = await setup(svc);
+          const old = (await checksByName(svc.admin, s.cr.id))['org/lint'];
+          assertCheck(old, { status: 'failure', label: 'Lint' });
+          return { s, old };
+        },
+      );
 
       // Same name, new label: the same check, its result and completed time kept.
-      await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/lint', label: 'Style lint', fn: () => CheckResult.failed('1 warning') }) }), async (svc) => {
-        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-        const relabelled = (await checksByName(svc.admin, s.cr.id))['org/lint'];
-        assert.equal(relabelled.id, old.id);
-        assertCheck(relabelled, { label: 'Style lint', status: 'failure', summary: '1 warning' });
-        assert.equal(relabelled.completed, old.completed);
-      });
+      await withService(
+        startWithChecks({
+          db,
+          ready: (r) =>
+            r.registerCheck({ name: 'org/lint', label: 'Style lint', fn: () => CheckResult.failed('1 warning') }),
+        }),
+        async (svc) => {
+          await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+          const relabelled = (await checksByName(svc.admin, s.cr.id))['org/lint'];
+          assert.equal(relabelled.id, old.id);
+          assertCheck(relabelled, { label: 'Style lint', status: 'failure', summary: '1 warning' });
+          assert.equal(relabelled.completed, old.completed);
+        },
+      );
 
       // A new name: a new check; the old one is deleted.
-      await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/style', label: 'Style lint', fn: () => CheckResult.passed('clean') }) }), async (svc) => {
-        await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
-        const checks = await checksByName(svc.admin, s.cr.id);
-        assert.deepEqual(Object.keys(checks), ['org/style']);
-        assert.notEqual(checks['org/style'].id, old.id);
-        assertCheck(checks['org/style'], { status: 'success', summary: 'clean' });
-        expectStatus(await svc.admin.get(`${CHECKS}${old.id}/`), 404);
-        const oldLog = await checkChangelog(svc.admin, old.id);
-        assert.equal(oldLog.at(-1).action, 'delete');
-        const newLog = await checkChangelog(svc.admin, checks['org/style'].id);
-        assert.deepEqual(newLog.map((e) => e.action), ['create'], 'the new check starts without the old one\'s history');
-      });
+      await withService(
+        startWithChecks({
+          db,
+          ready: (r) =>
+            r.registerCheck({ name: 'org/style', label: 'Style lint', fn: () => CheckResult.passed('clean') }),
+        }),
+        async (svc) => {
+          await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));
+          const checks = await checksByName(svc.admin, s.cr.id);
+          assert.deepEqual(Object.keys(checks), ['org/style']);
+          assert.notEqual(checks['org/style'].id, old.id);
+          assertCheck(checks['org/style'], { status: 'success', summary: 'clean' });
+          expectStatus(await svc.admin.get(`${CHECKS}${old.id}/`), 404);
+          const oldLog = await checkChangelog(svc.admin, old.id);
+          assert.equal(oldLog.at(-1).action, 'delete');
+          const newLog = await checkChangelog(svc.admin, checks['org/style'].id);
+          assert.deepEqual(
+            newLog.map((e) => e.action),
+            ['create'],
+            "the new check starts without the old one's history",
+          );
+        },
+      );
     });
 
     it('a check a policy names that is no longer registered becomes a reported check: pending, never reported, blocking', async () => {
       const db = dir('db.sqlite3');
-      const s = await withService(startWithChecks({ db, ready: (r) => r.registerCheck({ name: 'org/scan', label: 'Scan', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY }) }), async (svc) => {
-        const s = await setup(svc, { policy: { checks: ['org/scan'] } });
-        assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
-        return s;
-      });
+      const s = await withService(
+        startWithChecks({
+          db,
+          ready: (r) =>
+            r.registerCheck({
+              name: 'org/scan',
+              label: 'Scan',
+              fn: () => CheckResult.passed('computed'),
+              scope: CheckScope.POLICY,
+            }),
+        }),
+        async (svc) => {
+          const s = await setup(svc, { policy: { checks: ['org/scan'] } });
+          assertCheck((await checksByName(svc.admin, s.cr.id))['org/scan'], { status: 'success', summary: 'computed' });
+          return s;
+        },
+      );
 
       await withService(startWithChecks({ db }), async (svc) => {
         await ok(svc.admin.post(RUN_CHECKS(s.cr.id), {}));

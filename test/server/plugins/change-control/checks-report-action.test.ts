@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import type { TestService } from '../../../support/service';
 import { created, detail, DEVICES, expectStatus, ok, REQUESTS } from './fixtures';
-import { approve, assertCheck, checkChangelog, checksByName, CheckResult, CheckScope, setup, startWithChecks } from './checks-support';
+import {
+  approve,
+  assertCheck,
+  checkChangelog,
+  checksByName,
+  CheckResult,
+  CheckScope,
+  setup,
+  startWithChecks,
+} from './checks-support';
 
 const RULES = '/api/extras/event-rules/';
 const ACTION = 'change_control.report_check';
@@ -18,7 +27,12 @@ describe('change control checks: the report_check event-rule action', () => {
       config: { change_control: { required_external_checks: [['ci/build', 'CI build']] } },
       ready: (r) => {
         r.registerCheck({ name: 'org/computed', label: 'Computed', fn: () => CheckResult.passed('computed') });
-        r.registerCheck({ name: 'org/opt-in', label: 'Opt-in', fn: () => CheckResult.passed('computed'), scope: CheckScope.POLICY });
+        r.registerCheck({
+          name: 'org/opt-in',
+          label: 'Opt-in',
+          fn: () => CheckResult.passed('computed'),
+          scope: CheckScope.POLICY,
+        });
       },
     });
   });
@@ -32,7 +46,14 @@ describe('change control checks: the report_check event-rule action', () => {
 
   async function rule(actionData: Record<string, unknown>, over: Record<string, unknown> = {}): Promise<number> {
     const made = await created(
-      svc.admin.post(RULES, { name: `report-${Date.now()}-${ruleIds.length}`, object_types: ['dcim.device'], event_types: ['object_created', 'object_updated'], action_type: ACTION, action_data: actionData, ...over }),
+      svc.admin.post(RULES, {
+        name: `report-${Date.now()}-${ruleIds.length}`,
+        object_types: ['dcim.device'],
+        event_types: ['object_created', 'object_updated'],
+        action_type: ACTION,
+        action_data: actionData,
+        ...over,
+      }),
       'event rule',
     );
     ruleIds.push(made.id);
@@ -41,9 +62,14 @@ describe('change control checks: the report_check event-rule action', () => {
 
   const logSince = (mark: number) => svc.log.lines.slice(mark).join('\n');
 
-  it('Events 3: a write in a branch reports onto the declared check of that branch\'s open change request, before the response', async () => {
+  it("Events 3: a write in a branch reports onto the declared check of that branch's open change request, before the response", async () => {
     const s = await setup(svc);
-    await rule({ check: 'ci/build', status: 'failure', summary: 'device lint failed', details_url: 'https://ci.example.com/lint/1' });
+    await rule({
+      check: 'ci/build',
+      status: 'failure',
+      summary: 'device lint failed',
+      details_url: 'https://ci.example.com/lint/1',
+    });
     await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { status: 'active' }));
     const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
     assertCheck(ci, { status: 'failure', summary: 'device lint failed', blocks_merge: true });
@@ -59,15 +85,29 @@ describe('change control checks: the report_check event-rule action', () => {
     const id = await rule({ check: 'ci/build' });
     await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { status: 'active' }));
     assertCheck((await checksByName(svc.admin, s.cr.id))['ci/build'], { status: 'failure' });
-    await ok(svc.admin.patch(`${RULES}${id}/`, { action_data: { check: 'ci/build', status: 'skipped', summary: 'nothing to build' } }));
+    await ok(
+      svc.admin.patch(`${RULES}${id}/`, {
+        action_data: { check: 'ci/build', status: 'skipped', summary: 'nothing to build' },
+      }),
+    );
     await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { status: 'planned' }));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['ci/build'], { status: 'skipped', summary: 'nothing to build', blocks_merge: false });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['ci/build'], {
+      status: 'skipped',
+      summary: 'nothing to build',
+      blocks_merge: false,
+    });
   });
 
   it('reports from a lifecycle event of the change request itself (its branch), e.g. running when submitted; the gate follows', async () => {
     const s = await setup(svc, { policy: {} });
-    await rule({ check: 'ci/build', status: 'success', summary: 'approved build' }, { object_types: ['change_control.changerequest'], event_types: ['change_request_approved'] });
-    await rule({ check: 'ci/build', status: 'running' }, { object_types: ['change_control.changerequest'], event_types: ['change_request_submitted'] });
+    await rule(
+      { check: 'ci/build', status: 'success', summary: 'approved build' },
+      { object_types: ['change_control.changerequest'], event_types: ['change_request_approved'] },
+    );
+    await rule(
+      { check: 'ci/build', status: 'running' },
+      { object_types: ['change_control.changerequest'], event_types: ['change_request_submitted'] },
+    );
     await ok(s.author.client.post(`${REQUESTS}${s.cr.id}/submit/`, {}));
     assertCheck((await checksByName(svc.admin, s.cr.id))['ci/build'], { status: 'running' });
     await approve(s.reviewer, s.cr.id);
@@ -75,11 +115,15 @@ describe('change control checks: the report_check event-rule action', () => {
     assert.equal((await detail(s.author.client, s.cr.id)).ready_to_merge, true);
   });
 
-  it('reports onto a check declared by a governing policy\'s checks', async () => {
+  it("reports onto a check declared by a governing policy's checks", async () => {
     const s = await setup(svc, { policy: { checks: ['ext/scan'] } });
     await rule({ check: 'ext/scan', status: 'error', summary: 'scanner down' });
     await ok(s.inBranch.patch(`${DEVICES}${s.device.id}/`, { status: 'active' }));
-    assertCheck((await checksByName(svc.admin, s.cr.id))['ext/scan'], { status: 'error', summary: 'scanner down', required: true });
+    assertCheck((await checksByName(svc.admin, s.cr.id))['ext/scan'], {
+      status: 'error',
+      summary: 'scanner down',
+      required: true,
+    });
   });
 
   it('does nothing, and logs why, for a check that is not declared', async () => {
@@ -104,7 +148,7 @@ describe('change control checks: the report_check event-rule action', () => {
     assert.match(logSince(mark), /check "org\/opt-in" is a registered check/);
   });
 
-  it('does nothing, and logs why, when the branch\'s change request is not open', async () => {
+  it("does nothing, and logs why, when the branch's change request is not open", async () => {
     const s = await setup(svc);
     await ok(svc.admin.post(`${REQUESTS}${s.cr.id}/abandon/`, {}));
     await rule({ check: 'ci/build', status: 'success' });
@@ -137,7 +181,16 @@ describe('change control checks: the report_check event-rule action', () => {
 
   it('refuses a rule with action_data that names no check, an unknown status or an unknown key (400)', async () => {
     const base = { name: 'bad', object_types: ['dcim.device'], event_types: ['object_created'], action_type: ACTION };
-    for (const action_data of [null, {}, { check: '' }, { check: 'ci/build', status: 'passed' }, { check: 'ci/build', colour: 'red' }, { check: 'ci/build', summary: 5 }, { check: 'ci/build', details_url: 'javascript:alert(1)' }, { check: 'ci/build', details_url: 'data:,x' }]) {
+    for (const action_data of [
+      null,
+      {},
+      { check: '' },
+      { check: 'ci/build', status: 'passed' },
+      { check: 'ci/build', colour: 'red' },
+      { check: 'ci/build', summary: 5 },
+      { check: 'ci/build', details_url: 'javascript:alert(1)' },
+      { check: 'ci/build', details_url: 'data:,x' },
+    ]) {
       const res = await svc.admin.post(RULES, { ...base, action_data });
       expectStatus(res, 400, JSON.stringify(action_data));
       assert.match(JSON.stringify(res.body), /action_data/);

@@ -16,12 +16,18 @@ import { ccTables, checksByName, setup, startWithChecks } from './checks-support
 describe('change control checks: the statements of one report', () => {
   let svc: TestService;
   before(async () => {
-    svc = await startWithChecks({ config: { change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'] } } });
+    svc = await startWithChecks({
+      config: { change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'] } },
+    });
   });
   after(async () => svc.close());
 
   /** The statements of the write transaction `work` runs, BEGIN to COMMIT (`sent`: the texts as sent). */
-  async function transactionOf(work: () => Promise<unknown>, sent: string[] = [], all: string[] = []): Promise<string[]> {
+  async function transactionOf(
+    work: () => Promise<unknown>,
+    sent: string[] = [],
+    all: string[] = [],
+  ): Promise<string[]> {
     const seen: string[] = [];
     const texts: string[] = [];
     const stop = observeStatements(svc.host.db, (sql, _ms, text) => {
@@ -61,8 +67,15 @@ describe('change control checks: the statements of one report', () => {
         const all: string[] = [];
         const statements = await transactionOf(() => ok(client.patch(`${CHECKS}${id}/`, { status })), sent, all);
         const listed = `${who} reporting ${status}: ${statements.length} statements:\n${statements.join('\n')}`;
-        assert.equal(writes(statements).filter((q) => /cc_merge_checks/.test(q)).length, 1, `one write of the check: ${listed}`);
-        assert.ok(statements.filter((q) => /from "cc_change_requests"/.test(q)).length <= 1, `the request read once at most: ${listed}`);
+        assert.equal(
+          writes(statements).filter((q) => /cc_merge_checks/.test(q)).length,
+          1,
+          `one write of the check: ${listed}`,
+        );
+        assert.ok(
+          statements.filter((q) => /from "cc_change_requests"/.test(q)).length <= 1,
+          `the request read once at most: ${listed}`,
+        );
         if (first) {
           // BEGIN (with the write lock), the check, the request's policies (3), the request, its
           // branch's changes (the digest), the permission rows, the result, its changelog entry, its
@@ -79,13 +92,27 @@ describe('change control checks: the statements of one report', () => {
         // trip, and the result, its changelog entry, its stream event, the signal to the other
         // instances' streams and the data version go with COMMIT.
         if (onPostgres) {
-          assert.match(statements[0]!, /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/, listed);
-          assert.match(statements[1]!, new RegExp(`^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\\('change_control_stream', '[0-9a-f-]{36}'\\) .*; insert into "data_version" .*; ${COMMIT_TEXT}$`), listed);
+          assert.match(
+            statements[0]!,
+            /^begin; select pg_advisory_xact_lock\(.*\); select "id", "version" from "data_version"; select \* from "cc_merge_checks" where "id" = '\d+'$/,
+            listed,
+          );
+          assert.match(
+            statements[1]!,
+            new RegExp(
+              `^update "cc_merge_checks" .*; insert into "object_changes" .*; insert into "cc_stream_events" .*; select pg_notify\\('change_control_stream', '[0-9a-f-]{36}'\\) .*; insert into "data_version" .*; ${COMMIT_TEXT}$`,
+            ),
+            listed,
+          );
           // Sent as prepared statements with their values (PostgreSQL neither parses nor plans
           // them again under the lock); once prepared on the connection, not prepared again.
           const raw = sent.join('\n');
           assert.match(sent[0]!, /; execute cc_\d+_\d+\('\d+'\)$/, raw);
-          assert.match(sent[1]!, new RegExp(`^(prepare .*; )?execute cc_\\d+_\\d+\\('(success|failure)', .*; ${COMMIT_TEXT}$`), raw);
+          assert.match(
+            sent[1]!,
+            new RegExp(`^(prepare .*; )?execute cc_\\d+_\\d+\\('(success|failure)', .*; ${COMMIT_TEXT}$`),
+            raw,
+          );
           assert.doesNotMatch(raw, /set "status" = '/, raw);
           if (who === 'a superuser' && status === 'failure') assert.doesNotMatch(raw, /prepare /, raw);
           // The caller's identity, kept, is confirmed by the versions read with BEGIN: no round
@@ -94,35 +121,50 @@ describe('change control checks: the statements of one report', () => {
         }
         assert.ok(statements.length <= (onPostgres ? 2 : 7), listed);
         const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));
-        assert.ok(reads.every((q) => /from "cc_merge_checks"/.test(q)), `only checks read again: ${listed}`);
+        assert.ok(
+          reads.every((q) => /from "cc_merge_checks"/.test(q)),
+          `only checks read again: ${listed}`,
+        );
       }
     }
     if (onPostgres) {
       // The same for a pipeline (its identity and its permission rows).
       const all: string[] = [];
-      const statements = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' })), [], all);
+      const statements = await transactionOf(
+        () => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' })),
+        [],
+        all,
+      );
       assert.deepEqual(all, statements);
     }
   });
 
-  it("an edit of another request between two reports keeps what the second reads of its own request: only checks read again", async () => {
+  it('an edit of another request between two reports keeps what the second reads of its own request: only checks read again', async () => {
     const { s, id } = await reportedCheck();
     const other = await reportedCheck();
     await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' }));
     await ok(other.s.author.client.patch(`${REQUESTS}${other.s.cr.id}/`, { title: 'Renamed between two reports' }));
     const statements = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'failure' })));
     const reads = statements.filter((q) => /^select\b/i.test(q) && !/"data_version"/.test(q));
-    assert.ok(reads.every((q) => /from "cc_merge_checks"/.test(q)), statements.join('\n'));
+    assert.ok(
+      reads.every((q) => /from "cc_merge_checks"/.test(q)),
+      statements.join('\n'),
+    );
     // An edit of its own request is read at once.
     await ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { title: 'Renamed' }));
     const after = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success' })));
-    assert.ok(after.some((q) => /from "cc_change_requests"/.test(q)), after.join('\n'));
+    assert.ok(
+      after.some((q) => /from "cc_change_requests"/.test(q)),
+      after.join('\n'),
+    );
   });
 
   it('a repeated result writes nothing', async () => {
     const { s, id } = await reportedCheck();
     await ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success', summary: 'green' }));
-    const statements = await transactionOf(() => ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success', summary: 'green' })));
+    const statements = await transactionOf(() =>
+      ok(s.pipeline.client.patch(`${CHECKS}${id}/`, { status: 'success', summary: 'green' })),
+    );
     assert.deepEqual(writes(statements), [], statements.join('\n'));
   });
 
@@ -130,7 +172,8 @@ describe('change control checks: the statements of one report', () => {
     it('a report and a read still answer after another instance changed the checks table: statements prepared before it are prepared again', async () => {
       const { s, id } = await reportedCheck();
       const schema = /search_path=(\w+)/.exec(decodeURIComponent(postgresUrlOf(svc.host.db)!))![1]!;
-      const readCheck = () => ccTables(svc).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      const readCheck = () =>
+        ccTables(svc).selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
       await admin.connect();
       const seen: string[] = [];
@@ -145,12 +188,15 @@ describe('change control checks: the statements of one report', () => {
         // In a transaction: the stale statement ends it, and it runs again. (Its first statement
         // goes with BEGIN, written in; the second is the named statement prepared before.)
         let attempts = 0;
-        const inside = await inTransaction(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url }), async (tx) => {
-          attempts++;
-          const db = withTables<ChangeControlTables>(tx.db);
-          await db.selectFrom('cc_merge_checks').select('id').where('id', '=', id).execute();
-          return db.selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-        });
+        const inside = await inTransaction(
+          createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url }),
+          async (tx) => {
+            attempts++;
+            const db = withTables<ChangeControlTables>(tx.db);
+            await db.selectFrom('cc_merge_checks').select('id').where('id', '=', id).execute();
+            return db.selectFrom('cc_merge_checks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+          },
+        );
         assert.equal(attempts, 2);
         assert.ok('rollout_note' in inside, JSON.stringify(inside));
         assert.ok(seen.includes('deallocate all'), seen.join('\n'));

@@ -1,14 +1,34 @@
 import assert from 'node:assert/strict';
 import { branchingPlugin } from '../../../../server/plugins/branching/plugin';
 import { changeControlPlugin } from '../../../../server/plugins/change-control/plugin';
-import { CheckResult, CheckScope, type CheckPluginApi, type CheckView } from '../../../../server/plugins/change-control/checks/registry';
+import {
+  CheckResult,
+  CheckScope,
+  type CheckPluginApi,
+  type CheckView,
+} from '../../../../server/plugins/change-control/checks/registry';
 import { runtime } from '../../../../server/plugins/change-control/runtime';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import type { ConfigInput } from '../../../../server/host/core/config';
 import { withTables } from '../../../../server/host/db/database';
 import type { HostPlugin } from '../../../../server/host/host';
 import { startService, type ApiClient, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, CC_TYPES, CHECKS, created, device, ok, openRequest, policy, REVIEWER, VIEW_ALL, type Actor, type PolicySpec } from './fixtures';
+import {
+  actor,
+  AUTHOR,
+  branch,
+  CC_TYPES,
+  CHECKS,
+  created,
+  device,
+  ok,
+  openRequest,
+  policy,
+  REVIEWER,
+  VIEW_ALL,
+  type Actor,
+  type PolicySpec,
+} from './fixtures';
 
 export { CheckResult, CheckScope };
 
@@ -46,7 +66,13 @@ export async function startWithChecks(options: StartWithChecks = {}): Promise<Te
   const plugins = [branchingPlugin()];
   if (options.ready) plugins.push(registeringPlugin(options.ready));
   plugins.push(changeControlPlugin({ configDir: options.configDir ?? process.cwd() }));
-  return startService({ config: options.config, plugins, configDir: options.configDir, db: options.db, clockStart: options.clockStart });
+  return startService({
+    config: options.config,
+    plugins,
+    configDir: options.configDir,
+    db: options.db,
+    clockStart: options.clockStart,
+  });
 }
 
 /** A registered check function that counts its invocations and keeps every view it received. */
@@ -100,9 +126,19 @@ let seq = 0;
  * An author with a branch that creates one device, a reviewer and a pipeline; optionally a
  * policy (created before the request, so it attaches), and the change request opened by the author.
  */
-export async function setup(svc: TestService, options: { policy?: Omit<PolicySpec, 'name'> & { name?: string }; open?: boolean; request?: Record<string, unknown> } = {}): Promise<Setup> {
+export async function setup(
+  svc: TestService,
+  options: {
+    policy?: Omit<PolicySpec, 'name'> & { name?: string };
+    open?: boolean;
+    request?: Record<string, unknown>;
+  } = {},
+): Promise<Setup> {
   const n = ++seq;
-  const author = await actor(svc, `author${n}`, [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge', 'delete', 'sync', 'revert'] }]);
+  const author = await actor(svc, `author${n}`, [
+    ...AUTHOR,
+    { object_types: ['branching.branch'], actions: ['merge', 'delete', 'sync', 'revert'] },
+  ]);
   const reviewer = await actor(svc, `reviewer${n}`, REVIEWER);
   const pipeline = await actor(svc, `pipeline${n}`, PIPELINE);
   if (options.policy) {
@@ -129,13 +165,19 @@ export async function checksByName(client: ApiClient, crId: number): Promise<Rec
 
 /** The changelog entries of one check, oldest first. */
 export async function checkChangelog(client: ApiClient, checkId: number): Promise<any[]> {
-  const res = await ok(client.get(`${OBJECT_CHANGES}?changed_object_type=change_control.mergecheck&changed_object_id=${checkId}&limit=1000&ordering=id`));
+  const res = await ok(
+    client.get(
+      `${OBJECT_CHANGES}?changed_object_type=change_control.mergecheck&changed_object_id=${checkId}&limit=1000&ordering=id`,
+    ),
+  );
   return res.results;
 }
 
 /** Every changelog entry of checks, oldest first. */
 export async function allCheckChangelog(client: ApiClient): Promise<any[]> {
-  const res = await ok(client.get(`${OBJECT_CHANGES}?changed_object_type=change_control.mergecheck&limit=1000&ordering=id`));
+  const res = await ok(
+    client.get(`${OBJECT_CHANGES}?changed_object_type=change_control.mergecheck&limit=1000&ordering=id`),
+  );
   return res.results;
 }
 
@@ -145,12 +187,27 @@ export async function userWith(svc: TestService, name: string, grants: Parameter
 }
 
 export async function approve(reviewer: Actor, crId: number): Promise<void> {
-  await created(reviewer.client.post('/api/plugins/change-control/reviews/', { change_request: crId, decision: 'approve', comment: '' }), 'approval');
+  await created(
+    reviewer.client.post('/api/plugins/change-control/reviews/', {
+      change_request: crId,
+      decision: 'approve',
+      comment: '',
+    }),
+    'approval',
+  );
 }
 
 export function assertCheck(
   check: any,
-  expected: Partial<{ name: string; change_request: number; status: string; required: boolean; blocks_merge: boolean; label: string; summary: string | RegExp }>,
+  expected: Partial<{
+    name: string;
+    change_request: number;
+    status: string;
+    required: boolean;
+    blocks_merge: boolean;
+    label: string;
+    summary: string | RegExp;
+  }>,
 ): void {
   assert.ok(check, 'check missing');
   for (const [key, value] of Object.entries(expected)) {

@@ -5,7 +5,23 @@ import { migrate, openDatabase } from '../../../../server/host/db/database';
 import { hostMigrations } from '../../../../server/host/db/migrations/host';
 import { suiteService, type TestService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
-import { act, actor, branch, BRANCHES, changesOf, checkNamed, COMMENTS, created, detail, device, DEVICES, expectStatus, ok, openRequest, review } from './fixtures';
+import {
+  act,
+  actor,
+  branch,
+  BRANCHES,
+  changesOf,
+  checkNamed,
+  COMMENTS,
+  created,
+  detail,
+  device,
+  DEVICES,
+  expectStatus,
+  ok,
+  openRequest,
+  review,
+} from './fixtures';
 import {
   assertRefused,
   commentsOf,
@@ -19,14 +35,19 @@ import {
   type Scene,
 } from './reviews-comments-fixtures';
 
-const changelogOf = (svc: TestService, id: number) => ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changecomment&changed_object_id=${id}`));
+const changelogOf = (svc: TestService, id: number) =>
+  ok(
+    svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changecomment&changed_object_id=${id}`),
+  );
 
 describe('change control: comment fields', () => {
   const svc = suiteService();
   const s = scenePerTest(svc);
 
   it('ChangeComment fields: change_request, change_diff, text (Markdown, with text_html), author, parent, resolved and change_label', async () => {
-    const c = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'Why *planned*?' }));
+    const c = await created(
+      postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'Why *planned*?' }),
+    );
     assert.equal(c.change_request, s.cr.id);
     assert.equal(c.change_diff, s.changes[0]!.id);
     assert.equal(c.text, 'Why *planned*?');
@@ -43,45 +64,98 @@ describe('change control: comment fields', () => {
   it('ChangeComment field change_request, change_diff and text are required (400 naming each)', async () => {
     assertRefused(await postComment(s.bob.client, { change_diff: s.changes[0]!.id, text: 'x' }), 'change_request');
     assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, text: 'x' }), 'change_diff');
-    assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff: null, text: 'x' }), 'change_diff');
+    assertRefused(
+      await postComment(s.bob.client, { change_request: s.cr.id, change_diff: null, text: 'x' }),
+      'change_diff',
+    );
     assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id }), 'text');
-    assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: '   ' }), 'text');
-    assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x'.repeat(65_537) }), 'text');
-    assertRefused(await postComment(s.bob.client, { change_request: 999_999, change_diff: s.changes[0]!.id, text: 'x' }), 'change_request', /does not exist/);
+    assertRefused(
+      await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: '   ' }),
+      'text',
+    );
+    assertRefused(
+      await postComment(s.bob.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'x'.repeat(65_537),
+      }),
+      'text',
+    );
+    assertRefused(
+      await postComment(s.bob.client, { change_request: 999_999, change_diff: s.changes[0]!.id, text: 'x' }),
+      'change_request',
+      /does not exist/,
+    );
     assert.equal((await commentsOf(svc, s.cr.id)).length, 0);
   });
 
   it('ChangeComment field author is read-only: always the caller; naming someone else is not an error', async () => {
-    const c = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'mine', author: s.carol.id }));
+    const c = await created(
+      postComment(s.bob.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'mine',
+        author: s.carol.id,
+      }),
+    );
     assert.equal(c.author.id, s.bob.id);
-    const r = await created(postComment(s.carol.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 're', parent: c.id, author: { id: s.bob.id } }));
+    const r = await created(
+      postComment(s.carol.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 're',
+        parent: c.id,
+        author: { id: s.bob.id },
+      }),
+    );
     assert.equal(r.author.id, s.carol.id);
     const edited = await ok(s.bob.client.patch(`${COMMENTS}${c.id}/`, { text: 'mine, edited', author: s.alice.id }));
     assert.equal(edited.author.id, s.bob.id);
-    assert.deepEqual((await commentsOf(svc, s.cr.id)).map((x) => x.author.username), ['bob', 'carol']);
+    assert.deepEqual(
+      (await commentsOf(svc, s.cr.id)).map((x) => x.author.username),
+      ['bob', 'carol'],
+    );
   });
 
   it('ChangeComment field change_diff / Errors: a change of another branch is refused (400 naming change_diff)', async () => {
     const other = await otherBranchChange(s);
-    const res = await postComment(s.bob.client, { change_request: s.cr.id, change_diff: other.changeId, text: 'wrong branch' });
+    const res = await postComment(s.bob.client, {
+      change_request: s.cr.id,
+      change_diff: other.changeId,
+      text: 'wrong branch',
+    });
     assertRefused(res, 'change_diff', /not a change in this change request's branch/);
     assert.equal((await commentsOf(svc, s.cr.id)).length, 0);
   });
 
   it('ChangeComment field change_label is read-only and kept after the branch is gone', async () => {
-    const c = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'About router b', change_label: 'forged' }));
+    const c = await created(
+      postComment(s.bob.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[1]!.id,
+        text: 'About router b',
+        change_label: 'forged',
+      }),
+    );
     assert.equal(c.change_label, s.devices[1]!.name);
     const r = await reply(s, s.carol.client, c.id, 'ok', 1);
     expectStatus(await svc.admin.delete(`${BRANCHES}${s.branchId}/`), 204);
     const cr = await detail(s.alice.client, s.cr.id);
     assert.equal(cr.branch_deleted, true);
     const kept = await commentsOf(svc, s.cr.id);
-    assert.deepEqual(kept.map((x) => [x.id, x.change_label, x.text, x.parent]), [
-      [c.id, s.devices[1]!.name, 'About router b', null],
-      [r.id, s.devices[1]!.name, 'ok', c.id],
-    ]);
+    assert.deepEqual(
+      kept.map((x) => [x.id, x.change_label, x.text, x.parent]),
+      [
+        [c.id, s.devices[1]!.name, 'About router b', null],
+        [r.id, s.devices[1]!.name, 'ok', c.id],
+      ],
+    );
     // The branch is gone: its changes take no new comments (a validation error, not a server error).
-    assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'late' }), 'change_diff', /deleted/);
+    assertRefused(
+      await postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'late' }),
+      'change_diff',
+      /deleted/,
+    );
   });
 
   it('ChangeComment field resolved: only on a thread root; setting it on a reply is 400 naming resolved', async () => {
@@ -93,17 +167,34 @@ describe('change control: comment fields', () => {
     const resolved = await ok(s.bob.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
     assert.equal(resolved.resolved, true);
     // Sending resolved on create is ignored: a new thread is open.
-    const fresh = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'new', resolved: true }));
+    const fresh = await created(
+      postComment(s.bob.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'new',
+        resolved: true,
+      }),
+    );
     assert.equal(fresh.resolved, false);
   });
 
-  it('ChangeComment field resolved: a holder of change_changecomment resolves and reopens anyone\'s thread', async () => {
+  it("ChangeComment field resolved: a holder of change_changecomment resolves and reopens anyone's thread", async () => {
     const root = await rootComment(s, s.alice.client, 'Please check the status.');
     // carol holds change_changecomment; she did not write the thread.
     assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }))).resolved, true);
-    assert.deepEqual((await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=true`))).results.map((x: any) => x.id), [root.id]);
+    assert.deepEqual(
+      (await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=true`))).results.map(
+        (x: any) => x.id,
+      ),
+      [root.id],
+    );
     assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: false }))).resolved, false);
-    assert.deepEqual((await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=false`))).results.map((x: any) => x.id), [root.id]);
+    assert.deepEqual(
+      (await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&resolved=false`))).results.map(
+        (x: any) => x.id,
+      ),
+      [root.id],
+    );
     const log = await changelogOf(svc, root.id);
     assert.equal(log.count, 3, 'created, resolved, reopened');
   });
@@ -114,8 +205,14 @@ describe('change control: comment fields', () => {
     const resolved = await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
     assert.equal(resolved.edited, false);
     assert.equal((await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: false }))).edited, false);
-    assert.equal((await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status.' }))).edited, false, 'the same text is no edit');
-    const edited = await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' }));
+    assert.equal(
+      (await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status.' }))).edited,
+      false,
+      'the same text is no edit',
+    );
+    const edited = await ok(
+      s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' }),
+    );
     assert.equal(edited.edited, true);
     // Each answer is the comment as a read right after shows it.
     const read = () => ok(s.alice.client.get(`${COMMENTS}${root.id}/`));
@@ -123,7 +220,10 @@ describe('change control: comment fields', () => {
     const resolvedAgain = await ok(s.carol.client.patch(`${COMMENTS}${root.id}/`, { resolved: true }));
     assert.equal(resolvedAgain.edited, true);
     assert.deepEqual(resolvedAgain, await read());
-    assert.deepEqual(await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' })), await read());
+    assert.deepEqual(
+      await ok(s.alice.client.patch(`${COMMENTS}${root.id}/`, { text: 'Please check the status and the rack.' })),
+      await read(),
+    );
   });
 
   it('ChangeComment field edited: comments written before the field existed are marked from the changelog', async () => {
@@ -134,18 +234,30 @@ describe('change control: comment fields', () => {
       await migrate(db, { ...hostMigrations, ...earlier });
       const now = '2026-11-01T09:00:00.000Z';
       await sql`INSERT INTO users (id, username) VALUES (1, 'u')`.execute(db);
-      await sql`INSERT INTO cc_change_requests (id, branch_name, title, created, last_updated) VALUES (1, 'b', 't', ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO cc_change_requests (id, branch_name, title, created, last_updated) VALUES (1, 'b', 't', ${now}, ${now})`.execute(
+        db,
+      );
       for (const id of [1, 2, 3]) {
         await sql`INSERT INTO cc_change_comments (id, change_request_id, change_object_type, change_object_id, change_label, text, author_id, created, last_updated)
           VALUES (${id}, 1, 'dcim.device', 1, 'd', 'text', 1, ${now}, ${now})`.execute(db);
       }
-      const change = (id: number, pre: object, post: object) => sql`INSERT INTO object_changes (time, user_name, request_id, action, changed_object_type, changed_object_id, object_repr, prechange_data, postchange_data)
-        VALUES (${now}, 'u', 'r', 'update', 'change_control.changecomment', ${id}, 'c', ${JSON.stringify(pre)}, ${JSON.stringify(post)})`.execute(db);
+      const change = (id: number, pre: object, post: object) =>
+        sql`INSERT INTO object_changes (time, user_name, request_id, action, changed_object_type, changed_object_id, object_repr, prechange_data, postchange_data)
+        VALUES (${now}, 'u', 'r', 'update', 'change_control.changecomment', ${id}, 'c', ${JSON.stringify(pre)}, ${JSON.stringify(post)})`.execute(
+          db,
+        );
       await change(1, { text: 'a', resolved: false }, { text: 'b', resolved: false });
       await change(2, { text: 'a', resolved: false }, { text: 'a', resolved: true });
       await migrate(db, { ...hostMigrations, ...changeControlMigrations });
-      const rows = await sql<{ id: number; edited: number }>`SELECT id, edited FROM cc_change_comments ORDER BY id`.execute(db);
-      assert.deepEqual(rows.rows, [{ id: 1, edited: 1 }, { id: 2, edited: 0 }, { id: 3, edited: 0 }]);
+      const rows = await sql<{
+        id: number;
+        edited: number;
+      }>`SELECT id, edited FROM cc_change_comments ORDER BY id`.execute(db);
+      assert.deepEqual(rows.rows, [
+        { id: 1, edited: 1 },
+        { id: 2, edited: 0 },
+        { id: 3, edited: 0 },
+      ]);
     } finally {
       await close();
     }
@@ -159,7 +271,12 @@ describe('change control: comment rules', () => {
   it('ChangeComment rule 1 / Errors: a reply must be on the same change as its parent (400 otherwise)', async () => {
     const s = await scene(w);
     const root = await rootComment(s, s.bob.client, 'On router a', 0);
-    const res = await postComment(s.alice.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'on b', parent: root.id });
+    const res = await postComment(s.alice.client, {
+      change_request: s.cr.id,
+      change_diff: s.changes[1]!.id,
+      text: 'on b',
+      parent: root.id,
+    });
     assertRefused(res, 'parent', /same change/);
     const ok1 = await reply(s, s.alice.client, root.id, 'on a', 0);
     assert.equal(ok1.parent, root.id);
@@ -171,9 +288,34 @@ describe('change control: comment rules', () => {
     const s = await scene(w);
     const t = await scene(w);
     const elsewhere = await rootComment(t, t.bob.client);
-    assertRefused(await postComment(s.alice.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x', parent: elsewhere.id }), 'parent', /does not exist on this change request/);
-    assertRefused(await postComment(s.alice.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x', parent: 987_654 }), 'parent');
-    assertRefused(await postComment(s.alice.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x', parent: 'first' }), 'parent');
+    assertRefused(
+      await postComment(s.alice.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'x',
+        parent: elsewhere.id,
+      }),
+      'parent',
+      /does not exist on this change request/,
+    );
+    assertRefused(
+      await postComment(s.alice.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'x',
+        parent: 987_654,
+      }),
+      'parent',
+    );
+    assertRefused(
+      await postComment(s.alice.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'x',
+        parent: 'first',
+      }),
+      'parent',
+    );
   });
 
   it('ChangeComment rule 2: threads are one level deep; a reply to a reply is stored with the thread root as its parent (API)', async () => {
@@ -186,9 +328,17 @@ describe('change control: comment rules', () => {
     assert.equal(third.parent, root.id);
     assert.equal((await ok(s.dave.client.get(`${COMMENTS}${second.id}/`))).parent, root.id);
     const thread = await ok(s.dave.client.get(`${COMMENTS}?parent_id=${root.id}&ordering=id`));
-    assert.deepEqual(thread.results.map((c: any) => c.id), [first.id, second.id, third.id]);
+    assert.deepEqual(
+      thread.results.map((c: any) => c.id),
+      [first.id, second.id, third.id],
+    );
     assert.equal((await ok(s.dave.client.get(`${COMMENTS}?parent_id=${first.id}`))).count, 0);
-    assert.deepEqual((await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&is_root=true`))).results.map((c: any) => c.id), [root.id]);
+    assert.deepEqual(
+      (await ok(s.dave.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&is_root=true`))).results.map(
+        (c: any) => c.id,
+      ),
+      [root.id],
+    );
     // The changelog records the flattened parent too.
     const log = await changelogOf(svc, second.id);
     assert.equal(log.results[0].postchange_data.parent, root.id);
@@ -198,7 +348,16 @@ describe('change control: comment rules', () => {
     const s = await scene(w);
     const root = await rootComment(s, s.bob.client, 'a', 0);
     const first = await reply(s, s.alice.client, root.id, 'first', 0);
-    assertRefused(await postComment(s.carol.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'x', parent: first.id }), 'parent', /same change/);
+    assertRefused(
+      await postComment(s.carol.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[1]!.id,
+        text: 'x',
+        parent: first.id,
+      }),
+      'parent',
+      /same change/,
+    );
   });
 
   it('ChangeComment rule 2: an edit cannot move a comment into or out of a thread (parent is kept on PATCH and PUT)', async () => {
@@ -206,24 +365,39 @@ describe('change control: comment rules', () => {
     const root = await rootComment(s, s.bob.client);
     const other = await rootComment(s, s.bob.client, 'another thread');
     const r = await reply(s, s.bob.client, root.id);
-    assert.equal((await ok(s.bob.client.patch(`${COMMENTS}${r.id}/`, { parent: other.id, text: 'moved?' }))).parent, root.id);
+    assert.equal(
+      (await ok(s.bob.client.patch(`${COMMENTS}${r.id}/`, { parent: other.id, text: 'moved?' }))).parent,
+      root.id,
+    );
     assert.equal((await ok(s.bob.client.patch(`${COMMENTS}${r.id}/`, { parent: null }))).parent, root.id);
-    assert.equal((await ok(s.bob.client.put(`${COMMENTS}${other.id}/`, { parent: r.id, text: 'nested?' }))).parent, null);
+    assert.equal(
+      (await ok(s.bob.client.put(`${COMMENTS}${other.id}/`, { parent: r.id, text: 'nested?' }))).parent,
+      null,
+    );
     const all = await commentsOf(svc, s.cr.id);
-    assert.deepEqual(all.map((c) => [c.id, c.parent]), [
-      [root.id, null],
-      [other.id, null],
-      [r.id, root.id],
-    ]);
+    assert.deepEqual(
+      all.map((c) => [c.id, c.parent]),
+      [
+        [root.id, null],
+        [other.id, null],
+        [r.id, root.id],
+      ],
+    );
   });
 
   it('ChangeComment rule 3: a comment naming a change that does not exist is a validation error (400), never a server error', async () => {
     const s = await scene(w);
     for (const change_diff of [999_999, 0, -5, 2 ** 53 - 1]) {
-      assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff, text: 'x' }), 'change_diff');
+      assertRefused(
+        await postComment(s.bob.client, { change_request: s.cr.id, change_diff, text: 'x' }),
+        'change_diff',
+      );
     }
     for (const change_diff of ['12', 1.5, 2 ** 64, {}, []]) {
-      assertRefused(await postComment(s.bob.client, { change_request: s.cr.id, change_diff, text: 'x' }), 'change_diff');
+      assertRefused(
+        await postComment(s.bob.client, { change_request: s.cr.id, change_diff, text: 'x' }),
+        'change_diff',
+      );
     }
   });
 
@@ -231,15 +405,27 @@ describe('change control: comment rules', () => {
     const s = await scene(w);
     // A third device created then deleted in the branch: its change comes and goes.
     const extra = await created(s.inBranch.post(DEVICES, { name: `gone-${s.cr.id}` }));
-    const change = (await ok(svc.admin.get(`/api/plugins/branching/changes/?branch_id=${s.branchId}&limit=100`))).results.find((c: any) => c.object_id === extra.id);
+    const change = (
+      await ok(svc.admin.get(`/api/plugins/branching/changes/?branch_id=${s.branchId}&limit=100`))
+    ).results.find((c: any) => c.object_id === extra.id);
     assert.ok(change);
-    const early = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: change.id, text: 'Why this one?' }));
+    const early = await created(
+      postComment(s.bob.client, { change_request: s.cr.id, change_diff: change.id, text: 'Why this one?' }),
+    );
     expectStatus(await s.inBranch.delete(`${DEVICES}${extra.id}/`), 204);
     expectStatus(await svc.admin.get(`/api/plugins/branching/changes/${change.id}/`), 404);
     const res = await postComment(s.bob.client, { change_request: s.cr.id, change_diff: change.id, text: 'still?' });
     assertRefused(res, 'change_diff', /does not exist/);
     // A reply in the thread of the vanished change names that change too.
-    assertRefused(await postComment(s.alice.client, { change_request: s.cr.id, change_diff: change.id, text: 'gone', parent: early.id }), 'change_diff');
+    assertRefused(
+      await postComment(s.alice.client, {
+        change_request: s.cr.id,
+        change_diff: change.id,
+        text: 'gone',
+        parent: early.id,
+      }),
+      'change_diff',
+    );
     // The old thread is kept, with its label.
     assert.equal((await ok(s.dave.client.get(`${COMMENTS}${early.id}/`))).change_label, `gone-${s.cr.id}`);
   });
@@ -270,16 +456,29 @@ describe('change control: comment rules', () => {
     const r1 = await reply(s, s.alice.client, root.id);
     const r2 = await reply(s, s.carol.client, r1.id);
     expectStatus(await s.alice.client.delete(`${COMMENTS}${r1.id}/`), 204);
-    assert.deepEqual((await commentsOf(svc, s.cr.id)).map((c) => c.id), [root.id, r2.id]);
+    assert.deepEqual(
+      (await commentsOf(svc, s.cr.id)).map((c) => c.id),
+      [root.id, r2.id],
+    );
     expectStatus(await s.bob.client.delete(`${COMMENTS}${root.id}/`), 204);
     assert.deepEqual(await commentsOf(svc, s.cr.id), []);
     expectStatus(await s.carol.client.get(`${COMMENTS}${r2.id}/`), 404);
     for (const id of [root.id, r1.id, r2.id]) {
-      assert.equal((await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changecomment&changed_object_id=${id}&action=delete`))).count, 1, `comment ${id}`);
+      assert.equal(
+        (
+          await ok(
+            svc.admin.get(
+              `/api/core/object-changes/?changed_object_type=change_control.changecomment&changed_object_id=${id}&action=delete`,
+            ),
+          )
+        ).count,
+        1,
+        `comment ${id}`,
+      );
     }
   });
 
-  it('ChangeComment rule 4: someone else\'s comment is deleted only by a holder of delete_changecomment (403 otherwise)', async () => {
+  it("ChangeComment rule 4: someone else's comment is deleted only by a holder of delete_changecomment (403 otherwise)", async () => {
     const s = await scene(w);
     const c = await rootComment(s, s.bob.client);
     const res = await s.carol.client.delete(`${COMMENTS}${c.id}/`);
@@ -305,18 +504,32 @@ describe('change control: comment threads anchored to an attribute', () => {
       custom_fields: { owner: 'netops', rack: null },
     });
     const { branch: b, inBranch } = await branch(w.alice.client, `edit-${name}`);
-    await ok(inBranch.patch(`${DEVICES}${onMain.id}/`, { status: 'active', config: { hostname: name, lines: ['a', 'c'] }, interfaces: [{ name: 'ge0' }, { name: 'eth1' }] }));
+    await ok(
+      inBranch.patch(`${DEVICES}${onMain.id}/`, {
+        status: 'active',
+        config: { hostname: name, lines: ['a', 'c'] },
+        interfaces: [{ name: 'ge0' }, { name: 'eth1' }],
+      }),
+    );
     const cr = await openRequest(w.alice.client, b.id);
     await ok(act(w.alice.client, cr.id, 'submit'));
     const change = (await changesOf(svc, b.id)).find((c) => c.object_id === onMain.id);
     assert.equal(change.action, 'update');
-    const post = (body: Record<string, unknown>) => w.bob.client.post(COMMENTS, { change_request: cr.id, change_diff: change.id, text: 'About this', ...body });
+    const post = (body: Record<string, unknown>) =>
+      w.bob.client.post(COMMENTS, { change_request: cr.id, change_diff: change.id, text: 'About this', ...body });
     return { cr, change, inBranch, deviceId: onMain.id as number, branchId: b.id as number, post };
   }
 
   it('ChangeComment field attribute: a thread root names a dot path of its change (keys, nested keys, array indices); null means the whole object', async () => {
     const u = await updateScene();
-    for (const path of ['status', 'config', 'config.lines.1', 'interfaces.0.name', 'custom_fields.owner', 'custom_fields.rack']) {
+    for (const path of [
+      'status',
+      'config',
+      'config.lines.1',
+      'interfaces.0.name',
+      'custom_fields.owner',
+      'custom_fields.rack',
+    ]) {
       const c = await created(u.post({ attribute: path }), path);
       assert.equal(c.attribute, path);
       assert.deepEqual(await ok(w.dave.client.get(`${COMMENTS}${c.id}/`)), c);
@@ -326,19 +539,39 @@ describe('change control: comment threads anchored to an attribute', () => {
     // A created object has only a modified state: its attributes anchor threads too.
     const s = await scene(w);
     assert.equal((await rootComment(s, s.bob.client)).attribute, null);
-    const onCreate = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x', attribute: 'name' }));
+    const onCreate = await created(
+      postComment(s.bob.client, {
+        change_request: s.cr.id,
+        change_diff: s.changes[0]!.id,
+        text: 'x',
+        attribute: 'name',
+      }),
+    );
     assert.equal(onCreate.attribute, 'name');
   });
 
   it('ChangeComment field attribute: a path in neither state, a malformed path or a non-string is 400 naming attribute, and nothing is written', async () => {
     const u = await updateScene();
-    for (const attribute of ['nosuch', 'config.nosuch', 'interfaces.2.name', 'interfaces.01.name', 'interfaces.x', 'status.length', 'config..lines', '.status', 'x'.repeat(201), 5, ['status'], { path: 'status' }]) {
+    for (const attribute of [
+      'nosuch',
+      'config.nosuch',
+      'interfaces.2.name',
+      'interfaces.01.name',
+      'interfaces.x',
+      'status.length',
+      'config..lines',
+      '.status',
+      'x'.repeat(201),
+      5,
+      ['status'],
+      { path: 'status' },
+    ]) {
       assertRefused(await u.post({ attribute }), 'attribute');
     }
     assert.equal((await commentsOf(svc, u.cr.id)).length, 0);
   });
 
-  it('ChangeComment field attribute: replies carry their root\'s; a reply naming another attribute is 400 naming attribute', async () => {
+  it("ChangeComment field attribute: replies carry their root's; a reply naming another attribute is 400 naming attribute", async () => {
     const u = await updateScene();
     const root = await created(u.post({ attribute: 'config.lines' }));
     const plain = await created(u.post({ parent: root.id }));
@@ -361,7 +594,10 @@ describe('change control: comment threads anchored to an attribute', () => {
     const b = await created(u.post({ attribute: 'config.lines.1' }));
     const r = await created(u.post({ parent: a.id }));
     const whole = await created(u.post({}));
-    const ids = async (q: string) => (await ok(w.bob.client.get(`${COMMENTS}?change_request_id=${u.cr.id}&ordering=id&${q}`))).results.map((c: any) => c.id);
+    const ids = async (q: string) =>
+      (await ok(w.bob.client.get(`${COMMENTS}?change_request_id=${u.cr.id}&ordering=id&${q}`))).results.map(
+        (c: any) => c.id,
+      );
     assert.deepEqual(await ids('attribute=status'), [a.id, r.id]);
     assert.deepEqual(await ids('attribute=status&attribute=config.lines.1'), [a.id, b.id, r.id]);
     assert.deepEqual(await ids('attribute=config'), []);
@@ -379,22 +615,42 @@ describe('change control: comment threads anchored to an attribute', () => {
     const whole = await created(u.post({}));
     const outdated = async () => Object.fromEntries((await commentsOf(svc, u.cr.id)).map((c) => [c.id, c.outdated]));
     // `name` exists on both sides but never differed: such a thread is outdated from the start.
-    assert.deepEqual(await outdated(), { [onStatus.id]: false, [replyOnStatus.id]: false, [onLines.id]: false, [onName.id]: true, [whole.id]: false });
+    assert.deepEqual(await outdated(), {
+      [onStatus.id]: false,
+      [replyOnStatus.id]: false,
+      [onLines.id]: false,
+      [onName.id]: true,
+      [whole.id]: false,
+    });
 
     // The branch sets status back: that thread (root and reply) is outdated, the others are not.
     await ok(u.inBranch.patch(`${DEVICES}${u.deviceId}/`, { status: 'planned' }));
-    assert.deepEqual(await outdated(), { [onStatus.id]: true, [replyOnStatus.id]: true, [onLines.id]: false, [onName.id]: true, [whole.id]: false });
+    assert.deepEqual(await outdated(), {
+      [onStatus.id]: true,
+      [replyOnStatus.id]: true,
+      [onLines.id]: false,
+      [onName.id]: true,
+      [whole.id]: false,
+    });
     const threads = await checkNamed(w.dave.client, u.cr.id, 'threads-resolved');
     assert.match(threads.summary, /4 comment threads are still open/);
 
     // The branch drops its change of the device altogether (another device keeps the policy on): every thread on it is outdated.
     await device(u.inBranch, { name: `spare${n}` });
-    await ok(u.inBranch.patch(`${DEVICES}${u.deviceId}/`, { config: { hostname: `edge${n}`, lines: ['a', 'b'] }, interfaces: [{ name: 'eth0' }, { name: 'eth1' }] }));
+    await ok(
+      u.inBranch.patch(`${DEVICES}${u.deviceId}/`, {
+        config: { hostname: `edge${n}`, lines: ['a', 'b'] },
+        interfaces: [{ name: 'eth0' }, { name: 'eth1' }],
+      }),
+    );
     assert.equal((await changesOf(svc, u.branchId)).filter((c) => c.object_id === u.deviceId).length, 0);
     const after = await commentsOf(svc, u.cr.id);
     assert.equal(after.length, 5);
     assert.ok(after.every((c) => c.outdated === true));
-    assert.match((await checkNamed(w.dave.client, u.cr.id, 'threads-resolved')).summary, /4 comment threads are still open/);
+    assert.match(
+      (await checkNamed(w.dave.client, u.cr.id, 'threads-resolved')).summary,
+      /4 comment threads are still open/,
+    );
   });
 });
 
@@ -472,28 +728,52 @@ describe('change control: comments and the change request', () => {
     const s = await scene(w);
     const hiddenThread = await rootComment(s, s.bob.client, `zebra-${s.cr.id} on the first router`, 0);
     const shownThread = await rootComment(s, s.bob.client, `zebra-${s.cr.id} on the second router`, 1);
-    const ccView = { object_types: ['change_control.changerequest', 'change_control.changecomment', 'branching.changediff'], actions: ['view', 'add'] };
-    const narrow = await actor(svc, `narrow-${s.cr.id}`, [ccView, { object_types: ['branching.branch'], actions: ['view'] }, { object_types: ['dcim.device'], actions: ['view'], constraints: { name: s.devices[1]!.name } }]);
-    const blind = await actor(svc, `blind-${s.cr.id}`, [ccView, { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'another' } }, { object_types: ['dcim.device'], actions: ['view'] }]);
+    const ccView = {
+      object_types: ['change_control.changerequest', 'change_control.changecomment', 'branching.changediff'],
+      actions: ['view', 'add'],
+    };
+    const narrow = await actor(svc, `narrow-${s.cr.id}`, [
+      ccView,
+      { object_types: ['branching.branch'], actions: ['view'] },
+      { object_types: ['dcim.device'], actions: ['view'], constraints: { name: s.devices[1]!.name } },
+    ]);
+    const blind = await actor(svc, `blind-${s.cr.id}`, [
+      ccView,
+      { object_types: ['branching.branch'], actions: ['view'], constraints: { name: 'another' } },
+      { object_types: ['dcim.device'], actions: ['view'] },
+    ]);
 
-    const ids = async (client: typeof narrow.client) => (await ok(client.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results.map((c: { id: number }) => c.id);
+    const ids = async (client: typeof narrow.client) =>
+      (await ok(client.get(`${COMMENTS}?change_request_id=${s.cr.id}`))).results.map((c: { id: number }) => c.id);
     assert.deepEqual(await ids(narrow.client), [shownThread.id]);
     assert.equal((await ok(narrow.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&limit=1`))).count, 1);
     expectStatus(await narrow.client.get(`${COMMENTS}${hiddenThread.id}/`), 404);
     expectStatus(await narrow.client.get(`${COMMENTS}${shownThread.id}/`), 200);
-    const found = (await ok(narrow.client.get(`/api/search/?q=zebra-${s.cr.id}`))).results.filter((h: { object_type: string }) => h.object_type === 'change_control.changecomment');
-    assert.deepEqual(found.map((h: { id: number }) => h.id), [shownThread.id]);
+    const found = (await ok(narrow.client.get(`/api/search/?q=zebra-${s.cr.id}`))).results.filter(
+      (h: { object_type: string }) => h.object_type === 'change_control.changecomment',
+    );
+    assert.deepEqual(
+      found.map((h: { id: number }) => h.id),
+      [shownThread.id],
+    );
 
     assert.deepEqual(await ids(blind.client), []);
     expectStatus(await blind.client.get(`${COMMENTS}${shownThread.id}/`), 404);
     assert.equal((await ok(blind.client.get(`/api/search/?q=zebra-${s.cr.id}`))).results.length, 0);
 
-    const refused = await postComment(narrow.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'probe' });
+    const refused = await postComment(narrow.client, {
+      change_request: s.cr.id,
+      change_diff: s.changes[0]!.id,
+      text: 'probe',
+    });
     const missing = await postComment(narrow.client, { change_request: s.cr.id, change_diff: 999_999, text: 'probe' });
     expectStatus(refused, 400);
     assert.deepEqual(refused.body, { change_diff: [`Change ${s.changes[0]!.id} does not exist.`] });
     assert.equal(missing.status, refused.status);
-    expectStatus(await postComment(narrow.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'fine' }), 201);
+    expectStatus(
+      await postComment(narrow.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'fine' }),
+      201,
+    );
   });
 
   it('the comments list filters by change_request_id, change_diff_id, author_id (me), is_root and resolved', async () => {
@@ -502,7 +782,10 @@ describe('change control: comments and the change request', () => {
     const b = await rootComment(s, s.carol.client, 'b', 1);
     const r = await reply(s, s.carol.client, a.id, 'r', 0);
     await ok(s.bob.client.patch(`${COMMENTS}${b.id}/`, { resolved: true }));
-    const ids = async (q: string) => (await ok(s.bob.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&ordering=id&${q}`))).results.map((c: any) => c.id);
+    const ids = async (q: string) =>
+      (await ok(s.bob.client.get(`${COMMENTS}?change_request_id=${s.cr.id}&ordering=id&${q}`))).results.map(
+        (c: any) => c.id,
+      );
     assert.deepEqual(await ids(''), [a.id, b.id, r.id]);
     assert.deepEqual(await ids(`change_diff_id=${s.changes[1]!.id}`), [b.id]);
     assert.deepEqual(await ids('author_id=me'), [a.id]);

@@ -8,7 +8,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onPostgres } from '../../../support/database';
 import type { TestService } from '../../../support/service';
-import { BRANCHES, CC, changesOf, CHECKS, COMMENTS, created, detail, DEVICES, expectStatus, group, ok, openRequest, POLICIES, REQUESTS, REVIEWS, RULES } from './fixtures';
+import {
+  BRANCHES,
+  CC,
+  changesOf,
+  CHECKS,
+  COMMENTS,
+  created,
+  detail,
+  DEVICES,
+  expectStatus,
+  group,
+  ok,
+  openRequest,
+  POLICIES,
+  REQUESTS,
+  REVIEWS,
+  RULES,
+} from './fixtures';
 import { approve, checksByName, setup, startWithChecks, type Setup } from './checks-support';
 
 /**
@@ -19,7 +36,9 @@ import { approve, checksByName, setup, startWithChecks, type Setup } from './che
 describe('change control: the gate and the evaluation are computed once per request', () => {
   let svc: TestService;
   before(async () => {
-    svc = await startWithChecks({ config: { change_control: { required_external_checks: [['ci/build', 'CI build']], enable_auto_merge: true } } });
+    svc = await startWithChecks({
+      config: { change_control: { required_external_checks: [['ci/build', 'CI build']], enable_auto_merge: true } },
+    });
   });
   after(async () => svc.close());
 
@@ -61,7 +80,14 @@ describe('change control: the gate and the evaluation are computed once per requ
 
   it('a review computes them once: a comment, and an approval that moves the status (review_submitted and change_request_approved)', async () => {
     const s = await submitted();
-    assert.deepEqual(await counted(() => created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'looks fine' }))), ONCE);
+    assert.deepEqual(
+      await counted(() =>
+        created(
+          s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'looks fine' }),
+        ),
+      ),
+      ONCE,
+    );
     const t = await submitted();
     assert.deepEqual(await counted(() => approve(t.reviewer, t.cr.id)), ONCE);
     assert.equal((await detail(t.author.client, t.cr.id)).status, 'approved');
@@ -71,14 +97,20 @@ describe('change control: the gate and the evaluation are computed once per requ
     const s = await submitted();
     await approve(s.reviewer, s.cr.id);
     const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
-    assert.deepEqual(await counted(() => ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }))), NONE);
+    assert.deepEqual(
+      await counted(() => ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }))),
+      NONE,
+    );
 
     const a = await submitted({ auto_merge: true });
     await approve(a.reviewer, a.cr.id);
     const ci2 = (await checksByName(svc.admin, a.cr.id))['ci/build'];
     // The report's refresh (once), then the merge it queues: the gate asked before merging, and
     // the refresh of the completed request after it.
-    assert.deepEqual(await counted(() => ok(a.pipeline.client.patch(`${CHECKS}${ci2.id}/`, { status: 'success' }))), { gate: 3, evaluation: 3 });
+    assert.deepEqual(await counted(() => ok(a.pipeline.client.patch(`${CHECKS}${ci2.id}/`, { status: 'success' }))), {
+      gate: 3,
+      evaluation: 3,
+    });
     assert.equal((await detail(a.author.client, a.cr.id)).status, 'completed');
   });
 
@@ -93,7 +125,10 @@ describe('change control: the gate and the evaluation are computed once per requ
   it("an edit of the request's fields after a read computes them once (its refresh): the object before it is what the read computed, its answer and the next read's what the refresh did", async () => {
     const s = await submitted();
     await detail(s.author.client, s.cr.id);
-    assert.deepEqual(await counted(() => ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'edited' }))), ONCE);
+    assert.deepEqual(
+      await counted(() => ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'edited' }))),
+      ONCE,
+    );
     let shown: any;
     assert.deepEqual(await counted(async () => (shown = await detail(s.author.client, s.cr.id))), AFTER_REFRESH);
     assert.equal(shown.description, 'edited');
@@ -121,11 +156,27 @@ describe('change control: the gate and the evaluation are computed once per requ
     const s = await setup(svc, {});
     let id = 0;
     // No branch touches sites: no request can gain or lose the policy.
-    assert.deepEqual(await counted(async () => (id = (await created(svc.admin.post(POLICIES, { name: 'sites-only', object_types: ['dcim.site'] }))).id)), NONE);
+    assert.deepEqual(
+      await counted(
+        async () =>
+          (id = (await created(svc.admin.post(POLICIES, { name: 'sites-only', object_types: ['dcim.site'] }))).id),
+      ),
+      NONE,
+    );
     // Now it names devices, which every request of this suite touches: they are re-matched, and this one gains it.
-    const moved = await counted(() => ok(svc.admin.patch(`${POLICIES}${id}/`, { object_types: ['dcim.device'], conditions: { attr: 'name', op: 'eq', value: s.device.name } })));
+    const moved = await counted(() =>
+      ok(
+        svc.admin.patch(`${POLICIES}${id}/`, {
+          object_types: ['dcim.device'],
+          conditions: { attr: 'name', op: 'eq', value: s.device.name },
+        }),
+      ),
+    );
     assert.ok(moved.evaluation >= 1, JSON.stringify(moved));
-    assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies.map((p: { name: string }) => p.name), ['sites-only']);
+    assert.deepEqual(
+      (await detail(s.author.client, s.cr!.id)).policies.map((p: { name: string }) => p.name),
+      ['sites-only'],
+    );
     // Gone: only the request it governed moves.
     assert.deepEqual(await counted(() => svc.admin.delete(`${POLICIES}${id}/?force=true`)), ONCE);
     assert.deepEqual((await detail(s.author.client, s.cr!.id)).policies, []);
@@ -134,7 +185,9 @@ describe('change control: the gate and the evaluation are computed once per requ
   it('a page of the list computes none: it shows what each request cached at its last refresh', async () => {
     await submitted();
     await submitted();
-    const page = await counted(async () => assert.ok((await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.length >= 2));
+    const page = await counted(async () =>
+      assert.ok((await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.length >= 2),
+    );
     assert.deepEqual(page, NONE);
   });
 
@@ -153,10 +206,14 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.equal((await kept(page)).pages, 0);
     const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
     await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
-    await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }));
+    await created(
+      s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }),
+    );
     assert.equal((await kept(page)).pages, 0);
     await ok(s.author.client.patch(`${REQUESTS}${s.cr.id}/`, { title: 'Renamed' }));
-    const afresh = await kept(async () => assert.ok((await page()).results.some((r: { title: string }) => r.title === 'Renamed')));
+    const afresh = await kept(async () =>
+      assert.ok((await page()).results.some((r: { title: string }) => r.title === 'Renamed')),
+    );
     assert.equal(afresh.pages, 1);
     // A filter reading another table names it: a check report moves a page filtered on check status.
     const failing = () => ok(svc.admin.get(`${REQUESTS}?check_status=failure&limit=50`));
@@ -170,7 +227,9 @@ describe('change control: the gate and the evaluation are computed once per requ
     await detail(s.author.client, s.cr.id);
     const ci = (await checksByName(svc.admin, s.cr.id))['ci/build'];
     await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
-    await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }));
+    await created(
+      s.reviewer.client.post(REVIEWS, { change_request: s.cr.id, decision: 'comment', comment: 'a question' }),
+    );
     assert.deepEqual(await kept(() => detail(s.author.client, s.cr.id)), { pages: 0, branchFacts: 0 });
     const before = (await detail(s.author.client, s.cr.id)).digest;
     let after = '';
@@ -215,9 +274,13 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal((await read(s)).gate, 0);
       const ci = (await checksByName(svc.admin, t.cr!.id))['ci/build'];
       await ok(t.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'elsewhere' }));
-      await created(t.reviewer.client.post(REVIEWS, { change_request: t.cr!.id, decision: 'comment', comment: 'elsewhere' }));
+      await created(
+        t.reviewer.client.post(REVIEWS, { change_request: t.cr!.id, decision: 'comment', comment: 'elsewhere' }),
+      );
       const change = (await changesOf(svc, t.branchId))[0];
-      await created(t.reviewer.client.post(COMMENTS, { change_request: t.cr!.id, change_diff: change.id, text: 'elsewhere' }));
+      await created(
+        t.reviewer.client.post(COMMENTS, { change_request: t.cr!.id, change_diff: change.id, text: 'elsewhere' }),
+      );
       await ok(t.author.client.patch(`${REQUESTS}${t.cr!.id}/`, { title: 'Renamed elsewhere' }));
       assert.equal((await read(s)).gate, 0);
     });
@@ -237,14 +300,18 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal((await afresh(s)).status, 'approved');
 
       const change = (await changesOf(svc, s.branchId))[0];
-      const thread = await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }));
+      const thread = await created(
+        s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }),
+      );
       assert.match((await afresh(s)).merge_blocked_reason, /comment thread/i);
       await ok(s.reviewer.client.patch(`${COMMENTS}${thread.id}/`, { resolved: true }));
       const resolved = await afresh(s);
       assert.doesNotMatch(resolved.merge_blocked_reason, /comment thread/i);
       assert.equal(resolved.ready_to_merge, true, resolved.merge_blocked_reason);
 
-      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) => (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id));
+      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) =>
+        (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id),
+      );
       await ok(svc.admin.patch(`${RULES}${rule.id}/`, { min_reviews: 2 }));
       assert.notEqual((await afresh(s)).status, 'approved');
       await ok(svc.admin.patch(`${RULES}${rule.id}/`, { min_reviews: 1 }));
@@ -256,11 +323,20 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal((await afresh(s)).ready_to_merge, true);
 
       const now = svc.clock.now().getTime();
-      const freeze = await created(svc.admin.post(`${CC}freezes/`, { name: 'gate-kept freeze', start: new Date(now - 3_600_000).toISOString(), end: new Date(now + 3_600_000).toISOString() }));
+      const freeze = await created(
+        svc.admin.post(`${CC}freezes/`, {
+          name: 'gate-kept freeze',
+          start: new Date(now - 3_600_000).toISOString(),
+          end: new Date(now + 3_600_000).toISOString(),
+        }),
+      );
       try {
         const frozen = await afresh(s);
         assert.equal(frozen.ready_to_merge, false);
-        assert.ok(frozen.freezes.some((f: any) => f.id === freeze.id || f.name === 'gate-kept freeze'), JSON.stringify(frozen.freezes));
+        assert.ok(
+          frozen.freezes.some((f: any) => f.id === freeze.id || f.name === 'gate-kept freeze'),
+          JSON.stringify(frozen.freezes),
+        );
       } finally {
         expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
       }
@@ -279,12 +355,16 @@ describe('change control: the gate and the evaluation are computed once per requ
       const reading = () => counted(() => detail(s.author.client, s.cr!.id));
       await reading();
       const change = (await changesOf(svc, s.branchId))[0];
-      await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }));
+      await created(
+        s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text: 'Why planned?' }),
+      );
       assert.deepEqual(await reading(), { gate: 1, evaluation: 0 });
       const ci = (await checksByName(svc.admin, s.cr!.id))['ci/build'];
       await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure' }));
       assert.deepEqual(await reading(), { gate: 1, evaluation: 0 });
-      await created(s.reviewer.client.post(REVIEWS, { change_request: s.cr!.id, decision: 'comment', comment: 'a question' }));
+      await created(
+        s.reviewer.client.post(REVIEWS, { change_request: s.cr!.id, decision: 'comment', comment: 'a question' }),
+      );
       assert.deepEqual(await reading(), ONCE);
       assert.deepEqual(await reading(), NONE);
     });
@@ -353,9 +433,11 @@ describe('change control: the gate and the evaluation are computed once per requ
       await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
       const change = (await changesOf(svc, s.branchId))[0];
       const counts = async (work: () => Promise<unknown>): Promise<number> =>
-        (await statementsOf(work)).filter((q) => /^select count\(\*\) as "total".* from "cc_change_comments"/.test(q)).length;
+        (await statementsOf(work)).filter((q) => /^select count\(\*\) as "total".* from "cc_change_comments"/.test(q))
+          .length;
       const summary = async () => (await checksByName(svc.admin, s.cr!.id))['threads-resolved'].summary as string;
-      const comment = (text: string) => created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
+      const comment = (text: string) =>
+        created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
       // On PostgreSQL a transaction hands nothing to the readers at its commit: each new thread counts once.
       const newThreadCounts = onPostgres ? 1 : 0;
       const first = await comment('first');
@@ -364,7 +446,13 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal(await counts(async () => (second = await comment('second'))), newThreadCounts);
       assert.equal(await summary(), '2 comment threads are still open.');
       // Another request's thread keeps this request's counts.
-      await created(other.reviewer.client.post(COMMENTS, { change_request: other.cr!.id, change_diff: otherChange.id, text: 'elsewhere' }));
+      await created(
+        other.reviewer.client.post(COMMENTS, {
+          change_request: other.cr!.id,
+          change_diff: otherChange.id,
+          text: 'elsewhere',
+        }),
+      );
       assert.equal(await counts(() => comment('third')), newThreadCounts);
       assert.equal(await summary(), '3 comment threads are still open.');
       assert.ok((await counts(() => ok(svc.admin.patch(`${COMMENTS}${first.id}/`, { resolved: true })))) > 0);
@@ -383,10 +471,12 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal(await summary(), '4 comment threads are still open.');
     });
 
-    it("shows at once a change of the members of a group a rule names", async () => {
+    it('shows at once a change of the members of a group a rule names', async () => {
       const s = await submitted();
       const approvers = await group(svc, `gate-approvers-${s.cr!.id}`, [s.reviewer.id]);
-      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) => (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id));
+      const rule = (await ok(svc.admin.get(`${RULES}?limit=1000`))).results.find((r: any) =>
+        (r.users as any[]).some((u) => (u?.id ?? u) === s.reviewer.id),
+      );
       await ok(svc.admin.patch(`${RULES}${rule.id}/`, { users: [], groups: [approvers] }));
       await approve(s.reviewer, s.cr!.id);
       assert.equal((await afresh(s)).status, 'approved');
@@ -404,7 +494,12 @@ describe("change control: the gate's facts and a second instance on the same dat
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cc-gate-instances-'));
     const db = join(dir, 'shared.sqlite');
-    const config = { change_control: { required_external_checks: [['ci/build', 'CI build']] as Array<[string, string]>, enable_auto_merge: false } };
+    const config = {
+      change_control: {
+        required_external_checks: [['ci/build', 'CI build']] as Array<[string, string]>,
+        enable_auto_merge: false,
+      },
+    };
     a = await startWithChecks({ config, db });
     b = await startWithChecks({ config, db });
   });
@@ -430,7 +525,9 @@ describe("change control: the gate's facts and a second instance on the same dat
     await ok(t.pipeline.client.patch(`${CHECKS}${other.id}/`, { status: 'failure', summary: 'elsewhere' }));
     assert.equal(await gates(onB), 0);
     const ci = (await checksByName(a.admin, s.cr!.id))['ci/build'];
-    await ok(s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red on the other instance' }));
+    await ok(
+      s.pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'red on the other instance' }),
+    );
     let shown: any;
     assert.equal(await gates(async () => (shown = await onB())), 1);
     assert.match(shown.merge_blocked_reason, /red on the other instance/);

@@ -24,7 +24,9 @@ async function documentedDigest(svc: TestService, branchId: number): Promise<str
   const changes = (await ok(svc.admin.get(`${CHANGES}?branch_id=${branchId}&limit=1000`))).results as any[];
   const state = Buffer.alloc(2048);
   for (const c of changes) {
-    const lanes = createHash('shake256', { outputLength: 2048 }).update(`${canonical([c.object_type, c.object_id, c.original, c.modified])}\n`, 'utf8').digest();
+    const lanes = createHash('shake256', { outputLength: 2048 })
+      .update(`${canonical([c.object_type, c.object_id, c.original, c.modified])}\n`, 'utf8')
+      .digest();
     for (let i = 0; i < 2048; i += 2) state.writeUInt16LE((state.readUInt16LE(i) + lanes.readUInt16LE(i)) % 65536, i);
   }
   return createHash('sha256').update(state).digest('hex');
@@ -49,7 +51,8 @@ describe('change control: staleness by content (digest of the net diff)', () => 
     assert.match(cr.digest, /^[0-9a-f]{64}$/);
     assert.equal(cr.digest, await documentedDigest(svc, s.branch.id));
     assert.equal((await reviewOf(s, cast)).digest, cr.digest);
-    const listed = (await ok(cast.author.client.get(`/api/plugins/change-control/change-requests/?id=${s.cr.id}`))).results[0];
+    const listed = (await ok(cast.author.client.get(`/api/plugins/change-control/change-requests/?id=${s.cr.id}`)))
+      .results[0];
     assert.equal(listed.digest, cr.digest, 'the list shows the same digest');
 
     await device(s.inBranch, { name: 'dg-field-second', status: 'planned' });
@@ -92,15 +95,18 @@ describe('change control: staleness by content (digest of the net diff)', () => 
   });
 
   it('stale_approval_basis "write": any write in the branch makes the approval stale, and undoing it does not restore it', async () => {
-    await withService(startService({ config: { change_control: { stale_approval_basis: 'write' } } }), async (other) => {
-      const c = await gateCast(other);
-      const s = await scenario(c, 'dg-write');
-      const dev = (await ok(s.inBranch.get(`${DEVICES}?name=dg-write-dev`))).results[0];
-      await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'active' }));
-      await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
-      assert.equal((await reviewOf(s, c)).stale, true);
-      assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
-    });
+    await withService(
+      startService({ config: { change_control: { stale_approval_basis: 'write' } } }),
+      async (other) => {
+        const c = await gateCast(other);
+        const s = await scenario(c, 'dg-write');
+        const dev = (await ok(s.inBranch.get(`${DEVICES}?name=dg-write-dev`))).results[0];
+        await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'active' }));
+        await ok(s.inBranch.patch(`${DEVICES}${dev.id}/`, { status: 'planned' }));
+        assert.equal((await reviewOf(s, c)).stale, true);
+        assert.equal((await detail(c.author.client, s.cr.id)).status, 'needs-review');
+      },
+    );
   });
 });
 
@@ -114,25 +120,47 @@ describe('change control: digests recorded before the multiset hash', () => {
       const now = '2026-11-01T09:00:00.000Z';
       const changes = [
         { objectType: 'dcim.site', objectId: 7, original: null, modified: { name: 's', slug: 's' } },
-        { objectType: 'dcim.device', objectId: 9, original: { name: 'd', status: 'active' }, modified: { name: 'd', status: 'planned' } },
+        {
+          objectType: 'dcim.device',
+          objectId: 9,
+          original: { name: 'd', status: 'active' },
+          modified: { name: 'd', status: 'planned' },
+        },
       ];
       const former = formerDigestOfChanges(changes);
       const older = formerDigestOfChanges(changes.slice(0, 1));
       await sql`INSERT INTO users (id, username) VALUES (1, 'u'), (2, 'v')`.execute(db);
-      await sql`INSERT INTO branches (id, name, description, status, schema_id, created, last_updated) VALUES (1, 'b', '', 'ready', 'sabc', ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO branches (id, name, description, status, schema_id, created, last_updated) VALUES (1, 'b', '', 'ready', 'sabc', ${now}, ${now})`.execute(
+        db,
+      );
       for (const c of changes) {
         await sql`INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, created, last_updated)
-          VALUES (1, ${c.objectType}, ${c.objectId}, ${c.original ? 'update' : 'create'}, ${c.original ? JSON.stringify(c.original) : null}, ${JSON.stringify(c.modified)}, ${now}, ${now})`.execute(db);
+          VALUES (1, ${c.objectType}, ${c.objectId}, ${c.original ? 'update' : 'create'}, ${c.original ? JSON.stringify(c.original) : null}, ${JSON.stringify(c.modified)}, ${now}, ${now})`.execute(
+          db,
+        );
       }
-      await sql`INSERT INTO cc_change_requests (id, branch_id, branch_name, title, digest, created, last_updated) VALUES (1, 1, 'b', 't', ${former}, ${now}, ${now})`.execute(db);
-      await sql`INSERT INTO cc_reviews (id, change_request_id, reviewer_id, decision, digest, created, last_updated) VALUES (1, 1, 1, 'approved', ${former}, ${now}, ${now}), (2, 1, 2, 'approved', ${older}, ${now}, ${now})`.execute(db);
-      await sql`INSERT INTO cc_merge_checks (id, change_request_id, name, label, digest, created, last_updated) VALUES (1, 1, 'ci/build', 'CI', ${former}, ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO cc_change_requests (id, branch_id, branch_name, title, digest, created, last_updated) VALUES (1, 1, 'b', 't', ${former}, ${now}, ${now})`.execute(
+        db,
+      );
+      await sql`INSERT INTO cc_reviews (id, change_request_id, reviewer_id, decision, digest, created, last_updated) VALUES (1, 1, 1, 'approved', ${former}, ${now}, ${now}), (2, 1, 2, 'approved', ${older}, ${now}, ${now})`.execute(
+        db,
+      );
+      await sql`INSERT INTO cc_merge_checks (id, change_request_id, name, label, digest, created, last_updated) VALUES (1, 1, 'ci/build', 'CI', ${former}, ${now}, ${now})`.execute(
+        db,
+      );
       await migrate(db, { ...hostMigrations, ...branchingMigrations, ...changeControlMigrations });
       const digest = digestOfChanges(changes);
       assert.notEqual(digest, former);
-      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_change_requests`.execute(db)).rows, [{ digest }]);
-      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_reviews ORDER BY id`.execute(db)).rows, [{ digest }, { digest: older }]);
-      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_merge_checks`.execute(db)).rows, [{ digest }]);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_change_requests`.execute(db)).rows, [
+        { digest },
+      ]);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_reviews ORDER BY id`.execute(db)).rows, [
+        { digest },
+        { digest: older },
+      ]);
+      assert.deepEqual((await sql<{ digest: string }>`SELECT digest FROM cc_merge_checks`.execute(db)).rows, [
+        { digest },
+      ]);
     } finally {
       await close();
     }

@@ -61,7 +61,10 @@ export const REVIEWER: PermissionGrant[] = [
  * grants]`, created in this order before its first test:
  * `const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);`
  */
-export function actorsForSuite<S extends Array<[string, PermissionGrant[]]>>(svc: TestService, ...people: S): { [K in keyof S]: Actor } {
+export function actorsForSuite<S extends Array<[string, PermissionGrant[]]>>(
+  svc: TestService,
+  ...people: S
+): { [K in keyof S]: Actor } {
   const made = people.map(() => ({}) as Actor);
   before(async () => {
     for (const [i, [username, grants]] of people.entries()) Object.assign(made[i]!, await actor(svc, username, grants));
@@ -102,12 +105,20 @@ export interface MalformedInput {
  */
 export async function expectMalformedInputRefused(path: string, input: MalformedInput): Promise<void> {
   await expectEachRefused(input.poster, path, input.bodies);
-  expectStatus(await input.poster.post(path, undefined, { raw: '{"change_request": ', headers: { 'Content-Type': 'application/json' } }), 400, 'truncated JSON');
+  expectStatus(
+    await input.poster.post(path, undefined, {
+      raw: '{"change_request": ',
+      headers: { 'Content-Type': 'application/json' },
+    }),
+    400,
+    'truncated JSON',
+  );
   for (const id of input.ids) {
     expectStatus(await input.editor.patch(`${path}${id}/`, input.patch), 404, `PATCH ${id}`);
     expectStatus(await input.editor.delete(`${path}${id}/`), 404, `DELETE ${id}`);
   }
-  for (const body of input.patches) expectStatus(await input.editor.patch(`${path}${input.existing}/`, body), 400, JSON.stringify(body));
+  for (const body of input.patches)
+    expectStatus(await input.editor.patch(`${path}${input.existing}/`, body), 400, JSON.stringify(body));
 }
 
 export async function created<T = any>(res: Promise<ApiResponse<T>>, what = ''): Promise<T> {
@@ -126,7 +137,10 @@ export async function group(svc: TestService, name: string, members: number[] = 
   const g = await created(svc.admin.post('/api/users/groups/', { name }), `group ${name}`);
   for (const userId of members) {
     const user = await ok(svc.admin.get(`/api/users/users/${userId}/`));
-    await ok(svc.admin.patch(`/api/users/users/${userId}/`, { groups: [...user.groups, g.id] }), `add ${userId} to ${name}`);
+    await ok(
+      svc.admin.patch(`/api/users/users/${userId}/`, { groups: [...user.groups, g.id] }),
+      `add ${userId} to ${name}`,
+    );
   }
   return g.id as number;
 }
@@ -143,7 +157,10 @@ export interface PolicySpec {
 }
 
 /** Creates a policy and its rules as admin; returns the policy with `rules` (the created rules). */
-export async function policy(svc: TestService, spec: PolicySpec): Promise<{ id: number; rules: Array<{ id: number; name: string }> }> {
+export async function policy(
+  svc: TestService,
+  spec: PolicySpec,
+): Promise<{ id: number; rules: Array<{ id: number; name: string }> }> {
   const { rules = [], ...fields } = spec;
   const p = await created(svc.admin.post(POLICIES, fields), `policy ${spec.name}`);
   const made = [];
@@ -167,11 +184,19 @@ export async function device(client: ApiClient, attrs: Record<string, unknown>):
   return created(client.post(DEVICES, attrs), `device ${JSON.stringify(attrs)}`);
 }
 
-export async function openRequest(client: ApiClient, branchId: number, fields: Record<string, unknown> = {}): Promise<any> {
+export async function openRequest(
+  client: ApiClient,
+  branchId: number,
+  fields: Record<string, unknown> = {},
+): Promise<any> {
   return created(client.post(REQUESTS, { branch: branchId, ...fields }), 'change request');
 }
 
-export async function act(client: ApiClient, id: number, action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen'): Promise<ApiResponse> {
+export async function act(
+  client: ApiClient,
+  id: number,
+  action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen',
+): Promise<ApiResponse> {
   return client.post(`${REQUESTS}${id}/${action}/`, {});
 }
 
@@ -179,7 +204,12 @@ export async function detail(client: ApiClient, id: number): Promise<any> {
   return ok(client.get(`${REQUESTS}${id}/`), `change request ${id}`);
 }
 
-export async function review(client: ApiClient, id: number, decision: 'approve' | 'reject' | 'comment', comment = ''): Promise<ApiResponse> {
+export async function review(
+  client: ApiClient,
+  id: number,
+  decision: 'approve' | 'reject' | 'comment',
+  comment = '',
+): Promise<ApiResponse> {
   return client.post(REVIEWS, { change_request: id, decision, comment });
 }
 
@@ -199,18 +229,29 @@ export async function changesOf(svc: TestService, branchId: number): Promise<any
 }
 
 /** Values `custom_fields` refuses (400 naming it): anything but a JSON object, or one over 65,536 characters as JSON. */
-export const NOT_CUSTOM_FIELDS: unknown[] = [null, [1], 'text', 5, true, { a: 'x'.repeat(40_000), b: 'x'.repeat(40_000) }];
+export const NOT_CUSTOM_FIELDS: unknown[] = [
+  null,
+  [1],
+  'text',
+  5,
+  true,
+  { a: 'x'.repeat(40_000), b: 'x'.repeat(40_000) },
+];
 
 /** What the changelog kept of `custom_fields` for an object, oldest first: [prechange, postchange] per entry. */
 export async function customFieldsLog(client: ApiClient, objectType: string, id: number): Promise<unknown[][]> {
-  const log = await ok(client.get(`/api/core/object-changes/?changed_object_type=${objectType}&changed_object_id=${id}&limit=1000`));
+  const log = await ok(
+    client.get(`/api/core/object-changes/?changed_object_type=${objectType}&changed_object_id=${id}&limit=1000`),
+  );
   return (log.results as Array<{ id: number; prechange_data: any; postchange_data: any }>)
     .sort((a, b) => a.id - b.id)
     .map((e) => [e.prechange_data?.custom_fields, e.postchange_data?.custom_fields]);
 }
 
 /** Each value of NOT_CUSTOM_FIELDS, written with `write`, is 400 naming custom_fields. */
-export async function expectCustomFieldsRefused(write: (custom_fields: unknown) => Promise<ApiResponse>): Promise<void> {
+export async function expectCustomFieldsRefused(
+  write: (custom_fields: unknown) => Promise<ApiResponse>,
+): Promise<void> {
   for (const value of NOT_CUSTOM_FIELDS) {
     const res = await write(value);
     expectStatus(res, 400, JSON.stringify(value).slice(0, 40));

@@ -1,10 +1,31 @@
 import assert from 'node:assert/strict';
 import type { MergeJobRow } from '../../../../server/plugins/change-control/db/tables';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, detail, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, type BranchWork, type PermissionGrant, ccDb } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  BRANCHES,
+  detail,
+  device,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  review,
+  REVIEWER,
+  type Actor,
+  type BranchWork,
+  type PermissionGrant,
+  ccDb,
+} from './fixtures';
 
 /** Merging branches (`branching.merge_branch`) on top of what an author holds. */
-export const MERGER: PermissionGrant[] = [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge', 'delete'] }];
+export const MERGER: PermissionGrant[] = [
+  ...AUTHOR,
+  { object_types: ['branching.branch'], actions: ['merge', 'delete'] },
+];
 
 /** The people of a merge-gate scenario: an author who may merge, and the reviewer a policy names. */
 export interface GateCast {
@@ -18,7 +39,11 @@ export interface GateCast {
 export async function gateCast(svc: TestService, authorGrants: PermissionGrant[] = MERGER): Promise<GateCast> {
   const author = await actor(svc, 'author', authorGrants);
   const reviewer = await actor(svc, 'reviewer', REVIEWER);
-  const p = await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', users: [reviewer.id] }] });
+  const p = await policy(svc, {
+    name: 'Devices',
+    object_types: ['dcim.device'],
+    rules: [{ name: 'netops', users: [reviewer.id] }],
+  });
   return { author, reviewer, policyId: p.id };
 }
 
@@ -71,7 +96,12 @@ export async function changelogCount(svc: TestService): Promise<number> {
 }
 
 /** Asserts a merge was refused with 409 and that nothing was written: main, the branch, the request and the changelog unchanged. */
-export async function assertRefusedMerge(svc: TestService, client: ApiClient, s: Scenario, reason: RegExp): Promise<string> {
+export async function assertRefusedMerge(
+  svc: TestService,
+  client: ApiClient,
+  s: Scenario,
+  reason: RegExp,
+): Promise<string> {
   const mainBefore = await mainDeviceNames(svc);
   const logBefore = await changelogCount(svc);
   const crBefore = await detail(svc.admin, s.cr.id);
@@ -100,7 +130,11 @@ export const LIFECYCLE_EVENT_NAMES = [
 ];
 
 /** A webhook aimed at `payloadUrl` and an event rule sending it every lifecycle event of change requests. */
-export async function hookLifecycleEvents(svc: TestService, payloadUrl: string, eventTypes: string[] = LIFECYCLE_EVENT_NAMES): Promise<void> {
+export async function hookLifecycleEvents(
+  svc: TestService,
+  payloadUrl: string,
+  eventTypes: string[] = LIFECYCLE_EVENT_NAMES,
+): Promise<void> {
   const w = await svc.admin.post('/api/extras/webhooks/', { name: 'lifecycle', payload_url: payloadUrl });
   expectStatus(w, 201, 'webhook');
   const r = await svc.admin.post('/api/extras/event-rules/', {
@@ -125,7 +159,10 @@ export async function eventsOf(svc: TestService, crId: number): Promise<string[]
 }
 
 /** The automatic-merge jobs of a branch. */
-export async function mergeJobs(svc: TestService, branchId: number): Promise<Array<{ id: number; state: string; detail: string; change_request_id: number }>> {
+export async function mergeJobs(
+  svc: TestService,
+  branchId: number,
+): Promise<Array<{ id: number; state: string; detail: string; change_request_id: number }>> {
   return ccDb(svc)
     .selectFrom('cc_merge_jobs')
     .select(['id', 'state', 'detail', 'change_request_id'])
@@ -135,7 +172,11 @@ export async function mergeJobs(svc: TestService, branchId: number): Promise<Arr
 }
 
 /** An automatic-merge job for the scenario's request (default pending), written straight into the table, as a sweep would queue it; its id. */
-export async function insertMergeJob(svc: TestService, s: Scenario, state: MergeJobRow['state'] = 'pending'): Promise<number> {
+export async function insertMergeJob(
+  svc: TestService,
+  s: Scenario,
+  state: MergeJobRow['state'] = 'pending',
+): Promise<number> {
   const now = svc.clock.now().toISOString();
   const row = await ccDb(svc)
     .insertInto('cc_merge_jobs')

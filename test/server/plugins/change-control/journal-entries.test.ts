@@ -11,9 +11,16 @@ function entry(id: number, fields: Record<string, unknown> = {}): Record<string,
 }
 
 /** View on everything but change requests, the given grants on change requests, and these journal actions. */
-function grants(journal: string[], requests: { actions: string[]; constraints?: unknown } = { actions: ['view'] }): PermissionGrant[] {
+function grants(
+  journal: string[],
+  requests: { actions: string[]; constraints?: unknown } = { actions: ['view'] },
+): PermissionGrant[] {
   const others = VIEW_ONLY.map((g) => ({ ...g, object_types: g.object_types.filter((t) => t !== CR_TYPE) }));
-  return [...others, { object_types: [CR_TYPE], ...requests }, ...(journal.length > 0 ? [{ object_types: [JE], actions: journal }] : [])];
+  return [
+    ...others,
+    { object_types: [CR_TYPE], ...requests },
+    ...(journal.length > 0 ? [{ object_types: [JE], actions: journal }] : []),
+  ];
 }
 
 describe('journal entries on change requests (/api/extras/journal-entries/)', () => {
@@ -35,7 +42,12 @@ describe('journal entries on change requests (/api/extras/journal-entries/)', ()
 
   it('creates an entry (kind info by default, the caller as created_by, comments rendered safely) and shows it in detail', async () => {
     const cr = await requestId();
-    const made = await created(writer.client.post(JOURNAL, entry(cr, { comments: 'Checked with the **NOC**. <script>x</script>', created_by: author.id })));
+    const made = await created(
+      writer.client.post(
+        JOURNAL,
+        entry(cr, { comments: 'Checked with the **NOC**. <script>x</script>', created_by: author.id }),
+      ),
+    );
     assert.equal(made.kind, 'info');
     assert.equal(made.assigned_object_type, CR_TYPE);
     assert.equal(made.assigned_object_id, cr);
@@ -71,7 +83,9 @@ describe('journal entries on change requests (/api/extras/journal-entries/)', ()
     const other = await requestId();
     const made = await created(writer.client.post(JOURNAL, entry(cr)));
     const editor = await actor(svc, `editor-${++n}`, grants(['view', 'change']));
-    const edited = await ok(editor.client.patch(`${JOURNAL}${made.id}/`, { kind: 'warning', comments: 'Rollback plan missing.' }));
+    const edited = await ok(
+      editor.client.patch(`${JOURNAL}${made.id}/`, { kind: 'warning', comments: 'Rollback plan missing.' }),
+    );
     assert.equal(edited.kind, 'warning');
     assert.equal(edited.comments, 'Rollback plan missing.');
     assert.equal(edited.created_by.id, writer.id);
@@ -100,7 +114,11 @@ describe('journal entries on change requests (/api/extras/journal-entries/)', ()
     const cr = await requestId();
     const hidden = await created(writer.client.post(JOURNAL, entry(cr, { comments: 'hidden note' })));
     // Sees and writes journal entries, but only change requests they requested (this one is alice's).
-    const outsider = await actor(svc, `outsider-${++n}`, grants(['view', 'add', 'change', 'delete'], { actions: ['view'], constraints: { requester: '$user' } }));
+    const outsider = await actor(
+      svc,
+      `outsider-${++n}`,
+      grants(['view', 'add', 'change', 'delete'], { actions: ['view'], constraints: { requester: '$user' } }),
+    );
     expectStatus(await outsider.client.get(`${REQUESTS}${cr}/`), 404);
     assert.ok(!ids(await outsider.client.get(`${JOURNAL}?limit=1000`)).includes(hidden.id));
     assert.equal((await ok(outsider.client.get(`${JOURNAL}?assigned_object_id=${cr}`))).count, 0);
@@ -110,10 +128,16 @@ describe('journal entries on change requests (/api/extras/journal-entries/)', ()
     const res = await outsider.client.post(JOURNAL, entry(cr));
     expectStatus(res, 400);
     const unknown = (await outsider.client.post(JOURNAL, entry(999999))).body;
-    assert.equal(JSON.stringify(res.body), JSON.stringify(unknown).replace('999999', String(cr)), 'a hidden request answers as an unknown id');
+    assert.equal(
+      JSON.stringify(res.body),
+      JSON.stringify(unknown).replace('999999', String(cr)),
+      'a hidden request answers as an unknown id',
+    );
     assert.match(JSON.stringify(res.body.assigned_object_id), /does not exist/);
     // Without any view of change requests, no entry at all.
-    const blind = await actor(svc, `blind-${++n}`, [...grants(['view']).filter((g) => !g.object_types.includes(CR_TYPE))]);
+    const blind = await actor(svc, `blind-${++n}`, [
+      ...grants(['view']).filter((g) => !g.object_types.includes(CR_TYPE)),
+    ]);
     assert.equal((await ok(blind.client.get(JOURNAL))).count, 0);
     assert.equal((await ok(svc.admin.get(`${JOURNAL}${hidden.id}/`))).comments, 'hidden note');
   });
@@ -121,20 +145,29 @@ describe('journal entries on change requests (/api/extras/journal-entries/)', ()
   it('the list filters on assigned_object_type, assigned_object_id, kind, created_by_id and created ranges, searches comments with q, and orders', async () => {
     const cr = await requestId();
     const other = await requestId();
-    const a = await created(writer.client.post(JOURNAL, entry(cr, { kind: 'success', comments: 'Maintenance window agreed' })));
+    const a = await created(
+      writer.client.post(JOURNAL, entry(cr, { kind: 'success', comments: 'Maintenance window agreed' })),
+    );
     const b = await created(svc.admin.post(JOURNAL, entry(cr, { kind: 'danger', comments: 'Outage risk' })));
     const c = await created(writer.client.post(JOURNAL, entry(other, { kind: 'danger', comments: 'Unrelated' })));
-    const q = async (query: string): Promise<number[]> => ids(await writer.client.get(`${JOURNAL}?limit=1000&${query}`));
-    assert.deepEqual((await q(`assigned_object_id=${cr}&ordering=id`)), [a.id, b.id]);
-    assert.deepEqual((await q(`assigned_object_id=${cr}&ordering=-id`)), [b.id, a.id]);
-    assert.deepEqual((await q(`assigned_object_id=${cr}&assigned_object_id=${other}&kind=danger&ordering=id`)), [b.id, c.id]);
-    assert.deepEqual((await q(`assigned_object_type=${CR_TYPE}&assigned_object_id=${other}`)), [c.id]);
-    assert.deepEqual((await q(`assigned_object_type=dcim.device`)), []);
-    assert.deepEqual((await q(`created_by_id=me&assigned_object_id=${cr}`)), [a.id]);
-    assert.deepEqual((await q(`created_by_id=${writer.id}&assigned_object_id=${other}`)), [c.id]);
-    assert.deepEqual((await q(`q=window agreed`)), [a.id]);
-    assert.deepEqual((await q(`assigned_object_id=${cr}&created__gte=${encodeURIComponent(a.created)}&ordering=id`)), [a.id, b.id]);
-    assert.deepEqual((await q(`assigned_object_id=${cr}&created__lt=${encodeURIComponent(a.created)}`)), []);
+    const q = async (query: string): Promise<number[]> =>
+      ids(await writer.client.get(`${JOURNAL}?limit=1000&${query}`));
+    assert.deepEqual(await q(`assigned_object_id=${cr}&ordering=id`), [a.id, b.id]);
+    assert.deepEqual(await q(`assigned_object_id=${cr}&ordering=-id`), [b.id, a.id]);
+    assert.deepEqual(await q(`assigned_object_id=${cr}&assigned_object_id=${other}&kind=danger&ordering=id`), [
+      b.id,
+      c.id,
+    ]);
+    assert.deepEqual(await q(`assigned_object_type=${CR_TYPE}&assigned_object_id=${other}`), [c.id]);
+    assert.deepEqual(await q(`assigned_object_type=dcim.device`), []);
+    assert.deepEqual(await q(`created_by_id=me&assigned_object_id=${cr}`), [a.id]);
+    assert.deepEqual(await q(`created_by_id=${writer.id}&assigned_object_id=${other}`), [c.id]);
+    assert.deepEqual(await q(`q=window agreed`), [a.id]);
+    assert.deepEqual(await q(`assigned_object_id=${cr}&created__gte=${encodeURIComponent(a.created)}&ordering=id`), [
+      a.id,
+      b.id,
+    ]);
+    assert.deepEqual(await q(`assigned_object_id=${cr}&created__lt=${encodeURIComponent(a.created)}`), []);
     expectStatus(await writer.client.get(`${JOURNAL}?nonsense=1`), 400);
   });
 

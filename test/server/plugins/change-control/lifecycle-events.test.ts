@@ -1,8 +1,30 @@
 import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
 import { startService, withService, type TestService } from '../../../support/service';
-import { act, actor, CHECKS, created, detail, expectStatus, grant, ok, REQUESTS, review, REVIEWER, REVIEWS } from './fixtures';
-import { eventsOf, gateCast, hookLifecycleEvents, LIFECYCLE_EVENT_NAMES, mergeBranch, outboxPayloads, scenario, type GateCast } from './gate-support';
+import {
+  act,
+  actor,
+  CHECKS,
+  created,
+  detail,
+  expectStatus,
+  grant,
+  ok,
+  REQUESTS,
+  review,
+  REVIEWER,
+  REVIEWS,
+} from './fixtures';
+import {
+  eventsOf,
+  gateCast,
+  hookLifecycleEvents,
+  LIFECYCLE_EVENT_NAMES,
+  mergeBranch,
+  outboxPayloads,
+  scenario,
+  type GateCast,
+} from './gate-support';
 
 describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5)', () => {
   let svc: TestService;
@@ -12,7 +34,11 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
     receiver = await Receiver.start();
     svc = await startService();
     cast = await gateCast(svc);
-    await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] });
+    await grant(
+      svc,
+      { users: [cast.author.id] },
+      { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] },
+    );
     await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.review'], actions: ['add'] });
     await hookLifecycleEvents(svc, receiver.url());
   });
@@ -24,11 +50,24 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
   it('Events 1: the six lifecycle events are event types event rules attach to; an unknown one is refused (400)', async () => {
     const w = await ok(svc.admin.get('/api/extras/webhooks/'));
     for (const name of LIFECYCLE_EVENT_NAMES) {
-      const r = await svc.admin.post('/api/extras/event-rules/', { name: `only-${name}`, object_types: ['change_control.changerequest'], event_types: [name], action_type: 'webhook', action_object_id: w.results[0].id, enabled: false });
+      const r = await svc.admin.post('/api/extras/event-rules/', {
+        name: `only-${name}`,
+        object_types: ['change_control.changerequest'],
+        event_types: [name],
+        action_type: 'webhook',
+        action_object_id: w.results[0].id,
+        enabled: false,
+      });
       expectStatus(r, 201, name);
       expectStatus(await svc.admin.delete(`/api/extras/event-rules/${r.body.id}/`), 204);
     }
-    const bad = await svc.admin.post('/api/extras/event-rules/', { name: 'bad', object_types: [], event_types: ['change_request_merged'], action_type: 'webhook', action_object_id: w.results[0].id });
+    const bad = await svc.admin.post('/api/extras/event-rules/', {
+      name: 'bad',
+      object_types: [],
+      event_types: ['change_request_merged'],
+      action_type: 'webhook',
+      action_object_id: w.results[0].id,
+    });
     expectStatus(bad, 400);
   });
 
@@ -42,10 +81,20 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
     assert.deepEqual((await eventsOf(svc, s.cr.id)).slice(2), ['review_submitted', 'change_request_approved']);
     await ok(mergeBranch(cast.author.client, s.branch.id));
     const all = await eventsOf(svc, s.cr.id);
-    assert.deepEqual(all, ['change_request_submitted', 'change_request_review_requested', 'review_submitted', 'change_request_approved', 'change_request_completed']);
+    assert.deepEqual(all, [
+      'change_request_submitted',
+      'change_request_review_requested',
+      'review_submitted',
+      'change_request_approved',
+      'change_request_completed',
+    ]);
 
     const delivered = await receiver.waitFor(before + 5);
-    const received = delivered.slice(before).map((r) => JSON.parse(r.body)).filter((p) => p.data.id === s.cr.id).map((p) => p.event);
+    const received = delivered
+      .slice(before)
+      .map((r) => JSON.parse(r.body))
+      .filter((p) => p.data.id === s.cr.id)
+      .map((p) => p.event);
     assert.deepEqual([...received].sort(), [...all].sort(), 'the receiver got each once');
   });
 
@@ -65,11 +114,19 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
     const start = (await eventsOf(svc, s.cr.id)).length;
     await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { title: 'Quiet change', priority: 'high' }));
     await ok(svc.admin.post(`${REQUESTS}${s.cr.id}/run-checks/`, {}));
-    assert.deepEqual((await eventsOf(svc, s.cr.id)).slice(start), [], 'no lifecycle event for a field edit or a re-run');
+    assert.deepEqual(
+      (await eventsOf(svc, s.cr.id)).slice(start),
+      [],
+      'no lifecycle event for a field edit or a re-run',
+    );
 
     const other = await actor(svc, 'commenter', REVIEWER);
     expectStatus(await review(other.client, s.cr.id, 'comment', 'looks fine to me'), 201);
-    assert.deepEqual((await eventsOf(svc, s.cr.id)).slice(start), ['review_submitted'], 'a comment review changes no status');
+    assert.deepEqual(
+      (await eventsOf(svc, s.cr.id)).slice(start),
+      ['review_submitted'],
+      'a comment review changes no status',
+    );
     assert.equal((await detail(cast.author.client, s.cr.id)).status, 'approved');
   });
 
@@ -129,19 +186,34 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
       assert.equal(p.data.status, 'needs-review');
       assert.equal(p.data.branch_name, 'payload');
       assert.equal(p.data.url, submitted.url);
-      for (const field of ['approved', 'ready_to_merge', 'merge_blocked_reason', 'has_conflicts', 'branch', 'branch_deleted', 'scheduled_start']) {
+      for (const field of [
+        'approved',
+        'ready_to_merge',
+        'merge_blocked_reason',
+        'has_conflicts',
+        'branch',
+        'branch_deleted',
+        'scheduled_start',
+      ]) {
         assert.ok(field in p.data, `data.${field}`);
       }
 
       // request.id ties the event to the changelog entry of the same API request.
-      const changes = await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${s.cr.id}&action=update`));
+      const changes = await ok(
+        svc.admin.get(
+          `/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${s.cr.id}&action=update`,
+        ),
+      );
       const ids = changes.results.map((c: { request_id: string }) => c.request_id);
       assert.ok(ids.includes(p.request.id), `${p.request.id} among ${ids.join(', ')}`);
       const reviewRequested = payloads.find((x) => x.event === 'change_request_review_requested');
       assert.equal(reviewRequested.request.id, p.request.id, 'both events of one submit share the request id');
 
       // The receiver gets the same body.
-      const arrived = await waitForBody(receiver, (body) => body.event === 'change_request_submitted' && body.data.id === s.cr.id);
+      const arrived = await waitForBody(
+        receiver,
+        (body) => body.event === 'change_request_submitted' && body.data.id === s.cr.id,
+      );
       assert.deepEqual(arrived, p);
     } finally {
       svc.clock.set('2026-11-01T09:00:00Z');
@@ -152,7 +224,9 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
     const s = await scenario(cast, 'who', { upTo: 'needs-review' });
     const countBefore = (await outboxPayloads(svc)).length;
     expectStatus(await review(cast.reviewer.client, s.cr.id, 'approve'), 201);
-    const merger = await actor(svc, 'merger', [{ object_types: ['branching.branch'], actions: ['view', 'merge', 'change'] }]);
+    const merger = await actor(svc, 'merger', [
+      { object_types: ['branching.branch'], actions: ['view', 'merge', 'change'] },
+    ]);
     await ok(mergeBranch(merger.client, s.branch.id));
     const payloads = (await outboxPayloads(svc)).slice(countBefore).filter((p) => p.data.id === s.cr.id);
     const submittedReview = payloads.find((p) => p.event === 'review_submitted')!;
@@ -168,7 +242,9 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
   it('Events 1: event-rule conditions apply to lifecycle events (only high-priority requests reach a second hook)', async () => {
     const second = await Receiver.start();
     try {
-      const w = await created(svc.admin.post('/api/extras/webhooks/', { name: 'high-only', payload_url: second.url('/high') }));
+      const w = await created(
+        svc.admin.post('/api/extras/webhooks/', { name: 'high-only', payload_url: second.url('/high') }),
+      );
       expectStatus(
         await svc.admin.post('/api/extras/event-rules/', {
           name: 'high-only',
@@ -184,7 +260,9 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
       const high = await scenario(cast, 'cond-high', { upTo: 'needs-review', fields: { priority: 'high' } });
       const [only] = await second.waitFor(1);
       assert.equal(JSON.parse(only!.body).data.id, high.cr.id);
-      const queued = (await outboxPayloads(svc)).filter((p) => p.event === 'change_request_submitted' && p.data.id === low.cr.id);
+      const queued = (await outboxPayloads(svc)).filter(
+        (p) => p.event === 'change_request_submitted' && p.data.id === low.cr.id,
+      );
       assert.equal(queued.length, 1, 'the low one went to the first hook only');
       await svc.admin.delete(`/api/extras/webhooks/${w.id}/`);
     } finally {
@@ -193,16 +271,19 @@ describe('change control: lifecycle events (Events 1, 2, 5; contract 3.5 and 4.5
   });
 
   it('Contract 4.5: a pipeline report that clears the last gate fires no lifecycle event by itself (only status transitions do)', async () => {
-    await withService(startService({ config: { change_control: { required_external_checks: ['ci/build'] } } }), async (s2) => {
-      const c2 = await gateCast(s2);
-      await hookLifecycleEvents(s2, receiver.url());
-      const s = await scenario(c2, 'report-quiet', { upTo: 'approved' });
-      const start = (await eventsOf(s2, s.cr.id)).length;
-      const ci = (await ok(s2.admin.get(`${CHECKS}?change_request_id=${s.cr.id}&name=ci/build`))).results[0];
-      await ok(s2.admin.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
-      assert.deepEqual((await eventsOf(s2, s.cr.id)).slice(start), []);
-      assert.equal((await detail(c2.author.client, s.cr.id)).ready_to_merge, true);
-    });
+    await withService(
+      startService({ config: { change_control: { required_external_checks: ['ci/build'] } } }),
+      async (s2) => {
+        const c2 = await gateCast(s2);
+        await hookLifecycleEvents(s2, receiver.url());
+        const s = await scenario(c2, 'report-quiet', { upTo: 'approved' });
+        const start = (await eventsOf(s2, s.cr.id)).length;
+        const ci = (await ok(s2.admin.get(`${CHECKS}?change_request_id=${s.cr.id}&name=ci/build`))).results[0];
+        await ok(s2.admin.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
+        assert.deepEqual((await eventsOf(s2, s.cr.id)).slice(start), []);
+        assert.equal((await detail(c2.author.client, s.cr.id)).ready_to_merge, true);
+      },
+    );
   });
 });
 

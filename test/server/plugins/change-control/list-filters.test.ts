@@ -1,6 +1,23 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { ccDb, CC_TYPES, CHECKS, COMMENTS, created, expectStatus, group, ok, POLICIES, policy, REQUESTS, REVIEWS, RULES, actor, type Actor, actorsForSuite } from './fixtures';
+import {
+  ccDb,
+  CC_TYPES,
+  CHECKS,
+  COMMENTS,
+  created,
+  expectStatus,
+  group,
+  ok,
+  POLICIES,
+  policy,
+  REQUESTS,
+  REVIEWS,
+  RULES,
+  actor,
+  type Actor,
+  actorsForSuite,
+} from './fixtures';
 import { ids } from './requests-support';
 import { editInBranch, postReview, reply, rootComment, scene, world } from './reviews-comments-fixtures';
 import { forSuite } from '../../../support/prepared';
@@ -13,7 +30,11 @@ async function listIds(client: { get(path: string): Promise<any> }, path: string
 
 describe('list filters: policies and rules', () => {
   const svc = suiteService();
-  const [member, outsider] = actorsForSuite(svc, ['member', [{ object_types: CC_TYPES, actions: ['view'] }]], ['outsider', []]);
+  const [member, outsider] = actorsForSuite(
+    svc,
+    ['member', [{ object_types: CC_TYPES, actions: ['view'] }]],
+    ['outsider', []],
+  );
   const p: Record<string, number> = {};
   const r: Record<string, number> = {};
   let viewer: Actor;
@@ -21,7 +42,12 @@ describe('list filters: policies and rules', () => {
     // Sees policies and rules, but no user.
     viewer = await actor(svc, 'viewer', [{ object_types: CC_TYPES, actions: ['view'] }]);
     const netops = await group(svc, 'netops', [member.id]);
-    const light = await policy(svc, { name: 'Light', weight: 10, object_types: ['dcim.device'], rules: [{ name: 'one', min_reviews: 1, users: [outsider.id] }] });
+    const light = await policy(svc, {
+      name: 'Light',
+      weight: 10,
+      object_types: ['dcim.device'],
+      rules: [{ name: 'one', min_reviews: 1, users: [outsider.id] }],
+    });
     const heavy = await policy(svc, {
       name: 'Heavy',
       weight: 100,
@@ -31,7 +57,12 @@ describe('list filters: policies and rules', () => {
       checks: ['ext/build'],
       rules: [{ name: 'three', min_reviews: 3, groups: [netops] }],
     });
-    const middle = await policy(svc, { name: 'Middle', weight: 50, object_types: ['dcim.device', 'ipam.prefix'], rules: [{ name: 'two', min_reviews: 2, users: [member.id] }] });
+    const middle = await policy(svc, {
+      name: 'Middle',
+      weight: 50,
+      object_types: ['dcim.device', 'ipam.prefix'],
+      rules: [{ name: 'two', min_reviews: 2, users: [member.id] }],
+    });
     Object.assign(p, { light: light.id, heavy: heavy.id, middle: middle.id });
     Object.assign(r, { one: light.rules[0]!.id, three: heavy.rules[0]!.id, two: middle.rules[0]!.id });
   });
@@ -44,9 +75,16 @@ describe('list filters: policies and rules', () => {
   });
 
   it('policies: object_type_id (an id of /api/core/object-types/)', async () => {
-    const types = (await ok(svc.admin.get('/api/core/object-types/?limit=1000'))).results as Array<{ id: number; app_label: string; model: string }>;
+    const types = (await ok(svc.admin.get('/api/core/object-types/?limit=1000'))).results as Array<{
+      id: number;
+      app_label: string;
+      model: string;
+    }>;
     const idOf = (name: string): number => types.find((t) => `${t.app_label}.${t.model}` === name)!.id;
-    assert.deepEqual(await listIds(svc.admin, POLICIES, `object_type_id=${idOf('dcim.device')}`), sorted([p.light!, p.middle!]));
+    assert.deepEqual(
+      await listIds(svc.admin, POLICIES, `object_type_id=${idOf('dcim.device')}`),
+      sorted([p.light!, p.middle!]),
+    );
     assert.deepEqual(await listIds(svc.admin, POLICIES, `object_type_id=${idOf('ipam.prefix')}`), [p.middle]);
     assert.deepEqual(await listIds(svc.admin, POLICIES, 'object_type_id=99999'), []);
   });
@@ -61,7 +99,13 @@ describe('list filters: policies and rules', () => {
 
   it('policies: q searches name and description; malformed values are 400 naming the filter', async () => {
     assert.deepEqual(await listIds(svc.admin, POLICIES, 'q=HEAV'), [p.heavy]);
-    for (const [query, name] of [['weight__gte=x', 'weight__gte'], ['condition_state=sometimes', 'condition_state'], ['has_checks=perhaps', 'has_checks'], ['object_type_id=dcim', 'object_type_id'], ['weight__between=1', 'weight__between']]) {
+    for (const [query, name] of [
+      ['weight__gte=x', 'weight__gte'],
+      ['condition_state=sometimes', 'condition_state'],
+      ['has_checks=perhaps', 'has_checks'],
+      ['object_type_id=dcim', 'object_type_id'],
+      ['weight__between=1', 'weight__between'],
+    ]) {
       const res = await svc.admin.get(`${POLICIES}?${query}`);
       assert.equal(res.status, 400, query);
       assert.ok(Array.isArray(res.body[name!]), `${query}: ${JSON.stringify(res.body)}`);
@@ -94,13 +138,28 @@ describe('list filters: change requests', () => {
   const c = forSuite(() => scene(w));
   let blind: Actor;
   before(async () => {
-    await ok(w.alice.client.patch(`${REQUESTS}${a.cr.id}/`, { title: 'Replace Core routers', description: 'Old hardware' }));
-    await ok(w.alice.client.patch(`${REQUESTS}${b.cr.id}/`, { title: 'Add edge', description: 'New racks in the core room', scheduled_start: '2030-01-01T10:00:00Z', scheduled_end: '2030-01-01T12:00:00Z' }));
+    await ok(
+      w.alice.client.patch(`${REQUESTS}${a.cr.id}/`, { title: 'Replace Core routers', description: 'Old hardware' }),
+    );
+    await ok(
+      w.alice.client.patch(`${REQUESTS}${b.cr.id}/`, {
+        title: 'Add edge',
+        description: 'New racks in the core room',
+        scheduled_start: '2030-01-01T10:00:00Z',
+        scheduled_end: '2030-01-01T12:00:00Z',
+      }),
+    );
     await ok(svc.admin.patch(`${REQUESTS}${c.cr.id}/`, { auto_merge: true, scheduled_end: '2030-02-01T00:00:00Z' }));
-    expectStatus(await postReview(w.bob.client, { change_request: a.cr.id, decision: 'comment', comment: 'looks fine' }), 201);
+    expectStatus(
+      await postReview(w.bob.client, { change_request: a.cr.id, decision: 'comment', comment: 'looks fine' }),
+      201,
+    );
     await rootComment(c, w.bob.client, 'Why?');
     // A user who sees change requests but no device: threads on devices are hidden from them.
-    blind = await actor(svc, 'blind', [{ object_types: CC_TYPES, actions: ['view'] }, { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] }]);
+    blind = await actor(svc, 'blind', [
+      { object_types: CC_TYPES, actions: ['view'] },
+      { object_types: ['branching.branch', 'branching.changediff'], actions: ['view'] },
+    ]);
   });
 
   it('title and description: case-insensitive substrings', async () => {
@@ -133,7 +192,10 @@ describe('list filters: change requests', () => {
   });
 
   it('policy_id: requests a policy governs', async () => {
-    assert.deepEqual(await listIds(svc.admin, REQUESTS, `policy_id=${w.policyId}`), sorted([a.cr.id, b.cr.id, c.cr.id]));
+    assert.deepEqual(
+      await listIds(svc.admin, REQUESTS, `policy_id=${w.policyId}`),
+      sorted([a.cr.id, b.cr.id, c.cr.id]),
+    );
     assert.deepEqual(await listIds(svc.admin, REQUESTS, 'policy_id=99999'), []);
   });
 
@@ -146,7 +208,10 @@ describe('list filters: change requests', () => {
 
   it('has_open_threads counts only threads the caller may see', async () => {
     assert.deepEqual(await listIds(blind.client, REQUESTS, 'has_open_threads=true'), []);
-    assert.deepEqual(await listIds(blind.client, REQUESTS, 'has_open_threads=false'), sorted([a.cr.id, b.cr.id, c.cr.id]));
+    assert.deepEqual(
+      await listIds(blind.client, REQUESTS, 'has_open_threads=false'),
+      sorted([a.cr.id, b.cr.id, c.cr.id]),
+    );
   });
 
   it('orders by branch and scheduled_end; brief and fields shape the results', async () => {
@@ -158,13 +223,20 @@ describe('list filters: change requests', () => {
 });
 
 describe('list filters: checks, reviews and comments', () => {
-  const svc = suiteService({ config: { change_control: { required_external_checks: [['ext/build', 'Build pipeline']] } } });
+  const svc = suiteService({
+    config: { change_control: { required_external_checks: [['ext/build', 'Build pipeline']] } },
+  });
   const w = forSuite(() => world(svc, { checks: ['ext/lint'] }));
   const s = forSuite(() => scene(w));
   const other = forSuite(() => scene(w));
 
   it('checks: label and summary (substrings), required and blocks_merge as the API shows them', async () => {
-    const all = (await ok(svc.admin.get(`${CHECKS}?limit=1000&change_request_id=${s.cr.id}`))).results as Array<{ id: number; name: string; required: boolean; blocks_merge: boolean }>;
+    const all = (await ok(svc.admin.get(`${CHECKS}?limit=1000&change_request_id=${s.cr.id}`))).results as Array<{
+      id: number;
+      name: string;
+      required: boolean;
+      blocks_merge: boolean;
+    }>;
     const build = all.find((c) => c.name === 'ext/build')!;
     await ok(svc.admin.patch(`${CHECKS}${build.id}/`, { status: 'success', summary: 'All 12 jobs passed' }));
     const now = (await ok(svc.admin.get(`${CHECKS}?limit=1000&change_request_id=${s.cr.id}`))).results as typeof all;
@@ -175,7 +247,9 @@ describe('list filters: checks, reviews and comments', () => {
     assert.deepEqual(await q('required=false'), sorted(now.filter((c) => !c.required).map((c) => c.id)));
     assert.deepEqual(await q('blocks_merge=true'), sorted(now.filter((c) => c.blocks_merge).map((c) => c.id)));
     assert.deepEqual(await q('blocks_merge=false'), sorted(now.filter((c) => !c.blocks_merge).map((c) => c.id)));
-    assert.ok(now.some((c) => c.required) && now.some((c) => c.blocks_merge) && now.some((c) => c.required && !c.blocks_merge));
+    assert.ok(
+      now.some((c) => c.required) && now.some((c) => c.blocks_merge) && now.some((c) => c.required && !c.blocks_merge),
+    );
   });
 
   it('reviews: by author, decision, stale, and creation time ranges', async () => {
@@ -183,7 +257,9 @@ describe('list filters: checks, reviews and comments', () => {
     const first = await created(postReview(w.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     svc.clock.advance(60_000);
     const t1 = svc.clock.now().toISOString();
-    const second = await created(postReview(w.carol.client, { change_request: other.cr.id, decision: 'comment', comment: 'hm' }));
+    const second = await created(
+      postReview(w.carol.client, { change_request: other.cr.id, decision: 'comment', comment: 'hm' }),
+    );
     await editInBranch(s);
     const q = (extra: string) => listIds(svc.admin, REVIEWS, extra);
     assert.deepEqual(await q(`author_id=${w.bob.id}`), [first.id]);

@@ -7,7 +7,25 @@ import { postComment, postReview, scene, world } from './reviews-comments-fixtur
 import { forSuite } from '../../../support/prepared';
 
 /** Elements that must never come out of the sanitising filter. */
-const FORBIDDEN_TAGS = ['script', 'style', 'iframe', 'frame', 'object', 'embed', 'form', 'input', 'button', 'svg', 'math', 'base', 'link', 'meta', 'textarea', 'select', 'template'];
+const FORBIDDEN_TAGS = [
+  'script',
+  'style',
+  'iframe',
+  'frame',
+  'object',
+  'embed',
+  'form',
+  'input',
+  'button',
+  'svg',
+  'math',
+  'base',
+  'link',
+  'meta',
+  'textarea',
+  'select',
+  'template',
+];
 /** Where a link or image may lead once a browser resolves it against the page. */
 const SAFE_PROTOCOLS = ['http:', 'https:', 'mailto:'];
 const PAGE = 'https://change-control.example/requests/1/';
@@ -32,7 +50,8 @@ function activeParts(html: string): string[] {
     if (FORBIDDEN_TAGS.includes(tag)) found.push(`<${tag}>`);
     for (const attr of Array.from(el.attributes)) {
       const name = attr.name.toLowerCase();
-      if (name.startsWith('on') || name === 'style' || name === 'srcdoc' || name === 'formaction') found.push(`${tag}[${name}]`);
+      if (name.startsWith('on') || name === 'style' || name === 'srcdoc' || name === 'formaction')
+        found.push(`${tag}[${name}]`);
       if (['href', 'src', 'action', 'xlink:href', 'poster', 'background'].includes(name)) {
         // What a browser would follow: the parser has decoded entities; the URL parser resolves the rest.
         let protocol: string;
@@ -73,7 +92,10 @@ const HOSTILE: Array<[string, string]> = [
   ['javascript: image', '![x](javascript:alert(1))'],
   ['vbscript: link', '[click](vbscript:msgbox(1))'],
   ['file: link', '[click](file:///etc/passwd)'],
-  ['data: image', '![pixel](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)'],
+  [
+    'data: image',
+    '![pixel](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)',
+  ],
   ['data: svg image', '![x](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9YWxlcnQoMSk+)'],
   ['data: HTML link', '[open](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)'],
   ['data: autolink', '<data:text/html,<script>alert(1)</script>>'],
@@ -96,12 +118,18 @@ describe('change control: Markdown rendered through the sanitising filter', () =
   });
 
   it('normal Markdown renders: emphasis, code, lists, headings, quotes, tables, strikethrough', () => {
-    assert.equal(renderMarkdown('**bold** and *em* and `code`'), '<p><strong>bold</strong> and <em>em</em> and <code>code</code></p>\n');
+    assert.equal(
+      renderMarkdown('**bold** and *em* and `code`'),
+      '<p><strong>bold</strong> and <em>em</em> and <code>code</code></p>\n',
+    );
     assert.equal(renderMarkdown('# Title'), '<h1>Title</h1>\n');
     assert.equal(renderMarkdown('- one\n- two'), '<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n');
     assert.equal(renderMarkdown('1. one\n2. two'), '<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n');
     assert.equal(renderMarkdown('> quoted'), '<blockquote>\n<p>quoted</p>\n</blockquote>\n');
-    assert.equal(renderMarkdown('```\nconst x = "<b>";\n```'), '<pre><code>const x = &quot;&lt;b&gt;&quot;;\n</code></pre>\n');
+    assert.equal(
+      renderMarkdown('```\nconst x = "<b>";\n```'),
+      '<pre><code>const x = &quot;&lt;b&gt;&quot;;\n</code></pre>\n',
+    );
     assert.equal(renderMarkdown('~~gone~~'), '<p><s>gone</s></p>\n');
     assert.match(renderMarkdown('| a | b |\n|---|---|\n| 1 | 2 |'), /<table>[\s\S]*<td>1<\/td>[\s\S]*<\/table>/);
     assert.equal(renderMarkdown(''), '');
@@ -112,10 +140,22 @@ describe('change control: Markdown rendered through the sanitising filter', () =
       renderMarkdown('[build log](https://ci.example.com/job/1)'),
       '<p><a href="https://ci.example.com/job/1" rel="noopener noreferrer nofollow">build log</a></p>\n',
     );
-    assert.equal(renderMarkdown('[mail](mailto:netops@example.com)'), '<p><a href="mailto:netops@example.com" rel="noopener noreferrer nofollow">mail</a></p>\n');
-    assert.equal(renderMarkdown('[see](#section)'), '<p><a href="#section" rel="noopener noreferrer nofollow">see</a></p>\n');
-    assert.equal(renderMarkdown('[rel](/api/status/)'), '<p><a href="/api/status/" rel="noopener noreferrer nofollow">rel</a></p>\n');
-    assert.equal(renderMarkdown('![diagram](https://example.com/d.png)'), '<p><a href="https://example.com/d.png" rel="noopener noreferrer nofollow">diagram</a></p>\n');
+    assert.equal(
+      renderMarkdown('[mail](mailto:netops@example.com)'),
+      '<p><a href="mailto:netops@example.com" rel="noopener noreferrer nofollow">mail</a></p>\n',
+    );
+    assert.equal(
+      renderMarkdown('[see](#section)'),
+      '<p><a href="#section" rel="noopener noreferrer nofollow">see</a></p>\n',
+    );
+    assert.equal(
+      renderMarkdown('[rel](/api/status/)'),
+      '<p><a href="/api/status/" rel="noopener noreferrer nofollow">rel</a></p>\n',
+    );
+    assert.equal(
+      renderMarkdown('![diagram](https://example.com/d.png)'),
+      '<p><a href="https://example.com/d.png" rel="noopener noreferrer nofollow">diagram</a></p>\n',
+    );
     assert.equal(
       renderMarkdown('see https://example.com/x'),
       '<p>see <a href="https://example.com/x" rel="noopener noreferrer nofollow">https://example.com/x</a></p>\n',
@@ -136,13 +176,31 @@ describe('change control: rendered Markdown never loads a remote resource', () =
     for (const input of inputs) {
       const html = renderMarkdown(input);
       const doc = new JSDOM(`<!doctype html><body>${html}</body>`).window.document;
-      const loaders = Array.from(doc.body.querySelectorAll('img, picture, source, video, audio, iframe, object, embed, link, script, [style], [background], [srcset]'));
-      assert.deepEqual(loaders.map((el) => el.outerHTML), [], input);
+      const loaders = Array.from(
+        doc.body.querySelectorAll(
+          'img, picture, source, video, audio, iframe, object, embed, link, script, [style], [background], [srcset]',
+        ),
+      );
+      assert.deepEqual(
+        loaders.map((el) => el.outerHTML),
+        [],
+        input,
+      );
       assert.equal(doc.body.querySelectorAll('a a').length, 0, `no link inside a link: ${input}`);
     }
-    assert.equal(renderMarkdown('![](https://attacker.example/empty-alt.png)'), '<p><a href="https://attacker.example/empty-alt.png" rel="noopener noreferrer nofollow">https://attacker.example/empty-alt.png</a></p>\n');
-    assert.equal(renderMarkdown('[![badge](https://x.example/b.svg)](https://ci.example.com/1)'), '<p><a href="https://ci.example.com/1" rel="noopener noreferrer nofollow">badge</a></p>\n');
-    assert.equal(renderMarkdown('![x](javascript:alert(1))'), '<p>![x](javascript:alert(1))</p>\n', 'an unsafe target is no image and no link');
+    assert.equal(
+      renderMarkdown('![](https://attacker.example/empty-alt.png)'),
+      '<p><a href="https://attacker.example/empty-alt.png" rel="noopener noreferrer nofollow">https://attacker.example/empty-alt.png</a></p>\n',
+    );
+    assert.equal(
+      renderMarkdown('[![badge](https://x.example/b.svg)](https://ci.example.com/1)'),
+      '<p><a href="https://ci.example.com/1" rel="noopener noreferrer nofollow">badge</a></p>\n',
+    );
+    assert.equal(
+      renderMarkdown('![x](javascript:alert(1))'),
+      '<p>![x](javascript:alert(1))</p>\n',
+      'an unsafe target is no image and no link',
+    );
   });
 });
 
@@ -154,7 +212,9 @@ describe('change control: comment_html and text_html through the API', () => {
 
   it('Review field comment: comment_html is rendered through the sanitising filter (hostile input inert, on create, detail, list and evaluation)', async () => {
     const s = await scene(w);
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: `**No.**\n\n${hostile}` }));
+    const r = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: `**No.**\n\n${hostile}` }),
+    );
     assert.equal(r.comment, `**No.**\n\n${hostile}`, 'the text is kept as written');
     assert.match(r.comment_html, /^<p><strong>No.<\/strong><\/p>/);
     assert.deepEqual(activeParts(r.comment_html), []);
@@ -167,7 +227,9 @@ describe('change control: comment_html and text_html through the API', () => {
 
   it('ChangeComment field text: text_html is sanitised on render (hostile input inert on create, edit and list)', async () => {
     const s = await scene(w);
-    const c = await created(postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: hostile }));
+    const c = await created(
+      postComment(s.bob.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: hostile }),
+    );
     assert.equal(c.text, hostile);
     assert.deepEqual(activeParts(c.text_html), []);
     const edited = await ok(s.bob.client.patch(`${COMMENTS}${c.id}/`, { text: `_edited_\n\n${hostile}` }));
@@ -183,7 +245,10 @@ describe('change control: rendered Markdown kept by its text', () => {
     const text = 'Kept *once*: [a link](https://example.com/x)';
     const first = renderMarkdown(text);
     assert.equal(renderMarkdown(text), first);
-    assert.equal(first, '<p>Kept <em>once</em>: <a href="https://example.com/x" rel="noopener noreferrer nofollow">a link</a></p>\n');
+    assert.equal(
+      first,
+      '<p>Kept <em>once</em>: <a href="https://example.com/x" rel="noopener noreferrer nofollow">a link</a></p>\n',
+    );
     for (let i = 0; i < 5000; i++) renderMarkdown(`comment ${i} **bold**`);
     assert.ok(renderedKept().entries <= 4096, `${renderedKept().entries} texts kept`);
     for (let i = 0; i < 200; i++) renderMarkdown(`${i} ${'long words '.repeat(700)}`);

@@ -1,8 +1,38 @@
 import assert from 'node:assert/strict';
 import { eachTestService, startService, suiteService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, CHECKS, checkNamed, created, detail, device, DEVICES, expectStatus, grant, ok, openRequest, policy, REQUESTS, review, REVIEWS, VIEW_ALL, ccDb } from './fixtures';
-import { assertRefusedMerge, branchOf, gateCast, mainDeviceNames, mergeBranch, MERGER, scenario, type GateCast } from './gate-support';
-import { forSuite,forEachTest } from '../../../support/prepared';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  CHECKS,
+  checkNamed,
+  created,
+  detail,
+  device,
+  DEVICES,
+  expectStatus,
+  grant,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWS,
+  VIEW_ALL,
+  ccDb,
+} from './fixtures';
+import {
+  assertRefusedMerge,
+  branchOf,
+  gateCast,
+  mainDeviceNames,
+  mergeBranch,
+  MERGER,
+  scenario,
+  type GateCast,
+} from './gate-support';
+import { forSuite, forEachTest } from '../../../support/prepared';
 
 describe('change control: the merge gate', () => {
   describe('a blocked branch cannot merge', () => {
@@ -13,8 +43,13 @@ describe('change control: the merge gate', () => {
       const s = await scenario(cast, 'blocked-review', { upTo: 'needs-review' });
       const cr = await detail(cast.author.client, s.cr.id);
       assert.equal(cr.ready_to_merge, false);
-      const reason = await assertRefusedMerge(svc, cast.author.client, s, /Rule "netops" of policy "Devices" has 0 of 1 required approval/);
-      assert.equal(reason, cr.merge_blocked_reason, 'the refusal is the request\'s blocked reason');
+      const reason = await assertRefusedMerge(
+        svc,
+        cast.author.client,
+        s,
+        /Rule "netops" of policy "Devices" has 0 of 1 required approval/,
+      );
+      assert.equal(reason, cr.merge_blocked_reason, "the refusal is the request's blocked reason");
       assert.deepEqual(await mainDeviceNames(svc), []);
       const after = await detail(cast.author.client, s.cr.id);
       assert.equal(after.status, 'needs-review');
@@ -36,7 +71,10 @@ describe('change control: the merge gate', () => {
       assert.equal(cr.ready_to_merge, false);
       assert.equal(cr.actions.merge.allowed, false);
       assert.equal(cr.actions.merge.reason, cr.merge_blocked_reason);
-      assert.match(cr.merge_blocked_reason, /Required check "CI build" has not been reported|Required check "CI build"/);
+      assert.match(
+        cr.merge_blocked_reason,
+        /Required check "CI build" has not been reported|Required check "CI build"/,
+      );
     });
 
     it('General rule 1 with the gate: an approved request whose required check is not passing cannot merge, whatever the reviews say', async () => {
@@ -115,7 +153,10 @@ describe('change control: the merge gate', () => {
     });
 
     it('ChangeRequest ready_to_merge: "Approved is not the same": approved with checks passing but a change window not yet open is not ready', async () => {
-      const s = await scenario(cast, 'words-window', { upTo: 'approved', fields: { scheduled_start: '2026-11-02T22:00:00Z', scheduled_end: '2026-11-03T02:00:00Z' } });
+      const s = await scenario(cast, 'words-window', {
+        upTo: 'approved',
+        fields: { scheduled_start: '2026-11-02T22:00:00Z', scheduled_end: '2026-11-03T02:00:00Z' },
+      });
       await passCi(s.cr.id);
       const cr = await detail(cast.author.client, s.cr.id);
       assert.equal(cr.approved, true);
@@ -134,7 +175,10 @@ describe('change control: the merge gate', () => {
     });
 
     it('ChangeRequest ready_to_merge: read time: the same request turns ready and back without any write, as the clock passes the window', async () => {
-      const s = await scenario(cast, 'words-clock', { upTo: 'approved', fields: { scheduled_start: '2026-11-01T10:00:00Z', scheduled_end: '2026-11-01T11:00:00Z' } });
+      const s = await scenario(cast, 'words-clock', {
+        upTo: 'approved',
+        fields: { scheduled_start: '2026-11-01T10:00:00Z', scheduled_end: '2026-11-01T11:00:00Z' },
+      });
       await passCi(s.cr.id);
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, false);
       svc.clock.set('2026-11-01T10:30:00Z');
@@ -223,22 +267,51 @@ describe('change control: the merge gate', () => {
       const now = svc.clock.now().toISOString();
       const row = await ccDb(svc)
         .insertInto('cc_policies')
-        .values({ name: 'Security', description: '', enabled: 1, weight: 10, object_types: '["dcim.device"]', conditions: null, condition_state: 'either', checks: '[]', comments: '', created: now, last_updated: now })
+        .values({
+          name: 'Security',
+          description: '',
+          enabled: 1,
+          weight: 10,
+          object_types: '["dcim.device"]',
+          conditions: null,
+          condition_state: 'either',
+          checks: '[]',
+          comments: '',
+          created: now,
+          last_updated: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       const policyId = (row as { id: number }).id;
       await ccDb(svc)
         .insertInto('cc_policy_rules')
-        .values({ policy_id: policyId, name: 'security-team', min_reviews: 1, groups: '[]', users: JSON.stringify([other.id]), created: now, last_updated: now })
+        .values({
+          policy_id: policyId,
+          name: 'security-team',
+          min_reviews: 1,
+          groups: '[]',
+          users: JSON.stringify([other.id]),
+          created: now,
+          last_updated: now,
+        })
         .execute();
 
       // The attached set and the cached list still show the old picture.
-      const attached = await ccDb(svc).selectFrom('cc_change_request_policies').selectAll().where('change_request_id', '=', s.cr.id).execute();
+      const attached = await ccDb(svc)
+        .selectFrom('cc_change_request_policies')
+        .selectAll()
+        .where('change_request_id', '=', s.cr.id)
+        .execute();
       assert.equal(attached.length, 1, 'the attached set is out of date');
       const listed = await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`));
       assert.equal(listed.results[0].gates_cleared, true, 'the cached filter still says cleared');
 
-      await assertRefusedMerge(svc, cast.author.client, s, /Rule "security-team" of policy "Security" has 0 of 1 required approval/);
+      await assertRefusedMerge(
+        svc,
+        cast.author.client,
+        s,
+        /Rule "security-team" of policy "Security" has 0 of 1 required approval/,
+      );
       const live = await detail(cast.author.client, s.cr.id);
       assert.equal(live.ready_to_merge, false);
       assert.match(live.merge_blocked_reason, /security-team/);
@@ -254,7 +327,11 @@ describe('change control: the merge gate', () => {
       });
       const s = await scenario(cast, 'rematch-conditions');
       const before = await detail(cast.author.client, s.cr.id);
-      assert.deepEqual(before.policies.map((x: { name: string }) => x.name), ['Devices'], 'a planned device does not match');
+      assert.deepEqual(
+        before.policies.map((x: { name: string }) => x.name),
+        ['Devices'],
+        'a planned device does not match',
+      );
       assert.equal(before.ready_to_merge, true);
 
       await ccDb(svc)
@@ -262,7 +339,11 @@ describe('change control: the merge gate', () => {
         .set({ conditions: JSON.stringify({ attr: 'status', op: 'eq', value: 'planned' }) })
         .where('id', '=', p.id)
         .execute();
-      const attached = await ccDb(svc).selectFrom('cc_change_request_policies').selectAll().where('change_request_id', '=', s.cr.id).execute();
+      const attached = await ccDb(svc)
+        .selectFrom('cc_change_request_policies')
+        .selectAll()
+        .where('change_request_id', '=', s.cr.id)
+        .execute();
       assert.equal(attached.length, 1, 'the attached set is out of date');
 
       await assertRefusedMerge(svc, cast.author.client, s, /security-team/);
@@ -275,7 +356,11 @@ describe('change control: the merge gate', () => {
 
     it('General rule 3: policies re-match when the branch touches something new (a new object type attaches its policy and blocks)', async () => {
       const other = await actor(svc, 'prefixes-team', []);
-      await policy(svc, { name: 'Prefixes', object_types: ['ipam.prefix'], rules: [{ name: 'ipam', users: [other.id] }] });
+      await policy(svc, {
+        name: 'Prefixes',
+        object_types: ['ipam.prefix'],
+        rules: [{ name: 'ipam', users: [other.id] }],
+      });
       const s = await scenario(cast, 'rematch-touch');
       assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
       await grantPrefixes(svc, cast);
@@ -300,7 +385,11 @@ describe('change control: the merge gate', () => {
 
       // Main agrees on serial: no genuine conflict.
       await ok(svc.admin.patch(`${DEVICES}${router.id}/`, { serial: 'B' }));
-      assert.equal((await detail(cast.author.client, cr.id)).has_conflicts, false, 'the same value on both sides is not a conflict');
+      assert.equal(
+        (await detail(cast.author.client, cr.id)).has_conflicts,
+        false,
+        'the same value on both sides is not a conflict',
+      );
 
       // Main moves status elsewhere: a conflict, visible at once on detail.
       await ok(svc.admin.patch(`${DEVICES}${router.id}/`, { status: 'failed' }));
@@ -310,7 +399,9 @@ describe('change control: the merge gate', () => {
   });
 
   describe('enforce_merge_gate false', () => {
-    const svc = suiteService({ config: { change_control: { enforce_merge_gate: false, required_external_checks: ['ci/build'] } } });
+    const svc = suiteService({
+      config: { change_control: { enforce_merge_gate: false, required_external_checks: ['ci/build'] } },
+    });
 
     it('Setting enforce_merge_gate false: a blocked branch merges (a draft request is completed by the merge)', async () => {
       const cast = await gateCast(svc);
@@ -357,11 +448,17 @@ describe('change control: the merge gate', () => {
 
     it('Permission branching.merge_branch: a merge constraint that excludes a visible branch is refused (403), one that includes it merges', async () => {
       const s = await scenario(cast, 'perm-constrained');
-      const elsewhere = await actor(svc, 'merges-elsewhere', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'another-branch' } }]);
+      const elsewhere = await actor(svc, 'merges-elsewhere', [
+        ...VIEW_ALL,
+        { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'another-branch' } },
+      ]);
       expectStatus(await mergeBranch(elsewhere.client, s.branch.id), 403);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'ready');
 
-      const here = await actor(svc, 'merges-here', [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'perm-constrained' } }]);
+      const here = await actor(svc, 'merges-here', [
+        ...VIEW_ALL,
+        { object_types: ['branching.branch'], actions: ['merge', 'change'], constraints: { name: 'perm-constrained' } },
+      ]);
       const merged = await mergeBranch(here.client, s.branch.id);
       expectStatus(merged, 200);
       assert.equal(merged.body.branch?.status ?? (await branchOf(svc, s.branch.id)).status, 'merged');
@@ -386,12 +483,21 @@ describe('change control: the merge gate', () => {
         expectStatus(res, 409, action);
         assert.match(res.body.detail, /completed/, action);
       }
-      const third = await actor(svc, 'late-reviewer', [...VIEW_ALL, { object_types: ['change_control.review'], actions: ['add', 'change'] }]);
+      const third = await actor(svc, 'late-reviewer', [
+        ...VIEW_ALL,
+        { object_types: ['change_control.review'], actions: ['add', 'change'] },
+      ]);
       const late = await review(third.client, s.cr.id, 'approve');
       assert.equal(late.status, 400, JSON.stringify(late.body));
       const edit = (await ok(cast.reviewer.client.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results[0];
-      const editRes = await cast.reviewer.client.patch(`${REVIEWS}${edit.id}/`, { decision: 'reject', comment: 'too late' });
-      assert.ok(editRes.status === 400 || editRes.status === 409, `editing a review of a completed request is refused: ${editRes.status} ${JSON.stringify(editRes.body)}`);
+      const editRes = await cast.reviewer.client.patch(`${REVIEWS}${edit.id}/`, {
+        decision: 'reject',
+        comment: 'too late',
+      });
+      assert.ok(
+        editRes.status === 400 || editRes.status === 409,
+        `editing a review of a completed request is refused: ${editRes.status} ${JSON.stringify(editRes.body)}`,
+      );
       assert.equal((await detail(cast.author.client, s.cr.id)).status, 'completed');
       // Merging again is refused: the branch is merged.
       expectStatus(await mergeBranch(cast.author.client, s.branch.id), 409);
@@ -412,7 +518,11 @@ describe('change control: the merge gate', () => {
 });
 
 async function grantAbandon(svc: TestService, cast: GateCast): Promise<void> {
-  await grant(svc, { users: [cast.author.id] }, { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] });
+  await grant(
+    svc,
+    { users: [cast.author.id] },
+    { object_types: ['change_control.changerequest'], actions: ['abandon', 'reopen'] },
+  );
 }
 
 async function grantPrefixes(svc: TestService, cast: GateCast): Promise<void> {

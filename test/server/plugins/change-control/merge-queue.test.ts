@@ -3,7 +3,24 @@ import { drainMergeQueue } from '../../../../server/plugins/change-control/gate/
 import { claimQueue, releaseQueue } from '../../../../server/plugins/change-control/gate/queue-repository';
 import { createCtx } from '../../../../server/host';
 import { suiteService } from '../../../support/service';
-import { act, actor, branch, CC, ccDb, created, detail, DEVICES, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, VIEW_ALL } from './fixtures';
+import {
+  act,
+  actor,
+  branch,
+  CC,
+  ccDb,
+  created,
+  detail,
+  DEVICES,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  VIEW_ALL,
+} from './fixtures';
 import { branchOf, MERGER, mergeJobs, type Scenario } from './gate-support';
 
 const QUEUE = `${CC}merge-queue/`;
@@ -16,7 +33,12 @@ describe('change control: the merge queue', () => {
   before(async () => {
     author = await actor(svc, 'queue-author', MERGER);
     reviewer = await actor(svc, 'queue-reviewer', REVIEWER);
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], checks: ['mergeable'], rules: [{ name: 'netops', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      checks: ['mergeable'],
+      rules: [{ name: 'netops', users: [reviewer.id] }],
+    });
     shared = await device(svc.admin, { name: 'shared-core', status: 'active' });
   });
 
@@ -25,7 +47,11 @@ describe('change control: the merge queue', () => {
   }
 
   /** A request set to merge automatically, approved: it joins the queue. `edit` changes its branch. */
-  async function readyRequest(name: string, edit: (inBranch: typeof svc.admin) => Promise<unknown>, ref = ''): Promise<Scenario> {
+  async function readyRequest(
+    name: string,
+    edit: (inBranch: typeof svc.admin) => Promise<unknown>,
+    ref = '',
+  ): Promise<Scenario> {
     const work = await branch(author.client, name);
     await edit(work.inBranch);
     const cr = await openRequest(author.client, work.branch.id, { auto_merge: true, ref });
@@ -37,7 +63,15 @@ describe('change control: the merge queue', () => {
   /** Another service instance holds the queue: nothing here runs it until the claim is given back. */
   async function holdQueueElsewhere(): Promise<void> {
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' });
-    assert.equal(await claimQueue(ctx, 'other-instance', svc.clock.now().toISOString(), new Date(svc.clock.now().getTime() + 60_000).toISOString()), true);
+    assert.equal(
+      await claimQueue(
+        ctx,
+        'other-instance',
+        svc.clock.now().toISOString(),
+        new Date(svc.clock.now().getTime() + 60_000).toISOString(),
+      ),
+      true,
+    );
   }
 
   async function releaseElsewhere(): Promise<void> {
@@ -47,19 +81,35 @@ describe('change control: the merge queue', () => {
   it('Merge queue: ready requests set to merge automatically wait in a visible order (queue_position, merge-queue/), then merge one at a time, re-validated after each merge: one that would now conflict leaves the queue saying why', async () => {
     await holdQueueElsewhere();
     const first = await readyRequest('q-first', (b) => b.patch(`${DEVICES}${shared.id}/`, { status: 'planned' }));
-    const second = await readyRequest('q-second', (b) => b.patch(`${DEVICES}${shared.id}/`, { status: 'offline' }), 'HIDDEN');
+    const second = await readyRequest(
+      'q-second',
+      (b) => b.patch(`${DEVICES}${shared.id}/`, { status: 'offline' }),
+      'HIDDEN',
+    );
     const third = await readyRequest('q-third', (b) => device(b, { name: 'q-third-dev' }));
-    for (const s of [first, second, third]) assert.equal((await branchOf(svc, s.branch.id)).status, 'ready', 'nothing merges while the queue is held');
+    for (const s of [first, second, third])
+      assert.equal((await branchOf(svc, s.branch.id)).status, 'ready', 'nothing merges while the queue is held');
 
-    assert.deepEqual([first, second, third].map((s) => s.cr.queue_position), [1, 2, 3]);
-    const listed = await ok(author.client.get(`${REQUESTS}?id=${first.cr.id}&id=${second.cr.id}&id=${third.cr.id}&ordering=id`));
-    assert.deepEqual(listed.results.map((r: any) => r.queue_position), [1, 2, 3]);
+    assert.deepEqual(
+      [first, second, third].map((s) => s.cr.queue_position),
+      [1, 2, 3],
+    );
+    const listed = await ok(
+      author.client.get(`${REQUESTS}?id=${first.cr.id}&id=${second.cr.id}&id=${third.cr.id}&ordering=id`),
+    );
+    assert.deepEqual(
+      listed.results.map((r: any) => r.queue_position),
+      [1, 2, 3],
+    );
     const queue = await ok(author.client.get(QUEUE));
-    assert.deepEqual(queue.results.map((e: any) => [e.position, e.id, e.state]), [
-      [1, first.cr.id, 'pending'],
-      [2, second.cr.id, 'pending'],
-      [3, third.cr.id, 'pending'],
-    ]);
+    assert.deepEqual(
+      queue.results.map((e: any) => [e.position, e.id, e.state]),
+      [
+        [1, first.cr.id, 'pending'],
+        [2, second.cr.id, 'pending'],
+        [3, third.cr.id, 'pending'],
+      ],
+    );
 
     // A caller sees only the requests it may view; positions still count the whole queue.
     const narrow = await actor(svc, 'queue-narrow', [
@@ -67,23 +117,35 @@ describe('change control: the merge queue', () => {
       { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { ref: '' } },
     ]);
     const seen = await ok(narrow.client.get(QUEUE));
-    assert.deepEqual(seen.results.map((e: any) => [e.position, e.id]), [
-      [1, first.cr.id],
-      [3, third.cr.id],
-    ]);
+    assert.deepEqual(
+      seen.results.map((e: any) => [e.position, e.id]),
+      [
+        [1, first.cr.id],
+        [3, third.cr.id],
+      ],
+    );
     assert.equal(seen.count, 2);
-    assert.deepEqual((await ok(author.client.get(`${QUEUE}?ordering=-position&brief=true&limit=1`))).results, [{ id: third.cr.id, url: third.cr.url, display: third.cr.display }]);
+    assert.deepEqual((await ok(author.client.get(`${QUEUE}?ordering=-position&brief=true&limit=1`))).results, [
+      { id: third.cr.id, url: third.cr.url, display: third.cr.display },
+    ]);
     assert.deepEqual((await ok(author.client.get(`${QUEUE}?q=q-sec&fields=position`))).results, [{ position: 2 }]);
     expectStatus(await narrow.client.get(`${REQUESTS}${second.cr.id}/`), 404);
 
     await releaseElsewhere();
     await drainMergeQueue(svc.host, 'test-drain', svc.url);
     assert.equal((await branchOf(svc, first.branch.id)).status, 'merged');
-    assert.equal((await branchOf(svc, second.branch.id)).status, 'ready', 'the merge before it made it conflict: it did not go');
+    assert.equal(
+      (await branchOf(svc, second.branch.id)).status,
+      'ready',
+      'the merge before it made it conflict: it did not go',
+    );
     assert.equal((await branchOf(svc, third.branch.id)).status, 'merged');
     const [job] = await mergeJobs(svc, second.branch.id);
     assert.equal(job!.state, 'failed');
-    assert.match(job!.detail, /^left the merge queue: .*Required check "Merges cleanly" failed \(1 object would conflict or fail to apply: shared-core/);
+    assert.match(
+      job!.detail,
+      /^left the merge queue: .*Required check "Merges cleanly" failed \(1 object would conflict or fail to apply: shared-core/,
+    );
     const after = await detail(author.client, second.cr.id);
     assert.equal(after.queue_position, null);
     assert.equal((await detail(author.client, first.cr.id)).queue_position, null);
@@ -109,7 +171,11 @@ describe('change control: the merge queue', () => {
     assert.equal(await claimQueue(ctx, 'a', t0, '2026-11-01T09:06:00.000Z'), true, 'the holder renews');
     await releaseQueue(ctx, 'b');
     assert.equal(await claimQueue(ctx, 'b', '2026-11-01T09:05:59.000Z', '2026-11-01T09:10:00.000Z'), false);
-    assert.equal(await claimQueue(ctx, 'b', '2026-11-01T09:06:01.000Z', '2026-11-01T09:10:00.000Z'), true, 'a lapsed claim is taken over');
+    assert.equal(
+      await claimQueue(ctx, 'b', '2026-11-01T09:06:01.000Z', '2026-11-01T09:10:00.000Z'),
+      true,
+      'a lapsed claim is taken over',
+    );
     await releaseQueue(ctx, 'b');
     const row = await ccDb(svc).selectFrom('cc_merge_queue_claim').selectAll().executeTakeFirstOrThrow();
     assert.equal(row.holder, null);
@@ -121,7 +187,11 @@ describe('change control: the merge queue', () => {
     await holdQueueElsewhere();
     const waiting = await readyRequest('q-waiting', (b) => device(b, { name: 'q-waiting-dev' }));
     // The other instance took q-waiting's job and stopped while merging it.
-    await ccDb(svc).updateTable('cc_merge_jobs').set({ state: 'running' }).where('change_request_id', '=', waiting.cr.id).execute();
+    await ccDb(svc)
+      .updateTable('cc_merge_jobs')
+      .set({ state: 'running' })
+      .where('change_request_id', '=', waiting.cr.id)
+      .execute();
     const next = await readyRequest('q-next', (b) => device(b, { name: 'q-next-dev' }));
     assert.equal((await detail(author.client, next.cr.id)).queue_position, 2);
     await drainMergeQueue(svc.host, 'test-drain', svc.url);

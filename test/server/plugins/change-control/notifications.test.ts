@@ -1,6 +1,22 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { act, actor, actorsForSuite, AUTHOR, branch, device, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, type Actor } from './fixtures';
+import {
+  act,
+  actor,
+  actorsForSuite,
+  AUTHOR,
+  branch,
+  device,
+  expectStatus,
+  group,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  type Actor,
+} from './fixtures';
 
 const NOTIFICATIONS = '/api/extras/notifications/';
 
@@ -15,12 +31,23 @@ async function myReviews(a: Actor): Promise<number[]> {
 describe('change control: reviewer notifications and My Reviews (Events 4)', () => {
   describe('with notify_reviewers on (the default)', () => {
     const svc = suiteService();
-    const [author, named, member, outsider, inactive] = actorsForSuite(svc, ['author', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]], ['named', REVIEWER], ['member', REVIEWER], ['outsider', REVIEWER], ['inactive', REVIEWER]);
+    const [author, named, member, outsider, inactive] = actorsForSuite(
+      svc,
+      ['author', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]],
+      ['named', REVIEWER],
+      ['member', REVIEWER],
+      ['outsider', REVIEWER],
+      ['inactive', REVIEWER],
+    );
     before(async () => {
       const netops = await group(svc, 'netops', [member.id, inactive.id]);
       await ok(svc.admin.patch(`/api/users/users/${inactive.id}/`, { is_active: false }));
       // The author is eligible too, but can never review their own request.
-      await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 2, users: [named.id, author.id], groups: [netops] }] });
+      await policy(svc, {
+        name: 'Devices',
+        object_types: ['dcim.device'],
+        rules: [{ name: 'netops', min_reviews: 2, users: [named.id, author.id], groups: [netops] }],
+      });
     });
 
     async function submitted(name: string): Promise<any> {
@@ -44,9 +71,21 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
         assert.equal(n.read, false);
         assert.match(n.object_repr, /Change notify/);
       }
-      assert.deepEqual((await notificationsOf(author)).filter((n) => n.object_id === cr.id), [], 'the author is not asked to review their own request');
-      assert.deepEqual((await notificationsOf(outsider)).filter((n) => n.object_id === cr.id), [], 'not eligible');
-      const inactiveRows = await svc.host.db.selectFrom('notifications').selectAll().where('user_id', '=', inactive.id).execute();
+      assert.deepEqual(
+        (await notificationsOf(author)).filter((n) => n.object_id === cr.id),
+        [],
+        'the author is not asked to review their own request',
+      );
+      assert.deepEqual(
+        (await notificationsOf(outsider)).filter((n) => n.object_id === cr.id),
+        [],
+        'not eligible',
+      );
+      const inactiveRows = await svc.host.db
+        .selectFrom('notifications')
+        .selectAll()
+        .where('user_id', '=', inactive.id)
+        .execute();
       assert.deepEqual(inactiveRows, [], 'inactive users are not notified');
     });
 
@@ -54,7 +93,10 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
       const cr = await submitted('prereviewed');
       expectStatus(await review(named.client, cr.id, 'approve'), 201);
       await ok(act(author.client, cr.id, 'submit'));
-      assert.deepEqual((await notificationsOf(named)).filter((n) => n.object_id === cr.id), []);
+      assert.deepEqual(
+        (await notificationsOf(named)).filter((n) => n.object_id === cr.id),
+        [],
+      );
       assert.equal((await notificationsOf(member)).filter((n) => n.object_id === cr.id).length, 1);
     });
 
@@ -66,10 +108,12 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
       assert.ok((await myReviews(member)).includes(waiting.id));
       assert.ok(!(await myReviews(named)).includes(draft.id), 'a draft waits for nobody');
       assert.ok(!(await myReviews(outsider)).includes(waiting.id), 'not eligible');
-      assert.ok(!(await myReviews(author)).includes(waiting.id), 'not one\'s own request');
+      assert.ok(!(await myReviews(author)).includes(waiting.id), "not one's own request");
 
       // The same list by user id, as someone allowed to see it.
-      const byId = (await ok(svc.admin.get(`${REQUESTS}?reviewer=${member.id}`))).results.map((r: { id: number }) => r.id);
+      const byId = (await ok(svc.admin.get(`${REQUESTS}?reviewer=${member.id}`))).results.map(
+        (r: { id: number }) => r.id,
+      );
       assert.ok(byId.includes(waiting.id));
       expectStatus(await svc.admin.get(`${REQUESTS}?reviewer=someone`), 400);
 
@@ -98,7 +142,11 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
     it('Setting notify_reviewers false: submit notifies nobody; My Reviews still lists the request', async () => {
       const author = await actor(svc, 'author', AUTHOR);
       const reviewer = await actor(svc, 'reviewer', REVIEWER);
-      await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', users: [reviewer.id] }] });
+      await policy(svc, {
+        name: 'Devices',
+        object_types: ['dcim.device'],
+        rules: [{ name: 'netops', users: [reviewer.id] }],
+      });
       const { branch: b, inBranch } = await branch(author.client, 'silent');
       await device(inBranch, { name: 'silent-dev' });
       const cr = await openRequest(author.client, b.id);
@@ -113,9 +161,18 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
 
 describe('change control: the requester is notified when their request is approved, rejected or merged', () => {
   const svc = suiteService();
-  const [author, reviewer, second] = actorsForSuite(svc, ['requester', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]], ['approver', REVIEWER], ['second', REVIEWER]);
+  const [author, reviewer, second] = actorsForSuite(
+    svc,
+    ['requester', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]],
+    ['approver', REVIEWER],
+    ['second', REVIEWER],
+  );
   before(async () => {
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'netops', min_reviews: 1, users: [reviewer.id, second.id] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'netops', min_reviews: 1, users: [reviewer.id, second.id] }],
+    });
   });
 
   async function submittedRequest(name: string): Promise<{ id: number; branchId: number }> {
@@ -125,7 +182,11 @@ describe('change control: the requester is notified when their request is approv
     await ok(act(author.client, cr.id, 'submit'));
     return { id: cr.id, branchId: b.id };
   }
-  const eventsFor = async (id: number): Promise<string[]> => (await notificationsOf(author)).filter((n) => n.object_id === id).map((n) => n.event_type).sort();
+  const eventsFor = async (id: number): Promise<string[]> =>
+    (await notificationsOf(author))
+      .filter((n) => n.object_id === id)
+      .map((n) => n.event_type)
+      .sort();
 
   it('approved: one notification for the transition; a second approval (no transition) adds none', async () => {
     const cr = await submittedRequest('req-approved');
@@ -143,17 +204,28 @@ describe('change control: the requester is notified when their request is approv
     const cr = await submittedRequest('req-rejected');
     expectStatus(await review(reviewer.client, cr.id, 'reject', 'not like this'), 201);
     assert.deepEqual(await eventsFor(cr.id), ['change_request_rejected']);
-    assert.deepEqual((await notificationsOf(reviewer)).filter((n) => n.object_id === cr.id && n.event_type === 'change_request_rejected'), []);
+    assert.deepEqual(
+      (await notificationsOf(reviewer)).filter(
+        (n) => n.object_id === cr.id && n.event_type === 'change_request_rejected',
+      ),
+      [],
+    );
   });
 
   it('merged by someone else: change_request_completed; merged by the requester: no notification of their own action', async () => {
     const byAdmin = await submittedRequest('req-merged');
     expectStatus(await review(reviewer.client, byAdmin.id, 'approve'), 201);
-    expectStatus(await svc.admin.post(`/api/plugins/branching/branches/${byAdmin.branchId}/merge/`, { commit: true }), 200);
+    expectStatus(
+      await svc.admin.post(`/api/plugins/branching/branches/${byAdmin.branchId}/merge/`, { commit: true }),
+      200,
+    );
     assert.deepEqual(await eventsFor(byAdmin.id), ['change_request_approved', 'change_request_completed']);
     const own = await submittedRequest('req-own-merge');
     expectStatus(await review(reviewer.client, own.id, 'approve'), 201);
-    expectStatus(await author.client.post(`/api/plugins/branching/branches/${own.branchId}/merge/`, { commit: true }), 200);
+    expectStatus(
+      await author.client.post(`/api/plugins/branching/branches/${own.branchId}/merge/`, { commit: true }),
+      200,
+    );
     assert.deepEqual(await eventsFor(own.id), ['change_request_approved']);
   });
 });

@@ -1,15 +1,32 @@
 import assert from 'node:assert/strict';
 import { suiteService, type TestService } from '../../../support/service';
 import { actor, detail, expectStatus, ok, REQUESTS, VIEW_ALL, type PermissionGrant } from './fixtures';
-import { changelogCount, eventsOf, gateCast, hookLifecycleEvents, LIFECYCLE_EVENT_NAMES, mainDeviceNames, mergeBranch, scenario } from './gate-support';
+import {
+  changelogCount,
+  eventsOf,
+  gateCast,
+  hookLifecycleEvents,
+  LIFECYCLE_EVENT_NAMES,
+  mainDeviceNames,
+  mergeBranch,
+  scenario,
+} from './gate-support';
 import { forSuite } from '../../../support/prepared';
 
 /** Someone who may merge branches but is not the author. */
-const MERGE_ONLY: PermissionGrant[] = [...VIEW_ALL, { object_types: ['branching.branch'], actions: ['merge', 'change'] }];
+const MERGE_ONLY: PermissionGrant[] = [
+  ...VIEW_ALL,
+  { object_types: ['branching.branch'], actions: ['merge', 'change'] },
+];
 /** change_control.override_gate: the action `override` on the object type `change_control.gate`. */
-const OVERRIDE_GATE = (constraints?: Record<string, unknown>): PermissionGrant => ({ object_types: ['change_control.gate'], actions: ['override'], ...(constraints ? { constraints } : {}) });
+const OVERRIDE_GATE = (constraints?: Record<string, unknown>): PermissionGrant => ({
+  object_types: ['change_control.gate'],
+  actions: ['override'],
+  ...(constraints ? { constraints } : {}),
+});
 
-const override = (client: TestService['admin'], id: number, body: unknown) => client.post(`${REQUESTS}${id}/override/`, body);
+const override = (client: TestService['admin'], id: number, body: unknown) =>
+  client.post(`${REQUESTS}${id}/override/`, body);
 
 describe('change control: accountable override (change-requests/{id}/override/)', () => {
   const svc = suiteService();
@@ -35,8 +52,14 @@ describe('change control: accountable override (change-requests/{id}/override/)'
     assert.ok((await mainDeviceNames(svc)).includes('ovr-merge-dev'), 'the branch merged');
     assert.deepEqual((await detail(cast.author.client, s.cr.id)).override, cr.override, 'shown to every reader');
 
-    const log = await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${s.cr.id}&limit=100`));
-    const entry = log.results.find((e: any) => e.postchange_data?.override_reason && !e.prechange_data?.override_reason);
+    const log = await ok(
+      svc.admin.get(
+        `/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${s.cr.id}&limit=100`,
+      ),
+    );
+    const entry = log.results.find(
+      (e: any) => e.postchange_data?.override_reason && !e.prechange_data?.override_reason,
+    );
     assert.ok(entry, 'the override is in the changelog');
     assert.equal(entry.postchange_data.override_by, holder.id);
     assert.match(entry.postchange_data.overridden_reason, /0 of 1 required approval/);
@@ -59,7 +82,11 @@ describe('change control: accountable override (change-requests/{id}/override/)'
     assert.ok(!(await mainDeviceNames(svc)).includes('ovr-denied-dev'));
 
     await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { ref: 'CHG-OTHER' }));
-    assert.equal((await detail(constrained.client, s.cr.id)).actions.override.allowed, true, 'the constraint now admits the request');
+    assert.equal(
+      (await detail(constrained.client, s.cr.id)).actions.override.allowed,
+      true,
+      'the constraint now admits the request',
+    );
     await ok(override(constrained.client, s.cr.id, { reason: 'in scope now' }));
   });
 
@@ -89,13 +116,22 @@ describe('change control: accountable override (change-requests/{id}/override/)'
     await ok(mergeBranch(cast.author.client, ready.branch.id));
     expectStatus(await override(holder.client, ready.cr.id, { reason: 'again' }), 409);
 
-    const blind = await actor(svc, 'override-blind', [{ object_types: ['branching.branch'], actions: ['view', 'merge', 'change'] }, OVERRIDE_GATE()]);
+    const blind = await actor(svc, 'override-blind', [
+      { object_types: ['branching.branch'], actions: ['view', 'merge', 'change'] },
+      OVERRIDE_GATE(),
+    ]);
     expectStatus(await override(blind.client, draft.cr.id, { reason: 'x' }), 404);
   });
 
   it('Change-window override as a case of it: a window holder may override a request only its window blocks, not one a review blocks', async () => {
-    const holder = await actor(svc, 'window-override-route', [...MERGE_ONLY, { object_types: ['change_control.changerequest'], actions: ['override_window'] }]);
-    const review = await scenario(cast, 'ovr-window-review', { upTo: 'needs-review', fields: { scheduled_start: '2026-11-05T00:00:00Z' } });
+    const holder = await actor(svc, 'window-override-route', [
+      ...MERGE_ONLY,
+      { object_types: ['change_control.changerequest'], actions: ['override_window'] },
+    ]);
+    const review = await scenario(cast, 'ovr-window-review', {
+      upTo: 'needs-review',
+      fields: { scheduled_start: '2026-11-05T00:00:00Z' },
+    });
     expectStatus(await override(holder.client, review.cr.id, { reason: 'window' }), 403);
 
     const s = await scenario(cast, 'ovr-window', { fields: { scheduled_start: '2026-11-05T00:00:00Z' } });
@@ -108,7 +144,10 @@ describe('change control: accountable override (change-requests/{id}/override/)'
 
   it('Change-window override as a case of it: a plain merge outside the window by a window holder is recorded as an override with the event', async () => {
     const s = await scenario(cast, 'ovr-window-merge', { fields: { scheduled_end: '2026-11-01T08:00:00Z' } });
-    const holder = await actor(svc, 'window-merger', [...MERGE_ONLY, { object_types: ['change_control.changerequest'], actions: ['override_window'] }]);
+    const holder = await actor(svc, 'window-merger', [
+      ...MERGE_ONLY,
+      { object_types: ['change_control.changerequest'], actions: ['override_window'] },
+    ]);
     await ok(mergeBranch(holder.client, s.branch.id));
     const cr = await detail(holder.client, s.cr.id);
     assert.equal(cr.status, 'completed');
@@ -119,6 +158,10 @@ describe('change control: accountable override (change-requests/{id}/override/)'
 
     const inside = await scenario(cast, 'ovr-window-inside');
     await ok(mergeBranch(cast.author.client, inside.branch.id));
-    assert.equal((await detail(cast.author.client, inside.cr.id)).override, null, 'a merge the gate allowed is no override');
+    assert.equal(
+      (await detail(cast.author.client, inside.cr.id)).override,
+      null,
+      'a merge the gate allowed is no override',
+    );
   });
 });

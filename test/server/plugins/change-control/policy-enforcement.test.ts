@@ -1,6 +1,22 @@
 import assert from 'node:assert/strict';
 import { eachTestService } from '../../../support/service';
-import { actor, branch, checkNamed, CC, detail, device, expectStatus, ok, policy, POLICIES, REQUESTS, review, REVIEWER, VIEW_ALL, type PermissionGrant } from './fixtures';
+import {
+  actor,
+  branch,
+  checkNamed,
+  CC,
+  detail,
+  device,
+  expectStatus,
+  ok,
+  policy,
+  POLICIES,
+  REQUESTS,
+  review,
+  REVIEWER,
+  VIEW_ALL,
+  type PermissionGrant,
+} from './fixtures';
 import { gateCast, scenario } from './gate-support';
 import { forEachTest } from '../../../support/prepared';
 
@@ -11,7 +27,12 @@ describe('change control: policies you can try before they bite (enforcement, pr
   const cast = forEachTest(() => gateCast(svc));
 
   async function trialPolicy(users: number[]): Promise<number> {
-    const p = await policy(svc, { name: 'Trial', object_types: ['dcim.device'], checks: ['trial/scan'], rules: [{ name: 'security', users }] });
+    const p = await policy(svc, {
+      name: 'Trial',
+      object_types: ['dcim.device'],
+      checks: ['trial/scan'],
+      rules: [{ name: 'security', users }],
+    });
     await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { enforcement: 'evaluate' }));
     return p.id;
   }
@@ -22,23 +43,45 @@ describe('change control: policies you can try before they bite (enforcement, pr
     assert.equal((await ok(svc.admin.get(`${POLICIES}${trialId}/`))).enforcement, 'evaluate');
     const s = await scenario(cast, 'enf-evaluate');
     const cr = await detail(cast.author.client, s.cr.id);
-    assert.deepEqual(cr.policies.map((p: any) => [p.name, p.enforcement]), [['Devices', 'active'], ['Trial', 'evaluate']]);
+    assert.deepEqual(
+      cr.policies.map((p: any) => [p.name, p.enforcement]),
+      [
+        ['Devices', 'active'],
+        ['Trial', 'evaluate'],
+      ],
+    );
     assert.equal(cr.status, 'approved');
     assert.equal(cr.ready_to_merge, true, cr.merge_blocked_reason);
-    assert.equal((await checkNamed(svc.admin, s.cr.id, 'trial/scan')).required, false, "an evaluating policy's check is advisory");
+    assert.equal(
+      (await checkNamed(svc.admin, s.cr.id, 'trial/scan')).required,
+      false,
+      "an evaluating policy's check is advisory",
+    );
 
     const ev = await ok(cast.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`));
     const trial = ev.policies.find((p: any) => p.name === 'Trial');
     assert.equal(trial.enforcement, 'evaluate');
-    assert.ok(trial.blocking_reasons.some((r: string) => /Rule "security" of policy "Trial" has 0 of 1 required approval/.test(r)), trial.blocking_reasons.join(' | '));
-    assert.ok(trial.blocking_reasons.some((r: string) => /Check "trial\/scan" is pending/.test(r)), trial.blocking_reasons.join(' | '));
+    assert.ok(
+      trial.blocking_reasons.some((r: string) =>
+        /Rule "security" of policy "Trial" has 0 of 1 required approval/.test(r),
+      ),
+      trial.blocking_reasons.join(' | '),
+    );
+    assert.ok(
+      trial.blocking_reasons.some((r: string) => /Check "trial\/scan" is pending/.test(r)),
+      trial.blocking_reasons.join(' | '),
+    );
     assert.deepEqual(ev.reasons, []);
 
     // A rejection by someone only the evaluating policy makes eligible does not reject.
     expectStatus(await review(sec.client, s.cr.id, 'reject', 'Not yet scanned.'), 201);
     const after = await detail(cast.author.client, s.cr.id);
     assert.equal(after.status, 'approved');
-    assert.ok((await ok(cast.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies.find((p: any) => p.name === 'Trial').blocking_reasons.includes('Changes requested by security.'));
+    assert.ok(
+      (await ok(cast.author.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies
+        .find((p: any) => p.name === 'Trial')
+        .blocking_reasons.includes('Changes requested by security.'),
+    );
 
     // Made active, it blocks with the same words.
     await ok(svc.admin.patch(`${POLICIES}${trialId}/`, { enforcement: 'active' }));
@@ -57,14 +100,28 @@ describe('change control: policies you can try before they bite (enforcement, pr
   it('Preview: for a branch without a change request, the policies and rules that would govern it, the checks it would need, what would block it', async () => {
     const sec = await actor(svc, 'security', REVIEWER);
     await trialPolicy([sec.id]);
-    await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['ci/build', 'has-changes'], check_settings: { 'ci/build': { reporter: { users: [sec.id] }, timeout_minutes: 15 } } }));
+    await ok(
+      svc.admin.patch(`${POLICIES}${cast.policyId}/`, {
+        checks: ['ci/build', 'has-changes'],
+        check_settings: { 'ci/build': { reporter: { users: [sec.id] }, timeout_minutes: 15 } },
+      }),
+    );
     const work = await branch(cast.author.client, 'preview-branch');
     await device(work.inBranch, { name: 'preview-dev', status: 'planned' });
     const p = await ok(cast.author.client.get(`${PREVIEW}?branch_id=${work.branch.id}`));
     assert.deepEqual(p.branch, { id: work.branch.id, name: 'preview-branch', status: 'ready' });
     assert.match(p.digest, /^[0-9a-f]{64}$/);
-    assert.deepEqual(p.policies.map((x: any) => [x.name, x.enforcement]), [['Devices', 'active'], ['Trial', 'evaluate']]);
-    assert.deepEqual(p.policies[0].rules[0].eligible_users.map((u: any) => u.username), ['reviewer']);
+    assert.deepEqual(
+      p.policies.map((x: any) => [x.name, x.enforcement]),
+      [
+        ['Devices', 'active'],
+        ['Trial', 'evaluate'],
+      ],
+    );
+    assert.deepEqual(
+      p.policies[0].rules[0].eligible_users.map((u: any) => u.username),
+      ['reviewer'],
+    );
     assert.deepEqual(
       p.checks.map((c: any) => [c.name, c.required, c.registered, c.reporter_restricted, c.timeout_minutes]),
       [
@@ -73,7 +130,10 @@ describe('change control: policies you can try before they bite (enforcement, pr
         ['trial/scan', false, false, false, null],
       ],
     );
-    assert.ok(p.reasons.some((r: string) => /Rule "netops" of policy "Devices" has 0 of 1 required approval/.test(r)), p.reasons.join(' | '));
+    assert.ok(
+      p.reasons.some((r: string) => /Rule "netops" of policy "Devices" has 0 of 1 required approval/.test(r)),
+      p.reasons.join(' | '),
+    );
     assert.ok(p.reasons.includes('Required check "ci/build" waits for a report.'), p.reasons.join(' | '));
     assert.ok(!p.reasons.some((r: string) => /Trial/.test(r)), 'an evaluating policy blocks nothing');
     const requests = await ok(svc.admin.get(`${REQUESTS}?branch_id=${work.branch.id}`));
@@ -83,7 +143,12 @@ describe('change control: policies you can try before they bite (enforcement, pr
   it('Preview: reveals no branch, policy or object the caller cannot view; needs view_policy; branch_id is required and checked', async () => {
     const work = await branch(cast.author.client, 'preview-secret');
     await device(work.inBranch, { name: 'preview-secret-dev', status: 'planned', role: 'core' });
-    await policy(svc, { name: 'Core devices', object_types: ['dcim.device'], conditions: { attr: 'role', value: 'core' }, rules: [{ name: 'core-team', users: [cast.reviewer.id] }] });
+    await policy(svc, {
+      name: 'Core devices',
+      object_types: ['dcim.device'],
+      conditions: { attr: 'role', value: 'core' },
+      rules: [{ name: 'core-team', users: [cast.reviewer.id] }],
+    });
 
     const restricted: PermissionGrant[] = [
       { object_types: ['change_control.policy'], actions: ['view'], constraints: { name: 'Core devices' } },
@@ -92,7 +157,11 @@ describe('change control: policies you can try before they bite (enforcement, pr
     ];
     const limited = await actor(svc, 'limited', restricted);
     const seen = await ok(limited.client.get(`${PREVIEW}?branch_id=${work.branch.id}`));
-    assert.deepEqual(seen.policies, [], 'Devices is not viewable; Core devices matches only through an object the caller cannot see');
+    assert.deepEqual(
+      seen.policies,
+      [],
+      'Devices is not viewable; Core devices matches only through an object the caller cannot see',
+    );
     assert.ok(!JSON.stringify(seen).includes('Devices'));
     const all = await ok(svc.admin.get(`${PREVIEW}?branch_id=${work.branch.id}`));
     assert.deepEqual(all.policies.map((x: any) => x.name).sort(), ['Core devices', 'Devices']);
@@ -104,7 +173,11 @@ describe('change control: policies you can try before they bite (enforcement, pr
     expectStatus(missing, 404);
     assert.deepEqual(hidden.body, missing.body, 'a hidden branch answers as one that does not exist');
 
-    const noPolicy = await actor(svc, 'no-policy', VIEW_ALL.filter((g) => !g.object_types.includes('change_control.policy')));
+    const noPolicy = await actor(
+      svc,
+      'no-policy',
+      VIEW_ALL.filter((g) => !g.object_types.includes('change_control.policy')),
+    );
     expectStatus(await noPolicy.client.get(`${PREVIEW}?branch_id=${work.branch.id}`), 403);
     for (const q of ['', '?branch_id=abc', `?branch_id=${work.branch.id}&branch_id=1`]) {
       const res = await svc.admin.get(`${PREVIEW}${q}`);

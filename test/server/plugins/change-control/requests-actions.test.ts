@@ -1,19 +1,53 @@
 import assert from 'node:assert/strict';
 import { CALLER_ACTIONS } from '../../../../contract/api/change-control';
 import { suiteService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, actorsForSuite } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  BRANCHES,
+  CHECKS,
+  checkNamed,
+  detail,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  actorsForSuite,
+} from './fixtures';
 import { draftRequest, PIPELINE, VIEW_ONLY } from './requests-support';
 
 const MERGER = [{ object_types: ['branching.branch'], actions: ['merge', 'change'] }];
 /** The lifecycle actions: the path of each, and its key in `actions`. */
-const LIFECYCLE: Array<['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']> = [['submit', 'submit'], ['return-to-draft', 'return_to_draft'], ['abandon', 'abandon'], ['reopen', 'reopen']];
+const LIFECYCLE: Array<
+  ['submit' | 'return-to-draft' | 'abandon' | 'reopen', 'submit' | 'return_to_draft' | 'abandon' | 'reopen']
+> = [
+  ['submit', 'submit'],
+  ['return-to-draft', 'return_to_draft'],
+  ['abandon', 'abandon'],
+  ['reopen', 'reopen'],
+];
 
 describe('change requests: actions (what the caller may do next, with reasons)', () => {
   const svc = suiteService();
-  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', [...AUTHOR, ...MERGER]], ['bob', REVIEWER], ['ci', PIPELINE]);
+  const [author, reviewer, pipeline] = actorsForSuite(
+    svc,
+    ['alice', [...AUTHOR, ...MERGER]],
+    ['bob', REVIEWER],
+    ['ci', PIPELINE],
+  );
   let n = 0;
   before(async () => {
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], checks: ['ci/tests'], rules: [{ name: 'bob', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      checks: ['ci/tests'],
+      rules: [{ name: 'bob', users: [reviewer.id] }],
+    });
   });
 
   it('actions: every change request carries one entry per caller action, each {allowed, reason}', async () => {
@@ -45,7 +79,10 @@ describe('change requests: actions (what the caller may do next, with reasons)',
 
   it('actions: merge is refused, naming the branch, to a holder of merge_branch who is not the branch owner and lacks change_branch for it (detail and list)', async () => {
     const { cr, branchId } = await draftRequest(author, `not-mine-${++n}`);
-    const stranger = await actor(svc, `stranger-${n}`, [...VIEW_ONLY, { object_types: ['branching.branch'], actions: ['view', 'merge'] }]);
+    const stranger = await actor(svc, `stranger-${n}`, [
+      ...VIEW_ONLY,
+      { object_types: ['branching.branch'], actions: ['view', 'merge'] },
+    ]);
     const words = `You may not write to branch "not-mine-${n}": only its owner or a holder of branching.change_branch for it may.`;
     assert.deepEqual((await detail(stranger.client, cr.id)).actions.merge, { allowed: false, reason: words });
     const listed = (await stranger.client.get(`${REQUESTS}?id=${cr.id}`)).body.results[0];
@@ -57,7 +94,10 @@ describe('change requests: actions (what the caller may do next, with reasons)',
 
   it('automatic merge is a merge: asking for it on a branch the caller may not write is 403 naming the branch (create and update); without it the request is created', async () => {
     const mine = await branch(author.client, `auto-not-mine-${++n}`);
-    const requester = await actor(svc, `requester-${n}`, [...VIEW_ONLY, { object_types: ['change_control.changerequest'], actions: ['add', 'change'] }]);
+    const requester = await actor(svc, `requester-${n}`, [
+      ...VIEW_ONLY,
+      { object_types: ['change_control.changerequest'], actions: ['add', 'change'] },
+    ]);
     const words = `You may not write to branch "auto-not-mine-${n}": only its owner or a holder of branching.change_branch for it may.`;
     const refused = await requester.client.post(REQUESTS, { branch: mine.branch.id, auto_merge: true });
     assert.equal(refused.status, 403);
@@ -83,7 +123,10 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     const ghost = await blind.client.post(REQUESTS, { branch: 999999 });
     const refused = await blind.client.post(REQUESTS, { branch: hidden.branch.id });
     assert.equal(refused.status, ghost.status);
-    assert.deepEqual(refused.body, JSON.parse(JSON.stringify(ghost.body).replaceAll('999999', String(hidden.branch.id))));
+    assert.deepEqual(
+      refused.body,
+      JSON.parse(JSON.stringify(ghost.body).replaceAll('999999', String(hidden.branch.id))),
+    );
     assert.equal((await svc.admin.get(`${REQUESTS}?branch_id=${hidden.branch.id}`)).body.count, 0);
   });
 
@@ -125,12 +168,18 @@ describe('change requests: actions (what the caller may do next, with reasons)',
 
   it('actions: an action whose permission constraint excludes this request is refused for want of permission', async () => {
     const { cr } = await draftRequest(author, `constrained-${++n}`);
-    const who = await actor(svc, `constrained-${n}`, [...VIEW_ONLY, { object_types: ['change_control.changerequest'], actions: ['abandon'], constraints: { ref: 'OTHER' } }]);
+    const who = await actor(svc, `constrained-${n}`, [
+      ...VIEW_ONLY,
+      { object_types: ['change_control.changerequest'], actions: ['abandon'], constraints: { ref: 'OTHER' } },
+    ]);
     const a = (await detail(who.client, cr.id)).actions;
     assert.equal(a.abandon.allowed, false);
     assert.match(a.abandon.reason, /permission/);
     expectStatus(await act(who.client, cr.id, 'abandon'), 403);
-    const free = await actor(svc, `free-${n}`, [...VIEW_ONLY, { object_types: ['change_control.changerequest'], actions: ['abandon'] }]);
+    const free = await actor(svc, `free-${n}`, [
+      ...VIEW_ONLY,
+      { object_types: ['change_control.changerequest'], actions: ['abandon'] },
+    ]);
     assert.deepEqual((await detail(free.client, cr.id)).actions.abandon, { allowed: true, reason: null });
   });
 
@@ -186,7 +235,11 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     const plain = (await detail(author.client, cr.id)).actions.merge;
     assert.equal(plain.allowed, false);
     assert.match(plain.reason, /window opens/);
-    const overrider = await actor(svc, `override-${n}`, [...VIEW_ONLY, ...MERGER, { object_types: ['change_control.changerequest'], actions: ['override_window'] }]);
+    const overrider = await actor(svc, `override-${n}`, [
+      ...VIEW_ONLY,
+      ...MERGER,
+      { object_types: ['change_control.changerequest'], actions: ['override_window'] },
+    ]);
     const over = (await detail(overrider.client, cr.id)).actions.merge;
     assert.equal(over.allowed, true);
     assert.match(over.reason, /override/);
@@ -211,7 +264,7 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     assert.match(a.comment.reason, /branch/);
   });
 
-  it('actions: the list shows each request\'s actions for the caller too', async () => {
+  it("actions: the list shows each request's actions for the caller too", async () => {
     const { cr } = await draftRequest(author, `listed-${++n}`);
     const mine = (await ok(author.client.get(`${REQUESTS}?id=${cr.id}`))).results[0].actions;
     assert.deepEqual(mine.submit, { allowed: true, reason: null });
@@ -226,6 +279,12 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     const res = await author.client.request('POST', `${REQUESTS}${cr.id}/submit/`);
     expectStatus(res, 200);
     assert.equal(res.body.status, 'needs-review');
-    expectStatus(await author.client.request('POST', `${REQUESTS}${cr.id}/submit/`, undefined, { raw: '[1]', headers: { 'Content-Type': 'application/json' } }), 400);
+    expectStatus(
+      await author.client.request('POST', `${REQUESTS}${cr.id}/submit/`, undefined, {
+        raw: '[1]',
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+    );
   });
 });

@@ -1,6 +1,24 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { act, actor, AUTHOR, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, policy, REQUESTS, review, REVIEWER, RULES, type Actor, actorsForSuite } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  CHECKS,
+  checkNamed,
+  detail,
+  DEVICES,
+  expectStatus,
+  group,
+  ok,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  RULES,
+  type Actor,
+  actorsForSuite,
+} from './fixtures';
 import { draftRequest, evaluation, merge, patchObject, PIPELINE } from './requests-support';
 
 const NO_RULES = 'No policy rules apply';
@@ -43,7 +61,10 @@ describe('evaluation: General rule 2 (no applicable policy rule is not satisfied
     const { cr, inBranch } = await draftRequest(author, 'checks-only');
     expectStatus(await inBranch.post('/api/dcim/sites/', { name: 'site-1' }), 201);
     const d0 = await detail(author.client, cr.id);
-    assert.deepEqual(d0.policies.map((p: any) => p.name), ['Checks only']);
+    assert.deepEqual(
+      d0.policies.map((p: any) => p.name),
+      ['Checks only'],
+    );
     await ok(act(author.client, cr.id, 'submit'));
     const ci = await checkNamed(pipeline.client, cr.id, 'ci/site-lint');
     await ok(pipeline.client.patch(`${CHECKS}${ci.id}/`, { status: 'success' }));
@@ -53,12 +74,20 @@ describe('evaluation: General rule 2 (no applicable policy rule is not satisfied
     assert.equal(d.approved, false);
     assert.equal(d.ready_to_merge, false);
     const ev = await evaluation(author.client, cr.id);
-    assert.deepEqual(ev.policies.map((p: any) => [p.name, p.rules.length, p.checks]), [['Checks only', 0, ['ci/site-lint']]]);
+    assert.deepEqual(
+      ev.policies.map((p: any) => [p.name, p.rules.length, p.checks]),
+      [['Checks only', 0, ['ci/site-lint']]],
+    );
     assert.deepEqual(ev.reasons, [NO_RULES]);
   });
 
   it('PolicyRule: a rule of zero approvals satisfies the policies without any review (changes gated by checks alone)', async () => {
-    await policy(svc, { name: 'Prefixes by checks', object_types: ['ipam.prefix'], checks: ['ci/prefix'], rules: [{ name: 'no reviewers', min_reviews: 0 }] });
+    await policy(svc, {
+      name: 'Prefixes by checks',
+      object_types: ['ipam.prefix'],
+      checks: ['ci/prefix'],
+      rules: [{ name: 'no reviewers', min_reviews: 0 }],
+    });
     const { cr, branchId, inBranch } = await draftRequest(author, 'zero');
     const prefix = await inBranch.post('/api/ipam/prefixes/', { prefix: '10.9.0.0/16' });
     expectStatus(prefix, 201);
@@ -89,9 +118,16 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
 
   let n = 0;
   /** A submitted request governed by exactly the given rules (one policy matching only its own site name). */
-  async function governedBy(rules: Array<{ name: string; min_reviews?: number; users?: number[]; groups?: number[] }>): Promise<{ id: number; branchId: number }> {
+  async function governedBy(
+    rules: Array<{ name: string; min_reviews?: number; users?: number[]; groups?: number[] }>,
+  ): Promise<{ id: number; branchId: number }> {
     const tag = `gov-${++n}`;
-    await policy(svc, { name: `Policy ${tag}`, object_types: ['dcim.site'], conditions: { attr: 'name', value: tag }, rules });
+    await policy(svc, {
+      name: `Policy ${tag}`,
+      object_types: ['dcim.site'],
+      conditions: { attr: 'name', value: tag },
+      rules,
+    });
     const { cr, branchId, inBranch } = await draftRequest(author, tag);
     expectStatus(await inBranch.post('/api/dcim/sites/', { name: tag }), 201);
     await ok(act(author.client, cr.id, 'submit'));
@@ -99,12 +135,17 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
   }
 
   it('PolicyRule: a minimum of two approvals needs two eligible approvers', async () => {
-    const { id } = await governedBy([{ name: 'two of three', min_reviews: 2, users: [rev.u1!.id, rev.u2!.id, rev.u3!.id] }]);
+    const { id } = await governedBy([
+      { name: 'two of three', min_reviews: 2, users: [rev.u1!.id, rev.u2!.id, rev.u3!.id] },
+    ]);
     expectStatus(await review(rev.u1!.client, id, 'approve'), 201);
     let ev = await evaluation(author.client, id);
     assert.deepEqual([ruleOf(ev, 'two of three').approvals, ruleOf(ev, 'two of three').satisfied], [1, false]);
     assert.equal((await detail(author.client, id)).status, 'needs-review');
-    assert.ok(ev.reasons.includes('Rule "two of three" of policy "Policy gov-1" has 1 of 2 required approvals.'), JSON.stringify(ev.reasons));
+    assert.ok(
+      ev.reasons.includes('Rule "two of three" of policy "Policy gov-1" has 1 of 2 required approvals.'),
+      JSON.stringify(ev.reasons),
+    );
     expectStatus(await review(rev.u2!.client, id, 'approve'), 201);
     ev = await evaluation(author.client, id);
     assert.deepEqual(usernames(ruleOf(ev, 'two of three').approvers), ['u1', 'u2']);
@@ -137,8 +178,14 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
     assert.deepEqual(rule.eligible_groups, [{ id: empty, name: 'ghost-team', empty: true }]);
     assert.deepEqual(rule.eligible_users, []);
     assert.equal(rule.satisfied, false);
-    assert.ok(ev.reasons.some((r: string) => r.includes('"ghost-team"') && /no members/.test(r)), JSON.stringify(ev.reasons));
-    assert.ok(ev.reasons.some((r: string) => /Nobody may approve it/.test(r)), JSON.stringify(ev.reasons));
+    assert.ok(
+      ev.reasons.some((r: string) => r.includes('"ghost-team"') && /no members/.test(r)),
+      JSON.stringify(ev.reasons),
+    );
+    assert.ok(
+      ev.reasons.some((r: string) => /Nobody may approve it/.test(r)),
+      JSON.stringify(ev.reasons),
+    );
     const d = await detail(author.client, id);
     assert.equal(d.status, 'needs-review');
     assert.match(d.merge_blocked_reason, /ghost-team/);
@@ -151,7 +198,10 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
     const ev = await evaluation(author.client, id);
     assert.equal(ruleOf(ev, 'mixed').satisfied, true);
     assert.deepEqual(ruleOf(ev, 'mixed').empty_groups, ['nobody-here']);
-    assert.ok(ev.reasons.some((r: string) => r.includes('"nobody-here"')), JSON.stringify(ev.reasons));
+    assert.ok(
+      ev.reasons.some((r: string) => r.includes('"nobody-here"')),
+      JSON.stringify(ev.reasons),
+    );
     assert.equal((await detail(author.client, id)).status, 'approved');
   });
 
@@ -185,7 +235,12 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
 
   it('PolicyRule: one approval counts toward every rule its approver is eligible for, across policies', async () => {
     const { id } = await governedBy([{ name: 'a', users: [rev.u1!.id] }]);
-    await policy(svc, { name: `Second policy ${n}`, object_types: ['dcim.site'], conditions: { attr: 'name', value: `gov-${n}` }, rules: [{ name: 'b', users: [rev.u1!.id, rev.u2!.id] }] });
+    await policy(svc, {
+      name: `Second policy ${n}`,
+      object_types: ['dcim.site'],
+      conditions: { attr: 'name', value: `gov-${n}` },
+      rules: [{ name: 'b', users: [rev.u1!.id, rev.u2!.id] }],
+    });
     expectStatus(await review(rev.u1!.client, id, 'approve'), 201);
     const ev = await evaluation(author.client, id);
     assert.equal(ev.policies.length, 2);
@@ -199,7 +254,10 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
     const { id } = await governedBy([{ name: 'only gone', users: [gone.id] }]);
     const ev = await evaluation(author.client, id);
     assert.deepEqual(ruleOf(ev, 'only gone').eligible_users, []);
-    assert.ok(ev.reasons.some((r: string) => /only gone/.test(r) && /Nobody may approve it/.test(r)), JSON.stringify(ev.reasons));
+    assert.ok(
+      ev.reasons.some((r: string) => /only gone/.test(r) && /Nobody may approve it/.test(r)),
+      JSON.stringify(ev.reasons),
+    );
   });
 
   it('PolicyRule: deactivating an approver drops their approval (the request leaves approved); reactivating restores it', async () => {
@@ -233,8 +291,13 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
     assert.equal(ruleOf(ev, 'self').satisfied, false);
   });
 
-  it('PolicyRule: raising a rule\'s minimum moves an approved request back to needs-review; lowering it to zero approves it', async () => {
-    await policy(svc, { name: `Adjust ${++n}`, object_types: ['dcim.site'], conditions: { attr: 'name', value: `adjust-${n}` }, rules: [{ name: 'adjust', users: [rev.u1!.id, rev.u2!.id] }] });
+  it("PolicyRule: raising a rule's minimum moves an approved request back to needs-review; lowering it to zero approves it", async () => {
+    await policy(svc, {
+      name: `Adjust ${++n}`,
+      object_types: ['dcim.site'],
+      conditions: { attr: 'name', value: `adjust-${n}` },
+      rules: [{ name: 'adjust', users: [rev.u1!.id, rev.u2!.id] }],
+    });
     const { cr, inBranch } = await draftRequest(author, `adjust-${n}`);
     expectStatus(await inBranch.post('/api/dcim/sites/', { name: `adjust-${n}` }), 201);
     await ok(act(author.client, cr.id, 'submit'));
@@ -250,7 +313,13 @@ describe('evaluation: PolicyRule minimums, users and groups', () => {
 
 describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () => {
   const svc = suiteService();
-  const [author, x, y, z] = actorsForSuite(svc, ['alice', AUTHOR], ['xavier', REVIEWER], ['yann', REVIEWER], ['zoe', REVIEWER]);
+  const [author, x, y, z] = actorsForSuite(
+    svc,
+    ['alice', AUTHOR],
+    ['xavier', REVIEWER],
+    ['yann', REVIEWER],
+    ['zoe', REVIEWER],
+  );
   let crId: number;
   let deviceId: number;
   let inBranch: any;
@@ -258,7 +327,12 @@ describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () =
   before(async () => {
     groupId = await group(svc, 'core-team', [y.id]);
     const empty = await group(svc, 'vacant');
-    await policy(svc, { name: 'Core', object_types: ['dcim.device'], checks: ['ci/core'], rules: [{ name: 'core two', min_reviews: 2, users: [x.id], groups: [groupId, empty] }] });
+    await policy(svc, {
+      name: 'Core',
+      object_types: ['dcim.device'],
+      checks: ['ci/core'],
+      rules: [{ name: 'core two', min_reviews: 2, users: [x.id], groups: [groupId, empty] }],
+    });
     await policy(svc, { name: 'Zoe', object_types: ['dcim.device'], rules: [{ name: 'zoe', users: [z.id] }] });
     const made = await draftRequest(author, 'panel');
     crId = made.cr.id;
@@ -273,25 +347,46 @@ describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () =
     assert.equal(ev.change_request, crId);
     assert.equal(ev.status, 'needs-review');
     assert.equal(ev.approved, false);
-    assert.deepEqual(ev.policies.map((p: any) => [p.name, p.matched_object_types, p.checks]), [
-      ['Core', ['dcim.device'], ['ci/core']],
-      ['Zoe', ['dcim.device'], []],
-    ]);
+    assert.deepEqual(
+      ev.policies.map((p: any) => [p.name, p.matched_object_types, p.checks]),
+      [
+        ['Core', ['dcim.device'], ['ci/core']],
+        ['Zoe', ['dcim.device'], []],
+      ],
+    );
     const core = ruleOf(ev, 'core two');
     assert.equal(core.min_reviews, 2);
     assert.equal(core.approvals, 1);
     assert.deepEqual(usernames(core.approvers), ['xavier']);
     assert.deepEqual(usernames(core.eligible_users), ['xavier', 'yann']);
-    assert.deepEqual(core.eligible_groups.map((g: any) => [g.name, g.empty]), [['core-team', false], ['vacant', true]]);
+    assert.deepEqual(
+      core.eligible_groups.map((g: any) => [g.name, g.empty]),
+      [
+        ['core-team', false],
+        ['vacant', true],
+      ],
+    );
     assert.deepEqual(core.empty_groups, ['vacant']);
     assert.deepEqual(usernames(core.outstanding_reviewers), ['yann']);
-    assert.ok(ev.reasons.some((r: string) => r.includes('"vacant"')), JSON.stringify(ev.reasons));
-    assert.ok(ev.reasons.includes('Rule "core two" of policy "Core" has 1 of 2 required approvals.'), JSON.stringify(ev.reasons));
-    assert.ok(ev.reasons.includes('Rule "zoe" of policy "Zoe" has 0 of 1 required approval.'), JSON.stringify(ev.reasons));
+    assert.ok(
+      ev.reasons.some((r: string) => r.includes('"vacant"')),
+      JSON.stringify(ev.reasons),
+    );
+    assert.ok(
+      ev.reasons.includes('Rule "core two" of policy "Core" has 1 of 2 required approvals.'),
+      JSON.stringify(ev.reasons),
+    );
+    assert.ok(
+      ev.reasons.includes('Rule "zoe" of policy "Zoe" has 0 of 1 required approval.'),
+      JSON.stringify(ev.reasons),
+    );
   });
 
   it('contract 4.4: live rejections by an eligible reviewer are listed with their comment (rendered safely) and named in reasons', async () => {
-    expectStatus(await review(z.client, crId, 'reject', 'Please add a **rollback** plan <script>alert(1)</script>'), 201);
+    expectStatus(
+      await review(z.client, crId, 'reject', 'Please add a **rollback** plan <script>alert(1)</script>'),
+      201,
+    );
     const ev = await evaluation(author.client, crId);
     assert.equal(ev.status, 'rejected');
     assert.equal(ev.rejections.length, 1);
@@ -306,7 +401,10 @@ describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () =
     const bystander = await actor(svc, 'bystander', REVIEWER);
     expectStatus(await review(bystander.client, crId, 'reject', 'I do not like it'), 201);
     const ev = await evaluation(author.client, crId);
-    assert.deepEqual(ev.rejections.map((r: any) => r.reviewer.username), ['zoe']);
+    assert.deepEqual(
+      ev.rejections.map((r: any) => r.reviewer.username),
+      ['zoe'],
+    );
   });
 
   it('contract 4.4: after a branch edit the reviews are listed as stale, stale approvals no longer count, stale rejections no longer reject', async () => {
@@ -324,23 +422,32 @@ describe('evaluation: GET change-requests/{id}/evaluation/ (contract 4.4)', () =
   });
 
   it('contract 4.4: the panel of a request with every rule satisfied has no reasons and says approved', async () => {
-    const xr = (await ok(x.client.get(`/api/plugins/change-control/reviews/?change_request_id=${crId}&reviewer_id=me`))).results[0];
-    const zr = (await ok(z.client.get(`/api/plugins/change-control/reviews/?change_request_id=${crId}&reviewer_id=me`))).results[0];
+    const xr = (await ok(x.client.get(`/api/plugins/change-control/reviews/?change_request_id=${crId}&reviewer_id=me`)))
+      .results[0];
+    const zr = (await ok(z.client.get(`/api/plugins/change-control/reviews/?change_request_id=${crId}&reviewer_id=me`)))
+      .results[0];
     await ok(x.client.patch(`/api/plugins/change-control/reviews/${xr.id}/`, { decision: 'approve' }));
-    await ok(z.client.patch(`/api/plugins/change-control/reviews/${zr.id}/`, { decision: 'approve', comment: 'ok now' }));
+    await ok(
+      z.client.patch(`/api/plugins/change-control/reviews/${zr.id}/`, { decision: 'approve', comment: 'ok now' }),
+    );
     expectStatus(await review(y.client, crId, 'approve'), 201);
     const ev = await evaluation(author.client, crId);
     assert.equal(ev.approved, true);
     assert.equal(ev.status, 'approved');
     // Only the empty group is still called out.
-    assert.deepEqual(ev.reasons.filter((r: string) => !r.includes('"vacant"')), []);
+    assert.deepEqual(
+      ev.reasons.filter((r: string) => !r.includes('"vacant"')),
+      [],
+    );
     assert.equal((await detail(author.client, crId)).approved, true);
   });
 
   it('contract 4.4: the evaluation needs view_changerequest (403 without; 404 under a constraint that excludes the request)', async () => {
     const none = await actor(svc, 'no-view', [{ object_types: ['change_control.review'], actions: ['view'] }]);
     expectStatus(await none.client.get(`${REQUESTS}${crId}/evaluation/`), 403);
-    const own = await actor(svc, 'own-view', [{ object_types: ['change_control.changerequest'], actions: ['view'], constraints: { requester: '$user' } }]);
+    const own = await actor(svc, 'own-view', [
+      { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { requester: '$user' } },
+    ]);
     expectStatus(await own.client.get(`${REQUESTS}${crId}/evaluation/`), 404);
     expectStatus(await svc.anonymous.get(`${REQUESTS}${crId}/evaluation/`), 403);
     expectStatus(await author.client.get(`${REQUESTS}999999/evaluation/`), 404);

@@ -1,6 +1,27 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, customFieldsLog, detail, DEVICES, expectCustomFieldsRefused, expectStatus, ok, openRequest, policy, REQUESTS, review, REVIEWER, REVIEWS, actorsForSuite } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  BRANCHES,
+  CHECKS,
+  checkNamed,
+  customFieldsLog,
+  detail,
+  DEVICES,
+  expectCustomFieldsRefused,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  REVIEWS,
+  actorsForSuite,
+} from './fixtures';
 import { draftRequest, listed, mainDevice, merge, patchObject, PIPELINE } from './requests-support';
 
 describe('change requests: fields (ChangeRequest table and contract 4.1)', () => {
@@ -8,7 +29,11 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
   const [author, reviewer] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER]);
   let n = 0;
   before(async () => {
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'bob', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'bob', users: [reviewer.id] }],
+    });
   });
 
   it('contract 4.1 title: defaults to the branch name; a blank title falls back to it; a given title is kept', async () => {
@@ -18,7 +43,10 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
     assert.equal(given.title, 'Add core routers');
     const blank = (await draftRequest(author, `title-blank-${++n}`, { title: '   ' })).cr;
     assert.equal(blank.title, `title-blank-${n}`);
-    assert.equal((await ok(author.client.patch(`${REQUESTS}${given.id}/`, { title: '' }))).title, `title-given-${n - 1}`);
+    assert.equal(
+      (await ok(author.client.patch(`${REQUESTS}${given.id}/`, { title: '' }))).title,
+      `title-given-${n - 1}`,
+    );
   });
 
   it('contract 4.1 priority: medium by default; low, medium, high and critical accepted; anything else 400 naming priority', async () => {
@@ -38,7 +66,9 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
     const res = await author.client.post(REQUESTS, { branch: b.id, requester: reviewer.id });
     expectStatus(res, 201);
     assert.deepEqual(res.body.requester, { id: author.id, username: 'alice', display: 'alice' });
-    const patched = await ok(author.client.patch(`${REQUESTS}${res.body.id}/`, { requester: reviewer.id, title: 'still mine' }));
+    const patched = await ok(
+      author.client.patch(`${REQUESTS}${res.body.id}/`, { requester: reviewer.id, title: 'still mine' }),
+    );
     assert.equal(patched.requester.id, author.id);
   });
 
@@ -87,7 +117,11 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
       expectStatus(res, 400, end);
       assert.ok(res.body.scheduled_end, JSON.stringify(res.body));
     }
-    const made = await author.client.post(REQUESTS, { branch: b.id, scheduled_start: start, scheduled_end: '2026-11-05T12:00:00Z' });
+    const made = await author.client.post(REQUESTS, {
+      branch: b.id,
+      scheduled_start: start,
+      scheduled_end: '2026-11-05T12:00:00Z',
+    });
     expectStatus(made, 201);
     const id = made.body.id;
     // Moving one end past the stored other end is refused too.
@@ -125,7 +159,17 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
     // Besides the contract's three fields, each policy says its enforcement (docs/digest-and-override.md).
     assert.deepEqual(Object.keys(cr.policies[0]).sort(), ['enforcement', 'id', 'matched_object_types', 'name']);
     assert.deepEqual([cr.policies[0].name, cr.policies[0].matched_object_types], ['Devices', ['dcim.device']]);
-    const patched = await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { policies: [], approved: true, ready_to_merge: true, gates_cleared: true, has_conflicts: true, branch_name: 'x', branch_deleted: true }));
+    const patched = await ok(
+      author.client.patch(`${REQUESTS}${cr.id}/`, {
+        policies: [],
+        approved: true,
+        ready_to_merge: true,
+        gates_cleared: true,
+        has_conflicts: true,
+        branch_name: 'x',
+        branch_deleted: true,
+      }),
+    );
     assert.deepEqual(patched.policies, cr.policies);
     assert.equal(patched.approved, false);
     assert.equal(patched.ready_to_merge, false);
@@ -135,17 +179,33 @@ describe('change requests: fields (ChangeRequest table and contract 4.1)', () =>
   });
 
   it('ChangeRequest custom_fields: a free-form JSON object ({} by default) a write replaces whole (PUT leaving it out clears it), shown in detail, list and changelog; anything else is 400 naming it', async () => {
-    const { cr } = await draftRequest(author, `custom-${++n}`, { custom_fields: { ticket: 'CHG-1', risk: { score: 2 } } });
+    const { cr } = await draftRequest(author, `custom-${++n}`, {
+      custom_fields: { ticket: 'CHG-1', risk: { score: 2 } },
+    });
     assert.deepEqual(cr.custom_fields, { ticket: 'CHG-1', risk: { score: 2 } });
     assert.deepEqual((await draftRequest(author, `custom-none-${++n}`)).cr.custom_fields, {});
-    assert.deepEqual((await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { custom_fields: { ticket: 'CHG-2' } }))).custom_fields, { ticket: 'CHG-2' });
-    assert.deepEqual((await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { priority: 'high' }))).custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual(
+      (await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { custom_fields: { ticket: 'CHG-2' } }))).custom_fields,
+      { ticket: 'CHG-2' },
+    );
+    assert.deepEqual((await ok(author.client.patch(`${REQUESTS}${cr.id}/`, { priority: 'high' }))).custom_fields, {
+      ticket: 'CHG-2',
+    });
     assert.deepEqual((await detail(author.client, cr.id)).custom_fields, { ticket: 'CHG-2' });
-    assert.deepEqual((await ok(author.client.get(`${REQUESTS}?id=${cr.id}`))).results[0].custom_fields, { ticket: 'CHG-2' });
+    assert.deepEqual((await ok(author.client.get(`${REQUESTS}?id=${cr.id}`))).results[0].custom_fields, {
+      ticket: 'CHG-2',
+    });
     assert.deepEqual((await ok(author.client.put(`${REQUESTS}${cr.id}/`, { title: 'Replaced' }))).custom_fields, {});
     const log = await customFieldsLog(svc.admin, 'change_control.changerequest', cr.id);
     assert.deepEqual(log[0], [undefined, { ticket: 'CHG-1', risk: { score: 2 } }]);
-    assert.ok(log.some(([pre, post]) => JSON.stringify(pre) === '{"ticket":"CHG-1","risk":{"score":2}}' && JSON.stringify(post) === '{"ticket":"CHG-2"}'), JSON.stringify(log));
+    assert.ok(
+      log.some(
+        ([pre, post]) =>
+          JSON.stringify(pre) === '{"ticket":"CHG-1","risk":{"score":2}}' &&
+          JSON.stringify(post) === '{"ticket":"CHG-2"}',
+      ),
+      JSON.stringify(log),
+    );
     assert.deepEqual(log.at(-1)?.[1], {});
     await expectCustomFieldsRefused((custom_fields) => author.client.patch(`${REQUESTS}${cr.id}/`, { custom_fields }));
     assert.deepEqual((await detail(author.client, cr.id)).custom_fields, {});
@@ -244,7 +304,12 @@ describe('General rule 1: a required check not passing blocks the merge whatever
   const svc = suiteService();
   const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', AUTHOR], ['bob', REVIEWER], ['ci', PIPELINE]);
   before(async () => {
-    await policy(svc, { name: 'Tested devices', object_types: ['dcim.device'], checks: ['ci/tests'], rules: [{ name: 'bob', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Tested devices',
+      object_types: ['dcim.device'],
+      checks: ['ci/tests'],
+      rules: [{ name: 'bob', users: [reviewer.id] }],
+    });
   });
 
   let n = 0;
@@ -258,7 +323,8 @@ describe('General rule 1: a required check not passing blocks the merge whatever
   for (const status of ['pending', 'running', 'failure', 'error'] as const) {
     it(`General rule 1: an approved request whose required check is ${status} is not ready and cannot merge (409 naming the check)`, async () => {
       const { id, branchId, checkId } = await approved();
-      if (status !== 'pending') await ok(pipeline.client.patch(`${CHECKS}${checkId}/`, { status, summary: `${status} here` }));
+      if (status !== 'pending')
+        await ok(pipeline.client.patch(`${CHECKS}${checkId}/`, { status, summary: `${status} here` }));
       const d = await detail(author.client, id);
       assert.equal(d.status, 'approved');
       assert.equal(d.approved, true);

@@ -2,7 +2,22 @@ import assert from 'node:assert/strict';
 import { withTables } from '../../../../server/host/db/database';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { startService, suiteService, type TestService } from '../../../support/service';
-import { act, actor, AUTHOR, BRANCHES, checkNamed, detail, expectStatus, ok, policy, REQUESTS, review, REVIEWER, REVIEWS, type Actor } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  BRANCHES,
+  checkNamed,
+  detail,
+  expectStatus,
+  ok,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  REVIEWS,
+  type Actor,
+} from './fixtures';
 import { changelogOfRequest, draftRequest, evaluation, merge } from './requests-support';
 
 type State = 'draft' | 'needs-review' | 'approved' | 'rejected' | 'completed' | 'abandoned';
@@ -57,7 +72,11 @@ describe('change requests: the states table', () => {
   }
 
   /** `action` by someone holding only `actions` on change requests is 403, and a request in `state` stays there. */
-  async function refusedWithout(state: State, action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen', actions: string[]): Promise<void> {
+  async function refusedWithout(
+    state: State,
+    action: 'submit' | 'return-to-draft' | 'abandon' | 'reopen',
+    actions: string[],
+  ): Promise<void> {
     const { id } = await inState(state);
     const holder = await actor(svc, `holder-${++n}`, [{ object_types: ['change_control.changerequest'], actions }]);
     expectStatus(await act(holder.client, id, action), 403);
@@ -68,7 +87,11 @@ describe('change requests: the states table', () => {
     svc = await startService();
     author = await actor(svc, 'alice', [...AUTHOR, ...LIFECYCLE_PERMS]);
     reviewer = await actor(svc, 'bob', REVIEWER);
-    await policy(svc, { name: 'Everything', checks: ['has-changes'], rules: [{ name: 'one reviewer', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Everything',
+      checks: ['has-changes'],
+      rules: [{ name: 'one reviewer', users: [reviewer.id] }],
+    });
   });
   after(async () => svc.close());
 
@@ -113,14 +136,29 @@ describe('change requests: the states table', () => {
       const db = withTables<ChangeControlTables>(svc.host.db);
       const late = await db
         .insertInto('cc_policies')
-        .values({ name: 'Late', description: '', enabled: 1, weight: 5000, object_types: '["dcim.device"]', conditions: null, condition_state: 'either', checks: '["not-stale"]', comments: '', created: now, last_updated: now })
+        .values({
+          name: 'Late',
+          description: '',
+          enabled: 1,
+          weight: 5000,
+          object_types: '["dcim.device"]',
+          conditions: null,
+          condition_state: 'either',
+          checks: '["not-stale"]',
+          comments: '',
+          created: now,
+          last_updated: now,
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
       assert.deepEqual((await detail(author.client, id)).policies.map((p: any) => p.name).includes('Late'), false);
 
       const res = await act(author.client, id, 'submit');
       expectStatus(res, 200);
-      assert.deepEqual(res.body.policies.map((p: any) => p.name), ['Everything', 'Late']);
+      assert.deepEqual(
+        res.body.policies.map((p: any) => p.name),
+        ['Everything', 'Late'],
+      );
       assert.deepEqual(res.body.policies.find((p: any) => p.name === 'Late').matched_object_types, ['dcim.device']);
       // Checks ran: the check the late policy names has a result now.
       assert.equal((await checkNamed(author.client, id, 'not-stale')).status, 'success');
@@ -267,7 +305,8 @@ describe('change requests: the states table', () => {
   describe('a transition that does not apply is 409 with the reason in detail', () => {
     const requests = new Map<State, number>();
     before(async () => {
-      for (const state of ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'] as const) requests.set(state, (await inState(state)).id);
+      for (const state of ['draft', 'needs-review', 'approved', 'rejected', 'completed', 'abandoned'] as const)
+        requests.set(state, (await inState(state)).id);
     });
 
     for (const [action, state] of INVALID) {
@@ -326,13 +365,20 @@ describe('change requests: status is never writable (General rule 4)', () => {
     assert.equal((await svc.admin.patch(`${REQUESTS}${id}/`, { status: 'completed' })).body.status, 'draft');
     // The changelog never shows a status moved by these writes.
     const log = await changelogOfRequest(svc, id);
-    assert.ok(log.length > 1 && log.every((c: any) => c.prechange_data === null || c.prechange_data.status === c.postchange_data.status));
+    assert.ok(
+      log.length > 1 &&
+        log.every((c: any) => c.prechange_data === null || c.prechange_data.status === c.postchange_data.status),
+    );
   });
 
   it('General rule 4: the status follows policy evaluation once submitted (an approval moves it, a withdrawn approval moves it back)', async () => {
     const author = await actor(svc, 'carol', AUTHOR);
     const reviewer = await actor(svc, 'dave', REVIEWER);
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'dave', users: [reviewer.id] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'dave', users: [reviewer.id] }],
+    });
     const { id } = (await draftRequest(author, 'rule4-derived')).cr;
     assert.equal((await ok(act(author.client, id, 'submit'))).status, 'needs-review');
     const r = await review(reviewer.client, id, 'approve');

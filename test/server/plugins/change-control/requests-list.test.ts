@@ -4,12 +4,36 @@ import { withTables } from '../../../../server/host/db/database';
 import { listMainObjects, putMainObject } from '../../../../server/host/objects/main-repository';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { suiteService } from '../../../support/service';
-import { act, actor, AUTHOR, branch, BRANCHES, CHECKS, checkNamed, detail, DEVICES, expectStatus, group, ok, openRequest, policy, REQUESTS, review, REVIEWER, actorsForSuite } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  BRANCHES,
+  CHECKS,
+  checkNamed,
+  detail,
+  DEVICES,
+  expectStatus,
+  group,
+  ok,
+  openRequest,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  actorsForSuite,
+} from './fixtures';
 import { draftRequest, listed, mainDevice, merge, patchObject, PIPELINE } from './requests-support';
 
 describe('change request list: status, check_status and ref filters', () => {
   const svc = suiteService({ config: { change_control: { required_external_checks: [['ext/build', 'Build']] } } });
-  const [author, reviewer, pipeline] = actorsForSuite(svc, ['alice', [...AUTHOR, { object_types: ['change_control.changerequest'], actions: ['abandon'] }]], ['bob', REVIEWER], ['ci', PIPELINE]);
+  const [author, reviewer, pipeline] = actorsForSuite(
+    svc,
+    ['alice', [...AUTHOR, { object_types: ['change_control.changerequest'], actions: ['abandon'] }]],
+    ['bob', REVIEWER],
+    ['ci', PIPELINE],
+  );
   const req: Record<string, number> = {};
 
   before(async () => {
@@ -63,8 +87,16 @@ describe('change request list: status, check_status and ref filters', () => {
     assert.deepEqual(await listed(author.client, 'check_status=success'), [req.approved]);
     assert.deepEqual(await listed(author.client, 'check_status=failure'), [req.rejected]);
     assert.deepEqual(await listed(author.client, 'check_status=running'), [req.review]);
-    assert.deepEqual(await listed(author.client, 'check_status=pending'), [req.draft, req.abandoned, req.noref, req.unicode]);
-    assert.deepEqual(await listed(author.client, 'check_status=success&check_status=failure'), [req.approved, req.rejected]);
+    assert.deepEqual(await listed(author.client, 'check_status=pending'), [
+      req.draft,
+      req.abandoned,
+      req.noref,
+      req.unicode,
+    ]);
+    assert.deepEqual(await listed(author.client, 'check_status=success&check_status=failure'), [
+      req.approved,
+      req.rejected,
+    ]);
     assert.deepEqual(await listed(author.client, 'check_status=error'), []);
     expectStatus(await author.client.get(`${REQUESTS}?check_status=green`), 400);
   });
@@ -104,7 +136,10 @@ describe('change request list: status, check_status and ref filters', () => {
     const other = await actor(svc, 'carol', AUTHOR);
     const { cr } = await draftRequest(other, 'carol-branch');
     assert.deepEqual(await listed(other.client, 'requester=me'), [cr.id]);
-    assert.deepEqual(await listed(author.client, 'requester=me'), Object.values(req).sort((a, b) => a - b));
+    assert.deepEqual(
+      await listed(author.client, 'requester=me'),
+      Object.values(req).sort((a, b) => a - b),
+    );
     assert.deepEqual(await listed(author.client, `requester=${other.id}`), [cr.id]);
     expectStatus(await author.client.get(`${REQUESTS}?requester=someone`), 400);
   });
@@ -116,17 +151,31 @@ describe('change request list: status, check_status and ref filters', () => {
     assert.equal(item.status, 'approved');
     assert.equal(item.ref, 'INC_77');
     assert.equal(item.branch_name, 'list-approved');
-    assert.deepEqual(item.policies.map((p: any) => p.name), ['All']);
+    assert.deepEqual(
+      item.policies.map((p: any) => p.name),
+      ['All'],
+    );
     assert.equal(typeof item.actions.submit.allowed, 'boolean');
   });
 });
 
 describe('change request list: reviewer=me ("waiting for my review")', () => {
   const svc = suiteService();
-  const [author, r1, r2, member, outsider] = actorsForSuite(svc, ['alice', [...AUTHOR, ...REVIEWER]], ['r1', REVIEWER], ['r2', REVIEWER], ['member', REVIEWER], ['outsider', REVIEWER]);
+  const [author, r1, r2, member, outsider] = actorsForSuite(
+    svc,
+    ['alice', [...AUTHOR, ...REVIEWER]],
+    ['r1', REVIEWER],
+    ['r2', REVIEWER],
+    ['member', REVIEWER],
+    ['outsider', REVIEWER],
+  );
   before(async () => {
     const g = await group(svc, 'approvers', [member.id]);
-    await policy(svc, { name: 'Devices', object_types: ['dcim.device'], rules: [{ name: 'two', min_reviews: 2, users: [r1.id, r2.id, author.id], groups: [g] }] });
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'two', min_reviews: 2, users: [r1.id, r2.id, author.id], groups: [g] }],
+    });
   });
 
   it('reviewer=me: lists requests in needs-review on which the caller is an outstanding eligible reviewer (users and group members)', async () => {
@@ -201,7 +250,11 @@ describe('change request list: reviewer=me ("waiting for my review")', () => {
 
 describe('change request list: the cached gates_cleared and has_conflicts filters', () => {
   const svc = suiteService();
-  const [author, reviewer] = actorsForSuite(svc, ['alice', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]], ['bob', REVIEWER]);
+  const [author, reviewer] = actorsForSuite(
+    svc,
+    ['alice', [...AUTHOR, { object_types: ['branching.branch'], actions: ['merge'] }]],
+    ['bob', REVIEWER],
+  );
   const db = () => withTables<ChangeControlTables>(svc.host.db);
   /**
    * Changes main's stored object without a request, so no refresh follows (through the
@@ -215,16 +268,28 @@ describe('change request list: the cached gates_cleared and has_conflicts filter
     });
   };
 
-
   let n = 0;
   /** An approved request of its own policy (matching only its device's name), with that policy's rule. */
-  async function approvedRequest(fields: Record<string, unknown> = {}): Promise<{ id: number; branchId: number; ruleId: number; inBranch: any; device: any }> {
+  async function approvedRequest(
+    fields: Record<string, unknown> = {},
+  ): Promise<{ id: number; branchId: number; ruleId: number; inBranch: any; device: any }> {
     const tag = `gc-${++n}`;
-    const p = await policy(svc, { name: tag, object_types: ['dcim.device'], conditions: { attr: 'name', value: tag }, rules: [{ name: tag, users: [reviewer.id] }] });
+    const p = await policy(svc, {
+      name: tag,
+      object_types: ['dcim.device'],
+      conditions: { attr: 'name', value: tag },
+      rules: [{ name: tag, users: [reviewer.id] }],
+    });
     const made = await draftRequest(author, tag, fields, { name: tag });
     await ok(act(author.client, made.cr.id, 'submit'));
     expectStatus(await review(reviewer.client, made.cr.id, 'approve'), 201);
-    return { id: made.cr.id, branchId: made.branchId, ruleId: p.rules[0]!.id, inBranch: made.inBranch, device: made.device };
+    return {
+      id: made.cr.id,
+      branchId: made.branchId,
+      ruleId: p.rules[0]!.id,
+      inBranch: made.inBranch,
+      device: made.device,
+    };
   }
 
   it('gates_cleared: true once the policies and every required check are satisfied; false before', async () => {
@@ -330,7 +395,12 @@ describe('change request list: the cached gates_cleared and has_conflicts filter
     const other = await branch(svc.admin, `other-${n}`);
     await patchObject(other.inBranch, DEVICES, dev.id, { role: 'access' });
     const otherCr = await openRequest(svc.admin, other.branch.id);
-    await policy(svc, { name: `none-${n}`, object_types: ['dcim.device'], conditions: { attr: 'role', value: 'access' }, rules: [{ name: 'none', min_reviews: 0 }] });
+    await policy(svc, {
+      name: `none-${n}`,
+      object_types: ['dcim.device'],
+      conditions: { attr: 'role', value: 'access' },
+      rules: [{ name: 'none', min_reviews: 0 }],
+    });
     await ok(act(svc.admin, otherCr.id, 'submit'));
     expectStatus(await merge(svc, other.branch.id), 200);
     assert.equal((await detail(author.client, cr.id)).has_conflicts, true);

@@ -2,7 +2,22 @@ import assert from 'node:assert/strict';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { withTables } from '../../../../server/host/db/database';
 import { startService, suiteService, type ApiClient, type TestService } from '../../../support/service';
-import { actor, AUTHOR, branch, created, detail, DEVICES, device, expectStatus, openRequest, policy, POLICIES, type Actor, type PolicySpec, actorsForSuite } from './fixtures';
+import {
+  actor,
+  AUTHOR,
+  branch,
+  created,
+  detail,
+  DEVICES,
+  device,
+  expectStatus,
+  openRequest,
+  policy,
+  POLICIES,
+  type Actor,
+  type PolicySpec,
+  actorsForSuite,
+} from './fixtures';
 import { evaluation, mainDevice, patchObject } from './requests-support';
 
 const PREFIXES = '/api/ipam/prefixes/';
@@ -37,14 +52,23 @@ describe('policies: matching a branch', () => {
       await policy(svc, { ...spec, name: `${spec.name} #${++n}` });
       names.add(`${spec.name} #${n}`);
     }
-    const mine = async (id: number) => (await attached(id)).filter((name) => names.has(name)).map((name) => name.replace(/ #\d+$/, ''));
+    const mine = async (id: number) =>
+      (await attached(id)).filter((name) => names.has(name)).map((name) => name.replace(/ #\d+$/, ''));
     return { update: await mine(update), create: await mine(create), remove: await mine(remove) };
   }
 
   before(async () => {
     svc = await startService();
     author = await actor(svc, 'alice', AUTHOR);
-    const rtr = await mainDevice(svc, { name: 'rtr-1', status: 'active', u_height: 2, role: 'core', tags: ['prod', 'edge'], serial: 'S1', config: { vrf: 'mgmt' } });
+    const rtr = await mainDevice(svc, {
+      name: 'rtr-1',
+      status: 'active',
+      u_height: 2,
+      role: 'core',
+      tags: ['prod', 'edge'],
+      serial: 'S1',
+      config: { vrf: 'mgmt' },
+    });
     const old = await mainDevice(svc, { name: 'old-1', status: 'decommissioning' });
 
     const u = await branch(author.client, 'update-branch');
@@ -67,7 +91,10 @@ describe('policies: matching a branch', () => {
       await policy(svc, { name: 'Every branch' });
       assert.ok((await attached(empty)).includes('Every branch'));
       for (const id of [update, create, remove]) assert.ok((await attached(id)).includes('Every branch'));
-      assert.deepEqual((await detail(author.client, empty)).policies.find((p: any) => p.name === 'Every branch').matched_object_types, []);
+      assert.deepEqual(
+        (await detail(author.client, empty)).policies.find((p: any) => p.name === 'Every branch').matched_object_types,
+        [],
+      );
     });
 
     it('Policy object types: a policy matches only branches touching one of its types; matched_object_types names them', async () => {
@@ -81,7 +108,7 @@ describe('policies: matching a branch', () => {
       assert.deepEqual(p.matched_object_types, ['dcim.device']);
     });
 
-    it('Policy object types: conditions are read only on changes of the policy\'s object types', async () => {
+    it("Policy object types: conditions are read only on changes of the policy's object types", async () => {
       const m = await matches([
         { name: 'prefix planned', object_types: ['ipam.prefix'], conditions: { attr: 'status', value: 'planned' } },
         { name: 'any planned', conditions: { attr: 'status', value: 'planned' } },
@@ -107,17 +134,77 @@ describe('policies: matching a branch', () => {
       ['lt', { attr: 'u_height', op: 'lt', value: 5 }, { attr: 'u_height', op: 'lt', value: 4 }],
       ['lte', { attr: 'u_height', op: 'lte', value: 4 }, { attr: 'u_height', op: 'lte', value: 3 }],
       ['in', { attr: 'role', op: 'in', value: ['edge', 'core'] }, { attr: 'role', op: 'in', value: ['access'] }],
-      ['contains (a list)', { attr: 'tags', op: 'contains', value: 'prod' }, { attr: 'tags', op: 'contains', value: 'lab' }],
-      ['contains (a string)', { attr: 'name', op: 'contains', value: 'tr-' }, { attr: 'name', op: 'contains', value: 'sw-' }],
+      [
+        'contains (a list)',
+        { attr: 'tags', op: 'contains', value: 'prod' },
+        { attr: 'tags', op: 'contains', value: 'lab' },
+      ],
+      [
+        'contains (a string)',
+        { attr: 'name', op: 'contains', value: 'tr-' },
+        { attr: 'name', op: 'contains', value: 'sw-' },
+      ],
       ['regex', { attr: 'name', op: 'regex', value: '^rtr-\\d+$' }, { attr: 'name', op: 'regex', value: '^sw-' }],
       ['a dotted attribute path', { attr: 'config.vrf', value: 'mgmt' }, { attr: 'config.vrf', value: 'prod' }],
-      ['negate', { attr: 'status', value: 'retired', negate: true }, { attr: 'status', value: 'planned', negate: true }],
-      ['and', { and: [{ attr: 'status', value: 'planned' }, { attr: 'u_height', op: 'gt', value: 3 }] }, { and: [{ attr: 'status', value: 'planned' }, { attr: 'u_height', op: 'gt', value: 9 }] }],
-      ['or', { or: [{ attr: 'status', value: 'retired' }, { attr: 'role', value: 'core' }] }, { or: [{ attr: 'status', value: 'retired' }, { attr: 'role', value: 'edge' }] }],
+      [
+        'negate',
+        { attr: 'status', value: 'retired', negate: true },
+        { attr: 'status', value: 'planned', negate: true },
+      ],
+      [
+        'and',
+        {
+          and: [
+            { attr: 'status', value: 'planned' },
+            { attr: 'u_height', op: 'gt', value: 3 },
+          ],
+        },
+        {
+          and: [
+            { attr: 'status', value: 'planned' },
+            { attr: 'u_height', op: 'gt', value: 9 },
+          ],
+        },
+      ],
+      [
+        'or',
+        {
+          or: [
+            { attr: 'status', value: 'retired' },
+            { attr: 'role', value: 'core' },
+          ],
+        },
+        {
+          or: [
+            { attr: 'status', value: 'retired' },
+            { attr: 'role', value: 'edge' },
+          ],
+        },
+      ],
       [
         'nested and/or with negate',
-        { and: [{ or: [{ attr: 'role', value: 'edge' }, { attr: 'tags', op: 'contains', value: 'edge' }] }, { attr: 'status', value: 'active', negate: true }] },
-        { and: [{ or: [{ attr: 'role', value: 'edge' }, { attr: 'tags', op: 'contains', value: 'edge' }] }, { attr: 'status', value: 'planned', negate: true }] },
+        {
+          and: [
+            {
+              or: [
+                { attr: 'role', value: 'edge' },
+                { attr: 'tags', op: 'contains', value: 'edge' },
+              ],
+            },
+            { attr: 'status', value: 'active', negate: true },
+          ],
+        },
+        {
+          and: [
+            {
+              or: [
+                { attr: 'role', value: 'edge' },
+                { attr: 'tags', op: 'contains', value: 'edge' },
+              ],
+            },
+            { attr: 'status', value: 'planned', negate: true },
+          ],
+        },
       ],
     ];
     for (const [op, yes, no] of cases) {
@@ -137,7 +224,10 @@ describe('policies: matching a branch', () => {
     });
 
     it('Policy conditions: ordered comparisons do not mix numbers and strings', async () => {
-      const m = await matches([after({ attr: 'u_height', op: 'gt', value: '1' }, 'string bound'), after({ attr: 'name', op: 'gt', value: 'rtr-0' }, 'string vs string')]);
+      const m = await matches([
+        after({ attr: 'u_height', op: 'gt', value: '1' }, 'string bound'),
+        after({ attr: 'name', op: 'gt', value: 'rtr-0' }, 'string vs string'),
+      ]);
       assert.deepEqual(m.update, ['string vs string']);
     });
   });
@@ -145,9 +235,13 @@ describe('policies: matching a branch', () => {
   describe('condition state', () => {
     /** One policy per condition state on `conditions`, named `<prefix> before`, `<prefix> after` and `<prefix> either`. */
     const inEachState = (prefix: string, conditions: unknown): PolicySpec[] =>
-      (['before', 'after', 'either'] as const).map((state) => ({ name: `${prefix} ${state}`, conditions, condition_state: state }));
+      (['before', 'after', 'either'] as const).map((state) => ({
+        name: `${prefix} ${state}`,
+        conditions,
+        condition_state: state,
+      }));
 
-    it('Condition state: before reads main\'s original, after reads the branch\'s state, either (the default) reads both sides', async () => {
+    it("Condition state: before reads main's original, after reads the branch's state, either (the default) reads both sides", async () => {
       const active = { attr: 'status', value: 'active' };
       const planned = { attr: 'status', value: 'planned' };
       const m = await matches([
@@ -159,7 +253,13 @@ describe('policies: matching a branch', () => {
         { name: 'either planned', conditions: planned, condition_state: 'either' },
         { name: 'default active', conditions: active },
       ]);
-      assert.deepEqual(m.update, ['after planned', 'before active', 'default active', 'either active', 'either planned']);
+      assert.deepEqual(m.update, [
+        'after planned',
+        'before active',
+        'default active',
+        'either active',
+        'either planned',
+      ]);
     });
 
     it('Condition state: a create has only the branch side (before never matches it)', async () => {
@@ -167,15 +267,23 @@ describe('policies: matching a branch', () => {
       assert.deepEqual(m.create, ['create after', 'create either']);
     });
 
-    it('Condition state: a delete has only main\'s side (after never matches it)', async () => {
+    it("Condition state: a delete has only main's side (after never matches it)", async () => {
       const m = await matches(inEachState('delete', { attr: 'status', value: 'decommissioning' }));
       assert.deepEqual(m.remove, ['delete before', 'delete either']);
     });
 
     it('Condition state: with either, a negated condition must fail on both sides to match', async () => {
       const m = await matches([
-        { name: 'not active', conditions: { attr: 'status', value: 'active', negate: true }, condition_state: 'either' },
-        { name: 'not retired', conditions: { attr: 'status', value: 'retired', negate: true }, condition_state: 'either' },
+        {
+          name: 'not active',
+          conditions: { attr: 'status', value: 'active', negate: true },
+          condition_state: 'either',
+        },
+        {
+          name: 'not retired',
+          conditions: { attr: 'status', value: 'retired', negate: true },
+          condition_state: 'either',
+        },
       ]);
       assert.deepEqual(m.update, ['not retired']);
     });
@@ -215,23 +323,68 @@ describe('policies: matching a branch', () => {
 
     it('Policy: a transition — moved to planned from anything — is changed AND snapshots.postchange', async () => {
       const m = await matches([
-        { name: 'to planned', conditions: { and: [{ attr: 'status', op: 'changed' }, { attr: 'snapshots.postchange.status', value: 'planned' }] } },
-        { name: 'to active', conditions: { and: [{ attr: 'status', op: 'changed' }, { attr: 'snapshots.postchange.status', value: 'active' }] } },
-        { name: 'from active to planned', conditions: { and: [{ attr: 'snapshots.prechange.status', value: 'active' }, { attr: 'snapshots.postchange.status', value: 'planned' }] } },
+        {
+          name: 'to planned',
+          conditions: {
+            and: [
+              { attr: 'status', op: 'changed' },
+              { attr: 'snapshots.postchange.status', value: 'planned' },
+            ],
+          },
+        },
+        {
+          name: 'to active',
+          conditions: {
+            and: [
+              { attr: 'status', op: 'changed' },
+              { attr: 'snapshots.postchange.status', value: 'active' },
+            ],
+          },
+        },
+        {
+          name: 'from active to planned',
+          conditions: {
+            and: [
+              { attr: 'snapshots.prechange.status', value: 'active' },
+              { attr: 'snapshots.postchange.status', value: 'planned' },
+            ],
+          },
+        },
       ]);
       assert.deepEqual(m.update, ['from active to planned', 'to planned']);
     });
 
     it('Policy: snapshots.prechange.<attr> and snapshots.postchange.<attr> read one named side whatever the condition state', async () => {
       const m = await matches([
-        { name: 'pre active, state after', conditions: { attr: 'snapshots.prechange.status', value: 'active' }, condition_state: 'after' },
+        {
+          name: 'pre active, state after',
+          conditions: { attr: 'snapshots.prechange.status', value: 'active' },
+          condition_state: 'after',
+        },
         { name: 'pre planned, state either', conditions: { attr: 'snapshots.prechange.status', value: 'planned' } },
-        { name: 'post planned, state before', conditions: { attr: 'snapshots.postchange.status', value: 'planned' }, condition_state: 'before' },
+        {
+          name: 'post planned, state before',
+          conditions: { attr: 'snapshots.postchange.status', value: 'planned' },
+          condition_state: 'before',
+        },
         { name: 'post active, state either', conditions: { attr: 'snapshots.postchange.status', value: 'active' } },
-        { name: 'post nested path', conditions: { attr: 'snapshots.postchange.config.vrf', value: 'mgmt' }, condition_state: 'before' },
-        { name: 'pre height gt', conditions: { attr: 'snapshots.prechange.u_height', op: 'lt', value: 3 }, condition_state: 'after' },
+        {
+          name: 'post nested path',
+          conditions: { attr: 'snapshots.postchange.config.vrf', value: 'mgmt' },
+          condition_state: 'before',
+        },
+        {
+          name: 'pre height gt',
+          conditions: { attr: 'snapshots.prechange.u_height', op: 'lt', value: 3 },
+          condition_state: 'after',
+        },
       ]);
-      assert.deepEqual(m.update, ['post nested path', 'post planned, state before', 'pre active, state after', 'pre height gt']);
+      assert.deepEqual(m.update, [
+        'post nested path',
+        'post planned, state before',
+        'pre active, state after',
+        'pre height gt',
+      ]);
     });
 
     it('Policy: snapshots on a create have no prechange side and on a delete no postchange side', async () => {
@@ -252,7 +405,12 @@ describe('policies: re-matched whenever the branch touches something new (Genera
   const [author] = actorsForSuite(svc, ['alice', [...AUTHOR]]);
   before(async () => {
     await policy(svc, { name: 'Devices', object_types: ['dcim.device'] });
-    await policy(svc, { name: 'Planned prefixes', object_types: ['ipam.prefix'], conditions: { attr: 'status', value: 'planned' }, condition_state: 'after' });
+    await policy(svc, {
+      name: 'Planned prefixes',
+      object_types: ['ipam.prefix'],
+      conditions: { attr: 'status', value: 'planned' },
+      condition_state: 'after',
+    });
   });
 
   const names = async (client: ApiClient, id: number) => (await detail(client, id)).policies.map((p: any) => p.name);
@@ -282,11 +440,18 @@ describe('policies: re-matched whenever the branch touches something new (Genera
   });
 
   it('General rule 3: the merge gate re-matches policies for itself — a policy the attached set does not know yet still blocks the merge', async () => {
-    const reviewer = await actor(svc, 'erin', [{ object_types: ['change_control.changerequest', 'change_control.review'], actions: ['view', 'add'] }]);
+    const reviewer = await actor(svc, 'erin', [
+      { object_types: ['change_control.changerequest', 'change_control.review'], actions: ['view', 'add'] },
+    ]);
     const { branch: b, inBranch } = await branch(author.client, 'gate-rematch');
     await created(inBranch.post(PREFIXES, { prefix: '10.7.0.0/24', status: 'active' }));
     const cr = await openRequest(author.client, b.id);
-    await policy(svc, { name: 'Active prefixes', object_types: ['ipam.prefix'], conditions: { attr: 'status', value: 'active' }, rules: [{ name: 'none', min_reviews: 0 }] });
+    await policy(svc, {
+      name: 'Active prefixes',
+      object_types: ['ipam.prefix'],
+      conditions: { attr: 'status', value: 'active' },
+      rules: [{ name: 'none', min_reviews: 0 }],
+    });
     expectStatus(await author.client.post(`/api/plugins/change-control/change-requests/${cr.id}/submit/`, {}), 200);
     assert.equal((await detail(author.client, cr.id)).ready_to_merge, true);
     // A policy and rule written behind every refresh: the stored attached set does not have them.
@@ -294,10 +459,33 @@ describe('policies: re-matched whenever the branch touches something new (Genera
     const now = svc.clock.now().toISOString();
     const late = await db
       .insertInto('cc_policies')
-      .values({ name: 'Late prefixes', description: '', enabled: 1, weight: 10, object_types: '["ipam.prefix"]', conditions: null, condition_state: 'either', checks: '[]', comments: '', created: now, last_updated: now })
+      .values({
+        name: 'Late prefixes',
+        description: '',
+        enabled: 1,
+        weight: 10,
+        object_types: '["ipam.prefix"]',
+        conditions: null,
+        condition_state: 'either',
+        checks: '[]',
+        comments: '',
+        created: now,
+        last_updated: now,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
-    await db.insertInto('cc_policy_rules').values({ policy_id: late.id, name: 'erin', min_reviews: 1, users: JSON.stringify([reviewer.id]), groups: '[]', created: now, last_updated: now }).execute();
+    await db
+      .insertInto('cc_policy_rules')
+      .values({
+        policy_id: late.id,
+        name: 'erin',
+        min_reviews: 1,
+        users: JSON.stringify([reviewer.id]),
+        groups: '[]',
+        created: now,
+        last_updated: now,
+      })
+      .execute();
     const refused = await svc.admin.post(`/api/plugins/branching/branches/${b.id}/merge/`, { commit: true });
     expectStatus(refused, 409);
     assert.match(refused.body.detail, /erin/);
@@ -307,12 +495,22 @@ describe('policies: re-matched whenever the branch touches something new (Genera
   });
 
   it('General rule 3: a request already under review picks up a newly matching policy and its rules govern the status', async () => {
-    const reviewer = await actor(svc, 'bob', [{ object_types: ['change_control.changerequest', 'change_control.review'], actions: ['view', 'add'] }]);
-    await policy(svc, { name: 'Sites need bob', object_types: ['dcim.site'], rules: [{ name: 'bob', users: [reviewer.id] }] });
+    const reviewer = await actor(svc, 'bob', [
+      { object_types: ['change_control.changerequest', 'change_control.review'], actions: ['view', 'add'] },
+    ]);
+    await policy(svc, {
+      name: 'Sites need bob',
+      object_types: ['dcim.site'],
+      rules: [{ name: 'bob', users: [reviewer.id] }],
+    });
     const { branch: b, inBranch } = await branch(author.client, 'under-review');
     await device(inBranch, { name: 'd1' });
     const cr = await openRequest(author.client, b.id);
-    await policy(svc, { name: 'Devices need nobody', object_types: ['dcim.device'], rules: [{ name: 'none', min_reviews: 0 }] });
+    await policy(svc, {
+      name: 'Devices need nobody',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'none', min_reviews: 0 }],
+    });
     const submitted = await author.client.post(`/api/plugins/change-control/change-requests/${cr.id}/submit/`, {});
     expectStatus(submitted, 200);
     assert.equal(submitted.body.status, 'approved');

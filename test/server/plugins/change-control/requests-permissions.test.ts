@@ -1,6 +1,20 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { act, actor, AUTHOR, BRANCHES, branch, detail, expectStatus, policy, REQUESTS, review, REVIEWER, type PermissionGrant, actorsForSuite } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  BRANCHES,
+  branch,
+  detail,
+  expectStatus,
+  policy,
+  REQUESTS,
+  review,
+  REVIEWER,
+  type PermissionGrant,
+  actorsForSuite,
+} from './fixtures';
 import { CR_TYPE, draftRequest, listed, VIEW_ONLY } from './requests-support';
 
 type Action = 'submit' | 'return-to-draft' | 'abandon' | 'reopen';
@@ -40,7 +54,11 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
   for (const { action, perm, from, to } of ACTIONS) {
     it(`Authentication 2 / matrix: ${action} without ${perm}_changerequest is 403 and nothing moves`, async () => {
       const id = await requestIn(from);
-      const who = await actor(svc, `no-${perm}-${++n}`, onRequests({ actions: ['view', ...ALL_CUSTOM.filter((a) => a !== perm)] }));
+      const who = await actor(
+        svc,
+        `no-${perm}-${++n}`,
+        onRequests({ actions: ['view', ...ALL_CUSTOM.filter((a) => a !== perm)] }),
+      );
       const res = await act(who.client, id, action);
       expectStatus(res, 403);
       assert.ok(res.body.detail);
@@ -50,7 +68,11 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
     it(`Authentication 2 / matrix: ${action} with ${perm}_changerequest under a constraint that excludes the request is 404 and nothing moves`, async () => {
       const id = await requestIn(from);
       // May see and act on their own requests only; this one is alice's.
-      const who = await actor(svc, `own-only-${perm}-${++n}`, onRequests({ actions: ['view', perm], constraints: { requester: '$user' } }));
+      const who = await actor(
+        svc,
+        `own-only-${perm}-${++n}`,
+        onRequests({ actions: ['view', perm], constraints: { requester: '$user' } }),
+      );
       expectStatus(await who.client.get(`${REQUESTS}${id}/`), 404);
       expectStatus(await act(who.client, id, action), 404);
       assert.equal((await detail(svc.admin, id)).status, from);
@@ -58,7 +80,11 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
 
     it(`Authentication 2 / matrix: ${action} on a visible request that the ${perm} constraint excludes is 403`, async () => {
       const id = await requestIn(from);
-      const who = await actor(svc, `visible-${perm}-${++n}`, onRequests({ actions: ['view'] }, { actions: [perm], constraints: { ref: 'SOMETHING-ELSE' } }));
+      const who = await actor(
+        svc,
+        `visible-${perm}-${++n}`,
+        onRequests({ actions: ['view'] }, { actions: [perm], constraints: { ref: 'SOMETHING-ELSE' } }),
+      );
       expectStatus(await act(who.client, id, action), 403);
       assert.equal((await detail(svc.admin, id)).status, from);
     });
@@ -76,7 +102,13 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
   it('Note 4: a user holding change, abandon and reopen but not add_changerequest drives a request through every action', async () => {
     const id = await requestIn('draft');
     const who = await actor(svc, `no-add-${++n}`, onRequests({ actions: ['view', 'change', 'abandon', 'reopen'] }));
-    for (const [action, to] of [['submit', 'needs-review'], ['return-to-draft', 'draft'], ['submit', 'needs-review'], ['abandon', 'abandoned'], ['reopen', 'draft']] as const) {
+    for (const [action, to] of [
+      ['submit', 'needs-review'],
+      ['return-to-draft', 'draft'],
+      ['submit', 'needs-review'],
+      ['abandon', 'abandoned'],
+      ['reopen', 'draft'],
+    ] as const) {
       const res = await act(who.client, id, action);
       expectStatus(res, 200, action);
       assert.equal(res.body.status, to, action);
@@ -84,7 +116,8 @@ describe('change requests: permission matrix of the four lifecycle actions (Auth
   });
 
   it('Endpoints: a lifecycle action on a request that does not exist is 404', async () => {
-    for (const path of ['999999', 'abc', '-1']) expectStatus(await author.client.post(`${REQUESTS}${path}/submit/`, {}), 404, path);
+    for (const path of ['999999', 'abc', '-1'])
+      expectStatus(await author.client.post(`${REQUESTS}${path}/submit/`, {}), 404, path);
     expectStatus(await author.client.get(`${REQUESTS}abc/`), 404);
   });
 
@@ -106,7 +139,6 @@ describe('change requests: permission matrix of create, update and delete', () =
     { object_types: ['dcim.device'], actions: ['add', 'change'] },
   ];
 
-
   it('matrix create: without add_changerequest POST change-requests/ is 403 and no request exists', async () => {
     const who = await actor(svc, `no-add-${++n}`, [...onRequests({ actions: ['view', 'change'] }), ...BRANCH_WORK]);
     const { branch: b } = await branch(who.client, `no-add-${n}`);
@@ -115,7 +147,10 @@ describe('change requests: permission matrix of create, update and delete', () =
   });
 
   it('matrix create: with add_changerequest under a constraint the new request does not satisfy, it is refused (403) and nothing is written', async () => {
-    const who = await actor(svc, `add-low-${++n}`, [...onRequests({ actions: ['view'] }, { actions: ['add'], constraints: { priority: 'low' } }), ...BRANCH_WORK]);
+    const who = await actor(svc, `add-low-${++n}`, [
+      ...onRequests({ actions: ['view'] }, { actions: ['add'], constraints: { priority: 'low' } }),
+      ...BRANCH_WORK,
+    ]);
     const { branch: b } = await branch(who.client, `add-low-${n}`);
     expectStatus(await who.client.post(REQUESTS, { branch: b.id, priority: 'high' }), 403);
     assert.deepEqual(await listed(svc.admin, `branch_id=${b.id}`), []);
@@ -143,14 +178,22 @@ describe('change requests: permission matrix of create, update and delete', () =
 
   it('matrix update: with change_changerequest under a constraint that excludes the request, PATCH is 404', async () => {
     const { cr } = await draftRequest(author, `upd-con-${++n}`, { title: 'Original' });
-    const who = await actor(svc, `own-change-${n}`, onRequests({ actions: ['view', 'change'], constraints: { requester: '$user' } }));
+    const who = await actor(
+      svc,
+      `own-change-${n}`,
+      onRequests({ actions: ['view', 'change'], constraints: { requester: '$user' } }),
+    );
     expectStatus(await who.client.patch(`${REQUESTS}${cr.id}/`, { title: 'Mine now' }), 404);
     assert.equal((await detail(svc.admin, cr.id)).title, 'Original');
   });
 
   it('matrix update: a visible request that the change constraint excludes is 403 on PATCH', async () => {
     const { cr } = await draftRequest(author, `upd-vis-${++n}`, { title: 'Original' });
-    const who = await actor(svc, `vis-change-${n}`, onRequests({ actions: ['view'] }, { actions: ['change'], constraints: { requester: '$user' } }));
+    const who = await actor(
+      svc,
+      `vis-change-${n}`,
+      onRequests({ actions: ['view'] }, { actions: ['change'], constraints: { requester: '$user' } }),
+    );
     expectStatus(await who.client.patch(`${REQUESTS}${cr.id}/`, { title: 'Mine now' }), 403);
     assert.equal((await detail(svc.admin, cr.id)).title, 'Original');
   });
@@ -158,7 +201,11 @@ describe('change requests: permission matrix of create, update and delete', () =
   it('matrix update: with change_changerequest PATCH is 200 and writes the fields', async () => {
     const { cr } = await draftRequest(author, `upd-ok-${++n}`, { title: 'Original' });
     const who = await actor(svc, `change-${n}`, onRequests({ actions: ['view', 'change'] }));
-    const res = await who.client.patch(`${REQUESTS}${cr.id}/`, { title: 'Edited', ref: 'CHG-77', priority: 'critical' });
+    const res = await who.client.patch(`${REQUESTS}${cr.id}/`, {
+      title: 'Edited',
+      ref: 'CHG-77',
+      priority: 'critical',
+    });
     expectStatus(res, 200);
     assert.equal(res.body.title, 'Edited');
     assert.equal(res.body.ref, 'CHG-77');
@@ -175,7 +222,11 @@ describe('change requests: permission matrix of create, update and delete', () =
 
   it('matrix delete: with delete_changerequest under a constraint that excludes the request, DELETE is 404', async () => {
     const { cr } = await draftRequest(author, `del-con-${++n}`);
-    const who = await actor(svc, `own-delete-${n}`, onRequests({ actions: ['view', 'delete'], constraints: { requester: '$user' } }));
+    const who = await actor(
+      svc,
+      `own-delete-${n}`,
+      onRequests({ actions: ['view', 'delete'], constraints: { requester: '$user' } }),
+    );
     expectStatus(await who.client.delete(`${REQUESTS}${cr.id}/`), 404);
     expectStatus(await svc.admin.get(`${REQUESTS}${cr.id}/`), 200);
   });

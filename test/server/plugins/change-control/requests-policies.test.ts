@@ -1,13 +1,31 @@
 import assert from 'node:assert/strict';
 import { serviceForSuite, suiteService, type TestService } from '../../../support/service';
-import { actor, AUTHOR, created, customFieldsLog, detail, expectCustomFieldsRefused, expectStatus, group, ok, policy, POLICIES, RULES, type Actor, type PermissionGrant } from './fixtures';
+import {
+  actor,
+  AUTHOR,
+  created,
+  customFieldsLog,
+  detail,
+  expectCustomFieldsRefused,
+  expectStatus,
+  group,
+  ok,
+  policy,
+  POLICIES,
+  RULES,
+  type Actor,
+  type PermissionGrant,
+} from './fixtures';
 import { draftRequest, evaluation, ids, VIEW_ONLY } from './requests-support';
 
 const POLICY_TYPE = 'change_control.policy';
 const RULE_TYPE = 'change_control.policyrule';
 
 /** View on everything, plus the given grants on one model. */
-function viewPlus(objectType: string, ...grants: Array<{ actions: string[]; constraints?: unknown }>): PermissionGrant[] {
+function viewPlus(
+  objectType: string,
+  ...grants: Array<{ actions: string[]; constraints?: unknown }>
+): PermissionGrant[] {
   const others = VIEW_ONLY.map((g) => ({ ...g, object_types: g.object_types.filter((t) => t !== objectType) }));
   return [...others, ...grants.map((g) => ({ object_types: [objectType], ...g }))];
 }
@@ -31,12 +49,26 @@ describe('policies: fields, checks and the required_checks filter', () => {
     const p = await created(svc.admin.post(POLICIES, { name: 'Custom fields', custom_fields: fields }));
     assert.deepEqual(p.custom_fields, fields);
     assert.deepEqual((await created(svc.admin.post(POLICIES, { name: 'No custom fields' }))).custom_fields, {});
-    assert.deepEqual((await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { custom_fields: { ticket: 'T-1' } }))).custom_fields, { ticket: 'T-1' });
-    assert.deepEqual((await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { description: 'kept' }))).custom_fields, { ticket: 'T-1' });
-    assert.deepEqual((await ok(svc.admin.put(`${POLICIES}${p.id}/`, { name: 'Custom fields', custom_fields: { a: 1 } }))).custom_fields, { a: 1 });
+    assert.deepEqual(
+      (await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { custom_fields: { ticket: 'T-1' } }))).custom_fields,
+      { ticket: 'T-1' },
+    );
+    assert.deepEqual((await ok(svc.admin.patch(`${POLICIES}${p.id}/`, { description: 'kept' }))).custom_fields, {
+      ticket: 'T-1',
+    });
+    assert.deepEqual(
+      (await ok(svc.admin.put(`${POLICIES}${p.id}/`, { name: 'Custom fields', custom_fields: { a: 1 } })))
+        .custom_fields,
+      { a: 1 },
+    );
     assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${p.id}/`))).custom_fields, { a: 1 });
     assert.deepEqual((await ok(svc.admin.get(`${POLICIES}?id=${p.id}`))).results[0].custom_fields, { a: 1 });
-    assert.deepEqual(await customFieldsLog(svc.admin, POLICY_TYPE, p.id), [[undefined, fields], [fields, { ticket: 'T-1' }], [{ ticket: 'T-1' }, { ticket: 'T-1' }], [{ ticket: 'T-1' }, { a: 1 }]]);
+    assert.deepEqual(await customFieldsLog(svc.admin, POLICY_TYPE, p.id), [
+      [undefined, fields],
+      [fields, { ticket: 'T-1' }],
+      [{ ticket: 'T-1' }, { ticket: 'T-1' }],
+      [{ ticket: 'T-1' }, { a: 1 }],
+    ]);
     await expectCustomFieldsRefused((custom_fields) => svc.admin.patch(`${POLICIES}${p.id}/`, { custom_fields }));
     await expectCustomFieldsRefused((custom_fields) => svc.admin.post(POLICIES, { name: 'Refused', custom_fields }));
     assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${p.id}/`))).custom_fields, { a: 1 });
@@ -62,8 +94,16 @@ describe('policies: fields, checks and the required_checks filter', () => {
   });
 
   it('Policy checks: registered opt-in names and reported names are held together in one list', async () => {
-    const { id } = await policy(svc, { name: 'Mixed', checks: ['no-conflicts', 'ci/unit', 'threads-resolved', 'security/scan'] });
-    assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${id}/`))).checks, ['no-conflicts', 'ci/unit', 'threads-resolved', 'security/scan']);
+    const { id } = await policy(svc, {
+      name: 'Mixed',
+      checks: ['no-conflicts', 'ci/unit', 'threads-resolved', 'security/scan'],
+    });
+    assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${id}/`))).checks, [
+      'no-conflicts',
+      'ci/unit',
+      'threads-resolved',
+      'security/scan',
+    ]);
   });
 
   it('Note 1: adding a check name without dropping the rest — read checks first and send the combined list', async () => {
@@ -79,7 +119,10 @@ describe('policies: fields, checks and the required_checks filter', () => {
     for (const checks of [[''], ['  '], [42], 'ci/build']) {
       const res = await svc.admin.patch(`${POLICIES}${id}/`, { checks });
       expectStatus(res, 400, JSON.stringify(checks));
-      assert.ok(Object.keys(res.body).some((k) => k.startsWith('checks')), JSON.stringify(res.body));
+      assert.ok(
+        Object.keys(res.body).some((k) => k.startsWith('checks')),
+        JSON.stringify(res.body),
+      );
     }
   });
 
@@ -90,7 +133,10 @@ describe('policies: fields, checks and the required_checks filter', () => {
     await policy(svc, { name: 'RC-D', checks: [] });
     assert.deepEqual(ids(await svc.admin.get(`${POLICIES}?required_checks=rc/one`)), [a.id]);
     assert.deepEqual(ids(await svc.admin.get(`${POLICIES}?required_checks=rc/two`)).sort(), [a.id, b.id].sort());
-    assert.deepEqual(ids(await svc.admin.get(`${POLICIES}?required_checks=rc/one&required_checks=rc/three`)).sort(), [a.id, c.id].sort());
+    assert.deepEqual(
+      ids(await svc.admin.get(`${POLICIES}?required_checks=rc/one&required_checks=rc/three`)).sort(),
+      [a.id, c.id].sort(),
+    );
     assert.deepEqual(ids(await svc.admin.get(`${POLICIES}?required_checks=rc/none`)), []);
     // The filter matches names exactly, not as substrings.
     assert.deepEqual(ids(await svc.admin.get(`${POLICIES}?required_checks=rc`)), []);
@@ -102,7 +148,10 @@ describe('policies: fields, checks and the required_checks filter', () => {
     for (const object_types of [['dcim.nothing'], ['not-a-type'], 'dcim.device']) {
       const res = await svc.admin.post(POLICIES, { name: `bad-types-${JSON.stringify(object_types)}`, object_types });
       expectStatus(res, 400, JSON.stringify(object_types));
-      assert.ok(Object.keys(res.body).some((k) => k.startsWith('object_types')), JSON.stringify(res.body));
+      assert.ok(
+        Object.keys(res.body).some((k) => k.startsWith('object_types')),
+        JSON.stringify(res.body),
+      );
     }
   });
 
@@ -121,14 +170,30 @@ describe('policies: fields, checks and the required_checks filter', () => {
     ['an empty "or"', { or: [] }],
     ['"and" and "or" together', { and: [{ attr: 'a' }], or: [{ attr: 'b' }] }],
     ['"and" with a leaf key beside it', { and: [{ attr: 'a' }], attr: 'b' }],
-    ['an invalid leaf nested deep', { and: [{ attr: 'a', value: 1 }, { or: [{ attr: 'b', value: 2 }, { attr: 'c', op: 'nope' }] }] }],
+    [
+      'an invalid leaf nested deep',
+      {
+        and: [
+          { attr: 'a', value: 1 },
+          {
+            or: [
+              { attr: 'b', value: 2 },
+              { attr: 'c', op: 'nope' },
+            ],
+          },
+        ],
+      },
+    ],
   ];
   for (const [what, conditions] of INVALID_CONDITIONS) {
     it(`Policy conditions: an invalid condition set is refused on write (400 naming conditions): ${what}`, async () => {
       const name = `invalid ${what}`;
       const res = await svc.admin.post(POLICIES, { name, conditions });
       expectStatus(res, 400);
-      assert.ok(Object.keys(res.body).some((k) => k.startsWith('conditions')), JSON.stringify(res.body));
+      assert.ok(
+        Object.keys(res.body).some((k) => k.startsWith('conditions')),
+        JSON.stringify(res.body),
+      );
       assert.equal((await ok(svc.admin.get(`${POLICIES}?name=${encodeURIComponent(name)}`))).count, 0);
       const { id } = await policy(svc, { name: `${name} (patched)` });
       expectStatus(await svc.admin.patch(`${POLICIES}${id}/`, { conditions }), 400);
@@ -141,14 +206,29 @@ describe('policies: fields, checks and the required_checks filter', () => {
     const raw = `{"name":"deep","conditions":${'{"and":['.repeat(depth)}{"attr":"status","value":"active"}${']}'.repeat(depth)}}`;
     const res = await svc.admin.post(POLICIES, undefined, { raw, headers: { 'Content-Type': 'application/json' } });
     expectStatus(res, 400);
-    assert.ok(Object.keys(res.body).some((k) => k.startsWith('conditions')), JSON.stringify(res.body).slice(0, 300));
+    assert.ok(
+      Object.keys(res.body).some((k) => k.startsWith('conditions')),
+      JSON.stringify(res.body).slice(0, 300),
+    );
   });
 
   it('Policy conditions: every operator of contract 4.2, negate and nested and/or are accepted and returned as written', async () => {
     const conditions = {
       or: [
-        { and: [{ attr: 'status', op: 'eq', value: 'active' }, { attr: 'u_height', op: 'gt', value: 1 }, { attr: 'u_height', op: 'gte', value: 1 }] },
-        { and: [{ attr: 'u_height', op: 'lt', value: 9 }, { attr: 'u_height', op: 'lte', value: 9 }, { attr: 'role', op: 'in', value: ['core', 'edge'] }] },
+        {
+          and: [
+            { attr: 'status', op: 'eq', value: 'active' },
+            { attr: 'u_height', op: 'gt', value: 1 },
+            { attr: 'u_height', op: 'gte', value: 1 },
+          ],
+        },
+        {
+          and: [
+            { attr: 'u_height', op: 'lt', value: 9 },
+            { attr: 'u_height', op: 'lte', value: 9 },
+            { attr: 'role', op: 'in', value: ['core', 'edge'] },
+          ],
+        },
         { attr: 'tags', op: 'contains', value: 'prod' },
         { attr: 'name', op: 'regex', value: '^rtr-\\d+$', negate: true },
         { attr: 'snapshots.prechange.status', op: 'changed' },
@@ -188,13 +268,21 @@ describe('policy rules: fields', () => {
   });
 
   it('PolicyRule custom_fields: a free-form JSON object ({} by default) a write replaces whole, shown in detail, list and changelog; anything else is 400 naming it', async () => {
-    const r = await created(svc.admin.post(RULES, { policy: policyId, name: 'custom', custom_fields: { team: 'core' } }));
+    const r = await created(
+      svc.admin.post(RULES, { policy: policyId, name: 'custom', custom_fields: { team: 'core' } }),
+    );
     assert.deepEqual(r.custom_fields, { team: 'core' });
     assert.deepEqual((await created(svc.admin.post(RULES, { policy: policyId, name: 'no custom' }))).custom_fields, {});
-    assert.deepEqual((await ok(svc.admin.patch(`${RULES}${r.id}/`, { custom_fields: { on_call: ['bob'] } }))).custom_fields, { on_call: ['bob'] });
+    assert.deepEqual(
+      (await ok(svc.admin.patch(`${RULES}${r.id}/`, { custom_fields: { on_call: ['bob'] } }))).custom_fields,
+      { on_call: ['bob'] },
+    );
     assert.deepEqual((await ok(svc.admin.get(`${RULES}${r.id}/`))).custom_fields, { on_call: ['bob'] });
     assert.deepEqual((await ok(svc.admin.get(`${RULES}?id=${r.id}`))).results[0].custom_fields, { on_call: ['bob'] });
-    assert.deepEqual(await customFieldsLog(svc.admin, RULE_TYPE, r.id), [[undefined, { team: 'core' }], [{ team: 'core' }, { on_call: ['bob'] }]]);
+    assert.deepEqual(await customFieldsLog(svc.admin, RULE_TYPE, r.id), [
+      [undefined, { team: 'core' }],
+      [{ team: 'core' }, { on_call: ['bob'] }],
+    ]);
     await expectCustomFieldsRefused((custom_fields) => svc.admin.patch(`${RULES}${r.id}/`, { custom_fields }));
   });
 
@@ -234,13 +322,20 @@ describe('policy rules: fields', () => {
 
   it('deleting a policy or rule that governs an open change request is 409 naming the requests, unless ?force=true, which detaches it, refreshes them and records it', async () => {
     const author = await actor(svc, 'forced-author', AUTHOR);
-    const p = await policy(svc, { name: 'Governing', object_types: ['dcim.device'], rules: [{ name: 'gate', min_reviews: 5 }] });
+    const p = await policy(svc, {
+      name: 'Governing',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'gate', min_reviews: 5 }],
+    });
     const one = await draftRequest(author, 'forced-1');
     const two = await draftRequest(author, 'forced-2');
     assert.ok((await detail(author.client, one.cr.id)).policies.some((x: { id: number }) => x.id === p.id));
     const refused = await svc.admin.delete(`${POLICIES}${p.id}/`);
     expectStatus(refused, 409);
-    assert.ok(refused.body.change_requests.includes(one.cr.id) && refused.body.change_requests.includes(two.cr.id), JSON.stringify(refused.body));
+    assert.ok(
+      refused.body.change_requests.includes(one.cr.id) && refused.body.change_requests.includes(two.cr.id),
+      JSON.stringify(refused.body),
+    );
     assert.equal(refused.body.count, refused.body.change_requests.length);
     assert.match(refused.body.detail, new RegExp(`#${one.cr.id}`));
     const ruleRefused = await svc.admin.delete(`${RULES}${p.rules[0]!.id}/`);
@@ -252,9 +347,21 @@ describe('policy rules: fields', () => {
     expectStatus(await svc.admin.delete(`${RULES}${p.rules[0]!.id}/?force=true`), 204);
     expectStatus(await svc.admin.delete(`${POLICIES}${p.id}/?force=true`), 204);
     assert.ok(!(await detail(author.client, one.cr.id)).policies.some((x: { id: number }) => x.id === p.id));
-    const history = (await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${one.cr.id}&limit=100`))).results;
-    assert.ok(history.some((h: any) => h.postchange_data?.detached === 'Policy "Governing"' && h.postchange_data?.forced_by === 'admin'), JSON.stringify(history.map((h: any) => h.postchange_data)));
-    for (const id of [one.cr.id, two.cr.id]) await ok(svc.admin.post(`/api/plugins/change-control/change-requests/${id}/abandon/`, {}));
+    const history = (
+      await ok(
+        svc.admin.get(
+          `/api/core/object-changes/?changed_object_type=change_control.changerequest&changed_object_id=${one.cr.id}&limit=100`,
+        ),
+      )
+    ).results;
+    assert.ok(
+      history.some(
+        (h: any) => h.postchange_data?.detached === 'Policy "Governing"' && h.postchange_data?.forced_by === 'admin',
+      ),
+      JSON.stringify(history.map((h: any) => h.postchange_data)),
+    );
+    for (const id of [one.cr.id, two.cr.id])
+      await ok(svc.admin.post(`/api/plugins/change-control/change-requests/${id}/abandon/`, {}));
   });
 
   it('deleting a policy that governs only closed change requests needs no force', async () => {
@@ -275,13 +382,23 @@ describe('policy rules: fields', () => {
 describe('policies and rules: permission matrix of every write', () => {
   let svc: TestService;
   let n = 0;
-  serviceForSuite((started) => { svc = started; });
+  serviceForSuite((started) => {
+    svc = started;
+  });
 
   // Policies: constraints on the policy's name.
   it('matrix policy create: without add_policy 403; under an add constraint the new policy does not satisfy 403 and nothing written; with it 201', async () => {
-    const without = await actor(svc, `p-no-add-${++n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'change', 'delete'] }));
+    const without = await actor(
+      svc,
+      `p-no-add-${++n}`,
+      viewPlus(POLICY_TYPE, { actions: ['view', 'change', 'delete'] }),
+    );
     expectStatus(await without.client.post(POLICIES, { name: 'nope' }), 403);
-    const constrained = await actor(svc, `p-add-con-${n}`, viewPlus(POLICY_TYPE, { actions: ['view'] }, { actions: ['add'], constraints: { name__in: ['allowed'] } }));
+    const constrained = await actor(
+      svc,
+      `p-add-con-${n}`,
+      viewPlus(POLICY_TYPE, { actions: ['view'] }, { actions: ['add'], constraints: { name__in: ['allowed'] } }),
+    );
     expectStatus(await constrained.client.post(POLICIES, { name: 'forbidden' }), 403);
     assert.equal((await ok(svc.admin.get(`${POLICIES}?name=forbidden`))).count, 0);
     expectStatus(await constrained.client.post(POLICIES, { name: 'allowed' }), 201);
@@ -295,7 +412,11 @@ describe('policies and rules: permission matrix of every write', () => {
     const { id } = await policy(svc, { name: `target-${++n}`, checks: ['a', 'b'] });
     const without = await actor(svc, `p-no-change-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'add', 'delete'] }));
     expectStatus(await without.client.patch(`${POLICIES}${id}/`, { checks: ['c'] }), 403);
-    const constrained = await actor(svc, `p-change-con-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'change'], constraints: { name: 'some other policy' } }));
+    const constrained = await actor(
+      svc,
+      `p-change-con-${n}`,
+      viewPlus(POLICY_TYPE, { actions: ['view', 'change'], constraints: { name: 'some other policy' } }),
+    );
     expectStatus(await constrained.client.patch(`${POLICIES}${id}/`, { checks: ['c'] }), 404);
     assert.deepEqual((await ok(svc.admin.get(`${POLICIES}${id}/`))).checks, ['a', 'b']);
     const holder = await actor(svc, `p-change-${n}`, viewPlus(POLICY_TYPE, { actions: ['view', 'change'] }));
@@ -311,7 +432,11 @@ describe('policies and rules: permission matrix of every write', () => {
   async function expectDeleteMatrix(type: string, url: string, excluding: Record<string, unknown>): Promise<void> {
     const without = await actor(svc, `no-del-${++n}`, viewPlus(type, { actions: ['view', 'add', 'change'] }));
     expectStatus(await without.client.delete(url), 403);
-    const constrained = await actor(svc, `del-con-${n}`, viewPlus(type, { actions: ['view', 'delete'], constraints: excluding }));
+    const constrained = await actor(
+      svc,
+      `del-con-${n}`,
+      viewPlus(type, { actions: ['view', 'delete'], constraints: excluding }),
+    );
     expectStatus(await constrained.client.delete(url), 404);
     expectStatus(await svc.admin.get(url), 200);
     const holder = await actor(svc, `del-${n}`, viewPlus(type, { actions: ['view', 'delete'] }));
@@ -330,7 +455,11 @@ describe('policies and rules: permission matrix of every write', () => {
     const { id: other } = await policy(svc, { name: `rule-other-${n}` });
     const without = await actor(svc, `r-no-add-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'change', 'delete'] }));
     expectStatus(await without.client.post(RULES, { policy: pid, name: 'r' }), 403);
-    const constrained = await actor(svc, `r-add-con-${n}`, viewPlus(RULE_TYPE, { actions: ['view'] }, { actions: ['add'], constraints: { policy: other } }));
+    const constrained = await actor(
+      svc,
+      `r-add-con-${n}`,
+      viewPlus(RULE_TYPE, { actions: ['view'] }, { actions: ['add'], constraints: { policy: other } }),
+    );
     expectStatus(await constrained.client.post(RULES, { policy: pid, name: 'r' }), 403);
     assert.equal((await ok(svc.admin.get(`${RULES}?policy_id=${pid}`))).count, 0);
     const holder = await actor(svc, `r-add-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'add'] }));
@@ -344,7 +473,11 @@ describe('policies and rules: permission matrix of every write', () => {
     const ruleId = rules[0]!.id;
     const without = await actor(svc, `r-no-change-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'add', 'delete'] }));
     expectStatus(await without.client.patch(`${RULES}${ruleId}/`, { min_reviews: 3 }), 403);
-    const constrained = await actor(svc, `r-change-con-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'change'], constraints: { name: 'another rule' } }));
+    const constrained = await actor(
+      svc,
+      `r-change-con-${n}`,
+      viewPlus(RULE_TYPE, { actions: ['view', 'change'], constraints: { name: 'another rule' } }),
+    );
     expectStatus(await constrained.client.patch(`${RULES}${ruleId}/`, { min_reviews: 3 }), 404);
     assert.equal((await ok(svc.admin.get(`${RULES}${ruleId}/`))).min_reviews, 1);
     const holder = await actor(svc, `r-change-${n}`, viewPlus(RULE_TYPE, { actions: ['view', 'change'] }));

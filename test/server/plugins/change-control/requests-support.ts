@@ -1,6 +1,21 @@
 import assert from 'node:assert/strict';
 import type { ApiClient, ApiResponse, TestService } from '../../../support/service';
-import { actor, AUTHOR, BRANCHES, branch, CC_TYPES, created, DEVICES, device, ok, openRequest, REQUESTS, REVIEWER, type Actor, type PermissionGrant } from './fixtures';
+import {
+  actor,
+  AUTHOR,
+  BRANCHES,
+  branch,
+  CC_TYPES,
+  created,
+  DEVICES,
+  device,
+  ok,
+  openRequest,
+  REQUESTS,
+  REVIEWER,
+  type Actor,
+  type PermissionGrant,
+} from './fixtures';
 
 /** Helpers for the tests of policies, matching, evaluation and change requests. */
 
@@ -14,7 +29,10 @@ export const VIEW_ONLY: PermissionGrant[] = [
 ];
 
 /** A pipeline (e.g. `ci`): sees what a change-request test reads and reports checks. */
-export const PIPELINE: PermissionGrant[] = [...VIEW_ONLY, { object_types: ['change_control.mergecheck'], actions: ['change'] }];
+export const PIPELINE: PermissionGrant[] = [
+  ...VIEW_ONLY,
+  { object_types: ['change_control.mergecheck'], actions: ['change'] },
+];
 
 /** The ids of a list response, in order. */
 export function ids(res: ApiResponse): number[] {
@@ -37,12 +55,22 @@ export async function mainDevice(svc: TestService, attrs: Record<string, unknown
 }
 
 /** Updates an object in the client's branch (or on main without one). */
-export async function patchObject(client: ApiClient, path: string, id: number, attrs: Record<string, unknown>): Promise<any> {
+export async function patchObject(
+  client: ApiClient,
+  path: string,
+  id: number,
+  attrs: Record<string, unknown>,
+): Promise<any> {
   return ok(client.patch(`${path}${id}/`, attrs), `patch ${path}${id}/`);
 }
 
 /** A branch of `owner` touching one new device, and a draft change request for it. */
-export async function draftRequest(owner: Actor, name: string, fields: Record<string, unknown> = {}, attrs: Record<string, unknown> = { name: `${name}-dev` }): Promise<{ cr: any; branchId: number; inBranch: ApiClient; device: any }> {
+export async function draftRequest(
+  owner: Actor,
+  name: string,
+  fields: Record<string, unknown> = {},
+  attrs: Record<string, unknown> = { name: `${name}-dev` },
+): Promise<{ cr: any; branchId: number; inBranch: ApiClient; device: any }> {
   const { branch: b, inBranch } = await branch(owner.client, name);
   const dev = await device(inBranch, attrs);
   const cr = await openRequest(owner.client, b.id, fields);
@@ -50,7 +78,10 @@ export async function draftRequest(owner: Actor, name: string, fields: Record<st
 }
 
 /** The author and reviewer most tests need. */
-export async function people(svc: TestService, extraAuthor: PermissionGrant[] = []): Promise<{ author: Actor; reviewer: Actor }> {
+export async function people(
+  svc: TestService,
+  extraAuthor: PermissionGrant[] = [],
+): Promise<{ author: Actor; reviewer: Actor }> {
   const author = await actor(svc, `author${++people.counter}`, [...AUTHOR, ...extraAuthor]);
   const reviewer = await actor(svc, `reviewer${people.counter}`, REVIEWER);
   return { author, reviewer };
@@ -64,7 +95,13 @@ export async function merge(svc: TestService, branchId: number): Promise<ApiResp
 
 /** The object-change rows of a change request, oldest first. */
 export async function changelogOfRequest(svc: TestService, id: number): Promise<any[]> {
-  return (await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=${CR_TYPE}&changed_object_id=${id}&limit=1000&ordering=id`))).results;
+  return (
+    await ok(
+      svc.admin.get(
+        `/api/core/object-changes/?changed_object_type=${CR_TYPE}&changed_object_id=${id}&limit=1000&ordering=id`,
+      ),
+    )
+  ).results;
 }
 
 export { actor, AUTHOR, REVIEWER };

@@ -80,7 +80,10 @@ let scenes = 0;
 export async function scene(w: World, options: SceneOptions = {}): Promise<Scene> {
   const n = ++scenes;
   const { branch: b, inBranch } = await branch(w.alice.client, `add-routers-${n}`);
-  const devices = [await device(inBranch, { name: `router${n}a`, status: 'planned' }), await device(inBranch, { name: `router${n}b`, status: 'planned' })];
+  const devices = [
+    await device(inBranch, { name: `router${n}a`, status: 'planned' }),
+    await device(inBranch, { name: `router${n}b`, status: 'planned' }),
+  ];
   const cr = await openRequest(w.alice.client, b.id, { ref: `CHG-${n}` });
   const all = await changesOf(w.svc, b.id);
   const changes = devices.map((d) => {
@@ -100,7 +103,11 @@ export function scenePerTest(svc: TestService, options: WorldOptions = {}): Scen
 }
 
 /** Edits a device inside the scene's branch (the branch moves on). */
-export async function editInBranch(s: Scene, index = 0, attrs: Record<string, unknown> = { status: 'active' }): Promise<void> {
+export async function editInBranch(
+  s: Scene,
+  index = 0,
+  attrs: Record<string, unknown> = { status: 'active' },
+): Promise<void> {
   await ok(s.inBranch.patch(`${DEVICES}${s.devices[index]!.id}/`, attrs), 'edit in branch');
 }
 
@@ -123,12 +130,18 @@ export function postComment(client: ApiClient, body: Record<string, unknown>): P
 
 /** Creates a root comment on the scene's request (on change `index`); returns it. */
 export async function rootComment(s: Scene, client: ApiClient, text = 'Why planned?', index = 0): Promise<any> {
-  return created(postComment(client, { change_request: s.cr.id, change_diff: s.changes[index]!.id, text }), 'root comment');
+  return created(
+    postComment(client, { change_request: s.cr.id, change_diff: s.changes[index]!.id, text }),
+    'root comment',
+  );
 }
 
 /** Creates a reply (the request and change are taken from the scene). */
 export async function reply(s: Scene, client: ApiClient, parent: number, text = 'Because.', index = 0): Promise<any> {
-  return created(postComment(client, { change_request: s.cr.id, change_diff: s.changes[index]!.id, text, parent }), 'reply');
+  return created(
+    postComment(client, { change_request: s.cr.id, change_diff: s.changes[index]!.id, text, parent }),
+    'reply',
+  );
 }
 
 /** The review rows of a request, as admin sees them. */
@@ -142,7 +155,9 @@ export async function commentsOf(svc: TestService, changeRequestId: number): Pro
 }
 
 /** Events emitted on the host's pipeline, recorded in process (inside the emitting transaction). */
-export function recordEvents(svc: TestService): Array<{ event: string; objectType: string; objectId: number; data: any }> {
+export function recordEvents(
+  svc: TestService,
+): Array<{ event: string; objectType: string; objectId: number; data: any }> {
   const seen: Array<{ event: string; objectType: string; objectId: number; data: any }> = [];
   svc.host.events.subscribe(async (_ctx, e) => {
     seen.push({ event: e.event, objectType: e.objectType, objectId: e.objectId, data: e.data });
@@ -167,19 +182,34 @@ export async function hookEvents(svc: TestService, url: string, events: string[]
 
 /** Committed webhook deliveries of one event (the durable outbox: refused writes leave none). */
 export async function queuedDeliveries(svc: TestService, event: string): Promise<Array<{ body: any }>> {
-  const rows = await svc.host.db.selectFrom('webhook_outbox').selectAll().where('event', '=', event).orderBy('id').execute();
+  const rows = await svc.host.db
+    .selectFrom('webhook_outbox')
+    .selectAll()
+    .where('event', '=', event)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ body: JSON.parse(r.body) }));
 }
 
 /** A user holding exactly these permissions (besides seeing everything unless `viewAll` is false). */
-export async function withPermissions(svc: TestService, username: string, grants: PermissionGrant[], viewAll = true): Promise<Actor> {
+export async function withPermissions(
+  svc: TestService,
+  username: string,
+  grants: PermissionGrant[],
+  viewAll = true,
+): Promise<Actor> {
   return actor(svc, username, [...(viewAll ? VIEW_ALL : []), ...grants]);
 }
 
 /** Turns every permission naming `userId` off (so later grants alone decide). */
 export async function revokeAll(svc: TestService, userId: number): Promise<void> {
-  const perms = (await ok(svc.admin.get('/api/users/permissions/?limit=1000'))).results as Array<{ id: number; users: number[] }>;
-  for (const p of perms) if (p.users.includes(userId)) expectStatus(await svc.admin.delete(`/api/users/permissions/${p.id}/`), 204, `revoke ${p.id}`);
+  const perms = (await ok(svc.admin.get('/api/users/permissions/?limit=1000'))).results as Array<{
+    id: number;
+    users: number[];
+  }>;
+  for (const p of perms)
+    if (p.users.includes(userId))
+      expectStatus(await svc.admin.delete(`/api/users/permissions/${p.id}/`), 204, `revoke ${p.id}`);
 }
 
 /** Asserts a 400 whose body names `field` (field errors) or mentions `words` (detail). */

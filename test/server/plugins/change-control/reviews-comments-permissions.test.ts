@@ -2,12 +2,43 @@ import assert from 'node:assert/strict';
 import { ApiClient, suiteService, type TestService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import { createToken } from '../../host/users/fixtures';
-import { actor, COMMENTS, created, expectMalformedInputRefused, expectStatus, grant, ok, REVIEWS, type Actor, type MalformedInput, type PermissionGrant } from './fixtures';
-import { commentsOf, postComment, postReview, reply, reviewsOf, revokeAll, rootComment, scene, world, type Scene } from './reviews-comments-fixtures';
+import {
+  actor,
+  COMMENTS,
+  created,
+  expectMalformedInputRefused,
+  expectStatus,
+  grant,
+  ok,
+  REVIEWS,
+  type Actor,
+  type MalformedInput,
+  type PermissionGrant,
+} from './fixtures';
+import {
+  commentsOf,
+  postComment,
+  postReview,
+  reply,
+  reviewsOf,
+  revokeAll,
+  rootComment,
+  scene,
+  world,
+  type Scene,
+} from './reviews-comments-fixtures';
 
 /** Seeing everything except the two models under test (their view is granted per test). */
 const VIEW_OTHERS: PermissionGrant[] = [
-  { object_types: ['change_control.changerequest', 'change_control.policy', 'change_control.policyrule', 'change_control.mergecheck'], actions: ['view'] },
+  {
+    object_types: [
+      'change_control.changerequest',
+      'change_control.policy',
+      'change_control.policyrule',
+      'change_control.mergecheck',
+    ],
+    actions: ['view'],
+  },
   { object_types: ['branching.branch', 'branching.changediff', 'dcim.device'], actions: ['view'] },
 ];
 const REVIEW = 'change_control.review';
@@ -36,7 +67,10 @@ describe('change control: permission matrix of reviews', () => {
   const w = forSuite(() => world(svc));
 
   /** A reviewer of the scene's request who is not one of the shared people (their grants change). */
-  async function reviewerWithReview(s: Scene, decision: 'approve' | 'comment' = 'comment'): Promise<{ who: Actor; review: any }> {
+  async function reviewerWithReview(
+    s: Scene,
+    decision: 'approve' | 'comment' = 'comment',
+  ): Promise<{ who: Actor; review: any }> {
     const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'add'] }]);
     const r = await created(postReview(who.client, { change_request: s.cr.id, decision, comment: 'first' }));
     return { who, review: r };
@@ -51,10 +85,15 @@ describe('change control: permission matrix of reviews', () => {
 
   it('create: with add_review under a constraint the new review does not satisfy, it is refused (403) and nothing is written', async () => {
     const s = await scene(w);
-    const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'add'], constraints: { decision: 'comment' } }]);
+    const who = await person(svc, [
+      { object_types: [REVIEW], actions: ['view', 'add'], constraints: { decision: 'comment' } },
+    ]);
     expectStatus(await postReview(who.client, { change_request: s.cr.id, decision: 'approve' }), 403);
     assert.deepEqual(await reviewsOf(svc, s.cr.id), []);
-    assert.equal((await ok(svc.admin.get(`/api/plugins/change-control/change-requests/${s.cr.id}/`))).status, 'needs-review');
+    assert.equal(
+      (await ok(svc.admin.get(`/api/plugins/change-control/change-requests/${s.cr.id}/`))).status,
+      'needs-review',
+    );
     expectStatus(await postReview(who.client, { change_request: s.cr.id, decision: 'comment', comment: 'fine' }), 201);
   });
 
@@ -91,7 +130,9 @@ describe('change control: permission matrix of reviews', () => {
   it('edit: with change_review under a constraint that excludes the review, PATCH and PUT are 404', async () => {
     const s = await scene(w);
     const { who, review } = await reviewerWithReview(s);
-    await regrant(svc, who, [{ object_types: [REVIEW], actions: ['view', 'change'], constraints: { change_request: s.cr.id + 100_000 } }]);
+    await regrant(svc, who, [
+      { object_types: [REVIEW], actions: ['view', 'change'], constraints: { change_request: s.cr.id + 100_000 } },
+    ]);
     expectStatus(await who.client.patch(`${REVIEWS}${review.id}/`, { comment: 'second' }), 404);
     expectStatus(await who.client.put(`${REVIEWS}${review.id}/`, { decision: 'comment', comment: 'second' }), 404);
     assert.equal((await ok(svc.admin.get(`${REVIEWS}${review.id}/`))).comment, 'first');
@@ -105,12 +146,17 @@ describe('change control: permission matrix of reviews', () => {
       { object_types: [REVIEW], actions: ['change'], constraints: { decision: 'approve' } },
     ]);
     expectStatus(await who.client.patch(`${REVIEWS}${review.id}/`, { comment: 'second' }), 403);
-    await regrant(svc, who, [{ object_types: [REVIEW], actions: ['view', 'change'], constraints: { decision: 'comment' } }]);
+    await regrant(svc, who, [
+      { object_types: [REVIEW], actions: ['view', 'change'], constraints: { decision: 'comment' } },
+    ]);
     expectStatus(await who.client.patch(`${REVIEWS}${review.id}/`, { decision: 'approve' }), 403);
     const kept = await ok(svc.admin.get(`${REVIEWS}${review.id}/`));
     assert.equal(kept.decision, 'comment');
     assert.equal(kept.comment, 'first');
-    assert.equal((await ok(svc.admin.get(`/api/plugins/change-control/change-requests/${s.cr.id}/`))).status, 'needs-review');
+    assert.equal(
+      (await ok(svc.admin.get(`/api/plugins/change-control/change-requests/${s.cr.id}/`))).status,
+      'needs-review',
+    );
   });
 
   it('edit: the author with change_review (and no add_review) edits the review (200)', async () => {
@@ -131,7 +177,9 @@ describe('change control: permission matrix of reviews', () => {
   it('delete: with delete_review under a constraint that excludes the review, DELETE is 404', async () => {
     const s = await scene(w);
     const { review } = await reviewerWithReview(s);
-    const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'delete'], constraints: { reviewer: '$user' } }]);
+    const who = await person(svc, [
+      { object_types: [REVIEW], actions: ['view', 'delete'], constraints: { reviewer: '$user' } },
+    ]);
     await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 404);
   });
 
@@ -155,9 +203,14 @@ describe('change control: permission matrix of reviews', () => {
   it('view: a view constraint hides other reviews (absent from the list, 404 on detail)', async () => {
     const s = await scene(w);
     const { review } = await reviewerWithReview(s);
-    const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'add'], constraints: { reviewer: '$user' } }]);
+    const who = await person(svc, [
+      { object_types: [REVIEW], actions: ['view', 'add'], constraints: { reviewer: '$user' } },
+    ]);
     const mine = await created(postReview(who.client, { change_request: s.cr.id, decision: 'comment' }));
-    assert.deepEqual((await ok(who.client.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results.map((r: any) => r.id), [mine.id]);
+    assert.deepEqual(
+      (await ok(who.client.get(`${REVIEWS}?change_request_id=${s.cr.id}`))).results.map((r: any) => r.id),
+      [mine.id],
+    );
     expectStatus(await who.client.get(`${REVIEWS}${review.id}/`), 404);
     expectStatus(await (await person(svc, [])).client.get(REVIEWS), 403);
   });
@@ -183,10 +236,18 @@ describe('change control: permission matrix of comments', () => {
 
   it('create: with add_changecomment under a constraint the new comment does not satisfy, it is refused (403) and nothing is written', async () => {
     const s = await scene(w);
-    const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add'], constraints: { change_diff: s.changes[1]!.id } }]);
-    expectStatus(await postComment(who.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x' }), 403);
+    const who = await person(svc, [
+      { object_types: [COMMENT], actions: ['view', 'add'], constraints: { change_diff: s.changes[1]!.id } },
+    ]);
+    expectStatus(
+      await postComment(who.client, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x' }),
+      403,
+    );
     assert.deepEqual(await commentsOf(svc, s.cr.id), []);
-    expectStatus(await postComment(who.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'y' }), 201);
+    expectStatus(
+      await postComment(who.client, { change_request: s.cr.id, change_diff: s.changes[1]!.id, text: 'y' }),
+      201,
+    );
   });
 
   it('create: a change request the caller may not see is answered like one that does not exist (400 on change_request)', async () => {
@@ -222,7 +283,9 @@ describe('change control: permission matrix of comments', () => {
   it('edit: with change_changecomment under a constraint that excludes the comment, PATCH and PUT are 404', async () => {
     const s = await scene(w);
     const { who, comment } = await authorWithComment(s);
-    await regrant(svc, who, [{ object_types: [COMMENT], actions: ['view', 'change'], constraints: { change_diff: s.changes[1]!.id } }]);
+    await regrant(svc, who, [
+      { object_types: [COMMENT], actions: ['view', 'change'], constraints: { change_diff: s.changes[1]!.id } },
+    ]);
     expectStatus(await who.client.patch(`${COMMENTS}${comment.id}/`, { text: 'second' }), 404);
     expectStatus(await who.client.put(`${COMMENTS}${comment.id}/`, { text: 'second' }), 404);
     assert.equal((await ok(svc.admin.get(`${COMMENTS}${comment.id}/`))).text, 'first');
@@ -258,7 +321,9 @@ describe('change control: permission matrix of comments', () => {
   it('resolve: with change_changecomment under a constraint that excludes the thread, resolving is 404', async () => {
     const s = await scene(w);
     const { comment } = await authorWithComment(s);
-    const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'change'], constraints: { resolved: true } }]);
+    const who = await person(svc, [
+      { object_types: [COMMENT], actions: ['view', 'change'], constraints: { resolved: true } },
+    ]);
     expectStatus(await who.client.patch(`${COMMENTS}${comment.id}/`, { resolved: true }), 404);
     assert.equal((await ok(svc.admin.get(`${COMMENTS}${comment.id}/`))).resolved, false);
   });
@@ -283,7 +348,7 @@ describe('change control: permission matrix of comments', () => {
     assert.equal((await ok(svc.admin.get(`${COMMENTS}${comment.id}/`))).text, 'first');
   });
 
-  it('delete: someone else\'s comment without delete_changecomment is 403 and it stays', async () => {
+  it("delete: someone else's comment without delete_changecomment is 403 and it stays", async () => {
     const s = await scene(w);
     const { comment } = await authorWithComment(s);
     const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'add', 'change'] }]);
@@ -300,7 +365,9 @@ describe('change control: permission matrix of comments', () => {
   it('delete: with delete_changecomment under a constraint that excludes the comment, DELETE is 404', async () => {
     const s = await scene(w);
     const { comment } = await authorWithComment(s);
-    const who = await person(svc, [{ object_types: [COMMENT], actions: ['view', 'delete'], constraints: { author: '$user' } }]);
+    const who = await person(svc, [
+      { object_types: [COMMENT], actions: ['view', 'delete'], constraints: { author: '$user' } },
+    ]);
     await expectDeleted(svc, who.client, `${COMMENTS}${comment.id}/`, 404);
   });
 
@@ -360,17 +427,37 @@ describe('change control: authentication of reviews and comments', () => {
     await ok(readOnly.get(REVIEWS));
     await ok(readOnly.get(COMMENTS));
     expectStatus(await postReview(readOnly, { change_request: s.cr.id, decision: 'approve' }), 403);
-    expectStatus(await postComment(readOnly, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x' }), 403);
+    expectStatus(
+      await postComment(readOnly, { change_request: s.cr.id, change_diff: s.changes[0]!.id, text: 'x' }),
+      403,
+    );
     assert.equal((await reviewsOf(svc, s.cr.id)).filter((r) => r.reviewer.id === s.carol.id).length, 0);
   });
 
   it('Authentication rule 5: identity cannot be forged: reviewer and author are always the caller, whatever the body names', async () => {
     const t = await scene(w);
-    const r = await created(postReview(t.carol.client, { change_request: t.cr.id, decision: 'approve', reviewer: t.bob.id, reviewer_id: t.bob.id }));
+    const r = await created(
+      postReview(t.carol.client, {
+        change_request: t.cr.id,
+        decision: 'approve',
+        reviewer: t.bob.id,
+        reviewer_id: t.bob.id,
+      }),
+    );
     assert.equal(r.reviewer.id, t.carol.id);
-    const c = await created(postComment(t.carol.client, { change_request: t.cr.id, change_diff: t.changes[0]!.id, text: 'x', author: t.bob.id, author_id: t.bob.id }));
+    const c = await created(
+      postComment(t.carol.client, {
+        change_request: t.cr.id,
+        change_diff: t.changes[0]!.id,
+        text: 'x',
+        author: t.bob.id,
+        author_id: t.bob.id,
+      }),
+    );
     assert.equal(c.author.id, t.carol.id);
-    const log = await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}`));
+    const log = await ok(
+      svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}`),
+    );
     assert.equal(log.results[0].user_name, 'carol');
     assert.equal(log.results[0].postchange_data.reviewer, t.carol.id);
   });

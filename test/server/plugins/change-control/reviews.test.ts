@@ -2,7 +2,25 @@ import assert from 'node:assert/strict';
 import { Receiver } from '../../../support/receiver';
 import { startService, suiteService, withService } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
-import { act, actor, AUTHOR, branch, BRANCHES, created, customFieldsLog, device, openRequest, detail, expectCustomFieldsRefused, expectStatus, grant, ok, REQUESTS, review, REVIEWS } from './fixtures';
+import {
+  act,
+  actor,
+  AUTHOR,
+  branch,
+  BRANCHES,
+  created,
+  customFieldsLog,
+  device,
+  openRequest,
+  detail,
+  expectCustomFieldsRefused,
+  expectStatus,
+  grant,
+  ok,
+  REQUESTS,
+  review,
+  REVIEWS,
+} from './fixtures';
 import {
   assertRefused,
   editInBranch,
@@ -25,7 +43,9 @@ describe('change control: review fields', () => {
   const s = scenePerTest(svc);
 
   it('Review fields: a created review carries change_request, decision, comment (Markdown, with comment_html), reviewer and stale', async () => {
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'Looks **fine**' }));
+    const r = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'Looks **fine**' }),
+    );
     assert.equal(r.change_request, s.cr.id);
     assert.equal(r.decision, 'comment');
     assert.equal(r.comment, 'Looks **fine**');
@@ -45,7 +65,11 @@ describe('change control: review fields', () => {
   });
 
   it('Review field change_request: naming a request that does not exist is a validation error (400), never a server error', async () => {
-    assertRefused(await postReview(s.bob.client, { change_request: 999_999, decision: 'approve' }), 'change_request', /does not exist/);
+    assertRefused(
+      await postReview(s.bob.client, { change_request: 999_999, decision: 'approve' }),
+      'change_request',
+      /does not exist/,
+    );
     assertRefused(await postReview(s.bob.client, { change_request: 2 ** 62, decision: 'approve' }), 'change_request');
     assertRefused(await postReview(s.bob.client, { change_request: -1, decision: 'approve' }), 'change_request');
   });
@@ -60,28 +84,60 @@ describe('change control: review fields', () => {
     ] as const) {
       expectStatus(await postReview(who.client, { change_request: s.cr.id, decision }), 201, decision);
     }
-    const reviewer = await actor(svc, 'erin', [{ object_types: ['change_control.review'], actions: ['add', 'view'] }, { object_types: ['change_control.changerequest'], actions: ['view'] }]);
-    expectStatus(await postReview(reviewer.client, { change_request: s.cr.id, decision: 'reject', comment: 'no' }), 201, 'reject');
+    const reviewer = await actor(svc, 'erin', [
+      { object_types: ['change_control.review'], actions: ['add', 'view'] },
+      { object_types: ['change_control.changerequest'], actions: ['view'] },
+    ]);
+    expectStatus(
+      await postReview(reviewer.client, { change_request: s.cr.id, decision: 'reject', comment: 'no' }),
+      201,
+      'reject',
+    );
     assert.deepEqual((await reviewsOf(svc, s.cr.id)).map((r) => r.decision).sort(), ['approve', 'comment', 'reject']);
   });
 
   it('Review field comment: a comment over 65,536 characters is 400; a comment is optional for approve and comment', async () => {
-    assertRefused(await postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'x'.repeat(65_537) }), 'comment');
+    assertRefused(
+      await postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'x'.repeat(65_537) }),
+      'comment',
+    );
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     assert.equal(r.comment, '');
     assert.equal(r.comment_html, '');
   });
 
   it('Review custom_fields: a free-form JSON object ({} by default) a write replaces whole (PUT leaving it out clears it), shown in detail, list and changelog; anything else is 400 naming it', async () => {
-    await expectCustomFieldsRefused((custom_fields) => postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', custom_fields }));
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', custom_fields: { checklist: [true, false] } }));
+    await expectCustomFieldsRefused((custom_fields) =>
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', custom_fields }),
+    );
+    const r = await created(
+      postReview(s.bob.client, {
+        change_request: s.cr.id,
+        decision: 'comment',
+        custom_fields: { checklist: [true, false] },
+      }),
+    );
     assert.deepEqual(r.custom_fields, { checklist: [true, false] });
-    assert.deepEqual((await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment' }))).custom_fields, {});
-    assert.deepEqual((await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { custom_fields: { checklist: [true, true] } }))).custom_fields, { checklist: [true, true] });
-    assert.deepEqual((await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'kept' }))).custom_fields, { checklist: [true, true] });
+    assert.deepEqual(
+      (await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment' }))).custom_fields,
+      {},
+    );
+    assert.deepEqual(
+      (await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { custom_fields: { checklist: [true, true] } })))
+        .custom_fields,
+      { checklist: [true, true] },
+    );
+    assert.deepEqual((await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'kept' }))).custom_fields, {
+      checklist: [true, true],
+    });
     assert.deepEqual((await ok(s.bob.client.get(`${REVIEWS}${r.id}/`))).custom_fields, { checklist: [true, true] });
-    assert.deepEqual((await ok(s.bob.client.get(`${REVIEWS}?id=${r.id}`))).results[0].custom_fields, { checklist: [true, true] });
-    assert.deepEqual((await ok(s.bob.client.put(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'kept' }))).custom_fields, {});
+    assert.deepEqual((await ok(s.bob.client.get(`${REVIEWS}?id=${r.id}`))).results[0].custom_fields, {
+      checklist: [true, true],
+    });
+    assert.deepEqual(
+      (await ok(s.bob.client.put(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'kept' }))).custom_fields,
+      {},
+    );
     assert.deepEqual(await customFieldsLog(svc.admin, 'change_control.review', r.id), [
       [undefined, { checklist: [true, false] }],
       [{ checklist: [true, false] }, { checklist: [true, true] }],
@@ -111,26 +167,41 @@ describe('change control: review rules', () => {
   const svc = suiteService();
   const w = forSuite(() => world(svc));
 
-  it('Review rule 1: naming another reviewer is not an error; the review is recorded as the caller\'s', async () => {
+  it("Review rule 1: naming another reviewer is not an error; the review is recorded as the caller's", async () => {
     const s = await scene(w);
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve', reviewer: s.carol.id }));
+    const r = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve', reviewer: s.carol.id }),
+    );
     assert.equal(r.reviewer.id, s.bob.id);
     const rows = await reviewsOf(svc, s.cr.id);
-    assert.deepEqual(rows.map((x) => x.reviewer.id), [s.bob.id]);
+    assert.deepEqual(
+      rows.map((x) => x.reviewer.id),
+      [s.bob.id],
+    );
     // Carol has not reviewed: her own review is still accepted.
-    expectStatus(await postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', reviewer: { id: s.bob.id } }), 201);
+    expectStatus(
+      await postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', reviewer: { id: s.bob.id } }),
+      201,
+    );
     // Naming the requester does not make it a self-review, and naming someone on an edit changes nothing either.
     const edited = await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { reviewer: s.alice.id, comment: 'still me' }));
     assert.equal(edited.reviewer.id, s.bob.id);
     const evaluation = await evaluationOf(s);
-    assert.deepEqual(evaluation.policies[0].rules[0].approvers.map((u: any) => u.username), ['bob']);
+    assert.deepEqual(
+      evaluation.policies[0].rules[0].approvers.map((u: any) => u.username),
+      ['bob'],
+    );
   });
 
   it('Review rule 2 / Errors: a user cannot review their own change request (400)', async () => {
     const s = await scene(w);
     await grant(svc, { users: [s.alice.id] }, { object_types: ['change_control.review'], actions: ['add', 'change'] });
     for (const decision of ['approve', 'comment', 'reject'] as const) {
-      assertRefused(await postReview(s.alice.client, { change_request: s.cr.id, decision, comment: 'mine' }), null, /own change request/);
+      assertRefused(
+        await postReview(s.alice.client, { change_request: s.cr.id, decision, comment: 'mine' }),
+        null,
+        /own change request/,
+      );
     }
     assert.equal((await reviewsOf(svc, s.cr.id)).length, 0);
     // A superuser is no exception: the admin's own request cannot be reviewed by the admin.
@@ -142,26 +213,40 @@ describe('change control: review rules', () => {
 
   it('Review rule 3 / Errors: a second review by the same user is refused (400) and the existing one is edited instead', async () => {
     const s = await scene(w);
-    const first = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'one question' }));
+    const first = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'one question' }),
+    );
     const second = await postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' });
     assertRefused(second, null, new RegExp(`already reviewed.*review ${first.id}.*edit`));
-    assert.deepEqual((await reviewsOf(svc, s.cr.id)).map((r) => [r.id, r.decision]), [[first.id, 'comment']]);
+    assert.deepEqual(
+      (await reviewsOf(svc, s.cr.id)).map((r) => [r.id, r.decision]),
+      [[first.id, 'comment']],
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'needs-review');
 
     const edited = await ok(s.bob.client.patch(`${REVIEWS}${first.id}/`, { decision: 'approve' }));
     assert.equal(edited.id, first.id);
     assert.equal(edited.decision, 'approve');
     assert.equal(edited.comment, 'one question');
-    assert.deepEqual((await reviewsOf(svc, s.cr.id)).map((r) => [r.id, r.decision]), [[first.id, 'approve']]);
+    assert.deepEqual(
+      (await reviewsOf(svc, s.cr.id)).map((r) => [r.id, r.decision]),
+      [[first.id, 'approve']],
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
     // Still refused once the first review has gone stale.
     await editInBranch(s);
-    assertRefused(await postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }), null, /already reviewed/);
+    assertRefused(
+      await postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }),
+      null,
+      /already reviewed/,
+    );
   });
 
-  it('Review rule 3: PUT replaces the existing review\'s decision and comment (an omitted comment is cleared)', async () => {
+  it("Review rule 3: PUT replaces the existing review's decision and comment (an omitted comment is cleared)", async () => {
     const s = await scene(w);
-    const first = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'rename it' }));
+    const first = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'rename it' }),
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
     assertRefused(await s.bob.client.put(`${REVIEWS}${first.id}/`, { decision: 'reject' }), 'comment');
     const replaced = await ok(s.bob.client.put(`${REVIEWS}${first.id}/`, { decision: 'approve' }));
@@ -181,8 +266,14 @@ describe('change control: review rules', () => {
     assert.equal(held.ready_to_merge, false);
     assert.equal(held.gates_cleared, false);
     assert.match(held.merge_blocked_reason, /draft/);
-    assert.ok((await ok(s.alice.client.get(`${REQUESTS}?status=draft&limit=1000`))).results.some((x: any) => x.id === s.cr.id));
-    assert.deepEqual(events.filter((e) => e.event.startsWith('change_request_')), [], 'no transition');
+    assert.ok(
+      (await ok(s.alice.client.get(`${REQUESTS}?status=draft&limit=1000`))).results.some((x: any) => x.id === s.cr.id),
+    );
+    assert.deepEqual(
+      events.filter((e) => e.event.startsWith('change_request_')),
+      [],
+      'no transition',
+    );
     // The merge gate refuses the branch.
     expectStatus(await svc.admin.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true }), 409);
 
@@ -190,13 +281,18 @@ describe('change control: review rules', () => {
     assert.equal(submitted.status, 'approved');
     assert.equal(submitted.ready_to_merge, true, submitted.merge_blocked_reason);
     const evaluation = await evaluationOf(s);
-    assert.deepEqual(evaluation.policies[0].rules[0].approvers.map((u: any) => u.id), [s.bob.id]);
+    assert.deepEqual(
+      evaluation.policies[0].rules[0].approvers.map((u: any) => u.id),
+      [s.bob.id],
+    );
     assert.equal((await ok(s.bob.client.get(`${REVIEWS}${r.id}/`))).stale, false);
   });
 
   it('Review rule 4: a rejection against a draft moves nothing, and rejects once the draft is submitted', async () => {
     const s = await scene(w, { submit: false });
-    await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'Use the naming scheme.' }));
+    await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'Use the naming scheme.' }),
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'draft');
     assert.equal((await ok(act(s.alice.client, s.cr.id, 'submit'))).status, 'rejected');
   });
@@ -206,7 +302,9 @@ describe('change control: review rules', () => {
     await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
     assert.equal((await ok(act(s.alice.client, s.cr.id, 'return-to-draft'))).status, 'draft');
-    await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'reject', comment: 'Wait for the window.' }));
+    await created(
+      postReview(s.carol.client, { change_request: s.cr.id, decision: 'reject', comment: 'Wait for the window.' }),
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'draft');
     assert.equal((await ok(act(s.alice.client, s.cr.id, 'submit'))).status, 'rejected');
   });
@@ -228,8 +326,16 @@ describe('change control: review rules', () => {
     assert.equal(after.ready_to_merge, false);
     const evaluation = await evaluationOf(s);
     assert.equal(evaluation.policies[0].rules[0].approvals, 0);
-    assert.deepEqual(evaluation.stale_reviews.map((x: any) => x.id), [r.id]);
-    assert.deepEqual((await ok(s.alice.client.get(`${REVIEWS}?change_request_id=${s.cr.id}&stale=true`))).results.map((x: any) => x.id), [r.id]);
+    assert.deepEqual(
+      evaluation.stale_reviews.map((x: any) => x.id),
+      [r.id],
+    );
+    assert.deepEqual(
+      (await ok(s.alice.client.get(`${REVIEWS}?change_request_id=${s.cr.id}&stale=true`))).results.map(
+        (x: any) => x.id,
+      ),
+      [r.id],
+    );
     // The merge gate refuses what was approved before the edit.
     expectStatus(await svc.admin.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true }), 409);
   });
@@ -254,13 +360,18 @@ describe('change control: review rules', () => {
   it('Review rule 5: a stale rejection stops rejecting; only the branch moving makes a review stale', async () => {
     const s = await scene(w);
     await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'wrong status' }));
-    const carol = await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', comment: 'hm' }));
+    const carol = await created(
+      postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', comment: 'hm' }),
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
     // Editing the request (not its branch) leaves the reviews live.
     await ok(s.alice.client.patch(`${REQUESTS}${s.cr.id}/`, { description: 'more words' }));
     assert.equal((await reviewsOf(svc, s.cr.id)).filter((r) => r.stale).length, 0);
     await editInBranch(s);
-    assert.deepEqual((await reviewsOf(svc, s.cr.id)).map((r) => r.stale), [true, true]);
+    assert.deepEqual(
+      (await reviewsOf(svc, s.cr.id)).map((r) => r.stale),
+      [true, true],
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'needs-review');
     await ok(s.carol.client.patch(`${REVIEWS}${carol.id}/`, { decision: 'approve' }));
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
@@ -288,11 +399,17 @@ describe('change control: review rules', () => {
   it('Review: an edit that changes nothing writes nothing (no changelog entry)', async () => {
     const s = await scene(w);
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'a' }));
-    const changelog = () => ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}`));
+    const changelog = () =>
+      ok(
+        svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}`),
+      );
     assert.equal((await changelog()).count, 1);
     // Each answer is the review as a read right after shows it.
     const read = () => ok(s.bob.client.get(`${REVIEWS}${r.id}/`));
-    assert.deepEqual(await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'a' })), await read());
+    assert.deepEqual(
+      await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'comment', comment: 'a' })),
+      await read(),
+    );
     assert.equal((await changelog()).count, 1);
     assert.deepEqual(await ok(s.bob.client.patch(`${REVIEWS}${r.id}/`, { comment: 'b' })), await read());
     assert.equal((await changelog()).count, 2);
@@ -306,25 +423,37 @@ describe('change control: independent approval (who changed the branch cannot ap
   const w = forSuite(() => world(svc));
   before(async () => {
     // Carol may also work on others' branches: she edits devices and holds change_branch.
-    await grant(svc, { users: [w.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
+    await grant(
+      svc,
+      { users: [w.carol.id] },
+      { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] },
+    );
   });
 
-  const CONTRIBUTOR_DETAIL = 'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
+  const CONTRIBUTOR_DETAIL =
+    'You changed objects on this branch, so your approval would not be independent: an approval must come from someone who did not change the branch. You may still request changes or comment.';
   const schemaOf = async (s: Scene) => (await ok(svc.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id as string;
 
   it('Independent approval: a reviewer who changed objects on the branch cannot approve it (400 saying why); rejecting and commenting stay allowed', async () => {
     const s = await scene(w);
-    await ok(s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }), 'carol edits');
+    await ok(
+      s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }),
+      'carol edits',
+    );
     const refused = await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve', comment: 'lgtm' });
     expectStatus(refused, 400);
     assert.deepEqual(refused.body, { detail: CONTRIBUTOR_DETAIL });
     assert.equal((await reviewsOf(svc, s.cr.id)).length, 0, 'nothing written');
-    const comment = await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', comment: 'I moved it to active.' }));
+    const comment = await created(
+      postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment', comment: 'I moved it to active.' }),
+    );
     // Turning the comment into an approval is refused the same way; a rejection is accepted and rejects.
     const edit = await s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'approve' });
     expectStatus(edit, 400);
     assert.deepEqual(edit.body, { detail: CONTRIBUTOR_DETAIL });
-    await ok(s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'reject', comment: 'On second thought, no.' }));
+    await ok(
+      s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'reject', comment: 'On second thought, no.' }),
+    );
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
     // Someone who changed nothing approves as before.
     await ok(s.carol.client.patch(`${REVIEWS}${comment.id}/`, { decision: 'comment' }));
@@ -339,24 +468,43 @@ describe('change control: independent approval (who changed the branch cannot ap
     assert.equal(before.approved, true);
     assert.equal(before.ready_to_merge, true);
 
-    await ok(s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[1]!.id}/`, { status: 'active' }), 'carol edits');
+    await ok(
+      s.carol.client.inBranch(await schemaOf(s)).patch(`/api/dcim/devices/${s.devices[1]!.id}/`, { status: 'active' }),
+      'carol edits',
+    );
     const after = await detail(s.alice.client, s.cr.id);
     assert.equal(after.status, 'needs-review');
     assert.equal(after.approved, false);
     assert.equal(after.ready_to_merge, false);
-    assert.match(after.merge_blocked_reason, /Rule "netops" of policy "Devices" has 0 of 1 required approval\. 1 approval does not count: its reviewer changed the branch\./);
+    assert.match(
+      after.merge_blocked_reason,
+      /Rule "netops" of policy "Devices" has 0 of 1 required approval\. 1 approval does not count: its reviewer changed the branch\./,
+    );
     const rule = (await evaluationOf(s)).policies[0].rules[0];
     assert.equal(rule.approvals, 0);
     assert.deepEqual(rule.uncounted_approvals, [
-      { review: approval.id, reviewer: { id: s.carol.id, username: 'carol', display: 'carol' }, reason: 'contributor', detail: 'carol changed objects on this branch; an approval must come from someone who did not.' },
+      {
+        review: approval.id,
+        reviewer: { id: s.carol.id, username: 'carol', display: 'carol' },
+        reason: 'contributor',
+        detail: 'carol changed objects on this branch; an approval must come from someone who did not.',
+      },
     ]);
-    assert.deepEqual(rule.outstanding_reviewers.map((u: { id: number }) => u.id), [s.bob.id], 'carol no longer owes an approval she cannot give');
+    assert.deepEqual(
+      rule.outstanding_reviewers.map((u: { id: number }) => u.id),
+      [s.bob.id],
+      'carol no longer owes an approval she cannot give',
+    );
     // Re-affirming the approval is refused; the merge gate refuses the branch.
     const reaffirm = await s.carol.client.patch(`${REVIEWS}${approval.id}/`, {});
     expectStatus(reaffirm, 400);
     assert.deepEqual(reaffirm.body, { detail: CONTRIBUTOR_DETAIL });
     expectStatus(await svc.admin.post(`${BRANCHES}${s.branchId}/merge/`, { commit: true }), 409);
-    assert.equal((await ok(svc.admin.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].approved, false, 'the list follows too');
+    assert.equal(
+      (await ok(svc.admin.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].approved,
+      false,
+      'the list follows too',
+    );
   });
 
   it('Independent approval: the evaluation lists stale approvals per rule as not counted (reason stale) until they are given again', async () => {
@@ -365,7 +513,12 @@ describe('change control: independent approval (who changed the branch cannot ap
     assert.deepEqual((await evaluationOf(s)).policies[0].rules[0].uncounted_approvals, []);
     await editInBranch(s);
     assert.deepEqual((await evaluationOf(s)).policies[0].rules[0].uncounted_approvals, [
-      { review: approval.id, reviewer: { id: s.bob.id, username: 'bob', display: 'bob' }, reason: 'stale', detail: 'The branch changed after bob approved; the approval counts again once they review again.' },
+      {
+        review: approval.id,
+        reviewer: { id: s.bob.id, username: 'bob', display: 'bob' },
+        reason: 'stale',
+        detail: 'The branch changed after bob approved; the approval counts again once they review again.',
+      },
     ]);
     await ok(s.bob.client.patch(`${REVIEWS}${approval.id}/`, {}));
     const rule = (await evaluationOf(s)).policies[0].rules[0];
@@ -374,27 +527,42 @@ describe('change control: independent approval (who changed the branch cannot ap
   });
 
   it('Independent approval: contributors_can_approve restores the plain behaviour', async () => {
-    await withService(startService({ config: { change_control: { contributors_can_approve: true } } }), async (plain) => {
-      const pw = await world(plain);
-      await grant(plain, { users: [pw.carol.id] }, { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] });
-      const s = await scene(pw);
-      const schema = (await ok(plain.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id;
-      await ok(s.carol.client.inBranch(schema).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }));
-      await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
-      assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
-      assert.deepEqual((await ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies[0].rules[0].uncounted_approvals, []);
-    });
+    await withService(
+      startService({ config: { change_control: { contributors_can_approve: true } } }),
+      async (plain) => {
+        const pw = await world(plain);
+        await grant(
+          plain,
+          { users: [pw.carol.id] },
+          { object_types: ['dcim.device', 'branching.branch'], actions: ['change'] },
+        );
+        const s = await scene(pw);
+        const schema = (await ok(plain.admin.get(`${BRANCHES}${s.branchId}/`))).schema_id;
+        await ok(s.carol.client.inBranch(schema).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'active' }));
+        await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
+        assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
+        assert.deepEqual(
+          (await ok(s.alice.client.get(`${REQUESTS}${s.cr.id}/evaluation/`))).policies[0].rules[0].uncounted_approvals,
+          [],
+        );
+      },
+    );
   });
 
-  it('Independent approval, the attack reported: a user holding only dcim.change_device and add_review cannot edit someone else\'s branch and then approve it into main', async () => {
+  it("Independent approval, the attack reported: a user holding only dcim.change_device and add_review cannot edit someone else's branch and then approve it into main", async () => {
     const s = await scene(w);
     const mallory = await actor(svc, `mallory-${s.cr.id}`, [
       { object_types: ['dcim.device'], actions: ['view', 'change'] },
-      { object_types: ['change_control.review', 'change_control.changerequest', 'branching.branch'], actions: ['view', 'add'] },
+      {
+        object_types: ['change_control.review', 'change_control.changerequest', 'branching.branch'],
+        actions: ['view', 'add'],
+      },
     ]);
     await grant(svc, { users: [mallory.id] }, { object_types: ['change_control.review'], actions: ['add'] });
     const schema = await schemaOf(s);
-    const write = await mallory.client.inBranch(schema).patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'compromised' });
+    const write = await mallory.client
+      .inBranch(schema)
+      .patch(`/api/dcim/devices/${s.devices[0]!.id}/`, { status: 'compromised' });
     expectStatus(write, 403);
     assert.match(write.body.detail, /You may not write to branch/);
     const changes = (await ok(svc.admin.get(`/api/plugins/branching/changes/?branch_id=${s.branchId}`))).results;
@@ -416,19 +584,26 @@ describe('change control: reject (Request changes) needs a comment', () => {
   });
 
   it('reject with a comment is accepted, shown as changes requested, and rejects the request', async () => {
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'Use `core-` names.' }));
+    const r = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'Use `core-` names.' }),
+    );
     assert.match(r.display, /Changes requested by bob/);
     assert.equal(r.comment_html, '<p>Use <code>core-</code> names.</p>\n');
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
     const evaluation = await evaluationOf(s);
-    assert.deepEqual(evaluation.rejections.map((x: any) => [x.reviewer.username, x.comment_html]), [['bob', '<p>Use <code>core-</code> names.</p>\n']]);
+    assert.deepEqual(
+      evaluation.rejections.map((x: any) => [x.reviewer.username, x.comment_html]),
+      [['bob', '<p>Use <code>core-</code> names.</p>\n']],
+    );
   });
 
   it('an edit to reject without a comment, or clearing the comment of a reject, is refused (400)', async () => {
     const approve = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     assertRefused(await s.bob.client.patch(`${REVIEWS}${approve.id}/`, { decision: 'reject' }), 'comment');
     assert.equal((await ok(s.bob.client.get(`${REVIEWS}${approve.id}/`))).decision, 'approve');
-    const rejected = await ok(s.bob.client.patch(`${REVIEWS}${approve.id}/`, { decision: 'reject', comment: 'On second thought, no.' }));
+    const rejected = await ok(
+      s.bob.client.patch(`${REVIEWS}${approve.id}/`, { decision: 'reject', comment: 'On second thought, no.' }),
+    );
     assert.equal(rejected.decision, 'reject');
     assertRefused(await s.bob.client.patch(`${REVIEWS}${approve.id}/`, { comment: ' ' }), 'comment');
     assert.equal((await ok(s.bob.client.get(`${REVIEWS}${approve.id}/`))).comment, 'On second thought, no.');
@@ -444,9 +619,10 @@ describe('change control: review_submitted', () => {
     await hookEvents(svc, receiver.url(), ['review_submitted']);
   });
   after(async () => receiver.close());
-  const deliveriesFor = async (crId: number) => (await queuedDeliveries(svc, 'review_submitted')).filter((d) => d.body.data.id === crId);
+  const deliveriesFor = async (crId: number) =>
+    (await queuedDeliveries(svc, 'review_submitted')).filter((d) => d.body.data.id === crId);
 
-  it('Events: review_submitted fires once per review write, with the change request as data, delivered by an event rule\'s webhook', async () => {
+  it("Events: review_submitted fires once per review write, with the change request as data, delivered by an event rule's webhook", async () => {
     const s = await scene(w);
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'q' }));
     assert.equal((await deliveriesFor(s.cr.id)).length, 1);
@@ -470,23 +646,36 @@ describe('change control: review_submitted', () => {
     // Another reviewer's review: once more, for that write.
     await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }));
     const all = await deliveriesFor(s.cr.id);
-    assert.deepEqual(all.map((d) => d.body.request.user), ['bob', 'bob', 'carol']);
+    assert.deepEqual(
+      all.map((d) => d.body.request.user),
+      ['bob', 'bob', 'carol'],
+    );
   });
 
   it('Events: review_submitted fires once per write in process too, alongside the transition it causes', async () => {
     const s = await scene(w);
     const events = recordEvents(svc);
     await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
-    const mine = events.filter((e) => e.objectType === 'change_control.changerequest' && e.objectId === s.cr.id && e.event !== 'object_updated');
-    assert.deepEqual(mine.map((e) => e.event), ['review_submitted', 'change_request_approved']);
+    const mine = events.filter(
+      (e) => e.objectType === 'change_control.changerequest' && e.objectId === s.cr.id && e.event !== 'object_updated',
+    );
+    assert.deepEqual(
+      mine.map((e) => e.event),
+      ['review_submitted', 'change_request_approved'],
+    );
   });
 
   it('Events: a review against a draft still fires review_submitted, and no transition', async () => {
     const s = await scene(w, { submit: false });
     const events = recordEvents(svc);
     await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
-    const mine = events.filter((e) => e.objectType === 'change_control.changerequest' && e.objectId === s.cr.id && e.event !== 'object_updated');
-    assert.deepEqual(mine.map((e) => e.event), ['review_submitted']);
+    const mine = events.filter(
+      (e) => e.objectType === 'change_control.changerequest' && e.objectId === s.cr.id && e.event !== 'object_updated',
+    );
+    assert.deepEqual(
+      mine.map((e) => e.event),
+      ['review_submitted'],
+    );
   });
 });
 
@@ -497,11 +686,18 @@ describe('change control: parallel reviews', () => {
   it('Concurrency: ten parallel reviews by one user on one request create exactly one review (one 201, nine 400)', async () => {
     const s = await scene(w);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => postReview(s.bob.client, { change_request: s.cr.id, decision: i % 2 ? 'approve' : 'comment', comment: `try ${i}` })),
+      Array.from({ length: 10 }, (_, i) =>
+        postReview(s.bob.client, {
+          change_request: s.cr.id,
+          decision: i % 2 ? 'approve' : 'comment',
+          comment: `try ${i}`,
+        }),
+      ),
     );
     const statuses = answers.map((a) => a.status).sort();
     assert.deepEqual(statuses, [201, ...Array(9).fill(400)], JSON.stringify(answers.map((a) => a.body)));
-    for (const refused of answers.filter((a) => a.status === 400)) assert.match(JSON.stringify(refused.body), /already reviewed/);
+    for (const refused of answers.filter((a) => a.status === 400))
+      assert.match(JSON.stringify(refused.body), /already reviewed/);
     const rows = await reviewsOf(svc, s.cr.id);
     assert.equal(rows.length, 1);
     const winner = answers.find((a) => a.status === 201)!.body;
@@ -511,7 +707,11 @@ describe('change control: parallel reviews', () => {
 
   it('Concurrency: parallel reviews by different users all land, one each', async () => {
     const s = await scene(w);
-    const answers = await Promise.all([s.bob, s.carol, s.bob, s.carol].map((who) => postReview(who.client, { change_request: s.cr.id, decision: 'approve' })));
+    const answers = await Promise.all(
+      [s.bob, s.carol, s.bob, s.carol].map((who) =>
+        postReview(who.client, { change_request: s.cr.id, decision: 'approve' }),
+      ),
+    );
     assert.deepEqual(answers.map((a) => a.status).sort(), [201, 201, 400, 400]);
     assert.deepEqual((await reviewsOf(svc, s.cr.id)).map((r) => r.reviewer.username).sort(), ['bob', 'carol']);
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'approved');
@@ -526,7 +726,11 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     const s = await scene(w);
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment', comment: 'hm' }));
     await ok(act(svc.admin, s.cr.id, 'abandon'));
-    assertRefused(await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }), null, /abandoned/);
+    assertRefused(
+      await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }),
+      null,
+      /abandoned/,
+    );
     assertRefused(await s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'approve' }), null, /abandoned/);
     assertRefused(await s.bob.client.delete(`${REVIEWS}${r.id}/`), null, /abandoned/);
     assert.equal((await ok(s.bob.client.get(`${REVIEWS}${r.id}/`))).decision, 'comment');
@@ -537,11 +741,21 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
 
   it('Decision: a completed request keeps its reviews as history: no new review, no edit, no deletion (400)', async () => {
     const s = await scene(w);
-    const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve', comment: 'ship it' }));
+    const r = await created(
+      postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve', comment: 'ship it' }),
+    );
     await ok(svc.admin.post(`/api/plugins/branching/branches/${s.branchId}/merge/`, { commit: true }));
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'completed');
-    assertRefused(await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }), null, /completed/);
-    assertRefused(await s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'reject', comment: 'too late' }), null, /completed/);
+    assertRefused(
+      await postReview(s.carol.client, { change_request: s.cr.id, decision: 'approve' }),
+      null,
+      /completed/,
+    );
+    assertRefused(
+      await s.bob.client.patch(`${REVIEWS}${r.id}/`, { decision: 'reject', comment: 'too late' }),
+      null,
+      /completed/,
+    );
     assertRefused(await s.bob.client.put(`${REVIEWS}${r.id}/`, { decision: 'comment' }), null, /completed/);
     assertRefused(await svc.admin.delete(`${REVIEWS}${r.id}/`), null, /completed/);
     const kept = await ok(s.bob.client.get(`${REVIEWS}${r.id}/`));
@@ -560,24 +774,38 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     expectStatus(await postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }), 201);
   });
 
-  it('Decision: someone else\'s review is deleted only by a holder of delete_review (403 otherwise)', async () => {
+  it("Decision: someone else's review is deleted only by a holder of delete_review (403 otherwise)", async () => {
     const s = await scene(w);
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'no' }));
     const refused = await s.carol.client.delete(`${REVIEWS}${r.id}/`);
     expectStatus(refused, 403);
     assert.match(refused.body.detail, /delete_review/);
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
-    const moderator = await withPermissions(svc, 'moderator', [{ object_types: ['change_control.review'], actions: ['delete'] }]);
+    const moderator = await withPermissions(svc, 'moderator', [
+      { object_types: ['change_control.review'], actions: ['delete'] },
+    ]);
     expectStatus(await moderator.client.delete(`${REVIEWS}${r.id}/`), 204);
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'needs-review');
-    assert.equal((await ok(svc.admin.get(`/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}&action=delete`))).count, 1);
+    assert.equal(
+      (
+        await ok(
+          svc.admin.get(
+            `/api/core/object-changes/?changed_object_type=change_control.review&changed_object_id=${r.id}&action=delete`,
+          ),
+        )
+      ).count,
+      1,
+    );
   });
 
   it('the request tells the requester they cannot review it, and a reviewer that they can', async () => {
     const s = await scene(w);
     const reviewer = await detail(s.bob.client, s.cr.id);
     assert.deepEqual(reviewer.actions.review, { allowed: true, reason: null });
-    const author = await withPermissions(svc, 'erin', [...AUTHOR, { object_types: ['change_control.review'], actions: ['add'] }]);
+    const author = await withPermissions(svc, 'erin', [
+      ...AUTHOR,
+      { object_types: ['change_control.review'], actions: ['add'] },
+    ]);
     const { branch: b, inBranch } = await branch(author.client, 'erin-work');
     await device(inBranch, { name: 'erin-router' });
     const own = await openRequest(author.client, b.id);
@@ -590,7 +818,10 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     const s = await scene(w);
     await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'approve' }));
     await created(postReview(s.carol.client, { change_request: s.cr.id, decision: 'comment' }));
-    const list = async (q: string) => (await ok(s.bob.client.get(`${REVIEWS}?change_request_id=${s.cr.id}&${q}`))).results.map((r: any) => r.reviewer.username).sort();
+    const list = async (q: string) =>
+      (await ok(s.bob.client.get(`${REVIEWS}?change_request_id=${s.cr.id}&${q}`))).results
+        .map((r: any) => r.reviewer.username)
+        .sort();
     assert.deepEqual(await list(''), ['bob', 'carol']);
     assert.deepEqual(await list('reviewer_id=me'), ['bob']);
     assert.deepEqual(await list(`reviewer_id=${s.carol.id}`), ['carol']);

@@ -1,6 +1,25 @@
 import assert from 'node:assert/strict';
 import { suiteService } from '../../../support/service';
-import { actor, AUTHOR, branch, changesOf, CHECKS, checkNamed, COMMENTS, created, device, expectStatus, ok, openRequest, policy, review, REVIEWER, type Actor, ccDb, actorsForSuite } from './fixtures';
+import {
+  actor,
+  AUTHOR,
+  branch,
+  changesOf,
+  CHECKS,
+  checkNamed,
+  COMMENTS,
+  created,
+  device,
+  expectStatus,
+  ok,
+  openRequest,
+  policy,
+  review,
+  REVIEWER,
+  type Actor,
+  ccDb,
+  actorsForSuite,
+} from './fixtures';
 
 const SEARCH = '/api/search/';
 
@@ -18,7 +37,9 @@ async function search(a: { client: Actor['client'] } | Actor, q: string): Promis
 }
 
 describe('change control: search (contract 3.5, /api/search/)', () => {
-  const svc = suiteService({ config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } } });
+  const svc = suiteService({
+    config: { change_control: { required_external_checks: [['ci/lint', 'Lint pipeline']] } },
+  });
   const [author, reviewer] = actorsForSuite(svc, ['author', AUTHOR], ['reviewer', REVIEWER]);
   let cr: any;
   let policyId: number;
@@ -27,18 +48,34 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
   let commentId: number;
   let checkId: number;
   before(async () => {
-    const p = await policy(svc, { name: 'Firewall governance', object_types: ['dcim.device'], rules: [{ name: 'security-approvers', users: [reviewer.id] }] });
+    const p = await policy(svc, {
+      name: 'Firewall governance',
+      object_types: ['dcim.device'],
+      rules: [{ name: 'security-approvers', users: [reviewer.id] }],
+    });
     policyId = p.id;
     ruleId = p.rules[0]!.id;
     const { branch: b, inBranch } = await branch(author.client, 'edge-upgrade');
     await device(inBranch, { name: 'edge1' });
-    cr = await openRequest(author.client, b.id, { ref: 'CHG-4711', title: 'Upgrade the edge routers', description: 'Replaces the line cards in both chassis.' });
+    cr = await openRequest(author.client, b.id, {
+      ref: 'CHG-4711',
+      title: 'Upgrade the edge routers',
+      description: 'Replaces the line cards in both chassis.',
+    });
     await ok(author.client.post(`/api/plugins/change-control/change-requests/${cr.id}/submit/`, {}));
     const r = await review(reviewer.client, cr.id, 'comment', 'Please double-check the ACL ordering.');
     expectStatus(r, 201);
     reviewId = r.body.id;
     const change = (await changesOf(svc, b.id))[0];
-    commentId = (await created(reviewer.client.post(COMMENTS, { change_request: cr.id, change_diff: change.id, text: 'Why does this need a maintenance window?' }))).id;
+    commentId = (
+      await created(
+        reviewer.client.post(COMMENTS, {
+          change_request: cr.id,
+          change_diff: change.id,
+          text: 'Why does this need a maintenance window?',
+        }),
+      )
+    ).id;
     const ci = await checkNamed(svc.admin, cr.id, 'ci/lint');
     checkId = ci.id;
     await ok(svc.admin.patch(`${CHECKS}${ci.id}/`, { status: 'failure', summary: 'flake8 found 3 problems' }));
@@ -73,26 +110,46 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
   });
 
   /** Searching `q` finds object `id` of `objectType` (at `path`/`id`/ of the plugin's API) with the fields `expected`. */
-  async function expectHit(q: string, objectType: string, id: number, path: string, expected: Partial<Hit>): Promise<void> {
+  async function expectHit(
+    q: string,
+    objectType: string,
+    id: number,
+    path: string,
+    expected: Partial<Hit>,
+  ): Promise<void> {
     const hit = hitOf(await search(author, q), objectType, id);
     assert.deepEqual({ ...hit, ...expected }, hit, q);
     assert.equal(hit.url, `${svc.url}/api/plugins/change-control/${path}/${id}/`, q);
   }
 
   it('Search: finds policies and rules by name', async () => {
-    await expectHit('firewall gov', 'change_control.policy', policyId, 'policies', { field: 'name', display: 'Firewall governance' });
+    await expectHit('firewall gov', 'change_control.policy', policyId, 'policies', {
+      field: 'name',
+      display: 'Firewall governance',
+    });
     await expectHit('security-approvers', 'change_control.policyrule', ruleId, 'policy-rules', { field: 'name' });
   });
 
   it('Search: finds review and comment texts', async () => {
-    await expectHit('ACL ordering', 'change_control.review', reviewId, 'reviews', { field: 'comment', value: 'Please double-check the ACL ordering.' });
-    await expectHit('maintenance window', 'change_control.changecomment', commentId, 'change-comments', { field: 'text' });
+    await expectHit('ACL ordering', 'change_control.review', reviewId, 'reviews', {
+      field: 'comment',
+      value: 'Please double-check the ACL ordering.',
+    });
+    await expectHit('maintenance window', 'change_control.changecomment', commentId, 'change-comments', {
+      field: 'text',
+    });
   });
 
   it('Search: finds checks by name, label and summary', async () => {
-    await expectHit('ci/lint', 'change_control.mergecheck', checkId, 'checks', { field: 'name', display: 'Lint pipeline' });
+    await expectHit('ci/lint', 'change_control.mergecheck', checkId, 'checks', {
+      field: 'name',
+      display: 'Lint pipeline',
+    });
     await expectHit('lint pipe', 'change_control.mergecheck', checkId, 'checks', { field: 'label' });
-    await expectHit('flake8', 'change_control.mergecheck', checkId, 'checks', { field: 'summary', value: 'flake8 found 3 problems' });
+    await expectHit('flake8', 'change_control.mergecheck', checkId, 'checks', {
+      field: 'summary',
+      value: 'flake8 found 3 problems',
+    });
   });
 
   it('Search: case-insensitive beyond ASCII (ÉCOLE is found by école and the other way round)', async () => {
@@ -100,12 +157,19 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     await device(inBranch, { name: 'u1' });
     const upper = await openRequest(author.client, b.id, { title: 'Câblage ÉCOLE Zürich' });
     for (const q of ['école', 'ÉCOLE', 'ZÜRICH', 'câblage']) {
-      assert.ok((await search(author, q)).some((h) => h.id === upper.id && h.object_type === 'change_control.changerequest' && h.field === 'title'), q);
+      assert.ok(
+        (await search(author, q)).some(
+          (h) => h.id === upper.id && h.object_type === 'change_control.changerequest' && h.field === 'title',
+        ),
+        q,
+      );
     }
   });
 
   it('Search: honours view permissions: a model the caller may not view yields nothing', async () => {
-    const policiesOnly = await actor(svc, 'policies-only', [{ object_types: ['change_control.policy'], actions: ['view'] }]);
+    const policiesOnly = await actor(svc, 'policies-only', [
+      { object_types: ['change_control.policy'], actions: ['view'] },
+    ]);
     assert.deepEqual(await search(policiesOnly, 'CHG-4711'), []);
     assert.deepEqual(await search(policiesOnly, 'ACL ordering'), []);
     assert.deepEqual(await search(policiesOnly, 'flake8'), []);
@@ -124,9 +188,15 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     await device(inBranch, { name: 'edge-mine-1' });
     const mine = await openRequest(own.client, b.id, { title: 'My edge tweak' });
     const hits = (await search(own, 'edge')).filter((h) => h.object_type === 'change_control.changerequest');
-    assert.deepEqual(hits.map((h) => h.id), [mine.id]);
+    assert.deepEqual(
+      hits.map((h) => h.id),
+      [mine.id],
+    );
     // Someone else's request stays hidden even when it matches.
-    assert.deepEqual((await search(own, 'CHG-4711')).filter((h) => h.object_type === 'change_control.changerequest'), []);
+    assert.deepEqual(
+      (await search(own, 'CHG-4711')).filter((h) => h.object_type === 'change_control.changerequest'),
+      [],
+    );
   });
 
   it('Search: a constrained caller still finds a visible match behind many hidden ones', async () => {
@@ -139,12 +209,31 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     // Many newer matching requests the caller may not see.
     const now = svc.clock.now().toISOString();
     const rows = Array.from({ length: 60 }, (_, i) => ({
-      branch_id: null, branch_name: `gone-${i}`, branch_deleted: 1, title: `needle ${i}`, description: '', ref: '', status: 'abandoned' as const, priority: 'medium' as const,
-      requester_id: author.id, scheduled_start: null, scheduled_end: null, auto_merge: 0, comments: '', approved: 0, gates_cleared: 0, has_conflicts: 0, created: now, last_updated: now,
+      branch_id: null,
+      branch_name: `gone-${i}`,
+      branch_deleted: 1,
+      title: `needle ${i}`,
+      description: '',
+      ref: '',
+      status: 'abandoned' as const,
+      priority: 'medium' as const,
+      requester_id: author.id,
+      scheduled_start: null,
+      scheduled_end: null,
+      auto_merge: 0,
+      comments: '',
+      approved: 0,
+      gates_cleared: 0,
+      has_conflicts: 0,
+      created: now,
+      last_updated: now,
     }));
     await ccDb(svc).insertInto('cc_change_requests').values(rows).execute();
     const res = await ok(own.client.get(`${SEARCH}?q=needle&limit=2`));
-    assert.deepEqual(res.results.filter((h: Hit) => h.object_type === 'change_control.changerequest').map((h: Hit) => h.id), [mine.id]);
+    assert.deepEqual(
+      res.results.filter((h: Hit) => h.object_type === 'change_control.changerequest').map((h: Hit) => h.id),
+      [mine.id],
+    );
     // Hidden matches do not make the answer look capped.
     assert.equal(res.truncated, false);
   });
@@ -170,19 +259,45 @@ describe('change control: search (contract 3.5, /api/search/)', () => {
     const pct = await openRequest(author.client, b.id, { title: 'Cut 50% of uplinks', ref: 'net_ops-1' });
     const titles = (await search(author, '50%')).map((h) => h.id);
     assert.ok(titles.includes(pct.id), 'finds a literal percent sign');
-    assert.deepEqual((await search(author, '0%o')).filter((h) => h.object_type === 'change_control.changerequest'), [], '% matches only itself');
+    assert.deepEqual(
+      (await search(author, '0%o')).filter((h) => h.object_type === 'change_control.changerequest'),
+      [],
+      '% matches only itself',
+    );
     assert.ok((await search(author, 'net_ops')).some((h) => h.id === pct.id && h.field === 'ref'));
-    assert.deepEqual((await search(author, 'netxops')).filter((h) => h.object_type === 'change_control.changerequest'), []);
-    assert.deepEqual((await search(author, 'cu_ 50')).filter((h) => h.id === pct.id), [], '_ matches only itself');
+    assert.deepEqual(
+      (await search(author, 'netxops')).filter((h) => h.object_type === 'change_control.changerequest'),
+      [],
+    );
+    assert.deepEqual(
+      (await search(author, 'cu_ 50')).filter((h) => h.id === pct.id),
+      [],
+      '_ matches only itself',
+    );
   });
 
   it('Search: any text is safe to look for: quotes, backslashes, lone wildcards and non-ASCII never yield a 5xx', async () => {
-    for (const q of ["'", '"', '\\', '%', '_', '\\%', "'; drop table cc_change_requests; --", 'Zürich', '🙂', 'x'.repeat(200)]) {
+    for (const q of [
+      "'",
+      '"',
+      '\\',
+      '%',
+      '_',
+      '\\%',
+      "'; drop table cc_change_requests; --",
+      'Zürich',
+      '🙂',
+      'x'.repeat(200),
+    ]) {
       const res = await author.client.get(`${SEARCH}?q=${encodeURIComponent(q)}`);
       expectStatus(res, 200, JSON.stringify(q));
       assert.ok(Array.isArray(res.body.results));
     }
-    assert.deepEqual((await search(author, '%')).filter((h) => h.object_type === 'change_control.changerequest' && h.id === cr.id), [], 'a lone % is not "everything"');
+    assert.deepEqual(
+      (await search(author, '%')).filter((h) => h.object_type === 'change_control.changerequest' && h.id === cr.id),
+      [],
+      'a lone % is not "everything"',
+    );
     expectStatus(await author.client.get(`${SEARCH}?q=${'x'.repeat(201)}`), 400);
   });
 

@@ -5,11 +5,38 @@ import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { commitSignal } from '../../../../server/host/db/commit-signals';
 import { onPostgres } from '../../../support/database';
 import { streamHub } from '../../../../server/plugins/change-control/stream/routes';
-import { pruneStreamEvents, STREAM_RETENTION } from '../../../../server/plugins/change-control/stream/stream-repository';
+import {
+  pruneStreamEvents,
+  STREAM_RETENTION,
+} from '../../../../server/plugins/change-control/stream/stream-repository';
 import { suiteService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
-import { BRANCHES, CC, CC_TYPES, CHECKS, checkNamed, COMMENTS, created, DEVICES, expectStatus, ok, REQUESTS, REVIEWS, review, VIEW_ALL, ccDb } from './fixtures';
-import { editInBranch, reply, rootComment, scene, withPermissions, world, type Scene } from './reviews-comments-fixtures';
+import {
+  BRANCHES,
+  CC,
+  CC_TYPES,
+  CHECKS,
+  checkNamed,
+  COMMENTS,
+  created,
+  DEVICES,
+  expectStatus,
+  ok,
+  REQUESTS,
+  REVIEWS,
+  review,
+  VIEW_ALL,
+  ccDb,
+} from './fixtures';
+import {
+  editInBranch,
+  reply,
+  rootComment,
+  scene,
+  withPermissions,
+  world,
+  type Scene,
+} from './reviews-comments-fixtures';
 import { forSuite } from '../../../support/prepared';
 
 const STREAM = `${CC}stream/`;
@@ -21,7 +48,8 @@ describe('change control: the event stream (stream/)', () => {
   const svc = suiteService({ config: { change_control: { required_external_checks: ['ci/build'] } } });
   const w = forSuite(() => world(svc, { checks: ['threads-resolved'] }));
 
-  const open = (token: string | null, options: { query?: string; lastEventId?: string } = {}) => SseStream.open(`${svc.url}${STREAM}`, { token, ...options });
+  const open = (token: string | null, options: { query?: string; lastEventId?: string } = {}) =>
+    SseStream.open(`${svc.url}${STREAM}`, { token, ...options });
   const streams: SseStream[] = [];
   const watch = async (token: string | null, options: { query?: string; lastEventId?: string } = {}) => {
     const s = await open(token, options);
@@ -48,7 +76,12 @@ describe('change control: the event stream (stream/)', () => {
     const anonymous = (await open(null)) as SseStream & { body: any };
     assert.equal(anonymous.status, 403);
     assert.equal(typeof anonymous.body.detail, 'string');
-    const stranger = await withPermissions(svc, 'stranger', [{ object_types: ['change_control.policy'], actions: ['view'] }], false);
+    const stranger = await withPermissions(
+      svc,
+      'stranger',
+      [{ object_types: ['change_control.policy'], actions: ['view'] }],
+      false,
+    );
     assert.equal((await open(stranger.key)).status, 403);
   });
 
@@ -65,7 +98,10 @@ describe('change control: the event stream (stream/)', () => {
     for (const [options, field] of cases) {
       const res = (await open(w.dave.key, options)) as SseStream & { body: any };
       assert.equal(res.status, 400, JSON.stringify(options));
-      assert.ok(Array.isArray(res.body[field]), `${JSON.stringify(options)} names ${field}: ${JSON.stringify(res.body)}`);
+      assert.ok(
+        Array.isArray(res.body[field]),
+        `${JSON.stringify(options)} names ${field}: ${JSON.stringify(res.body)}`,
+      );
     }
   });
 
@@ -77,32 +113,63 @@ describe('change control: the event stream (stream/)', () => {
     const opened = said(upToSubmit);
     assert.ok(opened.includes(`change_request_created change_control.changerequest:${cr}`), opened.join('\n'));
     assert.ok(opened.includes(`change_request_submitted change_control.changerequest:${cr}`), opened.join('\n'));
-    assert.ok(opened.some((x) => x.startsWith('check_updated change_control.mergecheck:')), opened.join('\n'));
+    assert.ok(
+      opened.some((x) => x.startsWith('check_updated change_control.mergecheck:')),
+      opened.join('\n'),
+    );
 
     const c = await rootComment(sc, sc.bob.client);
     const onComment = said(await s.nextUntil(isComment(c.id)));
     assert.ok(onComment.includes(`comment_created change_control.changecomment:${c.id}`));
     await ok(sc.bob.client.patch(`${COMMENTS}${c.id}/`, { resolved: true }));
-    assert.ok(said(await s.nextUntil((e) => e.event === 'comment_updated')).includes(`comment_updated change_control.changecomment:${c.id}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'comment_updated')).includes(
+        `comment_updated change_control.changecomment:${c.id}`,
+      ),
+    );
 
     expectStatus(await review(sc.bob.client, cr, 'comment', 'Looks fine.'), 201);
     const rev = (await ok(svc.admin.get(`${REVIEWS}?change_request_id=${cr}`))).results[0];
-    assert.ok(said(await s.nextUntil((e) => e.event === 'review_submitted')).includes(`review_submitted change_control.changerequest:${cr}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'review_submitted')).includes(
+        `review_submitted change_control.changerequest:${cr}`,
+      ),
+    );
     expectStatus(await sc.bob.client.delete(`${REVIEWS}${rev.id}/`), 204);
-    assert.ok(said(await s.nextUntil((e) => e.event === 'review_deleted')).includes(`review_deleted change_control.review:${rev.id}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'review_deleted')).includes(
+        `review_deleted change_control.review:${rev.id}`,
+      ),
+    );
 
     const build = await checkNamed(svc.admin, cr, 'ci/build');
     await ok(svc.admin.patch(`${CHECKS}${build.id}/`, { status: 'running' }));
-    assert.ok(said(await s.nextUntil((e) => e.event === 'check_updated' && e.json.object_id === build.id)).includes(`check_updated change_control.mergecheck:${build.id}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'check_updated' && e.json.object_id === build.id)).includes(
+        `check_updated change_control.mergecheck:${build.id}`,
+      ),
+    );
 
     await editInBranch(sc);
-    assert.ok(said(await s.nextUntil((e) => e.event === 'changes_updated')).includes(`changes_updated branching.branch:${sc.branchId}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'changes_updated')).includes(
+        `changes_updated branching.branch:${sc.branchId}`,
+      ),
+    );
 
     expectStatus(await sc.bob.client.delete(`${COMMENTS}${c.id}/`), 204);
-    assert.ok(said(await s.nextUntil((e) => e.event === 'comment_deleted')).includes(`comment_deleted change_control.changecomment:${c.id}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'comment_deleted')).includes(
+        `comment_deleted change_control.changecomment:${c.id}`,
+      ),
+    );
 
     await ok(svc.admin.patch(`${REQUESTS}${cr}/`, { title: 'Renamed' }));
-    assert.ok(said(await s.nextUntil((e) => e.event === 'change_request_updated')).includes(`change_request_updated change_control.changerequest:${cr}`));
+    assert.ok(
+      said(await s.nextUntil((e) => e.event === 'change_request_updated')).includes(
+        `change_request_updated change_control.changerequest:${cr}`,
+      ),
+    );
     expectStatus(await svc.admin.delete(`${REQUESTS}${cr}/`), 204);
     await s.nextUntil((e) => e.event === 'change_request_deleted' && e.json.change_request === cr);
 
@@ -131,18 +198,30 @@ describe('change control: the event stream (stream/)', () => {
     assert.equal(edits.filter((e) => e.event === 'changes_updated').length, 2);
     expectStatus(await review(sc.bob.client, sc.cr.id, 'approve'), 201);
     await ok(sc.carol.client.patch(`${COMMENTS}${mark}/`, { resolved: true }));
-    await ok(svc.admin.patch(`${CHECKS}${(await checkNamed(svc.admin, sc.cr.id, 'ci/build')).id}/`, { status: 'success' }));
-    const lastBefore = Number((await sql<{ n: number }>`select max(id) as n from cc_stream_events`.execute(svc.host.db)).rows[0]!.n);
+    await ok(
+      svc.admin.patch(`${CHECKS}${(await checkNamed(svc.admin, sc.cr.id, 'ci/build')).id}/`, { status: 'success' }),
+    );
+    const lastBefore = Number(
+      (await sql<{ n: number }>`select max(id) as n from cc_stream_events`.execute(svc.host.db)).rows[0]!.n,
+    );
     const merged = await svc.admin.post(`${BRANCHES}${sc.branchId}/merge/`, { commit: true });
     assert.equal(merged.status, 200, JSON.stringify(merged.body));
     // Nothing else writes meanwhile: the events after lastBefore are the merge's own transaction.
-    const rows = (await sql<{ id: number; event: string }>`select id, event from cc_stream_events where id > ${lastBefore} order by id`.execute(svc.host.db)).rows;
+    const rows = (
+      await sql<{
+        id: number;
+        event: string;
+      }>`select id, event from cc_stream_events where id > ${lastBefore} order by id`.execute(svc.host.db)
+    ).rows;
     const inMerge = rows.map((r) => r.event);
     assert.equal(inMerge.filter((e) => e === 'changes_updated').length, 1, inMerge.join('\n'));
     assert.equal(inMerge.filter((e) => e === 'change_request_updated').length, 1, inMerge.join('\n'));
     assert.ok(inMerge.includes('change_request_completed'));
     const streamed = await s.nextUntil((e) => Number(e.id) === rows[rows.length - 1]!.id);
-    assert.deepEqual(streamed.filter((e) => Number(e.id) > lastBefore).map((e) => e.event), inMerge);
+    assert.deepEqual(
+      streamed.filter((e) => Number(e.id) > lastBefore).map((e) => e.event),
+      inMerge,
+    );
   });
 
   it('resumes with Last-Event-ID (header or ?last_event_id=): the kept events after it come first, then new ones', async () => {
@@ -155,10 +234,17 @@ describe('change control: the event stream (stream/)', () => {
     // While disconnected:
     const b = await rootComment(sc, sc.bob.client, 'b');
     const c = await reply(sc, sc.carol.client, b.id, 'c');
-    for (const resume of [{ lastEventId: lastSeen }, { query: `?last_event_id=${lastSeen}` }, { lastEventId: lastSeen, query: '?last_event_id=0' }]) {
+    for (const resume of [
+      { lastEventId: lastSeen },
+      { query: `?last_event_id=${lastSeen}` },
+      { lastEventId: lastSeen, query: '?last_event_id=0' },
+    ]) {
       const again = await watch(w.dave.key, resume);
       const missed = await again.nextUntil(isComment(c.id));
-      assert.ok(missed.every((e) => Number(e.id) > Number(lastSeen)), JSON.stringify(resume));
+      assert.ok(
+        missed.every((e) => Number(e.id) > Number(lastSeen)),
+        JSON.stringify(resume),
+      );
       assert.equal(missed[0]!.event === 'reset', false);
       assert.ok(said(missed).includes(`comment_created change_control.changecomment:${b.id}`), JSON.stringify(resume));
       const d = await sentinel(sc);
@@ -175,7 +261,10 @@ describe('change control: the event stream (stream/)', () => {
   it('says reset first when the id asked for is older than the kept window (24 h), or was never handed out; then goes on', async () => {
     const sc = await scene(w);
     const a = await rootComment(sc, sc.bob.client, 'old');
-    const old = await ccDb(svc).selectFrom('cc_stream_events').select(sql<number>`min(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
+    const old = (await ccDb(svc)
+      .selectFrom('cc_stream_events')
+      .select(sql<number>`min(id)`.as('id'))
+      .executeTakeFirstOrThrow()) as { id: number };
     svc.clock.advance(STREAM_RETENTION.maxAgeMs + 60_000);
     await pruneStreamEvents(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' }));
     svc.clock.advance(-(STREAM_RETENTION.maxAgeMs + 60_000));
@@ -192,12 +281,23 @@ describe('change control: the event stream (stream/)', () => {
   });
 
   it('keeps at most 100,000 events: pruning drops the oldest beyond that and remembers where it pruned', async () => {
-    const before = await ccDb(svc).selectFrom('cc_stream_events').select(sql<number>`max(id)`.as('id')).executeTakeFirstOrThrow() as { id: number };
+    const before = (await ccDb(svc)
+      .selectFrom('cc_stream_events')
+      .select(sql<number>`max(id)`.as('id'))
+      .executeTakeFirstOrThrow()) as { id: number };
     const now = svc.clock.now().toISOString();
     await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${STREAM_RETENTION.maxRows + 10})
-      insert into cc_stream_events (time, event, change_request_id, object_type, object_id) select ${now}, 'comment_updated', 0, 'change_control.changecomment', i from n`.execute(svc.host.db);
+      insert into cc_stream_events (time, event, change_request_id, object_type, object_id) select ${now}, 'comment_updated', 0, 'change_control.changecomment', i from n`.execute(
+      svc.host.db,
+    );
     await pruneStreamEvents(createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: '' }));
-    const kept = await sql<{ n: number; low: number; pruned: number }>`select count(*) as n, min(id) as low, (select pruned_through from cc_stream_state) as pruned from cc_stream_events`.execute(svc.host.db);
+    const kept = await sql<{
+      n: number;
+      low: number;
+      pruned: number;
+    }>`select count(*) as n, min(id) as low, (select pruned_through from cc_stream_state) as pruned from cc_stream_events`.execute(
+      svc.host.db,
+    );
     assert.equal(kept.rows[0]!.n, STREAM_RETENTION.maxRows);
     assert.equal(kept.rows[0]!.pruned, kept.rows[0]!.low - 1);
     assert.ok(kept.rows[0]!.pruned > before.id);
@@ -208,11 +308,16 @@ describe('change control: the event stream (stream/)', () => {
   it('sends an event only to callers who may view its change request (constraints included): others receive none of its events', async () => {
     const hidden = await scene(w);
     const shown = await scene(w);
-    const eve = await withPermissions(svc, 'eve', [
-      ...VIEW_ALL.filter((g) => !g.object_types.includes('change_control.changerequest')),
-      { object_types: CC_TYPES.filter((t) => t !== 'change_control.changerequest'), actions: ['view'] },
-      { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { id: shown.cr.id } },
-    ], false);
+    const eve = await withPermissions(
+      svc,
+      'eve',
+      [
+        ...VIEW_ALL.filter((g) => !g.object_types.includes('change_control.changerequest')),
+        { object_types: CC_TYPES.filter((t) => t !== 'change_control.changerequest'), actions: ['view'] },
+        { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { id: shown.cr.id } },
+      ],
+      false,
+    );
     const s = await watch(eve.key);
     const filtered = await watch(w.dave.key, { query: `?change_request=${shown.cr.id}` });
     const everything = await watch(w.dave.key);
@@ -225,22 +330,40 @@ describe('change control: the event stream (stream/)', () => {
     const mark = await sentinel(shown);
     const seenByEve = await s.nextUntil(isComment(mark));
     assert.deepEqual([...new Set(seenByEve.map((e) => e.json.change_request))], [shown.cr.id]);
-    assert.deepEqual([...new Set((await filtered.nextUntil(isComment(mark))).map((e) => e.json.change_request))], [shown.cr.id]);
+    assert.deepEqual(
+      [...new Set((await filtered.nextUntil(isComment(mark))).map((e) => e.json.change_request))],
+      [shown.cr.id],
+    );
     const all = await everything.nextUntil(isComment(mark));
     assert.ok(all.some((e) => e.json.change_request === hidden.cr.id && e.event === 'comment_deleted'));
     // Permissions are read when sending: granting the request now lets its next events through.
-    await created(svc.admin.post('/api/users/permissions/', { name: 'eve-hidden', object_types: ['change_control.changerequest'], actions: ['view'], users: [eve.id], constraints: { id: hidden.cr.id } }));
+    await created(
+      svc.admin.post('/api/users/permissions/', {
+        name: 'eve-hidden',
+        object_types: ['change_control.changerequest'],
+        actions: ['view'],
+        users: [eve.id],
+        constraints: { id: hidden.cr.id },
+      }),
+    );
     const later = await sentinel(hidden);
-    assert.ok(said(await s.nextUntil(isComment(later))).includes(`comment_created change_control.changecomment:${later}`));
+    assert.ok(
+      said(await s.nextUntil(isComment(later))).includes(`comment_created change_control.changecomment:${later}`),
+    );
   });
 
   it('sends an event only to callers who may view the object it names (a comment, a check, the branch)', async () => {
     const sc = await scene(w);
-    const frank = await withPermissions(svc, 'frank', [
-      { object_types: CC_TYPES.filter((t) => t !== 'change_control.changecomment'), actions: ['view'] },
-      { object_types: ['branching.changediff', 'dcim.device'], actions: ['view'] },
-      { object_types: ['change_control.changecomment'], actions: ['view'], constraints: { author: '$user' } },
-    ], false);
+    const frank = await withPermissions(
+      svc,
+      'frank',
+      [
+        { object_types: CC_TYPES.filter((t) => t !== 'change_control.changecomment'), actions: ['view'] },
+        { object_types: ['branching.changediff', 'dcim.device'], actions: ['view'] },
+        { object_types: ['change_control.changecomment'], actions: ['view'], constraints: { author: '$user' } },
+      ],
+      false,
+    );
     const s = await watch(frank.key);
     const hiddenComment = await rootComment(sc, sc.bob.client, 'not for frank');
     await editInBranch(sc);
@@ -254,28 +377,47 @@ describe('change control: the event stream (stream/)', () => {
 
   it('announces nothing of a write that fails: events are written in its transaction and sent after commit', async () => {
     const sc = await scene(w);
-    const lowOnly = await withPermissions(svc, 'low-only', [{ object_types: ['change_control.changerequest'], actions: ['change'], constraints: { priority: 'low' } }]);
+    const lowOnly = await withPermissions(svc, 'low-only', [
+      { object_types: ['change_control.changerequest'], actions: ['change'], constraints: { priority: 'low' } },
+    ]);
     await ok(svc.admin.patch(`${REQUESTS}${sc.cr.id}/`, { priority: 'low' }));
     const s = await watch(w.dave.key);
-    const last = async () => Number((await sql<{ n: number | null }>`select max(id) as n from cc_stream_events`.execute(svc.host.db)).rows[0]!.n ?? 0);
+    const last = async () =>
+      Number(
+        (await sql<{ n: number | null }>`select max(id) as n from cc_stream_events`.execute(svc.host.db)).rows[0]!.n ??
+          0,
+      );
     const before = await last();
     // The write happens, then its answer fails the change constraint: everything rolls back.
     expectStatus(await lowOnly.client.patch(`${REQUESTS}${sc.cr.id}/`, { priority: 'high' }), 403);
     // A failure inside the pipeline after the event was recorded rolls it back too.
     svc.host.events.subscribe(async (_ctx, e) => {
-      if (e.event === 'object_created' && (e.data as { text?: string }).text === 'boom') throw new Error('refused by a test subscriber');
+      if (e.event === 'object_created' && (e.data as { text?: string }).text === 'boom')
+        throw new Error('refused by a test subscriber');
     });
-    assert.equal((await sc.bob.client.post(COMMENTS, { change_request: sc.cr.id, change_diff: sc.changes[0]!.id, text: 'boom' })).status, 500);
+    assert.equal(
+      (await sc.bob.client.post(COMMENTS, { change_request: sc.cr.id, change_diff: sc.changes[0]!.id, text: 'boom' }))
+        .status,
+      500,
+    );
     svc.log.lines.splice(0);
     assert.equal(await last(), before, 'nothing was kept');
     const mark = await sentinel(sc);
     const received = await s.nextUntil(isComment(mark));
     assert.ok(!said(received).some((x) => x.includes('boom')));
-    const mine = await ccDb(svc).selectFrom('cc_stream_events').select(['id']).where('id', '>', before).orderBy('id').execute();
+    const mine = await ccDb(svc)
+      .selectFrom('cc_stream_events')
+      .select(['id'])
+      .where('id', '>', before)
+      .orderBy('id')
+      .execute();
     // The first event the stream sends is the sentinel's own, the first kept after what existed
     // before (on SQLite right after it; PostgreSQL's identities skip what a rollback used).
     assert.equal(Number(received[0]!.id), (mine as Array<{ id: number }>)[0]!.id);
-    assert.deepEqual(received.map((e) => Number(e.id)), (mine as Array<{ id: number }>).map((r) => r.id).filter((id) => id <= Number(received[received.length - 1]!.id)));
+    assert.deepEqual(
+      received.map((e) => Number(e.id)),
+      (mine as Array<{ id: number }>).map((r) => r.id).filter((id) => id <= Number(received[received.length - 1]!.id)),
+    );
   });
 
   it('writes a keep-alive comment periodically, and ends the stream once its token is revoked', async () => {
@@ -319,7 +461,13 @@ describe('change control: the event stream (stream/)', () => {
       }
     };
     const listening = async (channel: string): Promise<number> =>
-      Number((await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = ${`listen ${channel}`}`.execute(svc.host.db)).rows[0]!.n);
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where query = ${`listen ${channel}`}`.execute(svc.host.db)
+        ).rows[0]!.n,
+      );
 
     it('listens on PostgreSQL only while something listens to the signal, and calls the listener once when it starts to (a commit before may have been missed)', async () => {
       const signal = commitSignal(svc.host.db, 'cc_signal_lazy');
@@ -327,12 +475,16 @@ describe('change control: the event stream (stream/)', () => {
       assert.equal(await listening('cc_signal_lazy'), 0, 'no LISTEN connection without a listener');
       let heard = 0;
       const stop = signal.subscribe(() => heard++);
-      await until(() => heard > 0, () => undefined, () => 'never called once listening');
+      await until(
+        () => heard > 0,
+        () => undefined,
+        () => 'never called once listening',
+      );
       assert.equal(await listening('cc_signal_lazy'), 1);
       stop();
     });
 
-    it('wakes each instance once per commit: what its own NOTIFY brings back through its LISTEN is not heard again, another instance\'s is', async () => {
+    it("wakes each instance once per commit: what its own NOTIFY brings back through its LISTEN is not heard again, another instance's is", async () => {
       // Two instances' signals of one channel (each with its own LISTEN connection).
       const heard = { a: 0, b: 0 };
       const own = { a: 0, b: 0 };
@@ -349,21 +501,37 @@ describe('change control: the event stream (stream/)', () => {
       // What is still on its way arrives before a notification sent after it (PostgreSQL delivers in commit order).
       const drainedA = heard.a;
       pokeB();
-      await until(() => heard.a > drainedA, () => undefined, what);
+      await until(
+        () => heard.a > drainedA,
+        () => undefined,
+        what,
+      );
       const drainedB = heard.b;
       pokeA();
-      await until(() => heard.b > drainedB, () => undefined, what);
+      await until(
+        () => heard.b > drainedB,
+        () => undefined,
+        what,
+      );
       heard.a = 0;
       heard.b = 0;
       const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
       await inTransaction(ctx, async (tx) => a.notifyOnCommit(tx.db, (task) => tx.afterCommit(task)));
       assert.equal(heard.a, 1, 'the writer wakes its own listeners after the commit');
-      await until(() => heard.b === 1, () => undefined, what);
+      await until(
+        () => heard.b === 1,
+        () => undefined,
+        what,
+      );
       // Then two notifications of the other instance: when both arrived, the writer's own came back
       // before them (and was not heard).
       b.notify();
       b.notify();
-      await until(() => heard.a >= 3 && heard.b >= 3, () => undefined, what);
+      await until(
+        () => heard.a >= 3 && heard.b >= 3,
+        () => undefined,
+        what,
+      );
       await new Promise((r) => setTimeout(r, 100));
       assert.deepEqual(heard, { a: 3, b: 3 });
     });

@@ -26,7 +26,8 @@ describe('change control: versioning', () => {
     assert.deepEqual(plugin.hostVersion, { min: '4.7.0', max: '4.7.99' });
     assert.deepEqual(plugin.requires, { branching: '1.2' });
     assert.ok(inRange(HOST_VERSION, plugin.hostVersion));
-    for (const other of ['4.6.0', '4.6.99', '4.8.0', '5.0.0']) assert.equal(inRange(other, plugin.hostVersion), false, other);
+    for (const other of ['4.6.0', '4.6.99', '4.8.0', '5.0.0'])
+      assert.equal(inRange(other, plugin.hostVersion), false, other);
   });
 
   it('Versioning 2: the service starts with branching 1.2.x', async () => {
@@ -41,7 +42,10 @@ describe('change control: versioning', () => {
       assert.match(err.message, /plugin change-control requires branching 1\.2, but branching 1\.3\.0 is installed/);
       return true;
     });
-    await assert.rejects(buildApp([{ ...branchingPlugin(), version: '1.1.9' }, changeControl()]), /requires branching 1\.2, but branching 1\.1\.9 is installed/);
+    await assert.rejects(
+      buildApp([{ ...branchingPlugin(), version: '1.1.9' }, changeControl()]),
+      /requires branching 1\.2, but branching 1\.1\.9 is installed/,
+    );
   });
 
   it('Versioning 2: the service refuses to start without the branching plugin', async () => {

@@ -17,7 +17,13 @@ describe('unit: the refresh of a change request and its checks (refresh.ts)', ()
   const probe = counting();
   const events: EmittedEvent[] = [];
   before(async () => {
-    d = await startDomain({ plugins: [branchingPlugin(), registeringPlugin((r) => r.registerCheck({ name: 'probe', label: 'Probe', fn: probe.fn })), changeControlPlugin({ configDir: process.cwd() })] });
+    d = await startDomain({
+      plugins: [
+        branchingPlugin(),
+        registeringPlugin((r) => r.registerCheck({ name: 'probe', label: 'Probe', fn: probe.fn })),
+        changeControlPlugin({ configDir: process.cwd() }),
+      ],
+    });
     d.host.events.subscribe(async (_ctx, e) => {
       events.push(e);
     });
@@ -43,11 +49,22 @@ describe('unit: the refresh of a change request and its checks (refresh.ts)', ()
   it('attaches the matched policies, derives the status, caches approved and gates_cleared, and keeps the reviewer queue', async () => {
     const cr = await request();
     await requestRefresh(d.ctx(), cr.id);
-    const attached = await ccDb(d.ctx()).selectFrom('cc_change_request_policies').select('policy_id').where('change_request_id', '=', cr.id).execute();
+    const attached = await ccDb(d.ctx())
+      .selectFrom('cc_change_request_policies')
+      .select('policy_id')
+      .where('change_request_id', '=', cr.id)
+      .execute();
     assert.equal(attached.length, 1);
     assert.equal((await row(cr.id)).status, 'needs-review');
-    const queue = await ccDb(d.ctx()).selectFrom('cc_outstanding_reviewers').select('user_id').where('change_request_id', '=', cr.id).execute();
-    assert.deepEqual(queue.map((q) => q.user_id), [reviewer]);
+    const queue = await ccDb(d.ctx())
+      .selectFrom('cc_outstanding_reviewers')
+      .select('user_id')
+      .where('change_request_id', '=', cr.id)
+      .execute();
+    assert.deepEqual(
+      queue.map((q) => q.user_id),
+      [reviewer],
+    );
 
     await seed.review(d, cr.id, reviewer, 'approve');
     await requestRefresh(d.ctx(), cr.id, { rematch: false });
@@ -55,10 +72,20 @@ describe('unit: the refresh of a change request and its checks (refresh.ts)', ()
     assert.equal(after.status, 'approved');
     assert.equal(after.approved, 1);
     assert.equal(after.gates_cleared, 1);
-    assert.deepEqual(await ccDb(d.ctx()).selectFrom('cc_outstanding_reviewers').select('user_id').where('change_request_id', '=', cr.id).execute(), []);
+    assert.deepEqual(
+      await ccDb(d.ctx())
+        .selectFrom('cc_outstanding_reviewers')
+        .select('user_id')
+        .where('change_request_id', '=', cr.id)
+        .execute(),
+      [],
+    );
     // Reaching approved runs the registered checks again (trigger 3), and the transition fires its event.
     assert.equal(probe.calls >= 1, true);
-    assert.deepEqual(events.map((e) => e.event).filter((e) => e.startsWith('change_request_')), ['change_request_approved']);
+    assert.deepEqual(
+      events.map((e) => e.event).filter((e) => e.startsWith('change_request_')),
+      ['change_request_approved'],
+    );
   });
 
   it('collapses every wish of one transaction into one refresh, run before the commit', async () => {
@@ -83,11 +110,23 @@ describe('unit: the refresh of a change request and its checks (refresh.ts)', ()
     assert.deepEqual([(await row(cr.id)).status, (await row(cr.id)).gates_cleared], ['approved', 0]);
 
     // A result reported from outside: only gates_cleared follows, nothing is evaluated.
-    await d.write((tx) => ccDb(tx).updateTable('cc_merge_checks').set({ status: 'success' }).where('change_request_id', '=', cr.id).execute());
+    await d.write((tx) =>
+      ccDb(tx)
+        .updateTable('cc_merge_checks')
+        .set({ status: 'success' })
+        .where('change_request_id', '=', cr.id)
+        .execute(),
+    );
     const before = counts();
     await requestRefresh(d.ctx(), cr.id, { rematch: false, evaluate: false });
     assert.equal((await row(cr.id)).gates_cleared, 1);
-    assert.deepEqual({ gate: computations(d.host).gate - before.gate, evaluation: computations(d.host).evaluation - before.evaluation }, { gate: 0, evaluation: 0 });
+    assert.deepEqual(
+      {
+        gate: computations(d.host).gate - before.gate,
+        evaluation: computations(d.host).evaluation - before.evaluation,
+      },
+      { gate: 0, evaluation: 0 },
+    );
   });
 
   it('fires the lifecycle events handed to it at its end, with the gate it computed, in order', async () => {
@@ -100,7 +139,10 @@ describe('unit: the refresh of a change request and its checks (refresh.ts)', ()
       await tx.flushBeforeCommit();
     });
     const fired = events.filter((e) => !e.event.startsWith('object_'));
-    assert.deepEqual(fired.map((e) => e.event), ['review_submitted', 'change_request_approved']);
+    assert.deepEqual(
+      fired.map((e) => e.event),
+      ['review_submitted', 'change_request_approved'],
+    );
     assert.equal((fired[1]!.data as { ready_to_merge: boolean }).ready_to_merge, true);
     assert.equal(computations(d.host).gate - before.gate, 1);
   });

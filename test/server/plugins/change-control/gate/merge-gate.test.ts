@@ -26,7 +26,10 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
   it('matches the policy from the branch and waits for its approval, then is ready', async () => {
     const cr = await request();
     const waiting = await computeGate(d.ctx(), cr, { rematch: true });
-    assert.deepEqual(waiting.governing.map((g) => [g.policy.name, g.matchedObjectTypes]), [['Devices', ['dcim.device']]]);
+    assert.deepEqual(
+      waiting.governing.map((g) => [g.policy.name, g.matchedObjectTypes]),
+      [['Devices', ['dcim.device']]],
+    );
     assert.equal(waiting.status, 'needs-review');
     assert.equal(waiting.readyToMerge, false);
     assert.deepEqual(waiting.reasons, ['Rule "review" of policy "Devices" has 0 of 1 required approval.']);
@@ -47,7 +50,10 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
   });
 
   it('a closed change window blocks alone; the window override lets it through', async () => {
-    const cr = await request({ scheduled_start: '2026-11-02T00:00:00.000Z', scheduled_end: '2026-11-03T00:00:00.000Z' });
+    const cr = await request({
+      scheduled_start: '2026-11-02T00:00:00.000Z',
+      scheduled_end: '2026-11-03T00:00:00.000Z',
+    });
     await seed.review(d, cr.id, people.reviewer, 'approve');
     const closed = await computeGate(d.ctx(), cr, { rematch: true });
     assert.equal(closed.readyToMerge, false);
@@ -64,22 +70,40 @@ describe('unit: the merge gate (merge-gate.ts)', () => {
 
   it('a draft, a branch that is not ready, a completed request each say why', async () => {
     const draft = await request({ status: 'draft' });
-    assert.ok((await computeGate(d.ctx(), draft, { rematch: true })).reasons.includes('The change request is a draft; submit it for review.'));
+    assert.ok(
+      (await computeGate(d.ctx(), draft, { rematch: true })).reasons.includes(
+        'The change request is a draft; submit it for review.',
+      ),
+    );
 
     const branchId = await seed.branch(d, 'busy', 'syncing');
     const busy = await seed.changeRequest(d, branchId, people.requester);
     assert.ok((await computeGate(d.ctx(), busy, { rematch: true })).reasons.includes('Branch "busy" is syncing.'));
 
     const done = await request({ status: 'completed' });
-    assert.deepEqual((await computeGate(d.ctx(), done, { rematch: true })).reasons, ['The change request is completed.']);
+    assert.deepEqual((await computeGate(d.ctx(), done, { rematch: true })).reasons, [
+      'The change request is completed.',
+    ]);
   });
 
   it('computes the gate and its evaluation once per call, reusing an evaluation it is given', async () => {
     const cr = (await getChangeRequestRow(d.ctx(), (await request()).id))!;
     const before = { ...computations(d.host) };
     const first = await computeGate(d.ctx(), cr, { rematch: true });
-    assert.deepEqual({ gate: computations(d.host).gate - before.gate, evaluation: computations(d.host).evaluation - before.evaluation }, { gate: 1, evaluation: 1 });
+    assert.deepEqual(
+      {
+        gate: computations(d.host).gate - before.gate,
+        evaluation: computations(d.host).evaluation - before.evaluation,
+      },
+      { gate: 1, evaluation: 1 },
+    );
     await computeGate(d.ctx(), cr, { governing: first.governing, evaluation: first.evaluation });
-    assert.deepEqual({ gate: computations(d.host).gate - before.gate, evaluation: computations(d.host).evaluation - before.evaluation }, { gate: 2, evaluation: 1 });
+    assert.deepEqual(
+      {
+        gate: computations(d.host).gate - before.gate,
+        evaluation: computations(d.host).evaluation - before.evaluation,
+      },
+      { gate: 2, evaluation: 1 },
+    );
   });
 });

@@ -50,7 +50,12 @@ export function randomObjectTypes(rng: Rng): string[] {
 }
 
 export function randomPolicy(rng: Rng, id: number): MatchablePolicy {
-  return { id, objectTypes: randomObjectTypes(rng), conditions: randomConditions(rng), conditionState: rng.pick(['either', 'before', 'after'] as const) };
+  return {
+    id,
+    objectTypes: randomObjectTypes(rng),
+    conditions: randomConditions(rng),
+    conditionState: rng.pick(['either', 'before', 'after'] as const),
+  };
 }
 
 export function randomChange(rng: Rng): MatchableChange {

@@ -32,7 +32,8 @@ describe('unit: review rules (review-rules.ts)', () => {
   it('completed and abandoned requests take no more reviews', () => {
     assert.match(closedRequestRefusal('completed')!, /completed/);
     assert.match(closedRequestRefusal('abandoned')!, /abandoned/);
-    for (const s of ['draft', 'needs-review', 'approved', 'rejected'] as const) assert.equal(closedRequestRefusal(s), null);
+    for (const s of ['draft', 'needs-review', 'approved', 'rejected'] as const)
+      assert.equal(closedRequestRefusal(s), null);
   });
 
   it('independent approval: a contributor may not approve unless contributors_can_approve; rejecting stays open', () => {
