@@ -26,6 +26,15 @@ while IFS='=' read -r name _; do
 done < <(env)
 unset NODE
 
+# A second copy running at the same time (two CI jobs, two engineers) waits for the first:
+# both would otherwise install into the same folders at once.
+mkdir -p "$TOOLS"
+exec 9>"$TOOLS/.install.lock"
+if ! flock -n 9; then
+  echo "[install-tools] another install is running in $TOOLS: waiting for it"
+  flock 9
+fi
+
 started=$(date +%s)
 say() { printf '[install-tools %3ss] %s\n' "$(( $(date +%s) - started ))" "$*"; }
 die() { printf '[install-tools] ERROR: %s\n' "$*" >&2; exit 1; }
