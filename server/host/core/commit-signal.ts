@@ -16,7 +16,7 @@ export interface CommitSignal {
   /**
    * Called inside the transaction that writes new rows, instead of `notify` after it: the signal
    * goes out when the transaction commits, and not at all when it does not (on PostgreSQL,
-   * `NOTIFY` sent with the commit itself, not a round trip of its own after it).
+   * `NOTIFY` inside the transaction, which PostgreSQL delivers at its commit).
    */
   notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void>;
   /**

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
 import { databaseKind, onClose, postgresUrlOf, type HostDb, type Queryable } from './database';
-import { SENT_WITH_NEXT } from './pg-client';
 import { pgDriver } from './pg-driver';
 
 /**
@@ -52,12 +51,10 @@ class PostgresCommitSignal implements CommitSignal {
 
   /**
    * `NOTIFY` inside the transaction: PostgreSQL delivers it when the transaction commits (never
-   * if it rolls back), and it travels with the next statement, often the COMMIT (`sentWithNext`),
-   * instead of a round trip of its own after the commit. This instance's listeners are called
-   * after the commit.
+   * if it rolls back). This instance's listeners are called after the commit.
    */
   async notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
-    await sql`select pg_notify(${this.channel}, ${this.self})${sql.raw(` ${SENT_WITH_NEXT}`)}`.execute(trx);
+    await sql`select pg_notify(${this.channel}, ${this.self})`.execute(trx);
     afterCommit(() => this.local.notify());
   }
 
