@@ -29,6 +29,8 @@ interface Basis {
 
 interface Kept extends Basis {
   readonly value: Promise<unknown>;
+  /** The versions its stamp was last found to stand in (a read answering the same versions is not compared again). */
+  at: DataVersions;
 }
 
 function stampOf(versions: DataVersions, reads: readonly string[] | undefined): string {
@@ -126,7 +128,7 @@ export class ReadMemo {
     const kept = this.served(key, reads, localReads, versions);
     if (kept) return kept as Promise<T>;
     const value = compute();
-    this.remember(key, value, { reads, stamp: stampOf(versions, reads), local: localReads });
+    this.remember(key, value, { reads, stamp: stampOf(versions, reads), local: localReads }, versions);
     return value;
   }
 
@@ -163,7 +165,10 @@ export class ReadMemo {
   ): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
     if (!kept || kept.local !== local || !sameTables(kept.reads, reads)) return undefined;
-    if (kept.stamp !== stampOf(versions, reads)) return undefined;
+    if (kept.at !== versions) {
+      if (kept.stamp !== stampOf(versions, reads)) return undefined;
+      kept.at = versions;
+    }
     this.entries.delete(key);
     this.entries.set(key, kept);
     return kept.value;
@@ -232,7 +237,7 @@ export class ReadMemo {
           writesThrough(root, reads) === basis.local &&
           !this.entries.has(key)
         )
-          this.remember(key, value, basis);
+          this.remember(key, value, basis, versions);
       },
       () => undefined,
     );
@@ -252,14 +257,15 @@ export class ReadMemo {
         bases.set(kept.reads, basis);
       }
       if (kept.stamp !== basis.stamp || kept.local !== basis.local) this.entries.delete(key);
+      else kept.at = versions;
     }
     this.committed = versions.global;
     this.local = local;
   }
 
-  private remember(key: string, value: Promise<unknown>, basis: Basis): void {
+  private remember(key: string, value: Promise<unknown>, basis: Basis, at: DataVersions): void {
     this.entries.delete(key);
-    const entry: Kept = { ...basis, value };
+    const entry: Kept = { ...basis, value, at };
     this.entries.set(key, entry);
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     value.catch(() => {
