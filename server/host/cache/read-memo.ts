@@ -5,6 +5,7 @@ import {
   readDataVersionsIn,
   tablesStamp,
   writesThrough,
+  versionsAfterCommit,
   type DataVersions,
 } from '../db/data-version';
 
@@ -16,6 +17,9 @@ export interface MemoScope {
 
 /** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
 export const READ_MEMO_ENTRIES = 2000;
+
+/** At most this many answers of one write transaction are kept for the readers at its commit (`keepAtCommit`). */
+export const AT_COMMIT_ENTRIES = 64;
 
 /** What an answer kept outside transactions was computed from. */
 interface Basis {
@@ -80,6 +84,11 @@ export class ReadMemo {
   private readonly entries = new Map<string, Kept>();
   private readonly byTransaction = new WeakMap<object, Map<string, { stamp: number; value: Promise<unknown> }>>();
   private readonly transactionVersions = new WeakMap<object, Promise<DataVersions>>();
+  /** Per write transaction: the answers it computed for readers, kept once it commits (`keepAtCommit`). */
+  private readonly atCommit = new WeakMap<
+    object,
+    Map<string, { value: unknown; reads: readonly string[]; stamp: number }>
+  >();
 
   /** `root`: the service's handle (without it, answers read inside transactions are never shared). */
   constructor(
@@ -143,6 +152,51 @@ export class ReadMemo {
     if (entries.size > this.maxEntries) entries.delete(entries.keys().next().value!);
   }
 
+  /**
+   * Inside a write transaction: `value` is the answer a reader outside it will compute for `key`
+   * once it commits, as the transaction leaves the tables `reads` (the writer has just computed
+   * it). It becomes a committed answer when the transaction commits (`committed`), unless the
+   * transaction writes one of `reads` after this call; so the first read after the write does
+   * not compute it again. Outside a transaction it does nothing.
+   */
+  keepAtCommit(scope: MemoScope, key: string, value: unknown, reads: readonly string[]): void {
+    if (!scope.inTransaction || !this.root) return;
+    let kept = this.atCommit.get(scope.db);
+    if (!kept) {
+      kept = new Map();
+      this.atCommit.set(scope.db, kept);
+    }
+    if (kept.size >= AT_COMMIT_ENTRIES && !kept.has(key)) return;
+    kept.set(key, { value, reads, stamp: writesThrough(scope.db, reads) });
+  }
+
+  /**
+   * The transaction `trx` has committed, having written `tables` (null: it could not say which).
+   * The answers it asked to keep are kept as computed at the versions it committed: those it read
+   * under the write lock, moved as its bump moved them, on either database without reading them
+   * again. A transaction that read no versions keeps nothing; nor does one this memo has seen a
+   * later commit than.
+   */
+  async keepCommitted(trx: object, tables: readonly string[] | null): Promise<void> {
+    const kept = this.atCommit.get(trx);
+    const start = this.transactionVersions.get(trx);
+    if (!kept || !start || !this.root) return;
+    this.atCommit.delete(trx);
+    const versions = versionsAfterCommit(this.root, await start, tables);
+    if (versions.global < this.committed) return;
+    const root = this.root;
+    this.moveTo(versions, root);
+    for (const [key, { value, reads, stamp }] of kept) {
+      if (writesThrough(trx as Queryable, reads) !== stamp) continue;
+      this.remember(
+        key,
+        Promise.resolve(value),
+        { reads, stamp: stampOf(versions, reads), local: writesThrough(root, reads) },
+        versions,
+      );
+    }
+  }
+
   /** Drops every answer kept outside transactions (tests compare a kept answer with one computed afresh). */
   clear(): void {
     this.entries.clear();
@@ -164,14 +218,21 @@ export class ReadMemo {
     versions: DataVersions,
   ): Promise<unknown> | undefined {
     const kept = this.entries.get(key);
-    if (!kept || kept.local !== local || !sameTables(kept.reads, reads)) return undefined;
+    if (!kept) return undefined;
+    if (kept.local !== local || !sameTables(kept.reads, reads)) return this.drop(key, kept, versions);
     if (kept.at !== versions) {
-      if (kept.stamp !== stampOf(versions, reads)) return undefined;
+      if (kept.stamp !== stampOf(versions, reads)) return this.drop(key, kept, versions);
       kept.at = versions;
     }
     this.entries.delete(key);
     this.entries.set(key, kept);
     return kept.value;
+  }
+
+  /** A kept answer found stale at `versions` goes, unless it may be newer than they are (a read that started earlier). */
+  private drop(key: string, kept: Kept, versions: DataVersions): undefined {
+    if (versions.global >= this.committed) this.entries.delete(key);
+    return undefined;
   }
 
   private transactionEntries(trx: object): Map<string, { stamp: number; value: Promise<unknown> }> {
@@ -244,23 +305,14 @@ export class ReadMemo {
     return { value };
   }
 
-  /** Seen a newer version (or a local write): drops every answer it makes stale. */
+  /**
+   * Seen a newer version (or a local write). Stale answers are not swept here (that would cost a
+   * walk over every answer at each commit): each is compared when asked for, and the least
+   * recently used go first.
+   */
   private moveTo(versions: DataVersions, db: Queryable): void {
-    const local = writesThrough(db);
-    if (versions.global === this.committed && local === this.local) return;
-    // Answers naming the same tables (most name one of a few shared lists) share one basis.
-    const bases = new Map<readonly string[] | undefined, { stamp: string; local: number }>();
-    for (const [key, kept] of this.entries) {
-      let basis = bases.get(kept.reads);
-      if (!basis) {
-        basis = { stamp: stampOf(versions, kept.reads), local: writesThrough(db, kept.reads) };
-        bases.set(kept.reads, basis);
-      }
-      if (kept.stamp !== basis.stamp || kept.local !== basis.local) this.entries.delete(key);
-      else kept.at = versions;
-    }
     this.committed = versions.global;
-    this.local = local;
+    this.local = writesThrough(db);
   }
 
   private remember(key: string, value: Promise<unknown>, basis: Basis, at: DataVersions): void {

@@ -169,11 +169,13 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
  * in order, each failure logged and not rethrown. Inside a transaction already, it simply
  * runs `work` in it. A transaction that wrote anything moves the data version before it
  * commits (`db/data-version.ts`): that is what tells every cache, in this process or another,
- * that its answers may be stale.
+ * that its answers may be stale. Answers it computed for readers (`ReadMemo.keepAtCommit`) are
+ * handed to the read memo once it has committed.
  */
 export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
   const tasks: Array<() => Promise<void> | void> = [];
+  let written: { trx: object; tables: string[] | null } | undefined;
   const result = await ctx.host.db.transaction().execute(async (trx) => {
     const init: CtxInit = {
       host: ctx.host,
@@ -187,9 +189,15 @@ export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>):
     const value = await work(tx);
     await runPending(tx);
     // Last, so that the rows are held for the shortest time (several instances write them).
-    if (writesThrough(counted) > 0) await bumpDataVersion(counted, writtenTables(counted));
+    if (writesThrough(counted) > 0) {
+      const tables = writtenTables(counted);
+      await bumpDataVersion(counted, tables);
+      written = { trx: counted, tables };
+    }
     return value;
   });
+  // What the transaction computed for the readers (`ReadMemo.keepAtCommit`) is theirs now.
+  if (written) await ctx.host.readMemo.keepCommitted(written.trx, written.tables);
   for (const task of tasks) {
     try {
       await task();

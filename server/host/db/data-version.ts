@@ -152,7 +152,7 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
 const readers = new WeakMap<object, () => Promise<DataVersions>>();
 
 /** What a database no other process can open answers: its handle's write counts say everything. */
-export const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
+const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
 
 /**
  * How the committed versions of `db` are read outside transactions, set by the database's own
@@ -160,6 +160,24 @@ export const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new 
  */
 export function readVersionWith(db: Kysely<any>, read: () => Promise<DataVersions>): void {
   readers.set(db, read);
+}
+
+/** Handles of databases no other process can open (in memory): their versions never move. */
+const unmoving = new WeakSet<object>();
+
+/** A database no other process can open: its handle's write counts say everything, and its versions never move. */
+export function versionsNeverMove(db: Kysely<any>): void {
+  unmoving.add(db);
+  readVersionWith(db, () => Promise.resolve(NOTHING_READ));
+}
+
+/** The versions `db` will read once a transaction that read `start` under the write lock and wrote `tables` has committed. */
+export function versionsAfterCommit(
+  db: Queryable<any>,
+  start: DataVersions,
+  tables: readonly string[] | null,
+): DataVersions {
+  return unmoving.has(db) ? start : bumped(start, tables);
 }
 
 /** The committed data version and table versions, as this handle sees them. */
@@ -253,6 +271,22 @@ export async function bumpDataVersion(trx: Queryable<any>, tables?: readonly str
     .values(ids.map((id) => ({ id, version: 1 })))
     .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ version: eb('data_version.version', '+', 1) })))
     .execute();
+}
+
+/**
+ * The versions a write transaction commits, from those it read under the write lock: what
+ * `bumpDataVersion(trx, tables)` makes of them (nothing else commits while the lock is held).
+ */
+function bumped(versions: DataVersions, tables: readonly string[] | null): DataVersions {
+  const rows = new Map(versions.rows);
+  const bump = (row: number) => rows.set(row, (rows.get(row) ?? 0) + 1);
+  bump(GLOBAL_ROW);
+  if (tables) {
+    bump(ITEMIZED_ROW);
+    for (const row of new Set(tables.filter((t) => t !== 'data_version').map(tableVersionRow))) bump(row);
+  }
+  const global = rows.get(GLOBAL_ROW)!;
+  return { global, unitemized: global - (rows.get(ITEMIZED_ROW) ?? 0), rows };
 }
 
 /** The migration that creates the row. */

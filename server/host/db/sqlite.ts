@@ -17,7 +17,14 @@ import {
 } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { countingWrites, isWrite, NOTHING_READ, readVersionWith, versionsOf, type DataVersions } from './data-version';
+import {
+  countingWrites,
+  isWrite,
+  readVersionWith,
+  versionsNeverMove,
+  versionsOf,
+  type DataVersions,
+} from './data-version';
 import type { HostTables } from './tables';
 import {
   AUTOMATIC_CHECKPOINT_PAGES,
@@ -314,7 +321,7 @@ export function openSqlite(
   const reader = readOnly ? new CachedConnection(readOnly) : null;
   const dialect = new ServiceSqliteDialect(new SqliteDriverOfService(writer, reader, writerLock, checkpointer));
   const db = countingWrites(new Kysely<HostTables>({ dialect, log }));
-  // The versions of a database in memory never move: its handle's write counts say everything.
-  readVersionWith(db, reader ? versionsReader(reader) : () => Promise.resolve(NOTHING_READ));
+  if (reader) readVersionWith(db, versionsReader(reader));
+  else versionsNeverMove(db);
   return checkpointer ? { db, checkpointer } : { db };
 }

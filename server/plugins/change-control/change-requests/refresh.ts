@@ -8,7 +8,7 @@ import type { LifecycleEvent } from '../../../../contract/api/change-control';
 import type { EvaluationResult } from '../evaluation/evaluate';
 import { emitLifecycleEvent, transitionEvent } from './lifecycle-events';
 import { dropRefreshedGate, keepRefreshedGate } from './refreshed-gate';
-import { computeGate } from '../gate/merge-gate';
+import { computeGateAndFacts, keepGateForReaders } from '../gate/merge-gate';
 
 import { attachedPolicies, matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { stateSlot } from '../state';
@@ -183,7 +183,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     checkRows = undefined;
   }
 
-  const gate = await computeGate(ctx, cr, { governing, evaluation, checkRows });
+  const { gate, facts } = await computeGateAndFacts(ctx, cr, { governing, evaluation, checkRows });
   cr = await updateChangeRequest(
     ctx,
     cr,
@@ -194,8 +194,12 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     },
     { changelog: false },
   );
-  // What a reader would compute now (policies matched from the branch): the rest of the write reuses it.
-  if (matched || known) keepRefreshedGate(ctx, cr, gate);
+  // What a reader would compute now (policies matched from the branch): the rest of the write
+  // reuses it, and the first reader after the commit its facts.
+  if (matched || known) {
+    keepRefreshedGate(ctx, cr, gate);
+    keepGateForReaders(ctx, cr, facts);
+  }
   for (const e of events) await emitLifecycleEvent(ctx, e.event, e.before, e.after, gate);
   for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
 }

@@ -66,9 +66,10 @@ async function countThreads(ctx: Ctx, changeRequestId: number): Promise<ThreadCo
 /**
  * Inside the write transaction that has just inserted one open thread root on the request, whose
  * counts were `before` (read in the same transaction before the insert): the counts now, for the
- * rest of the transaction, instead of counting again.
+ * rest of the transaction and for the readers after its commit, instead of counting again.
  */
 export function threadOpened(ctx: Ctx, changeRequestId: number, before: ThreadCounts): void {
   const now: ThreadCounts = Object.freeze({ total: before.total + 1, open: before.open + 1 });
   ctx.host.readMemo.written(ctx, threadCountsKey(changeRequestId), now, THREAD_COUNT_READS);
+  ctx.host.readMemo.keepAtCommit(ctx, threadCountsKey(changeRequestId), now, THREAD_COUNT_READS);
 }

@@ -232,7 +232,7 @@ export async function computeGate(ctx: Ctx, cr: ChangeRequestRow, options: GateO
   return (await computeGateAndFacts(ctx, cr, options)).gate;
 }
 
-/** The gate, and the facts it was made of. */
+/** The gate, and the facts it was made of (what `keepGateForReaders` keeps). */
 export async function computeGateAndFacts(
   ctx: Ctx,
   cr: ChangeRequestRow,
@@ -278,6 +278,19 @@ export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateStat
 /** Where `liveGate` keeps a request's facts in the read memo: per row as last updated. */
 function liveGateKey(ctx: Ctx, cr: ChangeRequestRow): string {
   return `gate:${ctx.baseUrl}|${cr.id}|${cr.branch_id ?? ''}|${cr.last_updated}`;
+}
+
+/**
+ * A write's refresh has computed, for the request as the write leaves it (`cr`), the facts a
+ * reader's `liveGate` would (policies matched from the branch): kept for the readers once the
+ * write commits, unless the write goes on to change what they are read from
+ * (`ReadMemo.keepAtCommit`), and so is their evaluation. So the first detail read after a write
+ * computes neither again. Shared from then on: never change them.
+ */
+export function keepGateForReaders(ctx: Ctx, cr: ChangeRequestRow, facts: GateFacts): void {
+  ctx.host.readMemo.keepAtCommit(ctx, liveGateKey(ctx, cr), facts, GATE_READS);
+  // And the evaluation in them, which a reader reuses when only the gate's other facts move.
+  ctx.host.readMemo.keepAtCommit(ctx, evaluationKey(cr, facts.governing), facts.evaluation, EVALUATION_READS);
 }
 
 /** Whether the caller may merge this request outside its change window. */
