@@ -6,12 +6,12 @@
 //   BENCH_BUILDS='[{"label":"base","server":"/path/to/base/dist/server.js"},{"label":"new","server":"dist/server.js"}]' \
 //     npx tsx bench/interleaved.ts
 // A build may add "nodeArgs" (["--max-semi-space-size=4"]) and "env" ({"NAME": "value"}), the
-// words its own `npm start` used. BENCH_ROUNDS rounds (default 6), BENCH_SLICE seconds per slice
+// words its own `npm start` used, and "config" (merged into its configuration file). BENCH_ROUNDS rounds (default 6), BENCH_SLICE seconds per slice
 // (default 2); BENCH_ONLY=1,3 measures only those scenarios. Prints, per scenario, each build's
 // median over the rounds, the ratio of the second build to the first round by round (min-max and
 // median), and each build's RSS at the end.
 import autocannon from 'autocannon';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Api, CC } from './api';
@@ -43,12 +43,14 @@ interface BuildSpec {
   server: string;
   nodeArgs?: string[];
   env?: Record<string, string>;
+  /** Merged into the configuration file's top level (e.g. `{"host": {"read_cache_entries": 100}}`). */
+  config?: Record<string, unknown>;
 }
 
 interface Build extends BuildSpec {
   dir: string;
   dbFile: string;
-  config: string;
+  configFile: string;
   service: RunningService;
   admin: Api;
   crId: number;
@@ -83,6 +85,7 @@ async function prepare(spec: BuildSpec): Promise<Build> {
     config,
     JSON.stringify({
       change_control: { required_external_checks: [['ci/build', 'CI build'], 'ci/lint'], enable_auto_merge: false },
+      ...(spec.config ?? {}),
     }),
   );
   const service = await start(spec, dbFile, config);
@@ -103,7 +106,7 @@ async function prepare(spec: BuildSpec): Promise<Build> {
     ...spec,
     dir,
     dbFile,
-    config,
+    configFile: config,
     service,
     admin,
     crId,
@@ -125,6 +128,14 @@ interface Result {
 
 const results: Result[] = [];
 
+/** Each build's resident set after each of its slices, in MB (memory under load, not after idling). */
+const rssSamples = new Map<string, number[]>();
+
+function residentMb(build: Build): number {
+  const status = readFileSync(`/proc/${build.service.child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
 /** Runs `measure` for each build in turn, ROUNDS times, the order reversed every other round. */
 async function inTurns(
   builds: Build[],
@@ -138,7 +149,12 @@ async function inTurns(
   for (const build of builds) await measure(build, -1); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => builds.length - 1 - i);
-    for (const i of order) figures[i]!.push(await measure(builds[i]!, round));
+    for (const i of order) {
+      const build = builds[i]!;
+      figures[i]!.push(await measure(build, round));
+      if (build.service.child.exitCode === null && !scenario.startsWith('12.'))
+        rssSamples.set(build.label, [...(rssSamples.get(build.label) ?? []), residentMb(build)]);
+    }
   }
   results.push({ scenario, unit, higher, figures });
 }
@@ -323,7 +339,7 @@ async function main(): Promise<void> {
       for (const b of builds) await b.service.stop();
       await inTurns(builds, '12. service start (20,000 requests)', 'ms', false, async (b) => {
         const t0 = performance.now();
-        const again = await start(b, b.dbFile, b.config);
+        const again = await start(b, b.dbFile, b.configFile);
         const ms = performance.now() - t0;
         await again.stop();
         return ms;
@@ -357,6 +373,10 @@ function print(builds: Build[], rss: number[]): void {
   }
   console.log(
     `| 13. RSS at the end | MB (lower is better) | ${rss.map(f).join(' | ')} | ${others.map((_, k) => (rss[k + 1]! / rss[0]!).toFixed(2)).join(' | ')} |`,
+  );
+  const under = builds.map((b) => rssSamples.get(b.label) ?? [0]);
+  console.log(
+    `| 13b. RSS after each slice, median (max) | MB (lower is better) | ${under.map((v) => `${f(median(v))} (${f(Math.max(...v))})`).join(' | ')} | ${others.map((_, k) => (median(under[k + 1]!) / median(under[0]!)).toFixed(2)).join(' | ')} |`,
   );
   for (const r of results)
     console.error(`${r.scenario}: ${builds.map((b, i) => `${b.label} ${r.figures[i]!.map(f).join(' ')}`).join(' | ')}`);

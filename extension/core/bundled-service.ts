@@ -1,5 +1,5 @@
 // Starts the companion service bundled with the extension as a child process:
-//   MALLOC_MMAP_THRESHOLD_=131072 <node> --max-semi-space-size=4 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
+//   MALLOC_MMAP_THRESHOLD_=131072 <node> --max-semi-space-size=4 --heap-growing-percent=50 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
 // with CHANGE_CONTROL_ADMIN_TOKEN set (the service's environment and Node options: launch/service-launch.ts), waits for its `listening on http://HOST:PORT` line, and
 // stops it with SIGTERM (then SIGKILL). A separate Node runs it because the native SQLite module
 // is built for that Node, not for the editor's own runtime. No VS Code here.

@@ -6,6 +6,7 @@ import {
   tablesStamp,
   writesThrough,
   versionsAfterCommit,
+  versionsNow,
   type DataVersions,
 } from '../db/data-version';
 
@@ -16,7 +17,7 @@ export interface MemoScope {
 }
 
 /** The default bound of a memo's number of answers: beyond it, the least recently used go first. */
-export const READ_MEMO_ENTRIES = 2000;
+export const READ_MEMO_ENTRIES = 256;
 
 /** At most this many answers of one write transaction are kept for the readers at its commit (`keepAtCommit`). */
 export const AT_COMMIT_ENTRIES = 64;
@@ -114,19 +115,23 @@ export class ReadMemo {
       return Promise.reject(error);
     }
     if (scope.inTransaction) return this.inTransaction(scope, key, compute, reads, options?.transactionOnly === true);
-    return this.checked(scope, key, compute, reads);
+    // The order that keeps an answer from being kept as newer than it is: the write count, then the versions, then the data.
+    const local = writesThrough(scope.db);
+    // On SQLite the versions are read at once, in the process: a kept answer is handed back as it is.
+    const now = versionsNow(scope.db);
+    if (now !== undefined) return this.lookup(scope, key, compute, reads, local, now);
+    return readDataVersions(scope.db).then((versions) => this.lookup(scope, key, compute, reads, local, versions));
   }
 
-  /** `get` outside a transaction, the versions read first. */
-  private async checked<T>(
+  /** `get` outside a transaction, the versions read (`local`: this process's writes before they were). */
+  private lookup<T>(
     scope: MemoScope,
     key: string,
     compute: () => Promise<T>,
     reads: readonly string[] | undefined,
+    local: number,
+    versions: DataVersions,
   ): Promise<T> {
-    // The order that keeps an answer from being kept as newer than it is: the write count, then the versions, then the data.
-    const local = writesThrough(scope.db);
-    const versions = await readDataVersions(scope.db);
     const localReads = writesThrough(scope.db, reads);
     if (versions.global < this.committed || (versions.global === this.committed && local < this.local)) {
       // A read that started before a newer one saw a later version: a kept answer whose tables

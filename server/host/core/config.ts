@@ -22,7 +22,7 @@ export const configSchema = z.strictObject({
       changelog_retention_days: z.number().int().min(1).default(90),
       object_types: z.literal('default').default('default'),
       /** How many answers the read memo keeps between writes (0 keeps none). */
-      read_cache_entries: z.number().int().min(0).default(2000),
+      read_cache_entries: z.number().int().min(0).default(256),
     })
     .prefault({}),
   change_control: z

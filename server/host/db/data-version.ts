@@ -150,6 +150,8 @@ export function writesThrough(db: Queryable<any>, tables?: readonly string[]): n
 
 /** Where each handle's committed versions are read (`readVersionWith`). */
 const readers = new WeakMap<object, () => Promise<DataVersions>>();
+/** Handles whose versions are read in this process, without waiting (SQLite). */
+const inProcess = new WeakMap<object, () => DataVersions>();
 
 /** What a database no other process can open answers: its handle's write counts say everything. */
 const NOTHING_READ: DataVersions = { global: 0, unitemized: 0, rows: new Map() };
@@ -168,7 +170,18 @@ const unmoving = new WeakSet<object>();
 /** A database no other process can open: its handle's write counts say everything, and its versions never move. */
 export function versionsNeverMove(db: Kysely<any>): void {
   unmoving.add(db);
-  readVersionWith(db, () => Promise.resolve(NOTHING_READ));
+  readVersionsInProcess(db, () => NOTHING_READ);
+}
+
+/** The versions of `db` are read in this process, at once (SQLite's reader connection). */
+export function readVersionsInProcess(db: Kysely<any>, read: () => DataVersions): void {
+  inProcess.set(db, read);
+  readVersionWith(db, () => Promise.resolve(read()));
+}
+
+/** The committed versions, when this handle reads them in this process at once (SQLite); else undefined (ask `readDataVersions`). */
+export function versionsNow(db: Queryable<any>): DataVersions | undefined {
+  return inProcess.get(db)?.();
 }
 
 /** The versions `db` will read once a transaction that read `start` under the write lock and wrote `tables` has committed. */

@@ -20,7 +20,7 @@ import { dirname } from 'node:path';
 import {
   countingWrites,
   isWrite,
-  readVersionWith,
+  readVersionsInProcess,
   versionsNeverMove,
   versionsOf,
   type DataVersions,
@@ -254,16 +254,20 @@ class ServiceSqliteDialect implements Dialect {
  * writer or another process; one step reading no table), and the versions table only when it
  * moved, as one text, parsed again only when the text changed.
  */
-function versionsReader(reader: CachedConnection): () => Promise<DataVersions> {
-  let last: { commits: number; text: string; answer: Promise<DataVersions> } | undefined;
+function versionsReader(reader: SqliteConnection): () => DataVersions {
+  let last: { commits: number; text: string; versions: DataVersions } | undefined;
+  // Prepared at the first read (the migrations have made the table by then).
+  let counter: SqliteStatement | undefined;
+  let table: SqliteStatement | undefined;
   return () => {
-    const commits = (reader.prepare('pragma data_version').get([]) as { data_version: number }).data_version;
-    if (last !== undefined && last.commits === commits) return last.answer;
-    const row = reader.prepare(VERSIONS_TEXT_SQL).get([]) as { text: string | null };
-    const text = row.text ?? '';
+    counter ??= reader.prepare('pragma data_version');
+    const commits = (counter.get([]) as { data_version: number }).data_version;
+    if (last !== undefined && last.commits === commits) return last.versions;
+    table ??= reader.prepare(VERSIONS_TEXT_SQL);
+    const text = (table.get([]) as { text: string | null }).text ?? '';
     if (last !== undefined && last.text === text) last.commits = commits;
-    else last = { commits, text, answer: Promise.resolve(versionsOf(versionRowsOf(text))) };
-    return last.answer;
+    else last = { commits, text, versions: versionsOf(versionRowsOf(text)) };
+    return last.versions;
   };
 }
 
@@ -321,7 +325,7 @@ export function openSqlite(
   const reader = readOnly ? new CachedConnection(readOnly) : null;
   const dialect = new ServiceSqliteDialect(new SqliteDriverOfService(writer, reader, writerLock, checkpointer));
   const db = countingWrites(new Kysely<HostTables>({ dialect, log }));
-  if (reader) readVersionWith(db, versionsReader(reader));
+  if (readOnly) readVersionsInProcess(db, versionsReader(readOnly));
   else versionsNeverMove(db);
   return checkpointer ? { db, checkpointer } : { db };
 }

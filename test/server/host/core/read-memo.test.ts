@@ -328,8 +328,8 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
 });
 
 describe("the read memo's bound in the configuration (host.read_cache_entries)", () => {
-  it('is 2,000 answers by default, refuses a negative value naming the key, and 0 keeps no answers', async () => {
-    assert.equal(parseConfig({}).host.read_cache_entries, 2000);
+  it('is 256 answers by default, refuses a negative value naming the key, and 0 keeps no answers', async () => {
+    assert.equal(parseConfig({}).host.read_cache_entries, 256);
     assert.throws(() => parseConfig({ host: { read_cache_entries: -1 } }), /host\.read_cache_entries/);
     await withService(startService({ config: { host: { read_cache_entries: 0 } } }), async (svc) => {
       const ctx = ctxOf(svc);
