@@ -44,7 +44,7 @@ if (onPostgres) {
     const waitingReads = async () =>
       (
         await watcher.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity where query = $1 and wait_event_type = 'Lock'`,
+          `select count(*)::int as n from pg_stat_activity where query = $1 and wait_event_type = 'Lock' and datname = current_database()`,
           [VERSIONS_READ_SQL],
         )
       ).rows[0]!.n;
