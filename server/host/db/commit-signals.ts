@@ -50,12 +50,11 @@ class PostgresCommitSignal implements CommitSignal {
   }
 
   /**
-   * `NOTIFY` inside the transaction: PostgreSQL delivers it when the transaction commits (never
-   * if it rolls back). This instance's listeners are called after the commit.
+   * `NOTIFY` once the transaction has committed (never if it rolls back), from a connection of
+   * the pool: not a round trip while the transaction holds the write lock.
    */
-  async notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
-    await sql`select pg_notify(${this.channel}, ${this.self})`.execute(trx);
-    afterCommit(() => this.local.notify());
+  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+    afterCommit(() => this.notify());
   }
 
   subscribe(listener: () => void): () => void {

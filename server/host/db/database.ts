@@ -22,7 +22,10 @@ export interface OpenDatabase {
 }
 
 export interface OpenOptions {
-  /** PostgreSQL: connections in the pool. */
+  /**
+   * PostgreSQL: connections in the pool (default 20). Not fewer: a claim (`withClaim`) holds a
+   * connection while its work runs transactions on others.
+   */
   poolSize?: number;
   /** A SQLite file: the checkpointer thread's settings (`wal-checkpointer.ts`), or `false` for SQLite's automatic checkpoint only. */
   checkpointer?: Partial<CheckpointerSettings> | false;

@@ -57,9 +57,20 @@ class PortablePostgresQueryCompiler extends PostgresQueryCompiler {
   }
 }
 
+/**
+ * BEGIN and the write lock (`WRITE_LOCK`, 0x4343 = 17219) in one round trip: a fixed text of two
+ * statements, without values (the driver sends a query without parameters as a simple query,
+ * which may hold several).
+ */
+const BEGIN_WRITE = 'begin; select pg_advisory_xact_lock(17219, 1)';
+
 /** Kysely's driver, each transaction taking the write lock as it begins. */
 class SerializedWritesDriver extends PostgresDriver {
   override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (!settings.isolationLevel && !settings.accessMode) {
+      await connection.executeQuery(CompiledQuery.raw(BEGIN_WRITE, []));
+      return;
+    }
     await super.beginTransaction(connection, settings);
     await connection.executeQuery(
       CompiledQuery.raw('select pg_advisory_xact_lock($1, $2)', [WRITE_LOCK[0], WRITE_LOCK[1]]),
