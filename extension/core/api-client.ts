@@ -11,6 +11,7 @@ import {
   type BranchActionResult,
 } from '../../contract/api/branching';
 import {
+  applySuggestionsResult,
   changeComment,
   changeRequest,
   evaluation,
@@ -18,6 +19,7 @@ import {
   pluginSettings,
   preview,
   review,
+  type ApplySuggestionsResult,
   type ChangeComment,
   type ChangeRequest,
   type Evaluation,
@@ -443,11 +445,14 @@ export class ApiClient {
       text: string;
       parent?: number | null;
       attribute?: string | null;
+      /** A suggested change: a value for an attribute of the branch's state of the object. */
+      suggestion?: { attribute: string; value: unknown };
     },
     opts: WriteOptions = {},
   ): Promise<ChangeComment> {
     const payload = { ...body };
     if (payload.attribute === undefined) delete payload.attribute;
+    if (payload.suggestion === undefined) delete payload.suggestion;
     return this.call(changeComment, 'POST', PATHS.comments, payload, opts);
   }
 
@@ -461,5 +466,17 @@ export class ApiClient {
 
   async deleteComment(id: number, opts: WriteOptions = {}): Promise<void> {
     await this.request('DELETE', `${PATHS.comments}${id}/`, undefined, opts);
+  }
+
+  /** Writes these comments' suggestions into the request's branch, as the caller, all or none (an outdated one is a 409 unless forced). */
+  applySuggestions(
+    changeRequestId: number,
+    comments: readonly number[],
+    force = false,
+  ): Promise<ApplySuggestionsResult> {
+    return this.call(applySuggestionsResult, 'POST', `${PATHS.changeRequests}${changeRequestId}/apply-suggestions/`, {
+      comments,
+      ...(force ? { force } : {}),
+    });
   }
 }

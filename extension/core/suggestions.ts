@@ -86,3 +86,14 @@ export function suggestionBlock(text: string): { text: string; valueText: string
   const rest = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).trim();
   return { text: rest, valueText: m[2]! };
 }
+
+/** The value at a dot path of a state (`interfaces.0.name` reads index 0), or undefined when absent. */
+export function valueAt(state: Record<string, unknown> | null | undefined, path: string): unknown {
+  let value: unknown = state;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.prototype.hasOwnProperty.call(value, part))
+      return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
