@@ -3,6 +3,7 @@
 // applied now. No VS Code here.
 import type * as Yaml from 'yaml';
 import type { ChangeComment, CommentSuggestion } from '../../contract/api/change-control';
+import { isApplicableSuggestion } from '../../contract/threads';
 import { serializeState } from './change-documents';
 
 const yaml = (): typeof Yaml => require('yaml') as typeof Yaml;
@@ -44,9 +45,7 @@ export function suggestionMarkdown(s: CommentSuggestion): string {
 }
 
 /** Whether a suggestion can be applied now by someone the request lets apply (`allowed`): not applied, not outdated. */
-export function isApplicable(c: Pick<ChangeComment, 'suggestion'>, allowed: boolean): boolean {
-  return allowed && c.suggestion !== null && c.suggestion.applied_at === null && !c.suggestion.outdated;
-}
+export const isApplicable = isApplicableSuggestion;
 
 /** The comments of a request whose suggestions can be applied now, oldest first. */
 export function applicableSuggestions(comments: readonly ChangeComment[], allowed: boolean): ChangeComment[] {
