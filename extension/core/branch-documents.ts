@@ -198,7 +198,8 @@ export function parseObjectText(text: string): ParsedDocument {
   const lineOf = (offset: number | undefined) => (offset === undefined ? 0 : counter.linePos(offset).line - 1);
   const problems: DocumentProblem[] = doc.errors.map((e) => ({
     line: Math.max(0, (e.linePos?.[0]?.line ?? 1) - 1),
-    message: e.message.split('\n')[0]!,
+    // The line is the diagnostic's own: the library's "at line 3, column 1:" is left out.
+    message: e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''),
     severity: 'error',
   }));
   if (problems.length > 0) return { ok: false, problems };

@@ -82,7 +82,7 @@ export const COMMANDS = [
   { id: 'changeControl.loadMoreObjects', title: 'Load More Objects', icon: 'ellipsis', palette: false },
   // Suggested changes in comment threads.
   { id: 'changeControl.suggestChange', title: 'Suggest a Change', icon: 'lightbulb', palette: false },
-  { id: 'changeControl.applySuggestion', title: 'Apply Suggestion', icon: 'check', palette: false },
+  { id: 'changeControl.applySuggestion', title: 'Apply Suggestion', icon: 'lightbulb-autofix', palette: false },
   {
     id: 'changeControl.applySuggestions',
     title: 'Apply All Suggestions',

@@ -99,7 +99,7 @@ export class BranchObjectsView extends DisposableBase implements vscode.TreeData
   async show(branch: string): Promise<void> {
     this.branchName = branch;
     this.forgetData();
-    this.view.title = `${VIEWS.branchObjects.name}: ${branch}`;
+    this.view.description = branch;
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.branchObjects, true);
     this.changed.fire(undefined);
     await vscode.commands.executeCommand(`${VIEWS.branchObjects.id}.focus`);
