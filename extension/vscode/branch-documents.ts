@@ -356,12 +356,14 @@ export class BranchDocuments extends DisposableBase {
     const type = this.typeOf(ctx, ref.objectType);
     const objects = await this.objectsClient();
     try {
-      const [page, changes] = await Promise.all([
-        objects.listObjects(ctx, type, { ordering: 'name', limit: FOLDER_LISTING_LIMIT + 1 }),
+      // The object after the listed ones is read too: a name it shares takes the id beside it.
+      const [page, next, changes] = await Promise.all([
+        objects.listObjects(ctx, type, { ordering: 'name', limit: FOLDER_LISTING_LIMIT }),
+        objects.listObjects(ctx, type, { ordering: 'name', offset: FOLDER_LISTING_LIMIT, limit: 1 }),
         objects.changes(ctx.branch.id, type.object_type, { limit: FOLDER_LISTING_LIMIT }),
       ]);
       const listed = page.results.slice(0, FOLDER_LISTING_LIMIT);
-      const names = pageFileNames(listed, { after: page.results[FOLDER_LISTING_LIMIT] });
+      const names = pageFileNames(listed, { after: next.results[0] });
       const byObject = new Map(changes.results.map((c) => [c.object_id, objectChangeOf(c)]));
       const marks: Array<[vscode.Uri, ObjectChange | null]> = [];
       listed.forEach((o, i) => {
@@ -470,6 +472,9 @@ export class BranchDocuments extends DisposableBase {
     }
     this.afterWrite(uri, written, parsed.warnings, ref.branch, resolved);
     this.deps.log.info(`saved ${resolved.type.object_type} ${resolved.id} in branch ${ref.branch}`);
+    // Renamed: the document named by its old name gives way to the object's own.
+    if (ref.file.id === null && written.name !== ref.file.name)
+      setTimeout(() => void this.replaceTab(uri, resolved.ctx, resolved.type, written), 0);
   }
 
   private afterWrite(
@@ -590,24 +595,28 @@ export class BranchDocuments extends DisposableBase {
     this.afterWrite(uri, created, parsed.warnings, ref.branch, { ctx, type, id: created.id });
     this.deps.log.info(`created ${type.object_type} ${created.id} in branch ${ref.branch}`);
     // Once saved, the document is the object's own (its name, not "New …"): opened in its place.
-    setTimeout(() => void this.replaceNewTab(uri, ctx, type, created), 0);
+    setTimeout(async () => {
+      await this.replaceTab(uri, ctx, type, created);
+      void vscode.window.showInformationMessage(`${created.display} is created in branch ${ctx.branch.name}.`);
+    }, 0);
   }
 
-  private async replaceNewTab(
+  /** Opens an object's own document in place of `uri`'s (a new object's, or one named by an old name). */
+  private async replaceTab(
     uri: vscode.Uri,
     ctx: BranchContext,
     type: BranchObjectTypeAccess,
-    created: ApiObject,
+    object: ApiObject,
   ): Promise<void> {
     try {
-      const target = await this.documentFor(ctx, type, created);
+      const target = await this.documentFor(ctx, type, object);
+      if (target.toString() === uri.toString()) return;
       await vscode.window.showTextDocument(target, { preview: false });
       const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs);
       const old = tabs.find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString());
       if (old && !old.isDirty) await vscode.window.tabGroups.close(old);
-      void vscode.window.showInformationMessage(`${created.display} is created in branch ${ctx.branch.name}.`);
     } catch (e) {
-      this.deps.log.warn(`opening the created object: ${(e as Error).message}`);
+      this.deps.log.warn(`opening ${object.display}: ${(e as Error).message}`);
     }
   }
 

@@ -5,7 +5,7 @@ import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { applyKey, deleteKey, editKey, isPending, replyKey, resolveKey, type ViewState } from '../state';
 import { isApplicableSuggestion, type Thread } from '../../contract/threads';
-import { renderDiffLines } from './change';
+import { renderDiffLines } from './diff-lines';
 import { diffValues } from '../diff';
 import { renderComposer } from './composer';
 import { h, timeEl } from './dom';

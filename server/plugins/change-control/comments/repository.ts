@@ -215,6 +215,7 @@ export async function commentsByIds(ctx: Ctx, ids: readonly number[]): Promise<C
         .selectFrom('cc_change_comments')
         .selectAll()
         .where('id', 'in', wanted.slice(i, i + 500))
+        .orderBy('id')
         .execute()),
     );
   }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { suiteService, type ApiClient, type ApiResponse } from '../../../support/service';
+import { instancesForEachTest, suiteService, type ApiClient, type ApiResponse } from '../../../support/service';
 import { forSuite } from '../../../support/prepared';
 import {
   actor,
@@ -283,5 +283,23 @@ describe('change control: suggested changes', () => {
     const res: ApiResponse = await apply(s.alice.client, s.cr.id, { comments: [c.id] });
     expectStatus(res, 409);
     assert.match(res.body.detail, /is merged; only a ready branch accepts changes/);
+  });
+});
+
+// Writes take one lock of the database in turn (every instance's), so the second apply reads
+// the comment as the first left it.
+describe('change control: applying suggestions from two instances at once', () => {
+  const [a, b] = instancesForEachTest();
+
+  it('applies a suggestion once when two callers apply it at the same moment on two instances: one write, the other 409', async () => {
+    const s = await scene(await world(a));
+    const c = await created(suggest(s.bob.client, s, { attribute: 'status', value: 'active' }));
+    const logBefore = (await deviceLog(s)).length;
+    const results = await Promise.all([
+      apply(s.alice.client, s.cr.id, { comments: [c.id] }),
+      apply(b.as(s.alice.key), s.cr.id, { comments: [c.id] }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status).sort(), [200, 409], JSON.stringify(results.map((r) => r.body)));
+    assert.equal((await deviceLog(s)).length, logBefore + 1, 'one write');
   });
 });
