@@ -49,7 +49,13 @@ export { PluginError } from './host';
 export type { Host, HostPlugin } from './host';
 export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributesOf } from './objects/attributes';
 export type { Attributes } from './objects/attributes';
-export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
+export {
+  branchAccess,
+  branchActionRefusal,
+  branchWriteRefusal,
+  requireBranchWrite,
+  type BranchAction,
+} from './objects/branch-access';
 export { branchChangeBatches } from './objects/branch-change-batches-repository';
 export {
   BRANCH_DATA_TABLES,

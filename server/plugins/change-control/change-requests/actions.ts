@@ -25,8 +25,8 @@ export interface ActionFacts {
   onlyWindowBlocks: boolean;
   /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
   gateEnforced?: boolean;
-  /** Why the caller may not write to the branch (merging is a write in it), or null when they may. */
-  branchWriteRefusal?: string | null;
+  /** Why the caller may not merge the branch (`branching.merge_branch` does not cover it), or null when they may. */
+  branchMergeRefusal?: string | null;
 }
 
 const ok: ActionAvailability = { allowed: true, reason: null };
@@ -84,7 +84,7 @@ export function callerActions(
   else out.run_checks = ok;
 
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
-  else if (facts.branchWriteRefusal) out.merge = no(facts.branchWriteRefusal);
+  else if (facts.branchMergeRefusal) out.merge = no(facts.branchMergeRefusal);
   else if (facts.readyToMerge) out.merge = ok;
   else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow))
     out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
@@ -116,7 +116,7 @@ function overrideAvailability(
   if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride))
     return NO_PERMISSION('override the merge gate of this change request');
   if (perms === null || !perms.has(PERMISSIONS.mergeBranch)) return NO_PERMISSION('merge branches');
-  if (facts.branchWriteRefusal) return no(facts.branchWriteRefusal);
+  if (facts.branchMergeRefusal) return no(facts.branchMergeRefusal);
   if (!isOpen(facts.status)) return no(`The change request is ${facts.status}.`);
   if (!facts.branchExists) return no('The branch of this change request has been deleted.');
   if (facts.branchStatus && facts.branchStatus !== 'ready') return no(`The branch is ${facts.branchStatus}.`);

@@ -1,5 +1,5 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches, tagsOf } from '../../../host';
+import { type Ctx, type UserPermissions, branchAccess, branchActionRefusal, findBranches, tagsOf } from '../../../host';
 import { windowState, windowWarning } from '../gate/change-window';
 import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -130,7 +130,8 @@ export async function presentChangeRequest(
     requesterId: row.requester_id,
     branchExists: state.branch !== null,
     branchStatus: state.branch?.status ?? null,
-    branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
+    branchMergeRefusal:
+      state.branch && !access.mayAct(state.branch, 'merge') ? branchActionRefusal(state.branch, 'merge') : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason: state.mergeBlockedReason,
     onlyWindowBlocks: state.onlyWindowBlocks,
@@ -220,7 +221,7 @@ export async function presentChangeRequestList(
       requesterId: row.requester_id,
       branchExists: branch !== undefined,
       branchStatus: branch?.status ?? null,
-      branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
+      branchMergeRefusal: branch && !access.mayAct(branch, 'merge') ? branchActionRefusal(branch, 'merge') : null,
       readyToMerge: ready,
       mergeBlockedReason,
       onlyWindowBlocks,
