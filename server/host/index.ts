@@ -13,7 +13,7 @@ export type { ConditionSet } from './core/conditions';
 export type { Config } from './core/config';
 export { createCtx, deriveCtx, inTransaction } from './core/context';
 export type { BackgroundTask, Ctx, HostServices } from './core/context';
-export { Conflict, NotFound, PermissionDenied, ValidationError } from './core/errors';
+export { Conflict, NotFound, PermissionDenied, TooManyRequests, ValidationError } from './core/errors';
 export type { AuthUser } from './core/identity';
 export type { Logger } from './core/logger';
 export type { SearchHit } from './core/search';
@@ -33,9 +33,11 @@ export {
   foldedLike,
   jsonArrayHasAny as jsonArrayHasAnyIn,
   jsonArrayHasColumn as jsonArrayHasColumnIn,
+  jsonTextAt,
   valuesTable,
 } from './db/portable';
 export type { Queryable } from './db/database';
+export type { VisibleIds } from './db/visible-ids';
 export { createdRange, defineList, jsonListHasAny, lastUpdatedRange, likePattern, textContains } from './db/list';
 export { tableRows } from './db/table-rows';
 export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
@@ -101,4 +103,5 @@ export { actingUser, activeGroupMembers, DIRECTORY_TABLES, groupsByIds, usersByI
 export type { UserEntry } from './users/directory';
 export { usersHolding } from './users/holders';
 export { grantAllows, parsePermissionName, UserPermissions } from './users/object-permissions';
+export type { ConstraintObject, Grant } from './users/object-permissions';
 export { requireExistingIds } from './users/references';

@@ -135,6 +135,9 @@ export interface ObjectChangesTable {
   prechange_data: Json | null;
   postchange_data: Json | null;
   branch_id: number | null;
+  /** The object this entry's object belongs to (a review's change request), by which callers see it. */
+  related_object_type: string | null;
+  related_object_id: number | null;
 }
 
 export interface WebhooksTable {

@@ -269,6 +269,21 @@ async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * The object a changelog entry's object belongs to (NetBox's `related_object`): a review, check,
+ * comment or journal entry names its change request, so the changelog shows the entry only to
+ * callers who may view that request, in SQL, also once the object itself is gone.
+ */
+async function relateObjectChanges(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('object_changes').addColumn('related_object_type', 'text').execute();
+  await db.schema.alterTable('object_changes').addColumn('related_object_id', 'integer').execute();
+  await db.schema
+    .createIndex('object_changes_related')
+    .on('object_changes')
+    .columns(['related_object_type', 'related_object_id'])
+    .execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -279,4 +294,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0090-tags': { up: createTags },
   '00-host-0091-branch-state': { up: createBranchState },
   '00-host-0092-change-conflicts': { up: keepChangeConflicts },
+  '00-host-0100-changelog-related-object': { up: relateObjectChanges },
 };

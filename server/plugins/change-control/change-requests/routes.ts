@@ -22,7 +22,7 @@ import {
   ValidationError,
   type Host,
 } from '../../../host';
-import { getViewable, parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
+import { parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
@@ -51,6 +51,7 @@ import {
 } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { isOpen } from './status';
+import { mayViewRequest } from './visibility-repository';
 
 type CreateInput = z.infer<typeof changeRequestCreate>;
 type UpdateInput = z.infer<typeof changeRequestUpdate>;
@@ -97,8 +98,7 @@ const putBody = withoutReadOnly(changeRequestReplace);
 /** Loads a request the caller may view (404 otherwise), checked against its stored fields. */
 async function viewableRow(ctx: Ctx, rawId: string | undefined): Promise<ChangeRequestRow> {
   const row = await getChangeRequestRow(ctx, parseId(rawId));
-  if (!row) throw new NotFound();
-  await getViewable(ctx, { objectType: CHANGE_REQUEST_TYPE, get: async () => snapshotChangeRequest(ctx, row) }, row.id);
+  if (!row || !(await mayViewRequest(ctx, row))) throw new NotFound();
   return row;
 }
 
@@ -209,7 +209,13 @@ export function registerChangeRequestRoutes(host: Host): void {
     path,
     output: changeRequestOutput,
     list: changeRequestList,
-    get: presentedById(keptChangeRequestRow, presentChangeRequest),
+    // Who may view a request is judged on its stored fields (`snapshotChangeRequest`): in SQL for
+    // the list, in code for one request, the same answer.
+    appliesViewGrant: true,
+    get: presentedById(async (ctx, id) => {
+      const row = await keptChangeRequestRow(ctx, id);
+      return (await mayViewRequest(ctx, row)) ? row : undefined;
+    }, presentChangeRequest),
     ownChangelog: true,
     create: { body: createBody, run: createChangeRequest },
     update: {

@@ -22,6 +22,7 @@ import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
+import { mayViewRequestId } from '../change-requests/visibility-repository';
 import { nowIso } from '../db/database';
 import type { ChangeRequestRow, ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
@@ -47,11 +48,15 @@ type ReviewOut = Review & ApiObject;
 type CreateInput = z.infer<typeof reviewCreate>;
 type UpdateInput = z.infer<typeof reviewUpdate>;
 
-/** A review, presented; `read` is given the row it was made from. */
+/**
+ * A review, presented, when the caller may view its change request (otherwise it does not exist
+ * for them); `read` is given the row it was made from.
+ */
 async function getReview(ctx: Ctx, id: number, read?: (row: ReviewRow) => void): Promise<ReviewOut | undefined> {
   const row = await reviewTable.byId(ctx, id);
-  if (row) read?.(row);
-  return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
+  if (!row || !(await mayViewRequestId(ctx, row.change_request_id))) return undefined;
+  read?.(row);
+  return (await presentReviewRows(ctx, [row]))[0];
 }
 
 function refuse(field: string | null, message: string | null): void {
