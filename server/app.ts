@@ -133,7 +133,7 @@ function send(req: Request, res: Response, answer: Answer): void {
 }
 
 /** Open streams of one app, ended together when the service stops. */
-class OpenStreams {
+export class OpenStreams {
   private readonly sinks = new Set<StreamSink>();
   private stopping = false;
 
