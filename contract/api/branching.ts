@@ -44,6 +44,29 @@ export const branchCreate = z.strictObject({
 });
 export const branchUpdate = branchCreate.partial();
 export const branchAction = z.strictObject({ commit: z.boolean().optional() });
+/** `merge/`: a branch that conflicts with main merges only when the merger acknowledges the conflicts. */
+export const branchMerge = z.strictObject({
+  commit: z.boolean().optional(),
+  acknowledge_conflicts: z
+    .boolean()
+    .optional()
+    .describe("true: merge although the branch conflicts with main (the branch's values win); recorded."),
+});
+
+/**
+ * One object whose change conflicts with main: the attributes both changed, main's value now and
+ * the branch's (null where the object is gone on that side).
+ */
+export const mergeConflict = z.object({
+  change: z.number().int().describe('The change (branching/changes/) that conflicts.'),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  attributes: z.array(z.string()),
+  main: attrs.describe("Main's current value of each conflicting attribute."),
+  branch: attrs.describe("The branch's value of each conflicting attribute."),
+});
+export type MergeConflict = z.infer<typeof mergeConflict>;
 
 /** What a branch action (sync, merge, revert) did, or would do in a dry run, to one change. */
 export const BRANCH_ACTION_EFFECTS = [
@@ -70,5 +93,9 @@ export const branchActionResult = z.object({
   branch,
   commit: z.boolean(),
   changes: z.array(branchActionChange),
+  conflicts: z
+    .array(mergeConflict)
+    .optional()
+    .describe('merge/: the conflicts with main the caller may see (a dry run reports them without refusing).'),
 });
 export type BranchActionResult = z.infer<typeof branchActionResult>;

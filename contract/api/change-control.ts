@@ -157,6 +157,26 @@ export type ChangeRequestOverrideRecord = z.infer<typeof changeRequestOverrideRe
 /** POST `change-requests/{id}/override/`: merge past the gate, saying why. */
 export const changeRequestOverride = z.strictObject({
   reason: z.string().trim().min(1, { error: 'An override needs a reason.' }).max(2000),
+  acknowledge_conflicts: z
+    .boolean()
+    .optional()
+    .describe("true: merge although the branch conflicts with main (the branch's values win); recorded."),
+});
+
+/**
+ * The conflicts with main a merge of the request was told to set aside (`acknowledge_conflicts`):
+ * how many, and each by its change, object and attributes (at most 1,000).
+ */
+export const acknowledgedConflicts = z.object({
+  count: z.number().int(),
+  conflicts: z.array(
+    z.object({
+      change: z.number().int(),
+      object_type: z.string(),
+      object_id: z.number().int(),
+      attributes: z.array(z.string()),
+    }),
+  ),
 });
 
 export const changeRequest = z.object({
@@ -195,6 +215,8 @@ export const changeRequest = z.object({
   digest: z.string().nullable(),
   /** Set when someone merged the request past its gate: their reason, who, when, and what the gate refused with. */
   override: changeRequestOverrideRecord.nullable(),
+  /** The conflicts with main its merge acknowledged (read-only; null: it merged without any, or has not merged). */
+  merge_acknowledged_conflicts: acknowledgedConflicts.nullable().default(null),
   /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
   actions: z.record(z.enum(CALLER_ACTIONS), actionAvailability),
   /** Its place in the merge queue (1: merging now or next), or null when it is not queued. */

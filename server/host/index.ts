@@ -83,7 +83,9 @@ export {
   branchMergeProblems,
   branchProblems,
   CHANGE_CONFLICTS_KEEPER,
+  conflictingChanges,
 } from './objects/change-conflicts-repository';
+export type { AcknowledgedConflicts } from './core/hooks';
 export type { KeptProblems } from './objects/change-conflicts-repository';
 export { computeConflicts, mergeProblem } from './objects/conflicts';
 export type { BranchChangeWrite, BranchStateKeeper } from './objects/branch-state';

@@ -2,7 +2,7 @@ import type { Ctx, Host } from '../../host';
 import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { openRequestsGovernedByPeople } from './policies/attached-repository';
-import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
+import { findChangeRequestForBranch, updateChangeRequest } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
 import { followContent } from './change-requests/content';
 import { mergeGateValidator } from './gate/validator';
@@ -37,12 +37,17 @@ export function registerBranchHooks(host: Host): void {
   host.branchHooks.on('synced', async (ctx, { branch }) => refreshChecks(ctx, branch.id, false));
   host.branchHooks.on('reverted', async (ctx, { branch }) => refreshChecks(ctx, branch.id, true));
 
-  host.branchHooks.on('merged', async (ctx, { branch }) => {
+  host.branchHooks.on('merged', async (ctx, { branch, acknowledgedConflicts }) => {
     const cr = await findChangeRequestForBranch(ctx, branch.id);
     if (!cr || !isOpen(cr.status)) return;
     // Merged outside its change window by a holder of the window override: an override too.
     const recorded = await recordWindowOverride(ctx, cr, branch);
-    const after = await writeStatus(ctx, recorded, 'completed');
+    // The conflicts the merger acknowledged stay on the request (its changelog entry and the
+    // completion event carry them too).
+    const after = await updateChangeRequest(ctx, recorded, {
+      status: 'completed',
+      merge_acknowledged_conflicts: acknowledgedConflicts ? JSON.stringify(acknowledgedConflicts) : null,
+    });
     const event = transitionEvent(cr.status, after.status);
     await requestRefresh(ctx, cr.id, { rematch: false, events: event ? [{ event, before: cr, after }] : [] });
   });

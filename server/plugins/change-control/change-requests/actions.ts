@@ -21,6 +21,8 @@ export interface ActionFacts {
   branchStatus?: string | null;
   readyToMerge: boolean;
   mergeBlockedReason: string;
+  /** Only conflicts with main block the merge: a merge by hand acknowledging them passes. */
+  onlyConflictsBlock?: boolean;
   /** Only the change window blocks the merge. */
   onlyWindowBlocks: boolean;
   /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
@@ -86,6 +88,7 @@ export function callerActions(
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
   else if (facts.branchMergeRefusal) out.merge = no(facts.branchMergeRefusal);
   else if (facts.readyToMerge) out.merge = ok;
+  else if (facts.onlyConflictsBlock) out.merge = { allowed: true, reason: facts.mergeBlockedReason };
   else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow))
     out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
   else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status))
@@ -122,5 +125,9 @@ function overrideAvailability(
   if (facts.branchStatus && facts.branchStatus !== 'ready') return no(`The branch is ${facts.branchStatus}.`);
   if (facts.status === 'draft') return no('The change request is a draft; submit it for review.');
   if (facts.readyToMerge) return no('Nothing blocks this change request; merge it normally.');
+  if (facts.onlyConflictsBlock)
+    return no(
+      'Nothing but conflicts with main blocks this change request; merge it normally, acknowledging the conflicts.',
+    );
   return { allowed: true, reason: facts.mergeBlockedReason };
 }

@@ -74,6 +74,7 @@ const READ_ONLY = [
   'gates_cleared',
   'policies',
   'override',
+  'merge_acknowledged_conflicts',
   'digest',
   'actions',
   'created',
@@ -299,7 +300,7 @@ export function registerChangeRequestRoutes(host: Host): void {
       const branch = row.branch_id === null ? undefined : await findBranch(ctx, row.branch_id);
       // A merge: branching.merge_branch for the branch (owning it is not asked).
       if (branch) await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
-      const after = await overrideGate(ctx, row, body.reason);
+      const after = await overrideGate(ctx, row, body.reason, body.acknowledge_conflicts === true);
       await ctx.flushBeforeCommit();
       return presentChangeRequest(ctx, after);
     },

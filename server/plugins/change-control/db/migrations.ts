@@ -462,6 +462,11 @@ async function relateRecordedEntries(db: Kysely<unknown>): Promise<void> {
   }
 }
 
+/** The conflicts with main a request's merge acknowledged (`merge_acknowledged_conflicts`). */
+async function addMergeAcknowledgedConflicts(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_requests').addColumn('merge_acknowledged_conflicts', 'text').execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -478,4 +483,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0025-multiset-digests': { up: rewriteFormerDigests },
   '20-change-control-0026-thread-roots': { up: indexThreadRoots },
   '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
+  '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
 };

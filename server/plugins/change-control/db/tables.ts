@@ -67,6 +67,8 @@ export interface ChangeRequestsTable {
   overridden_reason: string | null;
   /** The digest of the branch's net diff, cached whenever the branch's content moves. */
   digest: string | null;
+  /** The conflicts with main its merge acknowledged (JSON: `{count, conflicts}`), or null. */
+  merge_acknowledged_conflicts: Json | null;
   /** NetBox's free-form `custom_fields`: a JSON object. */
   custom_fields: Generated<Json>;
   created: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import type { Request, Response } from 'express';
 import { sql } from 'kysely';
 import { OpenStreams } from '../../../../server/app';
 import { observeStatements } from '../../../../server/host/db/database';
@@ -141,8 +142,8 @@ describe('change control: a slow stream reader', () => {
     const res = new SlowResponse();
     let sink!: StreamSink;
     streams.open(
-      { socket: res.socket } as never,
-      res as never,
+      { socket: res.socket } as unknown as Request,
+      res as unknown as Response,
       new StreamReply('text/event-stream', (s) => (sink = s)),
     );
     const before = { drain: res.listenerCount('drain'), close: res.listenerCount('close') };
