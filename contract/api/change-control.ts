@@ -349,8 +349,15 @@ export const mergeCheck = z.object({
   completed: instant.nullable(),
   /** The digest of the branch's net diff the result ran on (reported checks; null for registered checks and before any report). */
   digest: z.string().nullable(),
-  /** The result is for an older digest than the branch's now: it does not clear the gate. */
+  /**
+   * The result does not clear the gate: it is for an older digest than the branch's now, or it
+   * came from someone other than the reporter the check declares (declared or changed since).
+   */
   outdated: z.boolean(),
+  /** Who reported the result (for an event rule's report, the rule's creator); null: never reported, or computed. */
+  reported_by: z.number().int().nullable().default(null),
+  /** Where a reported result came from besides its reporter: `{"event_rule": id}` for an event rule's report. */
+  source: z.object({ event_rule: z.number().int() }).nullable().default(null),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 

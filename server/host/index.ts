@@ -101,8 +101,15 @@ export type { ObjectState } from './objects/main-repository';
 export type { NetChange } from './objects/net-effect';
 export { logObjectWrite } from './objects/writes';
 export type { CatalogueType } from './objects/writes';
-export { actingUser, activeGroupMembers, DIRECTORY_TABLES, groupsByIds, usersByIds } from './users/directory';
-export type { UserEntry } from './users/directory';
+export {
+  actingUser,
+  activeGroupMembers,
+  DIRECTORY_TABLES,
+  groupsByIds,
+  identitiesOf,
+  usersByIds,
+} from './users/directory';
+export type { Identity, UserEntry } from './users/directory';
 export { usersHolding } from './users/holders';
 export { grantAllows, parsePermissionName, UserPermissions } from './users/object-permissions';
 export type { ConstraintObject, Grant } from './users/object-permissions';

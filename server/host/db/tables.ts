@@ -164,6 +164,8 @@ export interface EventRulesTable {
   action_type: string;
   action_object_id: number | null;
   action_data: Json | null;
+  /** Who wrote the rule last (created it, or changed it since): a writing action acts with their authority. */
+  created_by: number | null;
   created: string;
   last_updated: string;
 }

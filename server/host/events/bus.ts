@@ -31,6 +31,19 @@ export interface EventRuleRow {
   name: string;
   action_object_id: number | null;
   action_data: Record<string, unknown> | null;
+  /** Who wrote the rule last: an action that writes acts with their authority, never the triggering user's. */
+  created_by: number | null;
+}
+
+/** An action type's registration: what it runs, how its `action_data` is vetted, what its writes need. */
+export interface ActionRegistration<C> {
+  run: EventAction<C>;
+  checkData?: ActionDataCheck;
+  /**
+   * The permissions the action's writes need: whoever creates or changes a rule with it must hold
+   * them, and it runs only while the rule's creator does.
+   */
+  permissions?: readonly string[];
 }
 
 /** An event-rule action other than `webhook`; runs after the triggering write commits. */
@@ -74,8 +87,7 @@ export function eventConditionSubject(
 /** The event pipeline; `C` is the context listeners and actions run in (the host's `Ctx`). */
 export class EventBus<C extends Scope> {
   private readonly types = new Set<string>(OBJECT_EVENTS);
-  private readonly actions = new Map<string, EventAction<C>>();
-  private readonly dataChecks = new Map<string, ActionDataCheck>();
+  private readonly actions = new Map<string, ActionRegistration<C>>();
   private readonly listeners: Array<(ctx: C, e: EmittedEvent) => Promise<void>> = [];
   /** Wakes the webhook delivery worker after a commit that queued deliveries. */
   onQueued: () => void = () => {};
@@ -91,12 +103,16 @@ export class EventBus<C extends Scope> {
     return [...this.types];
   }
 
-  /** Registers an action type; `checkData` (optional) vets a rule's `action_data` when the rule is written. */
-  registerAction(actionType: string, action: EventAction<C>, checkData?: ActionDataCheck): void {
+  /** Registers an action type: what it runs, how `action_data` is vetted when a rule is written, what its writes need. */
+  registerAction(actionType: string, registration: ActionRegistration<C>): void {
     if (actionType === WEBHOOK_ACTION || this.actions.has(actionType))
       throw new Error(`event action ${actionType} is registered twice`);
-    this.actions.set(actionType, action);
-    if (checkData) this.dataChecks.set(actionType, checkData);
+    this.actions.set(actionType, registration);
+  }
+
+  /** The permissions an action type's writes need (none for a webhook). */
+  actionPermissions(actionType: string): readonly string[] {
+    return this.actions.get(actionType)?.permissions ?? [];
   }
 
   actionTypes(): string[] {
@@ -105,7 +121,7 @@ export class EventBus<C extends Scope> {
 
   /** The problem with `action_data` for this action type, or null. */
   actionDataProblem(actionType: string, data: Record<string, unknown> | null): string | null {
-    const check = this.dataChecks.get(actionType);
+    const check = this.actions.get(actionType)?.checkData;
     return check ? check(data) : null;
   }
 
@@ -154,12 +170,13 @@ export class EventBus<C extends Scope> {
         name: rule.name,
         action_object_id: rule.action_object_id,
         action_data: rule.action_data ? (JSON.parse(rule.action_data) as Record<string, unknown>) : null,
+        created_by: rule.created_by,
       };
       if (rule.action_type === WEBHOOK_ACTION) {
         await this.queueWebhook(ctx, ruleRow, payload, now, eventId);
         continue;
       }
-      const action = this.actions.get(rule.action_type);
+      const action = this.actions.get(rule.action_type)?.run;
       if (!action) {
         ctx.host.log.warn(`event rule "${rule.name}": unknown action type ${rule.action_type}`);
         continue;

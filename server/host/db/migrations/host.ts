@@ -284,6 +284,15 @@ async function relateObjectChanges(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * Who wrote an event rule (`created_by`): a rule whose action writes acts with that user's
+ * authority. Rules kept before it was recorded have none, and their writing actions do nothing
+ * until someone entitled saves them again.
+ */
+async function addEventRuleCreator(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('event_rules').addColumn('created_by', 'integer', clearedWith('users')).execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -295,4 +304,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0091-branch-state': { up: createBranchState },
   '00-host-0092-change-conflicts': { up: keepChangeConflicts },
   '00-host-0100-changelog-related-object': { up: relateObjectChanges },
+  '00-host-0101-event-rule-creator': { up: addEventRuleCreator },
 };

@@ -57,6 +57,7 @@ async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
     details_url: input.details_url ?? '',
     completed: status === 'pending' ? null : now,
     digest: status === 'pending' ? null : await requestDigest(ctx, cr),
+    reported_by: status === 'pending' ? null : (ctx.user?.id ?? null),
     created: now,
     last_updated: now,
   });

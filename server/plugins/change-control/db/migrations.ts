@@ -467,6 +467,15 @@ async function addMergeAcknowledgedConflicts(db: Kysely<unknown>): Promise<void>
   await db.schema.alterTable('cc_change_requests').addColumn('merge_acknowledged_conflicts', 'text').execute();
 }
 
+/**
+ * Who reported a check's result (`reported_by`: a result from anyone but the reporter a check
+ * declares is outdated) and, for an event rule's report, the rule (`source`).
+ */
+async function addCheckReporter(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_merge_checks').addColumn('reported_by', 'integer', clearedWith('users')).execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('source', 'text').execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -484,4 +493,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0026-thread-roots': { up: indexThreadRoots },
   '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
   '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
+  '20-change-control-0102-check-reporter': { up: addCheckReporter },
 };

@@ -145,6 +145,10 @@ export interface MergeChecksTable {
   completed: string | null;
   /** The digest of the branch's net diff a reported result ran on (null: never reported, or registered). */
   digest: string | null;
+  /** Who reported the result (an event rule's creator for a rule's report; null: never reported, or registered). */
+  reported_by: number | null;
+  /** Where a reported result came from besides its reporter (JSON: `{"event_rule": id}`), or null. */
+  source: Json | null;
   created: string;
   last_updated: string;
 }
