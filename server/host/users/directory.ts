@@ -46,6 +46,7 @@ export interface Identity {
   id: number;
   username: string;
   isActive: boolean;
+  isSuperuser: boolean;
   groupIds: number[];
   groupNames: string[];
 }
@@ -68,6 +69,7 @@ export async function identitiesOf(ctx: Ctx, ids: Iterable<number>): Promise<Map
           id: r.id,
           username: r.username,
           isActive: r.is_active === 1,
+          isSuperuser: r.is_superuser === 1,
           groupIds,
           groupNames: groupIds.flatMap((g) => names.get(g) ?? []),
         },

@@ -1,4 +1,5 @@
-import type { Ctx, Host } from '../../host';
+import { activeGroupMembers, type Ctx, type Host } from '../../host';
+import { openRequestsApprovedBy } from './reviews/repository';
 import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { openRequestsGovernedByPeople } from './policies/attached-repository';
@@ -66,24 +67,44 @@ export function registerBranchHooks(host: Host): void {
     if (isOpen(cr.status)) await requestRefresh(ctx, cr.id, { rematch: false, checks: true });
   });
 
-  // Who may approve follows group membership and user activity.
+  // Who may approve follows group membership, user activity and permissions (an approval counts
+  // while its reviewer may still review the request).
   host.events.subscribe(async (ctx, event) => {
     if (event.objectType === 'users.user') {
-      const pre = event.prechange as { groups?: number[]; is_active?: boolean } | null;
-      const post = event.postchange as { groups?: number[]; is_active?: boolean } | null;
+      const pre = event.prechange as { groups?: number[]; is_active?: boolean; is_superuser?: boolean } | null;
+      const post = event.postchange as { groups?: number[]; is_active?: boolean; is_superuser?: boolean } | null;
       const moved =
         JSON.stringify(pre?.groups ?? null) !== JSON.stringify(post?.groups ?? null) ||
-        pre?.is_active !== post?.is_active;
+        pre?.is_active !== post?.is_active ||
+        pre?.is_superuser !== post?.is_superuser;
       if (moved)
         await refreshGovernedByPeople(ctx, [event.objectId], [...(pre?.groups ?? []), ...(post?.groups ?? [])]);
     } else if (event.objectType === 'users.group' && event.event === 'object_deleted') {
       await refreshGovernedByPeople(ctx, [], [event.objectId]);
+    } else if (event.objectType === 'users.objectpermission') {
+      const pre = event.prechange as { users?: number[]; groups?: number[] } | null;
+      const post = event.postchange as { users?: number[]; groups?: number[] } | null;
+      const groups = [...(pre?.groups ?? []), ...(post?.groups ?? [])];
+      const members = (await activeGroupMembers(ctx, groups)).map((m) => m.userId);
+      await refreshRequests(
+        ctx,
+        await openRequestsApprovedBy(ctx, [...(pre?.users ?? []), ...(post?.users ?? []), ...members]),
+      );
     }
   });
 }
 
-/** Refreshes the open requests governed by a rule that names one of these users or groups. */
+/**
+ * Refreshes the open requests governed by a rule that names one of these users or groups, and
+ * those these users approved (their permissions, through their groups, may have moved).
+ */
 async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
-  for (const id of await openRequestsGovernedByPeople(ctx, userIds, groupIds))
-    await requestRefresh(ctx, id, { rematch: false });
+  await refreshRequests(ctx, [
+    ...(await openRequestsGovernedByPeople(ctx, userIds, groupIds)),
+    ...(await openRequestsApprovedBy(ctx, userIds)),
+  ]);
+}
+
+async function refreshRequests(ctx: Ctx, ids: readonly number[]): Promise<void> {
+  for (const id of new Set(ids)) await requestRefresh(ctx, id, { rematch: false });
 }

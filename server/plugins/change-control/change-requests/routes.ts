@@ -50,6 +50,7 @@ import {
   updateChangeRequest,
 } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { reviewsByOthers } from '../reviews/repository';
 import { isOpen } from './status';
 import { mayViewRequest } from './visibility-repository';
 
@@ -226,6 +227,12 @@ export function registerChangeRequestRoutes(host: Host): void {
     },
     remove: async (ctx, existing) => {
       const row = (await getChangeRequestRow(ctx, existing.id))!;
+      // Its reviews go with it: someone else's review is a record nobody but its reviewer removes.
+      const others = await reviewsByOthers(ctx, row.id, ctx.user?.id ?? null);
+      if (others > 0)
+        throw new Conflict(
+          `Change request #${row.id} carries ${others} review${others === 1 ? '' : 's'} by others, and a review is a record only its reviewer removes; abandon the request instead.`,
+        );
       await deleteChangeRequestRow(ctx, row.id);
       await recordChange(ctx, {
         action: 'delete',

@@ -138,11 +138,13 @@ function listId(governing: readonly GoverningPolicy[]): number {
 
 /**
  * What a request's evaluation under given policies is read from: its reviews, its branch's
- * contributors, users and groups, and its own row (whose delete takes its reviews by cascade).
+ * contributors, users and groups, the permissions (an approval counts while its reviewer may
+ * still review), and its own row (whose delete takes its reviews by cascade).
  */
 function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
   return [
     ...DIRECTORY_TABLES,
+    'permissions',
     partitionName('cc_change_requests', cr.id),
     partitionName('cc_reviews', cr.id),
     ...contributorsReads(cr.branch_id),
@@ -273,7 +275,14 @@ export async function computeGateAndFacts(
 
 /** The tables every request's gate reads: the branch's facts, policies and their matches, freezes, users and groups. */
 const SHARED_GATE_TABLES: readonly string[] = [
-  ...new Set([...DIGEST_TABLES, ...MATCH_TABLES, ...ATTACHED_TABLES, ...FREEZE_TABLES, ...DIRECTORY_TABLES]),
+  ...new Set([
+    ...DIGEST_TABLES,
+    ...MATCH_TABLES,
+    ...ATTACHED_TABLES,
+    ...FREEZE_TABLES,
+    ...DIRECTORY_TABLES,
+    'permissions',
+  ]),
 ];
 
 /**

@@ -42,6 +42,7 @@ import {
   rejectNeedsComment,
   secondReviewRefusal,
   selfReviewRefusal,
+  withdrawRefusal,
 } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
@@ -133,8 +134,8 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewOut> {
 
 /** Who may edit a review: its author, holding add_review or change_review on it. */
 const EDIT_PERMISSIONS = [PERMISSIONS.addReview, `${APP_LABEL}.change_review`] as const;
-/** Who may delete a review: its author (withdrawing it) with add_review or change_review on it, or any holder of delete_review. */
-const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
+/** Who may delete a review: its author alone (withdrawing it), with add_review, change_review or delete_review on it. */
+const WITHDRAW_PERMISSIONS = [...EDIT_PERMISSIONS, `${APP_LABEL}.delete_review`] as const;
 
 /**
  * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
@@ -210,19 +211,21 @@ async function updateReview(
 }
 
 /**
- * Deleting a review: its author withdraws it (with add_review or change_review on it), or a
- * holder of delete_review removes anyone's. A completed or abandoned request keeps its reviews.
+ * Deleting a review: its author withdraws it (with add_review, change_review or delete_review on
+ * it). Nobody else may delete someone's review, superusers included: a review is a record (the
+ * accountable override exists to merge past one). A completed or abandoned request keeps its reviews.
  */
 async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
   const row = (await reviewTable.byId(ctx, existing.id))!;
-  const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
+  const refusal = withdrawRefusal(caller.id, row.reviewer_id);
+  if (refusal) throw new PermissionDenied(refusal);
   await requireWriteAccess(
     ctx,
-    allowedBy,
+    WITHDRAW_PERMISSIONS,
     existing,
-    'Only the author of a review, or a holder of change_control.delete_review, may delete it.',
+    'Withdrawing your review needs change_control.add_review, change_review or delete_review on it.',
   );
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
@@ -267,11 +270,11 @@ export function registerReviewRoutes(host: Host): void {
     handler: async ({ ctx, params, body }, method) => updateReview(ctx, params.id, body, method === 'PUT'),
   });
 
-  // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+  // Only the author withdraws their review (checked in the handler): a review is a record.
   routes.remove({
     path: ':id/',
     access: { authenticated: true },
-    summary: "Withdraw one's own review, or delete any with delete_review",
+    summary: "Withdraw one's own review (nobody may delete someone else's)",
     run: ({ ctx, params }) => deleteReview(ctx, params.id),
   });
 }
