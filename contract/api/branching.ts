@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { briefFields, instant, objectBase, objectTypeName } from './common';
+import { briefFields, instant, objectBase, objectTypeName, requiredText } from './common';
 
 export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;
 export type BranchStatus = (typeof BRANCH_STATUSES)[number];
@@ -39,7 +39,7 @@ export const changeDiff = z.object({
 export type ChangeDiff = z.infer<typeof changeDiff>;
 
 export const branchCreate = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   description: z.string().max(65_536).optional(),
 });
 export const branchUpdate = branchCreate.partial();

@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { customFields, customFieldsWrite, httpUrl, instant, objectBase, objectTypeName, text, userRef } from './common';
+import {
+  customFields,
+  customFieldsWrite,
+  httpUrl,
+  instant,
+  objectBase,
+  objectTypeName,
+  requiredText,
+  text,
+  userRef,
+} from './common';
 import { extrasWrite, tagRef } from './host';
 import { freezeNotice } from './freezes';
 import {
@@ -103,7 +113,7 @@ export const policy = z.object({
 export type Policy = z.infer<typeof policy>;
 
 export const policyWrite = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   description: text().optional(),
   enabled: z.boolean().optional(),
   weight: z.number().int().min(0).max(32767).optional(),
@@ -131,7 +141,7 @@ export type PolicyRule = z.infer<typeof policyRule>;
 
 export const policyRuleWrite = z.strictObject({
   policy: z.number().int(),
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   min_reviews: z.number().int().min(0).max(1000).optional(),
   groups: z.array(z.number().int()).optional(),
   users: z.array(z.number().int()).optional(),
@@ -156,7 +166,7 @@ export type ChangeRequestOverrideRecord = z.infer<typeof changeRequestOverrideRe
 
 /** POST `change-requests/{id}/override/`: merge past the gate, saying why. */
 export const changeRequestOverride = z.strictObject({
-  reason: z.string().trim().min(1, { error: 'An override needs a reason.' }).max(2000),
+  reason: requiredText('An override needs a reason.', 2000),
   acknowledge_conflicts: z
     .boolean()
     .optional()
@@ -313,13 +323,13 @@ export type ChangeComment = z.infer<typeof changeComment>;
 export const changeCommentCreate = z.looseObject({
   change_request: z.number().int(),
   change_diff: z.number().int(),
-  text: text().trim().min(1, { error: 'This field may not be blank.' }),
+  text: requiredText(),
   parent: z.number().int().nullable().optional(),
   /** A dot path that exists in the anchored change's original or modified state. A reply takes its root's. */
   attribute: z.string().trim().min(1).max(200).nullable().optional(),
 });
 export const changeCommentUpdate = z.looseObject({
-  text: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+  text: requiredText().optional(),
   resolved: z.boolean().optional(),
 });
 
@@ -397,7 +407,7 @@ export const mergeCheckReport = z.looseObject({
 /** Declares a reported check on one change request by hand (it is advisory unless a policy or the configuration declares it). */
 export const mergeCheckCreate = z.looseObject({
   change_request: z.number().int(),
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   label: z.string().trim().max(200).optional(),
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
@@ -548,7 +558,7 @@ export const journalEntryCreate = z.looseObject({
   }),
   assigned_object_id: z.number().int(),
   kind: z.enum(JOURNAL_KINDS).default('info'),
-  comments: text().trim().min(1, { error: 'This field may not be blank.' }),
+  comments: requiredText(),
 });
 
 export const journalEntryUpdate = z.looseObject({
@@ -559,5 +569,5 @@ export const journalEntryUpdate = z.looseObject({
     .optional(),
   assigned_object_id: z.number().int().optional(),
   kind: z.enum(JOURNAL_KINDS).optional(),
-  comments: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+  comments: requiredText().optional(),
 });

@@ -1,4 +1,5 @@
 import type { ChangeRequestStatus, ReviewDecision } from '../../../../contract/api/change-control';
+import { hasVisibleText } from '../../../../contract/api/common';
 
 /**
  * The review rules of the specification (pure). Each returns the refusal text, or null.
@@ -21,8 +22,9 @@ export function secondReviewRefusal(existingReviewId: number | undefined): strin
     : `You have already reviewed this change request (review ${existingReviewId}); edit that review instead.`;
 }
 
+/** A rejection (Request changes) needs a comment with at least one visible character. */
 export function rejectNeedsComment(decision: ReviewDecision, comment: string): string | null {
-  return decision === 'reject' && comment.trim() === '' ? 'A comment is required to request changes.' : null;
+  return decision === 'reject' && !hasVisibleText(comment) ? 'A comment is required to request changes.' : null;
 }
 
 export function closedRequestRefusal(status: ChangeRequestStatus): string | null {
