@@ -198,7 +198,9 @@ export class EventBus<C extends Scope> {
       ctx.host.log.warn(`event rule "${rule.name}": webhook ${rule.action_object_id} does not exist`);
       return;
     }
-    const body = hook.body_template ? renderTemplate(hook.body_template, payload) : JSON.stringify(payload);
+    const body = hook.body_template
+      ? renderTemplate(hook.body_template, payload, hook.http_content_type)
+      : JSON.stringify(payload);
     const headers: Record<string, string> = { 'Content-Type': hook.http_content_type };
     for (const [name, value] of Object.entries(parseHeaderLines(hook.additional_headers))) {
       for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
@@ -238,14 +240,68 @@ export function deliveryId(eventId: string, webhookId: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-/** `{{ path.to.value }}` placeholders filled from the payload; objects are written as JSON. */
-export function renderTemplate(template: string, payload: EventPayload): string {
-  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => {
-    let value: unknown = payload;
-    for (const part of path.split('.')) {
-      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+const PLACEHOLDER = /\{\{\s*([\w.]+)\s*\}\}/g;
+
+function valueAt(payload: EventPayload, path: string): unknown {
+  let value: unknown = payload;
+  for (const part of path.split('.'))
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
+/** A value as plain text: nothing for a missing one, JSON for an object. */
+function plain(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/**
+ * A JSON template rendered so that values never change its shape: a placeholder inside a string
+ * literal becomes the value's text escaped as string content; one outside becomes the value as a
+ * JSON literal (`null` when missing). So `"title": "{{ data.title }}"` stays one key whatever the
+ * title holds, and a rendered body has exactly the template's keys.
+ */
+function renderJson(template: string, payload: EventPayload): string {
+  let out = '';
+  let inString = false;
+  let i = 0;
+  while (i < template.length) {
+    PLACEHOLDER.lastIndex = i;
+    const found = PLACEHOLDER.exec(template);
+    const next = found ? found.index : template.length;
+    // The literal part up to the next placeholder, tracking whether it ends inside a string.
+    for (let j = i; j < next; j++) {
+      const c = template[j]!;
+      if (inString && c === '\\') {
+        j++;
+        continue;
+      }
+      if (c === '"') inString = !inString;
     }
-    if (value === undefined || value === null) return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  });
+    out += template.slice(i, next);
+    if (!found) break;
+    const value = valueAt(payload, found[1]!);
+    out += inString ? JSON.stringify(plain(value)).slice(1, -1) : JSON.stringify(value === undefined ? null : value);
+    i = next + found[0].length;
+  }
+  return out;
+}
+
+/**
+ * `{{ path.to.value }}` placeholders filled from the payload, each escaped for the body's syntax
+ * (`contentType`): JSON (the default, and any `+json` type) as `renderJson` says; form bodies
+ * percent-encoded; XML with its entities; any other type as plain text (objects as JSON).
+ */
+export function renderTemplate(template: string, payload: EventPayload, contentType = 'application/json'): string {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return renderJson(template, payload);
+  const escape =
+    type === 'application/x-www-form-urlencoded'
+      ? encodeURIComponent
+      : type.endsWith('/xml') || type.endsWith('+xml')
+        ? (text: string) => text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!)
+        : (text: string) => text;
+  return template.replace(PLACEHOLDER, (_, path: string) => escape(plain(valueAt(payload, path))));
 }
