@@ -269,7 +269,7 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'k').update(request!.body).digest('hex'));
   });
 
-  it("Webhook templates escape interpolated values for the body's syntax: a value cannot add keys to a JSON body (the rendered body has exactly the template's keys); form and XML bodies are escaped too", async () => {
+  it("Webhook templates escape interpolated values for the body's syntax: a value cannot add keys to a JSON body (the rendered body has exactly the template's keys); a form body is percent-encoded", async () => {
     await hookUpGroups(svc, receiver, {
       body_template:
         '{"name": "{{ data.name }}", "id": {{ data.id }}, "group": {{ data }}, "missing": {{ data.nope }}}',
