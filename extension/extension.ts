@@ -7,6 +7,8 @@ import { CONTEXT_KEYS } from './core/commands';
 import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
 import { BranchPreviews } from './vscode/branch-previews';
+import { BranchDocuments } from './vscode/branch-documents';
+import { BranchObjectsView } from './vscode/branch-objects-view';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
@@ -49,7 +51,11 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const reloadData = (id: number, parts: Iterable<DataPart>) =>
     cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));
+  const branchDocuments = new BranchDocuments({ connection: conn, log });
+  const branchObjects = new BranchObjectsView({ connection: conn, documents: branchDocuments, log });
   const refreshAll = async () => {
+    branchObjects.reload();
+    branchDocuments.refreshOpen();
     await Promise.all([
       refreshLists(),
       panels.refresh(),
@@ -62,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
     connection: conn,
     log,
     onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]),
+    branches: branchDocuments,
   });
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
   const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
@@ -87,6 +94,12 @@ export function activate(context: vscode.ExtensionContext): void {
       if (selected && (parts.has('checks') || parts.has('request'))) void views.loadChecks();
       const dataParts = DATA_PARTS.filter((p) => parts.has(p));
       if (dataParts.length) void reloadData(id, dataParts);
+      // A write in the request's branch: its open objects are read again, and the view if it shows it.
+      const branch = cache.get(id)?.changeRequest.branch_name ?? store.byId(id)?.branch_name;
+      if (parts.has('changes') && branch) {
+        branchDocuments.refreshOpen(branch);
+        if (branchObjects.branch === branch) branchObjects.reload();
+      }
     }
   };
 
@@ -94,7 +107,9 @@ export function activate(context: vscode.ExtensionContext): void {
     connection,
     views,
     panels,
+    branchDocuments,
     documents,
+    branchObjects,
     previews,
     new ChangeDecorations(cache),
     comments,
@@ -116,6 +131,8 @@ export function activate(context: vscode.ExtensionContext): void {
       changedObjects,
       userState,
       previews,
+      branchDocuments,
+      branchObjects,
     }),
     views.onDidSelect((cr) => {
       changedObjects.show(cr.id);

@@ -67,6 +67,29 @@ export const COMMANDS = [
   { id: 'changeControl.createBranch', title: 'Create Branch', icon: 'git-branch-create', palette: true },
   { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', palette: true },
   { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', palette: true },
+  // Authoring: a branch's objects as documents.
+  { id: 'changeControl.showBranchObjects', title: 'Show Branch Objects', icon: 'list-tree', palette: true },
+  {
+    id: 'changeControl.openBranchFolder',
+    title: 'Open Branch as Workspace Folder',
+    icon: 'root-folder-opened',
+    palette: true,
+  },
+  { id: 'changeControl.goToObject', title: 'Go to Object…', icon: 'search', palette: true },
+  { id: 'changeControl.newObject', title: 'New Object…', icon: 'new-file', palette: true },
+  { id: 'changeControl.deleteObject', title: 'Delete Object', icon: 'trash', palette: true },
+  { id: 'changeControl.revertObject', title: 'Revert Object to Main', icon: 'discard', palette: true },
+  { id: 'changeControl.loadMoreObjects', title: 'Load More Objects', icon: 'ellipsis', palette: false },
+  // Suggested changes in comment threads.
+  { id: 'changeControl.suggestChange', title: 'Suggest a Change', icon: 'lightbulb', palette: false },
+  { id: 'changeControl.applySuggestion', title: 'Apply Suggestion', icon: 'lightbulb-autofix', palette: false },
+  {
+    id: 'changeControl.applySuggestions',
+    title: 'Apply All Suggestions',
+    icon: 'check-all',
+    action: 'apply_suggestions',
+    palette: true,
+  },
   // When the bundled service cannot start.
   { id: 'changeControl.useRemoteServer', title: 'Use a Remote Server', icon: 'remote', palette: true },
 ] as const satisfies readonly CommandSpec[];
@@ -91,6 +114,7 @@ export const VIEWS = {
   checks: { id: 'changeControl.checks', name: 'Checks' },
   myReviews: { id: 'changeControl.myReviews', name: 'My Reviews' },
   changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects' },
+  branchObjects: { id: 'changeControl.branchObjects', name: 'Branch Objects' },
 } as const;
 export type ViewKey = keyof typeof VIEWS;
 
@@ -109,6 +133,8 @@ export const CONTEXT_KEYS = {
   reviewing: 'changeControl.reviewing',
   /** True when the Changed Objects view shows a request with changes (Next/Previous Change apply). */
   hasChanges: 'changeControl.hasChanges',
+  /** True when the Branch Objects view shows a branch. */
+  branchObjects: 'changeControl.branchObjects',
 } as const;
 
 /** The comment controller's id (menus of the comment widget read it as `commentController`). */

@@ -99,8 +99,10 @@ export type { ChangedObjectRef } from './objects/change-visibility';
 export { deleteMainObject, getMainObjects, putMainObject } from './objects/main-repository';
 export type { ObjectState } from './objects/main-repository';
 export type { NetChange } from './objects/net-effect';
-export { logObjectWrite } from './objects/writes';
-export type { CatalogueType } from './objects/writes';
+export { logObjectWrite, revertObjectInBranch, updateObject } from './objects/writes';
+export type { CatalogueType, RevertAction, Reverted } from './objects/writes';
+export { readObject } from './objects/overlay';
+export { presentObject } from './objects/present';
 export {
   actingUser,
   activeGroupMembers,

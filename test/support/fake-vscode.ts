@@ -290,6 +290,15 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       },
       registerTextDocumentContentProvider: disposable,
     },
+    languages: {
+      createDiagnosticCollection: (name: string) => ({
+        name,
+        set: () => undefined,
+        delete: () => undefined,
+        clear: () => undefined,
+        dispose: () => undefined,
+      }),
+    },
     comments: {
       createCommentController: (id: string) => {
         record.commentControllers.push(id);

@@ -1,5 +1,13 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchActionRefusal, findBranches, tagsOf } from '../../../host';
+import {
+  type Ctx,
+  type UserPermissions,
+  branchAccess,
+  branchActionRefusal,
+  branchWriteRefusal,
+  findBranches,
+  tagsOf,
+} from '../../../host';
 import { windowState, windowWarning } from '../gate/change-window';
 import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -137,6 +145,7 @@ export async function presentChangeRequest(
     branchStatus: state.branch?.status ?? null,
     branchMergeRefusal:
       state.branch && !access.mayAct(state.branch, 'merge') ? branchActionRefusal(state.branch, 'merge') : null,
+    branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason,
     onlyConflictsBlock: state.conflictsBlock && state.reasons.length === 0,
@@ -231,6 +240,7 @@ export async function presentChangeRequestList(
       branchExists: branch !== undefined,
       branchStatus: branch?.status ?? null,
       branchMergeRefusal: branch && !access.mayAct(branch, 'merge') ? branchActionRefusal(branch, 'merge') : null,
+      branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
       readyToMerge: ready,
       mergeBlockedReason,
       onlyConflictsBlock: conflictsBlock && reasons.length === 0 && row.status === 'approved',

@@ -422,6 +422,20 @@ async function indexThreadRoots(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
+ * Suggested changes on comments: the proposed value of an attribute (`suggestion`, JSON: the
+ * attribute, the value, and the attribute's value in the branch when it was suggested), and who
+ * applied it, when.
+ */
+async function addCommentSuggestions(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('suggestion', 'text').execute();
+  await db.schema
+    .alterTable('cc_change_comments')
+    .addColumn('applied_by_id', 'integer', clearedWith('users'))
+    .execute();
+  await db.schema.alterTable('cc_change_comments').addColumn('applied_at', 'text').execute();
+}
+
+/**
  * The changelog's entries of reviews, checks, comments and journal entries kept before entries
  * named the object theirs belongs to: each gets its change request (read from the state it
  * recorded) as its related object, so the changelog shows it only to callers who may view that
@@ -491,6 +505,7 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0024-branch-policy-matches': { up: addBranchPolicyMatches },
   '20-change-control-0025-multiset-digests': { up: rewriteFormerDigests },
   '20-change-control-0026-thread-roots': { up: indexThreadRoots },
+  '20-change-control-0030-comment-suggestions': { up: addCommentSuggestions },
   '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
   '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
   '20-change-control-0102-check-reporter': { up: addCheckReporter },
