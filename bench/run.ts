@@ -13,6 +13,7 @@
 // BENCH_SERVICE_STDOUT=file keeps what it prints (with BENCH_NODE_ARGS=--trace-gc, each collection).
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Api, CC } from './api';
@@ -33,8 +34,10 @@ import {
   provisionStorm,
   rssMb,
   startTimes,
+  STREAMS_PER_USER,
   streamScenario,
   submitScenario,
+  usersWith,
   TOKEN,
   type Pairs,
 } from './scenarios';
@@ -86,6 +89,61 @@ function record(scenario: string, r: autocannon.Result, target: string, met: boo
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
+}
+
+/**
+ * Scenario 14: `streams` event streams of users who may see no change request, each replaying
+ * from the first kept event (`last_event_id=0`) over and over (reopened as soon as it is
+ * connected), while `GET /api/status/` is timed: a replay of what a caller may not see must not
+ * slow the service down for everyone else.
+ */
+async function replayingStreamsScenario(
+  url: string,
+  admin: Api,
+  streams: number,
+  checkId: number,
+): Promise<autocannon.Result> {
+  // A backlog of a few thousand events (each report announces the check and its request).
+  for (let i = 0; i < 1500; i++)
+    await admin.patch(`${CC}checks/${checkId}/`, { status: i % 2 ? 'failure' : 'success', summary: `backlog ${i}` });
+  const tokens = await usersWith(admin, 'bench-blind', Math.ceil(streams / STREAMS_PER_USER), [
+    { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { id: -1 } },
+  ]);
+  let running = true;
+  let replays = 0;
+  const replayer = async (token: string): Promise<void> => {
+    while (running) {
+      await new Promise<void>((done) => {
+        const req = request(
+          `${url}${CC}stream/?last_event_id=0`,
+          { headers: { Authorization: `Token ${token}`, Accept: 'text/event-stream' } },
+          (res) => {
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              if (chunk.includes(': connected')) {
+                replays++;
+                // The replay runs as the stream opens; a short wait lets it read the backlog.
+                setTimeout(() => res.destroy(), 20);
+              }
+            });
+            res.on('close', () => done());
+            res.on('error', () => done());
+          },
+        );
+        req.on('error', () => done());
+        req.end();
+      });
+    }
+  };
+  const loops = Array.from({ length: streams }, (_, i) => replayer(tokens[Math.floor(i / STREAMS_PER_USER)]!));
+  try {
+    await warm(`${url}/api/status/`);
+    return await load(`${url}/api/status/`, { connections: 1 });
+  } finally {
+    running = false;
+    await Promise.all(loops);
+    log(`  ${replays} replays from event 0 during the scenario`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -249,6 +307,12 @@ async function main(): Promise<void> {
     if (want(6)) {
       log('scenario 6: 100 open event streams, 50 check reports');
       streamed = await streamScenario(svc.url, admin, reportChecks[0]!, 100, 50);
+    }
+
+    if (want(14)) {
+      log('scenario 14: GET /api/status/ while 100 event streams replay what their users may not see');
+      const r = await replayingStreamsScenario(svc.url, admin, 100, reportChecks[1]!);
+      record('14. GET /api/status/, 100 streams replaying hidden events', r, 'p50 < 10 ms', r.latency.p50 < 10);
     }
 
     let grow: { id: number; schema_id: string } | undefined;

@@ -221,11 +221,11 @@ export interface CountingStream {
   close(): void;
 }
 
-export function openCountingStream(url: string): Promise<CountingStream> {
+export function openCountingStream(url: string, token: string): Promise<CountingStream> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}${CC}stream/`,
-      { headers: { Authorization: `Token ${TOKEN}`, Accept: 'text/event-stream' } },
+      { headers: { Authorization: `Token ${token}`, Accept: 'text/event-stream' } },
       (res) => {
         const stream: CountingStream = { checkUpdates: 0, onData: () => undefined, close: () => res.destroy() };
         let tail = '';
@@ -246,9 +246,25 @@ export function openCountingStream(url: string): Promise<CountingStream> {
   });
 }
 
+/** Streams one user may hold open at once (the service refuses one more). */
+export const STREAMS_PER_USER = 10;
+
+/** `count` users holding `permissions`, each with a token; answers the tokens. */
+export async function usersWith(admin: Api, prefix: string, count: number, permissions: unknown[]): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const user = await admin.post('/api/users/users/', { username: `${prefix}-${i}` });
+    for (const [n, p] of permissions.entries())
+      await admin.post('/api/users/permissions/', { name: `${prefix}-${i}-${n}`, users: [user.id], ...(p as object) });
+    tokens.push((await admin.post('/api/users/tokens/', { user: user.id })).key as string);
+  }
+  return tokens;
+}
+
 /**
- * Scenario 6: `streams` open event streams; each pipeline report (PATCH of a check, sequential)
- * is timed from sending it until every stream has received its check_updated event.
+ * Scenario 6: `streams` open event streams (10 per user: the most one user may hold); each
+ * pipeline report (PATCH of a check, sequential) is timed from sending it until every stream has
+ * received its check_updated event.
  */
 export async function streamScenario(
   url: string,
@@ -257,7 +273,12 @@ export async function streamScenario(
   streams: number,
   reports: number,
 ): Promise<number[]> {
-  const open = await Promise.all(Array.from({ length: streams }, () => openCountingStream(url)));
+  const tokens = await usersWith(admin, 'bench-watcher', Math.ceil(streams / STREAMS_PER_USER), [
+    { object_types: ['change_control.changerequest', 'change_control.mergecheck'], actions: ['view'] },
+  ]);
+  const open = await Promise.all(
+    Array.from({ length: streams }, (_, i) => openCountingStream(url, tokens[Math.floor(i / STREAMS_PER_USER)]!)),
+  );
   const ms: number[] = [];
   try {
     for (let i = 1; i <= reports; i++) {

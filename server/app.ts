@@ -13,6 +13,8 @@ import { errorMiddleware } from './host/http/error-middleware';
 import { RequestPipeline } from './host/http/pipeline';
 import { RouteIndex, type Method } from './host/http/route-index';
 import { checkJsonBody, requireUtf8 } from './host/http/body-guard';
+import { AllowedHosts } from './host/http/allowed-hosts';
+import { limitServer, SERVER_OPTIONS } from './host/http/server-limits';
 import { registerHostCore } from './host/register';
 import { defaultPlugins } from './plugins';
 
@@ -30,6 +32,8 @@ export interface AppDeps {
 export interface App {
   app: Express;
   host: Host;
+  /** Answers to this host too (the address the service listens on; `host.allowed_hosts` holds the rest). */
+  allowHost(address: string): void;
   /**
    * Ends every open stream and answers new stream requests with an empty, ended stream: the
    * service is stopping, and a stop must not wait for clients that never hang up.
@@ -97,6 +101,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const app = express();
   app.disable('x-powered-by');
+  // A Host not allowed is refused before anything else runs (DNS rebinding; URLs built from it).
+  const allowedHosts = new AllowedHosts(deps.config.host.allowed_hosts);
+  app.use(allowedHosts.guard);
   // Answers are computed per request; no ETag hashing of every body.
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -143,7 +150,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   app.use(errorMiddleware(log));
 
-  return { app, host, endStreams: () => pipeline.streams.endAll() };
+  return {
+    app,
+    host,
+    endStreams: () => pipeline.streams.endAll(),
+    allowHost: (address) => allowedHosts.allow(address),
+  };
 }
 
 /**
@@ -153,13 +165,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
  * which makes V8 keep them alive through young-generation collections; made with the right
  * prototype, Express finds it already in place and changes nothing.
  */
-export function serverFor(app: Express): Server {
-  return createServer(
-    {
-      IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request),
-      ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response),
-    },
-    app,
+export function serverFor(app: Express, limits: { maxConnections?: number } = {}): Server {
+  return limitServer(
+    createServer(
+      {
+        ...SERVER_OPTIONS,
+        IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request),
+        ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response),
+      },
+      app,
+    ),
+    limits,
   );
 }
 

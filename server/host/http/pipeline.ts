@@ -229,15 +229,18 @@ export class OpenStreams {
     req.socket.setNoDelay(true);
     let closed = false;
     const listeners: Array<() => void> = [];
+    // Waiters for the next drain: one 'drain' listener for the stream's life, none added per wait.
+    let waiting: Array<() => void> = [];
+    const wake = (): void => {
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    res.on('drain', wake);
     const sink: StreamSink = {
       write: (chunk) => (closed ? false : res.write(chunk)),
       drained: () =>
         new Promise<void>((resolve) => {
           if (closed || !res.writableNeedDrain) resolve();
-          else {
-            res.once('drain', () => resolve());
-            res.once('close', () => resolve());
-          }
+          else waiting.push(resolve);
         }),
       get closed() {
         return closed;
@@ -252,6 +255,9 @@ export class OpenStreams {
     };
     res.once('close', () => {
       closed = true;
+      res.off('drain', wake);
+      wake();
+      waiting = [];
       this.sinks.delete(sink);
       for (const listener of listeners.splice(0)) listener();
     });
