@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApiClient } from '../core/api-client';
 import { asApiError, presentError } from '../core/api-error';
-import { launchService, type RunningService } from '../core/bundled-service';
+import { chooseServiceRuntime, launchService, runtimeWords, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
 import { hostOf, type ConnectionState } from '../core/connection-state';
 import type { CurrentUser } from '../../contract/api/host';
@@ -30,7 +30,7 @@ const TOKEN_DESCRIPTION = 'VS Code Change Control';
 export class Connection extends DisposableBase {
   private current: ConnectionState = { phase: 'signedOut', serviceUrl: null, bundled: false };
   private authed: ApiClient | null = null;
-  private service: { nodePath: string; running: Promise<RunningService> } | undefined;
+  private service: { nodePath: string | null; running: Promise<RunningService> } | undefined;
   private generation = 0;
   private attempt: Promise<void> | undefined;
   private readonly changed = this._register(new vscode.EventEmitter<ConnectionState>());
@@ -157,7 +157,7 @@ export class Connection extends DisposableBase {
   /** The URL of the service to use, starting the bundled one when needed; undefined after a failure (already shown). */
   private async serviceUrl(
     target: ConnectionTarget,
-    nodePath: string,
+    nodePath: string | null,
     generation: number,
   ): Promise<string | undefined> {
     if (target.mode === 'remote') return target.url;
@@ -175,7 +175,7 @@ export class Connection extends DisposableBase {
     }
   }
 
-  private ensureService(nodePath: string): Promise<RunningService> {
+  private ensureService(nodePath: string | null): Promise<RunningService> {
     if (this.service && this.service.nodePath === nodePath) return this.service.running;
     const running = this.startService(nodePath);
     const entry = { nodePath, running };
@@ -203,13 +203,20 @@ export class Connection extends DisposableBase {
     return running;
   }
 
-  private async startService(nodePath: string): Promise<RunningService> {
+  private async startService(nodePath: string | null): Promise<RunningService> {
     const adminToken = await this.bundledAdminToken();
     const dbPath = join(this.context.globalStorageUri.fsPath, 'change-control.sqlite3');
     const serverScript = this.context.asAbsolutePath(join('dist', 'server.js'));
-    this.log.info(`starting the bundled service: ${nodePath} ${serverScript} --port 0 --db ${dbPath}`);
+    // The editor's own runtime unless changeControl.nodePath names another (or it lacks node:sqlite).
+    const { runtime, note, probe } = await chooseServiceRuntime(nodePath, process.execPath);
+    if (note) this.log.warn(note);
+    this.log.info(
+      `starting the bundled service on ${runtimeWords(runtime)}${probe ? ` (Node.js ${probe.version})` : ''}: ${runtime.program} ${serverScript} --port 0 --db ${dbPath}`,
+    );
     const svc = await launchService({
-      nodePath,
+      runtime,
+      probe,
+      note,
       serverScript,
       dbPath,
       adminToken,
