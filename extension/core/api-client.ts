@@ -60,6 +60,8 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** One line per request, without the token. */
   log?: (line: string) => void;
+  /** Every failed call (the connection watches for a service that went away). */
+  onFailure?: (error: ApiError) => void;
   fetch?: typeof fetch;
 }
 
@@ -144,7 +146,7 @@ export class ApiClient {
       const reason =
         err.name === 'TimeoutError' ? 'no answer in time' : (err.cause?.code ?? err.cause?.message ?? err.message);
       this.options.log?.(`${method} ${path} -> unreachable (${reason})`);
-      throw new ApiError('unreachable', `${this.baseUrl}: ${reason}`);
+      throw this.failed(new ApiError('unreachable', `${this.baseUrl}: ${reason}`));
     }
     const text = await res.text().catch(() => '');
     this.options.log?.(`${method} ${path} -> ${res.status} (${Date.now() - started} ms)`);
@@ -157,8 +159,17 @@ export class ApiClient {
         parsed = text;
       }
     }
-    if (!res.ok) throw errorFromResponse(res.status, parsed);
+    if (!res.ok) throw this.failed(errorFromResponse(res.status, parsed));
     return parsed;
+  }
+
+  private failed(error: ApiError): ApiError {
+    try {
+      this.options.onFailure?.(error);
+    } catch {
+      // A listener's failure is not the call's.
+    }
+    return error;
   }
 
   private async call<T extends z.ZodType>(

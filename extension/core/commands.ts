@@ -85,12 +85,14 @@ export function fullTitle(id: CommandId): string {
 }
 
 export const VIEW_CONTAINER = 'changeControl';
+/** Changed Objects has a container of its own: the whole side bar's height for walking a review's changes. */
+export const REVIEW_CONTAINER = 'changeControlReview';
 
 export const VIEWS = {
-  changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests' },
-  checks: { id: 'changeControl.checks', name: 'Checks' },
-  myReviews: { id: 'changeControl.myReviews', name: 'My Reviews' },
-  changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects' },
+  changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests', container: VIEW_CONTAINER },
+  checks: { id: 'changeControl.checks', name: 'Checks', container: VIEW_CONTAINER },
+  myReviews: { id: 'changeControl.myReviews', name: 'My Reviews', container: VIEW_CONTAINER },
+  changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects', container: REVIEW_CONTAINER },
 } as const;
 export type ViewKey = keyof typeof VIEWS;
 
@@ -103,8 +105,10 @@ export const CONTEXT_KEYS = {
   connection: 'changeControl.connection',
   /** True when connected and the service lists no change request at all. */
   empty: 'changeControl.empty',
-  /** True when the connection failed because the bundled service could not start. */
-  serviceFailed: 'changeControl.serviceFailed',
+  /** Why the connection is offline or failed (connection-state.ts), or empty. */
+  problem: 'changeControl.problem',
+  /** True when connected and the service has no open branch (the empty state offers Create Branch). */
+  noBranches: 'changeControl.noBranches',
   /** True when the change request of the active editor has a pending review. */
   reviewing: 'changeControl.reviewing',
   /** True when the Changed Objects view shows a request with changes (Next/Previous Change apply). */

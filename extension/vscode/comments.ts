@@ -9,6 +9,7 @@ import { ApiError } from '../core/api-error';
 import { attributeAtLine, attributeSpans, objectKey, serializeState } from '../core/change-documents';
 import { buildThreads, type CommentView, type ThreadView } from '../core/comment-threads';
 import { CONTEXT_KEYS, COMMENT_CONTROLLER } from '../core/commands';
+import { postingBlockedReason } from '../core/connection-state';
 import { addDraft, editDraft, removeDraft, startReview } from '../core/pending-review';
 import type { RequestDataCache } from '../core/request-data';
 import { changeUri, refOf } from './change-documents';
@@ -78,7 +79,9 @@ export class ReviewComments extends DisposableBase {
   constructor(private readonly deps: CommentDeps) {
     super();
     this.controller = this._register(vscode.comments.createCommentController(COMMENT_CONTROLLER, 'Change Control'));
-    this.controller.options = { placeHolder: 'Comment on this attribute (Markdown)…', prompt: 'Comment on this line' };
+    this.setOptions();
+    // Offline, the widget says why Add Comment is disabled (Start Review keeps comments pending meanwhile).
+    this._register(deps.connection.onDidChange(() => this.setOptions()));
     this.controller.commentingRangeProvider = { provideCommentingRanges: (doc) => this.commentingRanges(doc) };
     this._register(
       deps.cache.onDidChange((id, parts) => {
@@ -95,6 +98,16 @@ export class ReviewComments extends DisposableBase {
     this._register(vscode.window.onDidChangeActiveTextEditor(() => void this.updateContext()));
     this._register({ dispose: () => this.removeAll() });
     void this.updateContext();
+  }
+
+  private setOptions(): void {
+    const blocked = postingBlockedReason(this.deps.connection.state);
+    this.controller.options = blocked
+      ? {
+          placeHolder: `${blocked} Add Review Comment keeps this comment pending until Submit Review.`,
+          prompt: 'Offline, reconnecting…',
+        }
+      : { placeHolder: 'Comment on this attribute (Markdown)…', prompt: 'Comment on this line' };
   }
 
   // ------------------------------------------------------------------ showing

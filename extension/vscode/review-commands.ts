@@ -399,6 +399,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
         c.createBranch({ name: name.trim(), description: description.trim() || undefined }),
       );
       log.info(`branch ${branch.name} created (id ${branch.id}, schema ${branch.schema_id})`);
+      views.branchesChanged();
       const choice = await vscode.window.showInformationMessage(
         `Branch "${branch.name}" created. Write to it with the header X-NetBox-Branch: ${branch.schema_id}; then open its change request.`,
         'Open Change Request',

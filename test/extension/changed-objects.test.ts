@@ -9,7 +9,7 @@ import {
   groupChanges,
   orphanThreadsItem,
   treeOrder,
-  unviewedBadge,
+  changedObjectsDescription,
 } from '../../extension/core/changed-objects';
 import {
   changeDigest,
@@ -177,7 +177,11 @@ describe('extension: Changed Objects and viewed marks', () => {
       title: 'Open Change Request',
       args: [7],
     });
-    assert.equal(unviewedBadge(0, 0), undefined);
-    assert.deepEqual(unviewedBadge(4, 1), { value: 3, tooltip: '3 of 4 changes not viewed yet' });
+  });
+
+  it('says how far the review went in its description, not in a badge (the activity badge counts only the reviews waiting for the user)', () => {
+    assert.equal(changedObjectsDescription(undefined, 0, 0), undefined);
+    assert.equal(changedObjectsDescription({ title: 'Move sw1', branch_name: 'b' }, 4, 1), 'Move sw1 · 1 of 4 viewed');
+    assert.equal(changedObjectsDescription({ title: '', branch_name: 'move-sw1' }, 0, 0), 'move-sw1');
   });
 });
