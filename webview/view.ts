@@ -107,6 +107,9 @@ const REGIONS: RegionDef[] = [
       return [
         s.changeRequest.actions.review?.allowed,
         s.changeRequest.actions.review?.reason,
+        s.changeRequest.requester?.id,
+        s.changeRequest.status,
+        s.changeRequest.ready_to_merge,
         s.reviews,
         s.me.id,
         state.reviewDecision,

@@ -27,7 +27,7 @@ export interface CommentView {
   timestamp: string;
   mine: boolean;
   pending: boolean;
-  /** Shown next to the author ("Pending"). */
+  /** Shown next to the author ("Pending", "(edited)"). */
   label: string | undefined;
   /** `comment;` then `mine;`, `pending;` / `posted;` (menus read it). */
   contextValue: string;
@@ -69,7 +69,8 @@ function postedView(c: ChangeComment, meId: number): CommentView {
     timestamp: c.created,
     mine,
     pending: false,
-    label: undefined,
+    // The widget shows the label beside the author, as it shows "Pending".
+    label: c.edited ? '(edited)' : undefined,
     contextValue: `comment;${mine ? 'mine;' : ''}posted;`,
   };
 }
