@@ -13,7 +13,7 @@ import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';
-import { branchPicks, changeRequestPicks, withLiveMergeState, type PickItem } from '../core/pick-items';
+import { branchPicks, changeRequestPicks, whyNoneAllowed, withLiveMergeState, type PickItem } from '../core/pick-items';
 import type { RequestDataCache } from '../core/request-data';
 import { normalizeBaseUrl, SETTING_KEYS } from '../core/settings';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
@@ -102,9 +102,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (action === 'merge') all = await inView(() => withLiveMergeState(c, all));
     const items = changeRequestPicks(all, action);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(
-        action ? `No change request allows this for you now.` : 'There are no change requests.',
-      );
+      if (!action) {
+        void vscode.window.showInformationMessage('There are no change requests.');
+        return undefined;
+      }
+      // Say why: the service's reason for each open request (one request: in the message itself).
+      const what = COMMANDS.find((c) => 'action' in c && c.action === action)?.title ?? action;
+      const why = whyNoneAllowed(all, action, what);
+      if (why.rows.length <= 1) {
+        void vscode.window.showInformationMessage(why.message);
+        return undefined;
+      }
+      const open = await vscode.window.showQuickPick(why.rows, {
+        title: why.message,
+        placeHolder: 'Choose one to open it',
+        matchOnDetail: true,
+      });
+      if (open) panels.open(open.value.id, title(open.value));
       return undefined;
     }
     const chosen = await vscode.window.showQuickPick(items, {
