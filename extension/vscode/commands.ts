@@ -3,12 +3,13 @@
 // requests the service allows it on; from a tree or the webview it receives the request.
 import * as vscode from 'vscode';
 import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
-import type { Branch } from '../../contract/api/branching';
+import type { Branch, MergeConflict } from '../../contract/api/branching';
 import type { ApiClient } from '../core/api-client';
 import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availability';
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
 import { indexById } from '../core/grouping';
+import { mergeConfirmation, overwrittenByChanges, overwrittenByRefusal } from '../core/merge-confirmation';
 import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
@@ -325,23 +326,42 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       const branchId = cr.branch;
-      const ok = await vscode.window.showWarningMessage(
-        `Merge "${title(cr)}"?`,
-        {
-          modal: true,
-          detail: `Branch ${cr.branch_name} is merged into main: its changes are applied to main and the change request is completed.`,
-        },
-        'Merge',
-      );
-      if (ok !== 'Merge') return;
-      await reporter.guarded(`Merging "${title(cr)}"`, async () => {
-        await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` },
-          () => c.mergeBranch(branchId),
+      // What the merge overwrites on main, from the branch's changes as they are now.
+      const changes = await inView(() => c.listChanges(branchId));
+      let ask = mergeConfirmation(title(cr), cr.branch_name, overwrittenByChanges(changes));
+      for (let round = 0; round < 3; round += 1) {
+        const ok = await vscode.window.showWarningMessage(
+          ask.message,
+          { modal: true, detail: ask.detail },
+          ask.confirm,
         );
+        if (ok !== ask.confirm) return;
+        try {
+          await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` },
+            () => c.mergeBranch(branchId, { acknowledgeConflicts: ask.acknowledges }),
+          );
+        } catch (e) {
+          // Main moved since: the service names what the merge would overwrite now; ask again.
+          if (e instanceof Error && e.name === 'MergeConflictError' && 'conflicts' in e) {
+            log.info(`merging ${cr.branch_name}: the service names conflicts to acknowledge`);
+            ask = mergeConfirmation(
+              title(cr),
+              cr.branch_name,
+              overwrittenByRefusal((e as { conflicts: MergeConflict[] }).conflicts),
+            );
+            continue;
+          }
+          reporter.report(`Merging "${title(cr)}"`, e);
+          return;
+        }
         void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
         await afterChange(cr.id);
-      });
+        return;
+      }
+      void vscode.window.showWarningMessage(
+        `"${title(cr)}" was not merged: main kept changing while you confirmed. Try again.`,
+      );
     },
 
     'changeControl.override': async (arg) => {
