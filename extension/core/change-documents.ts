@@ -38,49 +38,64 @@ export interface DocumentAddress {
 }
 
 /**
- * A side of a changed object: `change-control:/<request>/<object_type>/<object_id>/<label>.yaml?side=<side>`.
- * Both sides share the path (the diff editors show one object, not a rename); the side is the query.
+ * The first segment of a request's documents: what tabs, breadcrumbs and the Comments panel show
+ * (never a title: it may change while documents are open).
+ */
+export function requestSegment(changeRequestId: number): string {
+  return `Change request #${changeRequestId}`;
+}
+
+/**
+ * A side of a changed object, named as people name it:
+ * `change-control:/Change request #<request>/<object_type>/<name>.yaml?id=<object_id>&side=<side>`.
+ * Both sides share the path (the diff editors show one object, not a rename); the object's id
+ * (which keeps two objects of one name apart) and the side are the query.
  */
 export function changeDocument(
   changeRequestId: number,
   side: ChangeSide,
   change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>,
 ): DocumentAddress {
-  const label = documentLabel(change.object_repr, `object-${change.object_id}`);
-  return { path: `/${changeRequestId}/${change.object_type}/${change.object_id}/${label}.yaml`, query: `side=${side}` };
+  const label = documentLabel(change.object_repr, `${change.object_type} ${change.object_id}`);
+  return {
+    path: `/${requestSegment(changeRequestId)}/${change.object_type}/${label}.yaml`,
+    query: `id=${change.object_id}&side=${side}`,
+  };
 }
 
-/** A request's description, editable: `change-control:/<request>/description/<title>.md`. */
+/** A request's description, editable: `change-control:/Change request #<request>/<title>.md?doc=description`. */
 export function descriptionDocument(changeRequestId: number, title: string): DocumentAddress {
   return {
-    path: `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`,
-    query: '',
+    path: `/${requestSegment(changeRequestId)}/${documentLabel(title, 'Description')}.md`,
+    query: 'doc=description',
   };
 }
 
 const positiveInt = (s: string | undefined): number | null => (s && /^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : null);
+const REQUEST_SEGMENT = /^Change request #([1-9][0-9]{0,15})$/;
 
 /** What a document of the scheme is (from its URI's decoded path and its query), or null for anything else. */
 export function parseDocumentAddress(address: DocumentAddress): DocumentRef | null {
   const parts = address.path.split('/');
-  if (parts[0] !== '') return null;
-  const changeRequestId = positiveInt(parts[1]);
+  if (parts[0] !== '' || parts.length < 3) return null;
+  const changeRequestId = positiveInt(REQUEST_SEGMENT.exec(parts[1])?.[1]);
   if (changeRequestId === null) return null;
-  if (parts[2] === 'description' && parts.length === 4 && parts[3].endsWith('.md') && address.query === '') {
-    return { kind: 'description', changeRequestId, label: parts[3].slice(0, -3) };
+  if (address.query === 'doc=description') {
+    if (parts.length !== 3 || !parts[2].endsWith('.md')) return null;
+    return { kind: 'description', changeRequestId, label: parts[2].slice(0, -3) };
   }
-  const side = /^side=([a-z]+)$/.exec(address.query)?.[1];
-  if (parts.length !== 5 || !side || !(CHANGE_SIDES as readonly string[]).includes(side) || !OBJECT_TYPE.test(parts[2]))
+  const q = /^id=([^&]+)&side=([a-z]+)$/.exec(address.query);
+  if (!q || parts.length !== 4 || !(CHANGE_SIDES as readonly string[]).includes(q[2]) || !OBJECT_TYPE.test(parts[2]))
     return null;
-  const objectId = positiveInt(parts[3]);
-  if (objectId === null || !parts[4].endsWith('.yaml')) return null;
+  const objectId = positiveInt(q[1]);
+  if (objectId === null || !parts[3].endsWith('.yaml')) return null;
   return {
     kind: 'change',
     changeRequestId,
-    side: side as ChangeSide,
+    side: q[2] as ChangeSide,
     objectType: parts[2],
     objectId,
-    label: parts[4].slice(0, -5),
+    label: parts[3].slice(0, -5),
   };
 }
 

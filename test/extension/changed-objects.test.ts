@@ -131,7 +131,7 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.deepEqual(item.checkbox, { checked: true, tooltip: 'Viewed (clears itself when the change changes)' });
     assert.deepEqual(item.command, { id: 'changeControl.openChangeDiff', title: 'Open Change', args: [7, 3] });
     assert.equal(item.contextValue, 'changedObject;conflict;viewed;');
-    assert.deepEqual(item.resource, { path: '/7/dcim.device/5/sw1.yaml', query: 'side=modified' });
+    assert.deepEqual(item.resource, { path: '/Change request #7/dcim.device/sw1.yaml', query: 'id=5&side=modified' });
     assert.deepEqual(item.icon, { id: 'warning', color: 'gitDecoration.conflictingResourceForeground' });
     assert.match(item.tooltip!, /Conflicts with main on: rack/);
     assert.match(item.tooltip!, /Changed 30 minutes ago \(/);
@@ -142,7 +142,7 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(eth0.contextValue, 'changedObject;');
     assert.deepEqual(
       eth0.resource,
-      { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' },
+      { path: '/Change request #7/dcim.interface/eth0.yaml', query: 'id=3&side=original' },
       'a delete shows its baseline',
     );
   });
