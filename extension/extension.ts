@@ -9,6 +9,7 @@ import { BranchPreviews } from './vscode/branch-previews';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
+import { ConflictMarks } from './vscode/conflict-marks';
 import { registerCommands } from './vscode/commands';
 import { ReviewComments } from './vscode/comments';
 import { Connection } from './vscode/connection';
@@ -104,6 +105,7 @@ export function activate(context: vscode.ExtensionContext): void {
     documents,
     previews,
     new ChangeDecorations(cache),
+    new ConflictMarks(cache),
     comments,
     changedObjects,
     userState,

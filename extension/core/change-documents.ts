@@ -2,6 +2,7 @@
 // text (the object's state as YAML with sorted keys, so the diff editor highlights exactly the
 // lines that changed), and the mapping between attributes (dot paths such as `config` or
 // `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths and queries.
+import { isDeepStrictEqual } from 'node:util';
 import type * as Yaml from 'yaml';
 import type { ChangeAction, ChangeDiff } from '../../contract/api/branching';
 
@@ -10,8 +11,11 @@ const yaml = (): typeof Yaml => require('yaml') as typeof Yaml;
 
 export const DOCUMENT_SCHEME = 'change-control';
 
-/** The sides a changed object is shown from: main at the branch's baseline, the branch, main now. */
-export const CHANGE_SIDES = ['original', 'modified', 'current'] as const;
+/**
+ * The sides a changed object is shown from: main at the branch's baseline, the branch, main now,
+ * and main as the merge would leave it (main now with the branch's changes applied).
+ */
+export const CHANGE_SIDES = ['original', 'modified', 'current', 'merged'] as const;
 export type ChangeSide = (typeof CHANGE_SIDES)[number];
 
 export type DocumentRef =
@@ -106,10 +110,32 @@ export function objectKey(change: Pick<ChangeDiff, 'object_type' | 'object_id'>)
 
 /** The state a side shows; a create has nothing at the baseline, a delete nothing in the branch. */
 export function sideState(
-  change: Pick<ChangeDiff, 'original' | 'modified' | 'current'>,
+  change: Pick<ChangeDiff, 'action' | 'original' | 'modified' | 'current'>,
   side: ChangeSide,
 ): Record<string, unknown> | null {
+  if (side === 'merged') return mergedState(change);
   return change[side] ?? null;
+}
+
+/**
+ * Main as the merge would leave the object: main now, with each attribute the branch changed
+ * (from its baseline) set to the branch's value. Main's own later changes to other attributes
+ * stay, so comparing it with main now shows only what the merge does.
+ */
+export function mergedState(
+  change: Pick<ChangeDiff, 'action' | 'original' | 'modified' | 'current'>,
+): Record<string, unknown> | null {
+  if (change.action === 'delete') return null;
+  if (change.action === 'create' || !change.current) return change.modified ?? null;
+  const merged: Record<string, unknown> = { ...change.current };
+  const original = change.original ?? {};
+  const modified = change.modified ?? {};
+  for (const key of new Set([...Object.keys(original), ...Object.keys(modified)])) {
+    if (isDeepStrictEqual(original[key], modified[key])) continue;
+    if (Object.prototype.hasOwnProperty.call(modified, key)) merged[key] = modified[key];
+    else delete merged[key];
+  }
+  return merged;
 }
 
 /** An object's state as YAML, keys sorted at every level, long lines never folded; empty for none. */
@@ -247,9 +273,18 @@ export function threadSide(
   return 'modified';
 }
 
-/** The two sides the diff editor compares for a change: the baseline and the branch; or main now and the branch. */
+/**
+ * The two sides the diff editor compares for a change: the baseline and the branch; or main now
+ * and main after the merge (not the branch itself, which would show main's own later changes as
+ * if the branch undid them).
+ */
 export function diffSides(mode: 'change' | 'main'): [ChangeSide, ChangeSide] {
-  return mode === 'main' ? ['current', 'modified'] : ['original', 'modified'];
+  return mode === 'main' ? ['current', 'merged'] : ['original', 'modified'];
+}
+
+/** Whether comments may be written on a side (the branch's and the baseline's; not main now or after the merge). */
+export function commentableSide(side: ChangeSide): boolean {
+  return side === 'original' || side === 'modified';
 }
 
 const ACTION_WORD = { create: 'Created', update: 'Modified', delete: 'Deleted' } as const satisfies Record<
@@ -262,6 +297,6 @@ export function diffTitle(
   change: Pick<ChangeDiff, 'object_repr' | 'action' | 'conflicts'>,
   mode: 'change' | 'main' = 'change',
 ): string {
-  if (mode === 'main') return `${change.object_repr} (main now ↔ branch)`;
+  if (mode === 'main') return `${change.object_repr} (main now ↔ after the merge)`;
   return `${change.object_repr} (${ACTION_WORD[change.action]}${change.conflicts?.length ? ', conflicts with main' : ''})`;
 }

@@ -10,6 +10,7 @@ import {
   attributeSpans,
   lineOfAttribute,
   serializeState,
+  sideState,
   threadSide,
   type AttributeSpan,
   type ChangeSide,
@@ -111,7 +112,7 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
     const key = `${change.id}:${side}`;
     let s = spans.get(key);
     if (!s) {
-      s = attributeSpans(serializeState(change[side]));
+      s = attributeSpans(serializeState(sideState(change, side)));
       spans.set(key, s);
     }
     return s;

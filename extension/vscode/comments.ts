@@ -6,7 +6,14 @@
 import * as vscode from 'vscode';
 import type { ChangeComment } from '../../contract/api/change-control';
 import { ApiError } from '../core/api-error';
-import { attributeAtLine, attributeSpans, objectKey, serializeState } from '../core/change-documents';
+import {
+  attributeAtLine,
+  attributeSpans,
+  commentableSide,
+  objectKey,
+  serializeState,
+  sideState,
+} from '../core/change-documents';
 import { buildThreads, type CommentView, type ThreadView } from '../core/comment-threads';
 import { CONTEXT_KEYS, COMMENT_CONTROLLER } from '../core/commands';
 import { postingBlockedReason } from '../core/connection-state';
@@ -114,7 +121,7 @@ export class ReviewComments extends DisposableBase {
 
   private async commentingRanges(doc: vscode.TextDocument): Promise<vscode.Range[]> {
     const ref = refOf(doc.uri);
-    if (ref?.kind !== 'change' || ref.side === 'current' || doc.lineCount === 0 || !doc.getText().trim()) return [];
+    if (ref?.kind !== 'change' || !commentableSide(ref.side) || doc.lineCount === 0 || !doc.getText().trim()) return [];
     const data = await this.deps.cache.ensure(ref.changeRequestId).catch(() => undefined);
     if (!data?.changeRequest.actions.comment?.allowed) return [];
     return [new vscode.Range(0, 0, doc.lineCount - 1, 0)];
@@ -260,7 +267,7 @@ export class ReviewComments extends DisposableBase {
       };
     }
     const ref = refOf(reply.thread.uri);
-    if (ref?.kind !== 'change' || ref.side === 'current')
+    if (ref?.kind !== 'change' || !commentableSide(ref.side))
       throw new ApiError('invalid', 'Comments go on the baseline or the branch side of a changed object.');
     const data = this.deps.cache.get(ref.changeRequestId);
     const change = data?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
@@ -270,7 +277,7 @@ export class ReviewComments extends DisposableBase {
         'This object is no longer among the changes of the request; refresh and try again.',
       );
     const line = reply.thread.range?.start.line ?? 0;
-    const attribute = attributeAtLine(attributeSpans(serializeState(change[ref.side])), line);
+    const attribute = attributeAtLine(attributeSpans(serializeState(sideState(change, ref.side))), line);
     return { changeRequestId: ref.changeRequestId, changeDiff: change.id, parent: null, parentDraft: null, attribute };
   }
 
