@@ -195,6 +195,6 @@ describe('extension: changed objects as documents', () => {
       'sw1 (Modified, conflicts with main)',
     );
     assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw2', action: 'create' })), 'sw2 (Created)');
-    assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' }), 'main'), 'sw1 (main now ↔ branch)');
+    assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' }), 'main'), 'sw1 (main now ↔ after the merge)');
   });
 });

@@ -290,6 +290,14 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       },
       registerTextDocumentContentProvider: disposable,
     },
+    languages: {
+      createDiagnosticCollection: () => ({
+        set: () => undefined,
+        delete: () => undefined,
+        clear: () => undefined,
+        dispose: () => undefined,
+      }),
+    },
     comments: {
       createCommentController: (id: string) => {
         record.commentControllers.push(id);
