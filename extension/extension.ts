@@ -15,6 +15,7 @@ import { ReviewComments } from './vscode/comments';
 import { Connection } from './vscode/connection';
 import { ErrorReporter } from './vscode/errors';
 import { LiveUpdates } from './vscode/live';
+import { ReviewDrafts } from './vscode/review-drafts';
 import { ReviewNotifier } from './vscode/review-notifier';
 import { PendingReviewStatus, ReviewCountStatus } from './vscode/status-bar';
 import { UserState } from './vscode/user-state';
@@ -74,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): void {
     memento: context.workspaceState,
   });
   const previews = new BranchPreviews(conn);
+  const reviewDrafts = new ReviewDrafts();
 
   const notifier = new ReviewNotifier(
     conn,
@@ -104,6 +106,7 @@ export function activate(context: vscode.ExtensionContext): void {
     panels,
     documents,
     previews,
+    reviewDrafts,
     new ChangeDecorations(cache),
     new ConflictMarks(cache),
     comments,
@@ -126,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): void {
       changedObjects,
       userState,
       previews,
+      reviewDrafts,
     }),
     views.onDidSelect((cr) => {
       changedObjects.show(cr.id);

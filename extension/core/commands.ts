@@ -51,6 +51,8 @@ export const COMMANDS = [
   { id: 'changeControl.compareWithMain', title: 'Compare with Main Now', icon: 'git-compare', palette: false },
   { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-down', palette: true },
   { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-up', palette: true },
+  { id: 'changeControl.markViewed', title: 'Mark as Viewed', icon: 'pass', palette: true },
+  { id: 'changeControl.markNotViewed', title: 'Mark as Not Viewed', icon: 'pass-filled', palette: true },
   // Comment threads in the gutter and the pending review.
   { id: 'changeControl.addComment', title: 'Add Comment', icon: 'comment', palette: false },
   { id: 'changeControl.startReview', title: 'Start Review', icon: 'comment-draft', palette: true },
@@ -113,6 +115,10 @@ export const CONTEXT_KEYS = {
   reviewing: 'changeControl.reviewing',
   /** True when the Changed Objects view shows a request with changes (Next/Previous Change apply). */
   hasChanges: 'changeControl.hasChanges',
+  /** True when the active editor shows a changed object (Mark as Viewed applies). */
+  activeChange: 'changeControl.activeChange',
+  /** True when the change the active editor shows is marked viewed. */
+  activeViewed: 'changeControl.activeViewed',
 } as const;
 
 /** The comment controller's id (menus of the comment widget read it as `commentController`). */

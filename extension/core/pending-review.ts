@@ -67,6 +67,16 @@ export function readPendingReviews(raw: unknown): PendingReviews {
 }
 
 /**
+ * Whether the comment widget's primary action adds to a pending review (`changeControl.reviewing`):
+ * when the active editor's request has one; when the active editor shows none of our requests
+ * (the multi-diff editor, a webview, nothing focused), when any request has one.
+ */
+export function isReviewing(all: PendingReviews, activeRequest: number | undefined): boolean {
+  if (activeRequest !== undefined) return all[activeRequest] !== undefined;
+  return Object.keys(all).length > 0;
+}
+
+/**
  * The status bar's words for pending reviews: the one of the active editor's request, else the
  * only one; with several and none active, how many requests have one. Null when there is none.
  */

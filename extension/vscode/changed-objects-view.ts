@@ -77,6 +77,7 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     this._register(
       deps.userState.onDidChangeViewed((id) => {
         if (id === undefined || id === this.requestId) this.update();
+        void this.updateActiveContext();
       }),
     );
     this._register(
@@ -139,12 +140,30 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
 
   /** Remembers the change the active editor shows (Next/Previous go on from there). */
   private followEditor(editor: vscode.TextEditor | undefined): void {
+    const active = this.activeChange(editor);
+    void this.updateActiveContext(active);
+    if (active) this.setCurrent(active.changeRequestId, active.change.id);
+  }
+
+  /** The change the active editor (or the one given) shows, if it shows one. */
+  activeChange(
+    editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor,
+  ): { changeRequestId: number; change: ChangeDiff } | undefined {
     const ref = editor && editor.document.uri.scheme === DOCUMENT_SCHEME ? refOf(editor.document.uri) : null;
-    if (ref?.kind !== 'change') return;
+    if (ref?.kind !== 'change') return undefined;
     const change = this.deps.cache
       .get(ref.changeRequestId)
       ?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
-    if (change) this.setCurrent(ref.changeRequestId, change.id);
+    return change ? { changeRequestId: ref.changeRequestId, change } : undefined;
+  }
+
+  /** The editor title's Mark as Viewed / Not Viewed follow the active change's mark. */
+  private async updateActiveContext(active = this.activeChange()): Promise<void> {
+    const viewed = active ? isViewed(this.deps.userState.viewedMarks(active.changeRequestId), active.change) : false;
+    await Promise.all([
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.activeChange, active !== undefined),
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.activeViewed, viewed),
+    ]);
   }
 
   setCurrent(changeRequestId: number, changeId: number): void {

@@ -27,6 +27,7 @@ import type { ReviewComments } from './comments';
 import type { Connection } from './connection';
 import type { ErrorReporter } from './errors';
 import { askDecision, reviewHandlers } from './review-commands';
+import type { ReviewDrafts } from './review-drafts';
 import type { UserState } from './user-state';
 import type { ChangeControlViews } from './views';
 
@@ -41,6 +42,8 @@ export interface CommandDeps {
   comments: ReviewComments;
   changedObjects: ChangedObjectsView;
   userState: UserState;
+  /** The review comments written in an editor tab. */
+  reviewDrafts: ReviewDrafts;
   /** Branch previews (read-only Markdown documents). */
   previews: BranchPreviews;
   /** Reloads the lists, the checks, the open panels and what the editor shows of requests. */
@@ -279,7 +282,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const t = await target(arg, 'review', 'Change request to review');
       if (!t) return;
       const { c, cr } = t;
-      const chosen = await askDecision(title(cr));
+      const chosen = await askDecision(title(cr), { compose: (d, t) => deps.reviewDrafts.compose(d, t) });
       if (!chosen) return;
       const { decision, comment } = chosen;
       await reporter.guarded(`Reviewing "${title(cr)}"`, async () => {

@@ -17,7 +17,7 @@ import {
 import { buildThreads, type CommentView, type ThreadView } from '../core/comment-threads';
 import { CONTEXT_KEYS, COMMENT_CONTROLLER } from '../core/commands';
 import { postingBlockedReason } from '../core/connection-state';
-import { addDraft, editDraft, removeDraft, startReview } from '../core/pending-review';
+import { addDraft, editDraft, isReviewing, removeDraft, startReview } from '../core/pending-review';
 import type { RequestDataCache } from '../core/request-data';
 import { changeUri, refOf } from './change-documents';
 import type { Connection } from './connection';
@@ -235,11 +235,10 @@ export class ReviewComments extends DisposableBase {
   }
 
   private async updateContext(): Promise<void> {
-    const id = this.activeRequest();
     await vscode.commands.executeCommand(
       'setContext',
       CONTEXT_KEYS.reviewing,
-      id !== undefined && this.deps.userState.pendingReview(id) !== undefined,
+      isReviewing(this.deps.userState.pendingReviews(), this.activeRequest()),
     );
   }
 
@@ -320,9 +319,13 @@ export class ReviewComments extends DisposableBase {
     await this.addDraft(reply, t);
   }
 
-  /** Keeps this comment in the request's pending review. */
+  /** Keeps this comment in the request's pending review (started if it has none yet). */
   async addReviewComment(reply: vscode.CommentReply): Promise<void> {
-    await this.addDraft(reply, this.target(reply));
+    const t = this.target(reply);
+    await this.deps.userState.updatePending(t.changeRequestId, (all) =>
+      startReview(all, t.changeRequestId, new Date()),
+    );
+    await this.addDraft(reply, t);
   }
 
   private async addDraft(reply: vscode.CommentReply, t: ReturnType<ReviewComments['target']>): Promise<void> {
