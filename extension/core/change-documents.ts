@@ -282,6 +282,11 @@ export function diffSides(mode: 'change' | 'main'): [ChangeSide, ChangeSide] {
   return mode === 'main' ? ['current', 'merged'] : ['original', 'modified'];
 }
 
+/** The one side a created (the branch's) or deleted (the baseline's) object is shown from; null for an update. */
+export function singleSide(change: Pick<ChangeDiff, 'action'>): ChangeSide | null {
+  return change.action === 'create' ? 'modified' : change.action === 'delete' ? 'original' : null;
+}
+
 /** Whether comments may be written on a side (the branch's and the baseline's; not main now or after the merge). */
 export function commentableSide(side: ChangeSide): boolean {
   return side === 'original' || side === 'modified';

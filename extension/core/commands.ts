@@ -49,8 +49,8 @@ export const COMMANDS = [
   { id: 'changeControl.openChangeDiff', title: 'Open Change', icon: 'diff', palette: true },
   { id: 'changeControl.openAllChanges', title: 'Open All Changes', icon: 'diff-multiple', palette: true },
   { id: 'changeControl.compareWithMain', title: 'Compare with Main Now', icon: 'git-compare', palette: false },
-  { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-down', palette: true },
-  { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-up', palette: true },
+  { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-circle-down', palette: true },
+  { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-circle-up', palette: true },
   { id: 'changeControl.markViewed', title: 'Mark as Viewed', icon: 'pass', palette: true },
   { id: 'changeControl.markNotViewed', title: 'Mark as Not Viewed', icon: 'pass-filled', palette: true },
   // Comment threads in the gutter and the pending review.

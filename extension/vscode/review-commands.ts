@@ -6,7 +6,8 @@ import type { ChangeDiff } from '../../contract/api/branching';
 import type { ChangeRequest, ReviewDecision } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
 import { availability } from '../core/availability';
-import { diffSides, diffTitle, threadSide } from '../core/change-documents';
+import { REVIEW_CONTAINER } from '../core/commands';
+import { diffSides, diffTitle, singleSide, threadSide } from '../core/change-documents';
 import { treeOrder } from '../core/changed-objects';
 import type { CallerAction } from '../../contract/api/change-control';
 import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_VIEW } from '../../contract/labels';
@@ -112,20 +113,37 @@ export async function askDecision(
 export function reviewHandlers(deps: ReviewCommandDeps) {
   const { cache, comments, changedObjects, userState, views, reporter, log } = deps;
 
-  /** Opens one change in the diff editor (baseline ↔ branch, or main now ↔ branch). */
+  /**
+   * Opens one change in the diff editor (baseline ↔ branch, or main now ↔ after the merge). A
+   * created or deleted object has only one side: it opens alone, titled with what happened (a
+   * diff against an empty side would show a deleted empty line).
+   */
   async function openDiff(
     changeRequestId: number,
     change: ChangeDiff,
     mode: 'change' | 'main' = 'change',
   ): Promise<void> {
-    const [left, right] = diffSides(mode);
-    await vscode.commands.executeCommand(
-      'vscode.diff',
-      changeUri(changeRequestId, left, change),
-      changeUri(changeRequestId, right, change),
-      diffTitle(change, mode),
-      { preview: true },
-    );
+    // Changed Objects (a container of its own) shows where this change is among the others.
+    if (!changedObjects.view.visible)
+      await vscode.commands.executeCommand(`workbench.view.extension.${REVIEW_CONTAINER}`);
+    const single = mode === 'change' ? singleSide(change) : null;
+    if (single) {
+      await vscode.commands.executeCommand(
+        'vscode.open',
+        changeUri(changeRequestId, single, change),
+        { preview: true },
+        diffTitle(change, mode),
+      );
+    } else {
+      const [left, right] = diffSides(mode);
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        changeUri(changeRequestId, left, change),
+        changeUri(changeRequestId, right, change),
+        diffTitle(change, mode),
+        { preview: true },
+      );
+    }
     changedObjects.show(changeRequestId);
     changedObjects.setCurrent(changeRequestId, change.id);
   }

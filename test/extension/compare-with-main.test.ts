@@ -9,6 +9,7 @@ import {
   mergedState,
   serializeState,
   sideState,
+  singleSide,
 } from '../../extension/core/change-documents';
 import { conflictMarks } from '../../extension/core/conflict-marks';
 import { makeChange } from './fixtures';
@@ -22,6 +23,15 @@ const sw1 = makeChange({
   modified: { name: 'sw1', rack: 'R2', site: 'dc1', status: 'planned' },
   current: { name: 'sw1', rack: 'R3', site: 'dc1-north', status: 'active', tags: ['a'] },
   conflicts: ['rack'],
+});
+
+describe('extension: opening a change', () => {
+  it('opens a created object from the branch alone and a deleted one from the baseline alone (no empty side shown as deleted); an update as a diff', () => {
+    assert.equal(singleSide(makeChange({ id: 1, action: 'create' })), 'modified');
+    assert.equal(singleSide(makeChange({ id: 1, action: 'delete' })), 'original');
+    assert.equal(singleSide(sw1), null);
+    assert.deepEqual(diffSides('change'), ['original', 'modified']);
+  });
 });
 
 describe('extension: Compare with Main Now', () => {
