@@ -372,8 +372,7 @@ async function showChangeControl(vscode: VSCode): Promise<void> {
 
 /** Shows the Change Review container: the Changed Objects of the request under review. */
 async function showChangeReview(vscode: VSCode): Promise<void> {
-  await vscode.runCommand('View: Show Change Review');
-  await vscode.page.locator('.part.sidebar').waitFor({ state: 'visible' });
+  await vscode.openActivity('Change Review');
 }
 
 /** Opens sw1's change in the diff editor from the Changed Objects tree, alone, once its branch side shows `line`. */
