@@ -6,8 +6,6 @@ import { DECISION_VIEW } from '../../contract/labels';
 /** The scheme of the documents review comments are written in. */
 export const REVIEW_SCHEME = 'change-control-review';
 
-const GUIDE = /^\s*<!--[\s\S]*?-->\s*/;
-
 /** The document's first lines: what to write and how to send it (a comment, never sent). */
 export function reviewDraftTemplate(decision: ReviewDecision, title: string): string {
   const what =
@@ -15,9 +13,10 @@ export function reviewDraftTemplate(decision: ReviewDecision, title: string): st
   return `<!-- ${DECISION_VIEW[decision].label} on "${title.replace(/-->/g, '')}". ${what} below this line, then save (Ctrl+S) to send the review. Close without saving to cancel. -->\n\n`;
 }
 
-/** What is sent: the text without the guide comment, trimmed. */
-export function reviewDraftText(document: string): string {
-  return document.replace(GUIDE, '').trim();
+/** What is sent: the text without the guide it opened with (wherever the writing went), trimmed. */
+export function reviewDraftText(document: string, template: string): string {
+  const guide = template.trim();
+  return (guide ? document.replace(guide, '') : document).trim();
 }
 
 /** Why the text cannot be sent as the review's comment, or null. */

@@ -140,6 +140,8 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
 
   /** Remembers the change the active editor shows (Next/Previous go on from there). */
   private followEditor(editor: vscode.TextEditor | undefined): void {
+    // Focus in a comment widget leaves no active text editor: the change shown is still the last one.
+    if (!editor) return;
     const active = this.activeChange(editor);
     void this.updateActiveContext(active);
     if (active) this.setCurrent(active.changeRequestId, active.change.id);

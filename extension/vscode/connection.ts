@@ -49,7 +49,8 @@ export class Connection extends DisposableBase {
       attempt: (progress) => this.attemptOnce(progress),
       probe: (url) => this.probe(url),
       onState: (state) => this.onState(state),
-      log: (line) => this.log.info(`connection: ${line}`),
+      // Each retry is a debug line: the state's changes are the info lines ("connection: offline …").
+      log: (line) => this.log.debug(`connection: ${line}`),
     });
     this._register({ dispose: () => this.machine.dispose() });
     this._register(

