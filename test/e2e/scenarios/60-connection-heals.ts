@@ -155,7 +155,7 @@ export const scenarios: Scenario[] = [
       await vscode.step('Show Logs opens the log, which says why', async () => {
         await button('Show Logs').click();
         const panel = vscode.page.locator('.part.panel');
-        await expectText(panel.locator('.view-lines').first(), /connection: offline/, 20_000);
+        await expectText(panel.locator('.view-lines').first(), /connection:\s+offline/, 20_000);
       });
       await vscode.step('Open Settings opens the settings of the extension', async () => {
         await showViews(vscode);

@@ -52,6 +52,7 @@ export const scenarios: Scenario[] = [
       await vscode.step('the status bar and the activity bar count it', async () => {
         await expectText(vscode.page.locator('.part.statusbar'), /\b1\b/);
       });
+      await vscode.clearNotifications();
       await screenshot('queue-after-rejection');
       const mine = await ok(carol!.client.get(`${API.changeRequests}?reviewer=me`), 'reviewer=me');
       if (!mine.results.some((r: any) => r.id === w().changeRequest.id))

@@ -103,6 +103,7 @@ export const scenarios: Scenario[] = [
           20_000,
         );
       });
+      await vscode.clearNotifications();
       await screenshot('names-and-paths');
       await vscode.step('the activity badge counts the one review waiting, not the unviewed changes', async () => {
         const badge = vscode.page
@@ -176,7 +177,7 @@ export const scenarios: Scenario[] = [
   {
     name: "friction: an edited comment says (edited); after Start Review a new thread's primary button adds to the pending review, counted in the status bar; Request Changes is written in an editor tab",
     timeoutMs: 240_000,
-    async run({ vscode, screenshot, log }) {
+    async run({ vscode, screenshot }) {
       await vscode.closeAllEditors();
       await openChange(vscode, 'sw2', /^sw2 \(Created\)/);
       await vscode.step("alice's edited comment says (edited)", async () => {
@@ -261,6 +262,7 @@ export const scenarios: Scenario[] = [
         await expectText(web.locator('#author-next'), /^(Changes were requested|Waiting for reviews)/);
         if ((await web.locator('#review-form').count()) !== 0) throw new Error("a review form on the author's page");
       });
+      await vscode.clearNotifications();
       await screenshot('author-page');
       await vscode.focusWorkbench();
       await vscode.closeAllEditors();
@@ -270,6 +272,7 @@ export const scenarios: Scenario[] = [
         await expectText(widget, /No change request allows Review for you now/, 20_000);
         await expectText(widget, /own change request/i);
       });
+      await vscode.clearNotifications();
       await screenshot('why-not-allowed');
       await vscode.page.keyboard.press('Escape');
     },
