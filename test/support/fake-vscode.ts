@@ -285,6 +285,7 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       onDidChangeConfiguration: noEvent,
       onDidOpenTextDocument: noEvent,
       onDidCloseTextDocument: noEvent,
+      onDidSaveTextDocument: noEvent,
       registerFileSystemProvider: (scheme: string) => {
         record.fileSystemProviders.push(scheme);
         return disposable();
