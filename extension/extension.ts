@@ -26,7 +26,9 @@ let connection: Connection | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Change Control', { log: true });
   context.subscriptions.push(log);
-  log.info(`activating Change Control ${context.extension.packageJSON.version ?? ''}`);
+  log.info(
+    `activating Change Control ${context.extension.packageJSON.version ?? ''}${vscode.env.remoteName ? ` (remote: ${vscode.env.remoteName})` : ''}`,
+  );
 
   connection = new Connection(context, log);
   const conn = connection;

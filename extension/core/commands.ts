@@ -69,8 +69,9 @@ export const COMMANDS = [
   { id: 'changeControl.createBranch', title: 'Create Branch', icon: 'git-branch-create', palette: true },
   { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', palette: true },
   { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', palette: true },
-  // When the bundled service cannot start.
+  // When the bundled service cannot start, or the service cannot be reached.
   { id: 'changeControl.useRemoteServer', title: 'Use a Remote Server', icon: 'remote', palette: true },
+  { id: 'changeControl.openSettings', title: 'Open Settings', icon: 'settings-gear', palette: true },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandId = (typeof COMMANDS)[number]['id'];

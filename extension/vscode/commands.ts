@@ -497,6 +497,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (await connection.signIn()) await deps.refreshAll();
     },
 
+    'changeControl.openSettings': async (query: unknown) => {
+      // The server URL and the Node.js path are machine settings: in a remote window (and in a
+      // browser served by a server) they are the remote's, shown under its tab only.
+      const q = typeof query === 'string' && /^changeControl(\.[A-Za-z.]+)?$/.test(query) ? query : 'changeControl';
+      if (vscode.env.remoteName !== undefined) {
+        try {
+          await vscode.commands.executeCommand('workbench.action.openRemoteSettings', q);
+          return;
+        } catch (e) {
+          log.warn(`opening the remote's settings: ${(e as Error).message}`);
+        }
+      }
+      await vscode.commands.executeCommand('workbench.action.openSettings', q);
+    },
+
     'changeControl.openCheckDetails': async (arg) => {
       const node = arg as Partial<TreeNode> | undefined;
       const url =

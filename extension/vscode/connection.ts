@@ -118,7 +118,7 @@ export class Connection extends DisposableBase {
       .then((choice) => {
         if (choice === 'Show Logs') this.log.show(true);
         else if (choice === 'Open Settings')
-          void vscode.commands.executeCommand('workbench.action.openSettings', SETTING_KEYS.nodePath);
+          void vscode.commands.executeCommand('changeControl.openSettings', SETTING_KEYS.nodePath);
         else if (choice === 'Use a Remote Server') void vscode.commands.executeCommand('changeControl.useRemoteServer');
       });
   }
