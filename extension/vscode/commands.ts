@@ -503,7 +503,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const q = typeof query === 'string' && /^changeControl(\.[A-Za-z.]+)?$/.test(query) ? query : 'changeControl';
       if (vscode.env.remoteName !== undefined) {
         try {
-          await vscode.commands.executeCommand('workbench.action.openRemoteSettings', q);
+          await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: q });
           return;
         } catch (e) {
           log.warn(`opening the remote's settings: ${(e as Error).message}`);
