@@ -110,6 +110,7 @@ export const scenarios: Scenario[] = [
       await screenshot('offline-review-page');
       await vscode.focusWorkbench();
       await vscode.closeAllEditors();
+      await vscode.clearNotifications();
       await screenshot('offline');
 
       await new Promise((r) => setTimeout(r, 3_000));
