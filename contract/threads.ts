@@ -8,6 +8,14 @@ export interface Thread {
   replies: ChangeComment[];
 }
 
+/**
+ * Whether a comment's suggestion can be applied now by someone the request lets apply
+ * (`actions.apply_suggestions`): it is neither applied nor outdated.
+ */
+export function isApplicableSuggestion(c: Pick<ChangeComment, 'suggestion'>, allowed: boolean): boolean {
+  return allowed && c.suggestion !== null && c.suggestion.applied_at === null && !c.suggestion.outdated;
+}
+
 const byTime = (a: ChangeComment, b: ChangeComment) => a.created.localeCompare(b.created) || a.id - b.id;
 
 /**

@@ -6,6 +6,8 @@ import { ChangeRequestStore } from './core/change-request-store';
 import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
 import { BranchPreviews } from './vscode/branch-previews';
+import { BranchDocuments } from './vscode/branch-documents';
+import { BranchObjectsView } from './vscode/branch-objects-view';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
@@ -53,7 +55,11 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   const reloadData = (id: number, parts: Iterable<DataPart>) =>
     cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));
+  const branchDocuments = new BranchDocuments({ connection: conn, log });
+  const branchObjects = new BranchObjectsView({ connection: conn, documents: branchDocuments, log });
   const refreshAll = async () => {
+    branchObjects.reload();
+    branchDocuments.refreshOpen();
     await Promise.all([
       refreshLists(),
       panels.refresh(),
@@ -66,6 +72,7 @@ export function activate(context: vscode.ExtensionContext): void {
     connection: conn,
     log,
     onDescriptionSaved: (id) => void Promise.all([refreshLists(), panels.refresh(id)]),
+    branches: branchDocuments,
   });
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
   const changedObjects = new ChangedObjectsView({
@@ -99,6 +106,12 @@ export function activate(context: vscode.ExtensionContext): void {
       if (selected && (parts.has('checks') || parts.has('request'))) void views.loadChecks();
       const dataParts = DATA_PARTS.filter((p) => parts.has(p));
       if (dataParts.length) void reloadData(id, dataParts);
+      // A write in the request's branch: its open objects are read again, and the view if it shows it.
+      const branch = cache.get(id)?.changeRequest.branch_name ?? store.byId(id)?.branch_name;
+      if (parts.has('changes') && branch) {
+        branchDocuments.refreshOpen(branch);
+        if (branchObjects.branch === branch) branchObjects.reload();
+      }
     }
   };
 
@@ -106,7 +119,9 @@ export function activate(context: vscode.ExtensionContext): void {
     connection,
     views,
     panels,
+    branchDocuments,
     documents,
+    branchObjects,
     previews,
     reviewDrafts,
     new ChangeDecorations(cache),
@@ -132,6 +147,8 @@ export function activate(context: vscode.ExtensionContext): void {
       userState,
       previews,
       reviewDrafts,
+      branchDocuments,
+      branchObjects,
     }),
     views.onDidSelect((cr) => {
       changedObjects.show(cr.id);

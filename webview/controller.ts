@@ -23,6 +23,7 @@ import {
   POSTING_ACTS,
   reduce,
   resolveKey,
+  APPLY_ALL_KEY,
   REVIEW_KEY,
   reviewProblem,
   toPersisted,
@@ -184,6 +185,17 @@ export class PanelController {
         const opId = this.nextOpId();
         this.dispatch({ type: 'operationSent', opId, key: resolveKey(commentId) });
         this.api.postMessage({ type: 'setResolved', opId, commentId, resolved: el.dataset.resolved === 'true' });
+        return;
+      }
+      case 'apply-suggestions': {
+        const commentIds = (el.dataset.comments ?? '')
+          .split(',')
+          .map(Number)
+          .filter((n) => Number.isInteger(n) && n > 0);
+        if (commentIds.length === 0) return;
+        const opId = this.nextOpId();
+        this.dispatch({ type: 'operationSent', opId, key: el.dataset.key ?? APPLY_ALL_KEY });
+        this.api.postMessage({ type: 'applySuggestions', opId, commentIds });
         return;
       }
       case 'panel-action': {

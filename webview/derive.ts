@@ -76,7 +76,7 @@ export class Derived {
         if (k.kind === 'edit') return index.changeOf.get(k.commentId) === changeId;
         return false;
       }
-      const m = /^(delete|resolve):(\d+)$/.exec(key);
+      const m = /^(delete|resolve|apply):(\d+)$/.exec(key);
       return !!m && index.changeOf.get(Number(m[2])) === changeId;
     };
     const open = state.openComposers.filter(mine);

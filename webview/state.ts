@@ -58,6 +58,9 @@ export const editKey = (commentId: number) => `edit:${commentId}`;
 export const actionKey = (action: PanelAction) => `action:${action}`;
 export const deleteKey = (commentId: number) => `delete:${commentId}`;
 export const resolveKey = (commentId: number) => `resolve:${commentId}`;
+/** Applying one comment's suggestion, or every applicable one of the request. */
+export const applyKey = (commentId: number) => `apply:${commentId}`;
+export const APPLY_ALL_KEY = 'apply-all';
 
 export type ComposerKey =
   | { kind: 'review' }

@@ -1,6 +1,7 @@
 // Comment threads: grouped under their change, and placed at the attribute they are anchored to.
 import type { ChangeComment } from '../contract/api/change-control';
-import { groupThreads, type Thread } from '../contract/threads';
+import { groupThreads, isApplicableSuggestion, type Thread } from '../contract/threads';
+import type { ChangeRequestSnapshot } from '../contract/webview/protocol';
 
 /** Threads per change (null: comments anchored to no change), oldest first. */
 export function threadsByChange(comments: readonly ChangeComment[]): Map<number | null, Thread[]> {
@@ -55,4 +56,13 @@ export function threadComments(threads: readonly Thread[]): ChangeComment[] {
 /** Open (unresolved) threads. */
 export function openThreadCount(threads: readonly Thread[]): number {
   return threads.reduce((n, t) => n + (t.root.resolved ? 0 : 1), 0);
+}
+
+/** The comments whose suggestions the user may apply now (Apply all), oldest first. */
+export function applicableSuggestionIds(snap: Pick<ChangeRequestSnapshot, 'comments' | 'changeRequest'>): number[] {
+  const allowed = snap.changeRequest.actions.apply_suggestions?.allowed === true;
+  return snap.comments
+    .filter((c) => isApplicableSuggestion(c, allowed))
+    .map((c) => c.id)
+    .sort((a, b) => a - b);
 }

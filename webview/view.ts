@@ -21,7 +21,8 @@ import {
   renderTimeline,
 } from './render/sections';
 import { sameInputs } from '../contract/webview/share';
-import { actionKey, isPending, POSTING_ACTS, REVIEW_KEY, type ViewState } from './state';
+import { actionKey, APPLY_ALL_KEY, isPending, POSTING_ACTS, REVIEW_KEY, type ViewState } from './state';
+import { applicableSuggestionIds } from './threads';
 import { PANEL_ACTIONS } from '../contract/webview/protocol';
 import { buildTimeline } from './timeline';
 import { relativeTime } from '../contract/time';
@@ -131,7 +132,13 @@ const REGIONS: RegionDef[] = [
     id: 'changes-head',
     slot: 'listHead',
     // The filter box keeps its own text while typing: the filter is not an input of this region.
-    inputs: ({ state }) => [state.snapshot!.changes.length, state.snapshot!.changeRequest.branch_deleted],
+    inputs: ({ state }) => [
+      state.snapshot!.changes.length,
+      state.snapshot!.changeRequest.branch_deleted,
+      applicableSuggestionIds(state.snapshot!).join(','),
+      isPending(state, APPLY_ALL_KEY),
+      state.errors[APPLY_ALL_KEY],
+    ],
     render: (doc, { state }) => renderChangesHead(doc, state.snapshot!, state),
   },
   {
@@ -289,6 +296,7 @@ class ChangeList {
       state.collapsedChanges.includes(change.id),
       state.expandedChanges.includes(change.id),
       snap.changeRequest.actions.comment?.allowed === true,
+      snap.changeRequest.actions.apply_suggestions?.allowed === true,
       snap.me.id,
       index,
       visible.length,

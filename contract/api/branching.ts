@@ -96,3 +96,47 @@ export const mergeConflictRefusal = z.object({
   detail: z.string(),
   conflicts: z.array(mergeConflict),
 });
+
+/**
+ * The answer of `changes/{id}/revert/`: the branch's change of one object undone, so that the
+ * object in the branch is main's now.
+ */
+export const changeRevertResult = z.object({
+  /** The change that was undone (it no longer exists). */
+  change: z.number().int(),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+  /**
+   * The write the revert amounted to in the branch: `update`, `delete` (the object left the
+   * branch: a create undone), `create` (it came back: a delete undone), or null when what the
+   * branch shows did not change.
+   */
+  action: z.enum(CHANGE_ACTIONS).nullable(),
+  /** The object as the branch shows it now (main's state), or null when it is absent. */
+  object: z.looseObject({ ...objectBase }).nullable(),
+});
+export type ChangeRevertResult = z.infer<typeof changeRevertResult>;
+
+/** What the caller's object permissions grant on one source-of-truth type (true: for some objects at least; constraints decide each). */
+export const branchObjectTypeAccess = z.object({
+  object_type: objectTypeName,
+  display: z.string(),
+  /** The type's list endpoint. */
+  url: z.string(),
+  view: z.boolean(),
+  add: z.boolean(),
+  change: z.boolean(),
+  delete: z.boolean(),
+});
+export type BranchObjectTypeAccess = z.infer<typeof branchObjectTypeAccess>;
+
+/** `branches/{id}/access/`: what the caller may do in one branch, for clients that edit its objects. */
+export const branchAccess = z.object({
+  branch: z.number().int(),
+  /** The branch is ready and the caller may write in it (its owner, or a holder of branching.change_branch for it). */
+  write: z.boolean(),
+  /** Why not, in words; null when `write` is true. */
+  reason: z.string().nullable(),
+  object_types: z.array(branchObjectTypeAccess),
+});
+export type BranchAccess = z.infer<typeof branchAccess>;

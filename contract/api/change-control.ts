@@ -269,6 +269,35 @@ export const reviewUpdate = z.looseObject({
 
 // ---- Comments ----------------------------------------------------------------------------
 
+/**
+ * A suggested change carried by a comment: the value proposed for one attribute of the changed
+ * object (a dot path into the branch's state), shown as `previous` → `value`.
+ */
+export const commentSuggestion = z.object({
+  attribute: z.string(),
+  value: z.unknown(),
+  /** The attribute's value in the branch when the suggestion was made; null when it did not exist then. */
+  previous: z.unknown(),
+  /** The attribute did not exist in the branch when the suggestion was made (`previous` is then null). */
+  previous_absent: z.boolean(),
+  /**
+   * The attribute's value in the branch is no longer `previous` (or the change is gone, or the
+   * object deleted): applying it would overwrite what changed since, so it is refused unless forced.
+   * False once applied.
+   */
+  outdated: z.boolean(),
+  /** Who applied it (null until applied, or once that user is gone) and when. */
+  applied_by: userRef.nullable(),
+  applied_at: instant.nullable(),
+});
+export type CommentSuggestion = z.infer<typeof commentSuggestion>;
+
+/** A suggestion as written: the attribute (a dot path) and the proposed value (any JSON, null included). */
+export const commentSuggestionWrite = z.strictObject({
+  attribute: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(200),
+  value: z.json(),
+});
+
 export const changeComment = z.object({
   ...objectBase,
   change_request: z.number().int(),
@@ -285,6 +314,8 @@ export const changeComment = z.object({
   outdated: z.boolean().default(false),
   /** True once its author changed the text after posting it (resolving or reopening a thread is no edit, though it moves last_updated). */
   edited: z.boolean().default(false),
+  /** A suggested change, or null for a plain comment. */
+  suggestion: commentSuggestion.nullable().default(null),
 });
 export type ChangeComment = z.infer<typeof changeComment>;
 
@@ -295,7 +326,30 @@ export const changeCommentCreate = z.looseObject({
   parent: z.number().int().nullable().optional(),
   /** A dot path that exists in the anchored change's original or modified state. A reply takes its root's. */
   attribute: z.string().trim().min(1).max(200).nullable().optional(),
+  /**
+   * A suggested change: a value for an attribute of the branch's state of the object (one that
+   * exists, or one that can be set: a new key of an existing mapping). It lies at or under the
+   * thread's attribute; a thread root naming none takes the suggestion's when the change has it.
+   */
+  suggestion: commentSuggestionWrite.nullable().optional(),
 });
+
+/** `change-requests/{id}/apply-suggestions/`: the comments whose suggestions to write into the branch, at once. */
+export const applySuggestions = z.strictObject({
+  comments: z
+    .array(z.number().int())
+    .min(1, { error: 'Name at least one comment.' })
+    .max(1000, { error: 'At most 1000 comments at once.' }),
+  /** Apply outdated suggestions too (their value overwrites what changed since). Default false: an outdated one is a 409. */
+  force: z.boolean().optional(),
+});
+
+/** What applying suggestions wrote: the request afterwards, the comments (applied, their threads resolved) and the objects written. */
+export const applySuggestionsResult = z.object({
+  comments: z.array(z.number().int()),
+  objects: z.array(z.object({ object_type: objectTypeName, object_id: z.number().int() })),
+});
+export type ApplySuggestionsResult = z.infer<typeof applySuggestionsResult>;
 export const changeCommentUpdate = z.looseObject({
   text: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
   resolved: z.boolean().optional(),

@@ -102,5 +102,6 @@ export const CALLER_ACTIONS = [
   'merge',
   'override',
   'comment',
+  'apply_suggestions',
 ] as const;
 export type CallerAction = (typeof CALLER_ACTIONS)[number];

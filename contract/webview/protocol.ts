@@ -76,6 +76,8 @@ export type Operation =
   | { type: 'deleteComment'; opId: string; commentId: number }
   | { type: 'setResolved'; opId: string; commentId: number; resolved: boolean }
   | { type: 'submitReview'; opId: string; decision: ReviewDecision; comment: string; reviewId: number | null }
+  /** Writes these comments' suggestions into the branch (outdated ones are not offered). */
+  | { type: 'applySuggestions'; opId: string; commentIds: number[] }
   | { type: 'panelAction'; opId: string; action: PanelAction };
 
 export type WebviewToHost =
@@ -112,6 +114,7 @@ export const OPERATION_TYPES = [
   'deleteComment',
   'setResolved',
   'submitReview',
+  'applySuggestions',
   'panelAction',
 ] as const satisfies readonly Operation['type'][];
 

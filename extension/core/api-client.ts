@@ -13,6 +13,7 @@ import {
   type BranchActionResult,
 } from '../../contract/api/branching';
 import {
+  applySuggestionsResult,
   changeComment,
   changeRequest,
   evaluation,
@@ -20,6 +21,7 @@ import {
   pluginSettings,
   preview,
   review,
+  type ApplySuggestionsResult,
   type ChangeComment,
   type ChangeRequest,
   type Evaluation,
@@ -132,13 +134,15 @@ export class ApiClient {
     method: string,
     path: string,
     body?: unknown,
-    opts: { auth?: boolean } & WriteOptions = {},
+    opts: { auth?: boolean; branch?: string } & WriteOptions = {},
   ): Promise<unknown> {
     const auth = opts.auth ?? true;
     if (auth && !this.options.token) throw new ApiError('signedOut', 'Not signed in.');
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (auth && this.options.token) headers.Authorization = `Token ${this.options.token}`;
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
+    // Reads and writes in a branch (its schema id), as every NetBox branching client sends it.
+    if (opts.branch) headers['X-NetBox-Branch'] = opts.branch;
     let payload: string | undefined;
     if (body !== undefined) {
       headers['Content-Type'] = 'application/json';
@@ -185,12 +189,13 @@ export class ApiClient {
     return error;
   }
 
-  private async call<T extends z.ZodType>(
+  /** One request whose answer is parsed with `schema` (an ApiError `badResponse` when it does not fit). */
+  async call<T extends z.ZodType>(
     schema: T,
     method: string,
     path: string,
     body?: unknown,
-    opts?: { auth?: boolean } & WriteOptions,
+    opts?: { auth?: boolean; branch?: string } & WriteOptions,
   ): Promise<z.infer<T>> {
     const raw = await this.request(method, path, body, opts);
     const result = schema.safeParse(raw);
@@ -221,8 +226,8 @@ export class ApiClient {
     return { count: body.count, results: body.results };
   }
 
-  /** A `next` link as a path on our own base URL (the service may name itself differently). */
-  private relative(link: string): string {
+  /** A `next` link or an object's URL as a path on our own base URL (the service may name itself differently). */
+  relative(link: string): string {
     try {
       const u = new URL(link);
       const base = new URL(this.baseUrl);
@@ -487,11 +492,14 @@ export class ApiClient {
       text: string;
       parent?: number | null;
       attribute?: string | null;
+      /** A suggested change: a value for an attribute of the branch's state of the object. */
+      suggestion?: { attribute: string; value: unknown };
     },
     opts: WriteOptions = {},
   ): Promise<ChangeComment> {
     const payload = { ...body };
     if (payload.attribute === undefined) delete payload.attribute;
+    if (payload.suggestion === undefined) delete payload.suggestion;
     return this.call(changeComment, 'POST', PATHS.comments, payload, opts);
   }
 
@@ -505,5 +513,17 @@ export class ApiClient {
 
   async deleteComment(id: number, opts: WriteOptions = {}): Promise<void> {
     await this.request('DELETE', `${PATHS.comments}${id}/`, undefined, opts);
+  }
+
+  /** Writes these comments' suggestions into the request's branch, as the caller, all or none (an outdated one is a 409 unless forced). */
+  applySuggestions(
+    changeRequestId: number,
+    comments: readonly number[],
+    force = false,
+  ): Promise<ApplySuggestionsResult> {
+    return this.call(applySuggestionsResult, 'POST', `${PATHS.changeRequests}${changeRequestId}/apply-suggestions/`, {
+      comments,
+      ...(force ? { force } : {}),
+    });
   }
 }

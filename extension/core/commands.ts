@@ -69,6 +69,29 @@ export const COMMANDS = [
   { id: 'changeControl.createBranch', title: 'Create Branch', icon: 'git-branch-create', palette: true },
   { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', palette: true },
   { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', palette: true },
+  // Authoring: a branch's objects as documents.
+  { id: 'changeControl.showBranchObjects', title: 'Show Branch Objects', icon: 'list-tree', palette: true },
+  {
+    id: 'changeControl.openBranchFolder',
+    title: 'Open Branch as Workspace Folder',
+    icon: 'root-folder-opened',
+    palette: true,
+  },
+  { id: 'changeControl.goToObject', title: 'Go to Object…', icon: 'search', palette: true },
+  { id: 'changeControl.newObject', title: 'New Object…', icon: 'new-file', palette: true },
+  { id: 'changeControl.deleteObject', title: 'Delete Object', icon: 'trash', palette: true },
+  { id: 'changeControl.revertObject', title: 'Revert Object to Main', icon: 'discard', palette: true },
+  { id: 'changeControl.loadMoreObjects', title: 'Load More Objects', icon: 'ellipsis', palette: false },
+  // Suggested changes in comment threads.
+  { id: 'changeControl.suggestChange', title: 'Suggest a Change', icon: 'lightbulb', palette: false },
+  { id: 'changeControl.applySuggestion', title: 'Apply Suggestion', icon: 'lightbulb-autofix', palette: false },
+  {
+    id: 'changeControl.applySuggestions',
+    title: 'Apply All Suggestions',
+    icon: 'check-all',
+    action: 'apply_suggestions',
+    palette: true,
+  },
   // When the bundled service cannot start, or the service cannot be reached.
   { id: 'changeControl.useRemoteServer', title: 'Use a Remote Server', icon: 'remote', palette: true },
   { id: 'changeControl.openSettings', title: 'Open Settings', icon: 'settings-gear', palette: true },
@@ -95,6 +118,7 @@ export const VIEWS = {
   changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests', container: VIEW_CONTAINER },
   checks: { id: 'changeControl.checks', name: 'Checks', container: VIEW_CONTAINER },
   myReviews: { id: 'changeControl.myReviews', name: 'My Reviews', container: VIEW_CONTAINER },
+  branchObjects: { id: 'changeControl.branchObjects', name: 'Branch Objects', container: VIEW_CONTAINER },
   changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects', container: REVIEW_CONTAINER },
 } as const;
 export type ViewKey = keyof typeof VIEWS;
@@ -120,6 +144,8 @@ export const CONTEXT_KEYS = {
   activeChange: 'changeControl.activeChange',
   /** True when the change the active editor shows is marked viewed. */
   activeViewed: 'changeControl.activeViewed',
+  /** True when the Branch Objects view shows a branch. */
+  branchObjects: 'changeControl.branchObjects',
 } as const;
 
 /** The comment controller's id (menus of the comment widget read it as `commentController`). */

@@ -16,6 +16,7 @@ import {
   type ChangeSide,
 } from './change-documents';
 import type { DraftComment } from './pending-review';
+import { suggestionContext, suggestionMarkdown } from './suggestions';
 
 export interface CommentView {
   /** `c:<id>` for a posted comment, `d:<key>` for a draft. */
@@ -30,8 +31,10 @@ export interface CommentView {
   pending: boolean;
   /** Shown next to the author ("Pending", "(edited)"). */
   label: string | undefined;
-  /** `comment;` then `mine;`, `pending;` / `posted;` (menus read it). */
+  /** `comment;` then `mine;`, `pending;` / `posted;`, and `suggestion;` with `applicable;`, `applied;` or `outdated;` (menus read it). */
   contextValue: string;
+  /** The suggested change the comment carries, as Markdown (a diff of its attribute), shown under its text. */
+  suggestion?: string | null;
 }
 
 export interface ThreadView {
@@ -57,9 +60,11 @@ export interface ThreadInput {
   drafts: readonly DraftComment[];
   changes: readonly ChangeDiff[];
   me: { id: number; display: string };
+  /** The request lets the user apply suggestions (its `actions.apply_suggestions`). */
+  canApply?: boolean;
 }
 
-function postedView(c: ChangeComment, meId: number): CommentView {
+function postedView(c: ChangeComment, meId: number, canApply = false): CommentView {
   const mine = c.author.id === meId;
   return {
     key: `c:${c.id}`,
@@ -72,7 +77,8 @@ function postedView(c: ChangeComment, meId: number): CommentView {
     pending: false,
     // The widget shows the label beside the author, as it shows "Pending".
     label: c.edited ? '(edited)' : undefined,
-    contextValue: `comment;${mine ? 'mine;' : ''}posted;`,
+    contextValue: `comment;${mine ? 'mine;' : ''}posted;${suggestionContext(c, canApply)}`,
+    suggestion: c.suggestion ? suggestionMarkdown(c.suggestion) : null,
   };
 }
 
@@ -143,7 +149,7 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
   };
   for (const { root, replies } of groupThreads(input.comments)) {
     const key = `c:${root.id}`;
-    const comments = [root, ...replies].map((c) => postedView(c, input.me.id));
+    const comments = [root, ...replies].map((c) => postedView(c, input.me.id, input.canApply));
     for (const d of draftReplies.get(key) ?? []) comments.push(draftView(d, input.me));
     threads.push(
       finish({

@@ -5,7 +5,8 @@ import type { ApiClient } from './api-client';
 import { ApiError } from './api-error';
 
 export type WriteOperation = Exclude<Operation, { type: 'panelAction' }>;
-type WriteMethod = 'createComment' | 'updateComment' | 'deleteComment' | 'createReview' | 'updateReview';
+type WriteMethod =
+  'createComment' | 'updateComment' | 'deleteComment' | 'createReview' | 'updateReview' | 'applySuggestions';
 /** The client's writes, as far as this module uses them (their answers are not read). */
 export type WriteClient = { [K in WriteMethod]: (...args: Parameters<ApiClient[K]>) => Promise<unknown> };
 
@@ -35,6 +36,9 @@ export async function performWrite(client: WriteClient, changeRequestId: number,
     case 'setResolved':
       await client.updateComment(op.commentId, { resolved: op.resolved });
       return;
+    case 'applySuggestions':
+      await client.applySuggestions(changeRequestId, op.commentIds);
+      return;
     case 'submitReview': {
       const comment = op.comment.trim();
       if (op.decision === 'reject' && !comment)
@@ -59,6 +63,8 @@ export function describeOperation(op: Operation): string {
       return op.resolved ? 'Resolving a thread' : 'Reopening a thread';
     case 'submitReview':
       return 'Submitting your review';
+    case 'applySuggestions':
+      return op.commentIds.length === 1 ? 'Applying a suggestion' : `Applying ${op.commentIds.length} suggestions`;
     case 'panelAction':
       return `Running ${op.action}`;
   }

@@ -32,6 +32,7 @@ export const webviewToHost: z.ZodType<WebviewToHost> = z.discriminatedUnion('typ
     comment: text,
     reviewId: id.nullable(),
   }),
+  z.strictObject({ type: z.literal('applySuggestions'), opId, commentIds: z.array(id).min(1).max(1000) }),
   z.strictObject({ type: z.literal('panelAction'), opId, action: z.enum(PANEL_ACTIONS) }),
 ]);
 

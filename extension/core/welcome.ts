@@ -43,6 +43,7 @@ export const WELCOME_BUTTONS = {
   openChangeRequestForBranch: '[Open Change Request for Branch](command:changeControl.openChangeRequestForBranch)',
   createBranch: '[Create Branch](command:changeControl.createBranch)',
   openAllChanges: '[Open All Changes](command:changeControl.openAllChanges)',
+  showBranchObjects: '[Show Branch Objects](command:changeControl.showBranchObjects)',
 } as const;
 const B = WELCOME_BUTTONS;
 
@@ -123,6 +124,12 @@ export const WELCOMES: readonly WelcomeDef[] = [
     view: 'myReviews',
     states: ['connected'],
     contents: 'Loading the change requests waiting for your review…',
+  },
+  ...notConnected('branchObjects', 'the objects of branches'),
+  {
+    view: 'branchObjects',
+    states: ['connected'],
+    contents: `Edit the objects of a branch here: each opens as a YAML document, and saving writes it into the branch.\n${B.showBranchObjects}\n${B.createBranch}`,
   },
   ...notConnected('changedObjects', 'the changes of change requests'),
   {

@@ -20,6 +20,8 @@ import {
 } from '../core/change-documents';
 import type { ChangeDiff } from '../../contract/api/branching';
 import type { DataPart, RequestDataCache } from '../core/request-data';
+import { isBranchPath } from '../core/branch-documents';
+import type { BranchDocuments } from './branch-documents';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
 
@@ -48,7 +50,12 @@ export interface DocumentDeps {
   log: vscode.LogOutputChannel;
   /** A description was saved: refresh what shows the request. */
   onDescriptionSaved(changeRequestId: number): void;
+  /** The branches' objects (`/branches/…`), served by their own provider under this scheme. */
+  branches?: BranchDocuments;
 }
+
+/** Whether a document of the scheme is a branch's object (branch-documents.ts serves those). */
+const isBranchDocument = (uri: vscode.Uri) => isBranchPath(uri.path);
 
 export class ChangeDocuments extends DisposableBase implements vscode.FileSystemProvider {
   private readonly changed = this._register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
@@ -60,6 +67,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     super();
     this._register(vscode.workspace.registerFileSystemProvider(DOCUMENT_SCHEME, this, { isCaseSensitive: true }));
     this._register(deps.cache.onDidChange((id, parts) => this.onData(id, parts)));
+    if (deps.branches) this._register(deps.branches.onDidChangeFile((events) => this.changed.fire(events)));
     // Signed out, open documents keep what they show; once connected again, they read it afresh.
     this._register(
       deps.connection.onDidChange((state) => {
@@ -115,6 +123,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   }
 
   async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    if (this.deps.branches && isBranchDocument(uri)) return this.deps.branches.stat(uri);
     const ref = refOf(uri);
     if (!ref) throw vscode.FileSystemError.FileNotFound(uri);
     if (ref.kind === 'description') {
@@ -132,6 +141,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   }
 
   async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    if (this.deps.branches && isBranchDocument(uri)) return this.deps.branches.readFile(uri);
     const ref = refOf(uri);
     if (!ref) throw vscode.FileSystemError.FileNotFound(uri);
     if (ref.kind === 'description') return encoder.encode((await this.readDescription(ref.changeRequestId)).text);
@@ -160,6 +170,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
+    if (this.deps.branches && isBranchDocument(uri)) return this.deps.branches.writeFile(uri, content);
     const ref = refOf(uri);
     if (!ref) throw vscode.FileSystemError.FileNotFound(uri);
     if (ref.kind !== 'description')
@@ -183,7 +194,8 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     this.deps.onDescriptionSaved(ref.changeRequestId);
   }
 
-  readDirectory(): [string, vscode.FileType][] {
+  readDirectory(uri: vscode.Uri): [string, vscode.FileType][] | Promise<[string, vscode.FileType][]> {
+    if (this.deps.branches && isBranchDocument(uri)) return this.deps.branches.readDirectory(uri);
     return [];
   }
 
@@ -191,7 +203,8 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     throw vscode.FileSystemError.NoPermissions(uri);
   }
 
-  delete(uri: vscode.Uri): void {
+  delete(uri: vscode.Uri): void | Promise<void> {
+    if (this.deps.branches && isBranchDocument(uri)) return this.deps.branches.delete(uri);
     throw vscode.FileSystemError.NoPermissions(uri);
   }
 

@@ -28,6 +28,9 @@ import type { Connection } from './connection';
 import type { ErrorReporter } from './errors';
 import { askDecision, reviewHandlers } from './review-commands';
 import type { ReviewDrafts } from './review-drafts';
+import { authoringHandlers } from './authoring-commands';
+import type { BranchDocuments } from './branch-documents';
+import type { BranchObjectsView } from './branch-objects-view';
 import type { UserState } from './user-state';
 import type { ChangeControlViews } from './views';
 
@@ -46,6 +49,9 @@ export interface CommandDeps {
   reviewDrafts: ReviewDrafts;
   /** Branch previews (read-only Markdown documents). */
   previews: BranchPreviews;
+  /** A branch's objects as documents, and the Branch Objects view. */
+  branchDocuments: BranchDocuments;
+  branchObjects: BranchObjectsView;
   /** Reloads the lists, the checks, the open panels and what the editor shows of requests. */
   refreshAll(): Promise<void>;
 }
@@ -216,6 +222,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   const handlers: Record<CommandId, Handler> = {
     ...reviewHandlers({ ...deps, client, pick, target, inView, afterChange }),
+    ...authoringHandlers({ ...deps, documents: deps.branchDocuments, client, target, inView, afterChange }),
 
     'changeControl.openChangeRequest': async (arg) => {
       const id = changeRequestIdOf(arg) ?? (await pick(undefined, 'Change request to open'));

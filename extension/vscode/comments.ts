@@ -5,7 +5,8 @@
 // pending review drafts (kept in UserState until Submit Review posts them).
 import * as vscode from 'vscode';
 import type { ChangeComment } from '../../contract/api/change-control';
-import { ApiError } from '../core/api-error';
+import { ApiError, asApiError } from '../core/api-error';
+import { parseValue, suggestionBlock, valueAsInput, valueAt } from '../core/suggestions';
 import {
   attributeAtLine,
   attributeSpans,
@@ -38,7 +39,7 @@ export class ReviewComment implements vscode.Comment {
     readonly changeRequestId: number,
     public thread: vscode.CommentThread | undefined,
   ) {
-    this.body = markdown(view.text);
+    this.body = markdown(shownText(view));
     this.author = { name: view.author };
     this.contextValue = view.contextValue;
     this.label = view.label;
@@ -51,8 +52,13 @@ export class ReviewComment implements vscode.Comment {
     this.contextValue = view.contextValue;
     this.label = view.label;
     this.timestamp = new Date(view.timestamp);
-    if (this.mode === vscode.CommentMode.Preview) this.body = markdown(view.text);
+    if (this.mode === vscode.CommentMode.Preview) this.body = markdown(shownText(view));
   }
+}
+
+/** A comment as its thread shows it: its text, and the suggested change it carries under it. */
+function shownText(view: CommentView): string {
+  return view.suggestion ? `${view.text}\n\n${view.suggestion}` : view.text;
 }
 
 /** Markdown as VS Code renders it, untrusted: no command links, no raw HTML, no theme icons. */
@@ -141,6 +147,7 @@ export class ReviewComments extends DisposableBase {
       drafts,
       changes: data.changes,
       me: { id: me.id, display: me.display || me.username },
+      canApply: data.changeRequest.actions.apply_suggestions?.allowed ?? false,
     });
     const canReply = data.changeRequest.actions.comment?.allowed ?? false;
     const seen = new Set<string>();
@@ -366,7 +373,7 @@ export class ReviewComments extends DisposableBase {
   cancelEdit(comment: ReviewComment): void {
     if (!comment.thread) return;
     comment.mode = vscode.CommentMode.Preview;
-    comment.body = markdown(comment.view.text);
+    comment.body = markdown(shownText(comment.view));
     comment.thread.comments = [...comment.thread.comments];
   }
 
@@ -385,7 +392,7 @@ export class ReviewComments extends DisposableBase {
     }
     comment.mode = vscode.CommentMode.Preview;
     comment.view = { ...comment.view, text };
-    comment.body = markdown(text);
+    comment.body = markdown(shownText(comment.view));
     if (comment.thread) comment.thread.comments = [...comment.thread.comments];
     if (comment.view.id !== null) await this.reloadComments(comment.changeRequestId);
   }
@@ -424,6 +431,94 @@ export class ReviewComments extends DisposableBase {
     if (!client) throw new ApiError('signedOut', 'Not signed in.');
     await client.updateComment(shown.view.rootId, { resolved });
     await this.reloadComments(known.changeRequestId);
+  }
+
+  // ------------------------------------------------------------------ suggested changes
+
+  /**
+   * Posts a comment with a suggested change for the attribute of the thread (or of its line): the
+   * value from a ```` ```suggestion ```` block of the text, else typed in an input box that starts
+   * from the attribute's value in the branch (as GitHub starts from the line).
+   */
+  async suggestChange(reply: vscode.CommentReply): Promise<void> {
+    const t = this.target(reply);
+    const known = this.ours.get(reply.thread);
+    const attribute = known
+      ? (this.shown.get(`${known.changeRequestId}/${known.key}`)?.view.attribute ?? null)
+      : t.attribute;
+    if (t.parentDraft !== null)
+      throw new ApiError(
+        'invalid',
+        'This thread is still pending in your review: submit the review, then suggest a change.',
+      );
+    if (!attribute)
+      throw new ApiError(
+        'invalid',
+        'A suggestion is for one attribute: start the thread on the line of that attribute.',
+      );
+    const change = this.deps.cache.get(t.changeRequestId)?.changes.find((c) => c.id === t.changeDiff);
+    if (!change?.modified) throw new ApiError('invalid', 'A deleted object cannot take suggestions.');
+    const block = suggestionBlock(reply.text);
+    let valueText = block?.valueText;
+    if (valueText === undefined) {
+      valueText = await vscode.window.showInputBox({
+        title: `Suggest a change to ${attribute}`,
+        prompt: `The value you suggest for ${attribute} (YAML: text, a number, [a, list], {a: map} or null)`,
+        value: valueAsInput(valueAt(change.modified, attribute)),
+        ignoreFocusOut: true,
+        validateInput: (v) => {
+          const parsed = parseValue(v);
+          return parsed.ok ? undefined : parsed.message;
+        },
+      });
+      if (valueText === undefined) return;
+    }
+    const parsed = parseValue(valueText);
+    if (!parsed.ok) throw new ApiError('invalid', `The suggested value is not valid YAML: ${parsed.message}`);
+    const client = this.deps.connection.client;
+    if (!client) throw new ApiError('signedOut', 'Not signed in.');
+    const words = (block ? block.text : reply.text).trim();
+    const created = await client.createComment({
+      change_request: t.changeRequestId,
+      change_diff: t.changeDiff,
+      text: words || `Suggested value for \`${attribute}\`.`,
+      parent: t.parent,
+      attribute: t.parent === null ? attribute : undefined,
+      suggestion: { attribute, value: parsed.value },
+    });
+    this.deps.log.info(`suggestion ${created.id} posted on change ${t.changeDiff} (${attribute})`);
+    if (this.isNew(reply.thread)) reply.thread.dispose();
+    await this.reloadComments(t.changeRequestId, created);
+  }
+
+  /**
+   * Applies suggestions of a request (written into its branch as the user); an outdated one is
+   * applied only once the user says so. Returns whether anything was applied.
+   */
+  async applySuggestions(changeRequestId: number, commentIds: number[]): Promise<boolean> {
+    const client = this.deps.connection.client;
+    if (!client) throw new ApiError('signedOut', 'Not signed in.');
+    try {
+      await client.applySuggestions(changeRequestId, commentIds);
+    } catch (e) {
+      const err = asApiError(e);
+      if (err.kind !== 'conflict' || !/outdated/.test(err.message)) throw e;
+      const ok = await vscode.window.showWarningMessage(
+        'Apply an outdated suggestion?',
+        {
+          modal: true,
+          detail: `${err.message}\n\nApplying it anyway overwrites what changed in the branch since it was suggested.`,
+        },
+        'Apply Anyway',
+      );
+      if (ok !== 'Apply Anyway') return false;
+      await client.applySuggestions(changeRequestId, commentIds, true);
+    }
+    this.deps.log.info(
+      `applied the suggestions of comments ${commentIds.join(', ')} on change request #${changeRequestId}`,
+    );
+    await this.deps.cache.reload(changeRequestId, ['comments', 'changes', 'request']);
+    return true;
   }
 
   /** The thread a command got (the thread itself, or a comment of it). */

@@ -451,10 +451,13 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
       log.info(`branch ${branch.name} created (id ${branch.id}, schema ${branch.schema_id})`);
       views.branchesChanged();
       const choice = await vscode.window.showInformationMessage(
-        `Branch "${branch.name}" created. Write to it with the header X-NetBox-Branch: ${branch.schema_id}; then open its change request.`,
+        `Branch "${branch.name}" created. Edit its objects in the Branch Objects view (saving writes into the branch), then open its change request.`,
+        'Show Branch Objects',
         'Open Change Request',
       );
-      if (choice) await vscode.commands.executeCommand('changeControl.openChangeRequestForBranch', branch.id);
+      if (choice === 'Show Branch Objects')
+        await vscode.commands.executeCommand('changeControl.showBranchObjects', branch.name);
+      else if (choice) await vscode.commands.executeCommand('changeControl.openChangeRequestForBranch', branch.id);
     },
 
     'changeControl.editTitle': async (arg: unknown) => {

@@ -105,7 +105,11 @@ describe('extension: API client against the service (change control)', () => {
     assert.equal(availability(asAuthor, 'merge').allowed, false);
     assert.equal(mergeBlockedReason(asAuthor), asAuthor.merge_blocked_reason);
     assert.match(asAuthor.merge_blocked_reason, new RegExp(`Required check "${CHECK_NAME}" is pending`));
-    assert.equal(changeRequestContextValue(asAuthor), 'changeRequest;return_to_draft;abandon;comment;');
+    // The author owns the branch: suggestions are hers to apply.
+    assert.equal(
+      changeRequestContextValue(asAuthor),
+      'changeRequest;return_to_draft;abandon;comment;apply_suggestions;',
+    );
   });
 
   it('reads the approval panel, which counts an approval', async () => {

@@ -164,8 +164,12 @@ describe('extension: manifest', () => {
       for (const e of entries)
         assert.ok(e.when?.startsWith(`commentController == ${COMMENT_CONTROLLER}`), `${menu}: ${e.command}`);
     }
-    const edits = (contributes.menus['comments/comment/title'] as MenuEntry[]).map((e) => [e.command, e.when]);
+    const titles = contributes.menus['comments/comment/title'] as MenuEntry[];
+    const edits = titles.filter((e) => e.command !== 'changeControl.applySuggestion').map((e) => [e.command, e.when]);
     for (const [, when] of edits) assert.match(when!, /comment =~ \/;mine;\//);
+    // Apply Suggestion: on a suggestion the request lets the user apply now (not applied, not outdated).
+    const apply = titles.find((e) => e.command === 'changeControl.applySuggestion')!;
+    assert.match(apply.when!, /comment =~ \/;applicable;\//);
     const resolve = (contributes.menus['comments/commentThread/title'] as MenuEntry[]).find(
       (e) => e.command === 'changeControl.resolveThread',
     )!;

@@ -182,9 +182,16 @@ describe('extension: writes asked for by the panel', () => {
         deleteComment: record('deleteComment'),
         createReview: record('createReview'),
         updateReview: record('updateReview'),
+        applySuggestions: record('applySuggestions'),
       },
     };
   }
+
+  it('applies the suggestions the page names, all at once (one write of the branch)', async () => {
+    const { client, calls } = recorder();
+    await performWrite(client, 4, { type: 'applySuggestions', opId: '1', commentIds: [7, 9] });
+    assert.deepEqual(calls, [['applySuggestions', 4, [7, 9]]]);
+  });
 
   it('creates comments and replies anchored to the change and its attribute, trimmed', async () => {
     const { client, calls } = recorder();

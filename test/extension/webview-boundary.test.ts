@@ -26,6 +26,7 @@ describe('extension: the webview boundary', () => {
       { type: 'setResolved', opId: 'op-5', commentId: 5, resolved: true },
       { type: 'submitReview', opId: 'op-6', decision: 'reject', comment: 'No.', reviewId: null },
       { type: 'panelAction', opId: 'op-7', action: 'return_to_draft' },
+      { type: 'applySuggestions', opId: 'op-8', commentIds: [5, 6] },
     ];
     for (const m of messages) assert.deepEqual(parseWebviewMessage(m), m, m.type);
   });
@@ -46,6 +47,9 @@ describe('extension: the webview boundary', () => {
       { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: '' },
       { type: 'addComment', opId: 'x', changeDiff: 1, text: 'a', parent: null, attribute: 'x'.repeat(201) },
       { type: 'submitReview', opId: 'x', decision: 'maybe', comment: '', reviewId: null },
+      { type: 'applySuggestions', opId: 'x', commentIds: [] },
+      { type: 'applySuggestions', opId: 'x', commentIds: [0] },
+      { type: 'applySuggestions', opId: 'x', commentIds: [1], force: true },
     ]) {
       assert.equal(parseWebviewMessage(bad), null, JSON.stringify(bad));
     }

@@ -293,7 +293,8 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       registerTextDocumentContentProvider: disposable,
     },
     languages: {
-      createDiagnosticCollection: () => ({
+      createDiagnosticCollection: (name: string) => ({
+        name,
         set: () => undefined,
         delete: () => undefined,
         clear: () => undefined,

@@ -205,6 +205,41 @@ describe('webview: the panel controller', () => {
     ]);
   });
 
+  it('asks the host to apply one suggestion, or every applicable one with Apply all', () => {
+    const t = setup();
+    const suggestion = (over = {}) => ({
+      attribute: 'vlan',
+      value: 30,
+      previous: 20,
+      previous_absent: false,
+      outdated: false,
+      applied_by: null,
+      applied_at: null,
+      ...over,
+    });
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({
+        changeRequest: makeChangeRequest({ id: 1, actions: actions(['comment', 'apply_suggestions']) }),
+        comments: [
+          makeComment({ id: 5, change_diff: 11, suggestion: suggestion() }),
+          makeComment({ id: 6, change_diff: 12, suggestion: suggestion({ attribute: 'status', value: 'planned' }) }),
+          makeComment({ id: 7, change_diff: 11, suggestion: suggestion({ outdated: true }) }),
+        ],
+      }),
+    });
+    t.root.querySelector<HTMLElement>('#comment-5 [data-act=apply-suggestions]')!.click();
+    assert.equal(t.root.querySelector('#comment-5 [data-act=apply-suggestions]')!.textContent, 'Applying…');
+    t.$('#apply-all-suggestions').click();
+    assert.deepEqual(t.posted, [
+      { type: 'applySuggestions', opId: 'op-1', commentIds: [5] },
+      { type: 'applySuggestions', opId: 'op-2', commentIds: [5, 6] },
+    ]);
+    t.controller.receive({ type: 'operationFailed', opId: 'op-2', message: 'Applying failed: outdated.' });
+    assert.equal(t.$('#apply-all-suggestions').textContent, 'Apply all suggestions (2)');
+    assert.match(t.root.querySelector('.changes-head .error')!.textContent!, /outdated/);
+  });
+
   it('keeps drafts with setState and restores them in a new panel', () => {
     const t = setup();
     t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });

@@ -433,6 +433,54 @@ describe('webview: rendering the change request', () => {
     );
   });
 
+  it('shows a suggested change under its comment as a diff (old → new), marks it applied or outdated, and offers Apply only when the service allows it and it is neither', () => {
+    const suggestion = (over = {}) => ({
+      attribute: 'vlan',
+      value: 30,
+      previous: 20,
+      previous_absent: false,
+      outdated: false,
+      applied_by: null,
+      applied_at: null,
+      ...over,
+    });
+    const comments = [
+      makeComment({
+        id: 1,
+        change_diff: 11,
+        author: BOB,
+        text: 'Use 30.',
+        attribute: 'vlan',
+        suggestion: suggestion(),
+      }),
+      makeComment({ id: 2, change_diff: 11, author: BOB, text: 'Old.', suggestion: suggestion({ outdated: true }) }),
+      makeComment({
+        id: 3,
+        change_diff: 12,
+        author: BOB,
+        text: 'Done.',
+        suggestion: suggestion({ attribute: 'status', applied_at: '2026-11-01T10:00:00Z', applied_by: ALICE }),
+      }),
+    ];
+    const allowed = makeChangeRequest({ id: 1, actions: actions(['comment', 'apply_suggestions']) });
+    const root = renderApp(doc(), ready(makeSnapshot({ comments, changeRequest: allowed })));
+    const first = root.querySelector('#comment-1 .suggestion')!;
+    assert.match(text(first), /Suggested change to vlan/);
+    assert.equal(first.querySelector('.line.removed')!.textContent!.includes('20'), true);
+    assert.equal(first.querySelector('.line.added')!.textContent!.includes('30'), true);
+    assert.ok(root.querySelector('#comment-1 [data-act=apply-suggestions]'));
+    assert.match(text(root.querySelector('#comment-2 .suggestion')), /Outdated/);
+    assert.equal(root.querySelector('#comment-2 [data-act=apply-suggestions]'), null, 'outdated: not applyable');
+    assert.match(text(root.querySelector('#comment-3 .suggestion')), /Applied by Alice/);
+    assert.equal(root.querySelector('#comment-3 [data-act=apply-suggestions]'), null);
+    assert.equal(text(root.querySelector('#apply-all-suggestions')), 'Apply all suggestions (1)');
+    assert.equal(root.querySelector('#apply-all-suggestions')!.getAttribute('data-comments'), '1');
+
+    const notAllowed = renderApp(doc(), ready(makeSnapshot({ comments })));
+    assert.equal(notAllowed.querySelector('[data-act=apply-suggestions]'), null, 'the service does not allow it');
+    assert.ok(notAllowed.querySelector('#comment-1 .suggestion'), 'still shown');
+  });
+
   it('marks a comment "(edited)" only when its text was edited, not when its thread was resolved', () => {
     const later = '2026-11-25T10:00:00Z';
     const comments = [

@@ -5,6 +5,7 @@ export const ACTS = [
   'send', // data-key: sends the composer's operation
   'delete-comment', // data-comment
   'resolve', // data-comment, data-resolved ("true" | "false")
+  'apply-suggestions', // data-comments (ids, comma-separated), data-key (applyKey or APPLY_ALL_KEY)
   'panel-action', // data-action (PanelAction)
   'toggle-attrs', // data-change
   'toggle-collapse', // data-change: folds or unfolds one change

@@ -2,7 +2,8 @@
 import { CHECK_STATUS_VIEW, DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
-import { TIMELINE_PAGE, type ViewState } from '../state';
+import { APPLY_ALL_KEY, isPending, TIMELINE_PAGE, type ViewState } from '../state';
+import { applicableSuggestionIds } from '../threads';
 import type { Thread } from '../../contract/threads';
 import { latest, type TimelineEntry } from '../timeline';
 import { h, timeEl } from './dom';
@@ -23,6 +24,7 @@ export function renderDescription(doc: Document, snap: ChangeRequestSnapshot): H
 export function renderChangesHead(doc: Document, snap: ChangeRequestSnapshot, state: ViewState): HTMLElement {
   const total = snap.changes.length;
   const deleted = snap.changeRequest.branch_deleted;
+  const applyAll = applicableSuggestionIds(snap);
   return h(
     doc,
     'div',
@@ -63,8 +65,25 @@ export function renderChangesHead(doc: Document, snap: ChangeRequestSnapshot, st
             { type: 'button', class: 'secondary', 'data-act': 'open-all', id: 'open-all-changes' },
             'Open All Changes',
           ),
+          applyAll.length
+            ? h(
+                doc,
+                'button',
+                {
+                  type: 'button',
+                  class: 'primary',
+                  'data-act': 'apply-suggestions',
+                  'data-comments': applyAll.join(','),
+                  'data-key': APPLY_ALL_KEY,
+                  id: 'apply-all-suggestions',
+                  disabled: isPending(state, APPLY_ALL_KEY),
+                },
+                isPending(state, APPLY_ALL_KEY) ? 'Applying…' : `Apply all suggestions (${applyAll.length})`,
+              )
+            : null,
         )
       : null,
+    state.errors[APPLY_ALL_KEY] ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[APPLY_ALL_KEY]) : null,
   );
 }
 

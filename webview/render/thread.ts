@@ -3,8 +3,10 @@
 import type { ChangeComment } from '../../contract/api/change-control';
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
-import { deleteKey, editKey, isPending, replyKey, resolveKey, type ViewState } from '../state';
-import type { Thread } from '../../contract/threads';
+import { applyKey, deleteKey, editKey, isPending, replyKey, resolveKey, type ViewState } from '../state';
+import { isApplicableSuggestion, type Thread } from '../../contract/threads';
+import { renderDiffLines } from './diff-lines';
+import { diffValues } from '../diff';
 import { renderComposer } from './composer';
 import { h, timeEl } from './dom';
 
@@ -16,6 +18,68 @@ export interface ThreadContext {
   anchored: boolean;
   /** Say which attribute the thread is on (when it does not sit under that attribute's row). */
   showAttribute: boolean;
+}
+
+/**
+ * A suggested change under its comment: the attribute's value it replaces and the one it
+ * proposes, as the changes show a diff; whether it is applied or outdated; Apply for those who
+ * may write the branch.
+ */
+function renderSuggestion(doc: Document, ctx: ThreadContext, c: ChangeComment): HTMLElement | null {
+  const s = c.suggestion;
+  if (!s) return null;
+  const allowed = ctx.snap.changeRequest.actions.apply_suggestions?.allowed === true;
+  const applying = isPending(ctx.state, applyKey(c.id));
+  const state = s.applied_at
+    ? h(doc, 'span', { class: 'mark applied' }, `✓ Applied${s.applied_by ? ` by ${s.applied_by.display}` : ''}`)
+    : s.outdated
+      ? h(
+          doc,
+          'span',
+          { class: 'mark outdated', title: 'The attribute changed in the branch since it was suggested.' },
+          'Outdated',
+        )
+      : null;
+  return h(
+    doc,
+    'div',
+    { class: `suggestion${s.outdated ? ' outdated' : ''}${s.applied_at ? ' applied' : ''}`, 'data-suggestion': c.id },
+    h(
+      doc,
+      'p',
+      { class: 'suggestion-head' },
+      h(doc, 'strong', {}, 'Suggested change'),
+      ' to ',
+      h(doc, 'code', {}, s.attribute),
+      ' ',
+      state,
+    ),
+    renderDiffLines(doc, diffValues(s.previous_absent ? undefined : s.previous, s.value), false),
+    ctx.state.errors[applyKey(c.id)]
+      ? h(doc, 'p', { class: 'error', role: 'alert' }, ctx.state.errors[applyKey(c.id)])
+      : null,
+    isApplicableSuggestion(c, allowed) && ctx.anchored
+      ? h(
+          doc,
+          'div',
+          { class: 'buttons' },
+          h(
+            doc,
+            'button',
+            {
+              type: 'button',
+              class: 'primary',
+              'data-act': 'apply-suggestions',
+              'data-comments': String(c.id),
+              'data-key': applyKey(c.id),
+              disabled: applying,
+              'aria-label': `Apply the suggestion for ${s.attribute}`,
+            },
+            applying ? 'Applying…' : 'Apply suggestion',
+          ),
+        )
+      : null,
+  );
 }
 
 function renderComment(doc: Document, ctx: ThreadContext, c: ChangeComment, isRoot: boolean): HTMLElement {
@@ -40,6 +104,7 @@ function renderComment(doc: Document, ctx: ThreadContext, c: ChangeComment, isRo
       c.edited ? h(doc, 'span', { class: 'muted' }, ' (edited)') : null,
     ),
     body,
+    editing ? null : renderSuggestion(doc, ctx, c),
     state.errors[deleteKey(c.id)]
       ? h(doc, 'p', { class: 'error', role: 'alert' }, state.errors[deleteKey(c.id)])
       : null,

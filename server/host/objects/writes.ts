@@ -7,7 +7,8 @@ import type { BranchRow } from '../db/tables';
 import { sameAttributes, type Attributes } from './attributes';
 import { findBranch } from './branches-repository';
 import { branchChange, branchTouchesType, removeChange, saveChange } from './branch-changes-repository';
-import { deleteMainObject, nextObjectId, putMainObject, type ObjectState } from './main-repository';
+import type { BranchChange } from './branch-change';
+import { deleteMainObject, getMainObject, nextObjectId, putMainObject, type ObjectState } from './main-repository';
 import { nextNetEffect, type BranchWrite } from './net-effect';
 import { readObject } from './overlay';
 import { presentObject } from './present';
@@ -138,4 +139,53 @@ export async function deleteObject(ctx: Ctx, def: CatalogueType, existing: Objec
   if (branch) await writeInBranch(ctx, branch, def.name, existing.id, { op: 'delete', before: existing.attrs });
   else await deleteMainObject(ctx, existing.id);
   await logObjectWrite(ctx, def, 'delete', existing, undefined);
+}
+
+/** The object permission a revert amounts to: the object changes, leaves the branch, or comes back. */
+export type RevertAction = 'change' | 'delete' | 'add';
+
+export interface RevertOptions {
+  /** Asked before anything is stored, with the write the revert amounts to and the state it judges; throws to refuse. */
+  authorize?(action: RevertAction, state: ObjectState): Promise<void>;
+}
+
+/** What a revert did to the object as the branch sees it: its state before and after (undefined: absent). */
+export interface Reverted {
+  action: ChangeActionName | null;
+  before: ObjectState | undefined;
+  after: ObjectState | undefined;
+}
+
+/**
+ * Undoes the branch's change of one object (the context's branch, which must be ready and
+ * writable by the caller): the change row goes, so the object in the branch is what main holds
+ * now (gone when main has none). It is recorded as the write it amounts to in the branch: an
+ * update (`change`, judged on both states), a delete (`delete`, on the branch's state: a create
+ * undone, or an update of an object main has since deleted) or a create (`add`, on main's state:
+ * a delete undone); nothing is logged when the branch shows the same either way.
+ */
+export async function revertObjectInBranch(
+  ctx: Ctx,
+  def: CatalogueType,
+  change: BranchChange,
+  options: RevertOptions = {},
+): Promise<Reverted> {
+  const branch = await writeTarget(ctx, def.name);
+  if (!branch || branch.id !== change.branchId)
+    throw new Error("revertObjectInBranch needs the change's branch as its context");
+  const before = await readObject(ctx, def.name, change.objectId);
+  const main = await getMainObject(ctx, def.name, change.objectId);
+  let action: ChangeActionName | null = before ? (main ? 'update' : 'delete') : main ? 'create' : null;
+  // The branch already holds what main holds now: undoing the change shows nothing new.
+  if (action === 'update' && sameAttributes(before!.attrs, main!.attrs)) action = null;
+  if (action === 'update') {
+    await options.authorize?.('change', before!);
+    await options.authorize?.('change', main!);
+  } else if (action === 'delete') await options.authorize?.('delete', before!);
+  else if (action === 'create') await options.authorize?.('add', main!);
+  await removeChange(ctx, change.id);
+  await ctx.host.branchHooks.run('changesMoved', ctx, { branch, objectTypes: [def.name], newlyTouchedTypes: [] });
+  const after = await readObject(ctx, def.name, change.objectId);
+  if (action) await logObjectWrite(ctx, def, action, before, after);
+  return { action, before, after };
 }

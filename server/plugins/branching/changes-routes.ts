@@ -14,6 +14,7 @@ const changeList = defineList({
     branch_id: { type: 'int', description: 'Branch id.' },
     object_type: { type: 'string', description: 'Object type, "app_label.model".' },
     action: { type: 'choice', choices: CHANGE_ACTIONS },
+    object_id: { type: 'int', description: 'Object id (several: any of them).' },
   },
   ordering: {
     id: 'id',

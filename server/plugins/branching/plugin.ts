@@ -2,6 +2,7 @@ import type { HostPlugin } from '../../host';
 import { registerBranchActions } from './actions-routes';
 import { registerBranches } from './branches-routes';
 import { registerChanges } from './changes-routes';
+import { registerBranchObjectRoutes } from './objects-routes';
 import { branchingMigrations } from './db/migrations';
 import { digestKeeper } from './digest';
 
@@ -21,6 +22,7 @@ export function branchingPlugin(): HostPlugin {
       registerBranches(host);
       registerBranchActions(host);
       registerChanges(host);
+      registerBranchObjectRoutes(host);
     },
   };
 }

@@ -9,6 +9,7 @@ import { registerCheckRoutes } from './checks/routes';
 import { registerCheckTriggers } from './checks/triggers';
 import { checkTimeoutSweeper } from './checks/timeouts';
 import { registerCommentRoutes } from './comments/routes';
+import { registerSuggestionRoutes } from './comments/suggestion-routes';
 import { registerJournalRoutes } from './journal/routes';
 import { changeControlMigrations } from './db/migrations';
 import { registerBranchHooks } from './branch-hooks';
@@ -66,6 +67,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerChangeRequestRoutes(host);
       registerReviewRoutes(host);
       registerCommentRoutes(host);
+      registerSuggestionRoutes(host);
       registerJournalRoutes(host);
       registerCheckRoutes(host);
       registerCheckTriggers(host);

@@ -97,6 +97,13 @@ export function callerActions(
   if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION('comment on change requests');
   else if (!facts.branchExists) out.comment = no('The branch of this change request has been deleted.');
   else out.comment = ok;
+
+  // Applying a reviewer's suggestions is a write in the branch: object permissions decide each object.
+  if (!facts.branchExists) out.apply_suggestions = no('The branch of this change request has been deleted.');
+  else if (facts.branchWriteRefusal) out.apply_suggestions = no(facts.branchWriteRefusal);
+  else if (facts.branchStatus && facts.branchStatus !== 'ready')
+    out.apply_suggestions = no(`The branch is ${facts.branchStatus}; only a ready branch accepts changes.`);
+  else out.apply_suggestions = ok;
   return out;
 }
 

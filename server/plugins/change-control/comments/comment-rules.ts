@@ -114,3 +114,91 @@ export function isOutdated(
   if (attribute === null) return false;
   return isDeepStrictEqual(valueAtPath(change.original, attribute), valueAtPath(change.modified, attribute));
 }
+
+/** Fields the service computes: never an attribute a suggestion may set. */
+const COMPUTED_FIELDS = new Set(['id', 'url', 'display', 'created', 'last_updated']);
+/** A top-level attribute name (as the object endpoints accept them). */
+const ATTRIBUTE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Why a suggestion for `attribute` cannot be made on this change (its action and the branch's
+ * state of the object), or null. The attribute exists in the branch's state, or can be set there:
+ * a new key of a mapping that exists (a top-level one named as the object endpoints accept). A
+ * deleted object takes no suggestion; neither do the fields the service computes.
+ */
+export function suggestionRefusal(attribute: string, change: { action: string; modified: unknown }): string | null {
+  const parts = attribute.split('.');
+  if (parts.some((part) => part === '')) return `"${attribute}" is not a dot path (empty part).`;
+  if (parts.includes('__proto__')) return '"__proto__" cannot be an attribute.';
+  if (change.action === 'delete' || change.modified === null || change.modified === undefined)
+    return 'The object is deleted in the branch: a deleted object cannot take suggestions.';
+  if (COMPUTED_FIELDS.has(parts[0]!)) return `"${parts[0]}" is computed by the service and cannot be suggested.`;
+  if (pathExists(change.modified, attribute)) return null;
+  const parent = parts.length === 1 ? change.modified : valueAtPath(change.modified, parts.slice(0, -1).join('.'));
+  const isMapping = parent !== null && typeof parent === 'object' && !Array.isArray(parent);
+  if (!isMapping)
+    return `The branch's state of the object has no attribute "${attribute}", and it cannot be set there.`;
+  if (parts.length === 1 && !ATTRIBUTE_NAME.test(attribute))
+    return 'Attribute names are letters, digits and underscores, not starting with a digit.';
+  return null;
+}
+
+/** A suggestion lies at or under its thread's attribute (anywhere, for a thread on the whole object). */
+export function suggestionThreadRefusal(threadAttribute: string | null, suggested: string): string | null {
+  if (threadAttribute === null || suggested === threadAttribute || suggested.startsWith(`${threadAttribute}.`))
+    return null;
+  return `A suggestion in a thread about "${threadAttribute}" must be for it or an attribute under it.`;
+}
+
+/** The attribute's value in a state, as a suggestion records it: `{value}`, or `{}` when absent. */
+export function recordedValue(state: unknown, path: string): { value?: unknown } {
+  const value = state === null || state === undefined ? ABSENT : valueAtPath(state, path);
+  return value === ABSENT ? {} : { value };
+}
+
+/**
+ * Whether a suggestion is outdated: it is not applied, and its change is gone, the object deleted,
+ * or the attribute's value in the branch now is not what it was when suggested.
+ */
+export function isSuggestionOutdated(
+  suggestion: { attribute: string; previous: { value?: unknown } },
+  change: { action: string; modified: unknown } | undefined,
+  applied: boolean,
+): boolean {
+  if (applied) return false;
+  if (!change || change.action === 'delete' || change.modified === null) return true;
+  const now = recordedValue(change.modified, suggestion.attribute);
+  return !isDeepStrictEqual(now, suggestion.previous);
+}
+
+/**
+ * `state` with `value` set at a dot path (a copy: nothing of `state` is modified). The parent of
+ * the path exists (`suggestionRefusal` said so); array items are set by index.
+ */
+export function withValueAt(state: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const parts = path.split('.');
+  const set = (node: unknown, index: number): unknown => {
+    const key = parts[index]!;
+    const last = index === parts.length - 1;
+    if (Array.isArray(node)) {
+      const copy = [...node];
+      copy[Number(key)] = last ? value : set(copy[Number(key)], index + 1);
+      return copy;
+    }
+    const copy = { ...(node as Record<string, unknown>) };
+    // Defined, not assigned: a key is data whatever its name.
+    Object.defineProperty(copy, key, {
+      value: last ? value : set(copy[key], index + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    return copy;
+  };
+  return set(state, 0) as Record<string, unknown>;
+}
+
+/** Whether two dot paths overlap (one is the other or lies under it): two such suggestions cannot be applied together. */
+export function pathsOverlap(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}

@@ -15,7 +15,18 @@ import type { ChangeCommentRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
 import { MODELS } from '../names';
-import { isOutdated } from './comment-rules';
+import { isOutdated, isSuggestionOutdated } from './comment-rules';
+
+/** A comment's suggestion as stored (the `suggestion` column, JSON). */
+export interface StoredSuggestion {
+  attribute: string;
+  value: unknown;
+  previous: { value?: unknown };
+}
+
+export function parseSuggestion(text: string | null): StoredSuggestion | null {
+  return text === null ? null : (JSON.parse(text) as StoredSuggestion);
+}
 
 /**
  * The comments the caller may see: a comment shows a changed object (its label, its anchor),
@@ -91,6 +102,7 @@ export function repliesTo(ctx: Ctx, rootId: number): Promise<ChangeCommentRow[]>
 }
 
 interface ChangeSides {
+  action: string;
   original: unknown;
   modified: unknown;
 }
@@ -105,14 +117,14 @@ async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Pro
   const withoutAttribute = new Set<number>();
   for (const row of rows) {
     if (row.change_diff_id === null) continue;
-    (row.attribute === null ? withoutAttribute : withAttribute).add(row.change_diff_id);
+    (row.attribute === null && row.suggestion === null ? withoutAttribute : withAttribute).add(row.change_diff_id);
   }
   for (const id of withAttribute) withoutAttribute.delete(id);
   const out = new Map<number, ChangeSides>();
   for (const c of await branchChangesByIds(ctx, withAttribute))
-    out.set(c.id, { original: c.original, modified: c.modified });
+    out.set(c.id, { action: c.action, original: c.original, modified: c.modified });
   for (const id of await existingBranchChangeIds(ctx, withoutAttribute))
-    out.set(id, { original: null, modified: null });
+    out.set(id, { action: 'update', original: null, modified: null });
   return out;
 }
 
@@ -121,10 +133,10 @@ async function anchoredChanges(ctx: Ctx, rows: readonly ChangeCommentRow[]): Pro
  * are: a thread whose change is gone, or whose attribute no longer differs, is outdated.
  */
 export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[]): Promise<ChangeComment[]> {
-  const users = await loadUsers(
-    ctx,
-    rows.map((r) => r.author_id),
-  );
+  const users = await loadUsers(ctx, [
+    ...rows.map((r) => r.author_id),
+    ...rows.flatMap((r) => (r.applied_by_id === null ? [] : [r.applied_by_id])),
+  ]);
   const changes = await anchoredChanges(ctx, rows);
   return rows.map((row) => {
     const author = users.get(row.author_id) ?? {
@@ -132,6 +144,7 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
       username: `user ${row.author_id}`,
       display: `user ${row.author_id}`,
     };
+    const change = row.change_diff_id === null ? undefined : changes.get(row.change_diff_id);
     return {
       ...briefObject(ctx, MODELS.changeComment.path, row.id, `Comment by ${author.username} on ${row.change_label}`),
       change_request: row.change_request_id,
@@ -144,11 +157,31 @@ export async function presentComments(ctx: Ctx, rows: readonly ChangeCommentRow[
       resolved: row.parent_id === null ? toBool(row.resolved) : false,
       attribute: row.attribute,
       edited: toBool(row.edited),
-      outdated: isOutdated(row.attribute, row.change_diff_id === null ? undefined : changes.get(row.change_diff_id)),
+      outdated: isOutdated(row.attribute, change),
+      suggestion: presentSuggestion(row, change, users),
       created: row.created,
       last_updated: row.last_updated,
     };
   });
+}
+
+function presentSuggestion(
+  row: ChangeCommentRow,
+  change: ChangeSides | undefined,
+  users: Map<number, { id: number; username: string; display: string }>,
+): ChangeComment['suggestion'] {
+  const stored = parseSuggestion(row.suggestion);
+  if (!stored) return null;
+  const applied = row.applied_at !== null;
+  return {
+    attribute: stored.attribute,
+    value: stored.value,
+    previous: 'value' in stored.previous ? stored.previous.value : null,
+    previous_absent: !('value' in stored.previous),
+    outdated: isSuggestionOutdated(stored, change, applied),
+    applied_by: row.applied_by_id === null ? null : (users.get(row.applied_by_id) ?? null),
+    applied_at: row.applied_at,
+  };
 }
 
 /** What the changelog keeps of a comment. */
@@ -164,7 +197,51 @@ export function snapshotComment(ctx: Ctx, row: ChangeCommentRow): Record<string,
     parent: row.parent_id,
     attribute: row.attribute,
     resolved: row.parent_id === null ? toBool(row.resolved) : false,
+    suggestion: parseSuggestion(row.suggestion),
+    applied_by: row.applied_by_id,
+    applied_at: row.applied_at,
     created: row.created,
     last_updated: row.last_updated,
   };
+}
+
+/** Comments by id (unknown ids are left out): a few queries for any number. */
+export async function commentsByIds(ctx: Ctx, ids: readonly number[]): Promise<ChangeCommentRow[]> {
+  const wanted = [...new Set(ids)];
+  const out: ChangeCommentRow[] = [];
+  for (let i = 0; i < wanted.length; i += 500) {
+    out.push(
+      ...(await ccDb(ctx)
+        .selectFrom('cc_change_comments')
+        .selectAll()
+        .where('id', 'in', wanted.slice(i, i + 500))
+        .orderBy('id')
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/** Marks suggestions applied by `userId` at `now`, and resolves these thread roots, in two statements per batch. */
+export async function markSuggestionsApplied(
+  ctx: Ctx,
+  applied: readonly number[],
+  roots: readonly number[],
+  userId: number,
+  now: string,
+): Promise<void> {
+  for (let i = 0; i < applied.length; i += 500) {
+    await ccDb(ctx)
+      .updateTable('cc_change_comments')
+      .set({ applied_by_id: userId, applied_at: now, last_updated: now })
+      .where('id', 'in', applied.slice(i, i + 500))
+      .execute();
+  }
+  for (let i = 0; i < roots.length; i += 500) {
+    await ccDb(ctx)
+      .updateTable('cc_change_comments')
+      .set({ resolved: 1, last_updated: now })
+      .where('id', 'in', roots.slice(i, i + 500))
+      .execute();
+  }
 }

@@ -20,12 +20,25 @@ import {
   attributeRefusal,
   editRefusal,
   replyAttributeRefusal,
+  recordedValue,
   replyRefusal,
   resolveRefusal,
+  suggestionRefusal,
+  suggestionThreadRefusal,
   threadRootOf,
 } from './comment-rules';
 import { threadCounts, threadOpened } from '../checks/view-repository';
-import { commentTable, presentComments, repliesTo, snapshotComment, visibleCommentRows } from './repository';
+import {
+  commentTable,
+  presentComments,
+  repliesTo,
+  snapshotComment,
+  visibleCommentRows,
+  type StoredSuggestion,
+} from './repository';
+
+/** A suggested value, written as JSON, is a text field's size at most (contract 4.7). */
+const MAX_SUGGESTED_VALUE = 65_536;
 
 type CommentOut = ChangeComment & ApiObject;
 type CreateInput = z.infer<typeof changeCommentCreate>;
@@ -88,6 +101,28 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
     if (attributeProblem) throw ValidationError.field('attribute', attributeProblem);
     attribute = input.attribute;
   }
+  let suggestion: StoredSuggestion | null = null;
+  if (input.suggestion) {
+    const proposed = input.suggestion;
+    const refusal = suggestionRefusal(proposed.attribute, change!);
+    if (refusal) throw ValidationError.field('suggestion', refusal);
+    // A new thread naming no attribute is about the one it suggests a value for, when the change has it.
+    if (
+      parentId === null &&
+      attribute === null &&
+      !attributeRefusal(proposed.attribute, change!.original, change!.modified)
+    )
+      attribute = proposed.attribute;
+    const threadProblem = suggestionThreadRefusal(attribute, proposed.attribute);
+    if (threadProblem) throw ValidationError.field('suggestion', threadProblem);
+    if (JSON.stringify(proposed.value).length > MAX_SUGGESTED_VALUE)
+      throw ValidationError.field('suggestion', `The value is longer than ${MAX_SUGGESTED_VALUE} characters as JSON.`);
+    suggestion = {
+      attribute: proposed.attribute,
+      value: proposed.value,
+      previous: recordedValue(change!.modified, proposed.attribute),
+    };
+  }
   // A new thread: the request's counts before it (kept, or counted once), and after it one more open.
   const threadsBefore = parentId === null ? await threadCounts(ctx, cr.id) : undefined;
   const now = nowIso(ctx);
@@ -103,6 +138,9 @@ async function createComment(ctx: Ctx, input: CreateInput): Promise<CommentOut> 
     attribute,
     resolved: 0,
     edited: 0,
+    suggestion: suggestion === null ? null : JSON.stringify(suggestion),
+    applied_by_id: null,
+    applied_at: null,
     created: now,
     last_updated: now,
   });

@@ -421,6 +421,20 @@ async function indexThreadRoots(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * Suggested changes on comments: the proposed value of an attribute (`suggestion`, JSON: the
+ * attribute, the value, and the attribute's value in the branch when it was suggested), and who
+ * applied it, when.
+ */
+async function addCommentSuggestions(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_comments').addColumn('suggestion', 'text').execute();
+  await db.schema
+    .alterTable('cc_change_comments')
+    .addColumn('applied_by_id', 'integer', clearedWith('users'))
+    .execute();
+  await db.schema.alterTable('cc_change_comments').addColumn('applied_at', 'text').execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -436,4 +450,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0024-branch-policy-matches': { up: addBranchPolicyMatches },
   '20-change-control-0025-multiset-digests': { up: rewriteFormerDigests },
   '20-change-control-0026-thread-roots': { up: indexThreadRoots },
+  '20-change-control-0030-comment-suggestions': { up: addCommentSuggestions },
 };

@@ -111,6 +111,15 @@ export interface ChangeCommentsTable {
   resolved: Bool;
   /** 1 once the author changed the text after posting it. */
   edited: Bool;
+  /**
+   * A suggested change, JSON: `{"attribute", "value", "previous"}` where `previous` is
+   * `{"value": v}`, the attribute's value in the branch when it was suggested, or `{}` when the
+   * attribute did not exist then; null for a plain comment.
+   */
+  suggestion: string | null;
+  /** Who applied the suggestion (null until applied, or once that user is deleted). */
+  applied_by_id: number | null;
+  applied_at: string | null;
   created: string;
   last_updated: string;
 }

@@ -65,6 +65,14 @@ function bundledServicePid(vscode: VSCode): number | null {
   return null;
 }
 
+/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
+async function settled(vscode: VSCode): Promise<void> {
+  await vscode.page
+    .locator('.quick-input-widget')
+    .waitFor({ state: 'hidden', timeout: 5_000 })
+    .catch(() => undefined);
+}
+
 export const scenarios: Scenario[] = [
   {
     name: 'connection: connected, the service stops: within 5 s every view and the status bar say offline, reconnecting…, the review page refuses to post; back within 5 s of its return',
@@ -111,6 +119,7 @@ export const scenarios: Scenario[] = [
       await vscode.focusWorkbench();
       await vscode.closeAllEditors();
       await vscode.clearNotifications();
+      await settled(vscode);
       await screenshot('offline');
 
       await new Promise((r) => setTimeout(r, 3_000));

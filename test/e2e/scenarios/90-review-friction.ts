@@ -45,6 +45,14 @@ async function openChange(vscode: VSCode, label: string, tab: RegExp): Promise<v
   await vscode.tab(tab).waitFor({ timeout: 20_000 });
 }
 
+/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
+async function settled(vscode: VSCode): Promise<void> {
+  await vscode.page
+    .locator('.quick-input-widget')
+    .waitFor({ state: 'hidden', timeout: 5_000 })
+    .catch(() => undefined);
+}
+
 export const scenarios: Scenario[] = [
   {
     name: 'friction: objects named as people name them, in the tree, the tab and the breadcrumbs; the activity badge counts only the reviews waiting',
@@ -104,6 +112,7 @@ export const scenarios: Scenario[] = [
         );
       });
       await vscode.clearNotifications();
+      await settled(vscode);
       await screenshot('names-and-paths');
       await vscode.step('the activity badge counts the one review waiting, not the unviewed changes', async () => {
         const badge = vscode.page
@@ -263,6 +272,7 @@ export const scenarios: Scenario[] = [
         if ((await web.locator('#review-form').count()) !== 0) throw new Error("a review form on the author's page");
       });
       await vscode.clearNotifications();
+      await settled(vscode);
       await screenshot('author-page');
       await vscode.focusWorkbench();
       await vscode.closeAllEditors();
@@ -273,6 +283,7 @@ export const scenarios: Scenario[] = [
         await expectText(widget, /own change request/i);
       });
       await vscode.clearNotifications();
+      await settled(vscode);
       await screenshot('why-not-allowed');
       await vscode.page.keyboard.press('Escape');
     },

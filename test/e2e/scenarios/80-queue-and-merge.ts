@@ -2,7 +2,7 @@
 // carol, the only reviewer of a second rule ("Security"); bob (the network team) requests changes,
 // and carol still finds the request under Needs my review. Then, approved and checked, alice's
 // Merge Branch asks for the acknowledgement in words, naming sw1's rack: main now R3, the branch's R2.
-import { expectText } from '../harness';
+import { expectText, type VSCode } from '../harness';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API, makeActor, REVIEWER_GRANTS, reportCheck, type Actor } from '../../extension/seed';
@@ -13,6 +13,14 @@ const TITLE = 'Move sw1 to rack R2';
 const seeded = new SeededWorld();
 const w = () => seeded.get();
 let carol: Actor | undefined;
+
+/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
+async function settled(vscode: VSCode): Promise<void> {
+  await vscode.page
+    .locator('.quick-input-widget')
+    .waitFor({ state: 'hidden', timeout: 5_000 })
+    .catch(() => undefined);
+}
 
 export const scenarios: Scenario[] = [
   {
@@ -53,6 +61,7 @@ export const scenarios: Scenario[] = [
         await expectText(vscode.page.locator('.part.statusbar'), /\b1\b/);
       });
       await vscode.clearNotifications();
+      await settled(vscode);
       await screenshot('queue-after-rejection');
       const mine = await ok(carol!.client.get(`${API.changeRequests}?reviewer=me`), 'reviewer=me');
       if (!mine.results.some((r: any) => r.id === w().changeRequest.id))
