@@ -802,7 +802,13 @@ export class VSCode {
         why = `the palette did not open (${await this.describeQuickInput()})`;
         continue;
       }
-      await input.fill(query);
+      try {
+        await input.fill(query, { timeout: patience });
+      } catch (e) {
+        // Something took focus from the palette as it opened (it closes then): open it again.
+        why = `the palette closed before the command was typed (${(e as Error).message.split('\n')[0]})`;
+        continue;
+      }
       // The palette lists the commands known when it opens: just after a reload, the commands of
       // view containers may come a moment later, so a palette that lacks the row is opened again.
       if (
