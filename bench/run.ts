@@ -286,11 +286,11 @@ interface CountingStream {
   close(): void;
 }
 
-function openCountingStream(url: string): Promise<CountingStream> {
+function openCountingStream(url: string, token: string): Promise<CountingStream> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}${CC}stream/`,
-      { headers: { Authorization: `Token ${TOKEN}`, Accept: 'text/event-stream' } },
+      { headers: { Authorization: `Token ${token}`, Accept: 'text/event-stream' } },
       (res) => {
         const stream: CountingStream = { checkUpdates: 0, onData: () => undefined, close: () => res.destroy() };
         let tail = '';
@@ -311,9 +311,25 @@ function openCountingStream(url: string): Promise<CountingStream> {
   });
 }
 
+/** Streams one user may hold open at once (the service refuses one more). */
+const STREAMS_PER_USER = 10;
+
+/** `count` users holding `permissions`, each with a token; answers the tokens. */
+async function usersWith(admin: Api, prefix: string, count: number, permissions: unknown[]): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const user = await admin.post('/api/users/users/', { username: `${prefix}-${i}` });
+    for (const [n, p] of permissions.entries())
+      await admin.post('/api/users/permissions/', { name: `${prefix}-${i}-${n}`, users: [user.id], ...(p as object) });
+    tokens.push((await admin.post('/api/users/tokens/', { user: user.id })).key as string);
+  }
+  return tokens;
+}
+
 /**
- * Scenario 6: `streams` open event streams; each pipeline report (PATCH of a check, sequential)
- * is timed from sending it until every stream has received its check_updated event.
+ * Scenario 6: `streams` open event streams (10 per user: the most one user may hold); each
+ * pipeline report (PATCH of a check, sequential) is timed from sending it until every stream has
+ * received its check_updated event.
  */
 async function streamScenario(
   url: string,
@@ -322,7 +338,12 @@ async function streamScenario(
   streams: number,
   reports: number,
 ): Promise<number[]> {
-  const open = await Promise.all(Array.from({ length: streams }, () => openCountingStream(url)));
+  const tokens = await usersWith(admin, 'bench-watcher', Math.ceil(streams / STREAMS_PER_USER), [
+    { object_types: ['change_control.changerequest', 'change_control.mergecheck'], actions: ['view'] },
+  ]);
+  const open = await Promise.all(
+    Array.from({ length: streams }, (_, i) => openCountingStream(url, tokens[Math.floor(i / STREAMS_PER_USER)]!)),
+  );
   const ms: number[] = [];
   try {
     for (let i = 1; i <= reports; i++) {
@@ -341,6 +362,61 @@ async function streamScenario(
     for (const s of open) s.close();
   }
   return ms;
+}
+
+/**
+ * Scenario 14: `streams` event streams of users who may see no change request, each replaying
+ * from the first kept event (`last_event_id=0`) over and over (reopened as soon as it is
+ * connected), while `GET /api/status/` is timed: a replay of what a caller may not see must not
+ * slow the service down for everyone else.
+ */
+async function replayingStreamsScenario(
+  url: string,
+  admin: Api,
+  streams: number,
+  checkId: number,
+): Promise<autocannon.Result> {
+  // A backlog of a few thousand events (each report announces the check and its request).
+  for (let i = 0; i < 1500; i++)
+    await admin.patch(`${CC}checks/${checkId}/`, { status: i % 2 ? 'failure' : 'success', summary: `backlog ${i}` });
+  const tokens = await usersWith(admin, 'bench-blind', Math.ceil(streams / STREAMS_PER_USER), [
+    { object_types: ['change_control.changerequest'], actions: ['view'], constraints: { id: -1 } },
+  ]);
+  let running = true;
+  let replays = 0;
+  const replayer = async (token: string): Promise<void> => {
+    while (running) {
+      await new Promise<void>((done) => {
+        const req = request(
+          `${url}${CC}stream/?last_event_id=0`,
+          { headers: { Authorization: `Token ${token}`, Accept: 'text/event-stream' } },
+          (res) => {
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              if (chunk.includes(': connected')) {
+                replays++;
+                // The replay runs as the stream opens; a short wait lets it read the backlog.
+                setTimeout(() => res.destroy(), 20);
+              }
+            });
+            res.on('close', () => done());
+            res.on('error', () => done());
+          },
+        );
+        req.on('error', () => done());
+        req.end();
+      });
+    }
+  };
+  const loops = Array.from({ length: streams }, (_, i) => replayer(tokens[Math.floor(i / STREAMS_PER_USER)]!));
+  try {
+    await warm(`${url}/api/status/`);
+    return await load(`${url}/api/status/`, { connections: 1 });
+  } finally {
+    running = false;
+    await Promise.all(loops);
+    log(`  ${replays} replays from event 0 during the scenario`);
+  }
 }
 
 async function main(): Promise<void> {
@@ -504,6 +580,12 @@ async function main(): Promise<void> {
     if (want(6)) {
       log('scenario 6: 100 open event streams, 50 check reports');
       streamed = await streamScenario(svc.url, admin, reportChecks[0]!, 100, 50);
+    }
+
+    if (want(14)) {
+      log('scenario 14: GET /api/status/ while 100 event streams replay what their users may not see');
+      const r = await replayingStreamsScenario(svc.url, admin, 100, reportChecks[1]!);
+      record('14. GET /api/status/, 100 streams replaying hidden events', r, 'p50 < 10 ms', r.latency.p50 < 10);
     }
 
     let grow: { id: number; schema_id: string } | undefined;

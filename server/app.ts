@@ -34,6 +34,8 @@ import {
 import { Reply, StreamReply, type RouteDef, type StreamSink } from './host/http/routes';
 import { checkJsonBody, parseQueryString, requireSingle, requireUtf8 } from './host/http/body-guard';
 import { validate } from './host/http/validation';
+import { AllowedHosts } from './host/http/allowed-hosts';
+import { limitServer, SERVER_OPTIONS } from './host/http/server-limits';
 import { registerHostCore } from './host/register';
 import { defaultPlugins } from './plugins';
 
@@ -51,6 +53,8 @@ export interface AppDeps {
 export interface App {
   app: Express;
   host: Host;
+  /** Answers to this host too (the address the service listens on; `host.allowed_hosts` holds the rest). */
+  allowHost(address: string): void;
   /**
    * Ends every open stream and answers new stream requests with an empty, ended stream: the
    * service is stopping, and a stop must not wait for clients that never hang up.
@@ -133,7 +137,7 @@ function send(req: Request, res: Response, answer: Answer): void {
 }
 
 /** Open streams of one app, ended together when the service stops. */
-class OpenStreams {
+export class OpenStreams {
   private readonly sinks = new Set<StreamSink>();
   private stopping = false;
 
@@ -149,15 +153,18 @@ class OpenStreams {
     req.socket.setNoDelay(true);
     let closed = false;
     const listeners: Array<() => void> = [];
+    // Waiters for the next drain: one 'drain' listener for the stream's life, none added per wait.
+    let waiting: Array<() => void> = [];
+    const wake = (): void => {
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    res.on('drain', wake);
     const sink: StreamSink = {
       write: (chunk) => (closed ? false : res.write(chunk)),
       drained: () =>
         new Promise<void>((resolve) => {
           if (closed || !res.writableNeedDrain) resolve();
-          else {
-            res.once('drain', () => resolve());
-            res.once('close', () => resolve());
-          }
+          else waiting.push(resolve);
         }),
       get closed() {
         return closed;
@@ -172,6 +179,9 @@ class OpenStreams {
     };
     res.once('close', () => {
       closed = true;
+      res.off('drain', wake);
+      wake();
+      waiting = [];
       this.sinks.delete(sink);
       for (const listener of listeners.splice(0)) listener();
     });
@@ -223,6 +233,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
 
   const app = express();
   app.disable('x-powered-by');
+  // A Host not allowed is refused before anything else runs (DNS rebinding; URLs built from it).
+  const allowedHosts = new AllowedHosts(deps.config.host.allowed_hosts);
+  app.use(allowedHosts.guard);
   // Answers are computed per request; no ETag hashing of every body.
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -406,7 +419,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   });
   app.use(errorMiddleware(log));
 
-  return { app, host, endStreams: () => streams.endAll() };
+  return { app, host, endStreams: () => streams.endAll(), allowHost: (address) => allowedHosts.allow(address) };
 }
 
 /**
@@ -422,13 +435,17 @@ export async function createApp(deps: AppDeps): Promise<App> {
  * became 3: docs/performance.md, "Requests made as Express's"). Made with the right prototype, Express's
  * own `setPrototypeOf` finds it already in place and changes nothing.
  */
-export function serverFor(app: Express): Server {
-  return createServer(
-    {
-      IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request),
-      ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response),
-    },
-    app,
+export function serverFor(app: Express, limits: { maxConnections?: number } = {}): Server {
+  return limitServer(
+    createServer(
+      {
+        ...SERVER_OPTIONS,
+        IncomingMessage: madeAs<typeof IncomingMessage>(IncomingMessage, app.request),
+        ServerResponse: madeAs<typeof ServerResponse>(ServerResponse, app.response),
+      },
+      app,
+    ),
+    limits,
   );
 }
 

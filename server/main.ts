@@ -162,10 +162,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  const { app, host, endStreams } = built;
+  const { app, host, endStreams, allowHost } = built;
   let port: number;
   try {
-    const real = serverFor(app);
+    const real = serverFor(app, { maxConnections: config.host.max_connections });
+    allowHost(options.host);
     port = await listen(real, options.host, options.port);
     for (const task of host.background) task.start();
     const collect = fullCollection();

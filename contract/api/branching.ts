@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { briefFields, instant, objectBase, objectTypeName } from './common';
+import { briefFields, instant, objectBase, objectTypeName, requiredText } from './common';
 
 export const BRANCH_STATUSES = ['ready', 'merged', 'archived', 'failed', 'syncing', 'merging', 'reverting'] as const;
 export type BranchStatus = (typeof BRANCH_STATUSES)[number];
@@ -39,11 +39,34 @@ export const changeDiff = z.object({
 export type ChangeDiff = z.infer<typeof changeDiff>;
 
 export const branchCreate = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   description: z.string().max(65_536).optional(),
 });
 export const branchUpdate = branchCreate.partial();
 export const branchAction = z.strictObject({ commit: z.boolean().optional() });
+/** `merge/`: a branch that conflicts with main merges only when the merger acknowledges the conflicts. */
+export const branchMerge = z.strictObject({
+  commit: z.boolean().optional(),
+  acknowledge_conflicts: z
+    .boolean()
+    .optional()
+    .describe("true: merge although the branch conflicts with main (the branch's values win); recorded."),
+});
+
+/**
+ * One object whose change conflicts with main: the attributes both changed, main's value now and
+ * the branch's (null where the object is gone on that side).
+ */
+export const mergeConflict = z.object({
+  change: z.number().int().describe('The change (branching/changes/) that conflicts.'),
+  object_type: objectTypeName,
+  object_id: z.number().int(),
+  object_repr: z.string(),
+  attributes: z.array(z.string()),
+  main: attrs.describe("Main's current value of each conflicting attribute."),
+  branch: attrs.describe("The branch's value of each conflicting attribute."),
+});
+export type MergeConflict = z.infer<typeof mergeConflict>;
 
 /** What a branch action (sync, merge, revert) did, or would do in a dry run, to one change. */
 export const BRANCH_ACTION_EFFECTS = [
@@ -70,6 +93,10 @@ export const branchActionResult = z.object({
   branch,
   commit: z.boolean(),
   changes: z.array(branchActionChange),
+  conflicts: z
+    .array(mergeConflict)
+    .optional()
+    .describe('merge/: the conflicts with main the caller may see (a dry run reports them without refusing).'),
 });
 export type BranchActionResult = z.infer<typeof branchActionResult>;
 

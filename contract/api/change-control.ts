@@ -1,5 +1,15 @@
 import * as z from 'zod';
-import { customFields, customFieldsWrite, httpUrl, instant, objectBase, objectTypeName, text, userRef } from './common';
+import {
+  customFields,
+  customFieldsWrite,
+  httpUrl,
+  instant,
+  objectBase,
+  objectTypeName,
+  requiredText,
+  text,
+  userRef,
+} from './common';
 import { extrasWrite, tagRef } from './host';
 import { freezeNotice } from './freezes';
 import {
@@ -103,7 +113,7 @@ export const policy = z.object({
 export type Policy = z.infer<typeof policy>;
 
 export const policyWrite = z.strictObject({
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   description: text().optional(),
   enabled: z.boolean().optional(),
   weight: z.number().int().min(0).max(32767).optional(),
@@ -131,7 +141,7 @@ export type PolicyRule = z.infer<typeof policyRule>;
 
 export const policyRuleWrite = z.strictObject({
   policy: z.number().int(),
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   min_reviews: z.number().int().min(0).max(1000).optional(),
   groups: z.array(z.number().int()).optional(),
   users: z.array(z.number().int()).optional(),
@@ -156,7 +166,27 @@ export type ChangeRequestOverrideRecord = z.infer<typeof changeRequestOverrideRe
 
 /** POST `change-requests/{id}/override/`: merge past the gate, saying why. */
 export const changeRequestOverride = z.strictObject({
-  reason: z.string().trim().min(1, { error: 'An override needs a reason.' }).max(2000),
+  reason: requiredText('An override needs a reason.', 2000),
+  acknowledge_conflicts: z
+    .boolean()
+    .optional()
+    .describe("true: merge although the branch conflicts with main (the branch's values win); recorded."),
+});
+
+/**
+ * The conflicts with main a merge of the request was told to set aside (`acknowledge_conflicts`):
+ * how many, and each by its change, object and attributes (at most 1,000).
+ */
+export const acknowledgedConflicts = z.object({
+  count: z.number().int(),
+  conflicts: z.array(
+    z.object({
+      change: z.number().int(),
+      object_type: z.string(),
+      object_id: z.number().int(),
+      attributes: z.array(z.string()),
+    }),
+  ),
 });
 
 export const changeRequest = z.object({
@@ -195,6 +225,8 @@ export const changeRequest = z.object({
   digest: z.string().nullable(),
   /** Set when someone merged the request past its gate: their reason, who, when, and what the gate refused with. */
   override: changeRequestOverrideRecord.nullable(),
+  /** The conflicts with main its merge acknowledged (read-only; null: it merged without any, or has not merged). */
+  merge_acknowledged_conflicts: acknowledgedConflicts.nullable().default(null),
   /** What the caller may do next; clients map this to their menus and never re-derive the rules. */
   actions: z.record(z.enum(CALLER_ACTIONS), actionAvailability),
   /** Its place in the merge queue (1: merging now or next), or null when it is not queued. */
@@ -322,7 +354,7 @@ export type ChangeComment = z.infer<typeof changeComment>;
 export const changeCommentCreate = z.looseObject({
   change_request: z.number().int(),
   change_diff: z.number().int(),
-  text: text().trim().min(1, { error: 'This field may not be blank.' }),
+  text: requiredText(),
   parent: z.number().int().nullable().optional(),
   /** A dot path that exists in the anchored change's original or modified state. A reply takes its root's. */
   attribute: z.string().trim().min(1).max(200).nullable().optional(),
@@ -351,7 +383,7 @@ export const applySuggestionsResult = z.object({
 });
 export type ApplySuggestionsResult = z.infer<typeof applySuggestionsResult>;
 export const changeCommentUpdate = z.looseObject({
-  text: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+  text: requiredText().optional(),
   resolved: z.boolean().optional(),
 });
 
@@ -381,8 +413,15 @@ export const mergeCheck = z.object({
   completed: instant.nullable(),
   /** The digest of the branch's net diff the result ran on (reported checks; null for registered checks and before any report). */
   digest: z.string().nullable(),
-  /** The result is for an older digest than the branch's now: it does not clear the gate. */
+  /**
+   * The result does not clear the gate: it is for an older digest than the branch's now, or it
+   * came from someone other than the reporter the check declares (declared or changed since).
+   */
   outdated: z.boolean(),
+  /** Who reported the result (for an event rule's report, the rule's creator); null: never reported, or computed. */
+  reported_by: z.number().int().nullable().default(null),
+  /** Where a reported result came from besides its reporter: `{"event_rule": id}` for an event rule's report. */
+  source: z.object({ event_rule: z.number().int() }).nullable().default(null),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 
@@ -422,7 +461,7 @@ export const mergeCheckReport = z.looseObject({
 /** Declares a reported check on one change request by hand (it is advisory unless a policy or the configuration declares it). */
 export const mergeCheckCreate = z.looseObject({
   change_request: z.number().int(),
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   label: z.string().trim().max(200).optional(),
   status: z.enum(CHECK_STATUSES).optional(),
   summary: text(4000).optional(),
@@ -573,7 +612,7 @@ export const journalEntryCreate = z.looseObject({
   }),
   assigned_object_id: z.number().int(),
   kind: z.enum(JOURNAL_KINDS).default('info'),
-  comments: text().trim().min(1, { error: 'This field may not be blank.' }),
+  comments: requiredText(),
 });
 
 export const journalEntryUpdate = z.looseObject({
@@ -584,5 +623,5 @@ export const journalEntryUpdate = z.looseObject({
     .optional(),
   assigned_object_id: z.number().int().optional(),
   kind: z.enum(JOURNAL_KINDS).optional(),
-  comments: text().trim().min(1, { error: 'This field may not be blank.' }).optional(),
+  comments: requiredText().optional(),
 });

@@ -47,6 +47,22 @@ export const objectTypeName = z.string().regex(/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9
 export const MAX_TEXT = 65_536;
 export const text = (max = MAX_TEXT) => z.string().max(max, { error: `at most ${max} characters` });
 
+/**
+ * Characters that show: anything but white space, control and format characters (zero-width
+ * spaces and joiners among them), combining marks on their own, and the filler letters that
+ * draw nothing (Hangul fillers, the blank Braille pattern).
+ */
+const VISIBLE = /[^\p{White_Space}\p{Cc}\p{Cf}\p{M}\p{Z}\u115F\u1160\u3164\uFFA0\u2800]/u;
+
+/** Whether text holds at least one visible character (required text: reasons, comments, names). */
+export function hasVisibleText(value: string): boolean {
+  return VISIBLE.test(value);
+}
+
+/** Required text: trimmed, with at least one visible character (otherwise `error`, naming the field). */
+export const requiredText = (error = 'This field may not be blank.', max = MAX_TEXT) =>
+  text(max).trim().refine(hasVisibleText, { error });
+
 /** Characters `custom_fields` may take, written as JSON (the limit of a text field). */
 export const MAX_CUSTOM_FIELDS = MAX_TEXT;
 /** NetBox's `custom_fields` as shown: a free-form JSON object (`{}` when none were written). */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { briefFields, instant, objectBase, text } from './common';
+import { briefFields, instant, objectBase, requiredText, text } from './common';
 
 /**
  * Freeze calendars and the merge queue: what blocks merging for a while (a named freeze,
@@ -63,7 +63,7 @@ export const freeze = z.object({
 export type Freeze = z.infer<typeof freeze>;
 
 const freezeFields = {
-  name: z.string().trim().min(1, { error: 'This field may not be blank.' }).max(100),
+  name: requiredText('This field may not be blank.', 100),
   description: text().optional(),
   enabled: z.boolean().optional(),
   kind: z.enum(FREEZE_KINDS).optional(),

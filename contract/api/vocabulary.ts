@@ -63,7 +63,7 @@ export const LIFECYCLE_EVENTS = [
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 /** Why an approval does not count: its reviewer changed the branch, or the branch moved on since. */
-export const UNCOUNTED_APPROVAL_REASONS = ['contributor', 'stale'] as const;
+export const UNCOUNTED_APPROVAL_REASONS = ['contributor', 'stale', 'not_permitted'] as const;
 export type UncountedApprovalReason = (typeof UNCOUNTED_APPROVAL_REASONS)[number];
 
 /**

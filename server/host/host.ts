@@ -15,6 +15,7 @@ import { RouteRegistry } from './http/routes';
 import { BranchStateKeepers } from './objects/branch-state-keepers';
 import { changeConflictsKeeper } from './objects/change-conflicts-repository';
 import { ObjectTypeRegistry } from './objects/object-types';
+import { RelatedVisibility } from './objects/related-visibility';
 import { PermissionService } from './users/object-permissions';
 
 export type { BackgroundTask, MainWriteGuard };
@@ -64,6 +65,7 @@ export function createHost(deps: HostDeps): Host {
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
     search: new SearchRegistry(),
+    relatedVisibility: new RelatedVisibility(),
     plugins: new Map(),
     background: [],
     readMemo,

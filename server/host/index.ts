@@ -13,7 +13,7 @@ export type { ConditionSet } from './core/conditions';
 export type { Config } from './core/config';
 export { createCtx, deriveCtx, inTransaction } from './core/context';
 export type { BackgroundTask, Ctx, HostServices } from './core/context';
-export { Conflict, NotFound, PermissionDenied, ValidationError } from './core/errors';
+export { Conflict, NotFound, PermissionDenied, TooManyRequests, ValidationError } from './core/errors';
 export type { AuthUser } from './core/identity';
 export type { Logger } from './core/logger';
 export type { SearchHit } from './core/search';
@@ -33,9 +33,11 @@ export {
   foldedLike,
   jsonArrayHasAny as jsonArrayHasAnyIn,
   jsonArrayHasColumn as jsonArrayHasColumnIn,
+  jsonTextAt,
   valuesTable,
 } from './db/portable';
 export type { Queryable } from './db/database';
+export type { VisibleIds } from './db/visible-ids';
 export { createdRange, defineList, jsonListHasAny, lastUpdatedRange, likePattern, textContains } from './db/list';
 export { tableRows } from './db/table-rows';
 export type { KeyedTableName, TableRows, TextColumn } from './db/table-rows';
@@ -49,7 +51,13 @@ export { PluginError } from './host';
 export type { Host, HostPlugin } from './host';
 export { changedAttributes, displayOf, sameAttributes, sameValue, withAttributesOf } from './objects/attributes';
 export type { Attributes } from './objects/attributes';
-export { branchAccess, branchWriteRefusal, requireBranchWrite } from './objects/branch-access';
+export {
+  branchAccess,
+  branchActionRefusal,
+  branchWriteRefusal,
+  requireBranchWrite,
+  type BranchAction,
+} from './objects/branch-access';
 export { branchChangeBatches } from './objects/branch-change-batches-repository';
 export {
   BRANCH_DATA_TABLES,
@@ -75,7 +83,9 @@ export {
   branchMergeProblems,
   branchProblems,
   CHANGE_CONFLICTS_KEEPER,
+  conflictingChanges,
 } from './objects/change-conflicts-repository';
+export type { AcknowledgedConflicts } from './core/hooks';
 export type { KeptProblems } from './objects/change-conflicts-repository';
 export { computeConflicts, mergeProblem } from './objects/conflicts';
 export type { BranchChangeWrite, BranchStateKeeper } from './objects/branch-state';
@@ -93,8 +103,16 @@ export { logObjectWrite, revertObjectInBranch, updateObject } from './objects/wr
 export type { CatalogueType, RevertAction, Reverted } from './objects/writes';
 export { readObject } from './objects/overlay';
 export { presentObject } from './objects/present';
-export { actingUser, activeGroupMembers, DIRECTORY_TABLES, groupsByIds, usersByIds } from './users/directory';
-export type { UserEntry } from './users/directory';
+export {
+  actingUser,
+  activeGroupMembers,
+  DIRECTORY_TABLES,
+  groupsByIds,
+  identitiesOf,
+  usersByIds,
+} from './users/directory';
+export type { Identity, UserEntry } from './users/directory';
 export { usersHolding } from './users/holders';
 export { grantAllows, parsePermissionName, UserPermissions } from './users/object-permissions';
+export type { ConstraintObject, Grant } from './users/object-permissions';
 export { requireExistingIds } from './users/references';

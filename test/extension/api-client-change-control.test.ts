@@ -316,7 +316,7 @@ describe('extension: API client against the service (change control)', () => {
     );
   });
 
-  it("merge: refused with the gate's reason (409 detail) and nothing merged; merges once every gate clears, completing the request", async () => {
+  it("merge: refused with the gate's reason (409 detail) and nothing merged; once every gate clears, the conflict with main still asks for an acknowledgement; merged acknowledging it, the request completes", async () => {
     const refused = await rejects(alice.mergeBranch(world.branch.id), 'conflict');
     assert.equal(refused.status, 409);
     const reason = (await alice.getChangeRequest(crId)).merge_blocked_reason;
@@ -331,19 +331,30 @@ describe('extension: API client against the service (change control)', () => {
     await bob.createReview({ change_request: crId, decision: 'approve', comment: '' });
     const approved = await alice.getChangeRequest(crId);
     assert.equal(approved.status, 'approved');
-    assert.equal(approved.merge_blocked_reason, 'Required check "ci/build" is pending.');
+    // The world's sw1 conflicts with main (rack): named last, after the gate's reasons.
+    const conflicts =
+      'The branch conflicts with main (sw1: rack); merge it by hand acknowledging the conflicts, or sync the branch.';
+    assert.equal(approved.merge_blocked_reason, `Required check "ci/build" is pending. ${conflicts}`);
     assert.equal(
       (await rejects(alice.mergeBranch(world.branch.id), 'conflict')).message,
-      'Required check "ci/build" is pending.',
+      `Required check "ci/build" is pending. ${conflicts}`,
     );
 
     await reportCheck(world, 'success');
     const ready = await alice.getChangeRequest(crId);
-    assert.equal(ready.ready_to_merge, true, ready.merge_blocked_reason);
+    assert.equal(ready.ready_to_merge, false, 'a conflicting branch is not ready to merge by itself');
+    assert.equal(ready.merge_blocked_reason, conflicts);
     assert.equal(availability(ready, 'merge').allowed, true);
+    assert.deepEqual(ready.actions.merge, { allowed: true, reason: conflicts });
     await rejects(bob.mergeBranch(world.branch.id), 'forbidden');
+    assert.match((await rejects(alice.mergeBranch(world.branch.id), 'conflict')).message, /sw1: rack/);
 
-    const merged = await alice.mergeBranch(world.branch.id);
+    const acknowledged = await world.author.client.post(`/api/plugins/branching/branches/${world.branch.id}/merge/`, {
+      commit: true,
+      acknowledge_conflicts: true,
+    });
+    assert.equal(acknowledged.status, 200, JSON.stringify(acknowledged.body));
+    const merged = acknowledged.body as Awaited<ReturnType<ApiClient['mergeBranch']>>;
     assert.equal(merged.commit, true);
     assert.equal(merged.branch.status, 'merged');
     assert.deepEqual(merged.changes.map((c) => [c.object_repr, c.effect]).sort(), [

@@ -114,6 +114,13 @@ describe('extension: API client against the service (host endpoints)', () => {
 
   it("lists the caller's unread notifications and marks one read", async () => {
     const aliceId = await createUser('alice', 'pw-alice-123456');
+    // A notification of a change request shows while its user may view change requests.
+    await svc.admin.post('/api/users/permissions/', {
+      name: 'alice views requests',
+      object_types: ['change_control.changerequest'],
+      actions: ['view'],
+      users: [aliceId],
+    });
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });
     await inTransaction(ctx, (tx) =>
       notify(tx, [aliceId], {

@@ -197,6 +197,26 @@ export const seed = {
     comment = '',
   ): Promise<void> {
     const now = d.clock.now().toISOString();
+    // The reviewer holds what reviewing needs (an approval counts while its reviewer may review).
+    await d.write(async (tx) => {
+      const name = `reviewer-${reviewerId}`;
+      if (await tx.db.selectFrom('permissions').select('id').where('name', '=', name).executeTakeFirst()) return;
+      await tx.db
+        .insertInto('permissions')
+        .values({
+          name,
+          description: '',
+          enabled: 1,
+          object_types: JSON.stringify(['change_control.review', 'change_control.changerequest']),
+          actions: JSON.stringify(['view', 'add']),
+          constraints: null,
+          users: JSON.stringify([reviewerId]),
+          groups: '[]',
+          created: now,
+          last_updated: now,
+        })
+        .execute();
+    });
     await d.write((tx) =>
       ccDb(tx)
         .insertInto('cc_reviews')

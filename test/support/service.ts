@@ -290,7 +290,16 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const config = parseConfig(options.config ?? {});
   const plugins = options.plugins ?? defaultPlugins(config, options.configDir ?? process.cwd());
   const database = await openTestDatabase(migrationsOf(plugins), options.db);
-  const { app, host } = await createApp({ db: database.db, clock, config, log, plugins, configDir: options.configDir });
+  const { app, host, allowHost } = await createApp({
+    db: database.db,
+    clock,
+    config,
+    log,
+    plugins,
+    configDir: options.configDir,
+  });
+  // As the service does: it answers to the address it listens on, besides host.allowed_hosts.
+  allowHost('127.0.0.1');
   await bootstrapAdmin(database.db, clock, ADMIN_TOKEN);
   const server: Server = serverFor(app);
   // The clients of a test share the service's event loop: on a loaded machine a connection left

@@ -12,6 +12,7 @@ function names(list: { display: string }[]): string {
 export const UNCOUNTED_REASON = {
   contributor: 'changed the branch',
   stale: "given on other changes than the branch's now",
+  not_permitted: 'may no longer review this request',
 } as const satisfies Record<UncountedApprovalReason, string>;
 
 function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {

@@ -23,6 +23,13 @@ export const configSchema = z.strictObject({
       object_types: z.literal('default').default('default'),
       /** The memory the read memo's answers may hold, in MiB (estimated; 0 keeps no answers). */
       read_cache_mb: z.number().int().min(0).default(16),
+      /**
+       * The host names the service answers to (NetBox's ALLOWED_HOSTS): names, addresses,
+       * `.domain` (and its subdomains) or `*`; the address it listens on is added. Another Host is 400.
+       */
+      allowed_hosts: z.array(z.string().trim().min(1).max(253)).default(['localhost', '127.0.0.1', '[::1]']),
+      /** Connections open at once; more are closed as they arrive. */
+      max_connections: z.number().int().min(1).default(256),
     })
     .prefault({}),
   change_control: z

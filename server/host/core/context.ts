@@ -17,6 +17,7 @@ import type { AuthUser, BranchRef } from './identity';
 import { UncheckedReadsStale, type ReadMemo, type UncheckedReads } from './read-memo';
 import type { CoreServices, Scope } from './scope';
 import type { SearchRegistry } from './search';
+import type { RelatedVisibility } from '../objects/related-visibility';
 import type { CredentialThrottle } from './throttle';
 import type { WriteTurns } from './write-turns';
 
@@ -45,6 +46,8 @@ export interface HostServices extends CoreServices {
   /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
   readonly mainWriteGuards: MainWriteGuard[];
   readonly search: SearchRegistry<Ctx>;
+  /** What the changelog and notifications show of plugins' object types (`objects/related-visibility.ts`). */
+  readonly relatedVisibility: RelatedVisibility<Ctx>;
   /** Loaded plugins and their versions, for `/api/status/`. */
   readonly plugins: Map<string, string>;
   readonly background: BackgroundTask[];

@@ -74,11 +74,14 @@ export class MethodNotAllowed extends statusError(405) {}
 /** 413 */
 export class PayloadTooLarge extends statusError(413) {}
 
-/** 429: too many failed credentials from this address (or for this username); `retryAfter` in seconds. */
+/** 429: too many failed credentials from this address (or for this username), or too many open streams; `retryAfter` in seconds. */
 export class TooManyRequests extends DomainError {
   readonly status = 429;
-  constructor(readonly retryAfter: number) {
-    super(`Too many failed attempts. Try again in ${retryAfter} seconds.`);
+  constructor(
+    readonly retryAfter: number,
+    message = `Too many failed attempts. Try again in ${retryAfter} seconds.`,
+  ) {
+    super(message);
   }
 }
 

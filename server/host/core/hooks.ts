@@ -8,11 +8,18 @@ export interface BranchHookPayloads {
   /** The branch's changes moved (an object created, updated or deleted in the branch). */
   changesMoved: { branch: BranchRow; objectTypes: string[]; newlyTouchedTypes: string[] };
   synced: { branch: BranchRow };
-  merged: { branch: BranchRow };
+  /** `acknowledgedConflicts`: the conflicts with main the merger acknowledged (null: none). */
+  merged: { branch: BranchRow; acknowledgedConflicts: AcknowledgedConflicts | null };
   reverted: { branch: BranchRow };
   renamed: { branch: BranchRow; oldName: string };
   /** Before the branch and its changes are removed. */
   deleting: { branch: BranchRow };
+}
+
+/** The conflicts with main a merge was told to set aside: how many, and (at most 1,000 of) them. */
+export interface AcknowledgedConflicts {
+  count: number;
+  conflicts: Array<{ change: number; object_type: string; object_id: number; attributes: string[] }>;
 }
 
 export type BranchHookName = keyof BranchHookPayloads;

@@ -64,3 +64,19 @@ export function jsonArrayHasColumn(
     return sql<SqlBool>`exists (select 1 from jsonb_array_elements_text(${column}::jsonb) as j(value) where j.value = ${valueColumn}::text)`;
   return sql<SqlBool>`exists (select 1 from json_each(${column}) where value = ${valueColumn})`;
 }
+
+/**
+ * The JSON text of the value at `keys` inside the JSON object in `column` (null when absent), in
+ * the form `JSON.stringify` gives a scalar (`"text"`, `5`, `true`, `null`): compare it with the
+ * JSON text of a scalar. A key holding `"` or `\` is not addressable (null).
+ */
+export function jsonTextAt(
+  db: Kysely<any>,
+  column: Expression<unknown>,
+  keys: readonly string[],
+): RawBuilder<string | null> {
+  if (databaseKind(db) === 'postgres') return sql<string | null>`((${column})::jsonb #> ${[...keys]}::text[])::text`;
+  if (keys.some((k) => /["\\]/.test(k))) return sql<string | null>`null`;
+  const path = `$${keys.map((k) => `."${k}"`).join('')}`;
+  return sql<string | null>`(${column} -> ${path})`;
+}

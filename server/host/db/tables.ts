@@ -135,6 +135,9 @@ export interface ObjectChangesTable {
   prechange_data: Json | null;
   postchange_data: Json | null;
   branch_id: number | null;
+  /** The object this entry's object belongs to (a review's change request), by which callers see it. */
+  related_object_type: string | null;
+  related_object_id: number | null;
 }
 
 export interface WebhooksTable {
@@ -161,6 +164,8 @@ export interface EventRulesTable {
   action_type: string;
   action_object_id: number | null;
   action_data: Json | null;
+  /** Who wrote the rule last (created it, or changed it since): a writing action acts with their authority. */
+  created_by: number | null;
   created: string;
   last_updated: string;
 }

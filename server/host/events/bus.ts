@@ -31,6 +31,19 @@ export interface EventRuleRow {
   name: string;
   action_object_id: number | null;
   action_data: Record<string, unknown> | null;
+  /** Who wrote the rule last: an action that writes acts with their authority, never the triggering user's. */
+  created_by: number | null;
+}
+
+/** An action type's registration: what it runs, how its `action_data` is vetted, what its writes need. */
+export interface ActionRegistration<C> {
+  run: EventAction<C>;
+  checkData?: ActionDataCheck;
+  /**
+   * The permissions the action's writes need: whoever creates or changes a rule with it must hold
+   * them, and it runs only while the rule's creator does.
+   */
+  permissions?: readonly string[];
 }
 
 /** An event-rule action other than `webhook`; runs after the triggering write commits. */
@@ -74,8 +87,7 @@ export function eventConditionSubject(
 /** The event pipeline; `C` is the context listeners and actions run in (the host's `Ctx`). */
 export class EventBus<C extends Scope> {
   private readonly types = new Set<string>(OBJECT_EVENTS);
-  private readonly actions = new Map<string, EventAction<C>>();
-  private readonly dataChecks = new Map<string, ActionDataCheck>();
+  private readonly actions = new Map<string, ActionRegistration<C>>();
   private readonly listeners: Array<(ctx: C, e: EmittedEvent) => Promise<void>> = [];
   /** Wakes the webhook delivery worker after a commit that queued deliveries. */
   onQueued: () => void = () => {};
@@ -91,12 +103,16 @@ export class EventBus<C extends Scope> {
     return [...this.types];
   }
 
-  /** Registers an action type; `checkData` (optional) vets a rule's `action_data` when the rule is written. */
-  registerAction(actionType: string, action: EventAction<C>, checkData?: ActionDataCheck): void {
+  /** Registers an action type: what it runs, how `action_data` is vetted when a rule is written, what its writes need. */
+  registerAction(actionType: string, registration: ActionRegistration<C>): void {
     if (actionType === WEBHOOK_ACTION || this.actions.has(actionType))
       throw new Error(`event action ${actionType} is registered twice`);
-    this.actions.set(actionType, action);
-    if (checkData) this.dataChecks.set(actionType, checkData);
+    this.actions.set(actionType, registration);
+  }
+
+  /** The permissions an action type's writes need (none for a webhook). */
+  actionPermissions(actionType: string): readonly string[] {
+    return this.actions.get(actionType)?.permissions ?? [];
   }
 
   actionTypes(): string[] {
@@ -105,7 +121,7 @@ export class EventBus<C extends Scope> {
 
   /** The problem with `action_data` for this action type, or null. */
   actionDataProblem(actionType: string, data: Record<string, unknown> | null): string | null {
-    const check = this.dataChecks.get(actionType);
+    const check = this.actions.get(actionType)?.checkData;
     return check ? check(data) : null;
   }
 
@@ -154,12 +170,13 @@ export class EventBus<C extends Scope> {
         name: rule.name,
         action_object_id: rule.action_object_id,
         action_data: rule.action_data ? (JSON.parse(rule.action_data) as Record<string, unknown>) : null,
+        created_by: rule.created_by,
       };
       if (rule.action_type === WEBHOOK_ACTION) {
         await this.queueWebhook(ctx, ruleRow, payload, now, eventId);
         continue;
       }
-      const action = this.actions.get(rule.action_type);
+      const action = this.actions.get(rule.action_type)?.run;
       if (!action) {
         ctx.host.log.warn(`event rule "${rule.name}": unknown action type ${rule.action_type}`);
         continue;
@@ -181,7 +198,9 @@ export class EventBus<C extends Scope> {
       ctx.host.log.warn(`event rule "${rule.name}": webhook ${rule.action_object_id} does not exist`);
       return;
     }
-    const body = hook.body_template ? renderTemplate(hook.body_template, payload) : JSON.stringify(payload);
+    const body = hook.body_template
+      ? renderTemplate(hook.body_template, payload, hook.http_content_type)
+      : JSON.stringify(payload);
     const headers: Record<string, string> = { 'Content-Type': hook.http_content_type };
     for (const [name, value] of Object.entries(parseHeaderLines(hook.additional_headers))) {
       for (const key of Object.keys(headers)) if (key.toLowerCase() === name.toLowerCase()) delete headers[key];
@@ -221,14 +240,68 @@ export function deliveryId(eventId: string, webhookId: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-/** `{{ path.to.value }}` placeholders filled from the payload; objects are written as JSON. */
-export function renderTemplate(template: string, payload: EventPayload): string {
-  return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (_, path: string) => {
-    let value: unknown = payload;
-    for (const part of path.split('.')) {
-      value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+const PLACEHOLDER = /\{\{\s*([\w.]+)\s*\}\}/g;
+
+function valueAt(payload: EventPayload, path: string): unknown {
+  let value: unknown = payload;
+  for (const part of path.split('.'))
+    value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+  return value;
+}
+
+/** A value as plain text: nothing for a missing one, JSON for an object. */
+function plain(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+const XML_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/**
+ * A JSON template rendered so that values never change its shape: a placeholder inside a string
+ * literal becomes the value's text escaped as string content; one outside becomes the value as a
+ * JSON literal (`null` when missing). So `"title": "{{ data.title }}"` stays one key whatever the
+ * title holds, and a rendered body has exactly the template's keys.
+ */
+function renderJson(template: string, payload: EventPayload): string {
+  let out = '';
+  let inString = false;
+  let i = 0;
+  while (i < template.length) {
+    PLACEHOLDER.lastIndex = i;
+    const found = PLACEHOLDER.exec(template);
+    const next = found ? found.index : template.length;
+    // The literal part up to the next placeholder, tracking whether it ends inside a string.
+    for (let j = i; j < next; j++) {
+      const c = template[j]!;
+      if (inString && c === '\\') {
+        j++;
+        continue;
+      }
+      if (c === '"') inString = !inString;
     }
-    if (value === undefined || value === null) return '';
-    return typeof value === 'object' ? JSON.stringify(value) : String(value);
-  });
+    out += template.slice(i, next);
+    if (!found) break;
+    const value = valueAt(payload, found[1]!);
+    out += inString ? JSON.stringify(plain(value)).slice(1, -1) : JSON.stringify(value === undefined ? null : value);
+    i = next + found[0].length;
+  }
+  return out;
+}
+
+/**
+ * `{{ path.to.value }}` placeholders filled from the payload, each escaped for the body's syntax
+ * (`contentType`): JSON (the default, and any `+json` type) as `renderJson` says; form bodies
+ * percent-encoded; XML with its entities; any other type as plain text (objects as JSON).
+ */
+export function renderTemplate(template: string, payload: EventPayload, contentType = 'application/json'): string {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return renderJson(template, payload);
+  const escape =
+    type === 'application/x-www-form-urlencoded'
+      ? encodeURIComponent
+      : type.endsWith('/xml') || type.endsWith('+xml')
+        ? (text: string) => text.replace(/[&<>"']/g, (c) => XML_ENTITIES[c]!)
+        : (text: string) => text;
+  return template.replace(PLACEHOLDER, (_, path: string) => escape(plain(valueAt(payload, path))));
 }

@@ -26,6 +26,9 @@ const EVENT_OF: Record<ChangeActionName, string> = {
  */
 export async function recordChange(ctx: Ctx, change: ChangeRecord): Promise<void> {
   const now = ctx.host.clock.now().toISOString();
+  // The object this one belongs to (a review's change request): the changelog shows the entry
+  // only to callers who may view it (`RelatedVisibility`).
+  const related = ctx.host.relatedVisibility.relatedOf(change.objectType, change.postchange ?? change.prechange);
   await insertObjectChange(ctx, {
     time: now,
     user_id: ctx.user?.id ?? null,
@@ -38,6 +41,7 @@ export async function recordChange(ctx: Ctx, change: ChangeRecord): Promise<void
     prechange_data: change.prechange ? JSON.stringify(change.prechange) : null,
     postchange_data: change.postchange ? JSON.stringify(change.postchange) : null,
     branch_id: ctx.branch?.id ?? null,
+    ...(related ? { related_object_type: related.objectType, related_object_id: related.objectId } : {}),
   });
   if (change.emit === false) return;
   await ctx.host.events.emit(ctx, {

@@ -3,7 +3,7 @@ import { objectBase, objectTypeName } from '../../../contract/api/common';
 import { CONDITION_OPS } from '../../../contract/api/vocabulary';
 import { conditionSetProblem } from '../core/conditions';
 import type { Ctx } from '../core/context';
-import { ValidationError } from '../core/errors';
+import { PermissionDenied, ValidationError } from '../core/errors';
 import { WEBHOOK_ACTION } from './bus';
 import type { Host } from '../host';
 import type { EventRulesTable, Row } from '../db/tables';
@@ -32,6 +32,13 @@ export const eventRuleOutput = z.object({
   action_type: z.string().describe('"webhook" or a registered action type, e.g. change_control.report_check.'),
   action_object_id: z.number().int().nullable().describe('The webhook id when action_type is "webhook".'),
   action_data: z.record(z.string(), z.unknown()).nullable(),
+  created_by: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'Read-only: who wrote the rule last (created it, or changed it since). An action that writes acts with their authority, while they hold the permissions it needs.',
+    ),
 });
 export type EventRuleOut = z.infer<typeof eventRuleOutput> & ApiObject;
 
@@ -66,6 +73,7 @@ function present(ctx: Ctx, row: Row<EventRulesTable>): EventRuleOut {
     action_type: row.action_type,
     action_object_id: row.action_object_id,
     action_data: parseJson<Record<string, unknown> | null>(row.action_data, null),
+    created_by: row.created_by,
     created: row.created,
     last_updated: row.last_updated,
   };
@@ -156,15 +164,28 @@ async function validateRule(ctx: Ctx, rule: RuleAction): Promise<void> {
   }
   const dataProblem = ctx.host.events.actionDataProblem(rule.action_type, rule.action_data);
   if (dataProblem) throw fieldError('action_data', dataProblem);
+  // A rule whose action writes acts with the authority of whoever writes the rule: they must hold
+  // what the write needs (the rule runs only while they still do).
+  const needed = ctx.host.events.actionPermissions(rule.action_type);
+  if (needed.length > 0) {
+    const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+    const missing = needed.filter((p) => !perms?.has(p));
+    if (missing.length > 0)
+      throw new PermissionDenied(
+        `A rule with the action "${rule.action_type}" writes with the authority of whoever writes the rule: that needs ${missing.join(', ')}.`,
+      );
+  }
 }
 
 function unique<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
 
-function columns(input: Partial<EventRuleWrite>, now: string): Partial<Omit<Row<EventRulesTable>, 'id'>> {
+/** The columns a write sets: the input's, and who wrote the rule (whose authority its action then has). */
+function columns(input: Partial<EventRuleWrite>, now: string, ctx: Ctx): Partial<Omit<Row<EventRulesTable>, 'id'>> {
   const out: Partial<Omit<Row<EventRulesTable>, 'id'>> = {
     ...givenFields(input, ['name', 'action_type', 'action_object_id']),
+    created_by: ctx.user?.id ?? null,
     last_updated: now,
   };
   if (input.enabled !== undefined) out.enabled = input.enabled ? 1 : 0;
@@ -178,7 +199,7 @@ function columns(input: Partial<EventRuleWrite>, now: string): Partial<Omit<Row<
 }
 
 /** A new event rule row: defaults for what the input leaves out, then the input's columns; `now` stamps it. */
-function newRow(input: EventRuleWrite, now: string): NewRow<EventRulesTable> {
+function newRow(input: EventRuleWrite, now: string, ctx: Ctx): NewRow<EventRulesTable> {
   return {
     name: input.name,
     enabled: 1,
@@ -188,7 +209,8 @@ function newRow(input: EventRuleWrite, now: string): NewRow<EventRulesTable> {
     action_type: input.action_type,
     action_object_id: null,
     action_data: null,
-    ...columns(input, now),
+    created_by: null,
+    ...columns(input, now, ctx),
     created: now,
     last_updated: now,
   };

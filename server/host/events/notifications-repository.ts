@@ -1,10 +1,17 @@
 import type { Ctx } from '../core/context';
 import type { Insertable } from 'kysely';
-import type { NotificationsTable, Row } from '../db/tables';
+import type { HostTables, NotificationsTable, Row } from '../db/tables';
+import type { Condition } from '../db/list';
+import type { VisibleIds } from '../db/visible-ids';
 
 /** This user's notifications (the list's query). */
 export function notificationRowsOf(ctx: Ctx, userId: number) {
   return ctx.db.selectFrom('notifications').selectAll().where('user_id', '=', userId);
+}
+
+/** Notifications of `owner`'s objects only for objects among `visible` (notifications of other types pass). */
+export function notificationsOfVisible(owner: string, visible: VisibleIds): Condition<HostTables, 'notifications'> {
+  return (eb) => eb.or([eb('object_type', '<>', owner), eb('object_id', 'in', visible)]);
 }
 
 /** This user's notification `id`, or undefined when it is not theirs or does not exist. */

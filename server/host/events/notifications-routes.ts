@@ -3,15 +3,16 @@ import { notification, type Notification } from '../../../contract/api/host';
 import type { Ctx } from '../core/context';
 import { NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
-import type { NotificationsTable, Row } from '../db/tables';
+import type { HostTables, NotificationsTable, Row } from '../db/tables';
 import { envelope, parseListQuery, shapeObject } from '../http/query';
-import { defineList } from '../db/list';
+import { defineList, type Condition } from '../db/list';
 import { listQueryDocs, parseId } from '../http/resource';
 import {
   deleteNotification,
   markNotificationRead,
   notificationOf,
   notificationRowsOf,
+  notificationsOfVisible,
 } from './notifications-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
 
@@ -32,6 +33,20 @@ function callerId(ctx: Ctx): number {
   return ctx.user.id;
 }
 
+/**
+ * A notification names an object (its `object_repr`): it shows only while the caller may view
+ * that object, for the object types plugins declare (a change request: `RelatedVisibility`), in SQL.
+ */
+async function visibleNotifications(ctx: Ctx): Promise<Condition<HostTables, 'notifications'> | null> {
+  const conditions: Array<Condition<HostTables, 'notifications'>> = [];
+  for (const related of ctx.host.relatedVisibility.all()) {
+    if (!related.owner) continue;
+    const ids = await related.owner.visibleIds(ctx);
+    if (ids !== null) conditions.push(notificationsOfVisible(related.owner.objectType, ids));
+  }
+  return conditions.length === 0 ? null : (eb) => eb.and(conditions.map((c) => c(eb)));
+}
+
 /** The caller's notifications (never anyone else's): filters, `q` over the object's text, ordering. */
 const notificationList = defineList({
   from: (ctx: Ctx) => notificationRowsOf(ctx, callerId(ctx)),
@@ -44,12 +59,15 @@ const notificationList = defineList({
   ordering: { id: 'id', created: 'created' },
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['object_repr', 'event_type'],
+  visible: visibleNotifications,
   present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
-/** The caller's own notification; anyone else's is 404. */
+/** The caller's own notification, as the list shows it; anyone else's, or one the list hides, is 404. */
 async function getOwn(ctx: Ctx, rawId: string | undefined): Promise<Row<NotificationsTable>> {
-  const row = await notificationOf(ctx, callerId(ctx), parseId(rawId));
+  const id = parseId(rawId);
+  const shown = await notificationList.run(ctx, { filters: { id: [id] }, ordering: [], page: { limit: 1, offset: 0 } });
+  const row = shown.count > 0 ? await notificationOf(ctx, callerId(ctx), id) : undefined;
   if (!row) throw new NotFound();
   return row;
 }

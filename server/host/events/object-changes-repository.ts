@@ -6,15 +6,12 @@ import { sentWithNext } from '../db/pg-client';
 import { compiledWrite } from '../db/compiled-select';
 import type { Queryable } from '../db/database';
 import { valuesTable } from '../db/portable';
-import type { HostTables, ObjectChangesTable, Row } from '../db/tables';
+import type { HostTables, ObjectChangesTable } from '../db/tables';
+import type { VisibleIds } from '../db/visible-ids';
 
 /** The whole changelog (the list's query). */
 export function objectChangeRows(ctx: Ctx) {
   return ctx.db.selectFrom('object_changes').selectAll();
-}
-
-export function objectChangeById(ctx: Ctx, id: number): Promise<Row<ObjectChangesTable> | undefined> {
-  return ctx.db.selectFrom('object_changes').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /**
@@ -37,6 +34,45 @@ export function changesIn(
             ]),
           ]),
       ...(hiddenTypes.length > 0 ? [eb('changed_object_type', 'not in', hiddenTypes)] : []),
+    ]);
+}
+
+/** The entries of `objectType` only for objects of these ids (entries of other types pass). */
+export function onlyObjectsIn(
+  ctx: Ctx,
+  objectType: string,
+  ids: ReadonlySet<number>,
+): Condition<HostTables, 'object_changes'> {
+  return (eb) =>
+    eb.or([
+      eb('changed_object_type', '<>', objectType),
+      eb('changed_object_id', 'in', eb.selectFrom(valuesTable(ctx.db, [...ids]).as('j')).select('j.value')),
+    ]);
+}
+
+/**
+ * The entries of `owner`'s objects and of the `members` belonging to them only where the owner
+ * object is one of `visible` (entries of other types pass): an owner's entry by its own id, a
+ * member's by its `related_object`.
+ */
+export function onlyOfVisibleOwners(
+  owner: string,
+  members: readonly string[],
+  visible: VisibleIds,
+): Condition<HostTables, 'object_changes'> {
+  return (eb) =>
+    eb.or([
+      eb('changed_object_type', 'not in', [owner, ...members]),
+      eb.and([eb('changed_object_type', '=', owner), eb('changed_object_id', 'in', visible)]),
+      ...(members.length === 0
+        ? []
+        : [
+            eb.and([
+              eb('changed_object_type', 'in', [...members]),
+              eb('related_object_type', '=', owner),
+              eb('related_object_id', 'in', visible),
+            ]),
+          ]),
     ]);
 }
 

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { briefFields } from '../../../contract/api/common';
 import { ChangeVisibility } from '../objects/change-visibility';
+import { BRANCH_TYPE } from '../objects/branches';
+import { grantAllows, type Grant } from '../users/object-permissions';
 import type { Ctx } from '../core/context';
 import type { Host } from '../host';
-import type { ObjectChangesTable, Row } from '../db/tables';
+import type { HostTables, ObjectChangesTable, Row } from '../db/tables';
 import { registerResource, type ApiObject } from '../http/resource';
-import { defineList } from '../db/list';
-import { changesIn, objectChangeById, objectChangeRows } from './object-changes-repository';
+import { defineList, type Condition } from '../db/list';
+import { changesIn, objectChangeRows, onlyObjectsIn, onlyOfVisibleOwners } from './object-changes-repository';
 import { briefObject, fieldsOf } from '../core/api-object';
 
 const OBJECT_TYPE = 'core.objectchange';
@@ -48,10 +50,85 @@ function present(ctx: Ctx, row: Row<ObjectChangesTable>): ObjectChangeOut {
 }
 
 /**
- * The changelog list. A source-of-truth object's recorded state shows only to callers who may
- * see it (its branch and its object, ChangeVisibility): branches and hidden types in SQL, the
- * constraints of constrained types judged in code on the state recorded.
+ * What the changelog shows a caller, decided once for both the list and the detail:
+ *
+ * - a source-of-truth object's recorded state only to callers who may see it (its branch and its
+ *   object, `ChangeVisibility`): branches and hidden types in SQL, the constraints of constrained
+ *   types judged in code on the state recorded;
+ * - a branch's own entries only to callers who may view that branch (SQL);
+ * - entries of the object types plugins declare (`RelatedVisibility`: change requests and what
+ *   belongs to them, policies, ...) only to holders of that type's view permission (constraints
+ *   judged on the state recorded), and, for what belongs to an object (a review's change
+ *   request), only to callers who may view that object: in SQL, so `q`, every filter and `count`
+ *   only ever see what the caller may see.
  */
+async function visibleChanges(ctx: Ctx): Promise<Condition<HostTables, 'object_changes'> | null> {
+  const visibility = await ChangeVisibility.load(ctx);
+  const grants = await typeGrants(ctx);
+  const conditions: Array<Condition<HostTables, 'object_changes'>> = [];
+  const hidden = [
+    ...ctx.host.objectTypes
+      .sourceOfTruth()
+      .filter((t) => visibility.grant(t.name) === false)
+      .map((t) => t.name),
+    ...[...grants].filter(([, g]) => g === false).map(([t]) => t),
+  ];
+  if (visibility.branchIds !== 'all' || hidden.length > 0)
+    conditions.push(changesIn(ctx, visibility.branchIds, hidden));
+  if (visibility.branchIds !== 'all') conditions.push(onlyObjectsIn(ctx, BRANCH_TYPE, visibility.branchIds));
+  for (const related of ctx.host.relatedVisibility.all()) {
+    if (!related.owner) continue;
+    const ids = await related.owner.visibleIds(ctx);
+    if (ids !== null) conditions.push(onlyOfVisibleOwners(related.owner.objectType, related.objectTypes, ids));
+  }
+  if (conditions.length === 0) return null;
+  return (eb) => eb.and(conditions.map((c) => c(eb)));
+}
+
+/** The caller's view grant on each object type plugins declare (their owners judged in SQL). */
+async function typeGrants(ctx: Ctx): Promise<Map<string, Grant>> {
+  const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
+  const grants = new Map<string, Grant>();
+  for (const related of ctx.host.relatedVisibility.all())
+    for (const type of related.objectTypes) grants.set(type, perms ? perms.grant(type, 'view') : false);
+  return grants;
+}
+
+/** What is judged in code on the state recorded: constrained view grants and the plugins' own judgements. */
+async function admittedChanges(
+  ctx: Ctx,
+): Promise<((rows: Array<Row<ObjectChangesTable>>) => Promise<Array<Row<ObjectChangesTable>>>) | null> {
+  const visibility = await ChangeVisibility.load(ctx);
+  const constrained = new Map<string, Grant>();
+  if (!visibility.unrestricted) for (const t of visibility.constrainedTypes()) constrained.set(t, visibility.grant(t));
+  for (const [type, grant] of await typeGrants(ctx)) if (Array.isArray(grant)) constrained.set(type, grant);
+  const judges = new Map<string, (states: ReadonlyArray<Record<string, unknown>>) => Promise<boolean[]>>();
+  for (const related of ctx.host.relatedVisibility.all()) {
+    const judge = related.admit ? await related.admit(ctx) : null;
+    if (judge) for (const type of related.objectTypes) judges.set(type, judge);
+  }
+  if (constrained.size === 0 && judges.size === 0) return null;
+  const user = ctx.user;
+  return async (rows) => {
+    const stateOf = (r: Row<ObjectChangesTable>) => parseJson(r.postchange_data) ?? parseJson(r.prechange_data);
+    let kept = rows.filter((r) => {
+      const grant = constrained.get(r.changed_object_type);
+      if (grant === undefined) return true;
+      const state = stateOf(r);
+      return state !== null && user !== null && grantAllows(grant, state, user);
+    });
+    for (const [type, judge] of judges) {
+      const judged = kept.filter((r) => r.changed_object_type === type);
+      if (judged.length === 0) continue;
+      const verdicts = await judge(judged.map((r) => stateOf(r) ?? {}));
+      const hidden = new Set(judged.filter((_, i) => !verdicts[i]));
+      kept = kept.filter((r) => !hidden.has(r));
+    }
+    return kept;
+  };
+}
+
+/** The changelog list (and, through it, the detail): what a caller may see of it (`visibleChanges`). */
 const objectChangeList = defineList({
   from: objectChangeRows,
   columnFilters: {
@@ -79,24 +156,8 @@ const objectChangeList = defineList({
   ordering: { id: 'id', time: 'time' },
   defaultOrdering: [{ field: 'time', desc: true }],
   search: ['object_repr', 'user_name'],
-  visible: async (ctx) => {
-    const visibility = await ChangeVisibility.load(ctx);
-    if (visibility.unrestricted) return null;
-    const catalogue = new Set(ctx.host.objectTypes.sourceOfTruth().map((t) => t.name));
-    const hidden = [...catalogue].filter((t) => visibility.grant(t) === false);
-    return changesIn(ctx, visibility.branchIds, hidden);
-  },
-  admit: async (ctx) => {
-    const visibility = await ChangeVisibility.load(ctx);
-    const constrained = visibility.unrestricted ? [] : visibility.constrainedTypes();
-    if (constrained.length === 0) return null;
-    return async (rows) =>
-      rows.filter((r) => {
-        if (!constrained.includes(r.changed_object_type)) return true;
-        const state = parseJson(r.postchange_data) ?? parseJson(r.prechange_data);
-        return state !== null && visibility.admitsObject(r.changed_object_type, state);
-      });
-  },
+  visible: visibleChanges,
+  admit: admittedChanges,
   present: async (ctx, rows) => rows.map((r) => present(ctx, r)),
 });
 
@@ -111,18 +172,9 @@ export function registerObjectChanges(host: Host): void {
     path: PATH,
     output: objectChangeOutput,
     list: objectChangeList,
-    get: async (ctx, id) => {
-      const row = await objectChangeById(ctx, id);
-      if (!row) return undefined;
-      const visibility = await ChangeVisibility.load(ctx);
-      if (!visibility.branchVisible(row.branch_id)) return undefined;
-      const state = parseJson(row.postchange_data) ?? parseJson(row.prechange_data);
-      if (
-        ctx.host.objectTypes.get(row.changed_object_type)?.sourceOfTruth &&
-        (state === null || !visibility.admitsObject(row.changed_object_type, state))
-      )
-        return undefined;
-      return present(ctx, row);
-    },
+    // One entry is shown exactly when the list would show it.
+    get: async (ctx, id) =>
+      (await objectChangeList.run(ctx, { filters: { id: [id] }, ordering: [], page: { limit: 1, offset: 0 } }))
+        .items[0],
   });
 }

@@ -39,6 +39,12 @@ export interface ResourceSpec<T extends ApiObject, C = never, U = never> {
   output: z.ZodType;
   /** The resource's list (`defineList`): filters, `q`, ordering, visibility. */
   list: DeclaredList<T>;
+  /**
+   * The resource applies the caller's view permission, constraints included, itself: its list in
+   * SQL (its `visible`: constrained callers are paged by the database, not filtered in code), its
+   * `get` answering only objects the caller may view, judged on the same fields as the list.
+   */
+  appliesViewGrant?: boolean;
   get(ctx: Ctx, id: number): Promise<T | undefined>;
   /** POST: `run` gets what `body` gives and answers the new object's id. */
   create?: { body: z.ZodType<C>; run(ctx: Ctx, input: C): Promise<number> };
@@ -63,12 +69,13 @@ async function grantFor(ctx: Ctx, objectType: string, action: string): Promise<G
 /** Loads one object the caller may view, or throws 404. */
 export async function getViewable<T extends ApiObject>(
   ctx: Ctx,
-  spec: Pick<ResourceSpec<T>, 'objectType' | 'get'>,
+  spec: Pick<ResourceSpec<T>, 'objectType' | 'get' | 'appliesViewGrant'>,
   id: number,
 ): Promise<T> {
   const obj = await spec.get(ctx, id);
   if (!obj || !ctx.user) throw new NotFound();
-  if (!grantAllows(await grantFor(ctx, spec.objectType, 'view'), obj, ctx.user)) throw new NotFound();
+  if (!spec.appliesViewGrant && !grantAllows(await grantFor(ctx, spec.objectType, 'view'), obj, ctx.user))
+    throw new NotFound();
   return obj;
 }
 
@@ -213,7 +220,7 @@ export function registerResource<T extends ApiObject, C = never, U = never>(
       const grant = await grantFor(ctx, spec.objectType, 'view');
       if (grant === false || !ctx.user) throw new PermissionDenied();
       const shaped = (items: T[]): Record<string, unknown>[] => items.map((o) => shapeObject(o, shape));
-      if (grant === true) {
+      if (grant === true || spec.appliesViewGrant) {
         const { count, items } = await list.run(ctx, { filters, ordering, search, page });
         return envelope(shaped(items), count, page, url);
       }

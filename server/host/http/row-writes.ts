@@ -17,10 +17,10 @@ export interface RowWritesSpec<T extends ApiObject, W extends { name?: string },
   uniqueName?: { column: TextColumn<Table>; message: string };
   /** Checks of the input against the object as it is (`null` on create), before anything is written. */
   check?(ctx: Ctx, input: Partial<W>, existing: T | null): Promise<void>;
-  /** The new row; `now` is its `created` and `last_updated`. */
-  insert(input: W, now: string): NewRow<Table>;
-  /** The columns the input changes; `now` is the new `last_updated`. */
-  columns(input: Partial<W>, now: string): RowChanges<Table>;
+  /** The new row; `now` is its `created` and `last_updated`; `ctx` says who writes it. */
+  insert(input: W, now: string, ctx: Ctx): NewRow<Table>;
+  /** The columns the input changes; `now` is the new `last_updated`; `ctx` says who writes it. */
+  columns(input: Partial<W>, now: string, ctx: Ctx): RowChanges<Table>;
 }
 
 /**
@@ -46,7 +46,7 @@ export function rowWrites<T extends ApiObject, W extends { name?: string }, Tabl
       body: spec.body,
       run: async (ctx: Ctx, input: W): Promise<number> => {
         await checked(ctx, input, null);
-        return spec.table.insert(ctx, spec.insert(input, ctx.host.clock.now().toISOString()));
+        return spec.table.insert(ctx, spec.insert(input, ctx.host.clock.now().toISOString(), ctx));
       },
     },
     update: {
@@ -54,7 +54,7 @@ export function rowWrites<T extends ApiObject, W extends { name?: string }, Tabl
       put: spec.body,
       run: async (ctx: Ctx, existing: T, input: Partial<W>): Promise<void> => {
         await checked(ctx, input, existing);
-        await spec.table.update(ctx, existing.id, spec.columns(input, ctx.host.clock.now().toISOString()));
+        await spec.table.update(ctx, existing.id, spec.columns(input, ctx.host.clock.now().toISOString(), ctx));
       },
     },
     remove: async (ctx: Ctx, existing: T): Promise<void> => {

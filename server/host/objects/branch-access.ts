@@ -10,24 +10,32 @@ import { allBranches, branchBySchemaId } from './branches-repository';
  * writes in a branch, the branch actions, the changes list and change control.
  *
  * - View: superusers, or `branching.view_branch` whose constraints admit the branch.
- * - Write (object writes with `X-NetBox-Branch`; sync, merge, revert): superusers, the
+ * - Write (object writes with `X-NetBox-Branch`; turning automatic merge on): superusers, the
  *   branch's owner, or `branching.change_branch` whose constraints admit the branch. This is
  *   asked besides the permission of the write itself, and only of a branch the caller can view.
+ * - The branch actions (sync, merge, revert): their own permission (`branching.sync_branch`,
+ *   `merge_branch`, `revert_branch`) whose constraints admit the branch, as the contract says.
+ *   Owning the branch grants none of them, and none of them needs ownership or `change_branch`.
  */
 export interface BranchAccess {
   mayView(branch: BranchRow): boolean;
   mayWrite(branch: BranchRow): boolean;
+  /** May view the branch and run this action on it (its permission's constraints admit it). */
+  mayAct(branch: BranchRow, action: BranchAction): boolean;
   /** Every branch is visible (no need to look at each). */
   readonly seesAll: boolean;
 }
+
+/** The actions on a branch that have a permission of their own. */
+export type BranchAction = 'sync' | 'merge' | 'revert';
 
 const admits = (ctx: Ctx, grant: Grant, branch: BranchRow, user: AuthUser): boolean =>
   grant === true || (grant !== false && grantAllows(grant, presentBranch(ctx, branch), user));
 
 /** The branch access of `user` (default: the caller), loaded once and asked for as many branches as needed. */
 export async function branchAccess(ctx: Ctx, user: AuthUser | null = ctx.user): Promise<BranchAccess> {
-  if (!user) return { mayView: () => false, mayWrite: () => false, seesAll: false };
-  if (user.isSuperuser) return { mayView: () => true, mayWrite: () => true, seesAll: true };
+  if (!user) return { mayView: () => false, mayWrite: () => false, mayAct: () => false, seesAll: false };
+  if (user.isSuperuser) return { mayView: () => true, mayWrite: () => true, mayAct: () => true, seesAll: true };
   const perms = await ctx.host.permissions.forUser(user, ctx.db);
   const view = perms.grant('branching.branch', 'view');
   const change = perms.grant('branching.branch', 'change');
@@ -35,6 +43,8 @@ export async function branchAccess(ctx: Ctx, user: AuthUser | null = ctx.user): 
     mayView: (branch) => admits(ctx, view, branch, user),
     mayWrite: (branch) =>
       admits(ctx, view, branch, user) && (branch.owner === user.id || admits(ctx, change, branch, user)),
+    mayAct: (branch, action) =>
+      admits(ctx, view, branch, user) && admits(ctx, perms.grant('branching.branch', action), branch, user),
     seesAll: view === true,
   };
 }
@@ -47,6 +57,11 @@ export function branchWriteRefusal(branch: Pick<BranchRow, 'name'>): string {
 export async function requireBranchWrite(ctx: Ctx, branch: BranchRow): Promise<void> {
   if ((await branchAccess(ctx)).mayWrite(branch)) return;
   throw new PermissionDenied(branchWriteRefusal(branch));
+}
+
+/** Why the caller may not run `action` on a branch it can view (its permission does not cover it). */
+export function branchActionRefusal(branch: Pick<BranchRow, 'name'>, action: BranchAction): string {
+  return `You may not ${action} branch "${branch.name}": that needs branching.${action}_branch for it.`;
 }
 
 /** The ids of the branches the caller can view, or `'all'`. */

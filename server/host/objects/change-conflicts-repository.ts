@@ -4,6 +4,7 @@ import { compiledSelect } from '../db/compiled-select';
 import type { Queryable } from '../db/database';
 import { parseAttributes, type Attributes } from './attributes';
 import { branchChangeBatches } from './branch-change-batches-repository';
+import { parseChangeRow, type BranchChange } from './branch-change';
 import { ensureBranchState } from './branch-state';
 import type { BranchStateKeeperOf } from './branch-state-keepers';
 import { touchedObjectTypes } from './branch-types-repository';
@@ -239,6 +240,30 @@ export async function branchMergeProblems(
   for (const s of strays.first) s.problem = `Its object type ${s.objectType} is no longer in the catalogue.`;
   const first = [...kept.first, ...strays.first].sort((a, b) => a.id - b.id).slice(0, limit);
   return { count: kept.count + strays.count, first };
+}
+
+/**
+ * The branch's changes that conflict with main now, oldest first (at most `limit`), with the
+ * attributes of each that conflict, and how many there are.
+ */
+export async function conflictingChanges(
+  ctx: Ctx,
+  branchId: number,
+  limit: number,
+): Promise<{ count: number; changes: Array<BranchChange & { conflicts: string[] }> }> {
+  await ensureBranchState(ctx, CHANGE_CONFLICTS_KEEPER, branchId);
+  const conflicting = () =>
+    ctx.db.selectFrom('branch_changes').where('branch_id', '=', branchId).where('conflicts', 'is not', null);
+  const counted = await conflicting()
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  const count = Number(counted?.n ?? 0);
+  if (count === 0) return { count, changes: [] };
+  const rows = await conflicting().selectAll().orderBy('id').limit(limit).execute();
+  return {
+    count,
+    changes: rows.map((r) => ({ ...parseChangeRow(r), conflicts: JSON.parse(r.conflicts!) as string[] })),
+  };
 }
 
 /** Whether any change of the branch conflicts with main now (whatever the branch's status). */

@@ -41,6 +41,43 @@ export async function activeGroupMembers(
   return rows.map((r) => ({ groupId: r.group_id, userId: r.user_id }));
 }
 
+/** Who a user is, as a rule naming users and groups (by id or by name) asks it. */
+export interface Identity {
+  id: number;
+  username: string;
+  isActive: boolean;
+  isSuperuser: boolean;
+  groupIds: number[];
+  groupNames: string[];
+}
+
+/** The identities of these users (unknown ids are left out): three queries for any number. */
+export async function identitiesOf(ctx: Ctx, ids: Iterable<number>): Promise<Map<number, Identity>> {
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return new Map();
+  const rows = await usersWithIds(ctx, wanted);
+  const groups = await groupIdsOfUsers(ctx, wanted);
+  const names = new Map(
+    (await groupNamesByIds(ctx, [...new Set([...groups.values()].flat())])).map((g) => [g.id, g.name]),
+  );
+  return new Map(
+    rows.map((r) => {
+      const groupIds = groups.get(r.id) ?? [];
+      return [
+        r.id,
+        {
+          id: r.id,
+          username: r.username,
+          isActive: r.is_active === 1,
+          isSuperuser: r.is_superuser === 1,
+          groupIds,
+          groupNames: groupIds.flatMap((g) => names.get(g) ?? []),
+        },
+      ];
+    }),
+  );
+}
+
 /** An active user as an identity to act as (work done on their behalf), or null. */
 export async function actingUser(ctx: Ctx, userId: number | null): Promise<AuthUser | null> {
   if (userId === null) return null;

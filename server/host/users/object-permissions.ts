@@ -167,11 +167,21 @@ export class PermissionService {
 
   /** `unchecked`: before a write transaction, which confirms the rows (`UncheckedReads`). */
   async forUser(user: AuthUser, db?: Queryable, unchecked?: UncheckedReads): Promise<UserPermissions> {
-    const rows = user.isSuperuser
-      ? []
-      : (await this.allRows(db, unchecked)).filter(
-          (r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g)),
-        );
-    return new UserPermissions(user, rows);
+    return this.of(user, user.isSuperuser ? [] : await this.allRows(db, unchecked));
+  }
+
+  /** The permissions of several users, the rows read once for all of them. */
+  async forUsers(users: readonly AuthUser[], db?: Queryable): Promise<Map<number, UserPermissions>> {
+    const rows = users.every((u) => u.isSuperuser) ? [] : await this.allRows(db);
+    return new Map(users.map((u) => [u.id, this.of(u, rows)]));
+  }
+
+  private of(user: AuthUser, rows: readonly PermissionRow[]): UserPermissions {
+    return new UserPermissions(
+      user,
+      user.isSuperuser
+        ? []
+        : rows.filter((r) => r.users.includes(user.id) || r.groups.some((g) => user.groupIds.includes(g))),
+    );
   }
 }

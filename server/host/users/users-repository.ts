@@ -81,10 +81,10 @@ export function activeUsers(
 export function usersWithIds(
   ctx: Ctx,
   ids: readonly number[],
-): Promise<Array<Pick<UserRow, 'id' | 'username' | 'is_active'>>> {
+): Promise<Array<Pick<UserRow, 'id' | 'username' | 'is_active' | 'is_superuser'>>> {
   return ctx.db
     .selectFrom('users')
-    .select(['id', 'username', 'is_active'])
+    .select(['id', 'username', 'is_active', 'is_superuser'])
     .where('id', 'in', [...ids])
     .execute();
 }

@@ -10,6 +10,8 @@ export type ActionChange = BranchActionResult['changes'][number];
 export interface ActionOptions {
   /** False: a dry run that reports what would happen and writes nothing. */
   commit: boolean;
+  /** A merge: the merger acknowledges the branch's conflicts with main (the branch's values win). */
+  acknowledgeConflicts?: boolean;
 }
 
 export function summarizeChange(

@@ -20,6 +20,7 @@ export {
 export { computeConflicts } from '../../host';
 export { isBranchStale } from './staleness';
 export { mergeBranch } from './merge';
+export { conflictsFound, conflictWords, type ConflictsFound } from './merge-conflicts';
 export {
   DIGEST_TABLES,
   branchChangeCount,

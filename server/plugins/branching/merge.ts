@@ -26,6 +26,7 @@ import {
 import { loadBranch, setBranchFields } from './branches';
 import { catalogueType } from './catalogue';
 import { mainStates } from './changes';
+import { conflictRefusal, conflictsFound } from './merge-conflicts';
 
 /** What merging one change does to main: the object's new state, or null to delete it. */
 export interface MainStep {
@@ -76,11 +77,17 @@ export async function applyMainStep(
   await logObjectWrite(main, def, current ? 'update' : 'create', current, step.target);
 }
 
+/** Conflicts named in a merge's refusal or dry run (those beyond are counted). */
+const CONFLICTS_NAMED = 200;
+
 /**
  * Merges a branch into main, as the context's user: the merge validators are consulted
- * first (a refusal is 409 and nothing is written); then every change is applied to main
- * (main's prior state kept for revert, each write in main's changelog), the branch becomes
- * `merged`, and the `merged` hooks run. With `commit: false` it only reports.
+ * first (a refusal is 409 and nothing is written); a branch that conflicts with main merges only
+ * when the merger acknowledges the conflicts (otherwise 409 naming each conflicting object and
+ * attribute the merger may see, `conflicts`); then every change is applied to main (main's prior
+ * state kept for revert, each write in main's changelog), the branch becomes `merged`, and the
+ * `merged` hooks run, told what was acknowledged. With `commit: false` it only reports, the
+ * conflicts included.
  */
 export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOptions): Promise<BranchActionResult> {
   return inTransaction(ctx, async (tx) => {
@@ -90,6 +97,9 @@ export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOpt
       throw new Conflict(`Branch "${branch.name}" is ${branch.status}; only a ready branch can be merged.`);
     const refusal = await main.host.mergeValidators.firstRefusal(main, branch);
     if (refusal) throw new Conflict(refusal);
+    const found = await conflictsFound(main, branch.id, CONFLICTS_NAMED);
+    if (found.count > 0 && options.commit && !options.acknowledgeConflicts)
+      throw new Conflict(conflictRefusal(branch.name, found), { conflicts: found.shown });
 
     const now = main.host.clock.now().toISOString();
     const changes = await branchChanges(main, branch.id);
@@ -105,7 +115,7 @@ export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOpt
       });
       await applyMainStep(main, change, current, step);
     }
-    if (!options.commit) return actionResult(main, branch, false, summary);
+    if (!options.commit) return { ...actionResult(main, branch, false, summary), conflicts: found.shown };
 
     const merged = await setBranchFields(main, branch.id, {
       status: 'merged',
@@ -113,7 +123,10 @@ export async function mergeBranch(ctx: Ctx, branchId: number, options: ActionOpt
       merged_by: main.user?.id ?? null,
     });
     await recordBranchUpdate(main, branch, merged);
-    await main.host.branchHooks.run('merged', main, { branch: merged });
-    return actionResult(main, merged, true, summary);
+    await main.host.branchHooks.run('merged', main, {
+      branch: merged,
+      acknowledgedConflicts: found.count > 0 ? found.acknowledged : null,
+    });
+    return { ...actionResult(main, merged, true, summary), conflicts: found.shown };
   });
 }

@@ -1,8 +1,9 @@
-import type { Ctx, Host } from '../../host';
+import { activeGroupMembers, type Ctx, type Host } from '../../host';
+import { openRequestsApprovedBy } from './reviews/repository';
 import { transitionEvent } from './change-requests/lifecycle-events';
 import { requestRefresh } from './change-requests/refresh';
 import { openRequestsGovernedByPeople } from './policies/attached-repository';
-import { findChangeRequestForBranch, updateChangeRequest, writeStatus } from './change-requests/repository';
+import { findChangeRequestForBranch, updateChangeRequest } from './change-requests/repository';
 import { isOpen } from './change-requests/status';
 import { followContent } from './change-requests/content';
 import { mergeGateValidator } from './gate/validator';
@@ -37,12 +38,17 @@ export function registerBranchHooks(host: Host): void {
   host.branchHooks.on('synced', async (ctx, { branch }) => refreshChecks(ctx, branch.id, false));
   host.branchHooks.on('reverted', async (ctx, { branch }) => refreshChecks(ctx, branch.id, true));
 
-  host.branchHooks.on('merged', async (ctx, { branch }) => {
+  host.branchHooks.on('merged', async (ctx, { branch, acknowledgedConflicts }) => {
     const cr = await findChangeRequestForBranch(ctx, branch.id);
     if (!cr || !isOpen(cr.status)) return;
     // Merged outside its change window by a holder of the window override: an override too.
     const recorded = await recordWindowOverride(ctx, cr, branch);
-    const after = await writeStatus(ctx, recorded, 'completed');
+    // The conflicts the merger acknowledged stay on the request (its changelog entry and the
+    // completion event carry them too).
+    const after = await updateChangeRequest(ctx, recorded, {
+      status: 'completed',
+      merge_acknowledged_conflicts: acknowledgedConflicts ? JSON.stringify(acknowledgedConflicts) : null,
+    });
     const event = transitionEvent(cr.status, after.status);
     await requestRefresh(ctx, cr.id, { rematch: false, events: event ? [{ event, before: cr, after }] : [] });
   });
@@ -61,24 +67,44 @@ export function registerBranchHooks(host: Host): void {
     if (isOpen(cr.status)) await requestRefresh(ctx, cr.id, { rematch: false, checks: true });
   });
 
-  // Who may approve follows group membership and user activity.
+  // Who may approve follows group membership, user activity and permissions (an approval counts
+  // while its reviewer may still review the request).
   host.events.subscribe(async (ctx, event) => {
     if (event.objectType === 'users.user') {
-      const pre = event.prechange as { groups?: number[]; is_active?: boolean } | null;
-      const post = event.postchange as { groups?: number[]; is_active?: boolean } | null;
+      const pre = event.prechange as { groups?: number[]; is_active?: boolean; is_superuser?: boolean } | null;
+      const post = event.postchange as { groups?: number[]; is_active?: boolean; is_superuser?: boolean } | null;
       const moved =
         JSON.stringify(pre?.groups ?? null) !== JSON.stringify(post?.groups ?? null) ||
-        pre?.is_active !== post?.is_active;
+        pre?.is_active !== post?.is_active ||
+        pre?.is_superuser !== post?.is_superuser;
       if (moved)
         await refreshGovernedByPeople(ctx, [event.objectId], [...(pre?.groups ?? []), ...(post?.groups ?? [])]);
     } else if (event.objectType === 'users.group' && event.event === 'object_deleted') {
       await refreshGovernedByPeople(ctx, [], [event.objectId]);
+    } else if (event.objectType === 'users.objectpermission') {
+      const pre = event.prechange as { users?: number[]; groups?: number[] } | null;
+      const post = event.postchange as { users?: number[]; groups?: number[] } | null;
+      const groups = [...(pre?.groups ?? []), ...(post?.groups ?? [])];
+      const members = (await activeGroupMembers(ctx, groups)).map((m) => m.userId);
+      await refreshRequests(
+        ctx,
+        await openRequestsApprovedBy(ctx, [...(pre?.users ?? []), ...(post?.users ?? []), ...members]),
+      );
     }
   });
 }
 
-/** Refreshes the open requests governed by a rule that names one of these users or groups. */
+/**
+ * Refreshes the open requests governed by a rule that names one of these users or groups, and
+ * those these users approved (their permissions, through their groups, may have moved).
+ */
 async function refreshGovernedByPeople(ctx: Ctx, userIds: number[], groupIds: number[]): Promise<void> {
-  for (const id of await openRequestsGovernedByPeople(ctx, userIds, groupIds))
-    await requestRefresh(ctx, id, { rematch: false });
+  await refreshRequests(ctx, [
+    ...(await openRequestsGovernedByPeople(ctx, userIds, groupIds)),
+    ...(await openRequestsApprovedBy(ctx, userIds)),
+  ]);
+}
+
+async function refreshRequests(ctx: Ctx, ids: readonly number[]): Promise<void> {
+  for (const id of new Set(ids)) await requestRefresh(ctx, id, { rematch: false });
 }

@@ -23,6 +23,7 @@ import { protectMainGuard, protectScopeProblems } from './gate/protect-main';
 import { registerReviewRoutes } from './reviews/routes';
 import { runtime } from './runtime';
 import { searchChangeControl } from './search';
+import { registerRelatedVisibility } from './related-visibility';
 import { registerSettingsRoute } from './settings';
 import { registerPreviewRoute } from './preview/routes';
 import { registerStreamAnnouncements } from './stream/announce';
@@ -79,6 +80,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       host.mainWriteGuards.push(protectMainGuard);
       for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);
       host.search.register(searchChangeControl);
+      registerRelatedVisibility(host);
 
       afterRefresh(host).push(queueAutoMerge);
       await recoverInterruptedJobs(host);

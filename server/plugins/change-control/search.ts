@@ -1,4 +1,5 @@
-import { type Ctx, grantAllows, type SearchHit } from '../../host';
+import { type Ctx, grantAllows, type SearchHit, type VisibleIds } from '../../host';
+import { visibleRequestIds } from './change-requests/visibility-repository';
 import { matchingRows, type RowOf, type SearchTable } from './search-repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './change-requests/snapshot';
 import { snapshotCheck } from './checks/present';
@@ -40,6 +41,8 @@ interface Source<T extends SearchTable> {
   object(ctx: Ctx, row: RowOf<T>): Record<string, unknown>;
   /** Rows that show a changed object: only those whose object the caller may see. */
   visible?(ctx: Ctx, rows: RowOf<T>[], visibility: ChangeVisibility): Promise<RowOf<T>[]>;
+  /** The column naming the change request a row is (`id`) or belongs to: only those the caller may view (SQL). */
+  request?: string;
 }
 
 /** One source, its row type kept inside: what the search loop needs of any table. */
@@ -47,12 +50,15 @@ interface AnySource {
   objectType: string;
   fields: readonly string[];
   judged: boolean;
+  /** The rows are change requests: their view permission, constraints included, is applied in SQL. */
+  requests: boolean;
   page(
     ctx: Ctx,
     like: string,
     offset: number,
     count: number,
     visibility: ChangeVisibility,
+    requests: VisibleIds | null,
   ): Promise<{
     fetched: number;
     rows: Array<{ id: number; display: string; value(field: string): string; object(): Record<string, unknown> }>;
@@ -64,8 +70,11 @@ function source<T extends SearchTable>(def: Source<T>): AnySource {
     objectType: def.objectType,
     fields: def.fields,
     judged: def.visible !== undefined,
-    async page(ctx, like, offset, count, visibility) {
-      const fetched = await matchingRows(ctx, def.table, def.fields, like, offset, count);
+    requests: def.objectType === CHANGE_REQUEST_TYPE,
+    async page(ctx, like, offset, count, visibility, requests) {
+      const visibleIn =
+        requests === null || def.request === undefined ? undefined : { column: def.request, ids: requests };
+      const fetched = await matchingRows(ctx, def.table, def.fields, like, offset, count, visibleIn);
       const rows = def.visible && !visibility.unrestricted ? await def.visible(ctx, fetched, visibility) : fetched;
       return {
         fetched: fetched.length,
@@ -87,6 +96,7 @@ const SOURCES: AnySource[] = [
     fields: ['ref', 'title', 'branch_name', 'description'],
     display: (r) => displayOfChangeRequest(r),
     object: (ctx, r) => snapshotChangeRequest(ctx, r),
+    request: 'id',
   }),
   source({
     objectType: POLICY_TYPE,
@@ -108,6 +118,7 @@ const SOURCES: AnySource[] = [
     fields: ['comment'],
     display: (r) => `Review ${r.id}`,
     object: (ctx, r) => snapshotReview(ctx, r),
+    request: 'change_request_id',
   }),
   source({
     objectType: CHANGE_COMMENT_TYPE,
@@ -116,6 +127,7 @@ const SOURCES: AnySource[] = [
     display: (r) => `Comment on ${r.change_label}`,
     object: (ctx, r) => snapshotComment(ctx, r),
     visible: async (ctx, rows, visibility) => visibleCommentRows(ctx, rows, visibility),
+    request: 'change_request_id',
   }),
   source({
     objectType: MERGE_CHECK_TYPE,
@@ -123,6 +135,7 @@ const SOURCES: AnySource[] = [
     fields: ['name', 'label', 'summary'],
     display: (r) => r.label || r.name,
     object: (ctx, r) => snapshotCheck(ctx, r),
+    request: 'change_request_id',
   }),
 ];
 
@@ -147,15 +160,19 @@ export async function searchChangeControl(ctx: Ctx, q: string, limit: number): P
   const like = pattern(q);
   const hits: SearchHit[] = [];
   const visibility = await ChangeVisibility.load(ctx);
+  // Reviews, comments and checks only of requests the caller may view, and those requests: in SQL.
+  const requests = await visibleRequestIds(ctx);
   for (const source of SOURCES) {
-    const grant = perms.grant(source.objectType, 'view');
-    if (grant === false) continue;
+    const own = perms.grant(source.objectType, 'view');
+    if (own === false) continue;
+    // A request's own view constraints are applied in SQL with the rest.
+    const grant = source.requests ? true : own;
     // Rows judged on their changed object are looked at batch by batch, like constrained ones.
     const judged = source.judged && !visibility.unrestricted;
     // Unconstrained: one query. Constrained: page on until enough visible hits or no more rows.
     for (let offset = 0; ; offset += BATCH) {
       const size = grant === true && !judged ? limit - hits.length : BATCH;
-      const { fetched, rows } = await source.page(ctx, like, offset, size, visibility);
+      const { fetched, rows } = await source.page(ctx, like, offset, size, visibility, requests);
       for (const row of rows) {
         if (grant !== true && !grantAllows(grant, row.object(), user)) continue;
         const field = source.fields.find((f) => row.value(f).toLowerCase().includes(needle)) ?? source.fields[0]!;

@@ -269,6 +269,30 @@ async function keepChangeConflicts(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * The object a changelog entry's object belongs to (NetBox's `related_object`): a review, check,
+ * comment or journal entry names its change request, so the changelog shows the entry only to
+ * callers who may view that request, in SQL, also once the object itself is gone.
+ */
+async function relateObjectChanges(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('object_changes').addColumn('related_object_type', 'text').execute();
+  await db.schema.alterTable('object_changes').addColumn('related_object_id', 'integer').execute();
+  await db.schema
+    .createIndex('object_changes_related')
+    .on('object_changes')
+    .columns(['related_object_type', 'related_object_id'])
+    .execute();
+}
+
+/**
+ * Who wrote an event rule (`created_by`): a rule whose action writes acts with that user's
+ * authority. Rules kept before it was recorded have none, and their writing actions do nothing
+ * until someone entitled saves them again.
+ */
+async function addEventRuleCreator(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('event_rules').addColumn('created_by', 'integer', clearedWith('users')).execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -279,4 +303,6 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0090-tags': { up: createTags },
   '00-host-0091-branch-state': { up: createBranchState },
   '00-host-0092-change-conflicts': { up: keepChangeConflicts },
+  '00-host-0100-changelog-related-object': { up: relateObjectChanges },
+  '00-host-0101-event-rule-creator': { up: addEventRuleCreator },
 };

@@ -21,11 +21,15 @@ export interface ActionFacts {
   branchStatus?: string | null;
   readyToMerge: boolean;
   mergeBlockedReason: string;
+  /** Only conflicts with main block the merge: a merge by hand acknowledging them passes. */
+  onlyConflictsBlock?: boolean;
   /** Only the change window blocks the merge. */
   onlyWindowBlocks: boolean;
   /** `enforce_merge_gate`: false lets an open request's ready branch merge whatever the gate says. */
   gateEnforced?: boolean;
-  /** Why the caller may not write to the branch (merging is a write in it), or null when they may. */
+  /** Why the caller may not merge the branch (`branching.merge_branch` does not cover it), or null when they may. */
+  branchMergeRefusal?: string | null;
+  /** Why the caller may not write to the branch (applying suggestions is a write in it), or null when they may. */
   branchWriteRefusal?: string | null;
 }
 
@@ -84,8 +88,9 @@ export function callerActions(
   else out.run_checks = ok;
 
   if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
-  else if (facts.branchWriteRefusal) out.merge = no(facts.branchWriteRefusal);
+  else if (facts.branchMergeRefusal) out.merge = no(facts.branchMergeRefusal);
   else if (facts.readyToMerge) out.merge = ok;
+  else if (facts.onlyConflictsBlock) out.merge = { allowed: true, reason: facts.mergeBlockedReason };
   else if (facts.onlyWindowBlocks && allows(PERMISSIONS.overrideWindow))
     out.merge = { allowed: true, reason: `${facts.mergeBlockedReason} You may override the change window.` };
   else if (facts.gateEnforced === false && facts.branchExists && isOpen(facts.status))
@@ -123,11 +128,15 @@ function overrideAvailability(
   if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride))
     return NO_PERMISSION('override the merge gate of this change request');
   if (perms === null || !perms.has(PERMISSIONS.mergeBranch)) return NO_PERMISSION('merge branches');
-  if (facts.branchWriteRefusal) return no(facts.branchWriteRefusal);
+  if (facts.branchMergeRefusal) return no(facts.branchMergeRefusal);
   if (!isOpen(facts.status)) return no(`The change request is ${facts.status}.`);
   if (!facts.branchExists) return no('The branch of this change request has been deleted.');
   if (facts.branchStatus && facts.branchStatus !== 'ready') return no(`The branch is ${facts.branchStatus}.`);
   if (facts.status === 'draft') return no('The change request is a draft; submit it for review.');
   if (facts.readyToMerge) return no('Nothing blocks this change request; merge it normally.');
+  if (facts.onlyConflictsBlock)
+    return no(
+      'Nothing but conflicts with main blocks this change request; merge it normally, acknowledging the conflicts.',
+    );
   return { allowed: true, reason: facts.mergeBlockedReason };
 }

@@ -18,6 +18,7 @@ import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
 import { taggedWith } from '../db/tags';
 import { CHANGE_REQUEST_TYPE } from '../names';
+import { requestViewCondition } from './visibility-repository';
 
 const PRIORITY_RANK = sql<number>`case "priority" when 'low' then 0 when 'medium' then 1 when 'high' then 2 else 3 end`;
 
@@ -233,6 +234,11 @@ const declared = defineList({
   },
   defaultOrdering: [{ field: 'id', desc: true }],
   search: ['title', 'description', 'ref', 'branch_name'],
+  // The view permission with its constraints, in SQL (`registerResource` is told: listAppliesViewGrant).
+  visible: async (ctx) => {
+    const condition = await requestViewCondition(ctx);
+    return condition === null ? null : () => condition;
+  },
   memoCount: 'change-requests',
   reads: pageReads,
   present: presentChangeRequestList,

@@ -1,10 +1,18 @@
 import type { ChangeRequest } from '../../../../contract/api/change-control';
-import { type Ctx, type UserPermissions, branchAccess, branchWriteRefusal, findBranches, tagsOf } from '../../../host';
+import {
+  type Ctx,
+  type UserPermissions,
+  branchAccess,
+  branchActionRefusal,
+  branchWriteRefusal,
+  findBranches,
+  tagsOf,
+} from '../../../host';
 import { windowState, windowWarning } from '../gate/change-window';
 import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
-import { liveGate, type GateState } from '../gate/merge-gate';
+import { conflictsReason, liveGate, namedConflictsReason, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
 import { attachedPolicySummaries } from '../policies/attached-repository';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
@@ -116,6 +124,11 @@ export async function presentChangeRequest(
   gate?: GateState,
 ): Promise<ChangeRequestOut> {
   const state = gate ?? refreshedGate(ctx, row) ?? (await liveGate(ctx, row));
+  // The conflicts, named for this caller: only objects they may see.
+  const mergeBlockedReason =
+    state.conflictsBlock && state.branch
+      ? [...state.reasons, await namedConflictsReason(ctx, state.branch.id)].join(' ')
+      : state.mergeBlockedReason;
   const related = await ctx.host.readMemo.get(
     ctx,
     // Keyed by what it reads of the row, not by its last update: an edit of the request would
@@ -130,9 +143,12 @@ export async function presentChangeRequest(
     requesterId: row.requester_id,
     branchExists: state.branch !== null,
     branchStatus: state.branch?.status ?? null,
+    branchMergeRefusal:
+      state.branch && !access.mayAct(state.branch, 'merge') ? branchActionRefusal(state.branch, 'merge') : null,
     branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
     readyToMerge: state.readyToMerge,
-    mergeBlockedReason: state.mergeBlockedReason,
+    mergeBlockedReason,
+    onlyConflictsBlock: state.conflictsBlock && state.reasons.length === 0,
     onlyWindowBlocks: state.onlyWindowBlocks,
     gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
   });
@@ -143,7 +159,7 @@ export async function presentChangeRequest(
     {
       approved: state.evaluation.approved,
       ready_to_merge: state.readyToMerge,
-      merge_blocked_reason: state.mergeBlockedReason,
+      merge_blocked_reason: mergeBlockedReason,
       has_conflicts: state.hasConflicts,
       queue_position: await queuePositionOf(ctx, row.id),
       freezes: state.freezes,
@@ -211,18 +227,23 @@ export async function presentChangeRequestList(
     const window = windowState(row.scheduled_start, row.scheduled_end, now);
     const onlyWindowBlocks =
       reasons.length === 1 && !window.open && reasons[0] === window.reason && row.status === 'approved';
-    const ready = reasons.length === 0 && row.status === 'approved';
+    // Conflicts as cached at the last refresh (the detail names them).
+    const conflictsBlock = live && toBool(row.has_conflicts) && branch?.status === 'ready';
+    const ready = reasons.length === 0 && row.status === 'approved' && !conflictsBlock;
     const mergeBlockedReason = ready
       ? ''
-      : reasons.join(' ') || 'Approvals or required checks were outstanding at the last refresh.';
+      : [...reasons, ...(conflictsBlock ? [conflictsReason()] : [])].join(' ') ||
+        'Approvals or required checks were outstanding at the last refresh.';
     const actions = callerActions(ctx.user, perms, snapshotChangeRequest(ctx, row), {
       status: row.status,
       requesterId: row.requester_id,
       branchExists: branch !== undefined,
       branchStatus: branch?.status ?? null,
+      branchMergeRefusal: branch && !access.mayAct(branch, 'merge') ? branchActionRefusal(branch, 'merge') : null,
       branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
       readyToMerge: ready,
       mergeBlockedReason,
+      onlyConflictsBlock: conflictsBlock && reasons.length === 0 && row.status === 'approved',
       onlyWindowBlocks,
       gateEnforced: ctx.host.config.change_control.enforce_merge_gate,
     });

@@ -22,7 +22,7 @@ import {
   ValidationError,
   type Host,
 } from '../../../host';
-import { getViewable, parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
+import { parseId, presentedById, registerResource, requireObjectPermission } from '../../../host/http';
 import { changeRequestList } from './list';
 import { windowProblem } from '../gate/change-window';
 import { overrideGate } from '../gate/override';
@@ -50,7 +50,9 @@ import {
   updateChangeRequest,
 } from './repository';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
+import { reviewsByOthers } from '../reviews/repository';
 import { isOpen } from './status';
+import { mayViewRequest } from './visibility-repository';
 
 type CreateInput = z.infer<typeof changeRequestCreate>;
 type UpdateInput = z.infer<typeof changeRequestUpdate>;
@@ -73,6 +75,7 @@ const READ_ONLY = [
   'gates_cleared',
   'policies',
   'override',
+  'merge_acknowledged_conflicts',
   'digest',
   'actions',
   'created',
@@ -97,8 +100,7 @@ const putBody = withoutReadOnly(changeRequestReplace);
 /** Loads a request the caller may view (404 otherwise), checked against its stored fields. */
 async function viewableRow(ctx: Ctx, rawId: string | undefined): Promise<ChangeRequestRow> {
   const row = await getChangeRequestRow(ctx, parseId(rawId));
-  if (!row) throw new NotFound();
-  await getViewable(ctx, { objectType: CHANGE_REQUEST_TYPE, get: async () => snapshotChangeRequest(ctx, row) }, row.id);
+  if (!row || !(await mayViewRequest(ctx, row))) throw new NotFound();
   return row;
 }
 
@@ -209,7 +211,13 @@ export function registerChangeRequestRoutes(host: Host): void {
     path,
     output: changeRequestOutput,
     list: changeRequestList,
-    get: presentedById(keptChangeRequestRow, presentChangeRequest),
+    // Who may view a request is judged on its stored fields (`snapshotChangeRequest`): in SQL for
+    // the list, in code for one request, the same answer.
+    appliesViewGrant: true,
+    get: presentedById(async (ctx, id) => {
+      const row = await keptChangeRequestRow(ctx, id);
+      return (await mayViewRequest(ctx, row)) ? row : undefined;
+    }, presentChangeRequest),
     ownChangelog: true,
     create: { body: createBody, run: createChangeRequest },
     update: {
@@ -219,6 +227,12 @@ export function registerChangeRequestRoutes(host: Host): void {
     },
     remove: async (ctx, existing) => {
       const row = (await getChangeRequestRow(ctx, existing.id))!;
+      // Its reviews go with it: someone else's review is a record nobody but its reviewer removes.
+      const others = await reviewsByOthers(ctx, row.id, ctx.user?.id ?? null);
+      if (others > 0)
+        throw new Conflict(
+          `Change request #${row.id} carries ${others} review${others === 1 ? '' : 's'} by others, and a review is a record only its reviewer removes; abandon the request instead.`,
+        );
       await deleteChangeRequestRow(ctx, row.id);
       await recordChange(ctx, {
         action: 'delete',
@@ -291,11 +305,9 @@ export function registerChangeRequestRoutes(host: Host): void {
     handler: async ({ ctx, params, body }) => {
       const row = await viewableRow(ctx, params.id);
       const branch = row.branch_id === null ? undefined : await findBranch(ctx, row.branch_id);
-      if (branch) {
-        await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
-        await requireBranchWrite(ctx, branch);
-      }
-      const after = await overrideGate(ctx, row, body.reason);
+      // A merge: branching.merge_branch for the branch (owning it is not asked).
+      if (branch) await requireObjectPermission(ctx, BRANCH_TYPE, 'merge', presentBranch(ctx, branch));
+      const after = await overrideGate(ctx, row, body.reason, body.acknowledge_conflicts === true);
       await ctx.flushBeforeCommit();
       return presentChangeRequest(ctx, after);
     },

@@ -1,4 +1,4 @@
-import type { Ctx } from '../../../host';
+import type { AcknowledgedConflicts, Ctx } from '../../../host';
 import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { MODELS } from '../names';
@@ -26,6 +26,7 @@ export function storedFields(ctx: Ctx, row: ChangeRequestRow) {
     auto_merge: toBool(row.auto_merge),
     comments: row.comments,
     custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
+    merge_acknowledged_conflicts: parseJson<AcknowledgedConflicts | null>(row.merge_acknowledged_conflicts, null),
     created: row.created,
     last_updated: row.last_updated,
   };

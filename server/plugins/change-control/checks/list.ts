@@ -7,6 +7,7 @@ import { runtime } from '../runtime';
 import { configuredExternalChecks } from './declared';
 import { CheckScope } from './registry';
 import { presentCheckRows } from './present';
+import { rowsOfVisibleRequests } from '../change-requests/visibility-repository';
 
 type CheckEb = ExpressionBuilder<HostTables & ChangeControlTables, 'cc_merge_checks'>;
 
@@ -56,7 +57,7 @@ function isRequired(ctx: Ctx, eb: CheckEb): Expression<SqlBool> {
   ]);
 }
 
-/** `checks/`: filters, `q` over name, label and summary, ordering. */
+/** `checks/`: filters, `q` over name, label and summary, ordering; only checks of requests the caller may view. */
 export const checkList = defineList({
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_merge_checks').selectAll(),
   columnFilters: {
@@ -105,5 +106,6 @@ export const checkList = defineList({
     last_updated: 'last_updated',
   },
   search: ['name', 'label', 'summary'],
+  visible: rowsOfVisibleRequests('cc_merge_checks.change_request_id'),
   present: presentCheckRows,
 });

@@ -1,9 +1,9 @@
-import { type ApiObject, type Ctx, objectUrl } from '../../../host';
+import { type ApiObject, type Ctx, type Identity, objectUrl } from '../../../host';
 import type { MergeCheck } from '../../../../contract/api/change-control';
 import type { MergeCheckRow } from '../db/tables';
 import { parseJson } from '../db/database';
 import { attachedPolicies } from '../policies/governing';
-import { checkedRequest, declaredFor, isOutdated } from './state';
+import { checkedRequest, declaredFor, fromAnotherReporter, isOutdated, reportersOf } from './state';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
 
@@ -26,6 +26,8 @@ export function snapshotCheck(
     objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
     digest: row.digest,
+    reported_by: row.reported_by,
+    source: parseJson<MergeCheck['source']>(row.source, null),
     created: row.created,
     last_updated: row.last_updated,
   };
@@ -41,9 +43,10 @@ export function presentCheck(
   row: MergeCheckRow,
   declared: DeclaredCheck | undefined,
   currentDigest: string | null,
+  reporters: ReadonlyMap<number, Identity> = new Map(),
 ): MergeCheck {
   const required = declared?.required ?? false;
-  const outdated = isOutdated(row, currentDigest);
+  const outdated = isOutdated(row, currentDigest) || fromAnotherReporter(declared, row, reporters);
   return {
     ...snapshotCheck(ctx, row),
     required,
@@ -58,9 +61,13 @@ export type CheckOut = MergeCheck & ApiObject;
 export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[]): Promise<CheckOut[]> {
   const declaredByRequest = new Map<number, Map<string, ReturnType<typeof declaredFor>[number]>>();
   const digests = new Map<number, string | null>();
+  const reporters = new Map<number, Identity>();
   for (const crId of new Set(rows.map((r) => r.change_request_id))) {
-    declaredByRequest.set(crId, new Map(declaredFor(ctx, await attachedPolicies(ctx, crId)).map((d) => [d.name, d])));
+    const declared = declaredFor(ctx, await attachedPolicies(ctx, crId));
+    declaredByRequest.set(crId, new Map(declared.map((d) => [d.name, d])));
     digests.set(crId, (await checkedRequest(ctx, crId))?.digest ?? null);
+    const ofRequest = rows.filter((r) => r.change_request_id === crId);
+    for (const [id, who] of await reportersOf(ctx, declared, ofRequest)) reporters.set(id, who);
   }
   return rows.map(
     (row) =>
@@ -69,6 +76,7 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
         row,
         declaredByRequest.get(row.change_request_id)?.get(row.name),
         digests.get(row.change_request_id) ?? null,
+        reporters,
       ) as CheckOut,
   );
 }

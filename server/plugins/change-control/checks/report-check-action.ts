@@ -1,6 +1,7 @@
 import { CHECK_STATUSES, type CheckStatus } from '../../../../contract/api/change-control';
 import { isHttpUrl } from '../../../../contract/api/common';
 import {
+  actingUser,
   createCtx,
   inTransaction,
   type Ctx,
@@ -9,10 +10,11 @@ import {
   type EventRuleRow,
   type Host,
 } from '../../../host';
-import { findChangeRequestForBranch } from '../change-requests/repository';
+import { findChangeRequestForBranch, getChangeRequestRow } from '../change-requests/repository';
 import { isOpen } from '../change-requests/status';
 import { BRANCH_TYPE } from '../../branching';
-import { CHANGE_REQUEST_TYPE } from '../names';
+import { CHANGE_REQUEST_TYPE, PERMISSIONS } from '../names';
+import { presentCheckRows } from './present';
 import { attachedPolicies } from '../policies/governing';
 import { reportCheckResult } from './report-result';
 import { checkRowNamed } from './repository';
@@ -23,6 +25,12 @@ import { declaredFor } from './state';
  * result onto a check of the open change request of the branch the event came from, only
  * when that check is declared as a reported check (a governing policy's `checks` or
  * `required_external_checks`, not a registered check); otherwise it does nothing and logs why.
+ *
+ * It acts with the authority of the rule's creator (`created_by`: who wrote the rule last),
+ * never the triggering user's: it runs only while the creator is active and holds
+ * `change_control.change_mergecheck` whose constraints admit the check, a check that declares
+ * its reporter takes the result only when the reporter admits the creator, and the result and
+ * its changelog entry name the creator, with the rule as the result's `source`.
  */
 export const REPORT_CHECK_ACTION = 'change_control.report_check';
 
@@ -51,15 +59,21 @@ export function reportDataProblem(data: Record<string, unknown> | null): string 
   return null;
 }
 
-/** The branch an event came from: the request's branch, the branch itself, or the branch the write was made in. */
-function eventBranchId(ctx: Ctx, event: EmittedEvent): number | null {
+/**
+ * The branch an event came from: the request's branch, the branch itself, the branch of the
+ * request a review, check or comment belongs to, or the branch the write was made in.
+ */
+async function eventBranchId(reader: Ctx, event: EmittedEvent, writtenIn: number | null): Promise<number | null> {
   if (event.objectType === CHANGE_REQUEST_TYPE) return (event.data.branch as number | null | undefined) ?? null;
   if (event.objectType === BRANCH_TYPE) return event.objectId;
   if (typeof event.data.branch === 'number' && event.objectType.startsWith('branching.')) return event.data.branch;
-  return ctx.branch?.id ?? null;
+  if (typeof event.data.change_request === 'number' && event.objectType.startsWith('change_control.'))
+    return (await getChangeRequestRow(reader, event.data.change_request))?.branch_id ?? null;
+  return writtenIn;
 }
 
 async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: ReportData): Promise<void> {
+  const creator = ctx.user!;
   const log = (why: string) =>
     ctx.host.log.info(`event rule "${rule.name}" (${REPORT_CHECK_ACTION}): ${why}; nothing reported`);
   const cr = await findChangeRequestForBranch(ctx, branchId);
@@ -70,20 +84,29 @@ async function report(ctx: Ctx, rule: EventRuleRow, branchId: number, data: Repo
   if (declared.registered) return log(`check "${data.check}" is a registered check, whose result the service computes`);
   const row = await checkRowNamed(ctx, cr.id, data.check);
   if (!row) return log(`check "${data.check}" has no row on change request ${cr.id} yet`);
-  // A check that names its reporter takes results from that reporter only: the event's caller must be it.
+  // The creator's permission to report this check, constraints included, as a PATCH of it needs.
+  const perms = await ctx.host.permissions.forUser(creator, ctx.db);
+  const [presented] = await presentCheckRows(ctx, [row]);
+  if (!presented || !perms.allows(PERMISSIONS.reportCheck, presented))
+    return log(`its creator "${creator.username}" may not report check "${data.check}" (${PERMISSIONS.reportCheck})`);
+  // A check that names its reporter takes results from that reporter only: the rule's creator must be it.
   const outcome = await reportCheckResult(ctx, row, {
     status: data.status,
     summary: data.summary,
     details_url: data.details_url,
+    source: { event_rule: rule.id },
   });
   if (outcome.refused) log(outcome.refused);
 }
 
 export function registerReportCheckAction(host: Host): void {
-  host.events.registerAction(
-    REPORT_CHECK_ACTION,
-    async (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => {
-      const branchId = eventBranchId(ctx, event);
+  host.events.registerAction(REPORT_CHECK_ACTION, {
+    permissions: [PERMISSIONS.reportCheck],
+    checkData: reportDataProblem,
+    run: async (ctx: Ctx, rule: EventRuleRow, payload: EventPayload, event: EmittedEvent) => {
+      // The triggering write has committed: what is read from here on is read afresh.
+      const base = createCtx({ host: ctx.host, user: null, requestId: payload.request.id, baseUrl: ctx.baseUrl });
+      const branchId = await eventBranchId(base, event, ctx.branch?.id ?? null);
       if (branchId === null) {
         ctx.host.log.info(
           `event rule "${rule.name}" (${REPORT_CHECK_ACTION}): the ${event.event} event of ${event.objectType} ${event.objectId} came from no branch; nothing reported`,
@@ -97,16 +120,23 @@ export function registerReportCheckAction(host: Host): void {
         summary: raw.summary as string | undefined,
         details_url: raw.details_url as string | undefined,
       };
-      // The triggering write has committed: report in a transaction of its own, as the event's caller.
+      // Reported in a transaction of its own, as the rule's creator (never the triggering user),
+      // while they are active.
+      const creator = await actingUser(base, rule.created_by);
+      if (!creator) {
+        ctx.host.log.info(
+          `event rule "${rule.name}" (${REPORT_CHECK_ACTION}): its creator is gone or inactive; nothing reported`,
+        );
+        return;
+      }
       const own = createCtx({
         host: ctx.host,
-        user: ctx.user,
+        user: creator,
         requestId: payload.request.id,
         baseUrl: ctx.baseUrl,
         branch: null,
       });
       await inTransaction(own, (tx) => report(tx, rule, branchId, data));
     },
-    reportDataProblem,
-  );
+  });
 }

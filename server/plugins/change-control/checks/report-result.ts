@@ -16,6 +16,8 @@ export interface CheckReport {
   summary?: string;
   details_url?: string;
   digest?: string;
+  /** An event rule's report: the rule (the reporter is its creator, the context's user). */
+  source?: { event_rule: number } | null;
 }
 
 /** What became of a report: refused (why), or accepted (`written` false when it repeated the stored result). */
@@ -26,7 +28,8 @@ export type ReportOutcome = { refused: string } | { refused: null; written: bool
  * rule's `change_control.report_check` action): one rule for both.
  *
  * - A check that names its reporter takes results from that reporter only (the caller's identity,
- *   superusers included).
+ *   superusers included; for an event rule's report, its creator's). Who reported the result, and
+ *   the rule it came through, are kept with it.
  * - A reported check's result is bound to the digest it ran on: the one sent, or the branch's now.
  * - `completed` marks when the result last changed: a report of the same result writes nothing.
  * - A change is recorded in the changelog and moves the request's gate (only check results moved:
@@ -46,12 +49,17 @@ export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: Ch
       row.kind === 'reported'
         ? (report.digest ?? (await checkedRequest(ctx, row.change_request_id))?.digest ?? null)
         : row.digest,
+    // Who reported it, and through what: a result counts only from the reporter a check declares.
+    reported_by: ctx.user?.id ?? null,
+    source: report.source ? JSON.stringify(report.source) : null,
   };
   if (
     next.status === row.status &&
     next.summary === row.summary &&
     next.details_url === row.details_url &&
-    next.digest === row.digest
+    next.digest === row.digest &&
+    next.reported_by === row.reported_by &&
+    next.source === row.source
   )
     return { refused: null, written: false };
   const now = nowIso(ctx);

@@ -5,6 +5,7 @@ import { registerResource } from '../../../host/http';
 import { checkList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
+import { mayViewRequestId } from '../change-requests/visibility-repository';
 import { requestDigest } from '../change-requests/content';
 import { attachedPolicies } from '../policies/governing';
 import { reporterRefusal } from './reporter';
@@ -18,9 +19,11 @@ import { presentCheckRows, snapshotCheck, type CheckOut } from './present';
 type ReportInput = z.infer<typeof mergeCheckReport>;
 type CreateInput = z.infer<typeof mergeCheckCreate>;
 
+/** A check, presented, when the caller may view its change request (otherwise it does not exist for them). */
 async function getCheck(ctx: Ctx, id: number): Promise<CheckOut | undefined> {
   const row = await checkRow(ctx, id);
-  return row ? (await presentCheckRows(ctx, [row]))[0] : undefined;
+  if (!row || !(await mayViewRequestId(ctx, row.change_request_id))) return undefined;
+  return (await presentCheckRows(ctx, [row]))[0];
 }
 
 /** A reporter's write (status, summary, details_url; `required` and `change_request` are read-only and ignored when sent). */
@@ -54,6 +57,7 @@ async function createCheck(ctx: Ctx, input: CreateInput): Promise<number> {
     details_url: input.details_url ?? '',
     completed: status === 'pending' ? null : now,
     digest: status === 'pending' ? null : await requestDigest(ctx, cr),
+    reported_by: status === 'pending' ? null : (ctx.user?.id ?? null),
     created: now,
     last_updated: now,
   });

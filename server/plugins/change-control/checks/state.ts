@@ -1,11 +1,11 @@
-import { partitionName, type Ctx } from '../../../host';
+import { identitiesOf, partitionName, type Ctx, type Identity } from '../../../host';
 import { DIGEST_TABLES } from '../../branching';
 import { requestDigest } from '../change-requests/content';
 import { getChangeRequestRow } from '../change-requests/repository';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import type { GoverningPolicy } from '../evaluation/load';
 import { runtime } from '../runtime';
-import { clearsGate, declaredChecks, type DeclaredCheck } from './declared';
+import { clearsGate, declaredChecks, reporterAdmitted, type DeclaredCheck } from './declared';
 import { checkFactsOf, type CheckFacts } from './repository';
 
 export { checkFactsOf, checkRowsOf, type CheckFacts } from './repository';
@@ -13,14 +13,43 @@ export { checkFactsOf, checkRowsOf, type CheckFacts } from './repository';
 /** A declared check with its stored result (if any) and whether it blocks the merge. */
 export interface CheckState extends DeclaredCheck {
   row: CheckFacts | undefined;
-  /** A reported result for another digest than the branch's now. */
+  /** A reported result for another digest than the branch's now, or from someone the declared reporter does not admit. */
   outdated: boolean;
+  /** The passing result came from someone the declared reporter does not admit. */
+  byAnotherReporter: boolean;
   blocks: boolean;
 }
 
 /** Whether a stored result ran on another digest than `current` (registered results carry none: refreshes keep them current). */
 export function isOutdated(row: Pick<MergeCheckRow, 'digest'> | undefined, current: string | null): boolean {
   return row !== undefined && row.digest !== null && current !== null && row.digest !== current;
+}
+
+/**
+ * Whether a passing result came from someone the check's declared reporter does not admit: a
+ * reporter declared (or changed) after the result was reported makes it outdated, so it no
+ * longer clears the gate. `reporters`: the identities of those who reported (`reportersOf`).
+ */
+export function fromAnotherReporter(
+  declared: Pick<DeclaredCheck, 'reporters'> | undefined,
+  row: Pick<MergeCheckRow, 'status' | 'reported_by'> | undefined,
+  reporters: ReadonlyMap<number, Identity>,
+): boolean {
+  if (!row || !declared?.reporters?.length || !clearsGate(row.status)) return false;
+  const who = row.reported_by === null ? undefined : reporters.get(row.reported_by);
+  return who === undefined || !reporterAdmitted(declared.reporters, who);
+}
+
+/** Who reported the results of the checks that declare their reporter (none read when no check declares one). */
+export async function reportersOf(
+  ctx: Ctx,
+  declared: readonly DeclaredCheck[],
+  rows: Iterable<Pick<MergeCheckRow, 'name' | 'reported_by'>>,
+): Promise<Map<number, Identity>> {
+  const restricted = new Set(declared.filter((d) => d.reporters?.length).map((d) => d.name));
+  if (restricted.size === 0) return new Map();
+  const ids = [...rows].flatMap((r) => (restricted.has(r.name) && r.reported_by !== null ? [r.reported_by] : []));
+  return identitiesOf(ctx, ids);
 }
 
 export function policyCheckNames(governing: readonly GoverningPolicy[]): string[] {
@@ -88,10 +117,13 @@ export async function checkStates(
 ): Promise<CheckState[]> {
   const rows = new Map((stored ?? (await checkFactsOf(ctx, changeRequestId))).map((r) => [r.name, r]));
   const current = digest !== undefined ? digest : ((await checkedRequest(ctx, changeRequestId))?.digest ?? null);
-  return declaredFor(ctx, governing).map((d) => {
+  const declared = declaredFor(ctx, governing);
+  const reporters = await reportersOf(ctx, declared, rows.values());
+  return declared.map((d) => {
     const row = rows.get(d.name);
-    const outdated = isOutdated(row, current);
-    return { ...d, row, outdated, blocks: d.required && (!clearsGate(row?.status) || outdated) };
+    const byAnotherReporter = fromAnotherReporter(d, row, reporters);
+    const outdated = isOutdated(row, current) || byAnotherReporter;
+    return { ...d, row, outdated, byAnotherReporter, blocks: d.required && (!clearsGate(row?.status) || outdated) };
   });
 }
 
@@ -107,6 +139,8 @@ const STATUS_WORDS: Record<MergeCheckRow['status'], string> = {
 
 export function blockingReason(state: CheckState): string {
   if (!state.row) return `Required check "${state.label}" has not run.`;
+  if (state.byAnotherReporter)
+    return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]} by someone other than its declared reporter; the reporter must report it.`;
   if (state.outdated && clearsGate(state.row.status))
     return `Required check "${state.label}" ${STATUS_WORDS[state.row.status]} on an earlier version of the branch; it must report on the current one.`;
   const summary = state.row.summary.trim().replace(/[.\s]+$/, '');

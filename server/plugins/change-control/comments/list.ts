@@ -3,11 +3,12 @@ import { type ApiObject, type Ctx, defineList, createdRange, lastUpdatedRange } 
 import type { ChangeComment } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
 import { presentComments, visibleCommentRows } from './repository';
+import { rowsOfVisibleRequests } from '../change-requests/visibility-repository';
 
 /**
  * `comments/`: filters, `q` over the text, ordering. Comments show the changed object they are
  * anchored to: a caller whose view of changes is restricted gets only those they may see it for
- * (judged in code, before the page is cut).
+ * (judged in code, before the page is cut), and only of requests the caller may view (SQL).
  */
 export const commentList = defineList({
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_change_comments').selectAll(),
@@ -51,6 +52,7 @@ export const commentList = defineList({
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated' },
   search: ['text'],
+  visible: rowsOfVisibleRequests('cc_change_comments.change_request_id'),
   admit: async (ctx) => {
     const visibility = await ChangeVisibility.load(ctx);
     return visibility.unrestricted ? null : (rows) => visibleCommentRows(ctx, rows, visibility);

@@ -11,6 +11,7 @@ import { getViewable, parseId, registerResource } from '../../../host/http';
 import { commentList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody } from '../change-requests/repository';
+import { mayViewRequestId } from '../change-requests/visibility-repository';
 import { fromBool, nowIso } from '../db/database';
 import type { ChangeCommentRow } from '../db/tables';
 import { APP_LABEL, CHANGE_COMMENT_TYPE, MODELS } from '../names';
@@ -51,8 +52,10 @@ async function getComment(
   read?: (row: ChangeCommentRow) => void,
 ): Promise<CommentOut | undefined> {
   const row = await commentTable.byId(ctx, id);
-  if (row) read?.(row);
-  const visible = row ? await visibleCommentRows(ctx, [row]) : [];
+  // A comment of a request the caller may not view does not exist for them.
+  if (!row || !(await mayViewRequestId(ctx, row.change_request_id))) return undefined;
+  read?.(row);
+  const visible = await visibleCommentRows(ctx, [row]);
   return visible.length > 0 ? ((await presentComments(ctx, visible))[0] as CommentOut) : undefined;
 }
 

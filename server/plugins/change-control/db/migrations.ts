@@ -435,6 +435,61 @@ async function addCommentSuggestions(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_change_comments').addColumn('applied_at', 'text').execute();
 }
 
+/**
+ * The changelog's entries of reviews, checks, comments and journal entries kept before entries
+ * named the object theirs belongs to: each gets its change request (read from the state it
+ * recorded) as its related object, so the changelog shows it only to callers who may view that
+ * request. An entry whose state names none keeps none (and shows to unrestricted callers only).
+ */
+async function relateRecordedEntries(db: Kysely<unknown>): Promise<void> {
+  const q = db as Kysely<any>;
+  const types = [
+    'change_control.review',
+    'change_control.mergecheck',
+    'change_control.changecomment',
+    'extras.journalentry',
+  ];
+  for (let after = 0; ;) {
+    const rows: Array<{ id: number; prechange_data: string | null; postchange_data: string | null }> = await q
+      .selectFrom('object_changes')
+      .select(['id', 'prechange_data', 'postchange_data'])
+      .where('changed_object_type', 'in', types)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(1000)
+      .execute();
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.id;
+    const byRequest = new Map<number, number[]>();
+    for (const row of rows) {
+      const state = JSON.parse(row.postchange_data ?? row.prechange_data ?? '{}') as Record<string, unknown>;
+      const request = state.change_request ?? state.assigned_object_id;
+      if (typeof request !== 'number') continue;
+      byRequest.set(request, [...(byRequest.get(request) ?? []), row.id]);
+    }
+    for (const [request, ids] of byRequest)
+      await q
+        .updateTable('object_changes')
+        .set({ related_object_type: 'change_control.changerequest', related_object_id: request })
+        .where('id', 'in', ids)
+        .execute();
+  }
+}
+
+/** The conflicts with main a request's merge acknowledged (`merge_acknowledged_conflicts`). */
+async function addMergeAcknowledgedConflicts(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_change_requests').addColumn('merge_acknowledged_conflicts', 'text').execute();
+}
+
+/**
+ * Who reported a check's result (`reported_by`: a result from anyone but the reporter a check
+ * declares is outdated) and, for an event rule's report, the rule (`source`).
+ */
+async function addCheckReporter(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_merge_checks').addColumn('reported_by', 'integer', clearedWith('users')).execute();
+  await db.schema.alterTable('cc_merge_checks').addColumn('source', 'text').execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -451,4 +506,7 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0025-multiset-digests': { up: rewriteFormerDigests },
   '20-change-control-0026-thread-roots': { up: indexThreadRoots },
   '20-change-control-0030-comment-suggestions': { up: addCommentSuggestions },
+  '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
+  '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
+  '20-change-control-0102-check-reporter': { up: addCheckReporter },
 };

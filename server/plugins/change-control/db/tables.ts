@@ -67,6 +67,8 @@ export interface ChangeRequestsTable {
   overridden_reason: string | null;
   /** The digest of the branch's net diff, cached whenever the branch's content moves. */
   digest: string | null;
+  /** The conflicts with main its merge acknowledged (JSON: `{count, conflicts}`), or null. */
+  merge_acknowledged_conflicts: Json | null;
   /** NetBox's free-form `custom_fields`: a JSON object. */
   custom_fields: Generated<Json>;
   created: string;
@@ -152,6 +154,10 @@ export interface MergeChecksTable {
   completed: string | null;
   /** The digest of the branch's net diff a reported result ran on (null: never reported, or registered). */
   digest: string | null;
+  /** Who reported the result (an event rule's creator for a rule's report; null: never reported, or registered). */
+  reported_by: number | null;
+  /** Where a reported result came from besides its reporter (JSON: `{"event_rule": id}`), or null. */
+  source: Json | null;
   created: string;
   last_updated: string;
 }

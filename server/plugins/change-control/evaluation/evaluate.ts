@@ -9,8 +9,10 @@ import type { RuleDef } from '../policies/repository';
  *   rule's users, or an active member of one of its groups), is not the requester, the review
  *   is not stale, and the approver changed nothing on the branch (unless
  *   `contributors_can_approve`): nothing reaches main without an independent approval.
+ * - An approval counts only while its reviewer may still review the request: active, eligible by
+ *   the rule, holding `add_review` for the review and able to view the request.
  * - Each rule lists the approvals of its eligible reviewers that do not count, and why
- *   (`contributor`, `stale`).
+ *   (`contributor`, `stale`, `not_permitted`).
  * - A rule is satisfied when its counted approvals reach `min_reviews` (zero is allowed).
  * - No applicable rule means not satisfied ("No policy rules apply").
  * - An empty group can never satisfy a rule and is called out by name.
@@ -53,6 +55,8 @@ export interface EvaluationInput {
   groupNames: ReadonlyMap<number, string>;
   /** Every user named by a rule, a group or a review (unknown ids are skipped). */
   users: ReadonlyMap<number, EvalUser>;
+  /** Reviewers who may no longer review the request (no add_review for their review, or no view of the request). */
+  notPermittedIds?: ReadonlySet<number>;
 }
 
 export interface RuleEvaluation {
@@ -127,6 +131,11 @@ function uncountedReason(
     return {
       reason: 'stale',
       detail: `The branch changed after ${name} approved; the approval counts again once they review again.`,
+    };
+  if (input.notPermittedIds?.has(review.reviewerId))
+    return {
+      reason: 'not_permitted',
+      detail: `${name} may no longer review this change request (change_control.add_review, and viewing it); the approval counts again once they may.`,
     };
   return null;
 }

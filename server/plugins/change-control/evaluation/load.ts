@@ -1,10 +1,12 @@
 import { branchContributors } from '../../branching';
-import { activeGroupMembers, groupsByIds, usersByIds, type Ctx } from '../../../host';
+import { activeGroupMembers, grantAllows, groupsByIds, identitiesOf, usersByIds, type Ctx } from '../../../host';
 import { computations } from '../computations';
 import { toBool } from '../db/database';
-import type { ChangeRequestRow } from '../db/tables';
+import type { ChangeRequestRow, ReviewRow } from '../db/tables';
+import { snapshotChangeRequest } from '../change-requests/snapshot';
+import { CHANGE_REQUEST_TYPE, REVIEW_TYPE } from '../names';
 import type { PolicyWithRules } from '../policies/repository';
-import { reviewFactsOf } from '../reviews/repository';
+import { reviewFactsOf, snapshotReview } from '../reviews/repository';
 import { evaluate, type EvalPolicy, type EvalReview, type EvalUser, type EvaluationResult } from './evaluate';
 
 /** A governing policy and the object types through which it matched. */
@@ -14,7 +16,10 @@ export interface GoverningPolicy {
 }
 
 export async function loadReviews(ctx: Ctx, changeRequestId: number): Promise<EvalReview[]> {
-  const rows = await reviewFactsOf(ctx, changeRequestId);
+  return evalReviews(await reviewFactsOf(ctx, changeRequestId));
+}
+
+function evalReviews(rows: readonly ReviewRow[]): EvalReview[] {
   return rows.map((r) => ({
     id: r.id,
     reviewerId: r.reviewer_id,
@@ -30,17 +35,65 @@ export async function loadUsers(ctx: Ctx, ids: Iterable<number>): Promise<Map<nu
   return new Map(rows.map((r) => [r.id, { id: r.id, username: r.username, display: r.username }]));
 }
 
+/** A request not created yet (a preview): it has no reviews. */
+export interface WouldBeRequest {
+  id: 0;
+  requester_id: number | null;
+  branch_id: number;
+}
+
+/**
+ * The reviewers of live approvals who may no longer review the request: inactive, or without
+ * `add_review` admitting their review, or without the view of the request (constraints included).
+ * Decided on the permission rows the service keeps, a few queries for any number of reviewers.
+ */
+async function reviewersNoLongerPermitted(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  rows: readonly ReviewRow[],
+): Promise<Set<number>> {
+  const approvals = rows.filter((r) => r.decision === 'approve' && r.stale === 0);
+  const out = new Set<number>();
+  if (approvals.length === 0) return out;
+  const identities = await identitiesOf(
+    ctx,
+    approvals.map((r) => r.reviewer_id),
+  );
+  const request = snapshotChangeRequest(ctx, cr);
+  const users = [...identities.values()].map((who) => ({ ...who, writeEnabled: true }));
+  const permissions = await ctx.host.permissions.forUsers(users, ctx.db);
+  for (const review of approvals) {
+    const who = identities.get(review.reviewer_id);
+    const perms = permissions.get(review.reviewer_id);
+    if (!who || !who.isActive || !perms) {
+      out.add(review.reviewer_id);
+      continue;
+    }
+    const user = { ...who, writeEnabled: true };
+    if (
+      !grantAllows(perms.grant(REVIEW_TYPE, 'add'), snapshotReview(ctx, review), user) ||
+      !grantAllows(perms.grant(CHANGE_REQUEST_TYPE, 'view'), request, user)
+    )
+      out.add(review.reviewer_id);
+  }
+  return out;
+}
+
 /**
  * Evaluates a change request against the given governing policies: loads its reviews, the
- * named groups with their active members, and the users involved, then runs the pure evaluation.
+ * named groups with their active members, the users involved and whether each approver may
+ * still review it, then runs the pure evaluation.
  */
 export async function evaluateChangeRequest(
   ctx: Ctx,
-  cr: Pick<ChangeRequestRow, 'id' | 'requester_id' | 'branch_id'>,
+  cr: ChangeRequestRow | WouldBeRequest,
   governing: readonly GoverningPolicy[],
 ): Promise<EvaluationResult> {
   computations(ctx.host).evaluation++;
-  const reviews = await loadReviews(ctx, cr.id);
+  const reviewRows = cr.id === 0 ? [] : await reviewFactsOf(ctx, cr.id);
+  const reviews = evalReviews(reviewRows);
+  const notPermittedIds =
+    cr.id === 0 ? new Set<number>() : await reviewersNoLongerPermitted(ctx, cr as ChangeRequestRow, reviewRows);
   const contributorsCanApprove = ctx.host.config.change_control.contributors_can_approve;
   const contributorIds = contributorsCanApprove ? new Set<number>() : await branchContributors(ctx, cr.branch_id);
   const rules = governing.flatMap((g) => g.policy.rules);
@@ -81,5 +134,6 @@ export async function evaluateChangeRequest(
     groupMembers,
     groupNames,
     users,
+    notPermittedIds,
   });
 }

@@ -1,4 +1,4 @@
-import { mergeBranch, presentBranch } from '../../branching';
+import { mergeBranch } from '../../branching';
 import {
   Conflict,
   actingUser,
@@ -17,7 +17,6 @@ import { nowIso } from '../db/database';
 import { autoMergeCandidateIds, requesterOf } from '../change-requests/repository';
 import type { ChangeRequestRow } from '../db/tables';
 import type { GateState } from './merge-gate';
-import { PERMISSIONS } from '../names';
 import {
   claimQueue,
   failInterruptedMergeJobs,
@@ -44,7 +43,7 @@ import { randomUUID } from 'node:crypto';
  * database refuses it), and the merge gate decides again when the job runs. A periodic sweep
  * (`auto_merge_interval` minutes) catches requests that became ready with time (a window opening).
  * Automatic merge grants no permission of its own: the requester must be allowed to merge the
- * branch (`branching.merge_branch`), and it never overrides the change window.
+ * branch (`branching.merge_branch` for it), and it never overrides the change window.
  */
 export async function queueAutoMerge(ctx: Ctx, cr: ChangeRequestRow, gate: GateState): Promise<void> {
   const settings = ctx.host.config.change_control;
@@ -100,16 +99,13 @@ export async function drainMergeQueue(host: HostServices, requestId: string, bas
   }
 }
 
-/** Whether this user may merge the branch by hand (view and `branching.merge_branch`, constraints included). */
+/**
+ * Whether this user may merge the branch by hand: view it and hold `branching.merge_branch` whose
+ * constraints admit it (owning the branch is not asked: it was asked when automatic merge was turned on).
+ */
 async function mayMerge(ctx: Ctx, user: AuthUser | null, branch: BranchRow): Promise<boolean> {
   if (!user) return false;
-  const perms = await ctx.host.permissions.forUser(user, ctx.db);
-  const object = presentBranch(ctx, branch);
-  return (
-    perms.allows('branching.view_branch', object) &&
-    perms.allows(PERMISSIONS.mergeBranch, object) &&
-    (await branchAccess(ctx, user)).mayWrite(branch)
-  );
+  return (await branchAccess(ctx, user)).mayAct(branch, 'merge');
 }
 
 async function setJob(

@@ -8,7 +8,7 @@ import {
   type Ctx,
   type BranchRow,
 } from '../../../host';
-import { DIGEST_TABLES, branchDigest } from '../../branching';
+import { DIGEST_TABLES, branchDigest, conflictsFound, conflictWords } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
 import { windowState, type WindowState } from './change-window';
@@ -25,8 +25,10 @@ import { enabledFreezes, FREEZE_TABLES, freezeNotices, freezeReason, type Loaded
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
  * Ready means: the request is open and submitted, its policies are satisfied (status
  * `approved`), every required check passes, the change window is open, and the branch exists
- * and is ready, and no freeze that applies to it is in force. Conflicts are shown (`has_conflicts`) but gate the merge only through the
- * `no-conflicts` check a policy may name.
+ * and is ready, and no freeze that applies to it is in force, and its branch does not conflict with
+ * main. A conflict is the one reason a merger may set aside by acknowledging it (the merge itself
+ * asks for that, `mergeBranch`): the request is not ready (automatic merge and the merge queue
+ * wait), and `merge_blocked_reason` says why; a merge by hand acknowledging the conflicts passes.
  */
 export interface GateState {
   status: ChangeRequestStatus;
@@ -46,9 +48,25 @@ export interface GateState {
   readyToMerge: boolean;
   /** The change window is the only thing in the way (a holder of the override may merge). */
   onlyWindowBlocks: boolean;
-  /** Every reason, in order; empty when ready. */
+  /** Every reason but the conflicts with main, in order (what the merge validator refuses with). */
   reasons: string[];
+  /** The open request's ready branch conflicts with main: it merges only by hand, acknowledging it. */
+  conflictsBlock: boolean;
+  /** Every reason, in order, the conflicts last (in words naming no object: `conflictsReason`). */
   mergeBlockedReason: string;
+}
+
+/** Why a conflicting branch does not merge by itself; `objects` names them for a caller who may see them. */
+export function conflictsReason(objects?: string): string {
+  return `The branch conflicts with main${objects ? ` (${objects})` : ''}; merge it by hand acknowledging the conflicts, or sync the branch.`;
+}
+
+/** Conflicting objects named in a blocked reason (those beyond are counted). */
+const CONFLICTS_IN_REASON = 5;
+
+/** `conflictsReason` naming the branch's conflicts as the context's user may learn them ("sw1: status and 2 more you cannot view"). */
+export async function namedConflictsReason(ctx: Ctx, branchId: number): Promise<string> {
+  return conflictsReason(conflictWords(await conflictsFound(ctx, branchId, CONFLICTS_IN_REASON, 50)));
 }
 
 export interface GateOptions {
@@ -75,7 +93,7 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 /** What the gate finds apart from the change window (which depends on the time of asking). */
 export type GateFacts = Omit<
   GateState,
-  'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason'
+  'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason' | 'conflictsBlock'
 > & { reasons: string[]; allFreezes: LoadedFreezes };
 
 /** What the gate reads of a branch: its row, its digest and whether it conflicts with main. */
@@ -120,11 +138,13 @@ function listId(governing: readonly GoverningPolicy[]): number {
 
 /**
  * What a request's evaluation under given policies is read from: its reviews, its branch's
- * contributors, users and groups, and its own row (whose delete takes its reviews by cascade).
+ * contributors, users and groups, the permissions (an approval counts while its reviewer may
+ * still review), and its own row (whose delete takes its reviews by cascade).
  */
 function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
   return [
     ...DIRECTORY_TABLES,
+    'permissions',
     partitionName('cc_change_requests', cr.id),
     partitionName('cc_reviews', cr.id),
     ...contributorsReads(cr.branch_id),
@@ -217,6 +237,7 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   if (!window.open && !overrideWindow && live) reasons.push(window.reason!);
   // A freeze is a blocking reason like any other: only the accountable override passes it.
   for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
+  const conflictsBlock = live && facts.hasConflicts && facts.branch?.status === 'ready';
   // One literal, not the facts copied twice (every detail read makes one).
   return {
     status: facts.status,
@@ -230,10 +251,11 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
     gatesCleared: facts.gatesCleared,
     window,
     freezes,
-    readyToMerge: reasons.length === 0,
+    readyToMerge: reasons.length === 0 && !conflictsBlock,
     onlyWindowBlocks,
     reasons,
-    mergeBlockedReason: reasons.join(' '),
+    conflictsBlock,
+    mergeBlockedReason: conflictsBlock ? [...reasons, conflictsReason()].join(' ') : reasons.join(' '),
   };
 }
 
@@ -253,7 +275,14 @@ export async function computeGateAndFacts(
 
 /** The tables every request's gate reads: the branch's facts, policies and their matches, freezes, users and groups. */
 const SHARED_GATE_TABLES: readonly string[] = [
-  ...new Set([...DIGEST_TABLES, ...MATCH_TABLES, ...ATTACHED_TABLES, ...FREEZE_TABLES, ...DIRECTORY_TABLES]),
+  ...new Set([
+    ...DIGEST_TABLES,
+    ...MATCH_TABLES,
+    ...ATTACHED_TABLES,
+    ...FREEZE_TABLES,
+    ...DIRECTORY_TABLES,
+    'permissions',
+  ]),
 ];
 
 /**

@@ -49,17 +49,24 @@ export function holdsOverrideGate(
   return grantAllows(perms.grant(GATE_TYPE, 'override'), object, user);
 }
 
-/** Why the request cannot be overridden whatever the caller holds, or null. */
+/**
+ * Why the request cannot be overridden whatever the caller holds, or null. `gateClear`: nothing
+ * but (perhaps) conflicts with main blocks it, which an override does not set aside (a merge by
+ * hand acknowledging them does).
+ */
 export function overrideRefusal(
   status: ChangeRequestRow['status'],
   branch: Pick<BranchRow, 'name' | 'status'> | null,
-  readyToMerge: boolean,
+  gateClear: boolean,
+  conflicts = false,
 ): string | null {
   if (status === 'completed' || status === 'abandoned') return `The change request is ${status}.`;
   if (!branch) return 'The branch of this change request has been deleted.';
   if (branch.status !== 'ready') return `Branch "${branch.name}" is ${branch.status}.`;
   if (status === 'draft') return 'The change request is a draft; submit it for review.';
-  if (readyToMerge) return 'Nothing blocks this change request; merge it normally.';
+  if (gateClear && conflicts)
+    return 'Nothing but conflicts with main blocks this change request; merge it normally, acknowledging the conflicts.';
+  if (gateClear) return 'Nothing blocks this change request; merge it normally.';
   return null;
 }
 
@@ -85,14 +92,19 @@ async function recordOverride(
  * request, or `override_window_changerequest` when the change window is all that blocks; the
  * route has already checked `branching.merge_branch` and that the caller may see the request.
  */
-export async function overrideGate(ctx: Ctx, row: ChangeRequestRow, reason: string): Promise<ChangeRequestRow> {
+export async function overrideGate(
+  ctx: Ctx,
+  row: ChangeRequestRow,
+  reason: string,
+  acknowledgeConflicts = false,
+): Promise<ChangeRequestRow> {
   const open = row.status !== 'completed' && row.status !== 'abandoned';
   const governing = open && row.branch_id !== null ? await matchBranch(ctx, row.branch_id) : undefined;
   // As the merge validator does: registered checks run first, so the refusal set aside is current.
   if (governing) await runChecks(ctx, row, governing, { registeredOnly: true });
   const fresh = (await getChangeRequestRow(ctx, row.id))!;
   const gate: GateState = await computeGate(ctx, fresh, { rematch: true, governing });
-  const refusal = overrideRefusal(gate.status, gate.branch, gate.readyToMerge);
+  const refusal = overrideRefusal(gate.status, gate.branch, gate.reasons.length === 0, gate.conflictsBlock);
   if (refusal) throw new Conflict(refusal);
 
   const perms = ctx.user ? await ctx.host.permissions.forUser(ctx.user, ctx.db) : null;
@@ -108,11 +120,12 @@ export async function overrideGate(ctx: Ctx, row: ChangeRequestRow, reason: stri
     );
   }
 
-  const recorded = await recordOverride(ctx, fresh, reason, gate.mergeBlockedReason);
+  // What the override sets aside: the gate's reasons (conflicts are acknowledged, or refused, by the merge).
+  const recorded = await recordOverride(ctx, fresh, reason, gate.reasons.join(' '));
   const key = grantKey(ctx, gate.branch!.id);
   inFlight.add(key);
   try {
-    await mergeBranch(ctx, gate.branch!.id, { commit: true });
+    await mergeBranch(ctx, gate.branch!.id, { commit: true, acknowledgeConflicts });
   } finally {
     inFlight.delete(key);
   }

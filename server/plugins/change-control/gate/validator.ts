@@ -3,12 +3,13 @@ import { findChangeRequestForBranch } from '../change-requests/repository';
 import { snapshotChangeRequest } from '../change-requests/snapshot';
 import { runChecks } from '../checks/run';
 import { matchBranch } from '../policies/governing';
-import { computeGate, mayOverrideWindow } from './merge-gate';
+import { computeGate, mayOverrideWindow, namedConflictsReason } from './merge-gate';
 import { isOverrideInFlight } from './override';
 
 /**
  * The host's merge validator: with `enforce_merge_gate`, a branch merges only when its change
- * request is ready, re-matching policies from the branch itself. The refusal is the blocked reason.
+ * request is ready, re-matching policies from the branch itself. The refusal is the blocked
+ * reason. Conflicts with main are the merge's own to refuse (`mergeBranch`: unless acknowledged).
  */
 export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<string | null> {
   if (!ctx.host.config.change_control.enforce_merge_gate) return null;
@@ -26,5 +27,9 @@ export async function mergeGateValidator(ctx: Ctx, branch: BranchRow): Promise<s
     governing,
     overrideWindow: await mayOverrideWindow(ctx, snapshotChangeRequest(ctx, cr)),
   });
-  return gate.readyToMerge ? null : gate.mergeBlockedReason;
+  if (gate.reasons.length === 0) return null;
+  // In the words of merge_blocked_reason, the conflicts named for this merger.
+  return gate.conflictsBlock
+    ? [...gate.reasons, await namedConflictsReason(ctx, branch.id)].join(' ')
+    : gate.reasons.join(' ');
 }

@@ -1,7 +1,8 @@
 import { type ApiObject, type Ctx, defineList, createdRange, lastUpdatedRange } from '../../../host';
 import type { JournalEntry } from '../../../../contract/api/change-control';
 import { ccDb } from '../db/database';
-import { journalAdmission, presentJournalEntries } from './repository';
+import { presentJournalEntries } from './repository';
+import { rowsOfVisibleRequests } from '../change-requests/visibility-repository';
 
 /** `/api/extras/journal-entries/`: filters, `q` over the comments, ordering (newest first by default). */
 export const journalList = defineList({
@@ -21,6 +22,6 @@ export const journalList = defineList({
   ],
   search: ['comments'],
   // An entry of a change request the caller may not view does not exist for them.
-  admit: journalAdmission,
+  visible: rowsOfVisibleRequests('cc_journal_entries.assigned_object_id'),
   present: async (ctx, rows) => (await presentJournalEntries(ctx, rows)) as Array<JournalEntry & ApiObject>,
 });

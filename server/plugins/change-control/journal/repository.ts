@@ -1,43 +1,15 @@
-import { briefObject, type Ctx, grantAllows, valuesTable } from '../../../host';
+import { briefObject, type Ctx } from '../../../host';
 import { JOURNAL_OBJECT_TYPE, type JournalEntry } from '../../../../contract/api/change-control';
 import { ccDb, nowIso } from '../db/database';
 import type { JournalEntryRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { renderMarkdown } from '../markdown';
-import { CHANGE_REQUEST_TYPE } from '../names';
-import { snapshotChangeRequest } from '../change-requests/snapshot';
 
 export const JOURNAL_ENTRY_TYPE = 'extras.journalentry';
 export const JOURNAL_PATH = '/api/extras/journal-entries/';
 
 export async function getJournalRow(ctx: Ctx, id: number): Promise<JournalEntryRow | undefined> {
   return ccDb(ctx).selectFrom('cc_journal_entries').selectAll().where('id', '=', id).executeTakeFirst();
-}
-
-/**
- * The entries whose change request the caller may view (an entry of a request they cannot see
- * does not exist for them). Null: every entry (an unconstrained view of change requests).
- */
-export async function journalAdmission(
-  ctx: Ctx,
-): Promise<((rows: JournalEntryRow[]) => Promise<JournalEntryRow[]>) | null> {
-  const user = ctx.user;
-  const grant = user ? (await ctx.host.permissions.forUser(user, ctx.db)).grant(CHANGE_REQUEST_TYPE, 'view') : false;
-  if (grant === true) return null;
-  if (grant === false || !user) return async () => [];
-  return async (rows) => {
-    if (rows.length === 0) return [];
-    const ids = [...new Set(rows.map((r) => r.assigned_object_id))];
-    const requests = await ccDb(ctx)
-      .selectFrom('cc_change_requests')
-      .selectAll()
-      .where('id', 'in', (eb) => eb.selectFrom(valuesTable(ctx.db, ids).as('j')).select('j.value'))
-      .execute();
-    const visible = new Set(
-      requests.filter((cr) => grantAllows(grant, snapshotChangeRequest(ctx, cr), user)).map((cr) => cr.id),
-    );
-    return rows.filter((r) => visible.has(r.assigned_object_id));
-  };
 }
 
 export async function insertJournalEntry(

@@ -8,6 +8,7 @@ import {
 import { type Ctx, type Host, type ApiObject, ValidationError } from '../../../host';
 import { registerResource } from '../../../host/http';
 import { changeRequestNamedInBody } from '../change-requests/repository';
+import { mayViewRequestId } from '../change-requests/visibility-repository';
 import { journalList } from './list';
 import {
   deleteJournalEntry,
@@ -15,7 +16,6 @@ import {
   insertJournalEntry,
   JOURNAL_ENTRY_TYPE,
   JOURNAL_PATH,
-  journalAdmission,
   presentJournalEntries,
   updateJournalEntry,
 } from './repository';
@@ -27,10 +27,8 @@ type UpdateInput = z.infer<typeof journalEntryUpdate>;
 /** An entry the caller may see (they may view its change request), else undefined. */
 async function getEntry(ctx: Ctx, id: number): Promise<EntryOut | undefined> {
   const row = await getJournalRow(ctx, id);
-  if (!row) return undefined;
-  const admit = await journalAdmission(ctx);
-  const visible = admit ? await admit([row]) : [row];
-  return visible.length > 0 ? ((await presentJournalEntries(ctx, visible))[0] as EntryOut) : undefined;
+  if (!row || !(await mayViewRequestId(ctx, row.assigned_object_id))) return undefined;
+  return (await presentJournalEntries(ctx, [row]))[0] as EntryOut;
 }
 
 /**

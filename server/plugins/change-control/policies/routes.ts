@@ -24,6 +24,7 @@ import { policyList, ruleList } from './list';
 import { requestRefresh, requestRefreshOfOpen } from '../change-requests/refresh';
 import { ensurePolicyMatches } from './kept-matches';
 import { openChangeRequestIdsOfBranches } from '../change-requests/repository';
+import { visibleRequestsAmong } from '../change-requests/visibility-repository';
 import { fromBool, nowIso } from '../db/database';
 import { CHANGE_REQUEST_TYPE, MODELS, POLICY_RULE_TYPE, POLICY_TYPE } from '../names';
 import {
@@ -110,8 +111,8 @@ function forced(query: QueryParams): boolean {
 }
 
 /**
- * Deleting what governs open change requests: refused (409 naming them, at most
- * NAMED_IN_REFUSAL, with their count) unless forced; forced, each request records in its
+ * Deleting what governs open change requests: refused (409 naming those the caller may view, at
+ * most NAMED_IN_REFUSAL, with the count of all) unless forced; forced, each request records in its
  * changelog what was detached and by whom. Returns the open requests concerned.
  */
 async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: QueryParams): Promise<number[]> {
@@ -119,14 +120,23 @@ async function guardGoverned(ctx: Ctx, what: string, policyId: number, query: Qu
   if (rows.length === 0) return [];
   const force = forced(query);
   if (!force) {
-    const named = rows.slice(0, NAMED_IN_REFUSAL).map((r) => `#${r.id}`);
-    const more = rows.length > named.length ? ` and ${rows.length - named.length} more` : '';
+    // A request the caller may not view is counted, never named.
+    const visible = await visibleRequestsAmong(
+      ctx,
+      rows.map((r) => r.id),
+    );
+    const shown = rows.filter((r) => visible.has(r.id)).slice(0, NAMED_IN_REFUSAL);
+    const hidden = rows.length - visible.size;
+    const unnamed = visible.size - shown.length;
+    const named = shown.map((r) => `#${r.id}`).join(', ');
+    const tails = [
+      ...(unnamed > 0 ? [`${unnamed} more`] : []),
+      ...(hidden > 0 ? [`${hidden} ${named || unnamed > 0 ? 'more ' : ''}you cannot view`] : []),
+    ];
+    const words = named ? [named, ...tails].join(' and ') : tails.join(' and ');
     throw new Conflict(
-      `${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${named.join(', ')}${more}); delete with ?force=true to detach it and refresh them.`,
-      {
-        change_requests: rows.slice(0, NAMED_IN_REFUSAL).map((r) => r.id),
-        count: rows.length,
-      },
+      `${what} governs ${rows.length} open change request${rows.length === 1 ? '' : 's'} (${words}); delete with ?force=true to detach it and refresh them.`,
+      { change_requests: shown.map((r) => r.id), count: rows.length },
     );
   }
   for (const r of rows) {

@@ -4,8 +4,9 @@ import { ccDb } from '../db/database';
 import { presentReviewRows } from './repository';
 import { taggedWith } from '../db/tags';
 import { REVIEW_TYPE } from '../names';
+import { rowsOfVisibleRequests } from '../change-requests/visibility-repository';
 
-/** `reviews/`: filters, `q` over the review's comment, ordering. */
+/** `reviews/`: filters, `q` over the review's comment, ordering; only reviews of requests the caller may view. */
 export const reviewList = defineList({
   from: (ctx: Ctx) => ccDb(ctx).selectFrom('cc_reviews').selectAll(),
   columnFilters: {
@@ -31,5 +32,6 @@ export const reviewList = defineList({
   },
   ordering: { id: 'id', created: 'created', last_updated: 'last_updated', decision: 'decision' },
   search: ['comment'],
+  visible: rowsOfVisibleRequests('cc_reviews.change_request_id'),
   present: presentReviewRows,
 });

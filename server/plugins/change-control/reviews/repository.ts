@@ -8,6 +8,7 @@ import {
   tableRows,
   tagsOf,
   usersByIds,
+  valuesTable,
 } from '../../../host';
 import type { Review } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso, parseJson, toBool } from '../db/database';
@@ -18,17 +19,11 @@ import { MODELS, REVIEW_TYPE } from '../names';
 
 /** What an evaluation reads of a change request's reviews, in the order given. */
 const reviewFactsById = compiledSelect((db, changeRequestId: number) =>
-  ccTables(db)
-    .selectFrom('cc_reviews')
-    .select(['id', 'reviewer_id', 'decision', 'stale', 'comment'])
-    .where('change_request_id', '=', changeRequestId)
-    .orderBy('id'),
+  ccTables(db).selectFrom('cc_reviews').selectAll().where('change_request_id', '=', changeRequestId).orderBy('id'),
 );
 
-export function reviewFactsOf(
-  ctx: Ctx,
-  changeRequestId: number,
-): Promise<Array<Pick<ReviewRow, 'id' | 'reviewer_id' | 'decision' | 'stale' | 'comment'>>> {
+/** A request's reviews, whole (an approval is judged on the review its reviewer could write now). */
+export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<ReviewRow[]> {
   return reviewFactsById(ctx.db, changeRequestId);
 }
 
@@ -207,4 +202,32 @@ export async function settleReviewsByContent(
     await recordStaleness(ctx, row, stale, now);
   }
   return moved;
+}
+
+/** The open change requests with a live approval by one of these users. */
+export async function openRequestsApprovedBy(ctx: Ctx, userIds: readonly number[]): Promise<number[]> {
+  if (userIds.length === 0) return [];
+  const rows = await ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .innerJoin('cc_change_requests', 'cc_change_requests.id', 'cc_reviews.change_request_id')
+    .select('cc_change_requests.id as id')
+    .distinct()
+    .where('cc_reviews.decision', '=', 'approve')
+    .where('cc_reviews.stale', '=', 0)
+    .where('cc_reviews.reviewer_id', 'in', (eb) =>
+      eb.selectFrom(valuesTable(ctx.db, [...new Set(userIds)]).as('j')).select('j.value'),
+    )
+    .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** How many reviews of the request are by someone other than `userId`. */
+export async function reviewsByOthers(ctx: Ctx, changeRequestId: number, userId: number | null): Promise<number> {
+  let q = ccDb(ctx)
+    .selectFrom('cc_reviews')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('change_request_id', '=', changeRequestId);
+  if (userId !== null) q = q.where('reviewer_id', '<>', userId);
+  return Number((await q.executeTakeFirst())?.n ?? 0);
 }

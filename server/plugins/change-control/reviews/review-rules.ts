@@ -1,4 +1,5 @@
 import type { ChangeRequestStatus, ReviewDecision } from '../../../../contract/api/change-control';
+import { hasVisibleText } from '../../../../contract/api/common';
 
 /**
  * The review rules of the specification (pure). Each returns the refusal text, or null.
@@ -8,7 +9,7 @@ import type { ChangeRequestStatus, ReviewDecision } from '../../../../contract/a
  * 3. A second review by the same user on the same request is refused; the existing one is edited.
  * 4. A review against a draft moves nothing (draft is held; the review counts once submitted).
  * 5. A review becomes stale when the branch moves on; stale approvals are dropped.
- * 6. Only the author of a review may edit it.
+ * 6. Only the author of a review may edit it; only its author may withdraw (delete) it.
  * And: a `reject` (Request changes) needs a comment.
  */
 export function selfReviewRefusal(callerId: number, requesterId: number | null): string | null {
@@ -21,8 +22,9 @@ export function secondReviewRefusal(existingReviewId: number | undefined): strin
     : `You have already reviewed this change request (review ${existingReviewId}); edit that review instead.`;
 }
 
+/** A rejection (Request changes) needs a comment with at least one visible character. */
 export function rejectNeedsComment(decision: ReviewDecision, comment: string): string | null {
-  return decision === 'reject' && comment.trim() === '' ? 'A comment is required to request changes.' : null;
+  return decision === 'reject' && !hasVisibleText(comment) ? 'A comment is required to request changes.' : null;
 }
 
 export function closedRequestRefusal(status: ChangeRequestStatus): string | null {
@@ -46,4 +48,14 @@ export function contributorApprovalRefusal(
 
 export function editorRefusal(callerId: number, reviewerId: number): string | null {
   return callerId === reviewerId ? null : 'Only the author of a review may edit it.';
+}
+
+/**
+ * A review is a record: only its reviewer withdraws it (deletes it). Nobody else may, whatever
+ * they hold, superusers included; to merge past a review, there is the accountable override.
+ */
+export function withdrawRefusal(callerId: number, reviewerId: number): string | null {
+  return callerId === reviewerId
+    ? null
+    : 'Only its reviewer may withdraw a review: a review is a record, whatever permission you hold. To merge past it, use the accountable override (change-requests/{id}/override/).';
 }

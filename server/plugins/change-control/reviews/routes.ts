@@ -22,6 +22,7 @@ import { reviewList } from './list';
 import { requestRefresh } from '../change-requests/refresh';
 import { changeRequestNamedInBody, getChangeRequestRow } from '../change-requests/repository';
 import { requestDigest } from '../change-requests/content';
+import { mayViewRequestId } from '../change-requests/visibility-repository';
 import { nowIso } from '../db/database';
 import type { ChangeRequestRow, ReviewRow } from '../db/tables';
 import { APP_LABEL, MODELS, PERMISSIONS, REVIEW_TYPE } from '../names';
@@ -41,17 +42,22 @@ import {
   rejectNeedsComment,
   secondReviewRefusal,
   selfReviewRefusal,
+  withdrawRefusal,
 } from './review-rules';
 
 type ReviewOut = Review & ApiObject;
 type CreateInput = z.infer<typeof reviewCreate>;
 type UpdateInput = z.infer<typeof reviewUpdate>;
 
-/** A review, presented; `read` is given the row it was made from. */
+/**
+ * A review, presented, when the caller may view its change request (otherwise it does not exist
+ * for them); `read` is given the row it was made from.
+ */
 async function getReview(ctx: Ctx, id: number, read?: (row: ReviewRow) => void): Promise<ReviewOut | undefined> {
   const row = await reviewTable.byId(ctx, id);
-  if (row) read?.(row);
-  return row ? (await presentReviewRows(ctx, [row]))[0] : undefined;
+  if (!row || !(await mayViewRequestId(ctx, row.change_request_id))) return undefined;
+  read?.(row);
+  return (await presentReviewRows(ctx, [row]))[0];
 }
 
 function refuse(field: string | null, message: string | null): void {
@@ -128,8 +134,8 @@ async function createReview(ctx: Ctx, input: CreateInput): Promise<ReviewOut> {
 
 /** Who may edit a review: its author, holding add_review or change_review on it. */
 const EDIT_PERMISSIONS = [PERMISSIONS.addReview, `${APP_LABEL}.change_review`] as const;
-/** Who may delete a review: its author (withdrawing it) with add_review or change_review on it, or any holder of delete_review. */
-const DELETE_ANY = [`${APP_LABEL}.delete_review`] as const;
+/** Who may delete a review: its author alone (withdrawing it), with add_review, change_review or delete_review on it. */
+const WITHDRAW_PERMISSIONS = [...EDIT_PERMISSIONS, `${APP_LABEL}.delete_review`] as const;
 
 /**
  * Only the author edits a review; an edit is a fresh decision, so it is no longer stale (the
@@ -205,19 +211,21 @@ async function updateReview(
 }
 
 /**
- * Deleting a review: its author withdraws it (with add_review or change_review on it), or a
- * holder of delete_review removes anyone's. A completed or abandoned request keeps its reviews.
+ * Deleting a review: its author withdraws it (with add_review, change_review or delete_review on
+ * it). Nobody else may delete someone's review, superusers included: a review is a record (the
+ * accountable override exists to merge past one). A completed or abandoned request keeps its reviews.
  */
 async function deleteReview(ctx: Ctx, rawId: string | undefined): Promise<void> {
   const caller = ctx.user!;
   const existing = await getViewable(ctx, { objectType: REVIEW_TYPE, get: getReview }, parseId(rawId));
   const row = (await reviewTable.byId(ctx, existing.id))!;
-  const allowedBy = row.reviewer_id === caller.id ? [...DELETE_ANY, ...EDIT_PERMISSIONS] : DELETE_ANY;
+  const refusal = withdrawRefusal(caller.id, row.reviewer_id);
+  if (refusal) throw new PermissionDenied(refusal);
   await requireWriteAccess(
     ctx,
-    allowedBy,
+    WITHDRAW_PERMISSIONS,
     existing,
-    'Only the author of a review, or a holder of change_control.delete_review, may delete it.',
+    'Withdrawing your review needs change_control.add_review, change_review or delete_review on it.',
   );
   const cr = (await getChangeRequestRow(ctx, row.change_request_id))!;
   refuse(null, closedRequestRefusal(cr.status));
@@ -262,11 +270,11 @@ export function registerReviewRoutes(host: Host): void {
     handler: async ({ ctx, params, body }, method) => updateReview(ctx, params.id, body, method === 'PUT'),
   });
 
-  // The author withdraws their review; a holder of delete_review removes any (checked in the handler).
+  // Only the author withdraws their review (checked in the handler): a review is a record.
   routes.remove({
     path: ':id/',
     access: { authenticated: true },
-    summary: "Withdraw one's own review, or delete any with delete_review",
+    summary: "Withdraw one's own review (nobody may delete someone else's)",
     run: ({ ctx, params }) => deleteReview(ctx, params.id),
   });
 }

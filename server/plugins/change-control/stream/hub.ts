@@ -3,12 +3,26 @@ import { type CommitSignal, createCtx, type AuthUser, type Ctx, type Host, type 
 import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { eventsAfter } from './stream-repository';
+import { visibleRequestIds } from '../change-requests/visibility-repository';
 import { mayReceive, SubjectCache } from './visibility';
 
 /** A comment line this often keeps proxies and clients from timing the stream out. */
 export const KEEP_ALIVE_MS = 15_000;
 /** Events read per query while a stream catches up. */
 const BATCH = 500;
+/** Open streams one user may have at once (each holds a connection and reads on every commit). */
+export const MAX_STREAMS_PER_USER = 10;
+/** What a refused stream is told to wait (seconds): a client that lost its stream usually finds it closed by then. */
+export const STREAM_RETRY_AFTER_S = 15;
+/** A place reserved for a stream that never opened (the service stopping) is given back after this. */
+const UNOPENED_SLOT_MS = 10_000;
+
+/** A place among a user's open streams, taken when the stream is asked for and given back when it closes. */
+export interface StreamSlot {
+  release(): void;
+  /** The stream opened: the place is given back when it closes, not before. */
+  opened(): void;
+}
 
 /** One event as Server-Sent Events lines. */
 export function eventFrame(row: StreamEventRow): string {
@@ -40,6 +54,8 @@ export interface StreamRequest {
   reset: boolean;
   /** Only events of these change requests (null: all the caller may see). */
   changeRequests: number[] | null;
+  /** The place the stream holds among its user's (`StreamHub.reserve`). */
+  slot?: StreamSlot;
 }
 
 /**
@@ -56,6 +72,8 @@ export class StreamHub {
   private readonly streams = new Set<OpenStream>();
   private cache = new SubjectCache();
   private unsubscribe: (() => void) | null = null;
+  /** Streams per user, open or about to open. */
+  private readonly perUser = new Map<number, number>();
 
   constructor(
     readonly host: Host,
@@ -77,7 +95,32 @@ export class StreamHub {
     return this.cache;
   }
 
+  /**
+   * Takes a place for one more stream of this user, or null when they hold MAX_STREAMS_PER_USER
+   * already. Taken when the stream is asked for (so requests arriving together cannot all pass),
+   * given back when it closes, or after UNOPENED_SLOT_MS if it never opened.
+   */
+  reserve(userId: number): StreamSlot | null {
+    const held = this.perUser.get(userId) ?? 0;
+    if (held >= MAX_STREAMS_PER_USER) return null;
+    this.perUser.set(userId, held + 1);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      clearTimeout(timer);
+      const left = (this.perUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.perUser.set(userId, left);
+      else this.perUser.delete(userId);
+    };
+    const timer = setTimeout(release, UNOPENED_SLOT_MS);
+    timer.unref();
+    return { release, opened: () => clearTimeout(timer) };
+  }
+
   open(request: StreamRequest, sink: StreamSink): void {
+    request.slot?.opened();
+    sink.onClose(() => request.slot?.release());
     const stream = new OpenStream(this, request, sink);
     if (!this.unsubscribe) {
       // Commits were not heard while no stream was open: what the cache holds may be stale.
@@ -110,12 +153,11 @@ class OpenStream {
     private readonly sink: StreamSink,
   ) {
     this.cursor = request.after;
-    this.ctx = createCtx({
-      host: hub.host,
-      user: request.user,
-      requestId: request.requestId,
-      baseUrl: request.baseUrl,
-    });
+    this.ctx = this.ctxOf(request.user);
+  }
+
+  private ctxOf(user: AuthUser): Ctx {
+    return createCtx({ host: this.hub.host, user, requestId: this.request.requestId, baseUrl: this.request.baseUrl });
   }
 
   start(): void {
@@ -169,15 +211,24 @@ class OpenStream {
   private async sendPending(): Promise<void> {
     for (;;) {
       if (this.sink.closed) return;
-      const rows = await eventsAfter(ccDb(this.ctx), this.cursor, BATCH, this.request.changeRequests);
-      if (rows.length === 0) return;
+      // The caller as the token says now (a revoked token ends the stream), whose permissions decide.
       const user = await this.caller();
       if (!user) return;
+      const ctx = user === this.request.user ? this.ctx : this.ctxOf(user);
+      // Events of requests the caller may not view are skipped by the database, however many.
+      const rows = await eventsAfter(
+        ccDb(ctx),
+        this.cursor,
+        BATCH,
+        this.request.changeRequests,
+        await visibleRequestIds(ctx),
+      );
+      if (rows.length === 0) return;
       const perms = await this.hub.host.permissions.forUser(user);
       const cache = this.hub.subjects();
       for (const row of rows) {
         if (this.sink.closed) return;
-        if (await mayReceive(this.ctx, perms, user, row, cache)) {
+        if (await mayReceive(ctx, perms, user, row, cache)) {
           if (!this.sink.write(eventFrame(row))) await this.sink.drained();
         }
         this.cursor = row.id;

@@ -1,11 +1,11 @@
 import { STREAM_EVENTS } from '../../../../contract/api/change-control';
-import { createCtx, ValidationError, type BackgroundTask, type Host } from '../../../host';
+import { createCtx, TooManyRequests, ValidationError, type BackgroundTask, type Host } from '../../../host';
 import { parseFilters, StreamReply } from '../../../host/http';
 import { ccDb } from '../db/database';
 import { API_ROOT, APP_LABEL } from '../names';
 import { stateSlot } from '../state';
-import { KEEP_ALIVE_MS, StreamHub } from './hub';
-import { pruneStreamEvents, streamPosition, streamSignal, STREAM_RETENTION } from './stream-repository';
+import { KEEP_ALIVE_MS, MAX_STREAMS_PER_USER, STREAM_RETRY_AFTER_S, StreamHub } from './hub';
+import { pruneStreamEvents, resumesTooOld, streamPosition, streamSignal, STREAM_RETENTION } from './stream-repository';
 
 export const STREAM_PATH = `${API_ROOT}stream/`;
 /** At most this many `change_request` values on one stream. */
@@ -54,6 +54,7 @@ const DESCRIPTION = [
   'Resume with the header `Last-Event-ID: <n>` (or `?last_event_id=<n>`): every kept event after n that the caller may see comes first;',
   'when n is older than the kept window (24 h, at most 100,000 events) one `event: reset` with `data: {}` comes first: reload everything.',
   'An event reaches only callers who may view its change request and the object it names (view permission with constraints, checked when sent).',
+  `A user has at most ${MAX_STREAMS_PER_USER} open streams: one more is 429 with Retry-After.`,
 ].join(' ');
 
 /** `stream/`: the event stream, and the sweep that keeps its window bounded. */
@@ -96,10 +97,21 @@ export function registerStreamRoutes(host: Host): void {
             ? eventId(fromQuery, 'last_event_id')
             : null;
 
+      // At most MAX_STREAMS_PER_USER open streams per user: one more is refused until one closes.
+      const slot = hub.reserve(ctx.user!.id);
+      if (!slot)
+        throw new TooManyRequests(
+          STREAM_RETRY_AFTER_S,
+          `You already have ${MAX_STREAMS_PER_USER} open event streams; close one (or try again in ${STREAM_RETRY_AFTER_S} seconds).`,
+        );
       const { last, prunedThrough } = await streamPosition(ccDb(ctx));
-      // Older than the window, or an id this service never handed out: the client reloads and goes on from now.
-      const reset = asked !== null && (asked < prunedThrough || asked > last);
+      // Older than the window (pruned, or older than its age though not pruned yet), or an id this
+      // service never handed out: the client reloads and goes on from now.
+      const reset =
+        asked !== null &&
+        (asked < prunedThrough || asked > last || (await resumesTooOld(ccDb(ctx), asked, ctx.host.clock.now())));
       const request = {
+        slot,
         authorization: header('authorization') ?? '',
         user: ctx.user!,
         baseUrl: ctx.baseUrl,

@@ -1,6 +1,13 @@
 import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
-import { commitSignal, sentWithNext, type CommitSignal, type Ctx, type HostServices } from '../../../host';
+import {
+  commitSignal,
+  sentWithNext,
+  type CommitSignal,
+  type Ctx,
+  type HostServices,
+  type VisibleIds,
+} from '../../../host';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';
@@ -96,16 +103,39 @@ export async function streamPosition(db: CcDb): Promise<{ last: number; prunedTh
   return { last: Math.max(rows[0]?.last ?? 0, pruned), prunedThrough: pruned };
 }
 
-/** Kept events after `afterId`, oldest first, only of these requests when given. */
+/**
+ * Kept events after `afterId`, oldest first, only of these requests when given, and only of the
+ * requests among `visible` (the caller's; null: every request) and deletions of requests (judged
+ * on the deleted request's fields by the caller of this): events a caller may not see are skipped
+ * by the database, whatever their number.
+ */
 export async function eventsAfter(
   db: CcDb,
   afterId: number,
   limit: number,
   changeRequestIds: readonly number[] | null,
+  visible: VisibleIds | null = null,
 ): Promise<StreamEventRow[]> {
   let q = db.selectFrom('cc_stream_events').selectAll().where('id', '>', afterId);
   if (changeRequestIds) q = q.where('change_request_id', 'in', changeRequestIds);
+  if (visible)
+    q = q.where((eb) => eb.or([eb('change_request_id', 'in', visible), eb('event', '=', 'change_request_deleted')]));
   return q.orderBy('id').limit(limit).execute();
+}
+
+/**
+ * Whether a client resuming after `afterId` missed events: the first kept event after it is older
+ * than the window (`maxAgeMs` before `now`), though the sweep has not pruned it yet.
+ */
+export async function resumesTooOld(db: CcDb, afterId: number, now: Date): Promise<boolean> {
+  const next = await db
+    .selectFrom('cc_stream_events')
+    .select('time')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return next !== undefined && next.time < new Date(now.getTime() - STREAM_RETENTION.maxAgeMs).toISOString();
 }
 
 /**

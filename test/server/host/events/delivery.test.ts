@@ -269,6 +269,42 @@ describe('extras: webhook delivery', () => {
     assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'k').update(request!.body).digest('hex'));
   });
 
+  it("Webhook templates escape interpolated values for the body's syntax: a value cannot add keys to a JSON body (the rendered body has exactly the template's keys); a form body is percent-encoded", async () => {
+    await hookUpGroups(svc, receiver, {
+      body_template:
+        '{"name": "{{ data.name }}", "id": {{ data.id }}, "group": {{ data }}, "missing": {{ data.nope }}}',
+      secret: 'k',
+    });
+    const hostile = 'x", "admin": true, "y": "\\';
+    await svc.admin.post('/api/users/groups/', { name: hostile });
+    const [request] = await receiver.waitFor(1);
+    const body = JSON.parse(request!.body) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body), ['name', 'id', 'group', 'missing']);
+    assert.equal(body.name, hostile);
+    assert.equal(typeof body.id, 'number');
+    assert.equal((body.group as { name: string }).name, hostile);
+    assert.equal(body.missing, null);
+    assert.equal(request!.headers['x-hook-signature'], createHmac('sha512', 'k').update(request!.body).digest('hex'));
+    receiver.requests.length = 0;
+    await hookUpGroups(
+      svc,
+      receiver,
+      { http_content_type: 'application/x-www-form-urlencoded', body_template: 'name={{ data.name }}&admin=no' },
+      { name: 'form rule' },
+    );
+    await svc.admin.post('/api/users/groups/', { name: 'a&admin=yes' });
+    const form = (await receiver.waitFor(2)).find(
+      (r) => r.headers['content-type'] === 'application/x-www-form-urlencoded',
+    );
+    assert.deepEqual(
+      [...new URLSearchParams(form!.body).entries()],
+      [
+        ['name', 'a&admin=yes'],
+        ['admin', 'no'],
+      ],
+    );
+  });
+
   it("delivers only events that satisfy the rule's conditions, and nothing for a disabled rule", async () => {
     await hookUpGroups(
       svc,

@@ -9,8 +9,10 @@ const PATH = '/api/extras/notifications/';
 
 describe('extras: notifications', () => {
   const svc = eachTestService();
-  const alice = forEachTest(() => actor(svc, 'alice'));
-  const bob = forEachTest(() => actor(svc, 'bob'));
+  // A notification of a change request shows while its user may view that request.
+  const SEE_REQUESTS = [{ object_types: ['change_control.changerequest'], actions: ['view'] }];
+  const alice = forEachTest(() => actor(svc, 'alice', SEE_REQUESTS));
+  const bob = forEachTest(() => actor(svc, 'bob', SEE_REQUESTS));
 
   async function leave(userIds: number[], eventType: string, objectId = 7): Promise<number> {
     const ctx = createCtx({ host: svc.host, user: null, requestId: 'test', baseUrl: svc.url });

@@ -135,6 +135,7 @@ describe('extras: webhooks and event rules', () => {
         'action_type',
         'conditions',
         'created',
+        'created_by',
         'display',
         'enabled',
         'event_types',
@@ -220,11 +221,10 @@ describe('extras: webhooks and event rules', () => {
 
   it('accepts registered plugin action types and event types, and their action_data checks', async () => {
     svc.host.events.registerType('thing_happened');
-    svc.host.events.registerAction(
-      'test.note',
-      async () => {},
-      (data) => (data && typeof data.text === 'string' ? null : 'needs {"text": ...}'),
-    );
+    svc.host.events.registerAction('test.note', {
+      run: async () => {},
+      checkData: (data) => (data && typeof data.text === 'string' ? null : 'needs {"text": ...}'),
+    });
     const refused = await svc.admin.post(RULES, {
       name: 'n',
       event_types: ['thing_happened'],

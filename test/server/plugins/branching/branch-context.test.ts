@@ -237,33 +237,49 @@ describe('branching: who may write in a branch, and who learns that it exists', 
     assert.equal(await changeCount(own.id), 2);
   });
 
-  it('needs the owner or change_branch for sync, merge and revert too, besides the action permission', async () => {
+  it('Branch actions need their own permission: sync needs sync_branch, merge merge_branch, revert revert_branch, each with constraints admitting the branch; owning the branch or change_branch is neither needed nor enough', async () => {
     const branch = await createBranch(svc, 'to-merge');
     await svc.admin.inBranch(branch.schema_id).post(DEVICES, { name: 'new' });
-    const merger = await createUser(svc, 'merger', [
+    const actionPath = (action: string) => `/api/plugins/branching/branches/${branch.id}/${action}/`;
+    // The branch's writer (change_branch) without the action permissions: refused every action.
+    const writer = await createUser(svc, 'writer', [
       SEE_BRANCHES,
-      { object_types: ['branching.branch'], actions: ['sync', 'merge', 'revert'] },
+      { object_types: ['branching.branch'], actions: ['change'] },
     ]);
-    for (const action of ['sync', 'merge']) {
-      const res = await merger.client.post(`/api/plugins/branching/branches/${branch.id}/${action}/`, { commit: true });
-      assert.equal(res.status, 403, action);
-      assert.match(res.body.detail, /You may not write to branch "to-merge"/);
-    }
+    for (const action of ['sync', 'merge', 'revert'])
+      assert.equal((await writer.client.post(actionPath(action), { commit: true })).status, 403, action);
+    // Action permissions whose constraints exclude the branch: refused too.
+    const elsewhere = await createUser(svc, 'elsewhere', [
+      SEE_BRANCHES,
+      { object_types: ['branching.branch'], actions: ['sync', 'merge', 'revert'], constraints: { name: 'other' } },
+    ]);
+    for (const action of ['sync', 'merge'])
+      assert.equal((await elsewhere.client.post(actionPath(action), { commit: true })).status, 403, action);
     assert.equal((await svc.admin.get(DEVICES)).body.count, 0, 'nothing merged');
-    const trusted = await createUser(svc, 'trusted', [
-      SEE_BRANCHES,
-      { object_types: ['branching.branch'], actions: ['sync', 'merge', 'revert', 'change'] },
-    ]);
+
+    // Each action permission alone, for this branch: sync, then merge, then revert.
+    const only = async (name: string, action: string) =>
+      (
+        await createUser(svc, name, [
+          SEE_BRANCHES,
+          { object_types: ['branching.branch'], actions: [action], constraints: { name: 'to-merge' } },
+        ])
+      ).client;
+    const syncer = await only('syncer', 'sync');
+    const merger = await only('merger', 'merge');
+    const reverter = await only('reverter', 'revert');
+    assert.equal((await merger.post(actionPath('sync'), { commit: true })).status, 403, 'merge_branch does not sync');
+    assert.equal((await syncer.post(actionPath('sync'), { commit: true })).status, 200);
+    assert.equal((await syncer.post(actionPath('merge'), { commit: true })).status, 403, 'sync_branch does not merge');
+    assert.equal((await merger.post(actionPath('merge'), { commit: true })).status, 200);
+    assert.equal((await svc.admin.get(DEVICES)).body.count, 1, 'merged');
     assert.equal(
-      (await trusted.client.post(`/api/plugins/branching/branches/${branch.id}/merge/`, { commit: true })).status,
-      200,
+      (await merger.post(actionPath('revert'), { commit: true })).status,
+      403,
+      'merge_branch does not revert',
     );
-    const revert = await merger.client.post(`/api/plugins/branching/branches/${branch.id}/revert/`, { commit: true });
-    assert.equal(revert.status, 403);
-    assert.equal(
-      (await trusted.client.post(`/api/plugins/branching/branches/${branch.id}/revert/`, { commit: true })).status,
-      200,
-    );
+    assert.equal((await reverter.post(actionPath('revert'), { commit: true })).status, 200);
+    assert.equal((await svc.admin.get(DEVICES)).body.count, 0, 'reverted');
   });
 
   it("lists in an action's summary only the changed objects the caller may see (the action itself covers them all)", async () => {

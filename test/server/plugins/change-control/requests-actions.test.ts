@@ -77,19 +77,30 @@ describe('change requests: actions (what the caller may do next, with reasons)',
     assert.match(a.merge.reason, /draft/);
   });
 
-  it('actions: merge is refused, naming the branch, to a holder of merge_branch who is not the branch owner and lacks change_branch for it (detail and list)', async () => {
+  it('Branch actions need their own permission: a holder of merge_branch for the branch may merge it without owning it or holding change_branch; one whose merge_branch constraints exclude the branch is refused, naming it (detail and list)', async () => {
     const { cr, branchId } = await draftRequest(author, `not-mine-${++n}`);
     const stranger = await actor(svc, `stranger-${n}`, [
       ...VIEW_ONLY,
-      { object_types: ['branching.branch'], actions: ['view', 'merge'] },
+      { object_types: ['branching.branch'], actions: ['view'] },
+      { object_types: ['branching.branch'], actions: ['merge'], constraints: { name: 'elsewhere' } },
     ]);
-    const words = `You may not write to branch "not-mine-${n}": only its owner or a holder of branching.change_branch for it may.`;
+    const words = `You may not merge branch "not-mine-${n}": that needs branching.merge_branch for it.`;
     assert.deepEqual((await detail(stranger.client, cr.id)).actions.merge, { allowed: false, reason: words });
     const listed = (await stranger.client.get(`${REQUESTS}?id=${cr.id}`)).body.results[0];
     assert.deepEqual(listed.actions.merge, { allowed: false, reason: words });
-    const res = await stranger.client.post(`${BRANCHES}${branchId}/merge/`, { commit: true });
-    assert.equal(res.status, 403);
-    assert.equal(res.body.detail, words);
+    assert.equal((await stranger.client.post(`${BRANCHES}${branchId}/merge/`, { commit: true })).status, 403);
+
+    // merge_branch admitting the branch is all a merge asks of the merger (the gate decides the rest).
+    const releaser = await actor(svc, `releaser-${n}`, [
+      ...VIEW_ONLY,
+      { object_types: ['branching.branch'], actions: ['view', 'merge'] },
+    ]);
+    const refusedByGate = (await detail(releaser.client, cr.id)).actions.merge;
+    assert.equal(refusedByGate.allowed, false);
+    assert.match(refusedByGate.reason, /draft/, 'the gate, not the branch, is what refuses now');
+    const res = await releaser.client.post(`${BRANCHES}${branchId}/merge/`, { commit: true });
+    assert.equal(res.status, 409, 'past the permission: the gate answers');
+    assert.match(res.body.detail, /draft/);
   });
 
   it('automatic merge is a merge: asking for it on a branch the caller may not write is 403 naming the branch (create and update); without it the request is created', async () => {

@@ -183,20 +183,22 @@ describe('change control: permission matrix of reviews', () => {
     await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 404);
   });
 
-  it('delete: a visible review that the delete_review constraint excludes is 403', async () => {
+  it('delete: its author holding only a delete_review whose constraint excludes the review is refused (403)', async () => {
     const s = await scene(w);
-    const { review } = await reviewerWithReview(s);
-    const who = await person(svc, [
+    const { who, review } = await reviewerWithReview(s);
+    await regrant(svc, who, [
       { object_types: [REVIEW], actions: ['view'] },
       { object_types: [REVIEW], actions: ['delete'], constraints: { decision: 'reject' } },
     ]);
     await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 403);
   });
 
-  it('delete: with delete_review DELETE is 204 and the review is gone', async () => {
+  it('Reviews are records: delete_review lets its author withdraw the review (204), and nobody else delete it (403)', async () => {
     const s = await scene(w);
-    const { review } = await reviewerWithReview(s, 'approve');
-    const who = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'delete'] }]);
+    const { who, review } = await reviewerWithReview(s, 'approve');
+    const other = await person(svc, [{ object_types: [REVIEW], actions: ['view', 'delete'] }]);
+    await expectDeleted(svc, other.client, `${REVIEWS}${review.id}/`, 403);
+    await regrant(svc, who, [{ object_types: [REVIEW], actions: ['view', 'delete'] }]);
     await expectDeleted(svc, who.client, `${REVIEWS}${review.id}/`, 204);
   });
 

@@ -757,7 +757,7 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
       /completed/,
     );
     assertRefused(await s.bob.client.put(`${REVIEWS}${r.id}/`, { decision: 'comment' }), null, /completed/);
-    assertRefused(await svc.admin.delete(`${REVIEWS}${r.id}/`), null, /completed/);
+    assertRefused(await s.bob.client.delete(`${REVIEWS}${r.id}/`), null, /completed/);
     const kept = await ok(s.bob.client.get(`${REVIEWS}${r.id}/`));
     assert.equal(kept.decision, 'approve');
     assert.equal(kept.comment, 'ship it');
@@ -774,17 +774,23 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     expectStatus(await postReview(s.bob.client, { change_request: s.cr.id, decision: 'comment' }), 201);
   });
 
-  it("Decision: someone else's review is deleted only by a holder of delete_review (403 otherwise)", async () => {
+  it('Reviews are records: nobody but its reviewer deletes a review — not another reviewer, not a holder of delete_review, not the requester holding it, not a superuser (403); the reviewer withdraws it', async () => {
     const s = await scene(w);
     const r = await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'no' }));
     const refused = await s.carol.client.delete(`${REVIEWS}${r.id}/`);
     expectStatus(refused, 403);
-    assert.match(refused.body.detail, /delete_review/);
-    assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected');
+    assert.match(refused.body.detail, /Only its reviewer may withdraw a review/);
     const moderator = await withPermissions(svc, 'moderator', [
       { object_types: ['change_control.review'], actions: ['delete'] },
     ]);
-    expectStatus(await moderator.client.delete(`${REVIEWS}${r.id}/`), 204);
+    await grant(svc, { users: [s.alice.id] }, { object_types: ['change_control.review'], actions: ['delete'] });
+    for (const client of [moderator.client, s.alice.client, svc.admin]) {
+      const res = await client.delete(`${REVIEWS}${r.id}/`);
+      expectStatus(res, 403);
+      assert.match(res.body.detail, /accountable override/);
+    }
+    assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected', 'the veto stands');
+    expectStatus(await s.bob.client.delete(`${REVIEWS}${r.id}/`), 204);
     assert.equal((await detail(s.alice.client, s.cr.id)).status, 'needs-review');
     assert.equal(
       (
