@@ -101,21 +101,6 @@ export const branchActionResult = z.object({
 export type BranchActionResult = z.infer<typeof branchActionResult>;
 
 /**
- * One object a merge would overwrite on main: the attributes both main and the branch changed
- * since the branch's baseline, with main's current values and the branch's.
- */
-export const mergeConflict = z.object({
-  change: z.number().int(),
-  object_type: objectTypeName,
-  object_id: z.number().int(),
-  object_repr: z.string(),
-  attributes: z.array(z.string()),
-  main: attrs.nullable(),
-  branch: attrs.nullable(),
-});
-export type MergeConflict = z.infer<typeof mergeConflict>;
-
-/**
  * A merge refused (409) because it would overwrite main's changes the caller has not
  * acknowledged: sent again with `"acknowledge_conflicts": true` once the caller has.
  */

@@ -81,7 +81,16 @@ export function mergeConfirmation(
   title: string,
   branchName: string,
   overwritten: readonly OverwrittenValue[],
+  opts: { refusal?: string } = {},
 ): MergeConfirmation {
+  // The service refused for conflicts the caller may not see: its words, and the acknowledgement.
+  if (overwritten.length === 0 && opts.refusal)
+    return {
+      message: `Merge "${title}"? It overwrites main's changes.`,
+      detail: opts.refusal,
+      confirm: "Overwrite Main's Values and Merge",
+      acknowledges: true,
+    };
   if (overwritten.length === 0)
     return {
       message: `Merge "${title}"?`,

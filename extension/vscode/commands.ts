@@ -359,6 +359,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
               title(cr),
               cr.branch_name,
               overwrittenByRefusal((e as { conflicts: MergeConflict[] }).conflicts),
+              { refusal: e.message },
             );
             continue;
           }

@@ -46,6 +46,15 @@ describe('extension: the merge confirmation', () => {
     assert.equal(ask.acknowledges, true);
   });
 
+  it("asks for the acknowledgement in the service's words when it refused for conflicts the caller cannot see", () => {
+    const ask = mergeConfirmation('T', 'b', [], {
+      refusal: 'Branch "b" conflicts with main (1 object you cannot see).',
+    });
+    assert.equal(ask.acknowledges, true);
+    assert.equal(ask.detail, 'Branch "b" conflicts with main (1 object you cannot see).');
+    assert.equal(ask.confirm, "Overwrite Main's Values and Merge");
+  });
+
   it('asks plainly when nothing conflicts (nothing to acknowledge)', () => {
     const ask = mergeConfirmation('Add sw2', 'add-sw2', overwrittenByChanges([sw2]));
     assert.deepEqual(ask, {
@@ -74,7 +83,7 @@ describe('extension: the merge confirmation', () => {
         object_id: 9,
         object_repr: '10.0.0.0/24',
         attributes: ['description'],
-        main: null,
+        main: { description: null },
         branch: { description: 'x'.repeat(100) },
       },
     ]);
@@ -82,7 +91,7 @@ describe('extension: the merge confirmation', () => {
     assert.equal(ask.confirm, 'Overwrite 3 Values on Main and Merge');
     assert.match(ask.message, /to 2 objects\.$/);
     assert.match(ask.detail, /• sw1 \(dcim\.device\) · status: main now offline → the branch's planned/);
-    assert.match(ask.detail, /• 10\.0\.0\.0\/24 \(ipam\.prefix\) · description: deleted on main → the branch's x{57}…/);
+    assert.match(ask.detail, /• 10\.0\.0\.0\/24 \(ipam\.prefix\) · description: main now null → the branch's x{57}…/);
     const many = mergeConfirmation(
       'T',
       'b',
