@@ -37,7 +37,7 @@ export interface ConnectionMachineOptions {
   onState(state: ConnectionState): void;
   log?(line: string): void;
   timers?: Timers;
-  /** Delay of the first retry, doubling up to `retryMaxMs` (defaults 1 s and 4 s). */
+  /** Delay of the first retry, doubling up to `retryMaxMs` (defaults 1 s and 3 s). */
   retryBaseMs?: number;
   retryMaxMs?: number;
   /** While connected and the event stream is not open: a probe this often (default 3 s). */
@@ -84,7 +84,7 @@ export class ConnectionMachine {
 
   constructor(private readonly opts: ConnectionMachineOptions) {
     this.timers = opts.timers ?? realTimers;
-    this.backoff = new Backoff(opts.retryBaseMs ?? 1000, opts.retryMaxMs ?? 4000);
+    this.backoff = new Backoff(opts.retryBaseMs ?? 1000, opts.retryMaxMs ?? 3000);
   }
 
   get state(): ConnectionState {

@@ -92,7 +92,7 @@ describe('extension: the connection state machine', () => {
     assert.ok(w.enteredAt('offline')! - gone <= 3_000, `offline after ${w.enteredAt('offline')! - gone} ms`);
   });
 
-  it('offline: it retries with backoff (2 s, then every 4 s), stays quietly offline while retries fail, and connects within 4 s of the service answering', async () => {
+  it('offline: it retries with backoff (2 s, then every 3 s), stays quietly offline while retries fail, and connects within 3 s of the service answering', async () => {
     const w = world();
     await w.machine.connect();
     w.up = false;
@@ -102,15 +102,15 @@ describe('extension: the connection state machine', () => {
     const before = w.attempts;
     assert.deepEqual(w.clock.waiting, [2_000]);
     await w.clock.advance(2_000);
-    assert.deepEqual(w.clock.waiting, [4_000]);
+    assert.deepEqual(w.clock.waiting, [3_000]);
     await w.clock.advance(60_000);
-    assert.equal(w.attempts - before, 1 + 15, 'one retry at 2 s, then one every 4 s');
+    assert.equal(w.attempts - before, 1 + 20, 'one retry at 2 s, then one every 3 s');
     assert.deepEqual(w.phases(), ['connecting', 'connected', 'offline'], 'a failing retry changes nothing shown');
     w.up = true;
     const back = w.clock.now;
-    await w.clock.advance(4_000);
+    await w.clock.advance(3_000);
     assert.equal(w.machine.state.phase, 'connected');
-    assert.ok(w.enteredAt('connected')! - back <= 4_000);
+    assert.ok(w.enteredAt('connected')! - back <= 3_000);
     assert.deepEqual(w.clock.waiting, [3_000], 'watched again (no stream yet: probes)');
   });
 
@@ -122,7 +122,7 @@ describe('extension: the connection state machine', () => {
     await w.clock.advance(30_000);
     assert.equal(w.machine.state.phase, 'offline');
     w.up = true;
-    await w.clock.advance(4_000);
+    await w.clock.advance(3_000);
     assert.equal(w.machine.state.phase, 'connected');
   });
 
@@ -138,7 +138,7 @@ describe('extension: the connection state machine', () => {
     await w.machine.connect();
     assert.equal(w.machine.state.phase === 'offline' && w.machine.state.problem, 'serviceFailed');
     w.up = true;
-    await w.clock.advance(4_000);
+    await w.clock.advance(3_000);
     assert.equal(w.machine.state.phase, 'connected');
     w.up = false;
     w.machine.serviceStopped('The bundled service stopped (exit code 1); starting it again.');
@@ -146,7 +146,7 @@ describe('extension: the connection state machine', () => {
     assert.equal(stopped.phase === 'offline' && stopped.problem, 'serviceFailed');
     assert.equal(stopped.phase === 'offline' && stopped.user?.id, 7);
     w.up = true;
-    await w.clock.advance(4_000);
+    await w.clock.advance(3_000);
     assert.equal(w.machine.state.phase, 'connected');
   });
 
