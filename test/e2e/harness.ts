@@ -1200,7 +1200,9 @@ export class VSCode {
         .first();
       await item.waitFor({ state: 'visible' });
       const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
-      if (!checked) {
+      // After a reload the side bar may come back hidden with its container still the checked one.
+      const shown = await this.page.locator('.part.sidebar').isVisible();
+      if (!checked || !shown) {
         // A hover left over the activity bar can take the click: move the pointer off first, and
         // fall back to the container's own palette command.
         await this.movePointerAway();
