@@ -1,12 +1,4 @@
-import {
-  compiledSelect,
-  partitionName,
-  recordChange,
-  type Ctx,
-  ValidationError,
-  grantAllows,
-  type BranchRow,
-} from '../../../host';
+import { compiledSelect, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -28,7 +20,7 @@ export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeR
 const REQUEST_ROW_PARENTS: readonly string[] = ['branches', 'users'];
 
 /**
- * The same row, kept in the read memo until a write of its partition, or of the tables whose
+ * The same row, kept in the read memo until a write of its table, or of the tables whose
  * deletes clear its references (`branch_id`, `requester_id`, `override_by_id`: a cascade no
  * statement of this table says). Every detail read starts with it. Frozen: the answer is shared
  * by every read until then.
@@ -41,7 +33,7 @@ export async function keptChangeRequestRow(ctx: Ctx, id: number): Promise<Change
       const row = await getChangeRequestRow(ctx, id);
       return row === undefined ? undefined : Object.freeze(row);
     },
-    [partitionName('cc_change_requests', id), ...REQUEST_ROW_PARENTS],
+    ['cc_change_requests', ...REQUEST_ROW_PARENTS],
   );
 }
 
