@@ -67,8 +67,14 @@ export const scenario: Scenario = {
           /starting\s+the\s+bundled\s+service\s+on\s+the\s+editor's\s+runtime\s+"[^"]+"\s+\(Node\.js\s+24\./,
           30_000,
         );
-        // The editor wraps long lines anywhere: the path is read with the breaks taken out.
-        if (!text.replace(/\n/g, '').includes(`the editor's runtime "${NODE24_BIN}"`))
+        // The editor wraps long lines anywhere and shows spaces as no-break spaces: the path is
+        // read with the breaks taken out and the spaces made plain.
+        if (
+          !text
+            .replace(/\n/g, '')
+            .replace(/\u00a0/g, ' ')
+            .includes(`the editor's runtime "${NODE24_BIN}"`)
+        )
           throw new Error(`the runtime is not code-server's Node 24 (${NODE24_BIN}): ${text}`);
         await expectText(output, /SQLite\s+driver:\s+node:sqlite\s+\(CHANGE_CONTROL_SQLITE_DRIVER=node\)/);
       });
