@@ -42,7 +42,7 @@ describe("conventions: the service's bundle", () => {
     );
   });
 
-  it('loads no native module until SQLite is opened through better-sqlite3: alone (no node_modules, as the .vsix holds it) it runs on node:sqlite, or says that no driver loads', async function () {
+  it('loads no native module until SQLite is opened through better-sqlite3: alone (no node_modules, as the .vsix holds it) it runs on node:sqlite, or says that no driver loads (exit 2)', async function () {
     this.timeout(60_000);
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.CHANGE_CONTROL_SQLITE_DRIVER;
@@ -53,6 +53,7 @@ describe("conventions: the service's bundle", () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let exitCode: number | null = null;
     const said = new Promise<void>((done) => {
       const seen = (chunk: Buffer) => {
         output += chunk.toString('utf8');
@@ -60,7 +61,10 @@ describe("conventions: the service's bundle", () => {
       };
       child.stdout.on('data', seen);
       child.stderr.on('data', seen);
-      child.once('exit', () => done());
+      child.once('exit', (code) => {
+        exitCode = code;
+        done();
+      });
     });
     try {
       await said;
@@ -73,6 +77,7 @@ describe("conventions: the service's bundle", () => {
       assert.match(output, /listening on http:\/\/127\.0\.0\.1:\d+/);
     } else {
       assert.match(output, /cannot open database :memory:: no SQLite driver: /);
+      assert.equal(exitCode, 2, 'a bad start');
     }
   });
 
