@@ -4,7 +4,7 @@ import type { Host } from '../host';
 import type { Logger } from '../core/logger';
 import { HOST_VERSION } from '../core/version';
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAY_HEADER } from './idempotency';
-import type { RouteDef } from './routes';
+import { BULK_LIMIT, type RouteDef } from './routes';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -110,6 +110,27 @@ class SchemaComponents {
     return { $ref: `#/components/schemas/${base}` };
   }
 
+  /**
+   * A component holding the schema `ref` points at with a required integer `id` added: its own
+   * properties with `id` first when it is an object's schema, else `ref` and `{id}` together.
+   */
+  withId(ref: JsonSchema, name: string): JsonSchema {
+    const target = typeof ref.$ref === 'string' ? this.schemas[ref.$ref.split('/').pop()!] : undefined;
+    const schema: JsonSchema =
+      target && target.type === 'object' && typeof target.properties === 'object'
+        ? {
+            ...target,
+            properties: { id: ID_SCHEMA, ...(target.properties as JsonSchema) },
+            required: ['id', ...((target.required as string[] | undefined) ?? [])],
+          }
+        : { allOf: [{ type: 'object', properties: { id: ID_SCHEMA }, required: ['id'] }, ref] };
+    const existing = Object.entries(this.schemas).find(([key]) => key === name);
+    if (existing) return { $ref: `#/components/schemas/${name}` };
+    const unique = this.uniqueName(name);
+    this.schemas[unique] = schema;
+    return { $ref: `#/components/schemas/${unique}` };
+  }
+
   private uniqueName(wanted: string): string {
     const clean = wanted.replace(/[^A-Za-z0-9_.-]/g, '_') || 'Schema';
     let name = clean;
@@ -144,6 +165,28 @@ function listEnvelope(item: JsonSchema): JsonSchema {
     },
     required: ['count', 'next', 'previous', 'results'],
   };
+}
+
+const ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1, description: 'The id of the object.' };
+
+/**
+ * The body of a route that takes a bulk write: for a create, one object or a list of them; for
+ * an update, a list of objects each with its `id` (the item's own schema with `id` added when it
+ * is an object's, else both required together); for a delete, a list of `{"id": n}`.
+ */
+function bulkBodySchema(route: RouteDef, components: SchemaComponents, bodyName: string): JsonSchema {
+  const bulk = route.bulk!;
+  const limits = { maxItems: BULK_LIMIT };
+  if (bulk.kind === 'delete') {
+    return {
+      type: 'array',
+      ...limits,
+      items: { type: 'object', properties: { id: ID_SCHEMA }, required: ['id'], additionalProperties: false },
+    };
+  }
+  const item = bulk.item ? components.ref(bulk.item, bodyName, 'input') : { type: 'object' };
+  if (bulk.kind === 'create') return { oneOf: [item, { type: 'array', ...limits, items: item }] };
+  return { type: 'array', ...limits, items: components.withId(item, `${bodyName}BulkItem`) };
 }
 
 function operation(route: RouteDef, components: SchemaComponents, errorRef: JsonSchema): OpenApiOperation {
@@ -188,10 +231,31 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     responses[status] = { description: 'Done; no content.' };
   } else {
     const item = route.response ? components.ref(route.response, name, 'output') : {};
-    const schema = isListRoute(route) ? listEnvelope(item) : item;
-    responses[status] = { description: isListRoute(route) ? 'A page of results.' : 'Success.', ...jsonContent(schema) };
+    const list = { type: 'array', items: item };
+    const schema = isListRoute(route)
+      ? listEnvelope(item)
+      : route.bulk?.kind === 'create'
+        ? { oneOf: [item, list] }
+        : route.bulk
+          ? list
+          : item;
+    responses[status] = {
+      description: isListRoute(route)
+        ? 'A page of results.'
+        : route.bulk?.kind === 'create'
+          ? 'The object created; for a list, the objects created, in the order sent.'
+          : route.bulk
+            ? 'The objects, in the order sent.'
+            : 'Success.',
+      ...jsonContent(schema),
+    };
   }
-  if (route.body || (route.query ?? []).length > 0 || route.method !== 'GET') {
+  if (route.bulk) {
+    responses['400'] = {
+      description: `Invalid input: field errors or detail; for a list, the errors as a list aligned with the items (nothing is written), or a list of more than ${BULK_LIMIT} items.`,
+      ...jsonContent({ oneOf: [errorRef, { type: 'array', items: errorRef }] }),
+    };
+  } else if (route.body || (route.query ?? []).length > 0 || route.method !== 'GET') {
     responses['400'] = { description: 'Invalid input: field errors or detail.', ...jsonContent(errorRef) };
   }
   if (!('public' in route.access))
@@ -222,8 +286,10 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     security: 'public' in route.access ? [] : [{ Token: [] }],
   };
   if (parameters.length > 0) op.parameters = parameters;
-  if (route.body) {
-    const bodyName = route.method === 'PATCH' ? `${name}Patch` : name;
+  const bodyName = route.method === 'PATCH' ? `${name}Patch` : name;
+  if (route.bulk) {
+    op.requestBody = { required: true, ...jsonContent(bulkBodySchema(route, components, bodyName)) };
+  } else if (route.body) {
     op.requestBody = { required: true, ...jsonContent(components.ref(route.body, bodyName, 'input')) };
   }
   return op;

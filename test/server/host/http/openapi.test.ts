@@ -90,8 +90,11 @@ describe('extras: /api/schema/', () => {
 
     assert.ok(doc.paths['/api/extras/webhooks/{id}/'].delete.responses['204']);
     assert.ok(!('security' in doc.paths['/api/status/'].get) || doc.paths['/api/status/'].get.security.length === 0);
-    const rule = resolve(doc.paths['/api/extras/event-rules/'].post.requestBody.content['application/json'].schema);
+    // A create takes one object or a list of them (a bulk create).
+    const ruleBody = doc.paths['/api/extras/event-rules/'].post.requestBody.content['application/json'].schema;
+    const rule = resolve(ruleBody.oneOf[0]);
     assert.ok(rule.required.includes('event_types'));
+    assert.deepEqual(resolve(ruleBody.oneOf[1].items), rule);
 
     // Every write takes an Idempotency-Key header and documents its 409 and 422; reads do not.
     for (const [path, ops] of Object.entries(doc.paths) as Array<[string, Record<string, any>]>) {
