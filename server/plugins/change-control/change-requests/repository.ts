@@ -175,12 +175,15 @@ export async function writeStatus(
   return updateChangeRequest(ctx, before, { status });
 }
 
-/** Replaces who waits to review the request (only a request under review has any). */
+/**
+ * Replaces who waits to review the request (a request under review, approved or with changes
+ * requested; a draft or a closed request has nobody); returns who starts waiting.
+ */
 export async function saveOutstandingReviewers(
   ctx: Ctx,
   changeRequestId: number,
   userIds: readonly number[],
-): Promise<void> {
+): Promise<number[]> {
   const db = ccDb(ctx);
   const before = await db
     .selectFrom('cc_outstanding_reviewers')
@@ -189,7 +192,8 @@ export async function saveOutstandingReviewers(
     .execute();
   const had = new Set(before.map((r) => r.user_id));
   const want = new Set(userIds);
-  if (had.size === want.size && [...want].every((id) => had.has(id))) return;
+  const added = [...want].filter((id) => !had.has(id));
+  if (had.size === want.size && added.length === 0) return [];
   await db.deleteFrom('cc_outstanding_reviewers').where('change_request_id', '=', changeRequestId).execute();
   // Who waits to review shows with the request ("waiting for my review").
   await announceRequestCacheWritten(ctx, changeRequestId);
@@ -199,4 +203,5 @@ export async function saveOutstandingReviewers(
       .values([...want].map((user_id) => ({ change_request_id: changeRequestId, user_id })))
       .execute();
   }
+  return added.sort((a, b) => a - b);
 }
