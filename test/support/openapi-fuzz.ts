@@ -313,7 +313,7 @@ const GARBAGE_IDS = ['0', '-1', '999999', '1.5', 'abc', '9'.repeat(30), '%FF', '
 export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: IdPools): FuzzRequest {
   const headers: Record<string, string> = {};
   const hasBody = op.method === 'POST' || op.method === 'PUT' || op.method === 'PATCH';
-  const writes = op.method !== 'GET';
+  const writes = op.method !== 'GET' && op.method !== 'OPTIONS';
   const what: string[] = [];
 
   // The path: an object written before the run, one written by the run, or garbage.

@@ -208,7 +208,8 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       ...(q.repeated ? { style: 'form', explode: true } : {}),
     });
   }
-  if (route.method !== 'GET') {
+  const reads = route.method === 'GET' || route.method === 'OPTIONS';
+  if (!reads) {
     parameters.push({
       name: IDEMPOTENCY_HEADER,
       in: 'header',
@@ -255,7 +256,7 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       description: `Invalid input: field errors or detail; for a list, the errors as a list aligned with the items (nothing is written), or a list of more than ${BULK_LIMIT} items.`,
       ...jsonContent({ oneOf: [errorRef, { type: 'array', items: errorRef }] }),
     };
-  } else if (route.body || (route.query ?? []).length > 0 || route.method !== 'GET') {
+  } else if (route.body || (route.query ?? []).length > 0 || !reads) {
     responses['400'] = { description: 'Invalid input: field errors or detail.', ...jsonContent(errorRef) };
   }
   if (!('public' in route.access))
@@ -267,7 +268,7 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     ...jsonContent(errorRef),
   };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
-  if (route.method !== 'GET') {
+  if (!reads) {
     responses['409'] ??= {
       description: 'The action does not apply now, or a request with this Idempotency-Key is still running.',
       ...jsonContent(errorRef),
