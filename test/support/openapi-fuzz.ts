@@ -415,6 +415,15 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
   } else {
     what.push('schema-shaped');
   }
+  // A bulk write's items name objects by `id` as a path does: one written by the run or
+  // garbage, never one written before the run (those are only written with refused bodies).
+  if (Array.isArray(body) && op.collection === null) {
+    const created = pools.createdIds.get(op.path) ?? [];
+    for (const item of body)
+      if (item !== null && typeof item === 'object' && !Array.isArray(item) && 'id' in item)
+        (item as Record<string, unknown>).id =
+          created.length > 0 && rng.chance(0.5) ? rng.pick(created) : rng.pick([999999, 0, -1, 'x', null]);
+  }
   headers['Content-Type'] = 'application/json';
   return { method: op.method, path, headers, body: JSON.stringify(body) ?? 'null', what: what.join(', ') };
 }
