@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Host } from '../host';
-import { buildOpenApi, isListRoute } from './openapi';
+import { isListRoute } from './openapi';
 import type { RouteDef } from './routes';
 
 type JsonSchema = Record<string, unknown>;
@@ -28,21 +28,6 @@ export function registerApiRoot(host: Host): void {
         if (section && !NOT_SECTIONS.has(section)) sections.add(section);
       }
       return Object.fromEntries([...sections].sort().map((s) => [s, `${ctx.baseUrl}/api/${s}/`]));
-    },
-  });
-  // Where pynetbox 7.0's `nb.openapi()` asks for the document (`?format=openapi`); the same as `/api/schema/`.
-  let cached: { routes: number; doc: ReturnType<typeof buildOpenApi> } | null = null;
-  host.routes.add({
-    method: 'GET',
-    path: '/api/docs/',
-    access: { public: true },
-    summary: 'The OpenAPI 3.1 document of the whole API (as /api/schema/)',
-    tag: 'schema',
-    query: [{ name: 'format', description: '`openapi` or `json`: the document as JSON (the only form served).' }],
-    handler: async ({ ctx }) => {
-      const routes = host.routes.all();
-      if (cached?.routes !== routes.length) cached = { routes: routes.length, doc: buildOpenApi(routes, host.log) };
-      return { ...cached.doc, servers: [{ url: ctx.baseUrl }] };
     },
   });
 }

@@ -14,8 +14,8 @@ function itemId(value: unknown): number | string {
  * The list body of a bulk write, every item validated: for `create` each item as `item` takes
  * it; for `update` each an object with its `id` and the rest as `item` takes it; for `delete`
  * each `{"id": n}`. An id given twice is refused (one write per object). Any item refused: a
- * 400 with the errors as a list aligned with the items. Not a list, or more than `BULK_LIMIT`
- * items: a 400 saying so.
+ * 400 with the errors as a list aligned with the items. Not a list, an empty list, or more than
+ * `BULK_LIMIT` items: a 400 saying so.
  */
 export function parseBulkBody(bulk: BulkBody, raw: unknown): unknown[] {
   if (!Array.isArray(raw)) {
@@ -26,6 +26,7 @@ export function parseBulkBody(bulk: BulkBody, raw: unknown): unknown[] {
         : 'Expected a list of objects, each with its "id".',
     );
   }
+  if (raw.length === 0) throw ValidationError.field('non_field_errors', 'Expected a list of at least one object.');
   if (raw.length > BULK_LIMIT)
     throw new ValidationError(`A bulk write takes at most ${BULK_LIMIT} objects; this one has ${raw.length}.`);
   const errors: Array<Record<string, unknown>> = [];

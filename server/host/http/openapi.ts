@@ -350,19 +350,39 @@ export function buildOpenApi(routes: readonly RouteDef[], log: Logger): OpenApiD
   };
 }
 
-/** `/api/schema/` (public): the OpenAPI 3.1 document, built on first request (again if routes were added since). */
-export function registerSchema(host: Host): void {
+/** The host's OpenAPI document for a base URL: built on first use (again if routes were added since). */
+export function openApiDocuments(host: Host): (baseUrl: string) => OpenApiDocument {
   let cached: { routes: number; doc: OpenApiDocument } | null = null;
+  return (baseUrl) => {
+    const routes = host.routes.all();
+    if (cached?.routes !== routes.length) cached = { routes: routes.length, doc: buildOpenApi(routes, host.log) };
+    return { ...cached.doc, servers: [{ url: baseUrl }] };
+  };
+}
+
+/**
+ * `/api/schema/` (public): the OpenAPI 3.1 document; also at `/api/docs/`, where pynetbox 7.0's
+ * `nb.openapi()` asks for it (`?format=openapi`).
+ */
+export function registerSchema(host: Host): void {
+  const documentFor = openApiDocuments(host);
+  const format = [{ name: 'format', description: '`json` or `openapi`: the document as JSON (the only form served).' }];
   host.routes.add({
     method: 'GET',
     path: '/api/schema/',
     access: { public: true },
     summary: 'The OpenAPI 3.1 document of the whole API',
     tag: 'schema',
-    handler: async ({ ctx }) => {
-      const routes = host.routes.all();
-      if (cached?.routes !== routes.length) cached = { routes: routes.length, doc: buildOpenApi(routes, host.log) };
-      return { ...cached.doc, servers: [{ url: ctx.baseUrl }] };
-    },
+    query: format,
+    handler: async ({ ctx }) => documentFor(ctx.baseUrl),
+  });
+  host.routes.add({
+    method: 'GET',
+    path: '/api/docs/',
+    access: { public: true },
+    summary: 'The OpenAPI 3.1 document of the whole API (as /api/schema/)',
+    tag: 'schema',
+    query: format,
+    handler: async ({ ctx }) => documentFor(ctx.baseUrl),
   });
 }

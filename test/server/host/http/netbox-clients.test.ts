@@ -169,6 +169,10 @@ describe('real NetBox clients: API root, schema, bulk writes, OPTIONS', () => {
       log.map((r) => r.action),
       ['create', 'update'],
     );
+    // Recorded as the caller, in the branch: who wrote the branch (independent approval) reads this.
+    const me = (await svc.admin.get('/api/users/me/')).body.id;
+    assert.ok(log.every((r) => r.user_id === me && r.branch_id === branch.id));
+    for (const id of [...ids, existing]) assert.ok((await changelogOf(svc, 'dcim.device', id)).length >= 1);
 
     // The branch rule: a user with the object permission who neither owns the branch nor holds change_branch.
     const other = await createUser(svc, 'other', [

@@ -38,7 +38,7 @@ function expected(objects: Map<number, Attrs>, params: URLSearchParams, visible:
   for (const [k, v] of params) if (!['limit', 'offset', 'ordering'].includes(k)) (query[k] ??= []).push(v);
   const filters = parseObjectFilters(query);
   const rows = [...objects].map(([id, attrs]) => ({ ...attrs, id })).filter((o) => visible(o));
-  const matching = rows.filter((o) => matchesObjectFilters(o as never, filters));
+  const matching = rows.filter((o) => matchesObjectFilters({ ...o, url: '', display: '' }, filters));
   const raw = params.get('ordering');
   const ordering = raw
     ? raw.split(',').map((p) => ({ field: p.replace(/^-/, ''), desc: p.startsWith('-') }))
