@@ -63,6 +63,7 @@ export function createHost(deps: HostDeps): Host {
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
+    userDeletionGuards: [],
     search: new SearchRegistry(),
     relatedVisibility: new RelatedVisibility(),
     plugins: new Map(),

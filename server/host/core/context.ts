@@ -19,6 +19,8 @@ export type { AuthUser, BranchRef } from './identity';
  * Returns null to allow, or the reason the write is refused (answered as 400 with `detail`).
  */
 export type MainWriteGuard = (ctx: Ctx, objectType: string) => Promise<string | null>;
+/** Says why a user may not be deleted (records that name them must stay), or null. */
+export type UserDeletionGuard = (ctx: Ctx, userId: number) => Promise<string | null>;
 
 /** Background work a plugin runs while the service is up (timers, sweeps). */
 export interface BackgroundTask {
@@ -36,6 +38,8 @@ export interface HostServices extends CoreServices {
   readonly mergeValidators: MergeValidators<Ctx>;
   /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
   readonly mainWriteGuards: MainWriteGuard[];
+  /** Guards of deleting a user (a plugin's records of what the user did). */
+  readonly userDeletionGuards: UserDeletionGuard[];
   readonly search: SearchRegistry<Ctx>;
   /** What the changelog and notifications show of plugins' object types (`objects/related-visibility.ts`). */
   readonly relatedVisibility: RelatedVisibility<Ctx>;

@@ -6,12 +6,16 @@ import { attachedPolicies } from '../policies/governing';
 import { checkedRequest, declaredFor, fromAnotherReporter, isOutdated, reportersOf } from './state';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
+import { visibleCheckObjects } from './visible-objects';
 
-/** What the changelog keeps of a check: its stored fields. */
+/**
+ * What the changelog (and search) keeps of a check: its stored fields but the objects it names,
+ * which are shown only to a caller who may view each (`visible-objects.ts`).
+ */
 export function snapshotCheck(
   ctx: Ctx,
   row: MergeCheckRow,
-): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated'> {
+): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated' | 'objects'> {
   // One literal (no spreads of objects built for it): a check report snapshots and presents its check several times.
   return {
     id: row.id,
@@ -23,7 +27,6 @@ export function snapshotCheck(
     status: row.status,
     summary: row.summary,
     details_url: row.details_url,
-    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
     digest: row.digest,
     reported_by: row.reported_by,
@@ -49,6 +52,7 @@ export function presentCheck(
   const outdated = isOutdated(row, currentDigest) || fromAnotherReporter(declared, row, reporters);
   return {
     ...snapshotCheck(ctx, row),
+    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     required,
     outdated,
     blocks_merge: required && (!clearsGate(row.status) || outdated),
@@ -69,7 +73,7 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
     const ofRequest = rows.filter((r) => r.change_request_id === crId);
     for (const [id, who] of await reportersOf(ctx, declared, ofRequest)) reporters.set(id, who);
   }
-  return rows.map(
+  const presented = rows.map(
     (row) =>
       presentCheck(
         ctx,
@@ -79,4 +83,5 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
         reporters,
       ) as CheckOut,
   );
+  return visibleCheckObjects(ctx, presented);
 }
