@@ -7,7 +7,8 @@
 // scenario sees them in a full run), the 2,000 threads of 5 for 5, 9 and 10, the 20,000 requests
 // for 2, 4, 8, 10, 12 and 13, the submit branches (and their submits) for 4, 10, 12 and 13 (13
 // runs 2 and 8 as well: its first RSS is taken after them). Scenario 12 starts the service on
-// the database the chosen ones left.
+// the database the chosen ones left. 15 (bulk writes of 1,000 devices into a branch) and 16 (a
+// page of 100,000 objects, main and branch) seed their own data.
 //   node esbuild.config.mjs server && BENCH_DURATION=5 BENCH_ONLY=9,10 npx tsx bench/run.ts
 // BENCH_SMAPS=/tmp/x copies the service's memory map at each RSS point (/tmp/x.<MB>);
 // BENCH_SERVICE_STDOUT=file keeps what it prints (with BENCH_NODE_ARGS=--trace-gc, each collection).
@@ -24,10 +25,14 @@ import {
   seedDetailScenario,
   seedManyRequests,
   seedReportScenario,
+  seedManyObjects,
 } from './seed';
 import {
   BRANCH_WRITES,
+  BULK_OBJECTS,
   branchWriteRate,
+  bulkWriteScenario,
+  listReadTimes,
   firstReadAfterWrite,
   mixedLoad,
   policyWriteScenario,
@@ -385,6 +390,34 @@ async function main(): Promise<void> {
       rateFull = await branchWriteRate(admin, grow.schema_id, BRANCH_WRITES, 'b');
     }
 
+    let bulk = { create: [] as number[], update: [] as number[], delete: [] as number[] };
+    if (want(15)) {
+      log(`scenario 15: bulk writes of ${BULK_OBJECTS} devices into a branch`);
+      bulk = await bulkWriteScenario(admin, 5);
+    }
+
+    const listPages: Array<{ label: string; ms: number[] }> = [];
+    if (want(16)) {
+      log('seeding scenario 16 (100,000 IP addresses on main, 10,000 of them changed in a branch)');
+      const listBranch = await admin.post('/api/plugins/branching/branches/', { name: 'bench-list' });
+      seedManyObjects(dbFile, 'ipam.ipaddress', 100_000, 5_000_000, listBranch.id, 10_000);
+      const path = '/api/ipam/ip-addresses/';
+      for (const [where, schema] of [
+        ['main', null],
+        ['branch', listBranch.schema_id as string],
+      ] as const) {
+        listPages.push({ label: `${where}, page 1`, ms: await listReadTimes(admin, `${path}?limit=50`, schema, 10) });
+        listPages.push({
+          label: `${where}, offset 99,950`,
+          ms: await listReadTimes(admin, `${path}?limit=50&offset=99950`, schema, 10),
+        });
+        listPages.push({
+          label: `${where}, status=deprecated, ordering=-name`,
+          ms: await listReadTimes(admin, `${path}?status=deprecated&ordering=-name&limit=50`, schema, 10),
+        });
+      }
+    }
+
     await svc.stop();
     let starts: number[] = [];
     if (want(12)) {
@@ -458,6 +491,21 @@ async function main(): Promise<void> {
       console.log(
         `\n8. create or edit a policy that can govern 25 of 20,000 requests: create median ${median(policyWrites.create).toFixed(0)} ms (runs: ${policyWrites.create.map((v) => v.toFixed(0)).join(', ')}), edit median ${median(policyWrites.edit).toFixed(0)} ms (runs: ${policyWrites.edit.map((v) => v.toFixed(0)).join(', ')}); target <= 100 ms${Math.max(median(policyWrites.create), median(policyWrites.edit)) <= 100 ? ' (met)' : ' (MISSED)'}`,
       );
+    if (want(15)) {
+      const worst = Math.max(median(bulk.create), median(bulk.update), median(bulk.delete));
+      console.log(
+        `\n15. bulk writes of ${BULK_OBJECTS} devices into a branch with a change request (5 rounds): create median ${median(bulk.create).toFixed(0)} ms, update ${median(bulk.update).toFixed(0)} ms, delete ${median(bulk.delete).toFixed(0)} ms; target < 1000 ms${worst < 1000 ? ' (met)' : ' (MISSED)'}`,
+      );
+    }
+    if (want(16)) {
+      console.log(`\n16. a page of 50 of 100,000 IP addresses (the branch changes 10,000 of them), 10 reads each:`);
+      for (const p of listPages)
+        console.log(
+          `   ${p.label.padEnd(44)} median ${median(p.ms).toFixed(1).padStart(7)} ms, slowest ${Math.max(...p.ms)
+            .toFixed(1)
+            .padStart(7)} ms`,
+        );
+    }
   } finally {
     await svc.stop();
     await ceiling.stop();

@@ -298,3 +298,64 @@ export async function streamScenario(
   }
   return ms;
 }
+
+/** Scenario 15: the objects one bulk write carries. */
+export const BULK_OBJECTS = 1000;
+
+/**
+ * Scenario 15: `rounds` times, in a fresh branch with a change request, one bulk create of
+ * `BULK_OBJECTS` devices, one bulk update of them all, one bulk delete of them all; ms each.
+ */
+export async function bulkWriteScenario(
+  admin: Api,
+  rounds: number,
+): Promise<{ create: number[]; update: number[]; delete: number[] }> {
+  const out = { create: [] as number[], update: [] as number[], delete: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    const branch = await admin.post('/api/plugins/branching/branches/', { name: `bench-bulk-${r}` });
+    await admin.post(`${CC}change-requests/`, { branch: branch.id, title: `Bulk ${r}` });
+    const inBranch = admin.inBranch(branch.schema_id);
+    const items = Array.from({ length: BULK_OBJECTS }, (_, i) => ({
+      name: `bulk-${r}-${i}`,
+      status: 'planned',
+      role: 'edge',
+      site: i % 7,
+    }));
+    let t0 = performance.now();
+    const created = await inBranch.post<Array<{ id: number }>>('/api/dcim/devices/', items);
+    out.create.push(performance.now() - t0);
+    t0 = performance.now();
+    await inBranch.patch(
+      '/api/dcim/devices/',
+      created.map((d) => ({ id: d.id, status: 'active' })),
+    );
+    out.update.push(performance.now() - t0);
+    t0 = performance.now();
+    await inBranch.call(
+      'DELETE',
+      '/api/dcim/devices/',
+      created.map((d) => ({ id: d.id })),
+      [204],
+    );
+    out.delete.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** Scenario 16: `times` reads of `path` (in the branch `schemaId`, or main), ms each. */
+export async function listReadTimes(
+  admin: Api,
+  path: string,
+  schemaId: string | null,
+  times: number,
+): Promise<number[]> {
+  const api = schemaId ? admin.inBranch(schemaId) : admin;
+  await api.get(path);
+  const out: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = performance.now();
+    await api.get(path);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}

@@ -304,3 +304,55 @@ export function seedCommentThreads(dbFile: string, crId: number, threads: number
   })();
   db.close();
 }
+
+/**
+ * Scenario 16's data: `count` objects of `objectType` on main (ids from `firstObjectId`), and
+ * `changes` of them updated in branch `branchId` (every `count / changes`-th), written in bulk.
+ */
+export function seedManyObjects(
+  dbFile: string,
+  objectType: string,
+  count: number,
+  firstObjectId: number,
+  branchId: number,
+  changes: number,
+): void {
+  const db = new SQLite(dbFile);
+  db.pragma('busy_timeout = 10000');
+  const now = new Date().toISOString();
+  const insertObject = db.prepare(
+    `INSERT INTO objects (id, object_type, data, created, last_updated) VALUES (?, ?, ?, ?, ?)`,
+  );
+  const insertChange = db.prepare(
+    `INSERT INTO branch_changes (branch_id, object_type, object_id, action, original, modified, premerge, created, last_updated)
+     VALUES (?, ?, ?, 'update', ?, ?, NULL, ?, ?)`,
+  );
+  const every = Math.max(1, Math.floor(count / Math.max(1, changes)));
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const id = firstObjectId + i;
+      const attrs = {
+        name: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32`,
+        status: i % 3 ? 'active' : 'reserved',
+        tenant: `tenant-${i % 50}`,
+      };
+      insertObject.run(id, objectType, JSON.stringify(attrs), now, now);
+      if (i % every === 0 && i / every < changes)
+        insertChange.run(
+          branchId,
+          objectType,
+          id,
+          JSON.stringify(attrs),
+          JSON.stringify({ ...attrs, status: 'deprecated' }),
+          now,
+          now,
+        );
+    }
+    db.prepare(
+      `INSERT INTO sequences (name, value) VALUES ('objects', ?) ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`,
+    ).run(firstObjectId + count);
+    moveChangesRevision(db, branchId);
+    moveDataVersion(db);
+  })();
+  db.close();
+}

@@ -16,6 +16,7 @@ import { checkJsonBody, requireUtf8 } from './host/http/body-guard';
 import { AllowedHosts } from './host/http/allowed-hosts';
 import { limitServer, SERVER_OPTIONS } from './host/http/server-limits';
 import { registerHostCore } from './host/register';
+import { registerListOptions } from './host/http/api-root';
 import { defaultPlugins } from './plugins';
 
 export interface AppDeps {
@@ -98,6 +99,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
     await plugin.register(host);
     host.plugins.set(plugin.name, plugin.version);
   }
+  // Every list's OPTIONS, once every plugin's routes are in.
+  registerListOptions(host);
 
   const app = express();
   app.disable('x-powered-by');

@@ -5,6 +5,7 @@ import { registerNotifications } from './events/notifications-routes';
 import { registerObjectChanges } from './events/object-changes-routes';
 import { registerObjectTypes } from './objects/object-types-routes';
 import { registerSchema } from './http/openapi';
+import { registerApiRoot } from './http/api-root';
 import { registerSearch } from './http/search-routes';
 import { registerWebhookDelivery } from './events/webhook-delivery';
 import { registerWebhooks } from './events/webhooks-routes';
@@ -50,5 +51,6 @@ export function registerHostCore(host: Host): void {
   registerNotifications(host);
   registerSearch(host);
   registerSchema(host);
+  registerApiRoot(host);
   registerWebhookDelivery(host);
 }

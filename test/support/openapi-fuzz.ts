@@ -313,7 +313,7 @@ const GARBAGE_IDS = ['0', '-1', '999999', '1.5', 'abc', '9'.repeat(30), '%FF', '
 export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: IdPools): FuzzRequest {
   const headers: Record<string, string> = {};
   const hasBody = op.method === 'POST' || op.method === 'PUT' || op.method === 'PATCH';
-  const writes = op.method !== 'GET';
+  const writes = op.method !== 'GET' && op.method !== 'OPTIONS';
   const what: string[] = [];
 
   // The path: an object written before the run, one written by the run, or garbage.
@@ -414,6 +414,15 @@ export function generateRequest(op: Operation, gen: ValueGen, rng: Rng, pools: I
     what.push(bent.what);
   } else {
     what.push('schema-shaped');
+  }
+  // A bulk write's items name objects by `id` as a path does: one written by the run or
+  // garbage, never one written before the run (those are only written with refused bodies).
+  if (Array.isArray(body) && op.collection === null) {
+    const created = pools.createdIds.get(op.path) ?? [];
+    for (const item of body)
+      if (item !== null && typeof item === 'object' && !Array.isArray(item) && 'id' in item)
+        (item as Record<string, unknown>).id =
+          created.length > 0 && rng.chance(0.5) ? rng.pick(created) : rng.pick([999999, 0, -1, 'x', null]);
   }
   headers['Content-Type'] = 'application/json';
   return { method: op.method, path, headers, body: JSON.stringify(body) ?? 'null', what: what.join(', ') };

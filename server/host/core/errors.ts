@@ -6,7 +6,8 @@ export type FieldErrors = Record<string, string[]>;
 
 export abstract class DomainError extends Error {
   abstract readonly status: number;
-  body(): Record<string, unknown> {
+  /** The JSON answer: an object (`{detail}`, field errors), or a bulk write's list. */
+  body(): Record<string, unknown> | Array<Record<string, unknown>> {
     return { detail: this.message };
   }
 }
@@ -87,3 +88,43 @@ export class TooManyRequests extends DomainError {
 
 /** 415 */
 export class UnsupportedMediaType extends statusError(415) {}
+
+/**
+ * A bulk write refused (every item of it: nothing is written): the errors as a list aligned
+ * with the items sent, `{}` at the items with nothing to say; the status is the refusal's
+ * (400 for invalid items, 403, 404, 409 for the item a write stopped at).
+ */
+export class BulkRefused extends DomainError {
+  constructor(
+    readonly status: number,
+    readonly items: Array<Record<string, unknown>>,
+  ) {
+    const first = items.findIndex((e) => Object.keys(e).length > 0);
+    super(`Item ${first} of the list: ${JSON.stringify(items[first] ?? {})}`);
+  }
+
+  /** The list of `count` items refused for what item `index` met (its own error). */
+  static at(index: number, count: number, error: DomainError): BulkRefused {
+    const items: Array<Record<string, unknown>> = Array.from({ length: count }, () => ({}));
+    const body = error.body();
+    items[index] = Array.isArray(body) ? { detail: error.message } : body;
+    return new BulkRefused(error.status, items);
+  }
+
+  /** The list for items judged one by one (undefined: nothing to say); the status is the first refused item's. */
+  static of(errors: ReadonlyArray<DomainError | undefined>): BulkRefused {
+    const first = errors.find((e) => e !== undefined);
+    return new BulkRefused(
+      first?.status ?? 400,
+      errors.map((e) => {
+        if (!e) return {};
+        const body = e.body();
+        return Array.isArray(body) ? { detail: e.message } : body;
+      }),
+    );
+  }
+
+  override body(): Array<Record<string, unknown>> {
+    return this.items;
+  }
+}

@@ -4,7 +4,7 @@ import type { Host } from '../host';
 import type { Logger } from '../core/logger';
 import { HOST_VERSION } from '../core/version';
 import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAY_HEADER } from './idempotency';
-import type { RouteDef } from './routes';
+import { BULK_LIMIT, type RouteDef } from './routes';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -110,6 +110,27 @@ class SchemaComponents {
     return { $ref: `#/components/schemas/${base}` };
   }
 
+  /**
+   * A component holding the schema `ref` points at with a required integer `id` added: its own
+   * properties with `id` first when it is an object's schema, else `ref` and `{id}` together.
+   */
+  withId(ref: JsonSchema, name: string): JsonSchema {
+    const target = typeof ref.$ref === 'string' ? this.schemas[ref.$ref.split('/').pop()!] : undefined;
+    const schema: JsonSchema =
+      target && target.type === 'object' && typeof target.properties === 'object'
+        ? {
+            ...target,
+            properties: { id: ID_SCHEMA, ...(target.properties as JsonSchema) },
+            required: ['id', ...((target.required as string[] | undefined) ?? [])],
+          }
+        : { allOf: [{ type: 'object', properties: { id: ID_SCHEMA }, required: ['id'] }, ref] };
+    const existing = Object.entries(this.schemas).find(([key]) => key === name);
+    if (existing) return { $ref: `#/components/schemas/${name}` };
+    const unique = this.uniqueName(name);
+    this.schemas[unique] = schema;
+    return { $ref: `#/components/schemas/${unique}` };
+  }
+
   private uniqueName(wanted: string): string {
     const clean = wanted.replace(/[^A-Za-z0-9_.-]/g, '_') || 'Schema';
     let name = clean;
@@ -146,6 +167,28 @@ function listEnvelope(item: JsonSchema): JsonSchema {
   };
 }
 
+const ID_SCHEMA: JsonSchema = { type: 'integer', minimum: 1, description: 'The id of the object.' };
+
+/**
+ * The body of a route that takes a bulk write: for a create, one object or a list of them; for
+ * an update, a list of objects each with its `id` (the item's own schema with `id` added when it
+ * is an object's, else both required together); for a delete, a list of `{"id": n}`.
+ */
+function bulkBodySchema(route: RouteDef, components: SchemaComponents, bodyName: string): JsonSchema {
+  const bulk = route.bulk!;
+  const limits = { maxItems: BULK_LIMIT };
+  if (bulk.kind === 'delete') {
+    return {
+      type: 'array',
+      ...limits,
+      items: { type: 'object', properties: { id: ID_SCHEMA }, required: ['id'], additionalProperties: false },
+    };
+  }
+  const item = bulk.item ? components.ref(bulk.item, bodyName, 'input') : { type: 'object' };
+  if (bulk.kind === 'create') return { oneOf: [item, { type: 'array', ...limits, items: item }] };
+  return { type: 'array', ...limits, items: components.withId(item, `${bodyName}BulkItem`) };
+}
+
 function operation(route: RouteDef, components: SchemaComponents, errorRef: JsonSchema): OpenApiOperation {
   const parameters: JsonSchema[] = pathParams(route.path).map((name) => ({
     name,
@@ -165,7 +208,8 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       ...(q.repeated ? { style: 'form', explode: true } : {}),
     });
   }
-  if (route.method !== 'GET') {
+  const reads = route.method === 'GET' || route.method === 'OPTIONS';
+  if (!reads) {
     parameters.push({
       name: IDEMPOTENCY_HEADER,
       in: 'header',
@@ -188,10 +232,31 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     responses[status] = { description: 'Done; no content.' };
   } else {
     const item = route.response ? components.ref(route.response, name, 'output') : {};
-    const schema = isListRoute(route) ? listEnvelope(item) : item;
-    responses[status] = { description: isListRoute(route) ? 'A page of results.' : 'Success.', ...jsonContent(schema) };
+    const list = { type: 'array', items: item };
+    const schema = isListRoute(route)
+      ? listEnvelope(item)
+      : route.bulk?.kind === 'create'
+        ? { oneOf: [item, list] }
+        : route.bulk
+          ? list
+          : item;
+    responses[status] = {
+      description: isListRoute(route)
+        ? 'A page of results.'
+        : route.bulk?.kind === 'create'
+          ? 'The object created; for a list, the objects created, in the order sent.'
+          : route.bulk
+            ? 'The objects, in the order sent.'
+            : 'Success.',
+      ...jsonContent(schema),
+    };
   }
-  if (route.body || (route.query ?? []).length > 0 || route.method !== 'GET') {
+  if (route.bulk) {
+    responses['400'] = {
+      description: `Invalid input: field errors or detail; for a list, the errors as a list aligned with the items (nothing is written), or a list of more than ${BULK_LIMIT} items.`,
+      ...jsonContent({ oneOf: [errorRef, { type: 'array', items: errorRef }] }),
+    };
+  } else if (route.body || (route.query ?? []).length > 0 || !reads) {
     responses['400'] = { description: 'Invalid input: field errors or detail.', ...jsonContent(errorRef) };
   }
   if (!('public' in route.access))
@@ -203,7 +268,7 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     ...jsonContent(errorRef),
   };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
-  if (route.method !== 'GET') {
+  if (!reads) {
     responses['409'] ??= {
       description: 'The action does not apply now, or a request with this Idempotency-Key is still running.',
       ...jsonContent(errorRef),
@@ -222,8 +287,10 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     security: 'public' in route.access ? [] : [{ Token: [] }],
   };
   if (parameters.length > 0) op.parameters = parameters;
-  if (route.body) {
-    const bodyName = route.method === 'PATCH' ? `${name}Patch` : name;
+  const bodyName = route.method === 'PATCH' ? `${name}Patch` : name;
+  if (route.bulk) {
+    op.requestBody = { required: true, ...jsonContent(bulkBodySchema(route, components, bodyName)) };
+  } else if (route.body) {
     op.requestBody = { required: true, ...jsonContent(components.ref(route.body, bodyName, 'input')) };
   }
   return op;
@@ -283,19 +350,39 @@ export function buildOpenApi(routes: readonly RouteDef[], log: Logger): OpenApiD
   };
 }
 
-/** `/api/schema/` (public): the OpenAPI 3.1 document, built on first request (again if routes were added since). */
-export function registerSchema(host: Host): void {
+/** The host's OpenAPI document for a base URL: built on first use (again if routes were added since). */
+export function openApiDocuments(host: Host): (baseUrl: string) => OpenApiDocument {
   let cached: { routes: number; doc: OpenApiDocument } | null = null;
+  return (baseUrl) => {
+    const routes = host.routes.all();
+    if (cached?.routes !== routes.length) cached = { routes: routes.length, doc: buildOpenApi(routes, host.log) };
+    return { ...cached.doc, servers: [{ url: baseUrl }] };
+  };
+}
+
+/**
+ * `/api/schema/` (public): the OpenAPI 3.1 document; also at `/api/docs/`, where pynetbox 7.0's
+ * `nb.openapi()` asks for it (`?format=openapi`).
+ */
+export function registerSchema(host: Host): void {
+  const documentFor = openApiDocuments(host);
+  const format = [{ name: 'format', description: '`json` or `openapi`: the document as JSON (the only form served).' }];
   host.routes.add({
     method: 'GET',
     path: '/api/schema/',
     access: { public: true },
     summary: 'The OpenAPI 3.1 document of the whole API',
     tag: 'schema',
-    handler: async ({ ctx }) => {
-      const routes = host.routes.all();
-      if (cached?.routes !== routes.length) cached = { routes: routes.length, doc: buildOpenApi(routes, host.log) };
-      return { ...cached.doc, servers: [{ url: ctx.baseUrl }] };
-    },
+    query: format,
+    handler: async ({ ctx }) => documentFor(ctx.baseUrl),
+  });
+  host.routes.add({
+    method: 'GET',
+    path: '/api/docs/',
+    access: { public: true },
+    summary: 'The OpenAPI 3.1 document of the whole API (as /api/schema/)',
+    tag: 'schema',
+    query: format,
+    handler: async ({ ctx }) => documentFor(ctx.baseUrl),
   });
 }

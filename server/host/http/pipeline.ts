@@ -14,6 +14,7 @@ import {
 } from './idempotency';
 import { Reply, StreamReply, type RouteDef, type StreamSink } from './routes';
 import { validate } from './validation';
+import { parseBulkBody } from './bulk-body';
 
 /**
  * The stages every request of a route goes through, in order:
@@ -32,7 +33,7 @@ export class RequestPipeline {
 
   /** The Express handler of `route`. */
   handlerOf(route: RouteDef): (req: Request, res: Response) => Promise<void> {
-    const writes = route.writes ?? route.method !== 'GET';
+    const writes = route.writes ?? (route.method !== 'GET' && route.method !== 'OPTIONS');
     const singleParams = (route.query ?? []).filter((q) => !q.repeated && !q.name.startsWith('<')).map((q) => q.name);
     return async (req, res) => {
       const user = await this.authenticate(route, req);
@@ -85,7 +86,7 @@ export class RequestPipeline {
 
   /** The request's key, claimed for its caller (a key is per caller: anonymous calls and reads never replay). */
   private claimIdempotencyKey(route: RouteDef, req: Request, call: Call): IdempotencyClaim | null {
-    if (route.method === 'GET' || !call.user) return null;
+    if (route.method === 'GET' || route.method === 'OPTIONS' || !call.user) return null;
     const key = readIdempotencyKey(req.headers['idempotency-key']);
     if (!key) return null;
     const branch = call.branchHeader;
@@ -118,7 +119,12 @@ export class RequestPipeline {
         : await resolveBranchHeader(createCtx({ host, user, requestId, baseUrl }), branchHeader);
     const query = parseQueryString(url.search);
     requireSingle(query, singleParams);
-    const body = route.body ? validate(route.body, req.body ?? {}) : req.body;
+    const body =
+      route.bulk && (route.bulk.kind !== 'create' || Array.isArray(req.body))
+        ? parseBulkBody(route.bulk, req.body)
+        : route.body
+          ? validate(route.body, req.body ?? {})
+          : req.body;
     const ctx = createCtx({ host, user, requestId, baseUrl, branch });
     const header = (name: string): string | undefined => {
       const value = req.headers[name.toLowerCase()];

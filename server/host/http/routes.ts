@@ -1,10 +1,34 @@
 import type { z } from 'zod';
 import type { Ctx } from '../core/context';
+import { BulkRefused, DomainError } from '../core/errors';
 import type { StreamSink } from '../core/stream-sink';
 
 export type { StreamSink };
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/** The most items one bulk write takes (its body stays within the 1 MiB limit besides). */
+export const BULK_LIMIT = 1000;
+
+/**
+ * A route that also writes many objects in one request, as NetBox's bulk operations do:
+ * - `create` (POST on a list): the body is one object or a list of them, each what `item` takes;
+ * - `update` (PATCH or PUT on a list): a list only, each item `{"id": n, ...}`, the rest what `item` takes;
+ * - `delete` (DELETE on a list): a list only, each item `{"id": n}`.
+ * Every item is validated before the handler runs: the errors are answered together, as a list
+ * aligned with the items (`BulkRefused`). The handler gets the parsed list: for `create` the
+ * items, for `update` and `delete` `BulkItem`s. At most `BULK_LIMIT` items.
+ */
+export interface BulkBody {
+  kind: 'create' | 'update' | 'delete';
+  item?: z.ZodType;
+}
+
+/** One item of a bulk update or delete: the object's id and (update) the rest of the item, as `item` gives it. */
+export interface BulkItem<Body = unknown> {
+  id: number;
+  body: Body;
+}
 
 /**
  * Who may call a route. Every route declares one (deny by default):
@@ -70,6 +94,8 @@ export interface RouteDef<Body = unknown> {
   tag: string;
   /** Validates the JSON body before the handler runs; the handler gets what it outputs. */
   body?: z.ZodType<Body>;
+  /** The route also takes a list body: a bulk write (see `BulkBody`). */
+  bulk?: BulkBody;
   /** Documents the answer in the OpenAPI document. */
   response?: z.ZodType;
   /**
@@ -82,7 +108,7 @@ export interface RouteDef<Body = unknown> {
   query?: QueryParamDoc[];
   /** Status of a successful answer (default 200). */
   status?: number;
-  /** Writes need a write-enabled token; GET routes never write. Defaults to method !== GET. */
+  /** Writes need a write-enabled token; GET and OPTIONS routes never write. Defaults to method !== GET or OPTIONS. */
   writes?: boolean;
   /**
    * False: the handler opens its own transaction (`inTransaction`) around its writes, because
@@ -146,42 +172,95 @@ export class RouteGroup {
     });
   }
 
-  /** POST creating an object (on the group's own path unless `path` says otherwise): `run` answers it, the answer is 201 with it. */
+  /**
+   * POST creating an object (on the group's own path unless `path` says otherwise): `run` answers
+   * it, the answer is 201 with it. A list body creates every item (a bulk create, all or none):
+   * each in turn with `run` (or all at once with `bulk`), the answer 201 with the list; `bulk:
+   * false` takes one object only.
+   */
   create<S extends z.ZodType>(
-    route: Omit<GroupRoute<S>, 'method' | 'handler' | 'status'> & {
+    route: Omit<GroupRoute<S>, 'method' | 'handler' | 'status' | 'bulk'> & {
       run(input: RouteInput<BodyOf<S>>): Promise<unknown>;
+      bulk?: false | ((input: RouteInput<Array<BodyOf<S>>>) => Promise<unknown[]>);
     },
   ): void {
-    const { run, ...rest } = route;
-    this.add<S>({ method: 'POST', ...rest, status: 201, handler: async (input) => new Reply(201, await run(input)) });
+    const { run, bulk, ...rest } = route;
+    this.add<S>({
+      method: 'POST',
+      ...rest,
+      status: 201,
+      ...(bulk === false ? {} : { bulk: { kind: 'create', item: route.body } }),
+      handler: async (input) => {
+        if (bulk === false || !Array.isArray(input.body)) return new Reply(201, await run(input));
+        const items = input.body as Array<BodyOf<S>>;
+        if (bulk) return new Reply(201, await bulk({ ...input, body: items }));
+        return new Reply(201, await eachItem(items, (body) => run({ ...input, body })));
+      },
+    });
   }
 
-  /** PATCH and PUT of one path with one handler, which learns which of the two it serves. */
+  /**
+   * PATCH and PUT of one path with one handler, which learns which of the two it serves. On an
+   * object's path (`:id/`), PATCH and PUT of the group's own path take a list of objects, each
+   * with its `id` (a bulk update, all or none): each in turn through `handler` (or all at once
+   * with `bulk`), answered with the list; `bulk: false` leaves them out.
+   */
   patchAndPut<P extends z.ZodType, Q extends z.ZodType>(
-    route: Omit<GroupRoute<P | Q>, 'method' | 'summary' | 'handler' | 'body'> & {
+    route: Omit<GroupRoute<P | Q>, 'method' | 'summary' | 'handler' | 'body' | 'bulk'> & {
       summary: { PATCH: string; PUT: string };
       body: { PATCH: P; PUT: Q };
       handler(input: RouteInput<BodyOf<P | Q>>, method: 'PATCH' | 'PUT'): Promise<unknown>;
+      bulk?:
+        false | ((input: RouteInput<Array<BulkItem<BodyOf<P | Q>>>>, method: 'PATCH' | 'PUT') => Promise<unknown[]>);
     },
   ): void {
+    const { bulk, ...single } = route;
     for (const method of ['PATCH', 'PUT'] as const) {
       this.add<P | Q>({
-        ...route,
+        ...single,
         method,
         summary: route.summary[method],
         body: route.body[method],
         handler: (input) => route.handler(input, method),
       });
     }
+    if (bulk === false || route.path !== ':id/') return;
+    for (const method of ['PATCH', 'PUT'] as const) {
+      this.add<z.ZodType<Array<BulkItem<BodyOf<P | Q>>>>>({
+        ...single,
+        path: undefined,
+        body: undefined,
+        method,
+        summary: `${route.summary[method]}: a list of objects, each with its id (a bulk update: all or none)`,
+        bulk: { kind: 'update', item: route.body[method] },
+        handler: async (input) => {
+          const items = input.body;
+          if (bulk) return bulk({ ...input, body: items }, method);
+          return eachItem(items, async (item) =>
+            answerBody(
+              await route.handler(
+                { ...input, params: { ...input.params, id: String(item.id) }, body: item.body },
+                method,
+              ),
+            ),
+          );
+        },
+      });
+    }
   }
 
-  /** DELETE of one path: `run` deletes, the answer is 204 with no body. */
+  /**
+   * DELETE of one path: `run` deletes, the answer is 204 with no body. On an object's path
+   * (`:id/`), DELETE of the group's own path takes a list of `{"id": n}` (a bulk delete, all or
+   * none): each in turn through `run` (or all at once with `bulk`); `bulk: false` leaves it out.
+   */
   remove(
-    route: Omit<GroupRoute<undefined>, 'method' | 'handler' | 'status' | 'response'> & {
+    route: Omit<GroupRoute<undefined>, 'method' | 'handler' | 'status' | 'response' | 'bulk'> & {
       run(input: RouteInput<undefined>): Promise<void>;
+      bulk?: false | ((input: RouteInput<BulkItem[]>) => Promise<void>);
     },
   ): void {
-    const { run, ...rest } = route;
+    const { run, bulk, ...rest } = route;
     this.add({
       ...rest,
       method: 'DELETE',
@@ -192,7 +271,49 @@ export class RouteGroup {
         return new Reply(204);
       },
     });
+    if (bulk === false || route.path !== ':id/') return;
+    this.add<z.ZodType<BulkItem[]>>({
+      ...rest,
+      path: undefined,
+      method: 'DELETE',
+      summary: `${route.summary}: a list of {"id": n} (a bulk delete: all or none)`,
+      response: undefined,
+      status: 204,
+      bulk: { kind: 'delete' },
+      handler: async (input) => {
+        const items = input.body;
+        if (bulk) await bulk({ ...input, body: items });
+        else
+          await eachItem(items, (item) =>
+            run({ ...input, params: { ...input.params, id: String(item.id) }, body: undefined }),
+          );
+        return new Reply(204);
+      },
+    });
   }
+}
+
+/** What a handler answered, as the body of an item of a bulk answer. */
+function answerBody(result: unknown): unknown {
+  return result instanceof Reply ? result.body : result;
+}
+
+/**
+ * Runs `one` for every item in turn, in the request's transaction; the first item refused stops
+ * the write, answered as a list aligned with the items (its error at its place), and the
+ * transaction rolls back whatever the items before it wrote.
+ */
+export async function eachItem<T>(items: readonly T[], one: (item: T) => Promise<unknown>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < items.length; i++) {
+    try {
+      out.push(answerBody(await one(items[i]!)));
+    } catch (err) {
+      if (err instanceof DomainError && !(err instanceof BulkRefused)) throw BulkRefused.at(i, items.length, err);
+      throw err;
+    }
+  }
+  return out;
 }
 
 /** Every route of the service, host and plugins alike; the app mounts them and the OpenAPI document reads them. */

@@ -1,9 +1,9 @@
 import type { Ctx } from '../core/context';
 import { parseChangeRow, type BranchChange, type PremergeState } from './branch-change';
-import { branchChangesDeleted, branchChangeWritten } from './branch-state';
+import { branchChangesDeleted, branchChangesWritten, type BranchChangeWrite } from './branch-state';
 import { touchedObjectTypes } from './branch-types-repository';
 import { conflictColumns } from './change-conflicts-repository';
-import { getMainObjectForWrite } from './main-repository';
+import { getMainObjectForWrite, type ObjectState } from './main-repository';
 import type { ChangeAction, NetChange } from './net-effect';
 import type { Condition } from '../db/list';
 import { valuesTable } from '../db/portable';
@@ -93,6 +93,27 @@ export async function branchChanges(ctx: Ctx, branchId: number, query: ChangeQue
   return (await q.orderBy('id').execute()).map(parseChangeRow);
 }
 
+/** A branch's changes of one type among these objects, by object id (a few queries for any number). */
+export async function branchChangesOfObjects(
+  ctx: Ctx,
+  branchId: number,
+  objectType: string,
+  objectIds: readonly number[],
+): Promise<Map<number, BranchChange>> {
+  const out = new Map<number, BranchChange>();
+  for (let i = 0; i < objectIds.length; i += ID_BATCH) {
+    const rows = await ctx.db
+      .selectFrom('branch_changes')
+      .selectAll()
+      .where('branch_id', '=', branchId)
+      .where('object_type', '=', objectType)
+      .where('object_id', 'in', objectIds.slice(i, i + ID_BATCH))
+      .execute();
+    for (const row of rows) out.set(row.object_id, parseChangeRow(row));
+  }
+  return out;
+}
+
 export async function branchChange(
   ctx: Ctx,
   branchId: number,
@@ -148,10 +169,12 @@ export async function saveChange(
   objectId: number,
   change: NetChange,
   before?: BranchChange | null,
+  /** Main's object as the caller read it for this write (`getMainObjectsForWrite`; null: none); otherwise it is read. */
+  mainState?: ObjectState | null,
 ): Promise<void> {
   const was = before !== undefined ? before : ((await branchChange(ctx, branchId, objectType, objectId)) ?? null);
   const now = ctx.host.clock.now().toISOString();
-  const main = await getMainObjectForWrite(ctx, objectType, objectId);
+  const main = mainState !== undefined ? mainState : await getMainObjectForWrite(ctx, objectType, objectId);
   const values = {
     action: change.action as ChangeAction,
     original: change.original === null ? null : JSON.stringify(change.original),
@@ -172,13 +195,84 @@ export async function saveChange(
     .onConflict((oc) => oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet(values))
     .returningAll()
     .executeTakeFirstOrThrow();
-  await branchChangeWritten(ctx, { branchId, before: was, after: parseChangeRow(row) });
+  await branchChangesWritten(ctx, branchId, [{ branchId, before: was, after: parseChangeRow(row) }]);
 }
 
 /** Removes a change, and keeps the branch's state current. */
 export async function removeChange(ctx: Ctx, changeId: number): Promise<void> {
   const row = await ctx.db.deleteFrom('branch_changes').where('id', '=', changeId).returningAll().executeTakeFirst();
-  if (row) await branchChangeWritten(ctx, { branchId: row.branch_id, before: parseChangeRow(row), after: null });
+  if (row)
+    await branchChangesWritten(ctx, row.branch_id, [
+      { branchId: row.branch_id, before: parseChangeRow(row), after: null },
+    ]);
+}
+
+/** One object's change row to write in `writeChanges`: its net change (null: the row goes), the row before, main's object now. */
+export interface ChangeRowWrite {
+  objectId: number;
+  change: NetChange | null;
+  before: BranchChange | null;
+  main: ObjectState | null;
+}
+
+/** Rows per statement when change rows are written together (11 values each). */
+const WRITE_BATCH = 200;
+
+/**
+ * Writes the change rows of many objects of one type in a branch (`saveChange` and
+ * `removeChange` for each, the rows in a few statements) and keeps the branch's state current
+ * once for all of them. One object appears at most once.
+ */
+export async function writeChanges(
+  ctx: Ctx,
+  branchId: number,
+  objectType: string,
+  rows: readonly ChangeRowWrite[],
+): Promise<void> {
+  const now = ctx.host.clock.now().toISOString();
+  const saved = new Map<number, BranchChange>();
+  const sets = rows.filter((r) => r.change !== null);
+  for (let i = 0; i < sets.length; i += WRITE_BATCH) {
+    const values = sets.slice(i, i + WRITE_BATCH).map((r) => ({
+      branch_id: branchId,
+      object_type: objectType,
+      object_id: r.objectId,
+      premerge: null,
+      created: now,
+      action: r.change!.action as ChangeAction,
+      original: r.change!.original === null ? null : JSON.stringify(r.change!.original),
+      modified: r.change!.modified === null ? null : JSON.stringify(r.change!.modified),
+      ...conflictColumns(r.change!, r.main?.attrs ?? null),
+      last_updated: now,
+    }));
+    const written = await ctx.db
+      .insertInto('branch_changes')
+      .values(values)
+      .onConflict((oc) =>
+        oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet((eb) => ({
+          action: eb.ref('excluded.action'),
+          original: eb.ref('excluded.original'),
+          modified: eb.ref('excluded.modified'),
+          conflicts: eb.ref('excluded.conflicts'),
+          merge_problem: eb.ref('excluded.merge_problem'),
+          last_updated: eb.ref('excluded.last_updated'),
+        })),
+      )
+      .returningAll()
+      .execute();
+    for (const row of written) saved.set(row.object_id, parseChangeRow(row));
+  }
+  const removed = rows.flatMap((r) => (r.change === null && r.before ? [r.before.id] : []));
+  for (let i = 0; i < removed.length; i += ID_BATCH)
+    await ctx.db
+      .deleteFrom('branch_changes')
+      .where('id', 'in', removed.slice(i, i + ID_BATCH))
+      .execute();
+  const writes: BranchChangeWrite[] = rows.flatMap((r): BranchChangeWrite[] => {
+    if (r.change === null) return r.before ? [{ branchId, before: r.before, after: null }] : [];
+    return [{ branchId, before: r.before, after: saved.get(r.objectId)! }];
+  });
+  await branchChangesWritten(ctx, branchId, writes);
 }
 
 /** Removes every change of a branch (the branch is being deleted); every keeper drops its state of it. */

@@ -14,8 +14,11 @@ export interface BranchChangeWrite {
 export interface BranchStateKeeperOf<C> {
   /** Unique, e.g. `'change-control:policy-matches'`. */
   name: string;
-  /** One change row was written (inside its transaction); the state was current before it. */
-  apply(ctx: C, write: BranchChangeWrite): Promise<void>;
+  /**
+   * Change rows of one branch were written, in this order (inside their transaction; one for a
+   * single write, many for a bulk one); the state was current before them.
+   */
+  apply(ctx: C, writes: readonly BranchChangeWrite[]): Promise<void>;
   /** Recomputes the state from all the branch's changes. */
   rebuild(ctx: C, branchId: number): Promise<void>;
   /** The branch's changes are gone. */

@@ -2,11 +2,11 @@ import type { Ctx } from '../core/context';
 import { compiledSelect } from '../db/compiled-select';
 import type { Queryable } from '../db/database';
 
-/** Moves a branch's changes revision by one; the new revision (undefined: no such branch). */
-export async function moveChangesRevision(ctx: Ctx, branchId: number): Promise<number | undefined> {
+/** Moves a branch's changes revision by `by` (one per change row written); the new revision (undefined: no such branch). */
+export async function moveChangesRevision(ctx: Ctx, branchId: number, by = 1): Promise<number | undefined> {
   const row = await ctx.db
     .updateTable('branches')
-    .set((eb) => ({ changes_revision: eb('changes_revision', '+', 1) }))
+    .set((eb) => ({ changes_revision: eb('changes_revision', '+', by) }))
     .where('id', '=', branchId)
     .returning('changes_revision')
     .executeTakeFirst();

@@ -14,7 +14,8 @@ import {
  * Per-branch state kept inside write transactions.
  *
  * Every write of a branch's change rows through the repository (`branch-changes-repository.ts`)
- * moves the branch's `changes_revision` from r to r + 1, in its transaction. Each registered
+ * moves the branch's `changes_revision` from r to r + 1 (r + n for n rows written together), in
+ * its transaction. Each registered
  * keeper (`host.branchState`) records in `branch_state_revisions` the revision its state of
  * the branch reflects: a keeper recorded at r is given the write (`apply`) and recorded at
  * r + 1; a keeper that was behind (or never built) stays behind. A reader calls
@@ -26,19 +27,28 @@ import {
 export type BranchStateKeeper = BranchStateKeeperOf<Ctx>;
 export type { BranchChangeWrite };
 
-/** A change row of the branch was written (created, changed or removed): move the revision, apply it to the current keepers. */
-export async function branchChangeWritten(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
-  const to = await moveChangesRevision(ctx, write.branchId);
+/**
+ * Change rows of the branch were written (created, changed or removed), in this order: the
+ * revision moves by one per row, and the keepers current before them are given them all
+ * (together: a bulk write of many objects keeps each state with a few statements).
+ */
+export async function branchChangesWritten(
+  ctx: Ctx,
+  branchId: number,
+  writes: readonly BranchChangeWrite[],
+): Promise<void> {
+  if (writes.length === 0) return;
+  const to = await moveChangesRevision(ctx, branchId, writes.length);
   if (to === undefined) return;
   const keepers = ctx.host.branchState.all();
   if (keepers.length === 0) return;
-  const from = to - 1;
-  const recorded = await keeperRevisions(ctx, write.branchId);
+  const from = to - writes.length;
+  const recorded = await keeperRevisions(ctx, branchId);
   const current = keepers.filter((k) => recorded.get(k.name) === from);
-  for (const keeper of current) await keeper.apply(ctx, write);
+  for (const keeper of current) await keeper.apply(ctx, writes);
   await advanceKeepers(
     ctx,
-    write.branchId,
+    branchId,
     current.map((k) => k.name),
     from,
     to,

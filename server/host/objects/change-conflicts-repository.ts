@@ -78,6 +78,42 @@ export async function refreshChangesOf(
   await rewrite(ctx, rows, (row) => (state && state.objectType === row.object_type ? state.attrs : null));
 }
 
+/**
+ * Main's objects were written (each id with its type and attributes now; null: deleted): as
+ * `refreshChangesOf` for each, the changes of them read in a few queries for any number.
+ */
+export async function refreshChangesOfMany(
+  ctx: Ctx,
+  states: ReadonlyMap<number, { objectType: string; attrs: Attributes } | null>,
+): Promise<void> {
+  const ids = [...states.keys()];
+  for (let i = 0; i < ids.length; i += REFRESH_BATCH) {
+    const rows = await ctx.db
+      .selectFrom('branch_changes')
+      .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
+      .select([
+        'branch_changes.id',
+        'object_id',
+        'object_type',
+        'action',
+        'original',
+        'modified',
+        'conflicts',
+        'merge_problem',
+      ])
+      .where('branch_changes.object_id', 'in', ids.slice(i, i + REFRESH_BATCH))
+      .where('branches.status', '<>', 'merged')
+      .execute();
+    await rewrite(ctx, rows, (row) => {
+      const state = states.get((row as (typeof rows)[number]).object_id);
+      return state && state.objectType === row.object_type ? state.attrs : null;
+    });
+  }
+}
+
+/** Objects whose changes are read per query when main's objects are written together. */
+const REFRESH_BATCH = 500;
+
 /** Rows read per batch when a branch's kept columns are rebuilt. */
 const REBUILD_BATCH = 1000;
 

@@ -8,6 +8,11 @@ export interface ObjectTypeDef {
   path?: string;
   /** Source-of-truth objects live in branches and are stored as free-form attributes. */
   sourceOfTruth?: boolean;
+  /**
+   * The values an attribute takes by convention, with their display names (NetBox's): what
+   * `OPTIONS` on the list answers as choices. Attributes stay free-form: they are not enforced.
+   */
+  choices?: Record<string, ReadonlyArray<readonly [string, string]>>;
 }
 
 export class ObjectTypeRegistry {
@@ -37,16 +42,93 @@ export class ObjectTypeRegistry {
 }
 
 /** The default source-of-truth catalogue (contract 3.3). */
-export const DEFAULT_CATALOGUE: ObjectTypeDef[] = [
-  { appLabel: 'dcim', model: 'site', display: 'Site', path: '/api/dcim/sites/' },
-  { appLabel: 'dcim', model: 'rack', display: 'Rack', path: '/api/dcim/racks/' },
-  { appLabel: 'dcim', model: 'device', display: 'Device', path: '/api/dcim/devices/' },
-  { appLabel: 'dcim', model: 'interface', display: 'Interface', path: '/api/dcim/interfaces/' },
-  { appLabel: 'dcim', model: 'cable', display: 'Cable', path: '/api/dcim/cables/' },
+const CATALOGUE_TYPES: ObjectTypeDef[] = [
+  {
+    appLabel: 'dcim',
+    model: 'site',
+    display: 'Site',
+    path: '/api/dcim/sites/',
+    choices: { status: choices('planned', 'staging', 'active', 'decommissioning', 'retired') },
+  },
+  {
+    appLabel: 'dcim',
+    model: 'rack',
+    display: 'Rack',
+    path: '/api/dcim/racks/',
+    choices: { status: choices('reserved', 'available', 'planned', 'active', 'deprecated') },
+  },
+  {
+    appLabel: 'dcim',
+    model: 'device',
+    display: 'Device',
+    path: '/api/dcim/devices/',
+    choices: {
+      status: choices('offline', 'active', 'planned', 'staged', 'failed', 'inventory', 'decommissioning'),
+      face: choices('front', 'rear'),
+      airflow: choices('front-to-rear', 'rear-to-front', 'left-to-right', 'right-to-left', 'side-to-rear', 'passive'),
+    },
+  },
+  {
+    appLabel: 'dcim',
+    model: 'interface',
+    display: 'Interface',
+    path: '/api/dcim/interfaces/',
+    choices: { mode: choices('access', 'tagged', 'tagged-all') },
+  },
+  {
+    appLabel: 'dcim',
+    model: 'cable',
+    display: 'Cable',
+    path: '/api/dcim/cables/',
+    choices: { status: choices('connected', 'planned', 'decommissioning') },
+  },
   { appLabel: 'ipam', model: 'vrf', display: 'VRF', path: '/api/ipam/vrfs/' },
-  { appLabel: 'ipam', model: 'prefix', display: 'Prefix', path: '/api/ipam/prefixes/' },
-  { appLabel: 'ipam', model: 'ipaddress', display: 'IP address', path: '/api/ipam/ip-addresses/' },
-  { appLabel: 'ipam', model: 'vlan', display: 'VLAN', path: '/api/ipam/vlans/' },
-  { appLabel: 'circuits', model: 'circuit', display: 'Circuit', path: '/api/circuits/circuits/' },
+  {
+    appLabel: 'ipam',
+    model: 'prefix',
+    display: 'Prefix',
+    path: '/api/ipam/prefixes/',
+    choices: { status: choices('container', 'active', 'reserved', 'deprecated') },
+  },
+  {
+    appLabel: 'ipam',
+    model: 'ipaddress',
+    display: 'IP address',
+    path: '/api/ipam/ip-addresses/',
+    choices: {
+      status: choices('active', 'reserved', 'deprecated', 'dhcp', 'slaac'),
+      role: choices('loopback', 'secondary', 'anycast', 'vip', 'vrrp', 'hsrp', 'glbp', 'carp'),
+    },
+  },
+  {
+    appLabel: 'ipam',
+    model: 'vlan',
+    display: 'VLAN',
+    path: '/api/ipam/vlans/',
+    choices: { status: choices('active', 'reserved', 'deprecated') },
+  },
+  {
+    appLabel: 'circuits',
+    model: 'circuit',
+    display: 'Circuit',
+    path: '/api/circuits/circuits/',
+    choices: { status: choices('planned', 'provisioning', 'active', 'offline', 'deprovisioning', 'decommissioned') },
+  },
   { appLabel: 'tenancy', model: 'tenant', display: 'Tenant', path: '/api/tenancy/tenants/' },
-].map((d) => ({ ...d, sourceOfTruth: true }));
+];
+
+export const DEFAULT_CATALOGUE: ObjectTypeDef[] = CATALOGUE_TYPES.map((d) => ({ ...d, sourceOfTruth: true }));
+
+/** Values with NetBox's display names: the value capitalised, dashes as spaces (`"tagged-all"` -> `"Tagged all"`). */
+function choices(...values: string[]): Array<readonly [string, string]> {
+  const names: Record<string, string> = {
+    dhcp: 'DHCP',
+    slaac: 'SLAAC',
+    vip: 'VIP',
+    vrrp: 'VRRP',
+    hsrp: 'HSRP',
+    glbp: 'GLBP',
+    carp: 'CARP',
+  };
+  return values.map((v) => [v, names[v] ?? v.charAt(0).toUpperCase() + v.slice(1).replace(/-/g, ' ')] as const);
+}

@@ -1,5 +1,5 @@
 import type { Ctx } from '../core/context';
-import { branchChange, branchChanges, type BranchChange } from './branch-changes-repository';
+import { branchChange, branchChangesOfObjects, type BranchChange } from './branch-changes-repository';
 import { getMainObject, listMainObjects, type ObjectState } from './main-repository';
 
 /**
@@ -29,20 +29,25 @@ export async function readObject(ctx: Ctx, objectType: string, id: number): Prom
   return overlay(objectType, id, main, await branchChange(ctx, ctx.branch.id, objectType, id));
 }
 
-/** Every object of a type as the context sees it, by id. */
-export async function listObjects(ctx: Ctx, objectType: string): Promise<ObjectState[]> {
-  const main = await listMainObjects(ctx, objectType);
-  if (!ctx.branch) return main;
-  const changes = new Map((await branchChanges(ctx, ctx.branch.id, { objectType })).map((c) => [c.objectId, c]));
-  const out: ObjectState[] = [];
-  for (const obj of main) {
-    const seen = overlay(objectType, obj.id, obj, changes.get(obj.id));
-    changes.delete(obj.id);
-    if (seen) out.push(seen);
+/** Objects of one type among these ids as the context sees them, by id (absent: none), in a few queries for any number. */
+export async function readObjects(
+  ctx: Ctx,
+  objectType: string,
+  ids: readonly number[],
+): Promise<Map<number, ObjectState>> {
+  const wanted = [...new Set(ids)];
+  const out = new Map<number, ObjectState>();
+  if (wanted.length === 0) return out;
+  const main = new Map<number, ObjectState>();
+  for (let i = 0; i < wanted.length; i += ID_BATCH)
+    for (const o of await listMainObjects(ctx, objectType, wanted.slice(i, i + ID_BATCH))) main.set(o.id, o);
+  const changes = ctx.branch ? await branchChangesOfObjects(ctx, ctx.branch.id, objectType, wanted) : new Map();
+  for (const id of wanted) {
+    const seen = overlay(objectType, id, main.get(id), changes.get(id));
+    if (seen) out.set(id, seen);
   }
-  for (const change of changes.values()) {
-    const seen = overlay(objectType, change.objectId, undefined, change);
-    if (seen) out.push(seen);
-  }
-  return out.sort((a, b) => a.id - b.id);
+  return out;
 }
+
+/** Objects read per query by id. */
+const ID_BATCH = 500;

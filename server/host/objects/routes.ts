@@ -1,18 +1,19 @@
 import { z } from 'zod';
 import { objectBase } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
-import { NotFound, PermissionDenied } from '../core/errors';
+import { BulkRefused, DomainError, NotFound, PermissionDenied } from '../core/errors';
 import type { Host } from '../host';
 import { grantAllows } from '../users/object-permissions';
-import { parseId, requireObjectPermission, type ApiObject } from '../http/resource';
-import { envelope, parsePage, sortObjects } from '../http/query';
-import type { QueryParamDoc } from '../http/routes';
+import { parseId } from '../http/resource';
+import { envelope, parsePage } from '../http/query';
+import type { BulkItem, QueryParamDoc, RouteInput } from '../http/routes';
 import { ATTRIBUTE_NAME, writableAttributes, type Attributes } from './attributes';
-import { matchesObjectFilters, parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
+import { parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
 import type { ObjectState } from './main-repository';
-import { listObjects, readObject } from './overlay';
+import { readObject, readObjects } from './overlay';
+import { pageObjects } from './object-list-repository';
 import { presentObject } from './present';
-import { createObject, deleteObject, updateObject, type CatalogueType } from './writes';
+import { applyObjectWrites, planObjectWrites, type CatalogueType, type ObjectWrite } from './writes';
 
 /** Any object of the catalogue: the common fields and free-form attributes. */
 export const sourceObjectOutput = z.looseObject({ ...objectBase });
@@ -41,29 +42,93 @@ function permission(def: CatalogueType, action: string): string {
   return `${def.appLabel}.${action}_${def.model}`;
 }
 
-async function viewGrant(ctx: Ctx, def: CatalogueType) {
-  if (!ctx.user) return false;
-  return (await ctx.host.permissions.forUser(ctx.user, ctx.db)).grant(def.name, 'view');
-}
+/** One write a request asks for: a create, an update of an object (its attributes sent, merged for PATCH), a delete. */
+type ItemWrite =
+  | { op: 'create'; body: Attributes }
+  | { op: 'update'; id: number; body: Attributes; replace: boolean }
+  | { op: 'delete'; id: number };
 
-/** The object as the context (main or branch) sees it, if the caller may view it; else 404. */
-async function viewable(
+/**
+ * Writes objects of one type as the caller, each item judged as a single write is, before
+ * anything is stored: the object must exist in the context and be viewable (else 404); the
+ * caller needs the action's object permission on it as it is (403) and, for a create or an
+ * update, on its new state (403); the main write guards or the branch rule are asked for the
+ * type (the same answer for every item). Answers the error of each item refused (nothing is
+ * stored then), else the objects written, in order (undefined for a delete).
+ */
+async function writeItems(
   ctx: Ctx,
   def: CatalogueType,
-  rawId: string | undefined,
-): Promise<{ state: ObjectState; api: ApiObject }> {
-  const state = await readObject(ctx, def.name, parseId(rawId));
-  if (!state || !ctx.user) throw new NotFound();
-  const api = presentObject(ctx, def, state);
-  if (!grantAllows(await viewGrant(ctx, def), api, ctx.user)) throw new NotFound();
-  return { state, api };
+  items: readonly ItemWrite[],
+): Promise<{ errors: Array<DomainError | undefined>; results?: Array<ObjectState | undefined> }> {
+  const user = ctx.user;
+  if (!user) throw new PermissionDenied();
+  const perms = await ctx.host.permissions.forUser(user, ctx.db);
+  const allows = (action: string, state: ObjectState): boolean =>
+    grantAllows(perms.grant(def.name, action), presentObject(ctx, def, state), user);
+  const errors: Array<DomainError | undefined> = items.map(() => undefined);
+  const befores = await readObjects(
+    ctx,
+    def.name,
+    items.flatMap((item) => (item.op === 'create' ? [] : [item.id])),
+  );
+  const writes: ObjectWrite[] = [];
+  const itemOf: number[] = [];
+  for (const [i, item] of items.entries()) {
+    if (item.op === 'create') {
+      writes.push({ op: 'create', attrs: writableAttributes(item.body) });
+      itemOf.push(i);
+      continue;
+    }
+    const state = befores.get(item.id);
+    if (!state || !allows('view', state)) {
+      errors[i] = new NotFound();
+      continue;
+    }
+    if (!allows(item.op === 'update' ? 'change' : 'delete', state)) {
+      errors[i] = new PermissionDenied();
+      continue;
+    }
+    if (item.op === 'delete') writes.push({ op: 'delete', existing: state });
+    else {
+      const sent = writableAttributes(item.body);
+      writes.push({ op: 'update', existing: state, attrs: item.replace ? sent : { ...state.attrs, ...sent } });
+    }
+    itemOf.push(i);
+  }
+  let plan;
+  try {
+    plan = await planObjectWrites(ctx, def, writes);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    for (const i of itemOf) errors[i] ??= err;
+    return { errors };
+  }
+  for (const [k, w] of plan.writes.entries()) {
+    if (w.op !== 'delete' && !allows(w.op === 'create' ? 'add' : 'change', plan.states[k]!))
+      errors[itemOf[k]!] = new PermissionDenied();
+  }
+  if (errors.some((e) => e !== undefined)) return { errors };
+  return { errors, results: await applyObjectWrites(ctx, plan) };
+}
+
+/** One write: its error thrown as it is, or the object written. */
+async function writeOne(ctx: Ctx, def: CatalogueType, item: ItemWrite): Promise<ObjectState | undefined> {
+  const { errors, results } = await writeItems(ctx, def, [item]);
+  if (errors[0]) throw errors[0];
+  return results![0];
+}
+
+/** A bulk write: every item refused answered together, or the objects written, presented. */
+async function writeMany(ctx: Ctx, def: CatalogueType, items: readonly ItemWrite[]): Promise<unknown[]> {
+  const { errors, results } = await writeItems(ctx, def, items);
+  if (!results) throw BulkRefused.of(errors);
+  return results.flatMap((state) => (state ? [presentObject(ctx, def, state)] : []));
 }
 
 function registerType(host: Host, def: CatalogueType): void {
   const routes = host.routes.group({ path: def.path!, tag: def.appLabel, response: sourceObjectOutput });
   const access = (action: string): { permission: string } => ({ permission: permission(def, action) });
-  const authorize = (ctx: Ctx, action: string) => async (state: ObjectState) =>
-    requireObjectPermission(ctx, def.name, action, presentObject(ctx, def, state));
 
   routes.add({
     method: 'GET',
@@ -74,14 +139,17 @@ function registerType(host: Host, def: CatalogueType): void {
       const filters = parseObjectFilters(query);
       const ordering = parseObjectOrdering(query);
       const page = parsePage(query);
-      const grant = await viewGrant(ctx, def);
       const user = ctx.user;
-      if (grant === false || !user) throw new PermissionDenied();
-      const objects = (await listObjects(ctx, def.name))
-        .map((s) => presentObject(ctx, def, s))
-        .filter((o) => grantAllows(grant, o, user) && matchesObjectFilters(o, filters));
-      const sorted = sortObjects(objects, ordering);
-      return envelope(sorted.slice(page.offset, page.offset + page.limit), sorted.length, page, url);
+      if (!user) throw new PermissionDenied();
+      const grant = (await ctx.host.permissions.forUser(user, ctx.db)).grant(def.name, 'view');
+      if (grant === false) throw new PermissionDenied();
+      const { count, items } = await pageObjects(ctx, def, { filters, ordering, page, grant, user });
+      return envelope(
+        items.map((s) => presentObject(ctx, def, s)),
+        count,
+        page,
+        url,
+      );
     },
   });
 
@@ -90,30 +158,30 @@ function registerType(host: Host, def: CatalogueType): void {
     path: ':id/',
     access: access('view'),
     summary: `Retrieve a ${def.display} object`,
-    handler: async ({ ctx, params }) => (await viewable(ctx, def, params.id)).api,
+    handler: async ({ ctx, params }) => {
+      const state = await readObject(ctx, def.name, parseId(params.id));
+      const user = ctx.user;
+      if (!state || !user) throw new NotFound();
+      const api = presentObject(ctx, def, state);
+      if (!grantAllows((await ctx.host.permissions.forUser(user, ctx.db)).grant(def.name, 'view'), api, user))
+        throw new NotFound();
+      return api;
+    },
   });
 
   routes.create({
     access: access('add'),
-    summary: `Create a ${def.display} object (in the branch of X-NetBox-Branch, else main)`,
+    summary: `Create a ${def.display} object, or a list of them (in the branch of X-NetBox-Branch, else main)`,
     body: sourceObjectWrite,
-    run: async ({ ctx, body }) => {
-      const created = await createObject(ctx, def, writableAttributes(body), { authorize: authorize(ctx, 'add') });
-      return presentObject(ctx, def, created);
-    },
+    run: async ({ ctx, body }) => presentObject(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
+    bulk: async ({ ctx, body }) =>
+      writeMany(
+        ctx,
+        def,
+        body.map((attrs) => ({ op: 'create', body: attrs })),
+      ),
   });
 
-  const update = async (
-    { ctx, params, body }: { ctx: Ctx; params: Record<string, string>; body: Attributes },
-    replace: boolean,
-  ) => {
-    const { state, api } = await viewable(ctx, def, params.id);
-    await requireObjectPermission(ctx, def.name, 'change', api);
-    const sent = writableAttributes(body);
-    const attrs = replace ? sent : { ...state.attrs, ...sent };
-    const updated = await updateObject(ctx, def, state, attrs, { authorize: authorize(ctx, 'change') });
-    return presentObject(ctx, def, updated);
-  };
   routes.patchAndPut({
     path: ':id/',
     access: access('change'),
@@ -122,7 +190,16 @@ function registerType(host: Host, def: CatalogueType): void {
       PUT: `Update a ${def.display} object: its attributes become exactly those sent`,
     },
     body: { PATCH: sourceObjectWrite, PUT: sourceObjectWrite },
-    handler: (input, method) => update(input, method === 'PUT'),
+    handler: async ({ ctx, params, body }, method) => {
+      const item: ItemWrite = { op: 'update', id: parseId(params.id), body, replace: method === 'PUT' };
+      return presentObject(ctx, def, (await writeOne(ctx, def, item))!);
+    },
+    bulk: async ({ ctx, body }: RouteInput<Array<BulkItem<Attributes>>>, method) =>
+      writeMany(
+        ctx,
+        def,
+        body.map((item) => ({ op: 'update', id: item.id, body: item.body, replace: method === 'PUT' })),
+      ),
   });
 
   routes.remove({
@@ -130,9 +207,14 @@ function registerType(host: Host, def: CatalogueType): void {
     access: access('delete'),
     summary: `Delete a ${def.display} object`,
     run: async ({ ctx, params }) => {
-      const { state, api } = await viewable(ctx, def, params.id);
-      await requireObjectPermission(ctx, def.name, 'delete', api);
-      await deleteObject(ctx, def, state);
+      await writeOne(ctx, def, { op: 'delete', id: parseId(params.id) });
+    },
+    bulk: async ({ ctx, body }) => {
+      await writeMany(
+        ctx,
+        def,
+        body.map((item) => ({ op: 'delete', id: item.id })),
+      );
     },
   });
 }

@@ -6,11 +6,24 @@ import type { ObjectTypeDef } from './object-types';
 import type { BranchRow } from '../db/tables';
 import { sameAttributes, type Attributes } from './attributes';
 import { findBranch } from './branches-repository';
-import { branchChange, branchTouchesType, removeChange, saveChange } from './branch-changes-repository';
+import {
+  branchChangesOfObjects,
+  branchTouchesType,
+  removeChange,
+  writeChanges,
+  type ChangeRowWrite,
+} from './branch-changes-repository';
 import type { BranchChange } from './branch-change';
-import { deleteMainObject, getMainObject, nextObjectId, putMainObject, type ObjectState } from './main-repository';
+import {
+  deleteMainObjects,
+  getMainObject,
+  getMainObjectsForWrite,
+  putMainObjects,
+  reserveObjectIds,
+  type ObjectState,
+} from './main-repository';
 import { nextNetEffect, type BranchWrite } from './net-effect';
-import { readObject } from './overlay';
+import { readObject, readObjects } from './overlay';
 import { presentObject } from './present';
 
 /** A type of the catalogue with its `app_label.model` name. */
@@ -43,26 +56,138 @@ async function writeTarget(ctx: Ctx, objectType: string): Promise<BranchRow | nu
   return branch;
 }
 
-/** Records the write in the branch's net effect and tells the branch hooks when the changes moved. */
-async function writeInBranch(
+/** One write of an object of a type: a create, an update to `attrs` (whole), or a delete. */
+export type ObjectWrite =
+  | { op: 'create'; attrs: Attributes }
+  | { op: 'update'; existing: ObjectState; attrs: Attributes }
+  | { op: 'delete'; existing: ObjectState };
+
+/**
+ * Writes of objects of one type, planned: where they go (the context's branch, or main), and
+ * for each the state it writes (a create's with its new id; undefined for a delete), which the
+ * object permission judges before anything is stored.
+ */
+export interface ObjectWritePlan {
+  def: CatalogueType;
+  branch: BranchRow | null;
+  writes: readonly ObjectWrite[];
+  states: ReadonlyArray<ObjectState | undefined>;
+}
+
+/**
+ * Plans writes of objects of one type: the main write guards (e.g. `protect_main`) or the
+ * branch rule are asked once (they judge the caller and the type, the same for every object),
+ * each create gets its id, and each write its new state.
+ */
+export async function planObjectWrites(
   ctx: Ctx,
-  branch: BranchRow,
-  objectType: string,
-  objectId: number,
-  write: BranchWrite,
-): Promise<boolean> {
-  const existing = await branchChange(ctx, branch.id, objectType, objectId);
-  const effect = nextNetEffect(existing ?? null, write);
-  if (effect.kind === 'unchanged') return false;
-  const newlyTouched = !existing && !(await branchTouchesType(ctx, branch.id, objectType));
-  if (effect.kind === 'remove') await removeChange(ctx, existing!.id);
-  else await saveChange(ctx, branch.id, objectType, objectId, effect.change, existing ?? null);
-  await ctx.host.branchHooks.run('changesMoved', ctx, {
-    branch,
-    objectTypes: [objectType],
-    newlyTouchedTypes: newlyTouched ? [objectType] : [],
+  def: CatalogueType,
+  writes: readonly ObjectWrite[],
+): Promise<ObjectWritePlan> {
+  const branch = await writeTarget(ctx, def.name);
+  const now = ctx.host.clock.now().toISOString();
+  const ids = await reserveObjectIds(ctx, writes.filter((w) => w.op === 'create').length);
+  let next = 0;
+  const states = writes.map((w): ObjectState | undefined => {
+    if (w.op === 'create')
+      return { id: ids[next++]!, objectType: def.name, attrs: w.attrs, created: now, lastUpdated: now };
+    if (w.op === 'update') return { ...w.existing, attrs: w.attrs, lastUpdated: now };
+    return undefined;
   });
-  return true;
+  return { def, branch, writes, states };
+}
+
+function objectIdOf(write: ObjectWrite, state: ObjectState | undefined): number {
+  return write.op === 'create' ? state!.id : write.existing.id;
+}
+
+/**
+ * Records the writes in the branch's net effect, one change row per object (main's objects and
+ * the rows before read together), and tells the branch hooks once that its changes moved.
+ * Answers, per write, whether it moved anything.
+ */
+async function writeInBranch(ctx: Ctx, branch: BranchRow, plan: ObjectWritePlan): Promise<boolean[]> {
+  const objectType = plan.def.name;
+  const ids = plan.writes.map((w, i) => objectIdOf(w, plan.states[i]));
+  const existing = await branchChangesOfObjects(ctx, branch.id, objectType, ids);
+  const touchedBefore = existing.size > 0 || (await branchTouchesType(ctx, branch.id, objectType));
+  const mains = await getMainObjectsForWrite(ctx, objectType, ids);
+  const rows: ChangeRowWrite[] = [];
+  const moved: boolean[] = [];
+  for (const [i, w] of plan.writes.entries()) {
+    const id = ids[i]!;
+    const was = existing.get(id) ?? null;
+    const write: BranchWrite =
+      w.op === 'create'
+        ? { op: 'create', attrs: w.attrs }
+        : w.op === 'update'
+          ? { op: 'update', before: w.existing.attrs, attrs: w.attrs }
+          : { op: 'delete', before: w.existing.attrs };
+    const effect = nextNetEffect(was, write);
+    moved.push(effect.kind !== 'unchanged');
+    if (effect.kind !== 'unchanged')
+      rows.push({
+        objectId: id,
+        change: effect.kind === 'set' ? effect.change : null,
+        before: was,
+        main: mains.get(id) ?? null,
+      });
+  }
+  await writeChanges(ctx, branch.id, objectType, rows);
+  const saved = rows.some((r) => r.change !== null);
+  if (moved.some(Boolean))
+    await ctx.host.branchHooks.run('changesMoved', ctx, {
+      branch,
+      objectTypes: [objectType],
+      newlyTouchedTypes: !touchedBefore && saved ? [objectType] : [],
+    });
+  return moved;
+}
+
+/** Stores the writes on main (a few statements for any number); answers, per write, whether it moved anything. */
+async function writeOnMain(ctx: Ctx, plan: ObjectWritePlan): Promise<boolean[]> {
+  const moved = plan.writes.map((w) => w.op !== 'update' || !sameAttributes(w.existing.attrs, w.attrs));
+  const puts = plan.writes.flatMap((w, i) => (w.op !== 'delete' && moved[i] ? [plan.states[i]!] : []));
+  const deletes = plan.writes.flatMap((w) => (w.op === 'delete' ? [w.existing.id] : []));
+  if (puts.length > 0) await putMainObjects(ctx, puts);
+  if (deletes.length > 0) await deleteMainObjects(ctx, deletes);
+  return moved;
+}
+
+/**
+ * Stores planned writes, in the branch or on main, and records each that moved something in
+ * the changelog (with its object event). Answers, per write, the object as the context sees it
+ * now: undefined for a delete, the state before for an update that changed nothing.
+ */
+export async function applyObjectWrites(ctx: Ctx, plan: ObjectWritePlan): Promise<Array<ObjectState | undefined>> {
+  const { def, writes, states } = plan;
+  const moved = plan.branch ? await writeInBranch(ctx, plan.branch, plan) : await writeOnMain(ctx, plan);
+  const after = await readObjects(
+    ctx,
+    def.name,
+    writes.flatMap((w, i) => (w.op !== 'delete' && moved[i] ? [objectIdOf(w, states[i])] : [])),
+  );
+  const out: Array<ObjectState | undefined> = [];
+  for (const [i, w] of writes.entries()) {
+    if (w.op === 'delete') {
+      await logObjectWrite(ctx, def, 'delete', w.existing, undefined);
+      out.push(undefined);
+      continue;
+    }
+    if (!moved[i] && w.op === 'update') {
+      out.push(w.existing);
+      continue;
+    }
+    const id = objectIdOf(w, states[i]);
+    const now = after.get(id);
+    if (!now) {
+      if (w.op === 'create') throw new Error(`${def.name} ${id} vanished after create`);
+      throw new NotFound();
+    }
+    await logObjectWrite(ctx, def, w.op, w.op === 'update' ? w.existing : undefined, now);
+    out.push(now);
+  }
+  return out;
 }
 
 /** Records a write of a source-of-truth object in the changelog (and emits its object event), in the context's branch or on main. */
@@ -91,22 +216,9 @@ export async function createObject(
   attrs: Attributes,
   options: WriteOptions = {},
 ): Promise<ObjectState> {
-  const branch = await writeTarget(ctx, def.name);
-  const now = ctx.host.clock.now().toISOString();
-  const state: ObjectState = {
-    id: await nextObjectId(ctx),
-    objectType: def.name,
-    attrs,
-    created: now,
-    lastUpdated: now,
-  };
-  await options.authorize?.(state);
-  if (branch) await writeInBranch(ctx, branch, def.name, state.id, { op: 'create', attrs });
-  else await putMainObject(ctx, state);
-  const created = await readObject(ctx, def.name, state.id);
-  if (!created) throw new Error(`${def.name} ${state.id} vanished after create`);
-  await logObjectWrite(ctx, def, 'create', undefined, created);
-  return created;
+  const plan = await planObjectWrites(ctx, def, [{ op: 'create', attrs }]);
+  await options.authorize?.(plan.states[0]!);
+  return (await applyObjectWrites(ctx, plan))[0]!;
 }
 
 /** Sets an object's attributes to `attrs` (the caller merges for a partial update). */
@@ -117,28 +229,13 @@ export async function updateObject(
   attrs: Attributes,
   options: WriteOptions = {},
 ): Promise<ObjectState> {
-  const branch = await writeTarget(ctx, def.name);
-  const now = ctx.host.clock.now().toISOString();
-  await options.authorize?.({ ...existing, attrs, lastUpdated: now });
-  let moved: boolean;
-  if (branch)
-    moved = await writeInBranch(ctx, branch, def.name, existing.id, { op: 'update', before: existing.attrs, attrs });
-  else {
-    moved = !sameAttributes(existing.attrs, attrs);
-    if (moved) await putMainObject(ctx, { ...existing, attrs, lastUpdated: now });
-  }
-  if (!moved) return existing;
-  const updated = await readObject(ctx, def.name, existing.id);
-  if (!updated) throw new NotFound();
-  await logObjectWrite(ctx, def, 'update', existing, updated);
-  return updated;
+  const plan = await planObjectWrites(ctx, def, [{ op: 'update', existing, attrs }]);
+  await options.authorize?.(plan.states[0]!);
+  return (await applyObjectWrites(ctx, plan))[0]!;
 }
 
 export async function deleteObject(ctx: Ctx, def: CatalogueType, existing: ObjectState): Promise<void> {
-  const branch = await writeTarget(ctx, def.name);
-  if (branch) await writeInBranch(ctx, branch, def.name, existing.id, { op: 'delete', before: existing.attrs });
-  else await deleteMainObject(ctx, existing.id);
-  await logObjectWrite(ctx, def, 'delete', existing, undefined);
+  await applyObjectWrites(ctx, await planObjectWrites(ctx, def, [{ op: 'delete', existing }]));
 }
 
 /** The object permission a revert amounts to: the object changes, leaves the branch, or comes back. */

@@ -157,12 +157,17 @@ const lineOf = (c: BranchChange) => digestLine(c);
 /** Keeps each branch's digest state and change count: a write moves it by the line out and the line in. */
 export const digestKeeper: BranchStateKeeper = {
   name: DIGEST_KEEPER,
-  async apply(ctx: Ctx, write: BranchChangeWrite) {
-    const row = await digestRow(ctx, write.branchId);
+  async apply(ctx: Ctx, writes: readonly BranchChangeWrite[]) {
+    const branchId = writes[0]!.branchId;
+    const row = await digestRow(ctx, branchId);
     const state = row ? stateFrom(Buffer.from(row.state, 'base64')) : emptyState();
-    if (write.before) addLine(state, lineOf(write.before), -1);
-    if (write.after) addLine(state, lineOf(write.after), 1);
-    await save(ctx, write.branchId, state, (row?.changes ?? 0) + (write.after ? 1 : 0) - (write.before ? 1 : 0));
+    let changes = row?.changes ?? 0;
+    for (const write of writes) {
+      if (write.before) addLine(state, lineOf(write.before), -1);
+      if (write.after) addLine(state, lineOf(write.after), 1);
+      changes += (write.after ? 1 : 0) - (write.before ? 1 : 0);
+    }
+    await save(ctx, branchId, state, changes);
   },
   async rebuild(ctx: Ctx, branchId: number) {
     const state = emptyState();

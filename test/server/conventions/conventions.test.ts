@@ -51,8 +51,12 @@ describe('conventions: bodies', () => {
   });
 
   it('answers a JSON body of the wrong shape with 400 field errors', async () => {
-    const array = await svc.admin.post('/api/users/groups/', [{ name: 'x' }]);
+    // A list is a bulk create: each item must be of the right shape, and an empty list is refused.
+    const array = await svc.admin.post('/api/users/groups/', [{ name: 'x' }, 7]);
     assert.equal(array.status, 400);
+    assert.deepEqual(array.body[0], {});
+    assert.equal((await svc.admin.post('/api/users/groups/', [])).status, 400);
+    assert.equal((await svc.admin.post('/api/users/groups/', 'x')).status, 400);
     const types = await svc.admin.post('/api/users/groups/', { name: 123 });
     assert.equal(types.status, 400);
     assert.ok(types.body.name);

@@ -577,10 +577,12 @@ describe('conventions: a fuzz run generated from the OpenAPI document', () => {
       if (status >= 500)
         failures.push(`#${i} ${req.method} ${req.path.slice(0, 200)} [${req.what}] -> ${status} ${text.slice(0, 300)}`);
       if (status === 201 && req.method === 'POST' && op.collection === null) {
-        const body = JSON.parse(text) as { id?: number; schema_id?: string };
-        if (typeof body.id === 'number')
-          (createdIds.get(op.path) ?? createdIds.set(op.path, []).get(op.path)!).push(body.id);
-        if (typeof body.schema_id === 'string') branches.push(body.schema_id);
+        const answer = JSON.parse(text) as { id?: number; schema_id?: string } | Array<{ id?: number }>;
+        for (const body of Array.isArray(answer) ? answer : [answer]) {
+          if (typeof body.id === 'number')
+            (createdIds.get(op.path) ?? createdIds.set(op.path, []).get(op.path)!).push(body.id);
+          if ('schema_id' in body && typeof body.schema_id === 'string') branches.push(body.schema_id);
+        }
       }
     }
     console.log(

@@ -77,10 +77,8 @@ function countRows(counts: MatchCounts): MatchCountRow[] {
   return rows;
 }
 
-/** One change row written: the counts of the policies covering its type move by what it took and what it brings. */
-async function applyWrite(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
-  const before = write.before && matchable(write.before);
-  const after = write.after && matchable(write.after);
+/** Change rows written: the counts of the policies covering their types move by what each took and what it brings. */
+async function applyWrites(ctx: Ctx, writes: readonly BranchChangeWrite[]): Promise<void> {
   const deltas = new Map<string, MatchCountRow>();
   const move = (policyId: number, objectType: string, by: number) => {
     const key = `${policyId}|${objectType}`;
@@ -88,14 +86,21 @@ async function applyWrite(ctx: Ctx, write: BranchChangeWrite): Promise<void> {
     if (row) row.matches += by;
     else deltas.set(key, { policyId, objectType, matches: by });
   };
-  for (const policy of await matchingDefinitions(ctx)) {
-    const matcher = matcherOf(ctx, policy);
-    if (before && countsFor(matcher, before)) move(policy.id, before.objectType, -1);
-    if (after && countsFor(matcher, after)) move(policy.id, after.objectType, +1);
+  const policies = (await matchingDefinitions(ctx)).map((policy) => ({
+    id: policy.id,
+    matcher: matcherOf(ctx, policy),
+  }));
+  for (const write of writes) {
+    const before = write.before && matchable(write.before);
+    const after = write.after && matchable(write.after);
+    for (const { id, matcher } of policies) {
+      if (before && countsFor(matcher, before)) move(id, before.objectType, -1);
+      if (after && countsFor(matcher, after)) move(id, after.objectType, +1);
+    }
   }
   await addToMatchCounts(
     ctx,
-    write.branchId,
+    writes[0]!.branchId,
     [...deltas.values()].filter((d) => d.matches !== 0),
   );
 }
@@ -113,7 +118,7 @@ async function rebuildBranch(ctx: Ctx, branchId: number): Promise<void> {
 export function policyMatchesKeeper(): BranchStateKeeper {
   return {
     name: POLICY_MATCHES_KEEPER,
-    apply: applyWrite,
+    apply: applyWrites,
     rebuild: rebuildBranch,
     drop: dropBranchMatchCounts,
   };

@@ -90,14 +90,17 @@ describe('extras: /api/schema/', () => {
 
     assert.ok(doc.paths['/api/extras/webhooks/{id}/'].delete.responses['204']);
     assert.ok(!('security' in doc.paths['/api/status/'].get) || doc.paths['/api/status/'].get.security.length === 0);
-    const rule = resolve(doc.paths['/api/extras/event-rules/'].post.requestBody.content['application/json'].schema);
+    // A create takes one object or a list of them (a bulk create).
+    const ruleBody = doc.paths['/api/extras/event-rules/'].post.requestBody.content['application/json'].schema;
+    const rule = resolve(ruleBody.oneOf[0]);
     assert.ok(rule.required.includes('event_types'));
+    assert.deepEqual(resolve(ruleBody.oneOf[1].items), rule);
 
     // Every write takes an Idempotency-Key header and documents its 409 and 422; reads do not.
     for (const [path, ops] of Object.entries(doc.paths) as Array<[string, Record<string, any>]>) {
       for (const [method, op] of Object.entries(ops)) {
         const header = (op.parameters ?? []).find((p: { name: string }) => p.name === 'Idempotency-Key');
-        if (method === 'get') assert.equal(header, undefined, `${method} ${path}`);
+        if (method === 'get' || method === 'options') assert.equal(header, undefined, `${method} ${path}`);
         else {
           assert.deepEqual(header?.in, 'header', `${method} ${path}`);
           assert.ok(op.responses['409'] && op.responses['422'], `${method} ${path}`);

@@ -56,7 +56,12 @@ describe('http: route groups', () => {
       handler: async (_input, method) => served.push(method),
     });
     routes.remove({ path: ':id/', summary: 'Delete', run: async ({ params }) => void deleted.push(params.id!) });
-    const [patch, put, del] = registry.all();
+    const find = (method: string, path: string) => registry.all().find((r) => r.method === method && r.path === path);
+    const [patch, put, del] = [
+      find('PATCH', '/api/things/:id/'),
+      find('PUT', '/api/things/:id/'),
+      find('DELETE', '/api/things/:id/'),
+    ];
     assert.deepEqual(
       [patch!.method, patch!.summary, put!.method, put!.summary, del!.method],
       ['PATCH', 'Edit', 'PUT', 'Replace', 'DELETE'],

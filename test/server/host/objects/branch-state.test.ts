@@ -49,15 +49,15 @@ const calls = { apply: 0, rebuild: 0, drop: 0 };
 
 const probe: BranchStateKeeper = {
   name: KEEPER,
-  async apply(ctx: Ctx, write: BranchChangeWrite) {
+  async apply(ctx: Ctx, writes: readonly BranchChangeWrite[]) {
     calls.apply++;
     const weight = (c: BranchChangeWrite['before']) => (c ? c.id * 1000 + c.objectId : 0);
-    const count = (write.after ? 1 : 0) - (write.before ? 1 : 0);
-    const kept = await probeKept(ctx, write.branchId);
-    await store(ctx, write.branchId, {
-      changes: kept.changes + count,
-      ids: kept.ids + weight(write.after) - weight(write.before),
-    });
+    const kept = await probeKept(ctx, writes[0]!.branchId);
+    for (const write of writes) {
+      kept.changes += (write.after ? 1 : 0) - (write.before ? 1 : 0);
+      kept.ids += weight(write.after) - weight(write.before);
+    }
+    await store(ctx, writes[0]!.branchId, kept);
   },
   async rebuild(ctx: Ctx, branchId: number) {
     calls.rebuild++;
