@@ -83,6 +83,12 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   /** What the stream says changed, reloaded where it is shown. */
   const apply = (plan: RefreshPlan) => {
+    // A freeze began or ended: every request it applies to moved, whatever is shown.
+    if (plan.everything) {
+      void refreshAll();
+      notifier.checkNow();
+      return;
+    }
     if (plan.lists) {
       void refreshLists();
       // A request changed state: a notification for the caller may have come with it.

@@ -422,6 +422,18 @@ export const mergeCheck = z.object({
   reported_by: z.number().int().nullable().default(null),
   /** Where a reported result came from besides its reporter: `{"event_rule": id}` for an event rule's report. */
   source: z.object({ event_rule: z.number().int() }).nullable().default(null),
+  /** A pending check with a timeout (`timeout_minutes`): when it fails as never reported; null otherwise. */
+  deadline: instant.nullable().default(null),
+  /** Its result is the timeout's failure (it never reported in time), not a report. */
+  timed_out: z.boolean().default(false),
+  /**
+   * Who alone may report it, by name (users and groups its declarations name; each declaration
+   * must admit the reporter); null: anyone holding `change_control.change_mergecheck`.
+   */
+  reporter: z
+    .object({ users: z.array(z.string()), groups: z.array(z.string()) })
+    .nullable()
+    .default(null),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 
@@ -552,12 +564,16 @@ export type PluginSettings = z.infer<typeof pluginSettings>;
 
 // ---- The event stream (`stream/`) ---------------------------------------------------------
 
-/** One event of the stream: what changed, on which change request. Clients reload what it names. */
+/**
+ * One event of the stream: what changed, on which change request. Clients reload what it names.
+ * `change_request` is null only for `gate_changed` naming a freeze (`object_type`
+ * `change_control.freeze`): every open request the freeze applies to moved; reload them all.
+ */
 export const streamEvent = z.object({
   id: z.number().int(),
   event: z.enum(STREAM_EVENTS),
   time: instant,
-  change_request: z.number().int(),
+  change_request: z.number().int().nullable(),
   object_type: objectTypeName,
   object_id: z.number().int(),
 });

@@ -1,6 +1,14 @@
 import { findBranch, inTransaction, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
-import { checkedRequest, checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
+import {
+  checkedRequest,
+  checkFactsOf,
+  checkRowsOutOfDate,
+  checkStates,
+  declaredFor,
+  type CheckFacts,
+} from '../checks/state';
+import { syncCheckDeadlines } from '../checks/deadlines';
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
@@ -177,11 +185,13 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
   const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
-  let checkRows: CheckFacts[] | undefined = await checkFactsOf(ctx, cr.id);
+  let checkRows: CheckFacts[] = await checkFactsOf(ctx, cr.id);
   if (checksLive && (runTheChecks || checkRowsOutOfDate(ctx, checkRows, governing))) {
     await runChecks(ctx, cr, governing);
-    checkRows = undefined;
+    checkRows = await checkFactsOf(ctx, cr.id);
   }
+  // Deadlines follow the declarations (a policy's timeout changed) and the request (closed: none).
+  await syncCheckDeadlines(ctx, declaredFor(ctx, governing), checkRows, isOpen(cr.status));
 
   const { gate, facts } = await computeGateAndFacts(ctx, cr, { governing, evaluation, checkRows });
   cr = await updateChangeRequest(

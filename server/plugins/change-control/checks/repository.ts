@@ -57,13 +57,35 @@ export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<Me
 /** The gate's view of a request's stored checks (only the columns it reads). */
 export type CheckFacts = Pick<
   MergeCheckRow,
-  'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest' | 'reported_by'
+  | 'id'
+  | 'change_request_id'
+  | 'name'
+  | 'label'
+  | 'kind'
+  | 'status'
+  | 'summary'
+  | 'digest'
+  | 'reported_by'
+  | 'last_updated'
+  | 'deadline'
 >;
 
 const checkFactsById = compiledSelect((db, changeRequestId: number) =>
   ccTables(db)
     .selectFrom('cc_merge_checks')
-    .select(['name', 'label', 'kind', 'status', 'summary', 'digest', 'reported_by'])
+    .select([
+      'id',
+      'change_request_id',
+      'name',
+      'label',
+      'kind',
+      'status',
+      'summary',
+      'digest',
+      'reported_by',
+      'last_updated',
+      'deadline',
+    ])
     .where('change_request_id', '=', changeRequestId),
 );
 
@@ -78,7 +100,16 @@ export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>
 /** A reported result's fields, written onto one check. */
 export type CheckResultFields = Pick<
   MergeCheckRow,
-  'status' | 'summary' | 'details_url' | 'digest' | 'reported_by' | 'source' | 'completed' | 'last_updated'
+  | 'status'
+  | 'summary'
+  | 'details_url'
+  | 'digest'
+  | 'reported_by'
+  | 'source'
+  | 'completed'
+  | 'last_updated'
+  | 'deadline'
+  | 'timed_out'
 >;
 
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */
@@ -132,22 +163,6 @@ export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<numbe
     .where('cc_change_requests.status', 'not in', ['completed', 'abandoned'])
     .execute();
   return rows.map((r) => r.crId);
-}
-
-/** A request's pending checks with these names (none for no names). */
-export async function pendingChecksNamed(
-  ctx: Ctx,
-  changeRequestId: number,
-  names: readonly string[],
-): Promise<MergeCheckRow[]> {
-  if (names.length === 0) return [];
-  return ccDb(ctx)
-    .selectFrom('cc_merge_checks')
-    .selectAll()
-    .where('change_request_id', '=', changeRequestId)
-    .where('status', '=', 'pending')
-    .where('name', 'in', [...names])
-    .execute();
 }
 
 export async function deleteCheck(ctx: Ctx, row: CheckKey): Promise<void> {

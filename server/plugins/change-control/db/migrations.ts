@@ -490,6 +490,42 @@ async function addCheckReporter(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_merge_checks').addColumn('source', 'text').execute();
 }
 
+/**
+ * What time changes: each pending check's `deadline` (a required reported check with
+ * `timeout_minutes` fails as never reported then) and `timed_out` (it did); the indexes the gate's
+ * clock reads its next instant from (the earliest deadline, window start or end); and the gate
+ * clock's one row (`cc_gate_clock`: up to which instant the time-driven changes were announced,
+ * so that of several instances one announces each).
+ */
+async function addGateClock(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_merge_checks').addColumn('deadline', 'text').execute();
+  await db.schema
+    .alterTable('cc_merge_checks')
+    .addColumn('timed_out', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('cc_merge_checks_deadline')
+    .on('cc_merge_checks')
+    .columns(['status', 'deadline'])
+    .execute();
+  await db.schema
+    .createIndex('cc_change_requests_window_start')
+    .on('cc_change_requests')
+    .column('scheduled_start')
+    .execute();
+  await db.schema
+    .createIndex('cc_change_requests_window_end')
+    .on('cc_change_requests')
+    .column('scheduled_end')
+    .execute();
+  await db.schema
+    .createTable('cc_gate_clock')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('announced_through', 'text')
+    .execute();
+  await sql`INSERT INTO cc_gate_clock (id, announced_through) VALUES (1, NULL)`.execute(db);
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -509,4 +545,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
   '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
   '20-change-control-0102-check-reporter': { up: addCheckReporter },
+  '20-change-control-0110-gate-clock': { up: addGateClock },
 };

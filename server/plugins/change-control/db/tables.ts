@@ -158,6 +158,10 @@ export interface MergeChecksTable {
   reported_by: number | null;
   /** Where a reported result came from besides its reporter (JSON: `{"event_rule": id}`), or null. */
   source: Json | null;
+  /** A pending check with a timeout: when it fails as never reported (null: no deadline). */
+  deadline: string | null;
+  /** Its result is the timeout's, not a report (1 until the next result). */
+  timed_out: Generated<Bool>;
   created: string;
   last_updated: string;
 }
@@ -204,6 +208,12 @@ export interface MergeQueueClaimTable {
   id: number;
   holder: string | null;
   expires: string | null;
+}
+
+/** The gate's clock: the time-driven changes of gates were announced up to `announced_through`. */
+export interface GateClockTable {
+  id: number;
+  announced_through: string | null;
 }
 
 /** One event of the stream (`stream/`): what changed, on which change request. */
@@ -257,6 +267,7 @@ export interface ChangeControlTables {
   cc_stream_state: StreamStateTable;
   cc_freezes: FreezesTable;
   cc_merge_queue_claim: MergeQueueClaimTable;
+  cc_gate_clock: GateClockTable;
   cc_branch_policy_matches: BranchPolicyMatchesTable;
   cc_policy_match_definitions: PolicyMatchDefinitionsTable;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { eachTestService, startService, withService, type TestService } from '../../../support/service';
-import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
+import { gateClock } from '../../../../server/plugins/change-control/gate/gate-clock';
 import {
   actor,
   checkNamed,
@@ -158,23 +158,31 @@ describe('change control: check results bound to what they checked', () => {
     );
   });
 
-  it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported', async () => {
+  it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported, at its deadline', async () => {
     await withCheck({ timeout_minutes: 30 });
     const s = await scenario(cast, 'bound-timeout');
-    svc.clock.set('2026-11-01T09:29:00Z');
-    assert.equal(await sweepCheckTimeouts(svc.host), 0);
+    const pending = await checkNamed(svc.admin, s.cr.id, 'ci/build');
+    const deadline = new Date(Date.parse(pending.last_updated) + 30 * 60_000).toISOString();
+    assert.equal(pending.deadline, deadline);
+    assert.equal(pending.timed_out, false);
+    svc.clock.set(new Date(Date.parse(deadline) - 1000));
+    await gateClock(svc.host).settled();
     assert.equal((await checkNamed(svc.admin, s.cr.id, 'ci/build')).status, 'pending');
-    svc.clock.set('2026-11-01T09:31:00Z');
-    assert.equal(await sweepCheckTimeouts(svc.host), 1);
+    // The gate's clock waits for the deadline itself: moving the clock there fails the check.
+    svc.clock.set(deadline);
+    await gateClock(svc.host).settled();
     const failed = await checkNamed(svc.admin, s.cr.id, 'ci/build');
     assert.equal(failed.status, 'failure');
+    assert.equal(failed.timed_out, true);
+    assert.equal(failed.deadline, null);
     assert.match(failed.summary, /Never reported: still pending after 30 minutes/);
     assert.match(
       (await detail(cast.author.client, s.cr.id)).merge_blocked_reason,
       /"ci\/build" failed \(Never reported/,
     );
-    // A later report replaces it as usual.
+    // A later report replaces it as usual (and it no longer says it timed out).
     await ok(report(svc.admin, failed.id, { status: 'success' }));
+    assert.equal((await checkNamed(svc.admin, s.cr.id, 'ci/build')).timed_out, false);
     assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
   });
 });
