@@ -203,6 +203,12 @@ export const changeRequest = z.object({
   approved: z.boolean(),
   ready_to_merge: z.boolean(),
   merge_blocked_reason: z.string(),
+  /**
+   * When only time holds the merge (a change window not yet open, freezes in force): the instant
+   * it may merge, machine-readable beside the reason's words; null when something else blocks
+   * (approvals, checks, conflicts), nothing does, or the window closes first.
+   */
+  blocked_until: instant.nullable().default(null),
   has_conflicts: z.boolean(),
   gates_cleared: z.boolean(),
   scheduled_start: instant.nullable(),

@@ -17,6 +17,9 @@ import {
 import { ApiError } from '../../extension/core/api-error';
 import { actions, makeChangeRequest, makeCheck, makeReview } from './fixtures';
 
+/** The rule fields of a one-off freeze as a request shows it. */
+const ONE_OFF = { kind: 'once' as const, weekdays: [], start_time: null, end_time: null, time_zone: 'UTC' };
+
 describe('extension: tree items', () => {
   it('labels a group with its count and collapses empty and closed groups', () => {
     const groups = groupChangeRequests({
@@ -158,7 +161,14 @@ describe('extension: tree items', () => {
       status: 'approved',
       queue_position: 2,
       freezes: [
-        { id: 1, name: 'Year *end*', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+        {
+          id: 1,
+          name: 'Year *end*',
+          active: true,
+          start: '2026-12-20T00:00:00.000Z',
+          end: '2027-01-04T00:00:00.000Z',
+          ...ONE_OFF,
+        },
       ],
     });
     const item = changeRequestItem(frozen, 'mine');
@@ -170,7 +180,14 @@ describe('extension: tree items', () => {
       ref: '',
       status: 'approved',
       freezes: [
-        { id: 2, name: 'Fridays', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' },
+        {
+          id: 2,
+          name: 'Fridays',
+          active: false,
+          start: '2026-11-06T17:00:00.000Z',
+          end: '2026-11-06T22:00:00.000Z',
+          ...ONE_OFF,
+        },
       ],
     });
     assert.equal(changeRequestItem(upcoming, 'mine').description, 'Approved · freeze ahead');

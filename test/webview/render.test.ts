@@ -17,6 +17,9 @@ import {
   makeSnapshot,
 } from '../extension/fixtures';
 
+/** The rule fields of a one-off freeze as a request shows it. */
+const ONE_OFF = { kind: 'once' as const, weekdays: [], start_time: null, end_time: null, time_zone: 'UTC' };
+
 export const NOW = Date.parse('2026-11-01T11:00:00.000Z');
 const doc = () => new JSDOM('<!DOCTYPE html><body></body>').window.document;
 /** The page for a state, as the panel shows it. */
@@ -248,13 +251,21 @@ describe('webview: rendering the change request', () => {
       queue_position: 3,
       merge_blocked_reason: 'Merging is frozen by "Year end" until 2027-01-04T00:00:00.000Z.',
       freezes: [
-        { id: 4, name: 'Year end', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+        {
+          id: 4,
+          name: 'Year end',
+          active: true,
+          start: '2026-12-20T00:00:00.000Z',
+          end: '2027-01-04T00:00:00.000Z',
+          ...ONE_OFF,
+        },
         {
           id: 5,
           name: 'Friday evenings',
           active: false,
           start: '2026-11-06T17:00:00.000Z',
           end: '2026-11-06T22:00:00.000Z',
+          ...ONE_OFF,
         },
       ],
     });
