@@ -288,6 +288,11 @@ export const review = z.object({
   stale: z.boolean(),
   /** The digest of the branch's net diff the review was given on (null for reviews older than digests). */
   digest: z.string().nullable(),
+  /**
+   * Read-only: only a policy on trial (`enforcement: "evaluate"`) names its reviewer, so it counts
+   * for no decision (the trial's evaluation shows what it would do).
+   */
+  advisory: z.boolean().default(false),
   tags: z.array(tagRef).default([]),
   custom_fields: customFields.default({}),
 });

@@ -30,6 +30,10 @@ import {
 } from './repository';
 import { deriveStatus, isOpen } from './status';
 import { announceRequestCacheWritten } from '../stream/announce';
+import { saveTrialReviewers } from '../reviews/trial-repository';
+
+/** A submitted request still open: its reviewers are waited for. */
+const SUBMITTED_OPEN: readonly string[] = ['needs-review', 'approved', 'rejected'];
 
 /**
  * Refreshing a change request after anything that can move it: re-match its policies from the
@@ -182,6 +186,13 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     if (next === 'approved') runTheChecks = true;
   }
   await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
+  // Reviewers only a policy on trial names: advisory, and waited for only while the request is submitted and open.
+  await saveTrialReviewers(
+    ctx,
+    cr.id,
+    evaluation.trialReviewerIds,
+    SUBMITTED_OPEN.includes(cr.status) ? evaluation.trialWaitingIds : [],
+  );
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
   const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');

@@ -526,6 +526,22 @@ async function addGateClock(db: Kysely<unknown>): Promise<void> {
   await sql`INSERT INTO cc_gate_clock (id, announced_through) VALUES (1, NULL)`.execute(db);
 }
 
+/**
+ * Who a request's policies on trial (`enforcement: evaluate`) name and no active policy does
+ * (`cc_trial_reviewers`): their reviews are advisory, and `waiting` marks those who owe a decision
+ * to an unsatisfied rule on trial (their "advisory reviews" list).
+ */
+async function addTrialReviewers(db: Kysely<unknown>): Promise<void> {
+  await pairTable(db, 'cc_trial_reviewers', ['change_request_id', 'cc_change_requests'], ['user_id', 'users'])
+    .addColumn('waiting', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('cc_trial_reviewers_user')
+    .on('cc_trial_reviewers')
+    .columns(['user_id', 'waiting', 'change_request_id'])
+    .execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -546,4 +562,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
   '20-change-control-0102-check-reporter': { up: addCheckReporter },
   '20-change-control-0110-gate-clock': { up: addGateClock },
+  '20-change-control-0111-trial-reviewers': { up: addTrialReviewers },
 };

@@ -172,6 +172,13 @@ export interface OutstandingReviewersTable {
   user_id: number;
 }
 
+/** Reviewers only a policy on trial names, per request; `waiting`: they owe it a decision. */
+export interface TrialReviewersTable {
+  change_request_id: number;
+  user_id: number;
+  waiting: Bool;
+}
+
 /** Automatic merges: at most one pending, scheduled or running job per branch. */
 export interface MergeJobsTable {
   id: Id;
@@ -263,6 +270,7 @@ export interface ChangeControlTables {
   cc_merge_checks: MergeChecksTable;
   cc_merge_jobs: MergeJobsTable;
   cc_outstanding_reviewers: OutstandingReviewersTable;
+  cc_trial_reviewers: TrialReviewersTable;
   cc_stream_events: StreamEventsTable;
   cc_stream_state: StreamStateTable;
   cc_freezes: FreezesTable;

@@ -14,7 +14,10 @@ export interface HoldingFreeze {
  * policies governing each actively): the queue leaves them in their place and merges them once
  * the freeze ends (the gate's clock runs the queue then), rather than failing them.
  */
-export async function freezesHolding(ctx: Ctx, changeRequestIds: readonly number[]): Promise<Map<number, HoldingFreeze>> {
+export async function freezesHolding(
+  ctx: Ctx,
+  changeRequestIds: readonly number[],
+): Promise<Map<number, HoldingFreeze>> {
   const out = new Map<number, HoldingFreeze>();
   if (changeRequestIds.length === 0) return out;
   const freezes = await enabledFreezes(ctx);

@@ -5,6 +5,7 @@ import {
   branch,
   checkNamed,
   CC,
+  created,
   detail,
   device,
   expectStatus,
@@ -89,6 +90,39 @@ describe('change control: policies you can try before they bite (enforcement, pr
     assert.equal(active.ready_to_merge, false);
     assert.match(active.merge_blocked_reason, /Changes requested by security/);
     assert.match(active.merge_blocked_reason, /Required check "trial\/scan" is pending/);
+  });
+
+  it('Advisory reviews: a reviewer only a policy on trial names is listed under advisory_reviewer=me (not reviewer=me), their review says advisory; one an active rule names too is not advisory', async () => {
+    const sec = await actor(svc, 'security', REVIEWER);
+    await trialPolicy([sec.id, cast.reviewer.id]);
+    const s = await scenario(cast, 'advisory', { upTo: 'needs-review' });
+    const ids = async (who: typeof sec, filter: string) =>
+      (await ok(who.client.get(`${REQUESTS}?${filter}=me`))).results.map((r: any) => r.id);
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [s.cr.id]);
+    assert.deepEqual(await ids(sec, 'reviewer'), [], 'not "needs my review": it decides nothing');
+    assert.deepEqual(await ids(cast.reviewer, 'reviewer'), [s.cr.id]);
+    assert.deepEqual(await ids(cast.reviewer, 'advisory_reviewer'), [], 'an active rule names them: binding');
+
+    const advisory = await created(sec.client.post(`${CC}reviews/`, { change_request: s.cr.id, decision: 'approve' }));
+    assert.equal(advisory.advisory, true);
+    const binding = await created(
+      cast.reviewer.client.post(`${CC}reviews/`, { change_request: s.cr.id, decision: 'approve' }),
+    );
+    assert.equal(binding.advisory, false);
+    const listed = (await ok(cast.author.client.get(`${CC}reviews/?change_request_id=${s.cr.id}&ordering=id`))).results;
+    assert.deepEqual(
+      listed.map((r: any) => [r.reviewer.username, r.advisory]),
+      [
+        ['security', true],
+        ['reviewer', false],
+      ],
+    );
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [], 'reviewed: no longer waited for');
+    // Closed, it waits for nobody.
+    const other = await scenario(cast, 'advisory-closed', { upTo: 'needs-review' });
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [other.cr.id]);
+    await ok(svc.admin.post(`${REQUESTS}${other.cr.id}/abandon/`, {}));
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), []);
   });
 
   it('enforcement: only "active" or "evaluate" (400 naming enforcement)', async () => {
