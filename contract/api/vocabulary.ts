@@ -109,5 +109,7 @@ export const CALLER_ACTIONS = [
   'override',
   'comment',
   'apply_suggestions',
+  'edit',
+  'sync',
 ] as const;
 export type CallerAction = (typeof CALLER_ACTIONS)[number];

@@ -155,6 +155,8 @@ export async function presentChangeRequest(
     branchMergeRefusal:
       state.branch && !access.mayAct(state.branch, 'merge') ? branchActionRefusal(state.branch, 'merge') : null,
     branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
+    branchSyncRefusal:
+      state.branch && !access.mayAct(state.branch, 'sync') ? branchActionRefusal(state.branch, 'sync') : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason,
     onlyConflictsBlock: state.conflictsBlock && state.reasons.length === 0,
@@ -252,6 +254,7 @@ export async function presentChangeRequestList(
       branchStatus: branch?.status ?? null,
       branchMergeRefusal: branch && !access.mayAct(branch, 'merge') ? branchActionRefusal(branch, 'merge') : null,
       branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
+      branchSyncRefusal: branch && !access.mayAct(branch, 'sync') ? branchActionRefusal(branch, 'sync') : null,
       readyToMerge: ready,
       mergeBlockedReason,
       onlyConflictsBlock: conflictsBlock && reasons.length === 0 && row.status === 'approved',
