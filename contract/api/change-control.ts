@@ -611,6 +611,11 @@ export const preview = z.object({
   checks: z.array(previewCheck),
   /** What would block a request for this branch as it stands, before any review or check result. */
   reasons: z.array(z.string()),
+  /**
+   * The freezes that would apply to it (global ones and those of the active policies that would
+   * govern it), each with the period in force or the next one (`active` says which), rule included.
+   */
+  freezes: z.array(freezeNotice).default([]),
 });
 export type Preview = z.infer<typeof preview>;
 

@@ -130,3 +130,30 @@ export function frozenUntil(freezes: LoadedFreezes, policyIds: readonly number[]
   }
   return t > from ? t : null;
 }
+
+/**
+ * Every enabled freeze that applies to a request governed by `policyIds`, with its period in
+ * force at `now` or else its next one (however far ahead): what a preview says would apply.
+ */
+export function applyingFreezes(freezes: LoadedFreezes, policyIds: readonly number[], now: Date): FreezeNotice[] {
+  const out: FreezeNotice[] = [];
+  for (const { row, schedule } of freezes) {
+    if (row.policy_id !== null && !policyIds.includes(row.policy_id)) continue;
+    const active = activePeriod(schedule, now);
+    const period = active ?? nextPeriod(schedule, now);
+    if (!period) continue;
+    out.push({
+      id: row.id,
+      name: row.name,
+      active: active !== null,
+      start: period.start.toISOString(),
+      end: period.end.toISOString(),
+      kind: schedule.kind,
+      weekdays: [...schedule.weekdays],
+      start_time: schedule.startTime,
+      end_time: schedule.endTime,
+      time_zone: schedule.timeZone,
+    });
+  }
+  return out.sort((a, b) => Number(b.active) - Number(a.active) || a.start.localeCompare(b.start) || a.id - b.id);
+}

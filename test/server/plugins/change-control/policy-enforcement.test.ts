@@ -174,6 +174,54 @@ describe('change control: policies you can try before they bite (enforcement, pr
     assert.equal(requests.count, 0, 'the preview wrote nothing');
   });
 
+  it('Preview: lists the freezes that would apply (global and of its active policies, in force or next, with their rule); a registered check is not said to block before it could run; a conflict with main is said', async () => {
+    const freeze = await created(
+      svc.admin.post(`${CC}freezes/`, { name: 'Year end', start: '2026-11-01T08:00:00Z', end: '2026-11-02T00:00:00Z' }),
+    );
+    await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Mondays',
+        weekdays: [1],
+        start_time: '08:00',
+        end_time: '12:00',
+        time_zone: 'America/New_York',
+        policy: cast.policyId,
+      }),
+    );
+    const other = await policy(svc, { name: 'Sites', object_types: ['dcim.site'] });
+    await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Sites only',
+        start: '2026-11-01T08:00:00Z',
+        end: '2026-11-02T00:00:00Z',
+        policy: other.id,
+      }),
+    );
+    await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['mergeable'] }));
+    const shared = await created(svc.admin.post('/api/dcim/devices/', { name: 'shared-sw', status: 'active' }));
+    const work = await branch(cast.author.client, 'preview-frozen');
+    await ok(work.inBranch.patch(`/api/dcim/devices/${shared.id}/`, { status: 'planned' }));
+    await ok(svc.admin.patch(`/api/dcim/devices/${shared.id}/`, { status: 'offline' }));
+    const p = await ok(cast.author.client.get(`${PREVIEW}?branch_id=${work.branch.id}`));
+    assert.deepEqual(
+      p.freezes.map((f: any) => [f.name, f.active, f.kind, f.time_zone]),
+      [
+        ['Year end', true, 'once', 'UTC'],
+        ['Mondays', false, 'recurring', 'America/New_York'],
+      ],
+    );
+    assert.ok(
+      p.reasons.includes(`Merging is frozen by "Year end" until 2026-11-02T00:00:00.000Z.`),
+      p.reasons.join(' | '),
+    );
+    assert.ok(!p.reasons.some((r: string) => /has not run/.test(r)), p.reasons.join(' | '));
+    assert.ok(
+      p.reasons.some((r: string) => /^The branch conflicts with main \(shared-sw: status\)/.test(r)),
+      p.reasons.join(' | '),
+    );
+    expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
+  });
+
   it('Preview: reveals no branch, policy or object the caller cannot view; needs view_policy; branch_id is required and checked', async () => {
     const work = await branch(cast.author.client, 'preview-secret');
     await device(work.inBranch, { name: 'preview-secret-dev', status: 'planned', role: 'core' });
