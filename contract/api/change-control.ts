@@ -209,6 +209,14 @@ export const changeRequest = z.object({
    * (approvals, checks, conflicts), nothing does, or the window closes first.
    */
   blocked_until: instant.nullable().default(null),
+  /**
+   * Required checks that block because their result does not count: `outdated` (reported on an
+   * earlier version of the branch, or by someone other than its declared reporter) or `timed_out`
+   * (never reported within `timeout_minutes`). Live on the detail, cached at the last refresh in lists.
+   */
+  stale_checks: z
+    .array(z.object({ name: z.string(), label: z.string(), reason: z.enum(['outdated', 'timed_out']) }))
+    .default([]),
   has_conflicts: z.boolean(),
   gates_cleared: z.boolean(),
   scheduled_start: instant.nullable(),

@@ -14,6 +14,7 @@ import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
 import { conflictsReason, liveGate, namedConflictsReason, timeBlockedUntil, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { staleChecksOf } from '../checks/state';
 import { attachedPolicySummaries } from '../policies/attached-repository';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
 import { queuePositionOf, queuePositions } from '../gate/queue-repository';
@@ -40,6 +41,7 @@ type Live = Pick<
   | 'ready_to_merge'
   | 'merge_blocked_reason'
   | 'blocked_until'
+  | 'stale_checks'
   | 'has_conflicts'
   | 'queue_position'
   | 'freezes'
@@ -62,6 +64,7 @@ function build(
     ready_to_merge: live.ready_to_merge,
     merge_blocked_reason: live.merge_blocked_reason,
     blocked_until: live.blocked_until,
+    stale_checks: live.stale_checks,
     has_conflicts: live.has_conflicts,
     // A completed or abandoned request is never in the merge queue.
     queue_position: row.status === 'completed' || row.status === 'abandoned' ? null : live.queue_position,
@@ -172,6 +175,7 @@ export async function presentChangeRequest(
       ready_to_merge: state.readyToMerge,
       merge_blocked_reason: mergeBlockedReason,
       blocked_until: state.blockedUntil?.toISOString() ?? null,
+      stale_checks: staleChecksOf(state.checks),
       has_conflicts: state.hasConflicts,
       queue_position: await queuePositionOf(ctx, row.id),
       freezes: state.freezes,
@@ -270,6 +274,7 @@ export async function presentChangeRequestList(
         ready_to_merge: ready,
         merge_blocked_reason: mergeBlockedReason,
         blocked_until: blockedUntil?.toISOString() ?? null,
+        stale_checks: live ? parseJson<ChangeRequest['stale_checks']>(row.stale_checks, []) : [],
         has_conflicts: toBool(row.has_conflicts),
         queue_position: positions.get(row.id) ?? null,
         freezes,

@@ -78,7 +78,10 @@ export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: Ch
     postchange: snapshotCheck(ctx, after),
   });
   if (deadline !== null) timeMoved(ctx);
-  await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false });
+  // A result for an older digest is outdated as it is written; one replacing the timeout's clears it.
+  const current = row.kind === 'reported' ? (await checkedRequest(ctx, row.change_request_id))?.digest : undefined;
+  const staleChecks = row.timed_out === 1 || (next.digest !== null && current != null && next.digest !== current);
+  await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false, staleChecks });
   await ctx.flushBeforeCommit();
   return { refused: null, written: true };
 }

@@ -68,6 +68,7 @@ export type CheckFacts = Pick<
   | 'reported_by'
   | 'last_updated'
   | 'deadline'
+  | 'timed_out'
 >;
 
 const checkFactsById = compiledSelect((db, changeRequestId: number) =>
@@ -85,6 +86,7 @@ const checkFactsById = compiledSelect((db, changeRequestId: number) =>
       'reported_by',
       'last_updated',
       'deadline',
+      'timed_out',
     ])
     .where('change_request_id', '=', changeRequestId),
 );

@@ -542,6 +542,18 @@ async function addTrialReviewers(db: Kysely<unknown>): Promise<void> {
     .execute();
 }
 
+/**
+ * Cached at each refresh, as `gates_cleared` is: the required checks whose result does not count
+ * because it is outdated or the timeout's (`cc_change_requests.stale_checks`, JSON), so that a
+ * list row says so without reading checks.
+ */
+async function addStaleChecks(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('cc_change_requests')
+    .addColumn('stale_checks', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -563,4 +575,5 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0102-check-reporter': { up: addCheckReporter },
   '20-change-control-0110-gate-clock': { up: addGateClock },
   '20-change-control-0111-trial-reviewers': { up: addTrialReviewers },
+  '20-change-control-0112-stale-checks': { up: addStaleChecks },
 };

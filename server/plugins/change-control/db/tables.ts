@@ -71,6 +71,8 @@ export interface ChangeRequestsTable {
   merge_acknowledged_conflicts: Json | null;
   /** NetBox's free-form `custom_fields`: a JSON object. */
   custom_fields: Generated<Json>;
+  /** Cached at the last refresh: required checks whose result does not count (JSON `[{name, label, reason}]`). */
+  stale_checks: Generated<Json>;
   created: string;
   last_updated: string;
 }

@@ -190,7 +190,7 @@ export class GateClock {
                 deadline: null,
               }),
             });
-            await requestRefresh(tx, row.change_request_id, { rematch: false, evaluate: false });
+            await requestRefresh(tx, row.change_request_id, { rematch: false, evaluate: false, staleChecks: true });
           });
         } catch (err) {
           this.host.log.error(`gate clock: check ${row.id}: ${(err as Error).message}`);
