@@ -6,7 +6,6 @@ import type { CommandId } from './commands';
 import type { StoreState } from './change-request-store';
 import { groupChangeRequests, isEmpty, type Group } from './grouping';
 import {
-  CHECK_STATUS_VIEW,
   DECISION_VIEW,
   freezePhrase,
   type IconRef,
@@ -14,7 +13,8 @@ import {
   queuePhrase,
   STATUS_VIEW,
 } from '../../contract/labels';
-import { exactTime, relativeTime } from '../../contract/time';
+import { exactTime, readableTimes, relativeTime } from '../../contract/time';
+import { checkState, sortChecks } from '../../contract/checks';
 
 export interface TreeItemData {
   /** Unique in its view and stable across refreshes (keeps expansion and selection). */
@@ -40,7 +40,8 @@ export function escapeMarkdown(text: string): string {
 
 export function changeWindow(cr: Pick<ChangeRequest, 'scheduled_start' | 'scheduled_end'>): string | null {
   if (!cr.scheduled_start && !cr.scheduled_end) return null;
-  return `${cr.scheduled_start ?? '…'} – ${cr.scheduled_end ?? '…'}`;
+  const at = (iso: string | null) => (iso ? exactTime(iso) : '…');
+  return `${at(cr.scheduled_start)} – ${at(cr.scheduled_end)}`;
 }
 
 export function groupItem(group: Group): TreeItemData {
@@ -55,10 +56,23 @@ export function groupItem(group: Group): TreeItemData {
 }
 
 function mergeLine(cr: ChangeRequest): string {
-  if (cr.status === 'completed') return 'Merged';
+  if (cr.status === 'completed') return cr.override ? 'Merged by an override' : 'Merged';
   if (cr.status === 'abandoned') return 'Abandoned';
   if (cr.ready_to_merge) return 'Ready to merge';
-  return `Merge blocked: ${escapeMarkdown(mergeBlockedReason(cr) || 'not ready')}`;
+  return `Merge blocked: ${escapeMarkdown(readableTimes(mergeBlockedReason(cr) || 'not ready'))}`;
+}
+
+/** The required checks whose result does not count, as a row says them. */
+function staleCheckWords(cr: Pick<ChangeRequest, 'stale_checks'>): string[] {
+  return cr.stale_checks.map((c) =>
+    c.reason === 'timed_out' ? `check ${c.label || c.name} timed out` : `check ${c.label || c.name} outdated`,
+  );
+}
+
+/** The freeze in force that holds the request longest, if any. */
+function holdingFreeze(cr: Pick<ChangeRequest, 'freezes'>): { name: string; end: string } | null {
+  const active = cr.freezes.filter((f) => f.active);
+  return active.length === 0 ? null : active.reduce((a, b) => (b.end > a.end ? b : a));
 }
 
 /** "3 minutes ago (1 Nov 2026, 09:30:05 UTC)": relative, with the exact time beside it for the hover. */
@@ -77,21 +91,41 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
   if (cr.requester) lines.push('', `Requested by ${escapeMarkdown(cr.requester.display)}`);
   const window = changeWindow(cr);
   if (window) lines.push('', `Change window: ${escapeMarkdown(window)}`);
+  if (cr.auto_merge && cr.status !== 'completed' && cr.status !== 'abandoned')
+    lines.push('', 'Merges automatically once ready');
   if (cr.has_conflicts) lines.push('', 'Conflicts with main');
-  for (const f of cr.freezes) lines.push('', escapeMarkdown(freezePhrase(f, exactTime)));
-  if (cr.queue_position !== null) lines.push('', queuePhrase(cr.queue_position));
+  for (const f of cr.freezes) lines.push('', escapeMarkdown(freezePhrase(f, (iso) => exactTime(iso))));
+  const frozen = holdingFreeze(cr);
+  if (cr.queue_position !== null)
+    lines.push('', queuePhrase(cr.queue_position, frozen?.end ?? null, (iso) => exactTime(iso)));
+  for (const c of cr.stale_checks)
+    lines.push(
+      '',
+      c.reason === 'timed_out'
+        ? `Required check ${escapeMarkdown(c.label || c.name)} timed out: it was never reported in time`
+        : `Required check ${escapeMarkdown(c.label || c.name)} is outdated: its result is for an earlier version of the branch`,
+    );
+  if (cr.blocked_until) lines.push('', `May merge from ${escapeMarkdown(exactTime(cr.blocked_until))}`);
   lines.push('', mergeLine(cr));
   lines.push('', `Updated ${when(cr.last_updated, now)}`);
   return lines.join('\n');
 }
 
+/**
+ * The row's description: what the merge waits for first (its place in the merge queue, automatic
+ * merge), so that a narrow view cuts the least telling words, then the ref, status and what holds it.
+ */
 export function changeRequestDescription(cr: ChangeRequest): string {
-  const parts = [cr.ref, STATUS_VIEW[cr.status].label].filter((p) => p);
+  const open = cr.status !== 'completed' && cr.status !== 'abandoned';
+  const parts: string[] = [];
+  if (cr.queue_position !== null) parts.push(`queued #${cr.queue_position}`);
+  else if (cr.auto_merge && open) parts.push('auto-merge');
+  parts.push(...[cr.ref, STATUS_VIEW[cr.status].label].filter((p) => p));
   if (cr.priority === 'high' || cr.priority === 'critical') parts.push(PRIORITY_LABEL[cr.priority]);
   if (cr.has_conflicts) parts.push('conflicts');
   if (cr.freezes.some((f) => f.active)) parts.push('frozen');
   else if (cr.freezes.length > 0) parts.push('freeze ahead');
-  if (cr.queue_position !== null) parts.push(`queued #${cr.queue_position}`);
+  if (open) parts.push(...staleCheckWords(cr));
   return parts.join(' · ');
 }
 
@@ -115,25 +149,26 @@ export function changeRequestItem(cr: ChangeRequest, scope: string, now: Date = 
 
 export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemData {
   const kind = check.required ? 'required' : 'advisory';
+  const state = checkState(check);
   const description = [
-    CHECK_STATUS_VIEW[check.status].label,
-    check.outdated ? 'outdated' : '',
+    state.label,
     kind,
     check.summary,
+    check.deadline ? `due ${exactTime(check.deadline)}` : '',
     check.completed ? relativeTime(check.completed, now) : '',
   ]
     .filter((p) => p)
     .join(' · ');
-  const lines = [
-    `**${escapeMarkdown(check.label || check.name)}** (${kind})`,
-    '',
-    `Status: ${CHECK_STATUS_VIEW[check.status].label}`,
-  ];
+  const lines = [`**${escapeMarkdown(check.label || check.name)}** (${kind})`, '', `Status: ${state.label}`];
   if (check.outdated)
     lines.push(
       '',
-      `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}); it no longer counts`,
+      `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}), or by someone other than its declared reporter; it no longer counts`,
     );
+  if (check.timed_out) lines.push('', 'Timed out: it was never reported in time; a report replaces this result');
+  if (check.deadline) lines.push('', `Fails as never reported at ${escapeMarkdown(exactTime(check.deadline))}`);
+  if (check.reporter)
+    lines.push('', `Only ${escapeMarkdown(reporterWords(check.reporter))} may report it`);
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
   if (check.objects.length > 0) {
@@ -147,10 +182,11 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
   const hasDetails = /^https?:\/\//i.test(check.details_url);
   return {
     id: `check:${check.id}`,
+    // The name once: the label, or the name when it has none.
     label: check.label || check.name,
     description,
     tooltip: lines.join('\n'),
-    icon: CHECK_STATUS_VIEW[check.status].icon,
+    icon: state.icon,
     contextValue: `check;${check.required ? 'required' : 'advisory'};${hasDetails ? 'details;' : ''}`,
     // The objects the result names (mergeable: what would conflict or fail to apply) are its rows.
     collapsible: check.objects.length > 0 ? 'expanded' : 'none',
@@ -158,6 +194,11 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
       ? { id: 'changeControl.openCheckDetails', title: 'Open Check Details', args: [check.details_url] }
       : undefined,
   };
+}
+
+/** Who alone may report a check, in words: "ci-bot or group ci-bots". */
+export function reporterWords(reporter: NonNullable<MergeCheck['reporter']>): string {
+  return [...reporter.users, ...reporter.groups.map((g) => `group ${g}`)].join(' or ');
 }
 
 /** An object a check names, under the check: what it is and what is wrong with it. */
@@ -269,11 +310,11 @@ export function childNodes(node: TreeNode): TreeNode[] {
   return [];
 }
 
-/** Checks of the selected request; a row saying there are none (nothing when they failed to load: the view's message says why). */
+/** Checks of the selected request, in the review page's order; a row saying there are none (nothing when they failed to load: the view's message says why). */
 export function checkRoots(checks: readonly MergeCheck[], failed: boolean): TreeNode[] {
   if (checks.length === 0)
     return failed ? [] : [{ kind: 'message', id: 'no-checks', label: 'No checks on this change request' }];
-  return checks.map((check) => ({ kind: 'check', check }));
+  return sortChecks(checks).map((check) => ({ kind: 'check', check }));
 }
 
 /** My Reviews: the requests waiting for my review, and my reviews, the last updated first. */

@@ -65,6 +65,8 @@ export class GateClock {
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = true;
   private rearmQueued = false;
+  /** Before this instance announced anything on a new database, it announces what happens after its start. */
+  private startedAt = '';
 
   constructor(private readonly host: HostServices) {}
 
@@ -74,6 +76,7 @@ export class GateClock {
 
   start(): void {
     this.stopped = false;
+    this.startedAt = this.host.clock.now().toISOString();
     onTimeMoved(this.host, () => this.rearm());
     this.run(async () => {
       await this.resetDeadlines();
@@ -203,26 +206,24 @@ export class GateClock {
   private async announce(now: Date): Promise<void> {
     const ctx = this.ctx('announce');
     const through = now.toISOString();
-    const letGo = await inTransaction(ctx, async (tx) => {
-      const previous = await announcedThrough(tx);
-      // First run on this database: nothing before now is announced (nobody listened).
-      if (previous !== null && previous >= through) return false;
+    // Nothing is written unless something is to be announced: the row moves only with an announcement.
+    const previous = await announcedThrough(ctx);
+    const from = previous ?? this.startedAt;
+    if (from >= through) return;
+    const windows = await windowsCrossed(ctx, from, through);
+    const freezes = (await enabledFreezes(ctx)).filter(({ schedule }) =>
+      freezeChangedBetween(schedule, new Date(from), now),
+    );
+    if (windows.length === 0 && freezes.length === 0) return;
+    const announced = await inTransaction(ctx, async (tx) => {
+      // Another instance announced it first (the row moved since it was read): nothing more to say.
       if (!(await claimAnnouncing(tx, previous, through))) return false;
-      if (previous === null) return false;
-      let opened = false;
-      for (const w of await windowsCrossed(tx, previous, through)) {
-        await announceGateChanged(tx, w.id);
-        opened ||= w.opened;
-      }
-      const from = new Date(previous);
-      for (const { row, schedule } of await enabledFreezes(tx)) {
-        if (!freezeChangedBetween(schedule, from, now)) continue;
-        await announceFreezeChanged(tx, row.id, row.policy_id);
-        opened = true;
-      }
-      return opened;
+      for (const w of windows) await announceGateChanged(tx, w.id);
+      for (const { row } of freezes) await announceFreezeChanged(tx, row.id, row.policy_id);
+      return true;
     });
-    if (letGo) {
+    // A window that opened or a freeze that changed may let requests set to merge automatically go.
+    if (announced && (windows.some((w) => w.opened) || freezes.length > 0)) {
       await sweepAutoMerge(this.host);
       await drainMergeQueue(this.host, 'gate-clock', '');
     }
