@@ -28,7 +28,9 @@ export function checkState(c: Pick<MergeCheck, 'status' | 'outdated' | 'timed_ou
 }
 
 /** The one order of checks (tree and page): those blocking the merge first, then required ones, then by name. */
-export function sortChecks<T extends Pick<MergeCheck, 'blocks_merge' | 'required' | 'name'>>(checks: readonly T[]): T[] {
+export function sortChecks<T extends Pick<MergeCheck, 'blocks_merge' | 'required' | 'name'>>(
+  checks: readonly T[],
+): T[] {
   return [...checks].sort(
     (a, b) =>
       Number(b.blocks_merge) - Number(a.blocks_merge) ||

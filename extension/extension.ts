@@ -48,6 +48,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     onFocus: (cr) => views.select(cr),
     onChanged: () => void refreshLists(),
+    onRefreshAll: () => refreshAll(),
   });
   const reloadData = (id: number, parts: Iterable<DataPart>) =>
     cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));

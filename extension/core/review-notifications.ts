@@ -1,6 +1,7 @@
 // Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
 // requests that now wait for the caller's review, and the caller's own requests approved,
-// rejected or merged. Ids only grow, so "new" is "above the last seen".
+// rejected, merged or merged by an override. Ids only grow, so "new" is "above the last seen";
+// a first sign-in shows nothing of what was already there.
 import type { Notification } from '../../contract/api/host';
 import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 
@@ -14,6 +15,7 @@ export const REQUESTER_EVENTS = [
   'change_request_approved',
   'change_request_rejected',
   'change_request_completed',
+  'change_request_overridden',
 ] as const;
 
 const SHOWN_EVENTS: readonly string[] = [...REVIEW_WANTED_EVENTS, ...REQUESTER_EVENTS];
@@ -29,7 +31,16 @@ export interface NotificationDecision {
   lastSeenId: number;
 }
 
-export function reviewNotificationsToShow(unread: readonly Notification[], lastSeenId: number): NotificationDecision {
+/**
+ * What to show of the unread notifications. `lastSeenId` undefined: nothing was ever shown to this
+ * user on this machine (a first sign-in): what is there already is the starting point, shown in
+ * the views, not as a burst of toasts; only what comes after is told.
+ */
+export function reviewNotificationsToShow(
+  unread: readonly Notification[],
+  lastSeenId: number | undefined,
+): NotificationDecision {
+  if (lastSeenId === undefined) return { show: [], more: 0, lastSeenId: unread.reduce((m, n) => Math.max(m, n.id), 0) };
   const fresh = unread
     .filter(
       (n) =>
@@ -48,8 +59,21 @@ export function reviewNotificationsToShow(unread: readonly Notification[], lastS
   };
 }
 
-export function notificationMessage(n: Notification): string {
+/** The "N more" line after the first few: what they are about. */
+export function moreMessage(more: number): string {
+  return `${more} more change request${more === 1 ? '' : 's'} changed for you: see the Change Requests and My Reviews views.`;
+}
+
+/** `override`: who merged it past its gate and why, when the request could be read. */
+export function notificationMessage(
+  n: Notification,
+  override?: { user: string | null; reason: string } | null,
+): string {
   switch (n.event_type) {
+    case 'change_request_overridden':
+      return override
+        ? `Your change request was merged past its gate (an override) by ${override.user ?? 'a deleted user'}: ${n.object_repr}. Reason: ${override.reason}`
+        : `Your change request was merged past its gate (an override): ${n.object_repr}`;
     case 'change_request_approved':
       return `Your change request was approved: ${n.object_repr}`;
     case 'change_request_rejected':

@@ -4,7 +4,8 @@ import type { ChangeRequest, CheckObject, MergeCheck, Review } from '../../contr
 import { changeRequestContextValue, mergeBlockedReason } from './availability';
 import type { CommandId } from './commands';
 import type { StoreState } from './change-request-store';
-import { groupChangeRequests, isEmpty, type Group } from './grouping';
+import { advisoryForMe, groupChangeRequests, isEmpty, type Group } from './grouping';
+import type { MergeQueueEntry } from '../../contract/api/freezes';
 import {
   DECISION_VIEW,
   freezePhrase,
@@ -97,7 +98,10 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
   for (const f of cr.freezes) lines.push('', escapeMarkdown(freezePhrase(f, (iso) => exactTime(iso))));
   const frozen = holdingFreeze(cr);
   if (cr.queue_position !== null)
-    lines.push('', queuePhrase(cr.queue_position, frozen?.end ?? null, (iso) => exactTime(iso)));
+    lines.push(
+      '',
+      queuePhrase(cr.queue_position, frozen?.end ?? null, (iso) => exactTime(iso)),
+    );
   for (const c of cr.stale_checks)
     lines.push(
       '',
@@ -107,6 +111,11 @@ export function changeRequestTooltip(cr: ChangeRequest, now: Date = new Date()):
     );
   if (cr.blocked_until) lines.push('', `May merge from ${escapeMarkdown(exactTime(cr.blocked_until))}`);
   lines.push('', mergeLine(cr));
+  // A holder of the override who cannot use it now hears why (a menu cannot show it disabled).
+  const override = cr.actions.override;
+  if (override && !override.allowed && override.reason && !override.reason.includes('change_control.override_gate'))
+    if (!cr.ready_to_merge && cr.status !== 'draft' && cr.status !== 'completed' && cr.status !== 'abandoned')
+      lines.push('', `Override and Merge: ${escapeMarkdown(override.reason)}`);
   lines.push('', `Updated ${when(cr.last_updated, now)}`);
   return lines.join('\n');
 }
@@ -129,8 +138,9 @@ export function changeRequestDescription(cr: ChangeRequest): string {
   return parts.join(' · ');
 }
 
+/** A click on a row opens the request in the preview tab (the next click reuses it), as VS Code's own trees do. */
 export function openCommand(cr: Pick<ChangeRequest, 'id'>): TreeItemData['command'] {
-  return { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [cr.id] };
+  return { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [cr.id, 'preview'] };
 }
 
 /** A change request row; `scope` keeps ids unique when the request sits in several groups. */
@@ -167,8 +177,7 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
     );
   if (check.timed_out) lines.push('', 'Timed out: it was never reported in time; a report replaces this result');
   if (check.deadline) lines.push('', `Fails as never reported at ${escapeMarkdown(exactTime(check.deadline))}`);
-  if (check.reporter)
-    lines.push('', `Only ${escapeMarkdown(reporterWords(check.reporter))} may report it`);
+  if (check.reporter) lines.push('', `Only ${escapeMarkdown(reporterWords(check.reporter))} may report it`);
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));
   if (check.objects.length > 0) {
@@ -201,16 +210,21 @@ export function reporterWords(reporter: NonNullable<MergeCheck['reporter']>): st
   return [...reporter.users, ...reporter.groups.map((g) => `group ${g}`)].join(' or ');
 }
 
-/** An object a check names, under the check: what it is and what is wrong with it. */
+/** An object a check names, under the check: what it is and what is wrong with it; a click opens it against main now. */
 export function checkObjectItem(check: MergeCheck, o: CheckObject): TreeItemData {
   return {
     id: `check:${check.id}/object:${o.object_type}:${o.object_id}`,
     label: o.object_repr || `${o.object_type} ${o.object_id}`,
     description: o.problem,
-    tooltip: `**${escapeMarkdown(o.object_repr)}** (${escapeMarkdown(o.object_type)} ${o.object_id})\n\n${escapeMarkdown(o.problem)}`,
+    tooltip: `**${escapeMarkdown(o.object_repr)}** (${escapeMarkdown(o.object_type)} ${o.object_id})\n\n${escapeMarkdown(o.problem)}\n\nClick to compare it with main as it is now.`,
     icon: { id: 'warning' },
     contextValue: 'checkObject;',
     collapsible: 'none',
+    command: {
+      id: 'changeControl.compareWithMain',
+      title: 'Compare with Main Now',
+      args: [check.change_request, { object_type: o.object_type, object_id: o.object_id }],
+    },
   };
 }
 
@@ -218,6 +232,7 @@ export function checkObjectItem(check: MergeCheck, o: CheckObject): TreeItemData
 export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: Date = new Date()): TreeItemData {
   const title = cr ? cr.title || cr.branch_name : `Change request #${review.change_request}`;
   const parts: string[] = [DECISION_VIEW[review.decision].label];
+  if (review.advisory) parts.push('advisory');
   if (review.stale) parts.push('stale');
   if (cr) parts.push(STATUS_VIEW[cr.status].label);
   parts.push(relativeTime(review.last_updated, now));
@@ -229,6 +244,9 @@ export function reviewItem(review: Review, cr: ChangeRequest | undefined, now: D
       `**${escapeMarkdown(title)}**`,
       '',
       `Your review: ${DECISION_VIEW[review.decision].label}${review.stale ? " (stale: the branch's changes differ from those you reviewed)" : ''}`,
+      ...(review.advisory
+        ? ['', 'Advisory: only a policy on trial names you; your review counts for no decision']
+        : []),
       '',
       `Given ${when(review.last_updated, now)}${review.digest ? ` on digest ${review.digest.slice(0, 12)}` : ''}`,
     ].join('\n'),
@@ -253,6 +271,7 @@ export type TreeNode =
   | { kind: 'checkObject'; check: MergeCheck; object: CheckObject }
   | { kind: 'review'; review: Review; cr: ChangeRequest | undefined }
   | { kind: 'reviewSection'; id: string; label: string; children: TreeNode[] }
+  | { kind: 'queueEntry'; entry: MergeQueueEntry; cr: ChangeRequest | undefined }
   | { kind: 'message'; id: string; label: string; icon?: IconRef; command?: TreeItemData['command'] };
 
 export function nodeItem(node: TreeNode): TreeItemData {
@@ -275,9 +294,55 @@ export function nodeItem(node: TreeNode): TreeItemData {
         contextValue: 'section;',
         collapsible: node.children.length ? 'expanded' : 'none',
       };
+    case 'queueEntry':
+      return queueEntryItem(node.entry, node.cr);
     case 'message':
       return { ...messageItem(node.id, node.label, node.icon), command: node.command };
   }
+}
+
+/**
+ * A row of the Merge Queue view: the request, its place, and what it does now (merging, waiting
+ * its turn, or waiting for a freeze to end); the request's own menus.
+ */
+export function queueEntryItem(entry: MergeQueueEntry, cr: ChangeRequest | undefined): TreeItemData {
+  const state = entry.waiting_for_freeze
+    ? `waiting for the freeze "${entry.waiting_for_freeze.name}" to end (${exactTime(entry.waiting_for_freeze.end)})`
+    : entry.state === 'running'
+      ? 'merging now'
+      : entry.position === 1
+        ? 'next to merge'
+        : 'waiting its turn';
+  const label = cr ? cr.title || cr.branch_name : entry.display;
+  return {
+    id: `queue:${entry.id}`,
+    label: `#${entry.position} ${label}`,
+    description: state,
+    tooltip: [
+      `**${escapeMarkdown(label)}**`,
+      '',
+      `Position ${entry.position} in the merge queue: ${escapeMarkdown(state)}`,
+      '',
+      `Queued ${escapeMarkdown(exactTime(entry.queued))}`,
+    ].join('\n'),
+    icon: entry.waiting_for_freeze
+      ? { id: 'debug-pause', color: 'list.warningForeground' }
+      : entry.state === 'running'
+        ? { id: 'sync~spin' }
+        : { id: 'clock' },
+    contextValue: cr ? changeRequestContextValue(cr) : 'queueEntry;',
+    collapsible: 'none',
+    command: openCommand({ id: entry.id }),
+  };
+}
+
+/** The Merge Queue view's rows, head first (the requests the caller may view; a gap in the positions: others ahead). */
+export function mergeQueueRoots(
+  state: Pick<StoreState, 'loaded' | 'queue'>,
+  byId: (id: number) => ChangeRequest | undefined,
+): TreeNode[] {
+  if (!state.loaded) return [];
+  return state.queue.map((entry) => ({ kind: 'queueEntry', entry, cr: byId(entry.id) }));
 }
 
 // ---- the rows of each view, from what the extension holds --------------------------------
@@ -317,7 +382,7 @@ export function checkRoots(checks: readonly MergeCheck[], failed: boolean): Tree
   return sortChecks(checks).map((check) => ({ kind: 'check', check }));
 }
 
-/** My Reviews: the requests waiting for my review, and my reviews, the last updated first. */
+/** My Reviews: the requests waiting for my review, those waiting for my advisory review, and my reviews, the last updated first. */
 export function myReviewRoots(
   state: Pick<StoreState, 'loaded' | 'lists' | 'myReviews'>,
   byId: (id: number) => ChangeRequest | undefined,
@@ -330,6 +395,13 @@ export function myReviewRoots(
       id: 'waiting',
       label: 'Waiting for my review',
       children: waitingForMe(state.lists).map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-waiting' })),
+    },
+    {
+      // Only a policy on trial names me: advisory, never "needs my review".
+      kind: 'reviewSection',
+      id: 'advisory',
+      label: 'Advisory reviews (policy on trial)',
+      children: advisoryForMe(state.lists).map((cr) => ({ kind: 'changeRequest', cr, scope: 'my-advisory' })),
     },
     {
       kind: 'reviewSection',
@@ -359,6 +431,7 @@ export function changeRequestIdOf(arg: unknown): number | undefined {
     const node = arg as Partial<TreeNode>;
     if (node.kind === 'changeRequest' && node.cr) return node.cr.id;
     if (node.kind === 'review' && node.review) return node.review.change_request;
+    if (node.kind === 'queueEntry' && node.entry) return node.entry.id;
   }
   return undefined;
 }

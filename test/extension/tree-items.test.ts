@@ -51,7 +51,12 @@ describe('extension: tree items', () => {
     assert.equal(item.description, 'CHG-7 · Changes requested · Critical · conflicts');
     assert.deepEqual(item.icon, { id: 'request-changes', color: 'testing.iconFailed' });
     assert.equal(item.contextValue, 'changeRequest;submit;abandon;');
-    assert.deepEqual(item.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
+    // A click opens it in the preview tab (the next click reuses that tab).
+    assert.deepEqual(item.command, {
+      id: 'changeControl.openChangeRequest',
+      title: 'Open Change Request',
+      args: [7, 'preview'],
+    });
   });
 
   it("says in the tooltip why a request cannot merge, with the user's words escaped", () => {
@@ -185,7 +190,7 @@ describe('extension: tree items', () => {
     assert.equal(item.contextValue, 'changeRequest;review;');
     const unknown = reviewItem(makeReview({ id: 6, change_request: 42 }), undefined);
     assert.equal(unknown.label, 'Change request #42');
-    assert.deepEqual(unknown.command!.args, [42]);
+    assert.deepEqual(unknown.command!.args, [42, 'preview']);
   });
 
   it('finds the change request a command argument stands for', () => {
@@ -357,17 +362,28 @@ describe('extension: tree items', () => {
     );
   });
 
-  it('lists under My Reviews the requests waiting for me, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
+  it('lists under My Reviews the requests waiting for me, those waiting for my advisory review under their own heading, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
     const waiting = makeChangeRequest({ id: 5, status: 'needs-review' });
+    const trial = makeChangeRequest({ id: 6, status: 'needs-review' });
     const older = makeReview({ id: 1, change_request: 5, last_updated: '2026-10-01T00:00:00Z' });
     const newer = makeReview({ id: 2, change_request: 9, last_updated: '2026-10-02T00:00:00Z' });
-    const [waitingSection, reviewed] = myReviewRoots(
-      { loaded: true, lists: { ...EMPTY_LISTS, open: [waiting], needsMyReview: [waiting] }, myReviews: [older, newer] },
+    const [waitingSection, advisorySection, reviewed] = myReviewRoots(
+      {
+        loaded: true,
+        lists: { ...EMPTY_LISTS, open: [waiting, trial], needsMyReview: [waiting], advisory: [trial] },
+        myReviews: [older, newer],
+      },
       (id) => (id === 5 ? waiting : undefined),
     );
     assert.deepEqual(
       childNodes(waitingSection!).map((n) => changeRequestIdOf(n)),
       [5],
+    );
+    // Only a policy on trial names me on #6: advisory, never "Waiting for my review".
+    assert.equal(nodeItem(advisorySection!).label, 'Advisory reviews (policy on trial)');
+    assert.deepEqual(
+      childNodes(advisorySection!).map((n) => changeRequestIdOf(n)),
+      [6],
     );
     assert.deepEqual(
       childNodes(reviewed!).map((n) => (n.kind === 'review' ? [n.review.id, n.cr?.id] : null)),
