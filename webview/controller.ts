@@ -84,6 +84,9 @@ export class PanelController {
     container.addEventListener('input', (e) => this.onInput(e));
     container.addEventListener('change', (e) => this.onChange(e));
     container.addEventListener('keydown', (e) => this.onKeyDown(e));
+    // The first use of the page keeps the tab (a preview tab is reused by the next tree click otherwise).
+    for (const type of ['input', 'change', 'keydown'] as const)
+      container.addEventListener(type, () => this.interacted());
     container.addEventListener('submit', (e) => e.preventDefault());
     this.view.update(this.state);
   }
@@ -112,6 +115,13 @@ export class PanelController {
     const persisted = toPersisted(this.state);
     if (persisted) this.api.setState(persisted);
     if (render) this.view.update(this.state);
+  }
+
+  private told = false;
+  private interacted(): void {
+    if (this.told) return;
+    this.told = true;
+    this.api.postMessage({ type: 'interacted' });
   }
 
   private nextOpId(): string {
@@ -148,6 +158,7 @@ export class PanelController {
     }
     const el = target?.closest<HTMLElement>('[data-act]');
     if (!el || !this.container.contains(el)) return;
+    this.interacted();
     const act = el.dataset.act;
     if (!isAct(act)) return;
     if (el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled) return;
@@ -214,6 +225,10 @@ export class PanelController {
         return;
       case 'open-all':
         this.api.postMessage({ type: 'openAllChanges' });
+        return;
+      case 'compare-with-main':
+        if (Number.isInteger(changeId) && changeId > 0)
+          this.api.postMessage({ type: 'compareWithMain', changeDiff: changeId });
         return;
       case 'reveal-change':
         if (!this.view.revealChange(changeId) && this.state.filter) {
