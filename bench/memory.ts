@@ -3,7 +3,7 @@
 // service's RSS and its parts from /proc.
 //   node esbuild.config.mjs server && npx tsx bench/memory.ts
 // BENCH_NODE_ARGS adds Node options after the service's own (bench/service.ts); MEMORY_CONFIG is
-// JSON merged into the service's configuration, e.g. {"host":{"read_cache_mb":4}}. MEMORY_IDLE_S
+// JSON merged into the service's configuration, e.g. {"host":{"read_cache_entries":64}}. MEMORY_IDLE_S
 // (default 25, 0 for none) also prints the figures after that many seconds without a request.
 import autocannon from 'autocannon';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -17,7 +17,7 @@ import { Api } from './api';
 import { reportRequests } from './report-requests';
 import { seedReportScenario } from './seed';
 import { REPO, startProcess, type RunningService } from './service';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../launch/service-launch';
 
 const TOKEN = 'bench0000000000000000000000000000000000';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? '';

@@ -19,7 +19,7 @@ import { Api } from './api';
 import { reportRequests } from './report-requests';
 import { seedReportScenario } from './seed';
 import { REPO, startProcess } from './service';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../launch/service-launch';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const TOKEN = 'bench0000000000000000000000000000000000';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../launch/service-launch';
 
 export const REPO = join(__dirname, '..');
 

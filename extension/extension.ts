@@ -3,7 +3,6 @@
 import './zod-setup';
 import * as vscode from 'vscode';
 import { ChangeRequestStore } from './core/change-request-store';
-import { CONTEXT_KEYS } from './core/commands';
 import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
 import { BranchPreviews } from './vscode/branch-previews';
@@ -12,13 +11,15 @@ import { BranchObjectsView } from './vscode/branch-objects-view';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
 import { ChangedObjectsView } from './vscode/changed-objects-view';
+import { ConflictMarks } from './vscode/conflict-marks';
 import { registerCommands } from './vscode/commands';
 import { ReviewComments } from './vscode/comments';
 import { Connection } from './vscode/connection';
 import { ErrorReporter } from './vscode/errors';
 import { LiveUpdates } from './vscode/live';
+import { ReviewDrafts } from './vscode/review-drafts';
 import { ReviewNotifier } from './vscode/review-notifier';
-import { ReviewCountStatus } from './vscode/status-bar';
+import { PendingReviewStatus, ReviewCountStatus } from './vscode/status-bar';
 import { UserState } from './vscode/user-state';
 import { ChangeControlViews } from './vscode/views';
 
@@ -27,7 +28,9 @@ let connection: Connection | undefined;
 export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('Change Control', { log: true });
   context.subscriptions.push(log);
-  log.info(`activating Change Control ${context.extension.packageJSON.version ?? ''}`);
+  log.info(
+    `activating Change Control ${context.extension.packageJSON.version ?? ''}${vscode.env.remoteName ? ` (remote: ${vscode.env.remoteName})` : ''}`,
+  );
 
   connection = new Connection(context, log);
   const conn = connection;
@@ -37,6 +40,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const cache = new RequestDataCache(() => conn.client);
   const userState = new UserState(conn, context.globalState);
 
+  let identity: string | null = null;
   const refreshLists = async () => {
     const client = conn.client;
     const user = conn.user;
@@ -72,8 +76,16 @@ export function activate(context: vscode.ExtensionContext): void {
     branches: branchDocuments,
   });
   const comments = new ReviewComments({ cache, connection: conn, userState, reporter, log });
-  const changedObjects = new ChangedObjectsView({ cache, connection: conn, userState, comments, log });
+  const changedObjects = new ChangedObjectsView({
+    cache,
+    connection: conn,
+    userState,
+    comments,
+    log,
+    memento: context.workspaceState,
+  });
   const previews = new BranchPreviews(conn);
+  const reviewDrafts = new ReviewDrafts();
 
   const notifier = new ReviewNotifier(
     conn,
@@ -118,11 +130,14 @@ export function activate(context: vscode.ExtensionContext): void {
     documents,
     branchObjects,
     previews,
+    reviewDrafts,
     new ChangeDecorations(cache),
+    new ConflictMarks(cache),
     comments,
     changedObjects,
     userState,
     new ReviewCountStatus(conn, store),
+    new PendingReviewStatus(userState, () => comments.activeRequest()),
     notifier,
     new LiveUpdates(conn, { apply, reloadAll: () => void refreshAll() }, log),
     ...registerCommands({
@@ -138,6 +153,7 @@ export function activate(context: vscode.ExtensionContext): void {
       changedObjects,
       userState,
       previews,
+      reviewDrafts,
       branchDocuments,
       branchObjects,
     }),
@@ -148,16 +164,22 @@ export function activate(context: vscode.ExtensionContext): void {
       for (const id of cache.tracked()) if (id !== cr.id && !open.has(id)) cache.forget(id);
     }),
     conn.onDidChange((state) => {
-      if (state.phase === 'connected') void refreshAll();
-      else {
+      if (state.phase === 'connected') {
+        // Back after being offline, or signed in as someone else: what is shown is read again.
+        const who = `${state.serviceUrl} ${state.user.id}`;
+        if (identity !== null && identity !== who) {
+          store.clear();
+          cache.clear();
+        }
+        identity = who;
+        void refreshAll();
+      } else if (state.phase !== 'offline') {
+        // Offline, what was loaded is kept (hidden) until the service answers again.
+        identity = null;
         store.clear();
         cache.clear();
       }
-      void vscode.commands.executeCommand(
-        'setContext',
-        CONTEXT_KEYS.serviceFailed,
-        state.phase === 'failed' && state.bundled && state.serviceUrl === null,
-      );
+      panels.connectionChanged();
     }),
   );
   void conn.connect();

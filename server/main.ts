@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApp, migrationsOf, PluginError, serverFor } from './app';
-import { setEngineFlags } from './engine-flags';
 import { systemClock } from './host/core/clock';
 import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/core/config';
 import { consoleLogger } from './host/core/logger';
@@ -10,7 +9,6 @@ import { checkReachable, isPostgresUrl, migrate, openDatabase, type OpenDatabase
 import { BackupError, backupDatabase, restoreDatabase } from './host/db/backup';
 import { defaultPlugins } from './plugins';
 import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
-import { fullCollection, IdleMemory } from './idle-memory';
 
 const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--config FILE]
        change-control backup FILE [--db PATH] [--config FILE]
@@ -114,7 +112,6 @@ async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<v
 
 async function main(): Promise<void> {
   const command = process.argv[2];
-  setEngineFlags();
   if (command === 'backup' || command === 'restore') return runTool(command, process.argv.slice(3));
   let database: OpenDatabase | undefined;
   let options: Options;
@@ -169,12 +166,6 @@ async function main(): Promise<void> {
     allowHost(options.host);
     port = await listen(real, options.host, options.port);
     for (const task of host.background) task.start();
-    const collect = fullCollection();
-    const idleMemory = collect ? new IdleMemory(collect) : null;
-    if (idleMemory) {
-      real.on('request', () => idleMemory.noteRequest());
-      idleMemory.start();
-    }
     process.stdout.write(`listening on http://${options.host}:${port}\n`);
 
     let stopping = false;
@@ -183,7 +174,6 @@ async function main(): Promise<void> {
       stopping = true;
       // Event streams never end on their own: end them first, so the stop waits only for real requests.
       endStreams();
-      idleMemory?.stop();
       await new Promise<void>((done) => real.close(() => done()));
       for (const task of host.background) await task.stop();
       await database.close();

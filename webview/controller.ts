@@ -20,6 +20,7 @@ import {
   isPending,
   operationFor,
   parseComposerKey,
+  POSTING_ACTS,
   reduce,
   resolveKey,
   APPLY_ALL_KEY,
@@ -135,6 +136,10 @@ export class PanelController {
 
   private send(key: string): void {
     if (isPending(this.state, key)) return;
+    if (this.state.offline) {
+      this.dispatch({ type: 'composerError', key, message: this.state.offline });
+      return;
+    }
     if (key === REVIEW_KEY) {
       const problem = reviewProblem(this.state);
       if (problem) {
@@ -161,7 +166,10 @@ export class PanelController {
     this.interacted();
     const act = el.dataset.act;
     if (!isAct(act)) return;
-    if (el.getAttribute('aria-disabled') === 'true' || (el as HTMLButtonElement).disabled) return;
+    if (act !== 'send' && el.getAttribute('aria-disabled') === 'true') return;
+    if ((el as HTMLButtonElement).disabled) return;
+    // Offline, what would post is refused here (Send says why in its composer).
+    if (this.state.offline && (POSTING_ACTS as readonly string[]).includes(act) && act !== 'send') return;
     const changeId = Number(el.dataset.change);
     switch (act) {
       case 'open-composer': {

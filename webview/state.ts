@@ -28,6 +28,8 @@ export interface ViewState extends Omit<PersistedState, 'changeRequestId'> {
   pending: Record<string, string>;
   /** The last failure per composer or action key. */
   errors: Record<string, string>;
+  /** Why nothing can be posted now (the host is offline), or null. Drafts stay editable meanwhile. */
+  offline: string | null;
 }
 
 export type ViewAction =
@@ -96,6 +98,7 @@ export const initialState: ViewState = {
   timelineLimit: TIMELINE_PAGE,
   pending: {},
   errors: {},
+  offline: null,
 };
 
 function without<T>(record: Record<string, T>, key: string): Record<string, T> {
@@ -245,6 +248,8 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
       return { ...state, timelineLimit: state.timelineLimit + TIMELINE_PAGE };
     case 'composerError':
       return { ...state, errors: { ...state.errors, [action.key]: action.message } };
+    case 'connection':
+      return { ...state, offline: action.blocked };
     case 'operationSent':
       return {
         ...state,
@@ -282,6 +287,9 @@ export function fitsDelta(state: ViewState, delta: SnapshotDelta): boolean {
     state.snapshot !== null && state.seq === delta.baseSeq && state.snapshot.changeRequest.id === delta.changeRequestId
   );
 }
+
+/** The acts that post to the service: blocked (and shown disabled, with the reason) while offline. */
+export const POSTING_ACTS = ['send', 'panel-action', 'delete-comment', 'resolve'] as const;
 
 /** True while an operation for this key is in flight (its buttons are disabled). */
 export function isPending(state: ViewState, key: string): boolean {

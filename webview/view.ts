@@ -21,7 +21,7 @@ import {
   renderTimeline,
 } from './render/sections';
 import { sameInputs } from '../contract/webview/share';
-import { actionKey, APPLY_ALL_KEY, isPending, REVIEW_KEY, type ViewState } from './state';
+import { actionKey, APPLY_ALL_KEY, isPending, POSTING_ACTS, REVIEW_KEY, type ViewState } from './state';
 import { applicableSuggestionIds } from './threads';
 import { PANEL_ACTIONS } from '../contract/webview/protocol';
 import { buildTimeline } from './timeline';
@@ -66,6 +66,12 @@ const timelineOf = (() => {
 /** The regions in page order (which is also the keyboard order): gate and decision come before the changes. */
 const REGIONS: RegionDef[] = [
   {
+    id: 'offline',
+    slot: 'top',
+    inputs: ({ state }) => [state.offline],
+    render: (doc, { state }) => renderOffline(doc, state.offline),
+  },
+  {
     id: 'header',
     slot: 'top',
     inputs: ({ state }) => [
@@ -93,6 +99,9 @@ const REGIONS: RegionDef[] = [
         s.changeRequest.actions.review?.allowed,
         s.changeRequest.actions.review?.reason,
         s.evaluation,
+        s.changeRequest.requester?.id,
+        s.changeRequest.status,
+        s.changeRequest.ready_to_merge,
         s.reviews,
         s.me.id,
         state.reviewDecision,
@@ -175,6 +184,16 @@ const REGIONS: RegionDef[] = [
     render: (doc, c) => renderTimeline(doc, c.state.snapshot!, timelineOf(c), c.state.timelineLimit, c.now),
   },
 ];
+
+/** The banner of an offline host: why nothing can be posted now (hidden while online). */
+function renderOffline(doc: Document, offline: string | null): HTMLElement {
+  return h(
+    doc,
+    'div',
+    { id: 'offline-banner', class: 'offline-banner', role: 'status', hidden: offline === null },
+    offline ?? '',
+  );
+}
 
 /** Replaces `old` by `next`, giving focus (and a text box's caret) back to the element with the same id. */
 export function replaceKeepingFocus(doc: Document, old: Element, next: Element): void {
@@ -500,6 +519,36 @@ export class PageView {
       this.regions.set(id, { el, inputs: inputs.get(id)! });
     }
     this.list!.update(ctx);
+    this.markPosting(state.offline);
+  }
+
+  /**
+   * Offline, what would post is shown disabled with the reason (the controller refuses it too);
+   * text boxes stay editable, so nothing typed is lost. Marks what it disabled, to undo it.
+   */
+  private markPosting(offline: string | null): void {
+    const root = this.container.querySelector<HTMLElement>('#app');
+    if (!root) return;
+    if (offline) root.dataset.offline = 'true';
+    else delete root.dataset.offline;
+    for (const el of root.querySelectorAll<HTMLElement>('[data-offline-disabled]')) {
+      if (offline) continue;
+      el.removeAttribute('aria-disabled');
+      el.removeAttribute('data-offline-disabled');
+      const title = el.dataset.offlineTitle;
+      if (title !== undefined) el.title = title;
+      delete el.dataset.offlineTitle;
+    }
+    if (!offline) return;
+    const selector = POSTING_ACTS.map((a) => `[data-act="${a}"]`).join(',');
+    for (const el of root.querySelectorAll<HTMLElement>(selector)) {
+      if (el.hasAttribute('data-offline-disabled')) continue;
+      if (el.getAttribute('aria-disabled') === 'true') continue;
+      el.dataset.offlineTitle = el.title;
+      el.setAttribute('data-offline-disabled', '');
+      el.setAttribute('aria-disabled', 'true');
+      el.title = offline;
+    }
   }
 
   private renderWaiting(state: ViewState): HTMLElement {

@@ -101,6 +101,15 @@ export const branchActionResult = z.object({
 export type BranchActionResult = z.infer<typeof branchActionResult>;
 
 /**
+ * A merge refused (409) because it would overwrite main's changes the caller has not
+ * acknowledged: sent again with `"acknowledge_conflicts": true` once the caller has.
+ */
+export const mergeConflictRefusal = z.object({
+  detail: z.string(),
+  conflicts: z.array(mergeConflict),
+});
+
+/**
  * The answer of `changes/{id}/revert/`: the branch's change of one object undone, so that the
  * object in the branch is main's now.
  */

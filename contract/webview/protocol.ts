@@ -59,6 +59,8 @@ export type HostToWebview =
   /** What changed since snapshot `baseSeq` (see delta.ts); a panel that does not hold that one says `ready` again. */
   | { type: 'snapshotDelta'; delta: SnapshotDelta }
   | { type: 'loadFailed'; changeRequestId: number; message: string }
+  /** Whether the host can post for the panel now: null when it can, else why not (offline, reconnecting…). */
+  | { type: 'connection'; blocked: string | null }
   | { type: 'operationDone'; opId: string }
   | { type: 'operationFailed'; opId: string; message: string };
 

@@ -6,7 +6,9 @@ import {
   branch,
   changeDiff,
   branchActionResult,
+  mergeConflictRefusal,
   type Branch,
+  type MergeConflict,
   type ChangeDiff,
   type BranchActionResult,
 } from '../../contract/api/branching';
@@ -47,6 +49,17 @@ import {
 import { mergeQueueEntry, type MergeQueueEntry } from '../../contract/api/freezes';
 
 export const CC = CHANGE_CONTROL_API;
+
+/** A merge refused because it would overwrite main's changes: what it would overwrite. */
+export class MergeConflictError extends ApiError {
+  constructor(
+    message: string,
+    readonly conflicts: MergeConflict[],
+  ) {
+    super('conflict', message, 409);
+    this.name = 'MergeConflictError';
+  }
+}
 export const PATHS = API_PATHS;
 
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
@@ -64,6 +77,8 @@ export interface ApiClientOptions {
   timeoutMs?: number;
   /** One line per request, without the token. */
   log?: (line: string) => void;
+  /** Every failed call (the connection watches for a service that went away). */
+  onFailure?: (error: ApiError) => void;
   fetch?: typeof fetch;
 }
 
@@ -152,7 +167,7 @@ export class ApiClient {
       const reason =
         err.name === 'TimeoutError' ? 'no answer in time' : (err.cause?.code ?? err.cause?.message ?? err.message);
       this.options.log?.(`${method} ${path} -> unreachable (${reason})`);
-      throw new ApiError('unreachable', `${this.baseUrl}: ${reason}`);
+      throw this.failed(new ApiError('unreachable', `${this.baseUrl}: ${reason}`));
     }
     const text = await res.text().catch(() => '');
     this.options.log?.(`${method} ${path} -> ${res.status} (${Date.now() - started} ms)`);
@@ -165,8 +180,17 @@ export class ApiClient {
         parsed = text;
       }
     }
-    if (!res.ok) throw errorFromResponse(res.status, parsed);
+    if (!res.ok) throw this.failed(errorFromResponse(res.status, parsed));
     return parsed;
+  }
+
+  private failed(error: ApiError): ApiError {
+    try {
+      this.options.onFailure?.(error);
+    } catch {
+      // A listener's failure is not the call's.
+    }
+    return error;
   }
 
   /** One request whose answer is parsed with `schema` (an ApiError `badResponse` when it does not fit). */
@@ -255,8 +279,31 @@ export class ApiClient {
   }
 
   /** Merges a branch (the merge gate is consulted; a refusal is a 409 with the reason). */
-  mergeBranch(branchId: number): Promise<BranchActionResult> {
-    return this.call(branchActionResult, 'POST', `${PATHS.branches}${branchId}/merge/`, { commit: true });
+  /**
+   * Merges a branch into main. `acknowledgeConflicts`: the caller saw what the merge overwrites
+   * on main and agreed. A refusal that names the conflicts (409) is a MergeConflictError; a
+   * service that does not know acknowledgements (400 naming the field) is asked again without,
+   * as it merges without asking.
+   */
+  async mergeBranch(branchId: number, opts: { acknowledgeConflicts?: boolean } = {}): Promise<BranchActionResult> {
+    const path = `${PATHS.branches}${branchId}/merge/`;
+    try {
+      return await this.call(
+        branchActionResult,
+        'POST',
+        path,
+        opts.acknowledgeConflicts ? { commit: true, acknowledge_conflicts: true } : { commit: true },
+      );
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      if (opts.acknowledgeConflicts && e.kind === 'invalid' && 'acknowledge_conflicts' in e.fields)
+        return this.call(branchActionResult, 'POST', path, { commit: true });
+      if (e.kind === 'conflict') {
+        const refusal = mergeConflictRefusal.safeParse(e.body);
+        if (refusal.success) throw new MergeConflictError(refusal.data.detail, refusal.data.conflicts);
+      }
+      throw e;
+    }
   }
 
   listNotifications(

@@ -20,6 +20,8 @@ export class ApiError extends Error {
     readonly status: number | null = null,
     /** Field errors of a 400 answer (`{field: [messages]}`). */
     readonly fields: Record<string, string[]> = {},
+    /** The answer's body as parsed (for answers that say more than `detail`, e.g. a merge's conflicts). */
+    readonly body: unknown = undefined,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -56,7 +58,7 @@ export function errorFromResponse(status: number, body: unknown): ApiError {
   if (status === 403) return new ApiError(CREDENTIAL_WORDS.test(detail) ? 'badCredentials' : 'forbidden', said, status);
   if (status === 404)
     return new ApiError('notFound', detail && detail !== 'Not found.' ? detail : 'Not found.', status);
-  if (status === 409) return new ApiError('conflict', said, status);
+  if (status === 409) return new ApiError('conflict', said, status, fields, body);
   if (status >= 500)
     return new ApiError('server', `The service failed (HTTP ${status})${detail ? `: ${detail}` : ''}.`, status);
   return new ApiError('invalid', said, status, fields);

@@ -1,12 +1,12 @@
 // Starts the companion service bundled with the extension as a child process:
-//   MALLOC_MMAP_THRESHOLD_=131072 <node> --max-semi-space-size=4 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
-// with CHANGE_CONTROL_ADMIN_TOKEN set (the service's environment and Node options: contract/service-node-options.ts), waits for its `listening on http://HOST:PORT` line, and
+//   MALLOC_MMAP_THRESHOLD_=131072 <node> --max-semi-space-size=4 --heap-growing-percent=50 <extensionPath>/dist/server.js --host 127.0.0.1 --port 0 --db <file>
+// with CHANGE_CONTROL_ADMIN_TOKEN set (the service's environment and Node options: launch/service-launch.ts), waits for its `listening on http://HOST:PORT` line, and
 // stops it with SIGTERM (then SIGKILL). A separate Node runs it because the native SQLite module
 // is built for that Node, not for the editor's own runtime. No VS Code here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../launch/service-launch';
 
 export interface LaunchOptions {
   nodePath: string;

@@ -2,6 +2,7 @@
 // text (the object's state as YAML with sorted keys, so the diff editor highlights exactly the
 // lines that changed), and the mapping between attributes (dot paths such as `config` or
 // `interfaces.0.name`) and lines, both ways. No VS Code here: URIs are handled as their paths and queries.
+import { isDeepStrictEqual } from 'node:util';
 import type * as Yaml from 'yaml';
 import type { ChangeAction, ChangeDiff } from '../../contract/api/branching';
 
@@ -10,8 +11,11 @@ const yaml = (): typeof Yaml => require('yaml') as typeof Yaml;
 
 export const DOCUMENT_SCHEME = 'change-control';
 
-/** The sides a changed object is shown from: main at the branch's baseline, the branch, main now. */
-export const CHANGE_SIDES = ['original', 'modified', 'current'] as const;
+/**
+ * The sides a changed object is shown from: main at the branch's baseline, the branch, main now,
+ * and main as the merge would leave it (main now with the branch's changes applied).
+ */
+export const CHANGE_SIDES = ['original', 'modified', 'current', 'merged'] as const;
 export type ChangeSide = (typeof CHANGE_SIDES)[number];
 
 export type DocumentRef =
@@ -38,49 +42,64 @@ export interface DocumentAddress {
 }
 
 /**
- * A side of a changed object: `change-control:/<request>/<object_type>/<object_id>/<label>.yaml?side=<side>`.
- * Both sides share the path (the diff editors show one object, not a rename); the side is the query.
+ * The first segment of a request's documents: what tabs, breadcrumbs and the Comments panel show
+ * (never a title: it may change while documents are open).
+ */
+export function requestSegment(changeRequestId: number): string {
+  return `Change request #${changeRequestId}`;
+}
+
+/**
+ * A side of a changed object, named as people name it:
+ * `change-control:/Change request #<request>/<object_type>/<name>.yaml?id=<object_id>&side=<side>`.
+ * Both sides share the path (the diff editors show one object, not a rename); the object's id
+ * (which keeps two objects of one name apart) and the side are the query.
  */
 export function changeDocument(
   changeRequestId: number,
   side: ChangeSide,
   change: Pick<ChangeDiff, 'object_type' | 'object_id' | 'object_repr'>,
 ): DocumentAddress {
-  const label = documentLabel(change.object_repr, `object-${change.object_id}`);
-  return { path: `/${changeRequestId}/${change.object_type}/${change.object_id}/${label}.yaml`, query: `side=${side}` };
+  const label = documentLabel(change.object_repr, `${change.object_type} ${change.object_id}`);
+  return {
+    path: `/${requestSegment(changeRequestId)}/${change.object_type}/${label}.yaml`,
+    query: `id=${change.object_id}&side=${side}`,
+  };
 }
 
-/** A request's description, editable: `change-control:/<request>/description/<title>.md`. */
+/** A request's description, editable: `change-control:/Change request #<request>/<title>.md?doc=description`. */
 export function descriptionDocument(changeRequestId: number, title: string): DocumentAddress {
   return {
-    path: `/${changeRequestId}/description/${documentLabel(title, `change-request-${changeRequestId}`)}.md`,
-    query: '',
+    path: `/${requestSegment(changeRequestId)}/${documentLabel(title, 'Description')}.md`,
+    query: 'doc=description',
   };
 }
 
 const positiveInt = (s: string | undefined): number | null => (s && /^[1-9][0-9]{0,15}$/.test(s) ? Number(s) : null);
+const REQUEST_SEGMENT = /^Change request #([1-9][0-9]{0,15})$/;
 
 /** What a document of the scheme is (from its URI's decoded path and its query), or null for anything else. */
 export function parseDocumentAddress(address: DocumentAddress): DocumentRef | null {
   const parts = address.path.split('/');
-  if (parts[0] !== '') return null;
-  const changeRequestId = positiveInt(parts[1]);
+  if (parts[0] !== '' || parts.length < 3) return null;
+  const changeRequestId = positiveInt(REQUEST_SEGMENT.exec(parts[1])?.[1]);
   if (changeRequestId === null) return null;
-  if (parts[2] === 'description' && parts.length === 4 && parts[3].endsWith('.md') && address.query === '') {
-    return { kind: 'description', changeRequestId, label: parts[3].slice(0, -3) };
+  if (address.query === 'doc=description') {
+    if (parts.length !== 3 || !parts[2].endsWith('.md')) return null;
+    return { kind: 'description', changeRequestId, label: parts[2].slice(0, -3) };
   }
-  const side = /^side=([a-z]+)$/.exec(address.query)?.[1];
-  if (parts.length !== 5 || !side || !(CHANGE_SIDES as readonly string[]).includes(side) || !OBJECT_TYPE.test(parts[2]))
+  const q = /^id=([^&]+)&side=([a-z]+)$/.exec(address.query);
+  if (!q || parts.length !== 4 || !(CHANGE_SIDES as readonly string[]).includes(q[2]) || !OBJECT_TYPE.test(parts[2]))
     return null;
-  const objectId = positiveInt(parts[3]);
-  if (objectId === null || !parts[4].endsWith('.yaml')) return null;
+  const objectId = positiveInt(q[1]);
+  if (objectId === null || !parts[3].endsWith('.yaml')) return null;
   return {
     kind: 'change',
     changeRequestId,
-    side: side as ChangeSide,
+    side: q[2] as ChangeSide,
     objectType: parts[2],
     objectId,
-    label: parts[4].slice(0, -5),
+    label: parts[3].slice(0, -5),
   };
 }
 
@@ -91,10 +110,32 @@ export function objectKey(change: Pick<ChangeDiff, 'object_type' | 'object_id'>)
 
 /** The state a side shows; a create has nothing at the baseline, a delete nothing in the branch. */
 export function sideState(
-  change: Pick<ChangeDiff, 'original' | 'modified' | 'current'>,
+  change: Pick<ChangeDiff, 'action' | 'original' | 'modified' | 'current'>,
   side: ChangeSide,
 ): Record<string, unknown> | null {
+  if (side === 'merged') return mergedState(change);
   return change[side] ?? null;
+}
+
+/**
+ * Main as the merge would leave the object: main now, with each attribute the branch changed
+ * (from its baseline) set to the branch's value. Main's own later changes to other attributes
+ * stay, so comparing it with main now shows only what the merge does.
+ */
+export function mergedState(
+  change: Pick<ChangeDiff, 'action' | 'original' | 'modified' | 'current'>,
+): Record<string, unknown> | null {
+  if (change.action === 'delete') return null;
+  if (change.action === 'create' || !change.current) return change.modified ?? null;
+  const merged: Record<string, unknown> = { ...change.current };
+  const original = change.original ?? {};
+  const modified = change.modified ?? {};
+  for (const key of new Set([...Object.keys(original), ...Object.keys(modified)])) {
+    if (isDeepStrictEqual(original[key], modified[key])) continue;
+    if (Object.prototype.hasOwnProperty.call(modified, key)) merged[key] = modified[key];
+    else delete merged[key];
+  }
+  return merged;
 }
 
 /** An object's state as YAML, keys sorted at every level, long lines never folded; empty for none. */
@@ -232,9 +273,23 @@ export function threadSide(
   return 'modified';
 }
 
-/** The two sides the diff editor compares for a change: the baseline and the branch; or main now and the branch. */
+/**
+ * The two sides the diff editor compares for a change: the baseline and the branch; or main now
+ * and main after the merge (not the branch itself, which would show main's own later changes as
+ * if the branch undid them).
+ */
 export function diffSides(mode: 'change' | 'main'): [ChangeSide, ChangeSide] {
-  return mode === 'main' ? ['current', 'modified'] : ['original', 'modified'];
+  return mode === 'main' ? ['current', 'merged'] : ['original', 'modified'];
+}
+
+/** The one side a created (the branch's) or deleted (the baseline's) object is shown from; null for an update. */
+export function singleSide(change: Pick<ChangeDiff, 'action'>): ChangeSide | null {
+  return change.action === 'create' ? 'modified' : change.action === 'delete' ? 'original' : null;
+}
+
+/** Whether comments may be written on a side (the branch's and the baseline's; not main now or after the merge). */
+export function commentableSide(side: ChangeSide): boolean {
+  return side === 'original' || side === 'modified';
 }
 
 const ACTION_WORD = { create: 'Created', update: 'Modified', delete: 'Deleted' } as const satisfies Record<
@@ -247,6 +302,6 @@ export function diffTitle(
   change: Pick<ChangeDiff, 'object_repr' | 'action' | 'conflicts'>,
   mode: 'change' | 'main' = 'change',
 ): string {
-  if (mode === 'main') return `${change.object_repr} (main now ↔ branch)`;
+  if (mode === 'main') return `${change.object_repr} (main now ↔ after the merge)`;
   return `${change.object_repr} (${ACTION_WORD[change.action]}${change.conflicts?.length ? ', conflicts with main' : ''})`;
 }

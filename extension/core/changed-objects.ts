@@ -166,7 +166,16 @@ export function orphanThreadsItem(changeRequestId: number, count: number): TreeI
   };
 }
 
-/** The badge of the view: how many changes are not viewed yet. */
-export function unviewedBadge(total: number, viewed: number): { value: number; tooltip: string } | undefined {
-  return total ? { value: total - viewed, tooltip: `${total - viewed} of ${total} changes not viewed yet` } : undefined;
+/**
+ * The view's description: the request and how far the review of its changes went. (No badge: a
+ * view's badge adds to the activity bar's, which counts only the reviews waiting for the user.)
+ */
+export function changedObjectsDescription(
+  cr: { title: string; branch_name: string } | undefined,
+  total: number,
+  viewed: number,
+): string | undefined {
+  if (!cr) return undefined;
+  const name = cr.title || cr.branch_name;
+  return total ? `${name} · ${viewed} of ${total} viewed` : name;
 }

@@ -51,8 +51,10 @@ export const COMMANDS = [
   { id: 'changeControl.openChangeDiff', title: 'Open Change', icon: 'diff', palette: true },
   { id: 'changeControl.openAllChanges', title: 'Open All Changes', icon: 'diff-multiple', palette: true },
   { id: 'changeControl.compareWithMain', title: 'Compare with Main Now', icon: 'git-compare', palette: false },
-  { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-down', palette: true },
-  { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-up', palette: true },
+  { id: 'changeControl.nextChange', title: 'Next Change', icon: 'arrow-circle-down', palette: true },
+  { id: 'changeControl.previousChange', title: 'Previous Change', icon: 'arrow-circle-up', palette: true },
+  { id: 'changeControl.markViewed', title: 'Mark as Viewed', icon: 'pass', palette: true },
+  { id: 'changeControl.markNotViewed', title: 'Mark as Not Viewed', icon: 'pass-filled', palette: true },
   // Comment threads in the gutter and the pending review.
   { id: 'changeControl.addComment', title: 'Add Comment', icon: 'comment', palette: false },
   { id: 'changeControl.startReview', title: 'Start Review', icon: 'comment-draft', palette: true },
@@ -92,8 +94,9 @@ export const COMMANDS = [
     action: 'apply_suggestions',
     palette: true,
   },
-  // When the bundled service cannot start.
+  // When the bundled service cannot start, or the service cannot be reached.
   { id: 'changeControl.useRemoteServer', title: 'Use a Remote Server', icon: 'remote', palette: true },
+  { id: 'changeControl.openSettings', title: 'Open Settings', icon: 'settings-gear', palette: true },
 ] as const satisfies readonly CommandSpec[];
 
 export type CommandId = (typeof COMMANDS)[number]['id'];
@@ -110,14 +113,16 @@ export function fullTitle(id: CommandId): string {
 }
 
 export const VIEW_CONTAINER = 'changeControl';
+/** Changed Objects has a container of its own: the whole side bar's height for walking a review's changes. */
+export const REVIEW_CONTAINER = 'changeControlReview';
 
 export const VIEWS = {
-  changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests' },
-  checks: { id: 'changeControl.checks', name: 'Checks' },
-  myReviews: { id: 'changeControl.myReviews', name: 'My Reviews' },
-  mergeQueue: { id: 'changeControl.mergeQueue', name: 'Merge Queue' },
-  changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects' },
-  branchObjects: { id: 'changeControl.branchObjects', name: 'Branch Objects' },
+  changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests', container: VIEW_CONTAINER },
+  checks: { id: 'changeControl.checks', name: 'Checks', container: VIEW_CONTAINER },
+  myReviews: { id: 'changeControl.myReviews', name: 'My Reviews', container: VIEW_CONTAINER },
+  mergeQueue: { id: 'changeControl.mergeQueue', name: 'Merge Queue', container: VIEW_CONTAINER },
+  branchObjects: { id: 'changeControl.branchObjects', name: 'Branch Objects', container: VIEW_CONTAINER },
+  changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects', container: REVIEW_CONTAINER },
 } as const;
 export type ViewKey = keyof typeof VIEWS;
 
@@ -130,12 +135,18 @@ export const CONTEXT_KEYS = {
   connection: 'changeControl.connection',
   /** True when connected and the service lists no change request at all. */
   empty: 'changeControl.empty',
-  /** True when the connection failed because the bundled service could not start. */
-  serviceFailed: 'changeControl.serviceFailed',
+  /** Why the connection is offline or failed (connection-state.ts), or empty. */
+  problem: 'changeControl.problem',
+  /** True when connected and the service has no open branch (the empty state offers Create Branch). */
+  noBranches: 'changeControl.noBranches',
   /** True when the change request of the active editor has a pending review. */
   reviewing: 'changeControl.reviewing',
   /** True when the Changed Objects view shows a request with changes (Next/Previous Change apply). */
   hasChanges: 'changeControl.hasChanges',
+  /** True when the active editor shows a changed object (Mark as Viewed applies). */
+  activeChange: 'changeControl.activeChange',
+  /** True when the change the active editor shows is marked viewed. */
+  activeViewed: 'changeControl.activeViewed',
   /** True when the Branch Objects view shows a branch. */
   branchObjects: 'changeControl.branchObjects',
 } as const;

@@ -10,6 +10,7 @@ import {
   attributeSpans,
   lineOfAttribute,
   serializeState,
+  sideState,
   threadSide,
   type AttributeSpan,
   type ChangeSide,
@@ -28,7 +29,7 @@ export interface CommentView {
   timestamp: string;
   mine: boolean;
   pending: boolean;
-  /** Shown next to the author ("Pending"). */
+  /** Shown next to the author ("Pending", "(edited)"). */
   label: string | undefined;
   /** `comment;` then `mine;`, `pending;` / `posted;`, and `suggestion;` with `applicable;`, `applied;` or `outdated;` (menus read it). */
   contextValue: string;
@@ -74,7 +75,8 @@ function postedView(c: ChangeComment, meId: number, canApply = false): CommentVi
     timestamp: c.created,
     mine,
     pending: false,
-    label: undefined,
+    // The widget shows the label beside the author, as it shows "Pending".
+    label: c.edited ? '(edited)' : undefined,
     contextValue: `comment;${mine ? 'mine;' : ''}posted;${suggestionContext(c, canApply)}`,
     suggestion: c.suggestion ? suggestionMarkdown(c.suggestion) : null,
   };
@@ -116,7 +118,7 @@ export function buildThreads(input: ThreadInput): ThreadView[] {
     const key = `${change.id}:${side}`;
     let s = spans.get(key);
     if (!s) {
-      s = attributeSpans(serializeState(change[side]));
+      s = attributeSpans(serializeState(sideState(change, side)));
       spans.set(key, s);
     }
     return s;

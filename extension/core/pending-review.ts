@@ -66,6 +66,44 @@ export function readPendingReviews(raw: unknown): PendingReviews {
   return out;
 }
 
+/**
+ * Whether the comment widget's primary action adds to a pending review (`changeControl.reviewing`):
+ * when the active editor's request has one; when the active editor shows none of our requests
+ * (the multi-diff editor, a webview, nothing focused), when any request has one.
+ */
+export function isReviewing(all: PendingReviews, activeRequest: number | undefined): boolean {
+  if (activeRequest !== undefined) return all[activeRequest] !== undefined;
+  return Object.keys(all).length > 0;
+}
+
+/**
+ * The status bar's words for pending reviews: the one of the active editor's request, else the
+ * only one; with several and none active, how many requests have one. Null when there is none.
+ */
+export function pendingStatus(
+  all: PendingReviews,
+  activeRequest: number | undefined,
+): { text: string; tooltip: string; changeRequestId: number | null } | null {
+  const reviews = Object.values(all);
+  if (reviews.length === 0) return null;
+  const one =
+    (activeRequest !== undefined ? all[activeRequest] : undefined) ?? (reviews.length === 1 ? reviews[0] : undefined);
+  if (one) {
+    const n = one.drafts.length;
+    return {
+      text: `$(comment-draft) ${n} pending`,
+      tooltip: `Your pending review of change request #${one.changeRequestId}: ${n} comment${n === 1 ? '' : 's'} visible only to you until Submit Review (click to submit).`,
+      changeRequestId: one.changeRequestId,
+    };
+  }
+  const n = reviews.reduce((sum, r) => sum + r.drafts.length, 0);
+  return {
+    text: `$(comment-draft) ${n} pending`,
+    tooltip: `Pending reviews on ${reviews.length} change requests (${n} comments) wait for Submit Review (click to choose one).`,
+    changeRequestId: null,
+  };
+}
+
 export function startReview(all: PendingReviews, changeRequestId: number, now: Date): PendingReviews {
   if (all[changeRequestId]) return all;
   return { ...all, [changeRequestId]: { changeRequestId, started: now.toISOString(), drafts: [], submitting: null } };

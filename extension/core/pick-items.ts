@@ -39,6 +39,29 @@ export function changeRequestPicks(crs: readonly ChangeRequest[], action?: Calle
   return rows;
 }
 
+/**
+ * Why no change request allows `action` for the caller now: one sentence, and a row per open
+ * request with the service's reason (its `actions`), most urgent first. `what` is the command's
+ * title ("Merge Branch").
+ */
+export function whyNoneAllowed(
+  crs: readonly ChangeRequest[],
+  action: CallerAction,
+  what: string,
+): { message: string; rows: PickItem<ChangeRequest>[] } {
+  const open = [...crs].filter((cr) => cr.status !== 'completed' && cr.status !== 'abandoned').sort(byUrgency);
+  const reasonOf = (cr: ChangeRequest) =>
+    action === 'merge' && cr.status !== 'draft' ? mergeBlockedReason(cr) : availability(cr, action).reason;
+  const head = `No change request allows ${what} for you now`;
+  if (open.length === 0) return { message: `${head}: there is no open change request.`, rows: [] };
+  const rows = open.map((cr) => changeRequestPick(cr, `$(circle-slash) ${reasonOf(cr)}`));
+  if (open.length === 1) {
+    const cr = open[0]!;
+    return { message: `${head}. "${cr.title || cr.branch_name}": ${reasonOf(cr)}`, rows };
+  }
+  return { message: `${head}. Why, for each open change request:`, rows };
+}
+
 /** How many blocked requests the Merge QuickPick reads live (the rest keep the list's words). */
 export const LIVE_MERGE_REASONS = 10;
 

@@ -14,6 +14,7 @@ import {
   objectKey,
   parseDocumentAddress,
   serializeState,
+  sideState,
   type ChangeSide,
   type DocumentRef,
 } from '../core/change-documents';
@@ -134,7 +135,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
       type: vscode.FileType.File,
       ctime: 0,
       mtime: version,
-      size: encoder.encode(serializeState(change[ref.side])).byteLength,
+      size: encoder.encode(serializeState(sideState(change, ref.side))).byteLength,
       permissions: vscode.FilePermission.Readonly,
     };
   }
@@ -145,7 +146,7 @@ export class ChangeDocuments extends DisposableBase implements vscode.FileSystem
     if (!ref) throw vscode.FileSystemError.FileNotFound(uri);
     if (ref.kind === 'description') return encoder.encode((await this.readDescription(ref.changeRequestId)).text);
     const { change } = await this.changeOf(uri, ref);
-    return encoder.encode(serializeState(change[ref.side]));
+    return encoder.encode(serializeState(sideState(change, ref.side)));
   }
 
   private async readDescription(changeRequestId: number): Promise<{ text: string; mtime: number }> {

@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ChangeRequest } from '../../contract/api/change-control';
 import { presentError } from '../core/api-error';
+import { postingBlockedReason } from '../core/connection-state';
 import type { CommandId } from '../core/commands';
 import { isOpenableLink } from '../core/links';
 import { describeOperation, performWrite } from '../core/operations';
@@ -116,9 +117,16 @@ export class ChangeRequestPanel extends DisposableBase {
     return this.loading;
   }
 
+  /** Tells the page whether it can post now (offline: its forms show why not, its text is kept). */
+  connectionChanged(): void {
+    this.post({ type: 'connection', blocked: postingBlockedReason(this.deps.connection.state) });
+  }
+
   private async load(): Promise<void> {
     const client = this.deps.connection.client;
     const me = this.deps.connection.user;
+    // Offline, the page keeps what it shows (its banner says why nothing posts); it reloads once back.
+    if ((!client || !me) && this.deps.connection.state.phase === 'offline' && this.last) return;
     if (!client || !me) {
       this.post({
         type: 'loadFailed',
@@ -152,6 +160,7 @@ export class ChangeRequestPanel extends DisposableBase {
         // A new webview (or one that lost track of the snapshots): it gets a whole snapshot next.
         this.ready = true;
         this.encoder.reset();
+        this.connectionChanged();
         for (const m of this.queue.splice(0))
           if (m.type !== 'snapshot' && m.type !== 'snapshotDelta') void this.panel.webview.postMessage(m);
         await this.refresh();

@@ -76,6 +76,11 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
     return wrapper;
   }
 
+  /** The connection moved: each page says whether it can post (offline, reconnecting…). */
+  connectionChanged(): void {
+    for (const p of this.panels.values()) p.connectionChanged();
+  }
+
   /** Reloads the panel of this request (or every panel). */
   async refresh(changeRequestId?: number): Promise<void> {
     const targets =

@@ -4,16 +4,17 @@
 // branch listed apart. Next/Previous Change walk it in order, skipping viewed changes.
 import * as vscode from 'vscode';
 import type { ChangeDiff } from '../../contract/api/branching';
-import { presentError } from '../core/api-error';
+import { asApiError, presentError } from '../core/api-error';
+import { connectionDescription } from '../core/connection-state';
 import { DOCUMENT_SCHEME, objectKey } from '../core/change-documents';
 import {
   adjacentChange,
   changedObjectItem,
   changedObjectsRoots,
   changeGroupItem,
+  changedObjectsDescription,
   orphanThreadsItem,
   treeOrder,
-  unviewedBadge,
   type ChangedObjectsNode,
 } from '../core/changed-objects';
 import { openThreadCounts } from '../core/comment-threads';
@@ -30,12 +31,17 @@ import type { UserState } from './user-state';
 
 type Node = ChangedObjectsNode;
 
+/** The request the view showed, in the workspace's state (it comes back after a reload). */
+const REMEMBERED_REQUEST = 'changeControl.changedObjects.request';
+
 export interface ChangedObjectsDeps {
   cache: RequestDataCache;
   connection: Connection;
   userState: UserState;
   comments: ReviewComments;
   log: vscode.LogOutputChannel;
+  /** The workspace's state. */
+  memento: vscode.Memento;
 }
 
 export class ChangedObjectsView extends DisposableBase implements vscode.TreeDataProvider<Node> {
@@ -71,6 +77,7 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     this._register(
       deps.userState.onDidChangeViewed((id) => {
         if (id === undefined || id === this.requestId) this.update();
+        void this.updateActiveContext();
       }),
     );
     this._register(
@@ -80,7 +87,14 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     );
     this._register(
       deps.connection.onDidChange((state) => {
-        if (state.phase !== 'connected') this.show(undefined);
+        if (state.phase === 'connected') {
+          // After a reload (or being offline), the request it showed comes back.
+          const remembered = this.requestId ?? deps.memento.get<number>(REMEMBERED_REQUEST);
+          this.requestId = undefined;
+          if (typeof remembered === 'number') this.show(remembered);
+          else this.update();
+        } else if (state.phase !== 'offline') this.show(undefined, { forget: false });
+        else this.update();
       }),
     );
     this._register(vscode.window.onDidChangeActiveTextEditor((editor) => this.followEditor(editor)));
@@ -91,11 +105,13 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     return this.requestId;
   }
 
-  /** Shows the changes of this request (undefined: none). */
-  show(changeRequestId: number | undefined): void {
+  /** Shows the changes of this request (undefined: none); remembered for the next window of this workspace. */
+  show(changeRequestId: number | undefined, opts: { forget?: boolean } = {}): void {
     if (changeRequestId === this.requestId) return;
     this.requestId = changeRequestId;
     this.loadError = undefined;
+    if (changeRequestId !== undefined || opts.forget !== false)
+      void this.deps.memento.update(REMEMBERED_REQUEST, changeRequestId);
     this.update();
     if (changeRequestId !== undefined) void this.load(changeRequestId);
   }
@@ -106,6 +122,8 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
       await this.prune();
     } catch (e) {
       if (changeRequestId !== this.requestId) return;
+      // A request that is gone (or hidden now) is not shown again after the next reload.
+      if (asApiError(e).kind === 'notFound') void this.deps.memento.update(REMEMBERED_REQUEST, undefined);
       this.loadError = presentError('Loading the changes', e).message;
     }
     this.update();
@@ -122,12 +140,32 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
 
   /** Remembers the change the active editor shows (Next/Previous go on from there). */
   private followEditor(editor: vscode.TextEditor | undefined): void {
+    // Focus in a comment widget leaves no active text editor: the change shown is still the last one.
+    if (!editor) return;
+    const active = this.activeChange(editor);
+    void this.updateActiveContext(active);
+    if (active) this.setCurrent(active.changeRequestId, active.change.id);
+  }
+
+  /** The change the active editor (or the one given) shows, if it shows one. */
+  activeChange(
+    editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor,
+  ): { changeRequestId: number; change: ChangeDiff } | undefined {
     const ref = editor && editor.document.uri.scheme === DOCUMENT_SCHEME ? refOf(editor.document.uri) : null;
-    if (ref?.kind !== 'change') return;
+    if (ref?.kind !== 'change') return undefined;
     const change = this.deps.cache
       .get(ref.changeRequestId)
       ?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
-    if (change) this.setCurrent(ref.changeRequestId, change.id);
+    return change ? { changeRequestId: ref.changeRequestId, change } : undefined;
+  }
+
+  /** The editor title's Mark as Viewed / Not Viewed follow the active change's mark. */
+  private async updateActiveContext(active = this.activeChange()): Promise<void> {
+    const viewed = active ? isViewed(this.deps.userState.viewedMarks(active.changeRequestId), active.change) : false;
+    await Promise.all([
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.activeChange, active !== undefined),
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.activeViewed, viewed),
+    ]);
   }
 
   setCurrent(changeRequestId: number, changeId: number): void {
@@ -193,15 +231,19 @@ export class ChangedObjectsView extends DisposableBase implements vscode.TreeDat
     const id = this.requestId;
     const data = id === undefined ? undefined : this.deps.cache.get(id);
     const cr = data?.changeRequest;
-    this.view.description = cr ? cr.title || cr.branch_name : undefined;
+    const connected = this.deps.connection.state.phase === 'connected';
     const problem =
       this.loadError ??
       (data?.errors.changes ? presentError('Loading the changes', data.errors.changes).message : undefined);
-    this.view.message = problem;
+    // Never a message while not connected: it would hide the welcome and its buttons.
+    this.view.message = connected ? problem : undefined;
     const marks = id === undefined ? {} : this.deps.userState.viewedMarks(id);
     this.rowData = { threads: openThreadCounts(data?.comments ?? []), marks };
     const viewed = data ? data.changes.filter((c) => isViewed(marks, c)).length : 0;
-    this.view.badge = unviewedBadge(data?.changes.length ?? 0, viewed);
+    // No badge: the activity bar's badge counts only what waits for the user (reviews asked of them).
+    this.view.description = connected
+      ? changedObjectsDescription(cr, data?.changes.length ?? 0, viewed)
+      : connectionDescription(this.deps.connection.state);
     void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.hasChanges, !!data && data.changes.length > 0);
     this.changed.fire(undefined);
   }

@@ -3,17 +3,18 @@
 // requests the service allows it on; from a tree or the webview it receives the request.
 import * as vscode from 'vscode';
 import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
-import type { Branch } from '../../contract/api/branching';
+import type { Branch, MergeConflict } from '../../contract/api/branching';
 import type { ApiClient } from '../core/api-client';
 import { availability, LIFECYCLE_OF, mergeBlockedReason } from '../core/availability';
 import type { ChangeRequestStore } from '../core/change-request-store';
 import { COMMANDS, VIEWS, type CommandId } from '../core/commands';
 import { indexById } from '../core/grouping';
+import { mergeConfirmation, overwrittenByChanges, overwrittenByRefusal } from '../core/merge-confirmation';
 import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
 import { performWrite } from '../core/operations';
 import { branchAlert, branchPanelPlacement } from '../core/panel-placement';
 import { checkRunSummary, searchPlaceholder } from '../core/messages';
-import { branchPicks, changeRequestPicks, withLiveMergeState, type PickItem } from '../core/pick-items';
+import { branchPicks, changeRequestPicks, whyNoneAllowed, withLiveMergeState, type PickItem } from '../core/pick-items';
 import type { RequestDataCache } from '../core/request-data';
 import { normalizeBaseUrl, SETTING_KEYS } from '../core/settings';
 import { CHANGE_REQUEST_TYPE } from '../core/review-notifications';
@@ -26,6 +27,7 @@ import type { ReviewComments } from './comments';
 import type { Connection } from './connection';
 import type { ErrorReporter } from './errors';
 import { askDecision, reviewHandlers } from './review-commands';
+import type { ReviewDrafts } from './review-drafts';
 import { authoringHandlers } from './authoring-commands';
 import { syncHandlers } from './sync-command';
 import type { BranchDocuments } from './branch-documents';
@@ -44,6 +46,8 @@ export interface CommandDeps {
   comments: ReviewComments;
   changedObjects: ChangedObjectsView;
   userState: UserState;
+  /** The review comments written in an editor tab. */
+  reviewDrafts: ReviewDrafts;
   /** Branch previews (read-only Markdown documents). */
   previews: BranchPreviews;
   /** A branch's objects as documents, and the Branch Objects view. */
@@ -109,9 +113,23 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (action === 'merge') all = await inView(() => withLiveMergeState(c, all));
     const items = changeRequestPicks(all, action);
     if (items.length === 0) {
-      void vscode.window.showInformationMessage(
-        action ? `No change request allows this for you now.` : 'There are no change requests.',
-      );
+      if (!action) {
+        void vscode.window.showInformationMessage('There are no change requests.');
+        return undefined;
+      }
+      // Say why: the service's reason for each open request (one request: in the message itself).
+      const what = COMMANDS.find((c) => 'action' in c && c.action === action)?.title ?? action;
+      const why = whyNoneAllowed(all, action, what);
+      if (why.rows.length <= 1) {
+        void vscode.window.showInformationMessage(why.message);
+        return undefined;
+      }
+      const open = await vscode.window.showQuickPick(why.rows, {
+        title: why.message,
+        placeHolder: 'Choose one to open it',
+        matchOnDetail: true,
+      });
+      if (open) panels.open(open.value.id, title(open.value));
       return undefined;
     }
     const chosen = await vscode.window.showQuickPick(items, {
@@ -274,7 +292,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const t = await target(arg, 'review', 'Change request to review');
       if (!t) return;
       const { c, cr } = t;
-      const chosen = await askDecision(title(cr));
+      const chosen = await askDecision(title(cr), { compose: (d, t) => deps.reviewDrafts.compose(d, t) });
       if (!chosen) return;
       const { decision, comment } = chosen;
       await reporter.guarded(`Reviewing "${title(cr)}"`, async () => {
@@ -321,23 +339,43 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       const branchId = cr.branch;
-      const ok = await vscode.window.showWarningMessage(
-        `Merge "${title(cr)}"?`,
-        {
-          modal: true,
-          detail: `Branch ${cr.branch_name} is merged into main: its changes are applied to main and the change request is completed.`,
-        },
-        'Merge',
-      );
-      if (ok !== 'Merge') return;
-      await reporter.guarded(`Merging "${title(cr)}"`, async () => {
-        await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` },
-          () => c.mergeBranch(branchId),
+      // What the merge overwrites on main, from the branch's changes as they are now.
+      const changes = await inView(() => c.listChanges(branchId));
+      let ask = mergeConfirmation(title(cr), cr.branch_name, overwrittenByChanges(changes));
+      for (let round = 0; round < 3; round += 1) {
+        const ok = await vscode.window.showWarningMessage(
+          ask.message,
+          { modal: true, detail: ask.detail },
+          ask.confirm,
         );
+        if (ok !== ask.confirm) return;
+        try {
+          await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Merging ${cr.branch_name}…` },
+            () => c.mergeBranch(branchId, { acknowledgeConflicts: ask.acknowledges }),
+          );
+        } catch (e) {
+          // Main moved since: the service names what the merge would overwrite now; ask again.
+          if (e instanceof Error && e.name === 'MergeConflictError' && 'conflicts' in e) {
+            log.info(`merging ${cr.branch_name}: the service names conflicts to acknowledge`);
+            ask = mergeConfirmation(
+              title(cr),
+              cr.branch_name,
+              overwrittenByRefusal((e as { conflicts: MergeConflict[] }).conflicts),
+              { refusal: e.message },
+            );
+            continue;
+          }
+          reporter.report(`Merging "${title(cr)}"`, e);
+          return;
+        }
         void vscode.window.showInformationMessage(`Branch ${cr.branch_name} merged.`);
         await afterChange(cr.id);
-      });
+        return;
+      }
+      void vscode.window.showWarningMessage(
+        `"${title(cr)}" was not merged: main kept changing while you confirmed. Try again.`,
+      );
     },
 
     'changeControl.override': async (arg) => {
@@ -468,6 +506,21 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       log.info(`${SETTING_KEYS.serverUrl} set to ${n.url}`);
       await connection.stopService();
       if (await connection.signIn()) await deps.refreshAll();
+    },
+
+    'changeControl.openSettings': async (query: unknown) => {
+      // The server URL and the Node.js path are machine settings: in a remote window (and in a
+      // browser served by a server) they are the remote's, shown under its tab only.
+      const q = typeof query === 'string' && /^changeControl(\.[A-Za-z.]+)?$/.test(query) ? query : 'changeControl';
+      if (vscode.env.remoteName !== undefined) {
+        try {
+          await vscode.commands.executeCommand('workbench.action.openRemoteSettings', { query: q });
+          return;
+        } catch (e) {
+          log.warn(`opening the remote's settings: ${(e as Error).message}`);
+        }
+      }
+      await vscode.commands.executeCommand('workbench.action.openSettings', q);
     },
 
     'changeControl.openCheckDetails': async (arg) => {

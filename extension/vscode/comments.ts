@@ -7,10 +7,18 @@ import * as vscode from 'vscode';
 import type { ChangeComment } from '../../contract/api/change-control';
 import { ApiError, asApiError } from '../core/api-error';
 import { parseValue, suggestionBlock, valueAsInput, valueAt } from '../core/suggestions';
-import { attributeAtLine, attributeSpans, objectKey, serializeState } from '../core/change-documents';
+import {
+  attributeAtLine,
+  attributeSpans,
+  commentableSide,
+  objectKey,
+  serializeState,
+  sideState,
+} from '../core/change-documents';
 import { buildThreads, type CommentView, type ThreadView } from '../core/comment-threads';
 import { CONTEXT_KEYS, COMMENT_CONTROLLER } from '../core/commands';
-import { addDraft, editDraft, removeDraft, startReview } from '../core/pending-review';
+import { postingBlockedReason } from '../core/connection-state';
+import { addDraft, editDraft, isReviewing, removeDraft, startReview } from '../core/pending-review';
 import type { RequestDataCache } from '../core/request-data';
 import { changeUri, refOf } from './change-documents';
 import type { Connection } from './connection';
@@ -84,7 +92,9 @@ export class ReviewComments extends DisposableBase {
   constructor(private readonly deps: CommentDeps) {
     super();
     this.controller = this._register(vscode.comments.createCommentController(COMMENT_CONTROLLER, 'Change Control'));
-    this.controller.options = { placeHolder: 'Comment on this attribute (Markdown)…', prompt: 'Comment on this line' };
+    this.setOptions();
+    // Offline, the widget says why Add Comment is disabled (Start Review keeps comments pending meanwhile).
+    this._register(deps.connection.onDidChange(() => this.setOptions()));
     this.controller.commentingRangeProvider = { provideCommentingRanges: (doc) => this.commentingRanges(doc) };
     this._register(
       deps.cache.onDidChange((id, parts) => {
@@ -103,11 +113,21 @@ export class ReviewComments extends DisposableBase {
     void this.updateContext();
   }
 
+  private setOptions(): void {
+    const blocked = postingBlockedReason(this.deps.connection.state);
+    this.controller.options = blocked
+      ? {
+          placeHolder: `${blocked} Add Review Comment keeps this comment pending until Submit Review.`,
+          prompt: 'Offline, reconnecting…',
+        }
+      : { placeHolder: 'Comment on this attribute (Markdown)…', prompt: 'Comment on this line' };
+  }
+
   // ------------------------------------------------------------------ showing
 
   private async commentingRanges(doc: vscode.TextDocument): Promise<vscode.Range[]> {
     const ref = refOf(doc.uri);
-    if (ref?.kind !== 'change' || ref.side === 'current' || doc.lineCount === 0 || !doc.getText().trim()) return [];
+    if (ref?.kind !== 'change' || !commentableSide(ref.side) || doc.lineCount === 0 || !doc.getText().trim()) return [];
     const data = await this.deps.cache.ensure(ref.changeRequestId).catch(() => undefined);
     if (!data?.changeRequest.actions.comment?.allowed) return [];
     return [new vscode.Range(0, 0, doc.lineCount - 1, 0)];
@@ -222,11 +242,10 @@ export class ReviewComments extends DisposableBase {
   }
 
   private async updateContext(): Promise<void> {
-    const id = this.activeRequest();
     await vscode.commands.executeCommand(
       'setContext',
       CONTEXT_KEYS.reviewing,
-      id !== undefined && this.deps.userState.pendingReview(id) !== undefined,
+      isReviewing(this.deps.userState.pendingReviews(), this.activeRequest()),
     );
   }
 
@@ -254,7 +273,7 @@ export class ReviewComments extends DisposableBase {
       };
     }
     const ref = refOf(reply.thread.uri);
-    if (ref?.kind !== 'change' || ref.side === 'current')
+    if (ref?.kind !== 'change' || !commentableSide(ref.side))
       throw new ApiError('invalid', 'Comments go on the baseline or the branch side of a changed object.');
     const data = this.deps.cache.get(ref.changeRequestId);
     const change = data?.byObject.get(objectKey({ object_type: ref.objectType, object_id: ref.objectId }));
@@ -264,7 +283,7 @@ export class ReviewComments extends DisposableBase {
         'This object is no longer among the changes of the request; refresh and try again.',
       );
     const line = reply.thread.range?.start.line ?? 0;
-    const attribute = attributeAtLine(attributeSpans(serializeState(change[ref.side])), line);
+    const attribute = attributeAtLine(attributeSpans(serializeState(sideState(change, ref.side))), line);
     return { changeRequestId: ref.changeRequestId, changeDiff: change.id, parent: null, parentDraft: null, attribute };
   }
 
@@ -307,9 +326,13 @@ export class ReviewComments extends DisposableBase {
     await this.addDraft(reply, t);
   }
 
-  /** Keeps this comment in the request's pending review. */
+  /** Keeps this comment in the request's pending review (started if it has none yet). */
   async addReviewComment(reply: vscode.CommentReply): Promise<void> {
-    await this.addDraft(reply, this.target(reply));
+    const t = this.target(reply);
+    await this.deps.userState.updatePending(t.changeRequestId, (all) =>
+      startReview(all, t.changeRequestId, new Date()),
+    );
+    await this.addDraft(reply, t);
   }
 
   private async addDraft(reply: vscode.CommentReply, t: ReturnType<ReviewComments['target']>): Promise<void> {

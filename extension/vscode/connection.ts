@@ -1,6 +1,7 @@
 // The connection to the service: which service (setting `changeControl.serverUrl`, or the bundled
 // one started on demand), which token (SecretStorage only), and who the user is. Sign In and Sign
-// Out live here too. Its phase drives the welcome views through a context key.
+// Out live here too. What it decides (retrying, watching the service) is core/connection-machine.ts;
+// its phase and problem drive the welcome views through context keys.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -8,7 +9,8 @@ import type { ApiClient } from '../core/api-client';
 import { asApiError, presentError } from '../core/api-error';
 import { launchService, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
-import { hostOf, type ConnectionState } from '../core/connection-state';
+import { ConnectionMachine, problemOfError, type AttemptOutcome, type ProbeResult } from '../core/connection-machine';
+import { hostOf, problemOf, type ConnectionState } from '../core/connection-state';
 import type { CurrentUser } from '../../contract/api/host';
 import {
   BUNDLED_ADMIN_SECRET,
@@ -28,11 +30,13 @@ const SIGNED_OUT_OF_BUNDLED = 'changeControl.signedOutOfBundled';
 const TOKEN_DESCRIPTION = 'VS Code Change Control';
 
 export class Connection extends DisposableBase {
-  private current: ConnectionState = { phase: 'signedOut', serviceUrl: null, bundled: false };
   private authed: ApiClient | null = null;
+  /** The client each connected attempt signed in with, by the user it found (its state carries that user). */
+  private readonly clients = new WeakMap<CurrentUser, ApiClient>();
   private service: { nodePath: string; running: Promise<RunningService> } | undefined;
-  private generation = 0;
-  private attempt: Promise<void> | undefined;
+  private readonly machine: ConnectionMachine;
+  /** The last reason the bundled service did not start that was said in a notification. */
+  private toldWhy: string | undefined;
   private readonly changed = this._register(new vscode.EventEmitter<ConnectionState>());
   readonly onDidChange = this.changed.event;
 
@@ -41,6 +45,14 @@ export class Connection extends DisposableBase {
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
+    this.machine = new ConnectionMachine({
+      attempt: (progress) => this.attemptOnce(progress),
+      probe: (url) => this.probe(url),
+      onState: (state) => this.onState(state),
+      // Each retry is a debug line: the state's changes are the info lines ("connection: offline …").
+      log: (line) => this.log.debug(`connection: ${line}`),
+    });
+    this._register({ dispose: () => this.machine.dispose() });
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SETTING_KEYS.serverUrl) || e.affectsConfiguration(SETTING_KEYS.nodePath)) {
@@ -53,16 +65,17 @@ export class Connection extends DisposableBase {
   }
 
   get state(): ConnectionState {
-    return this.current;
+    return this.machine.state;
   }
 
   /** The signed-in client, or null when not connected. */
   get client(): ApiClient | null {
-    return this.current.phase === 'connected' ? this.authed : null;
+    return this.state.phase === 'connected' ? this.authed : null;
   }
 
   get user(): CurrentUser | null {
-    return this.current.phase === 'connected' ? this.current.user : null;
+    const state = this.state;
+    return state.phase === 'connected' ? state.user : null;
   }
 
   settings(): Settings {
@@ -70,32 +83,63 @@ export class Connection extends DisposableBase {
     return parseSettingsFrom((key) => config.inspect(key));
   }
 
-  private makeClient(url: string, token: string | null): ApiClient {
+  private makeClient(url: string, token: string | null, timeoutMs?: number): ApiClient {
     const { ApiClient } = apiClient();
-    return new ApiClient({ baseUrl: url, token, log: (line) => this.log.debug(line) });
+    return new ApiClient({
+      baseUrl: url,
+      token,
+      timeoutMs,
+      log: (line) => this.log.debug(line),
+      // A call that finds the service gone has the connection ask it at once.
+      onFailure: (error) => this.machine.callFailed(error),
+    });
   }
 
-  private set(state: ConnectionState): void {
-    this.current = state;
-    if (state.phase !== 'connected') this.authed = null;
-    this.log.info(
-      `connection: ${state.phase}${'serviceUrl' in state && state.serviceUrl ? ` (${state.serviceUrl})` : ''}`,
-    );
+  private onState(state: ConnectionState): void {
+    this.authed = state.phase === 'connected' ? (this.clients.get(state.user) ?? null) : null;
+    const where = 'serviceUrl' in state && state.serviceUrl ? ` (${state.serviceUrl})` : '';
+    const why = state.phase === 'offline' || state.phase === 'failed' ? `: ${state.message}` : '';
+    this.log.info(`connection: ${state.phase}${where}${why}`);
     void this.setContext();
     this.changed.fire(state);
+    this.tellWhyNotStarted(state);
+  }
+
+  /** The bundled service not starting is said once per reason, with the ways forward (the views say it too). */
+  private tellWhyNotStarted(state: ConnectionState): void {
+    if (state.phase !== 'offline' || state.problem !== 'serviceFailed') {
+      if (state.phase === 'connected') this.toldWhy = undefined;
+      return;
+    }
+    if (this.toldWhy === state.message) return;
+    this.toldWhy = state.message;
+    void vscode.window
+      .showErrorMessage(state.message, 'Show Logs', 'Open Settings', 'Use a Remote Server')
+      .then((choice) => {
+        if (choice === 'Show Logs') this.log.show(true);
+        else if (choice === 'Open Settings')
+          void vscode.commands.executeCommand('changeControl.openSettings', SETTING_KEYS.nodePath);
+        else if (choice === 'Use a Remote Server') void vscode.commands.executeCommand('changeControl.useRemoteServer');
+      });
   }
 
   private async setContext(): Promise<void> {
-    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connection, this.current.phase);
+    await Promise.all([
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.connection, this.state.phase),
+      vscode.commands.executeCommand('setContext', CONTEXT_KEYS.problem, problemOf(this.state)),
+    ]);
   }
 
   // ------------------------------------------------------------------ connecting
 
-  /** (Re)connects with the settings and the stored token; never throws. */
+  /** (Re)connects with the settings and the stored token now; never throws. */
   connect(): Promise<void> {
-    const attempt = this.connectOnce();
-    this.attempt = attempt;
-    return attempt;
+    return this.machine.connect();
+  }
+
+  /** The event stream opened or closed (the connection watches the service through it). */
+  streamChanged(open: boolean): void {
+    this.machine.streamChanged(open);
   }
 
   /**
@@ -106,72 +150,84 @@ export class Connection extends DisposableBase {
   async settledClient(timeoutMs = 60_000): Promise<ApiClient | null> {
     const deadline = Date.now() + timeoutMs;
     // An attempt may be overtaken by a newer one (settings read at startup): wait for the last.
-    while (!this.client && this.attempt) {
-      const attempt = this.attempt;
+    while (!this.client && this.machine.attempt) {
+      const attempt = this.machine.attempt;
       const left = deadline - Date.now();
       if (left <= 0) break;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([attempt, new Promise((r) => (timer = setTimeout(r, left)))]);
       clearTimeout(timer);
-      if (this.attempt === attempt) break;
+      if (this.machine.attempt === attempt) break;
     }
     return this.client;
   }
 
-  private async connectOnce(): Promise<void> {
-    const generation = ++this.generation;
+  /** One attempt: the service (started when bundled), the stored token, who the user is. */
+  private async attemptOnce(
+    progress: (state: Extract<ConnectionState, { phase: 'starting' | 'connecting' }>) => void,
+  ): Promise<AttemptOutcome> {
     const settings = this.settings();
     for (const p of settings.problems) this.log.warn(p);
     const target = settings.connection;
-    if (target.mode === 'invalid') {
-      this.set({ phase: 'failed', serviceUrl: null, bundled: false, message: target.error });
-      return;
+    if (target.mode === 'invalid')
+      return { kind: 'failed', problem: 'invalidSettings', serviceUrl: null, bundled: false, message: target.error };
+    const bundled = target.mode === 'bundled';
+    let url: string;
+    if (target.mode === 'remote') {
+      await this.stopService();
+      url = target.url;
+    } else {
+      if (!this.service || this.service.nodePath !== settings.nodePath) {
+        await this.stopService();
+        progress({ phase: 'starting' });
+      }
+      try {
+        url = (await this.ensureService(settings.nodePath)).url;
+      } catch (e) {
+        return { kind: 'offline', problem: 'serviceFailed', serviceUrl: null, bundled, message: (e as Error).message };
+      }
     }
-    if (target.mode === 'remote') await this.stopService();
-    const url = await this.serviceUrl(target, settings.nodePath, generation);
-    if (url === undefined || generation !== this.generation) return;
     const token = await this.storedToken(target);
-    if (generation !== this.generation) return;
-    if (!token) {
-      this.set({ phase: 'signedOut', serviceUrl: url, bundled: target.mode === 'bundled' });
-      return;
-    }
-    this.set({ phase: 'connecting', serviceUrl: url, bundled: target.mode === 'bundled' });
+    if (!token) return { kind: 'signedOut', serviceUrl: url, bundled };
+    progress({ phase: 'connecting', serviceUrl: url, bundled });
     const client = this.makeClient(url, token);
     try {
       const user = await client.me();
-      if (generation !== this.generation) return;
-      this.authed = client;
-      this.set({ phase: 'connected', serviceUrl: url, bundled: target.mode === 'bundled', user });
+      this.clients.set(user, client);
+      return { kind: 'connected', serviceUrl: url, bundled, user };
     } catch (e) {
-      if (generation !== this.generation) return;
       const error = asApiError(e);
-      const message =
-        error.kind === 'badCredentials'
-          ? `The service refused the stored token (${error.message}). Sign in again.`
-          : presentError('Connecting', error).message;
-      this.set({ phase: 'failed', serviceUrl: url, bundled: target.mode === 'bundled', message });
+      const problem = problemOfError(error);
+      if (problem === 'tokenRefused' || error.kind === 'forbidden')
+        return {
+          kind: 'failed',
+          problem: 'tokenRefused',
+          serviceUrl: url,
+          bundled,
+          message: `The service refused the stored token (${error.message}). Sign in again.`,
+        };
+      return {
+        kind: 'offline',
+        problem: problem === 'unreachable' ? 'unreachable' : 'serverError',
+        serviceUrl: url,
+        bundled,
+        message: error.message,
+      };
     }
   }
 
-  /** The URL of the service to use, starting the bundled one when needed; undefined after a failure (already shown). */
-  private async serviceUrl(
-    target: ConnectionTarget,
-    nodePath: string,
-    generation: number,
-  ): Promise<string | undefined> {
-    if (target.mode === 'remote') return target.url;
-    if (!this.service || this.service.nodePath !== nodePath) {
-      await this.stopService();
-      this.set({ phase: 'starting' });
-    }
+  /** Whether the connected service still answers: `GET /api/status/`, a short wait. */
+  private async probe(url: string): Promise<ProbeResult> {
     try {
-      return (await this.ensureService(nodePath)).url;
+      await this.makeClient(url, null, 2500).status();
+      return { ok: true };
     } catch (e) {
-      if (generation === this.generation) {
-        this.set({ phase: 'failed', serviceUrl: null, bundled: true, message: (e as Error).message });
-      }
-      return undefined;
+      const error = asApiError(e);
+      return {
+        ok: false,
+        problem: error.kind === 'unreachable' ? 'unreachable' : 'serverError',
+        message: error.message,
+      };
     }
   }
 
@@ -186,14 +242,10 @@ export class Connection extends DisposableBase {
           if (this.service !== entry) return; // stopped on purpose
           this.service = undefined;
           this.log.warn(`the bundled service exited (${signal ?? `code ${code}`})`);
-          if (this.current.phase !== 'signedOut' || this.settings().connection.mode === 'bundled') {
-            this.set({
-              phase: 'failed',
-              serviceUrl: null,
-              bundled: true,
-              message: `The bundled service stopped (${signal ?? `exit code ${code}`}). Refresh to start it again.`,
-            });
-          }
+          if (this.settings().connection.mode === 'bundled')
+            this.machine.serviceStopped(
+              `The bundled service stopped (${signal ?? `exit code ${code}`}); starting it again.`,
+            );
         });
       },
       () => {
@@ -251,6 +303,17 @@ export class Connection extends DisposableBase {
     return null;
   }
 
+  /** The URL of the service to sign in to (the bundled one started when needed); undefined when it cannot start (said). */
+  private async signInUrl(target: Exclude<ConnectionTarget, { mode: 'invalid' }>, nodePath: string) {
+    if (target.mode === 'remote') return target.url;
+    try {
+      return (await this.ensureService(nodePath)).url;
+    } catch (e) {
+      void vscode.window.showErrorMessage((e as Error).message, 'Show Logs').then((c) => c && this.log.show(true));
+      return undefined;
+    }
+  }
+
   // ------------------------------------------------------------------ sign in and out
 
   /** Asks for a token or a username and password, checks it, keeps it; returns whether it worked. */
@@ -262,14 +325,8 @@ export class Connection extends DisposableBase {
       if (choice) void vscode.commands.executeCommand('workbench.action.openSettings', SETTING_KEYS.serverUrl);
       return false;
     }
-    const url = await this.serviceUrl(target, settings.nodePath, this.generation);
-    if (!url) {
-      const state = this.current;
-      void vscode.window
-        .showErrorMessage(state.phase === 'failed' ? state.message : 'The service could not be started.', 'Show Logs')
-        .then((c) => c && this.log.show(true));
-      return false;
-    }
+    const url = await this.signInUrl(target, settings.nodePath);
+    if (!url) return false;
     type Way = 'token' | 'password' | 'admin';
     const ways: (vscode.QuickPickItem & { way: Way })[] = [
       { label: '$(key) Sign in with a token', detail: 'Paste an API token of the service.', way: 'token' },
@@ -344,7 +401,7 @@ export class Connection extends DisposableBase {
     else await this.context.secrets.store(key, token);
     if (target.mode === 'bundled') await this.context.globalState.update(SIGNED_OUT_OF_BUNDLED, false);
     await this.connect();
-    if (this.current.phase === 'connected') {
+    if (this.state.phase === 'connected') {
       void vscode.window.showInformationMessage(
         `Signed in to ${target.mode === 'bundled' ? 'the bundled Change Control service' : hostOf(url)} as ${user.username}.`,
       );
@@ -369,9 +426,8 @@ export class Connection extends DisposableBase {
     const key = tokenSecretKey(target);
     if (key) await this.context.secrets.delete(key);
     if (target.mode === 'bundled') await this.context.globalState.update(SIGNED_OUT_OF_BUNDLED, true);
-    this.generation += 1;
-    const url = this.current.phase === 'starting' ? null : this.current.serviceUrl;
-    this.set({ phase: 'signedOut', serviceUrl: url, bundled: target.mode === 'bundled' });
+    const state = this.state;
+    this.machine.signedOut('serviceUrl' in state ? state.serviceUrl : null, target.mode === 'bundled');
     void vscode.window.showInformationMessage('Signed out of Change Control.');
   }
 

@@ -38,7 +38,11 @@ export class LiveUpdates extends DisposableBase {
         this.handlers.reloadAll();
       },
       onPoll: () => this.handlers.reloadAll(),
-      onState: (state: LiveState, detail) => this.log.debug(`event stream: ${state} (${detail})`),
+      onState: (state: LiveState, detail) => {
+        this.log.debug(`event stream: ${state} (${detail})`);
+        // The stream is how the connection knows the service is there: its end is a reason to ask.
+        this.connection.streamChanged(state === 'open');
+      },
       log: (line) => this.log.info(line),
     });
     this._register(connection.onDidChange(() => this.follow()));

@@ -6,7 +6,8 @@ import type { ChangeDiff } from '../../contract/api/branching';
 import type { ChangeRequest, ReviewDecision } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
 import { availability } from '../core/availability';
-import { diffSides, diffTitle, threadSide } from '../core/change-documents';
+import { REVIEW_CONTAINER } from '../core/commands';
+import { diffSides, diffTitle, singleSide, threadSide } from '../core/change-documents';
 import { treeOrder } from '../core/changed-objects';
 import type { CallerAction } from '../../contract/api/change-control';
 import { approvalsPhrase, CHANGE_ACTION_LABEL, DECISION_VIEW } from '../../contract/labels';
@@ -19,6 +20,7 @@ import type { ChangedObjectsView } from './changed-objects-view';
 import { ReviewComment, type ReviewComments } from './comments';
 import type { Connection } from './connection';
 import type { ErrorReporter } from './errors';
+import type { ReviewDrafts } from './review-drafts';
 import type { UserState } from './user-state';
 import type { ChangeControlViews } from './views';
 
@@ -31,6 +33,7 @@ export interface ReviewCommandDeps {
   changedObjects: ChangedObjectsView;
   userState: UserState;
   views: ChangeControlViews;
+  reviewDrafts: ReviewDrafts;
   reporter: ErrorReporter;
   log: vscode.LogOutputChannel;
   /** From commands.ts: the signed-in client (or a prompt to sign in), a request picked or given, progress in the view, refresh after a change. */
@@ -79,16 +82,24 @@ export function pickWithoutDefault<T>(
   });
 }
 
-/** The decision and its comment for a review (Request changes needs one); undefined when cancelled. */
+/**
+ * The decision and its comment for a review; undefined when cancelled. Request changes is
+ * written in an editor tab (`compose`: several lines, Markdown); the others in an input box.
+ */
 export async function askDecision(
   crTitle: string,
-  opts: { drafts?: number } = {},
+  opts: { drafts?: number; compose?: (decision: ReviewDecision, title: string) => Promise<string | undefined> } = {},
 ): Promise<{ decision: ReviewDecision; comment: string } | undefined> {
   const decision = await pickWithoutDefault(DECISION_PICKS, {
     title: `Review "${crTitle}"${opts.drafts ? ` (${opts.drafts} pending comment${opts.drafts === 1 ? '' : 's'})` : ''}`,
     placeholder: 'Your decision (choose one)',
   });
   if (!decision) return undefined;
+  if (decision.value === 'reject' && opts.compose) {
+    vscode.window.setStatusBarMessage('Write what must change, then save (Ctrl+S) to send the review.', 10_000);
+    const text = await opts.compose('reject', crTitle);
+    return text === undefined ? undefined : { decision: 'reject', comment: text };
+  }
   const comment = await vscode.window.showInputBox({
     title: `${DECISION_VIEW[decision.value].label}: "${crTitle}"`,
     prompt: decision.value === 'reject' ? 'What must change (Markdown, required)' : 'Comment (Markdown, optional)',
@@ -102,20 +113,37 @@ export async function askDecision(
 export function reviewHandlers(deps: ReviewCommandDeps) {
   const { cache, comments, changedObjects, userState, views, reporter, log } = deps;
 
-  /** Opens one change in the diff editor (baseline ↔ branch, or main now ↔ branch). */
+  /**
+   * Opens one change in the diff editor (baseline ↔ branch, or main now ↔ after the merge). A
+   * created or deleted object has only one side: it opens alone, titled with what happened (a
+   * diff against an empty side would show a deleted empty line).
+   */
   async function openDiff(
     changeRequestId: number,
     change: ChangeDiff,
     mode: 'change' | 'main' = 'change',
   ): Promise<void> {
-    const [left, right] = diffSides(mode);
-    await vscode.commands.executeCommand(
-      'vscode.diff',
-      changeUri(changeRequestId, left, change),
-      changeUri(changeRequestId, right, change),
-      diffTitle(change, mode),
-      { preview: true },
-    );
+    // Changed Objects (a container of its own) shows where this change is among the others.
+    if (!changedObjects.view.visible)
+      await vscode.commands.executeCommand(`workbench.view.extension.${REVIEW_CONTAINER}`);
+    const single = mode === 'change' ? singleSide(change) : null;
+    if (single) {
+      await vscode.commands.executeCommand(
+        'vscode.open',
+        changeUri(changeRequestId, single, change),
+        { preview: true },
+        diffTitle(change, mode),
+      );
+    } else {
+      const [left, right] = diffSides(mode);
+      await vscode.commands.executeCommand(
+        'vscode.diff',
+        changeUri(changeRequestId, left, change),
+        changeUri(changeRequestId, right, change),
+        diffTitle(change, mode),
+        { preview: true },
+      );
+    }
     changedObjects.show(changeRequestId);
     changedObjects.setCurrent(changeRequestId, change.id);
   }
@@ -160,6 +188,20 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
       return chosen?.id;
     }
     return deps.pick('review', placeHolder);
+  }
+
+  /** Marks the change of a Changed Objects row, or the active editor's, viewed or not. */
+  async function markViewed(arg: unknown, viewed: boolean): Promise<void> {
+    const node = arg as { kind?: string; change?: ChangeDiff } | undefined;
+    const target =
+      node?.kind === 'change' && node.change && changedObjects.changeRequestId !== undefined
+        ? { changeRequestId: changedObjects.changeRequestId, change: node.change }
+        : changedObjects.activeChange();
+    if (!target) {
+      void vscode.window.showInformationMessage('Open a changed object first: its editor is what is marked.');
+      return;
+    }
+    await changedObjects.setViewed(target.changeRequestId, target.change, viewed);
   }
 
   const handlers = {
@@ -250,6 +292,14 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
       else await openDiff(previous.changeRequestId, previous.change);
     },
 
+    'changeControl.markViewed': async (arg: unknown) => {
+      await markViewed(arg, true);
+    },
+
+    'changeControl.markNotViewed': async (arg: unknown) => {
+      await markViewed(arg, false);
+    },
+
     'changeControl.addComment': async (reply: unknown) => {
       if (isCommentReply(reply)) await comments.addComment(reply);
     },
@@ -286,7 +336,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
       const canReview = availability(cr, 'review');
       let decision: { decision: ReviewDecision; comment: string } | null | undefined;
       if (canReview.allowed) {
-        decision = await askDecision(title(cr), { drafts });
+        decision = await askDecision(title(cr), { drafts, compose: (d, t) => deps.reviewDrafts.compose(d, t) });
       } else if (drafts > 0) {
         const ok = await vscode.window.showWarningMessage(
           `You cannot review "${title(cr)}": ${canReview.reason}`,
@@ -408,6 +458,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
         c.createBranch({ name: name.trim(), description: description.trim() || undefined }),
       );
       log.info(`branch ${branch.name} created (id ${branch.id}, schema ${branch.schema_id})`);
+      views.branchesChanged();
       const choice = await vscode.window.showInformationMessage(
         `Branch "${branch.name}" created. Edit its objects in the Branch Objects view (saving writes into the branch), then open its change request.`,
         'Show Branch Objects',

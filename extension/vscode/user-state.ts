@@ -27,11 +27,15 @@ export class UserState extends DisposableBase {
     );
   }
 
-  /** The service (the bundled one is one service whatever its port) and the user, when connected. */
+  /** The service (the bundled one is one service whatever its port) and the user, when connected or offline after it. */
   private identity(): { service: string; userId: number } | null {
     const state = this.connection.state;
-    if (state.phase !== 'connected') return null;
-    return { service: state.bundled ? 'bundled' : state.serviceUrl, userId: state.user.id };
+    if (state.phase === 'connected')
+      return { service: state.bundled ? 'bundled' : state.serviceUrl, userId: state.user.id };
+    // Offline, drafts stay readable and writable: they are kept here until Submit Review.
+    if (state.phase === 'offline' && state.user && (state.bundled || state.serviceUrl))
+      return { service: state.bundled ? 'bundled' : state.serviceUrl!, userId: state.user.id };
+    return null;
   }
 
   pendingReviews(): PendingReviews {

@@ -38,6 +38,7 @@ export class ChangeControlViews extends DisposableBase {
   private checkList: MergeCheck[] = [];
   private checksError: ApiError | null = null;
   private checksGeneration = 0;
+  private wasEmpty = false;
 
   constructor(
     private readonly connection: Connection,
@@ -133,32 +134,58 @@ export class ChangeControlViews extends DisposableBase {
     this.checksTree.refresh();
   }
 
+  /** With no change request at all, whether there is a branch to open one for (else the welcome offers Create Branch). */
+  private async lookForBranches(empty: boolean): Promise<void> {
+    const client = this.connection.client;
+    let none = false;
+    if (empty && client) {
+      try {
+        none = !(await client.listBranches()).some((b) => b.status !== 'merged' && b.status !== 'archived');
+      } catch {
+        none = false;
+      }
+    }
+    await vscode.commands.executeCommand('setContext', CONTEXT_KEYS.noBranches, none);
+  }
+
+  /** Creating a branch ends "no branches" (the list of requests stays empty until one is opened). */
+  branchesChanged(): void {
+    this.wasEmpty = false;
+    this.update();
+  }
+
   private update(): void {
     const state = this.connection.state;
     const s = this.store.state;
     const connected = state.phase === 'connected';
     this.changeRequests.description = connectionDescription(state);
+    // Never a message while not connected: VS Code hides a view's welcome (and its buttons) under it.
     this.changeRequests.message =
-      state.phase === 'failed'
-        ? state.message
-        : connected && s.error
-          ? presentError('Loading change requests', s.error).message
-          : undefined;
+      connected && s.error && s.loaded ? presentError('Loading change requests', s.error).message : undefined;
     this.changeRequests.badge = reviewBadge(connected ? waitingForMe(s.lists).length : 0);
     this.myReviews.message =
-      connected && s.reviewsError ? presentError('Loading your reviews', s.reviewsError).message : undefined;
+      connected && s.reviewsError && s.loaded
+        ? presentError('Loading your reviews', s.reviewsError).message
+        : undefined;
     this.mergeQueue.message =
-      connected && s.queueError ? presentError('Loading the merge queue', s.queueError).message : undefined;
+      connected && s.queueError && s.loaded ? presentError('Loading the merge queue', s.queueError).message : undefined;
     this.mergeQueue.description = connected && s.queue.length ? String(s.queue.length) : undefined;
-    void vscode.commands.executeCommand(
-      'setContext',
-      CONTEXT_KEYS.empty,
-      connected && s.loaded && !s.error && isEmpty(s.lists),
-    );
+    this.myReviews.description = connected ? undefined : connectionDescription(state);
+    this.checks.description = !connected
+      ? connectionDescription(state)
+      : this.selected
+        ? this.selected.title || this.selected.branch_name
+        : undefined;
+    const empty = connected && s.loaded && !s.error && isEmpty(s.lists);
+    void vscode.commands.executeCommand('setContext', CONTEXT_KEYS.empty, empty);
+    if (empty !== this.wasEmpty) {
+      this.wasEmpty = empty;
+      void this.lookForBranches(empty);
+    }
     if (!connected) {
-      this.selected = undefined;
+      // Offline, the selection is kept: what was shown comes back once the service answers.
+      if (state.phase !== 'offline') this.selected = undefined;
       this.checkList = [];
-      this.checks.description = undefined;
       this.checks.message = undefined;
     } else if (this.selected) {
       const fresh = this.store.byId(this.selected.id);

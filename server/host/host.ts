@@ -1,13 +1,12 @@
-import { databaseKind, type HostDb, type Migration } from './db/database';
+import type { HostDb, Migration } from './db/database';
 import type { Clock } from './core/clock';
 import type { Config } from './core/config';
 import type { BackgroundTask, HostServices, MainWriteGuard } from './core/context';
 import { BranchHooks, MergeValidators } from './core/hooks';
 import type { Logger } from './core/logger';
-import { ReadMemo } from './core/read-memo';
+import { ReadMemo } from './cache/read-memo';
 import { SearchRegistry } from './core/search';
 import { CredentialThrottle } from './core/throttle';
-import { WriteTurns } from './core/write-turns';
 import type { VersionRange } from './core/version';
 import { EventBus } from './events/bus';
 import { TokenAuthenticator } from './http/auth';
@@ -54,7 +53,7 @@ export interface HostDeps {
 }
 
 export function createHost(deps: HostDeps): Host {
-  const readMemo = new ReadMemo({ maxBytes: deps.config.host.read_cache_mb * 1024 * 1024 }, deps.db);
+  const readMemo = new ReadMemo(deps.config.host.read_cache_entries, deps.db);
   const host: Host = {
     ...deps,
     routes: new RouteRegistry(),
@@ -64,6 +63,7 @@ export function createHost(deps: HostDeps): Host {
     branchHooks: new BranchHooks(),
     mergeValidators: new MergeValidators(),
     mainWriteGuards: [],
+    userDeletionGuards: [],
     search: new SearchRegistry(),
     relatedVisibility: new RelatedVisibility(),
     plugins: new Map(),
@@ -71,8 +71,6 @@ export function createHost(deps: HostDeps): Host {
     readMemo,
     branchState: new BranchStateKeepers(),
     credentialThrottle: new CredentialThrottle(deps.clock),
-    // One transaction writing, the next waiting for the lock with its first statement sent.
-    writeTurns: databaseKind(deps.db) === 'postgres' ? new WriteTurns(2) : null,
     get auth(): TokenAuthenticator {
       return auth;
     },

@@ -27,6 +27,7 @@ function cruise(extra: string[] = []): { violations: Violation[]; modules: numbe
       '--output-type',
       'json',
       'contract',
+      'launch',
       'server',
       'extension',
       'webview',

@@ -802,7 +802,13 @@ export class VSCode {
         why = `the palette did not open (${await this.describeQuickInput()})`;
         continue;
       }
-      await input.fill(query);
+      try {
+        await input.fill(query, { timeout: patience });
+      } catch (e) {
+        // Something took focus from the palette as it opened (it closes then): open it again.
+        why = `the palette closed before the command was typed (${(e as Error).message.split('\n')[0]})`;
+        continue;
+      }
       // The palette lists the commands known when it opens: just after a reload, the commands of
       // view containers may come a moment later, so a palette that lacks the row is opened again.
       if (
@@ -1194,7 +1200,21 @@ export class VSCode {
         .first();
       await item.waitFor({ state: 'visible' });
       const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
-      if (!checked) await item.click();
+      // After a reload the side bar may come back hidden with its container still the checked one.
+      const shown = await this.page.locator('.part.sidebar').isVisible();
+      if (!checked || !shown) {
+        // A hover left over the activity bar can take the click: move the pointer off first, and
+        // fall back to the container's own palette command.
+        await this.movePointerAway();
+        try {
+          await item.click({ timeout: 5_000 });
+        } catch (e) {
+          this.log(
+            `  activity ${title}: the click did not land (${(e as Error).message.split('\n')[0]}); View: Show ${title}`,
+          );
+          await this.runOwnCommand(`View: Show ${title}`);
+        }
+      }
       await this.page.locator('.part.sidebar').waitFor({ state: 'visible' });
     });
   }

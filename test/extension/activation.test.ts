@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CHANGE_REQUEST_PANEL, COMMANDS, COMMENT_CONTROLLER, VIEWS } from '../../extension/core/commands';
 import { DOCUMENT_SCHEME } from '../../extension/core/change-documents';
+import { REVIEW_SCHEME } from '../../extension/core/review-draft';
 import { activateInFreshNode, buildExtensionBundle, type ProbeResult } from '../support/activation';
 
 /** What VS Code loads: the minified bundle, within this budget (without its source map). */
@@ -44,7 +45,7 @@ describe('extension: activation of the built bundle (fake vscode, plain Node)', 
         .sort(),
     );
     assert.deepEqual(result.commentControllers, [COMMENT_CONTROLLER]);
-    assert.deepEqual(result.fileSystemProviders, [DOCUMENT_SCHEME]);
+    assert.deepEqual(result.fileSystemProviders, [DOCUMENT_SCHEME, REVIEW_SCHEME]);
     assert.deepEqual(result.webviewSerializers, [CHANGE_REQUEST_PANEL]);
   });
 

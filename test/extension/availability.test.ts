@@ -7,7 +7,7 @@ import {
   mergeBlockedReason,
   whenActionAllowed,
 } from '../../extension/core/availability';
-import { branchPicks, changeRequestPicks, withLiveMergeState } from '../../extension/core/pick-items';
+import { branchPicks, changeRequestPicks, whyNoneAllowed, withLiveMergeState } from '../../extension/core/pick-items';
 import { actions, makeChangeRequest } from './fixtures';
 
 describe("extension: command availability from the service's actions", () => {
@@ -107,6 +107,40 @@ describe("extension: command availability from the service's actions", () => {
     assert.equal(merge[1].detail, '$(circle-slash) Blocked: Check "ci" is pending.');
     assert.equal(changeRequestPicks([a, b, c, d]).length, 4);
     assert.equal(merge[0].label, '$(pass) B');
+  });
+
+  it("says why no change request allows an action: the service's reason of each open request, in the message when there is one", () => {
+    const draft = makeChangeRequest({
+      id: 1,
+      title: 'Move sw1',
+      status: 'draft',
+      actions: actions([], { review: 'A draft cannot be reviewed.' }),
+    });
+    const mine = makeChangeRequest({
+      id: 2,
+      title: 'Add VLAN 20',
+      status: 'needs-review',
+      priority: 'high',
+      actions: actions([], { review: 'You cannot review your own change request.' }),
+    });
+    const closed = makeChangeRequest({ id: 3, status: 'completed' });
+    const two = whyNoneAllowed([draft, mine, closed], 'review', 'Review');
+    assert.equal(two.message, 'No change request allows Review for you now. Why, for each open change request:');
+    assert.deepEqual(
+      two.rows.map((r) => [r.value.id, r.detail]),
+      [
+        [2, '$(circle-slash) You cannot review your own change request.'],
+        [1, '$(circle-slash) A draft cannot be reviewed.'],
+      ],
+    );
+    assert.equal(
+      whyNoneAllowed([draft], 'review', 'Review').message,
+      'No change request allows Review for you now. "Move sw1": A draft cannot be reviewed.',
+    );
+    assert.equal(
+      whyNoneAllowed([closed], 'merge', 'Merge Branch').message,
+      'No change request allows Merge Branch for you now: there is no open change request.',
+    );
   });
 
   it('reads the live merge state of the blocked candidates of Merge (bounded), keeping the list copy on failure', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS } from '../../launch/service-launch';
 import { ApiClient } from '../../extension/core/api-client';
 import {
   checkNodeVersion,

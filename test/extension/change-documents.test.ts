@@ -27,10 +27,15 @@ const DEVICE = {
 };
 
 describe('extension: changed objects as documents', () => {
-  it('names each side of a change by request, object type and id (one path for both sides, the side in the query), and reads it back', () => {
+  it('names each side of a change as people read it (request, object type, object name: the path tabs, breadcrumbs and the Comments panel show), its id and side in the query, and reads it back', () => {
     const change = makeChange({ id: 11, object_type: 'dcim.device', object_id: 5, object_repr: 'sw1/core: "A"' });
     const modified = changeDocument(7, 'modified', change);
-    assert.deepEqual(modified, { path: '/7/dcim.device/5/sw1_core_ _A_.yaml', query: 'side=modified' });
+    assert.deepEqual(modified, {
+      path: '/Change request #7/dcim.device/sw1_core_ _A_.yaml',
+      query: 'id=5&side=modified',
+    });
+    const eth0 = makeChange({ id: 12, object_type: 'dcim.interface', object_id: 9, object_repr: 'sw1 · eth0' });
+    assert.equal(changeDocument(7, 'modified', eth0).path, '/Change request #7/dcim.interface/sw1 · eth0.yaml');
     assert.equal(
       changeDocument(7, 'original', change).path,
       modified.path,
@@ -45,6 +50,10 @@ describe('extension: changed objects as documents', () => {
       label: 'sw1_core_ _A_',
     });
     assert.equal(parseDocumentAddress(changeDocument(7, 'current', change))?.kind, 'change');
+    assert.deepEqual(descriptionDocument(7, 'Move sw1'), {
+      path: '/Change request #7/Move sw1.md',
+      query: 'doc=description',
+    });
     assert.deepEqual(parseDocumentAddress(descriptionDocument(7, 'Move sw1')), {
       kind: 'description',
       changeRequestId: 7,
@@ -53,21 +62,25 @@ describe('extension: changed objects as documents', () => {
   });
 
   it('refuses addresses that name nothing it serves', () => {
-    const ok = '/7/dcim.device/5/a.yaml';
+    const ok = '/Change request #7/dcim.device/a.yaml';
     const bad: [string, string][] = [
       ['', ''],
       ['/', ''],
       [ok, ''],
-      [ok, 'side=elsewhere'],
-      [ok, 'side=original&x=1'],
-      ['/x/dcim.device/5/a.yaml', 'side=original'],
-      ['/7/Device/5/a.yaml', 'side=original'],
-      ['/7/dcim.device/0/a.yaml', 'side=original'],
-      ['/7/dcim.device/5/a.txt', 'side=original'],
-      ['/7/dcim.device/5', 'side=original'],
-      ['/7/description/x.txt', ''],
-      ['/7/description/x.md', 'side=original'],
-      ['7/dcim.device/5/a.yaml', 'side=original'],
+      [ok, 'id=5&side=elsewhere'],
+      [ok, 'id=5&side=original&x=1'],
+      [ok, 'id=0&side=original'],
+      [ok, 'side=original'],
+      ['/Change request #x/dcim.device/a.yaml', 'id=5&side=original'],
+      ['/7/dcim.device/a.yaml', 'id=5&side=original'],
+      ['/Change request #7/Device/a.yaml', 'id=5&side=original'],
+      ['/Change request #7/dcim.device/a.txt', 'id=5&side=original'],
+      ['/Change request #7/dcim.device', 'id=5&side=original'],
+      ['/Change request #7/x.txt', 'doc=description'],
+      ['/Change request #7/x.md', 'id=5&side=original'],
+      ['/Change request #7/d/x.md', 'doc=description'],
+      ['Change request #7/dcim.device/a.yaml', 'id=5&side=original'],
+      ['/branches/3/dcim.device/a.yaml', 'id=5&side=original'],
     ];
     for (const [path, query] of bad) assert.equal(parseDocumentAddress({ path, query }), null, `${path}?${query}`);
   });
@@ -182,6 +195,6 @@ describe('extension: changed objects as documents', () => {
       'sw1 (Modified, conflicts with main)',
     );
     assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw2', action: 'create' })), 'sw2 (Created)');
-    assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' }), 'main'), 'sw1 (main now ↔ branch)');
+    assert.equal(diffTitle(makeChange({ id: 1, object_repr: 'sw1' }), 'main'), 'sw1 (main now ↔ after the merge)');
   });
 });

@@ -9,7 +9,7 @@ import {
   groupChanges,
   orphanThreadsItem,
   treeOrder,
-  unviewedBadge,
+  changedObjectsDescription,
 } from '../../extension/core/changed-objects';
 import {
   changeDigest,
@@ -131,7 +131,7 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.deepEqual(item.checkbox, { checked: true, tooltip: 'Viewed (clears itself when the change changes)' });
     assert.deepEqual(item.command, { id: 'changeControl.openChangeDiff', title: 'Open Change', args: [7, 3] });
     assert.equal(item.contextValue, 'changedObject;conflict;viewed;');
-    assert.deepEqual(item.resource, { path: '/7/dcim.device/5/sw1.yaml', query: 'side=modified' });
+    assert.deepEqual(item.resource, { path: '/Change request #7/dcim.device/sw1.yaml', query: 'id=5&side=modified' });
     assert.deepEqual(item.icon, { id: 'warning', color: 'gitDecoration.conflictingResourceForeground' });
     assert.match(item.tooltip!, /Conflicts with main on: rack/);
     assert.match(item.tooltip!, /Changed 30 minutes ago \(/);
@@ -142,7 +142,7 @@ describe('extension: Changed Objects and viewed marks', () => {
     assert.equal(eth0.contextValue, 'changedObject;');
     assert.deepEqual(
       eth0.resource,
-      { path: '/7/dcim.interface/3/eth0.yaml', query: 'side=original' },
+      { path: '/Change request #7/dcim.interface/eth0.yaml', query: 'id=3&side=original' },
       'a delete shows its baseline',
     );
   });
@@ -177,7 +177,11 @@ describe('extension: Changed Objects and viewed marks', () => {
       title: 'Open Change Request',
       args: [7],
     });
-    assert.equal(unviewedBadge(0, 0), undefined);
-    assert.deepEqual(unviewedBadge(4, 1), { value: 3, tooltip: '3 of 4 changes not viewed yet' });
+  });
+
+  it('says how far the review went in its description, not in a badge (the activity badge counts only the reviews waiting for the user)', () => {
+    assert.equal(changedObjectsDescription(undefined, 0, 0), undefined);
+    assert.equal(changedObjectsDescription({ title: 'Move sw1', branch_name: 'b' }, 4, 1), 'Move sw1 · 1 of 4 viewed');
+    assert.equal(changedObjectsDescription({ title: '', branch_name: 'move-sw1' }, 0, 0), 'move-sw1');
   });
 });

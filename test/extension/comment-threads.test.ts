@@ -43,6 +43,23 @@ describe('extension: comment threads in the gutter', () => {
     );
   });
 
+  it('marks an edited comment "(edited)" beside its author, as the review page does', () => {
+    const root = makeComment({
+      id: 1,
+      change_diff: 11,
+      attribute: 'rack',
+      author: ALICE,
+      text: 'Why R2? (typo fixed)',
+      edited: true,
+    });
+    const reply = makeComment({ id: 2, change_diff: 11, parent: 1, attribute: 'rack', author: BOB, text: 'Room.' });
+    const [t] = buildThreads({ comments: [root, reply], drafts: [], changes: [sw1], me: ME });
+    assert.deepEqual(
+      t.comments.map((c) => c.label),
+      ['(edited)', undefined],
+    );
+  });
+
   it('places a thread without attribute on the first line, a nested one on its key, and one only the baseline has on the baseline', () => {
     const threads = buildThreads({
       comments: [

@@ -16,6 +16,7 @@ import {
   type Review,
 } from '../../contract/api/change-control';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
+import { currentUser, type CurrentUser } from '../../contract/api/host';
 
 export const ALICE = { id: 2, username: 'alice', display: 'Alice' };
 export const BOB = { id: 3, username: 'bob', display: 'Bob' };
@@ -218,4 +219,21 @@ export function makeSnapshot(over: Partial<ChangeRequestSnapshot> = {}): ChangeR
     loadedAt: '2026-11-01T11:00:00.000Z',
     ...over,
   };
+}
+
+/** The signed-in user as `users/me/` answers. */
+export function makeUser(over: Partial<CurrentUser> & { id: number; username: string }): CurrentUser {
+  return currentUser.parse({
+    url: `http://127.0.0.1:8000/api/users/users/${over.id}/`,
+    display: over.username,
+    created: '2026-11-01T09:00:00Z',
+    last_updated: '2026-11-01T09:00:00Z',
+    first_name: '',
+    last_name: '',
+    email: '',
+    is_superuser: false,
+    is_active: true,
+    groups: [],
+    ...over,
+  });
 }

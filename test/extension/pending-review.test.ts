@@ -14,6 +14,8 @@ import {
   readPendingReviews,
   removeDraft,
   startReview,
+  isReviewing,
+  pendingStatus,
   type PendingReview,
   type PendingReviews,
   type PostingClient,
@@ -136,6 +138,28 @@ describe('extension: the pending review', () => {
       ['k-reply'],
     );
     assert.deepEqual(discardReview(all, CR), {});
+  });
+
+  it("after Start Review, a new thread's primary button adds to the pending review: for the active editor's request, or any when the active editor shows none", () => {
+    const all = startReview({}, CR, NOW);
+    assert.equal(isReviewing(all, CR), true);
+    assert.equal(isReviewing(all, CR + 1), false, "another request's documents: its comments post at once");
+    assert.equal(isReviewing(all, undefined), true, 'the multi-diff editor or no editor: the review under way');
+    assert.equal(isReviewing({}, undefined), false);
+  });
+
+  it("shows the pending count outside Submit Review: the active request's, the only one, or the sum over several", () => {
+    const one = reviewWithDrafts();
+    assert.deepEqual(pendingStatus(one, undefined), {
+      text: '$(comment-draft) 3 pending',
+      tooltip: `Your pending review of change request #${CR}: 3 comments visible only to you until Submit Review (click to submit).`,
+      changeRequestId: CR,
+    });
+    const two = startReview(one, CR + 1, NOW);
+    assert.equal(pendingStatus(two, CR + 1)!.text, '$(comment-draft) 0 pending');
+    assert.equal(pendingStatus(two, undefined)!.changeRequestId, null);
+    assert.match(pendingStatus(two, undefined)!.tooltip, /on 2 change requests \(3 comments\)/);
+    assert.equal(pendingStatus({}, CR), null);
   });
 
   it('reads what storage holds, dropping what is malformed, and keys it per service and user', () => {

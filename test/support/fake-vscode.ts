@@ -270,6 +270,7 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
         return disposable();
       },
       registerFileDecorationProvider: disposable,
+      tabGroups: { all: [], onDidChangeTabs: noEvent, close: () => Promise.resolve(true) },
       onDidChangeActiveTextEditor: noEvent,
       onDidChangeVisibleTextEditors: noEvent,
       showInformationMessage: () => Promise.resolve(undefined),
@@ -284,6 +285,7 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
       onDidChangeConfiguration: noEvent,
       onDidOpenTextDocument: noEvent,
       onDidCloseTextDocument: noEvent,
+      onDidSaveTextDocument: noEvent,
       registerFileSystemProvider: (scheme: string) => {
         record.fileSystemProviders.push(scheme);
         return disposable();

@@ -32,6 +32,10 @@ export interface TestService {
   as(token: string): ApiClient;
   /** A client sending no token. */
   anonymous: ApiClient;
+  /** Stops answering as a stopped service does (every connection closed); its port stays for resume(). */
+  pause(): Promise<void>;
+  /** Answers again on the same port. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -314,6 +318,18 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     admin: new ApiClient(url, ADMIN_TOKEN),
     anonymous: new ApiClient(url, null),
     as: (token) => new ApiClient(url, token),
+    pause: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    resume: () =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(Number(new URL(url).port), '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

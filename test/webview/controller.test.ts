@@ -157,6 +157,40 @@ describe('webview: the panel controller', () => {
     assert.deepEqual(t.posted.at(-1), { type: 'refresh' });
   });
 
+  it('offline, says why at the top, shows what would post as disabled with the reason, refuses to post and keeps the text; back online, posts again', () => {
+    const reason =
+      'Offline: the Change Control service does not answer (ECONNREFUSED). Reconnecting by itself; what you typed is kept.';
+    const cr = makeChangeRequest({
+      id: 1,
+      status: 'needs-review',
+      actions: actions(['review', 'comment', 'return_to_draft']),
+    });
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ changeRequest: cr }) });
+    assert.equal(t.$('#offline-banner').hasAttribute('hidden'), true);
+    t.controller.receive({ type: 'connection', blocked: reason });
+    assert.equal(t.$('#offline-banner').textContent, reason);
+    assert.equal(t.$('#offline-banner').hasAttribute('hidden'), false);
+    assert.equal(t.$('#action-return_to_draft').getAttribute('aria-disabled'), 'true');
+    assert.equal(t.$('#action-return_to_draft').title, reason);
+    t.$('#action-return_to_draft').click();
+    t.$('#decision-approve').click();
+    t.type('#ta-review', 'Looks right');
+    assert.equal(t.$('#send-review').getAttribute('aria-disabled'), 'true');
+    t.$('#send-review').click();
+    assert.deepEqual(t.posted, [], 'nothing posted while offline');
+    assert.equal(t.$('#ta-review-error').textContent, reason);
+    assert.equal(t.$<HTMLTextAreaElement>('#ta-review').value, 'Looks right');
+
+    t.controller.receive({ type: 'connection', blocked: null });
+    assert.equal(t.$('#offline-banner').hasAttribute('hidden'), true);
+    assert.equal(t.$('#action-return_to_draft').hasAttribute('aria-disabled'), false);
+    t.$('#send-review').click();
+    assert.deepEqual(t.posted, [
+      { type: 'submitReview', opId: 'op-1', decision: 'approve', comment: 'Looks right', reviewId: null },
+    ]);
+  });
+
   it('asks the host to delete and to resolve', () => {
     const t = setup();
     t.controller.receive({

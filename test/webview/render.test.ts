@@ -613,7 +613,21 @@ describe('webview: rendering the change request', () => {
     assert.match(text(root.querySelector('#timeline #review-1')), /Bob requested changes stale .*Use VLAN 20/);
   });
 
-  it("disables the review form with the service's reason when the caller may not review", () => {
+  it("leads the author's own page with their next step, not a review form they cannot use", () => {
+    const cr = makeChangeRequest({
+      id: 1,
+      requester: ALICE,
+      status: 'approved',
+      ready_to_merge: true,
+      actions: actions(['merge'], { review: 'You cannot review your own change request.' }),
+    });
+    const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));
+    assert.equal(root.querySelector('#review-form'), null);
+    assert.equal(text(root.querySelector('#decision h2')), 'Your change request');
+    assert.match(text(root.querySelector('#author-next')), /^Approved, and nothing blocks the merge: merge it/);
+  });
+
+  it("disables the review form with the service's reason when the caller may not review (and is not the author)", () => {
     const cr = makeChangeRequest({
       id: 1,
       actions: actions([], { review: 'You cannot review your own change request.' }),

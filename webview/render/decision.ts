@@ -18,11 +18,40 @@ export function advisoryOnly(snap: Pick<ChangeRequestSnapshot, 'evaluation' | 'm
   return named.map((p) => p.name);
 }
 
+/** What the author of a request does next, by its state: their page leads with that, not a review form they cannot use. */
+export function authorNextStep(cr: ChangeRequestSnapshot['changeRequest']): string {
+  switch (cr.status) {
+    case 'draft':
+      return 'It is a draft: when its changes are ready, submit it for review (Submit for Review, above).';
+    case 'needs-review':
+      return 'Waiting for reviews: the approvals below say who may approve it and how many are still needed. Reply to their comments on the changes.';
+    case 'rejected':
+      return 'Changes were requested: the reviews in the timeline say what. Change the branch; its reviewers are asked again.';
+    case 'approved':
+      return cr.ready_to_merge
+        ? 'Approved, and nothing blocks the merge: merge it (Merge Branch, above).'
+        : 'Approved: the merge gate above says what still blocks the merge.';
+    case 'completed':
+      return 'Merged into main.';
+    case 'abandoned':
+      return 'Abandoned: reopen it to work on it again.';
+  }
+}
+
 export function renderDecision(doc: Document, snap: ChangeRequestSnapshot, state: ViewState, now: number): HTMLElement {
   const review = snap.changeRequest.actions.review;
   const trial = advisoryOnly(snap);
   const mine = snap.reviews.find((r) => r.reviewer.id === snap.me.id);
   const allowed = review?.allowed === true;
+  // The author's own page: their next step, not a disabled review form (the form is for reviewers).
+  if (!allowed && snap.changeRequest.requester?.id === snap.me.id)
+    return h(
+      doc,
+      'section',
+      { id: 'decision', 'aria-labelledby': 'author-next-title' },
+      h(doc, 'h2', { id: 'author-next-title' }, 'Your change request'),
+      h(doc, 'p', { id: 'author-next' }, authorNextStep(snap.changeRequest)),
+    );
   const pending = isPending(state, REVIEW_KEY);
   const decision = state.reviewDecision;
   const sendLabel =

@@ -15,8 +15,7 @@ export interface CommitSignal {
   notify(): void;
   /**
    * Called inside the transaction that writes new rows, instead of `notify` after it: the signal
-   * goes out when the transaction commits, and not at all when it does not (on PostgreSQL,
-   * `NOTIFY` sent with the commit itself, not a round trip of its own after it).
+   * goes out once the transaction has committed, and not at all when it does not.
    */
   notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void>;
   /**

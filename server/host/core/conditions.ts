@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 /**
  * Condition sets (contract 4.2), shared by event rules and change-control policies:
  * a leaf `{attr, op, value, negate}` or `{and: [...]}` / `{or: [...]}`, nested freely.
@@ -118,20 +119,21 @@ export function evaluateConditions(set: ConditionSet, data: Record<string, unkno
 
 export const MAX_REGEX_LENGTH = 500;
 
-// Conditions run on every write and read of a request: their expressions go to V8's
-// linear-time engine (the `l` flag), so no input can make one backtrack for exponential time.
-// The engine is switched on at start-up (`enableLinearRegExps`, called by `createApp`).
+/** A condition's expression compiled for a linear-time engine: matching takes time linear in the input. */
+export interface LinearPattern {
+  test(input: string): boolean;
+}
 
-const compiledExpressions = new Map<string, RegExp | null>();
+// Conditions run on every write and read of a request: their expressions are matched by RE2's
+// algorithm (re2js, in plain JavaScript), so no input can make one backtrack for exponential time.
+const compiledExpressions = new Map<string, LinearPattern | null>();
 
 /** A condition's expression compiled for the linear-time engine, or null when it cannot be. */
-export function conditionRegExp(expression: string): RegExp | null {
+export function conditionRegExp(expression: string): LinearPattern | null {
   let re = compiledExpressions.get(expression);
   if (re === undefined) {
     try {
-      // The `l` flag (V8's linear-time engine) is not in ESLint's list of flags.
-      // eslint-disable-next-line no-invalid-regexp
-      re = expression.length > MAX_REGEX_LENGTH ? null : new RegExp(expression, 'l');
+      re = expression.length > MAX_REGEX_LENGTH ? null : RE2JS.compile(expression);
     } catch {
       re = null;
     }
@@ -150,7 +152,7 @@ export function regexProblem(expression: string): string | null {
     return 'is not a valid regular expression';
   }
   if (!conditionRegExp(expression)) {
-    return 'cannot be matched in linear time: backreferences and lookaround (\\1, (?=...), (?<=...)) are not supported';
+    return 'cannot be matched in linear time: backreferences, lookaround (\\1, (?=...), (?<=...)) and repeat counts over 1000 are not supported';
   }
   return null;
 }

@@ -21,8 +21,8 @@ export const configSchema = z.strictObject({
     .strictObject({
       changelog_retention_days: z.number().int().min(1).default(90),
       object_types: z.literal('default').default('default'),
-      /** The memory the read memo's answers may hold, in MiB (estimated; 0 keeps no answers). */
-      read_cache_mb: z.number().int().min(0).default(16),
+      /** How many answers the read memo keeps between writes (0 keeps none). */
+      read_cache_entries: z.number().int().min(0).default(256),
       /**
        * The host names the service answers to (NetBox's ALLOWED_HOSTS): names, addresses,
        * `.domain` (and its subdomains) or `*`; the address it listens on is added. Another Host is 400.

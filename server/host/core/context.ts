@@ -1,25 +1,16 @@
 import type { HostDb, Queryable } from '../db/database';
-import {
-  bumpDataVersion,
-  countingWrites,
-  versionsBeingCommitted,
-  writesThrough,
-  writtenTables,
-  type DataVersions,
-} from '../db/data-version';
-import { retryingStalePlan } from '../db/pg-client';
+import { bumpDataVersion, countingWrites, writesThrough, writtenTables } from '../db/data-version';
 import type { EventBus } from '../events/bus';
 import type { BranchStateKeepers } from '../objects/branch-state-keepers';
 import type { ObjectTypeRegistry } from '../objects/object-types';
 import type { PermissionService } from '../users/object-permissions';
 import type { BranchHooks, MergeValidators } from './hooks';
 import type { AuthUser, BranchRef } from './identity';
-import { UncheckedReadsStale, type ReadMemo, type UncheckedReads } from './read-memo';
+import type { ReadMemo } from '../cache/read-memo';
 import type { CoreServices, Scope } from './scope';
 import type { SearchRegistry } from './search';
 import type { RelatedVisibility } from '../objects/related-visibility';
 import type { CredentialThrottle } from './throttle';
-import type { WriteTurns } from './write-turns';
 
 export type { AuthUser, BranchRef } from './identity';
 
@@ -28,6 +19,8 @@ export type { AuthUser, BranchRef } from './identity';
  * Returns null to allow, or the reason the write is refused (answered as 400 with `detail`).
  */
 export type MainWriteGuard = (ctx: Ctx, objectType: string) => Promise<string | null>;
+/** Says why a user may not be deleted (records that name them must stay), or null. */
+export type UserDeletionGuard = (ctx: Ctx, userId: number) => Promise<string | null>;
 
 /** Background work a plugin runs while the service is up (timers, sweeps). */
 export interface BackgroundTask {
@@ -45,6 +38,8 @@ export interface HostServices extends CoreServices {
   readonly mergeValidators: MergeValidators<Ctx>;
   /** Guards of direct writes on main (`protect_main`); merges are not direct writes. */
   readonly mainWriteGuards: MainWriteGuard[];
+  /** Guards of deleting a user (a plugin's records of what the user did). */
+  readonly userDeletionGuards: UserDeletionGuard[];
   readonly search: SearchRegistry<Ctx>;
   /** What the changelog and notifications show of plugins' object types (`objects/related-visibility.ts`). */
   readonly relatedVisibility: RelatedVisibility<Ctx>;
@@ -57,8 +52,6 @@ export interface HostServices extends CoreServices {
   readonly readMemo: ReadMemo;
   /** Per-branch state kept current by every write of a branch's changes (`objects/branch-state.ts`). */
   readonly branchState: BranchStateKeepers<Ctx>;
-  /** Turns to write (`write-turns.ts`): on PostgreSQL; none on SQLite, whose writer is in the process. */
-  readonly writeTurns: WriteTurns | null;
 }
 
 /**
@@ -183,79 +176,35 @@ export function deriveCtx(ctx: Ctx, changes: Partial<Pick<CtxInit, 'user' | 'bra
  * in order, each failure logged and not rethrown. Inside a transaction already, it simply
  * runs `work` in it. A transaction that wrote anything moves the data version before it
  * commits (`db/data-version.ts`): that is what tells every cache, in this process or another,
- * that its answers may be stale. With `unchecked`, the answers served before it without reading
- * the versions (`UncheckedReads`) are confirmed inside it, before it commits (or when its work
- * failed, before the failure is told): when one is stale it rolls back with `UncheckedReadsStale`.
- * Answers the transaction computed for readers (`ReadMemo.keepAtCommit`) are handed to the read
- * memo once it has committed, with the versions it committed (read through it after that bump;
- * on SQLite only). Where the host has turns to write (PostgreSQL), the transaction begins in its
- * turn, which ends when its work is done (`write-turns.ts`).
+ * that its answers may be stale. Answers it computed for readers (`ReadMemo.keepAtCommit`) are
+ * handed to the read memo once it has committed.
  */
-export async function inTransaction<T>(
-  ctx: Ctx,
-  work: (tx: Ctx) => Promise<T>,
-  unchecked?: UncheckedReads,
-): Promise<T> {
+export async function inTransaction<T>(ctx: Ctx, work: (tx: Ctx) => Promise<T>): Promise<T> {
   if (ctx.inTransaction) return work(ctx);
-  // The turn ends when the work is done (the COMMIT is what is left), or when it failed.
-  const endTurn = ctx.host.writeTurns ? await ctx.host.writeTurns.take() : undefined;
-  try {
-    return await transactionOf(ctx, work, unchecked, endTurn);
-  } finally {
-    endTurn?.();
-  }
-}
-
-async function transactionOf<T>(
-  ctx: Ctx,
-  work: (tx: Ctx) => Promise<T>,
-  unchecked: UncheckedReads | undefined,
-  endTurn: (() => void) | undefined,
-): Promise<T> {
-  let tasks: Array<() => Promise<void> | void> = [];
-  // What the transaction asked the read memo to keep for readers, and the versions it commits.
-  let keeping: { trx: Queryable; versions: DataVersions } | undefined;
-  const attempt = () =>
-    ctx.host.db.transaction().execute(async (trx) => {
-      tasks = [];
-      keeping = undefined;
-      const init: CtxInit = {
-        host: ctx.host,
-        user: ctx.user,
-        requestId: ctx.requestId,
-        baseUrl: ctx.baseUrl,
-        branch: ctx.branch,
-      };
-      const counted = countingWrites(trx);
-      const tx = new RequestCtx(init, counted, true, tasks);
-      let value: T;
-      try {
-        value = await work(tx);
-        await runPending(tx);
-      } catch (err) {
-        endTurn?.();
-        // Decided on an identity that may be stale: the request runs again, checked.
-        if (unchecked && !(await ctx.host.readMemo.confirm(tx, unchecked).catch(() => false)))
-          throw new UncheckedReadsStale();
-        throw err;
-      }
-      // What was served before the transaction unchecked stands under the write lock, or nothing is written.
-      if (unchecked && !(await ctx.host.readMemo.confirm(tx, unchecked))) throw new UncheckedReadsStale();
-      // Last, so that the one row is held for the shortest time (several instances write it).
-      if (writesThrough(counted) > 0) {
-        await bumpDataVersion(counted, writtenTables(counted));
-        if (ctx.host.readMemo.keepsAtCommit(counted)) {
-          const versions = await versionsBeingCommitted(ctx.host.db, counted);
-          if (versions) keeping = { trx: counted, versions };
-        }
-      }
-      endTurn?.();
-      return value;
-    });
-  // A prepared statement that another instance's schema change made stale ended the
-  // transaction (PostgreSQL; nothing was written): once more, on statements prepared afresh.
-  const result = await retryingStalePlan(attempt);
-  if (keeping) ctx.host.readMemo.keepCommitted(keeping.trx, keeping.versions);
+  const tasks: Array<() => Promise<void> | void> = [];
+  let written: { trx: object; tables: string[] | null } | undefined;
+  const result = await ctx.host.db.transaction().execute(async (trx) => {
+    const init: CtxInit = {
+      host: ctx.host,
+      user: ctx.user,
+      requestId: ctx.requestId,
+      baseUrl: ctx.baseUrl,
+      branch: ctx.branch,
+    };
+    const counted = countingWrites(trx);
+    const tx = new RequestCtx(init, counted, true, tasks);
+    const value = await work(tx);
+    await runPending(tx);
+    // Last, so that the rows are held for the shortest time (several instances write them).
+    if (writesThrough(counted) > 0) {
+      const tables = writtenTables(counted);
+      await bumpDataVersion(counted, tables);
+      written = { trx: counted, tables };
+    }
+    return value;
+  });
+  // What the transaction computed for the readers (`ReadMemo.keepAtCommit`) is theirs now.
+  if (written) await ctx.host.readMemo.keepCommitted(written.trx, written.tables);
   for (const task of tasks) {
     try {
       await task();

@@ -41,7 +41,7 @@ parentPort.on('message', ({ password, salt, length }) => {
 /** Hashing threads not at work (at most HASHING_SLOTS exist: the slots bound them). They never keep the process alive. */
 const idleHashers: Worker[] = [];
 
-/** Hashing threads idle this long end (each holds a JavaScript engine of its own, about 10 MB). */
+/** Hashing threads idle this long end (each holds a JavaScript engine of its own). */
 const HASHER_IDLE_MS = 10_000;
 let retiring: NodeJS.Timeout | undefined;
 

@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import { databaseKind, type HostDb } from './database';
-import { retryingStalePlan } from './pg-client';
 
 /**
  * Backups of the service's data, the same file for both databases: JSON lines, a header (the
@@ -72,8 +71,7 @@ async function appliedMigrations(db: HostDb): Promise<string[]> {
 
 /** Writes every table of the database to `file`; returns the number of rows written. */
 export async function backupDatabase(db: HostDb, file: string): Promise<number> {
-  // Written afresh when a statement made stale by another instance's schema change ended the transaction.
-  return retryingStalePlan(() => backupOnce(db, file));
+  return backupOnce(db, file);
 }
 
 async function backupOnce(db: HostDb, file: string): Promise<number> {
@@ -139,38 +137,36 @@ export async function restoreDatabase(db: HostDb, file: string): Promise<number>
   if (unknown.length > 0) throw new BackupError(`the backup has tables this database does not: ${unknown.join(', ')}`);
   const order = inDependencyOrder(tables, await referencesOf(db, tables));
   let count = 0;
-  await retryingStalePlan(() =>
-    db.transaction().execute(async (trx) => {
-      count = 0;
-      for (const table of [...order].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
-      for (const table of order) {
-        const rows = byTable.get(table) ?? [];
-        // Rows in id order: a row naming another of its table (a reply's parent) comes after it.
-        rows.sort((x, y) => (typeof x.id === 'number' && typeof y.id === 'number' ? x.id - y.id : 0));
-        for (let i = 0; i < rows.length; i += 200) {
-          const batch = rows.slice(i, i + 200);
-          const columns = Object.keys(batch[0]!);
-          const values = sql.join(batch.map((r) => sql`(${sql.join(columns.map((c) => r[c] ?? null))})`));
-          const overriding = databaseKind(db) === 'postgres' ? sql` overriding system value` : sql``;
-          await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})${overriding} values ${values}`.execute(
-            trx,
-          );
-        }
-        count += rows.length;
+  await db.transaction().execute(async (trx) => {
+    count = 0;
+    for (const table of [...order].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
+    for (const table of order) {
+      const rows = byTable.get(table) ?? [];
+      // Rows in id order: a row naming another of its table (a reply's parent) comes after it.
+      rows.sort((x, y) => (typeof x.id === 'number' && typeof y.id === 'number' ? x.id - y.id : 0));
+      for (let i = 0; i < rows.length; i += 200) {
+        const batch = rows.slice(i, i + 200);
+        const columns = Object.keys(batch[0]!);
+        const values = sql.join(batch.map((r) => sql`(${sql.join(columns.map((c) => r[c] ?? null))})`));
+        const overriding = databaseKind(db) === 'postgres' ? sql` overriding system value` : sql``;
+        await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})${overriding} values ${values}`.execute(
+          trx,
+        );
       }
-      if (databaseKind(db) === 'postgres') {
-        // Identity columns continue after the restored ids.
-        const { rows } = await sql<{ table: string; column: string }>`
-        select table_name as table, column_name as column from information_schema.columns
-        where table_schema = current_schema() and is_identity = 'YES'`.execute(trx);
-        for (const r of rows) {
-          await sql`select setval(pg_get_serial_sequence(${r.table}, ${r.column}), coalesce((select max(${sql.ref(r.column)}) from ${sql.table(r.table)}), 0) + 1, false)`.execute(
-            trx,
-          );
-        }
+      count += rows.length;
+    }
+    if (databaseKind(db) === 'postgres') {
+      // Identity columns continue after the restored ids.
+      const { rows } = await sql<{ table: string; column: string }>`
+      select table_name as table, column_name as column from information_schema.columns
+      where table_schema = current_schema() and is_identity = 'YES'`.execute(trx);
+      for (const r of rows) {
+        await sql`select setval(pg_get_serial_sequence(${r.table}, ${r.column}), coalesce((select max(${sql.ref(r.column)}) from ${sql.table(r.table)}), 0) + 1, false)`.execute(
+          trx,
+        );
       }
-    }),
-  );
+    }
+  });
   return count;
 }
 

@@ -46,13 +46,15 @@ export async function withClaim<T>(db: HostDb, name: string, id: number, work: (
   }
   return db.connection().execute(async (conn) => {
     const { rows } = await conn.executeQuery<{ ok: boolean }>(
-      CompiledQuery.raw(`select pg_try_advisory_lock(${lockKey(name)}, ${Math.trunc(id) | 0}) as ok`),
+      CompiledQuery.raw('select pg_try_advisory_lock($1, $2) as ok', [lockKey(name), Math.trunc(id) | 0]),
     );
     if (!rows[0]!.ok) return { ran: false };
     try {
       return { ran: true, value: await work() };
     } finally {
-      await conn.executeQuery(CompiledQuery.raw(`select pg_advisory_unlock(${lockKey(name)}, ${Math.trunc(id) | 0})`));
+      await conn.executeQuery(
+        CompiledQuery.raw('select pg_advisory_unlock($1, $2)', [lockKey(name), Math.trunc(id) | 0]),
+      );
     }
   });
 }

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
 import { databaseKind, onClose, postgresUrlOf, type HostDb, type Queryable } from './database';
-import { SENT_WITH_NEXT } from './pg-client';
 import { pgDriver } from './pg-driver';
 
 /**
@@ -51,14 +50,11 @@ class PostgresCommitSignal implements CommitSignal {
   }
 
   /**
-   * `NOTIFY` inside the transaction: PostgreSQL delivers it when the transaction commits (never
-   * if it rolls back), and it travels with the next statement, often the COMMIT (`sentWithNext`),
-   * instead of a round trip of its own after the commit. This instance's listeners are called
-   * after the commit.
+   * `NOTIFY` once the transaction has committed (never if it rolls back), from a connection of
+   * the pool: not a round trip while the transaction holds the write lock.
    */
-  async notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
-    await sql`select pg_notify(${this.channel}, ${this.self})${sql.raw(` ${SENT_WITH_NEXT}`)}`.execute(trx);
-    afterCommit(() => this.local.notify());
+  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+    afterCommit(() => this.notify());
   }
 
   subscribe(listener: () => void): () => void {

@@ -1,8 +1,6 @@
 import { createQueryId, type Compilable } from 'kysely';
-import type { CompiledQuery, QueryResult } from 'kysely';
+import type { CompiledQuery } from 'kysely';
 import { databaseKind, type DatabaseKind, type Queryable } from './database';
-import { writeCountersOf, writtenTable } from './data-version';
-import { writtenPartitions } from './partitions';
 import { auditStatement, unaudited } from './read-audit';
 
 /** The values a compiled select is run with: plain values, one parameter each. */
@@ -38,62 +36,10 @@ export function compiledSelect<V extends readonly SelectValue[], R>(
       compiled.set(kind, template);
     }
     // Compiled once, so the tests' audit of the tables a cached answer reads sees it at each run.
-    auditStatement(template.query, (p) => (p instanceof Slot ? values[p.index] : p));
+    auditStatement(template.query);
     const parameters = template.parameters.map((p) => (p instanceof Slot ? values[p.index] : p));
     return (
       await db.executeQuery<R>({ sql: template.sql, query: template.query, parameters, queryId: createQueryId() })
     ).rows;
-  };
-}
-
-/** The fields a write sets (or inserts): plain values; an undefined field is left out, as Kysely does. */
-export type WriteFields = Readonly<Record<string, SelectValue | boolean | undefined>>;
-
-/** How many shapes (sets of fields) a compiled write keeps per kind of database; beyond them it is compiled at each run. */
-const SHAPES_KEPT = 32;
-
-/**
- * A write (an insert of one row, an update) built and compiled once per kind of database and set
- * of fields, then run again with new values: building and compiling an insert or an update
- * allocates more than SQLite running it. `build` gets stand-ins for the fields' values and for
- * `keys` (the values that say which rows: an id, a request), and must use each as a value only,
- * as `compiledSelect` says. The write is counted, its partitions told and the audit told as the
- * statement built afresh would be (`writeCountersOf`); a handle running another plugin, or a
- * field that is not a plain value (an expression), gets the statement built afresh.
- */
-export function compiledWrite<K extends readonly SelectValue[], R = unknown>(
-  build: (db: Queryable<any>, fields: Record<string, unknown>, ...keys: K) => Compilable<R>,
-): (db: Queryable<any>, fields: WriteFields, ...keys: K) => Promise<QueryResult<R>> {
-  const compiled = new Map<string, { query: CompiledQuery<R>; table: string | null }>();
-  return async (db, fields, ...keys) => {
-    const counters = writeCountersOf(db);
-    let shape = databaseKind(db) as string;
-    const values: unknown[] = [];
-    for (const name in fields) {
-      const value = fields[name];
-      if (value === undefined) continue;
-      if (value !== null && typeof value === 'object') return db.executeQuery(build(db, fields, ...keys));
-      shape += `|${name}`;
-      values.push(value);
-    }
-    if (counters === null) return db.executeQuery(build(db, fields, ...keys));
-    for (const key of keys) values.push(key);
-    let template = compiled.get(shape);
-    if (!template) {
-      const stand: Record<string, unknown> = {};
-      let i = 0;
-      for (const name in fields) if (fields[name] !== undefined) stand[name] = new Slot(i++);
-      const keySlots = keys.map((_, k) => new Slot(i + k)) as unknown as K;
-      const query = unaudited(() => build(db, stand, ...keySlots).compile());
-      template = { query, table: writtenTable(query.query) };
-      if (compiled.size < SHAPES_KEPT) compiled.set(shape, template);
-    }
-    const resolve = (p: unknown) => (p instanceof Slot ? values[p.index] : p);
-    auditStatement(template.query.query, resolve);
-    const queryId = createQueryId();
-    const partitions = template.table === null ? [] : writtenPartitions(template.query.query, resolve);
-    for (const counter of counters) counter.sentCompiled(queryId, template.table, partitions);
-    const parameters = template.query.parameters.map(resolve);
-    return db.executeQuery<R>({ sql: template.query.sql, query: template.query.query, parameters, queryId });
   };
 }

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { OperationNode, RootOperationNode } from 'kysely';
-import { partitionedTableOf, readPartitions, type Resolve } from './partitions';
 
 /**
  * The check that a memoized answer names every table it is computed from (`ReadMemo.get`'s
@@ -54,10 +53,7 @@ export function auditedCompute<T>(
   if (!auditing) return compute;
   const outer = current.getStore();
   if (outer) {
-    // A partition is covered by itself or by its whole table.
-    const missing = reads
-      ? reads.filter((t) => !outer.reads.has(t) && !outer.reads.has(partitionedTableOf(t) ?? t))
-      : ['(every table)'];
+    const missing = reads ? reads.filter((t) => !outer.reads.has(t)) : ['(every table)'];
     if (missing.length > 0)
       throw new UnnamedTableRead(
         `cached read "${key}" inside "${outer.key}" reads ${missing.join(', ')}, which "${outer.key}" does not name`,
@@ -98,28 +94,12 @@ export function tablesOf(node: OperationNode): Set<string> {
   return found;
 }
 
-/**
- * Called for every statement a counted handle runs: inside an audited computation, it must read
- * only named tables (`resolve`: what its parameters stand for, when it holds placeholders).
- */
-export function auditStatement(node: RootOperationNode, resolve?: Resolve): void {
+/** Called for every statement a counted handle runs: inside an audited computation, it must read only named tables. */
+export function auditStatement(node: RootOperationNode): void {
   if (!auditing) return;
   const inside = current.getStore();
   if (!inside) return;
-  const unnamed = [...tablesOf(node)].filter(
-    (t) => t !== 'data_version' && !inside.reads.has(t) && !partitionsNamed(node, t, inside.reads, resolve),
-  );
+  const unnamed = [...tablesOf(node)].filter((t) => t !== 'data_version' && !inside.reads.has(t));
   if (unnamed.length > 0)
     throw new UnnamedTableRead(`cached read "${inside.key}" reads ${unnamed.join(', ')}, which it does not name`);
-}
-
-/** Whether a statement reading `table` reads only partitions of it the answer names (`db/partitions.ts`). */
-function partitionsNamed(
-  node: OperationNode,
-  table: string,
-  reads: ReadonlySet<string>,
-  resolve: Resolve | undefined,
-): boolean {
-  const read = readPartitions(node, table, resolve);
-  return read !== null && read.every((p) => reads.has(p));
 }

@@ -1,6 +1,5 @@
 import type { Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { Queryable } from './database';
-import { compiledWrite, type WriteFields } from './compiled-select';
 
 /** What `tableRows` needs of a table: an integer key named `id`; other columns are named by the caller. */
 interface KeyedTable {
@@ -55,28 +54,6 @@ export function tableRows<C, DB, T extends KeyedTableName<DB>>(
 ): TableRows<C, DB[T]> {
   const name: string = table;
   const keyed = (ctx: C) => dbOf(ctx) as unknown as Kysely<Record<string, KeyedTable>>;
-  // The writes, compiled once per set of columns (the values are the caller's plain values).
-  const asKeyed = (db: Queryable<any>) => db as unknown as Kysely<Record<string, KeyedTable>>;
-  const insertId = compiledWrite<[], { id: number }>((db, values) =>
-    asKeyed(db)
-      .insertInto(name)
-      .values(values as Insertable<KeyedTable>)
-      .returning('id'),
-  );
-  const insertAll = compiledWrite<[], Selectable<DB[T]>>((db, values) =>
-    asKeyed(db)
-      .insertInto(name)
-      .values(values as Insertable<KeyedTable>)
-      .returningAll()
-      .$castTo<Selectable<DB[T]>>(),
-  );
-  const updateById = compiledWrite((db, values, id: number) =>
-    asKeyed(db)
-      .updateTable(name)
-      .set(values as Updateable<KeyedTable>)
-      .where('id', '=', id),
-  );
-  const fieldsOf = (values: object) => values as WriteFields;
   const only = <R>(rows: R[]): R => {
     if (rows.length !== 1) throw new Error(`tableRows: an insert into ${name} answered ${rows.length} rows`);
     return rows[0];
@@ -93,11 +70,28 @@ export function tableRows<C, DB, T extends KeyedTableName<DB>>(
       return (await q.executeTakeFirst()) !== undefined;
     },
     async insert(ctx, values) {
-      return only((await insertId(dbOf(ctx), fieldsOf(values))).rows).id;
+      const rows = await keyed(ctx)
+        .insertInto(name)
+        .values(values as Insertable<KeyedTable>)
+        .returning('id')
+        .execute();
+      return only(rows).id;
     },
-    insertRow: async (ctx, values) => only((await insertAll(dbOf(ctx), fieldsOf(values))).rows),
+    insertRow: async (ctx, values) =>
+      only(
+        await keyed(ctx)
+          .insertInto(name)
+          .values(values as Insertable<KeyedTable>)
+          .returningAll()
+          .$castTo<Selectable<DB[T]>>()
+          .execute(),
+      ),
     async update(ctx, id, values) {
-      await updateById(dbOf(ctx), fieldsOf(values), id);
+      await keyed(ctx)
+        .updateTable(name)
+        .set(values as Updateable<KeyedTable>)
+        .where('id', '=', id)
+        .execute();
     },
     async remove(ctx, id) {
       await keyed(ctx).deleteFrom(name).where('id', '=', id).execute();

@@ -5,8 +5,8 @@ import { Worker } from 'node:worker_threads';
 
 /**
  * The writer's automatic checkpoint when no checkpointer thread runs: SQLite copies the
- * write-ahead log into the database inside the commit that takes the log past this many pages
- * (4 MB), while the event loop waits (docs/performance.md, "Scenario 9: the checkpoint's wait").
+ * write-ahead log into the database inside the commit that takes the log past this many pages,
+ * while the event loop waits.
  */
 export const AUTOMATIC_CHECKPOINT_PAGES = 1000;
 
@@ -35,9 +35,9 @@ export interface CheckpointerSettings {
 export const DEFAULT_CHECKPOINTER: CheckpointerSettings = {
   startPages: 2 * AUTOMATIC_CHECKPOINT_PAGES,
   startWindowMs: 2_000,
-  // 16 MB: each whole checkpoint makes the next commit start the log again, which fsyncs its
-  // header inside that commit; 4,000 pages measured a quarter of the commits over 2 ms of 1,000
-  // (docs/performance.md). The log's file stays within `journal_size_limit` (16 MB) between them.
+  // Each whole checkpoint makes the next commit start the log again, which syncs its header
+  // inside that commit: fewer, larger checkpoints make fewer slow commits. The log's file stays
+  // within `journal_size_limit` between them.
   checkpointPages: 4 * AUTOMATIC_CHECKPOINT_PAGES,
   backstopPages: 16 * AUTOMATIC_CHECKPOINT_PAGES,
   idleMs: 5_000,
@@ -71,11 +71,8 @@ parentPort.on('message', (message) => {
 parentPort.postMessage('ready');`;
 
 /**
- * The thread's JavaScript engine kept small: it runs a few lines (limits, not reservations).
- * Measured (docs/performance.md, "The checkpoint off the event loop"): about 9 MB of resident
- * memory while it runs, 1.5 MB less than with Node's default limits, mostly the young
- * generation's; an old generation allowed 16 MB measured the same as 8 MB, and its heap reached
- * 7 MB before a full collection under scenario 9 (a thread out of memory ends: no margin is saved).
+ * The thread's JavaScript engine kept small: it runs a few lines (limits, not reservations; a
+ * thread out of memory ends, and the writer's own automatic checkpoint takes over).
  */
 const THREAD_LIMITS = { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 1, codeRangeSizeMb: 1, stackSizeMb: 1 };
 

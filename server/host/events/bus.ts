@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { ReadMemo } from '../core/read-memo';
+import type { ReadMemo } from '../cache/read-memo';
 import type { Scope } from '../core/scope';
 import { evaluateConditionSet, readPath, sameJson, type ConditionSet, type ConditionSubject } from '../core/conditions';
 import { enabledEventRules, queueWebhookDelivery, webhookRow } from './bus-repository';

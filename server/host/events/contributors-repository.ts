@@ -1,14 +1,11 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../core/context';
 import { databaseKind } from '../db/database';
-import { partitionName } from '../db/partitions';
 import { valuesTable } from '../db/portable';
 import './object-changes-repository';
 
-/** What `branchContributors` reads, for a cached answer to name: the changelog's partition of the branch. */
-export function contributorsReads(branchId: number | null): string[] {
-  return [partitionName('object_changes', branchId)];
-}
+/** What `branchContributors` reads, for a cached answer to name: the changelog. */
+export const CONTRIBUTORS_READS: readonly string[] = ['object_changes'];
 
 /**
  * Who changed objects in a branch, as the branch's own changelog says: every user with a

@@ -1,10 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { Ctx } from '../core/context';
 import type { Condition } from '../db/list';
-import { partitionTable } from '../db/partitions';
-import { sentWithNext } from '../db/pg-client';
-import { compiledWrite } from '../db/compiled-select';
-import type { Queryable } from '../db/database';
 import { valuesTable } from '../db/portable';
 import type { HostTables, ObjectChangesTable } from '../db/tables';
 import type { VisibleIds } from '../db/visible-ids';
@@ -76,20 +72,7 @@ export function onlyOfVisibleOwners(
     ]);
 }
 
-/**
- * The changelog's versions are kept per branch too (`db/partitions.ts`): an answer read from one
- * branch's entries (its contributors) is kept across entries written for other branches and main.
- */
-partitionTable('object_changes', 'branch_id');
-
-/** Writes one entry of the changelog (nothing is read from the write: sent with the next statement). */
+/** Writes one entry of the changelog. */
 export async function insertObjectChange(ctx: Ctx, values: Insertable<ObjectChangesTable>): Promise<void> {
-  await objectChangeInsert(ctx.db, values);
+  await ctx.db.insertInto('object_changes').values(values).execute();
 }
-
-/** Compiled once per set of columns: every write of the service writes an entry. */
-const objectChangeInsert = compiledWrite((db, values) =>
-  sentWithNext(
-    (db as Queryable<HostTables>).insertInto('object_changes').values(values as Insertable<ObjectChangesTable>),
-  ),
-);

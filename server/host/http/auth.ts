@@ -1,7 +1,6 @@
 import type { AuthUser } from '../core/identity';
 import { AuthenticationFailed } from '../core/errors';
 import type { HostServices } from '../core/context';
-import type { UncheckedReads } from '../core/read-memo';
 import { hashTokenKey } from '../core/secrets';
 import { groupIdsOfTokenUser, markTokenUsed, tokenWithUser } from '../users/tokens-repository';
 
@@ -26,27 +25,19 @@ const IDENTITY_TABLES: readonly string[] = ['tokens', 'users', 'user_groups'];
 export class TokenAuthenticator {
   constructor(private readonly host: HostServices) {}
 
-  /**
-   * Null when no credentials were sent; throws 403 for bad ones. With `unchecked` (before a
-   * write transaction), a kept identity is served without reading the versions first and the
-   * transaction confirms it; a refusal is always decided on a checked read.
-   */
-  async authenticate(header: string | undefined, unchecked?: UncheckedReads): Promise<AuthUser | null> {
+  /** Null when no credentials were sent; throws 403 for bad ones. */
+  async authenticate(header: string | undefined): Promise<AuthUser | null> {
     if (!header) return null;
     const match = /^(?:Token|Bearer)\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new AuthenticationFailed('Invalid token header. Use "Authorization: Token <key>".');
     const hash = hashTokenKey(match[1]!);
     const nowMs = this.host.clock.now().getTime();
-    const read = (check: UncheckedReads | undefined) =>
-      this.host.readMemo.get(
-        { db: this.host.db, inTransaction: false, unchecked: check },
-        `token|${hash}`,
-        () => this.load(hash),
-        IDENTITY_TABLES,
-      );
-    let entry = await read(unchecked);
-    if (unchecked && (!entry || !entry.isActive || (entry.expires && Date.parse(entry.expires) <= nowMs)))
-      entry = await read(undefined);
+    const entry = await this.host.readMemo.get(
+      { db: this.host.db, inTransaction: false },
+      `token|${hash}`,
+      () => this.load(hash),
+      IDENTITY_TABLES,
+    );
     if (!entry) throw new AuthenticationFailed('Invalid token.');
     if (!entry.isActive) throw new AuthenticationFailed('User is inactive.');
     if (entry.expires && Date.parse(entry.expires) <= nowMs) throw new AuthenticationFailed('Token expired.');

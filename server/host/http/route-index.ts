@@ -15,7 +15,7 @@ export function literalPrefix(path: string): string {
 /** What each router's last layer passes on: the request went through it unanswered. */
 const PASSED = Symbol('passed');
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * The routes, found without trying each in turn: one Express router per literal prefix, holding

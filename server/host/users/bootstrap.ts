@@ -1,6 +1,5 @@
 import type { HostDb, Queryable } from '../db/database';
 import { bumpDataVersion } from '../db/data-version';
-import { retryingStalePlan } from '../db/pg-client';
 import type { Clock } from '../core/clock';
 import { hashTokenKey, newTokenKey } from '../core/secrets';
 import {
@@ -33,14 +32,11 @@ export function adminTokenProblem(token: string): string | null {
  * data version moves so that running instances read the token afresh.
  */
 export async function bootstrapAdmin(db: HostDb, clock: Clock, token: string | undefined): Promise<string | null> {
-  // Another instance's rolling upgrade may change a table under a statement prepared before it.
-  return retryingStalePlan(() =>
-    db.transaction().execute(async (trx) => {
-      const key = await bootstrapIn(trx, clock, token);
-      await bumpDataVersion(trx);
-      return key;
-    }),
-  );
+  return db.transaction().execute(async (trx) => {
+    const key = await bootstrapIn(trx, clock, token);
+    await bumpDataVersion(trx);
+    return key;
+  });
 }
 
 async function bootstrapIn(db: Queryable, clock: Clock, token: string | undefined): Promise<string | null> {

@@ -1,6 +1,6 @@
 import type { HostDb, Queryable } from '../db/database';
 import type { AuthUser } from '../core/identity';
-import type { ReadMemo, UncheckedReads } from '../core/read-memo';
+import type { ReadMemo } from '../cache/read-memo';
 import { enabledPermissionRows } from './permission-rows-repository';
 
 /**
@@ -136,12 +136,9 @@ export class PermissionService {
    * Rows from `db` (default: the host's handle). Inside a write transaction pass the
    * transaction (`ctx.db`): the host's handle would wait for it forever.
    */
-  private allRows(db?: Queryable, unchecked?: UncheckedReads): Promise<PermissionRow[]> {
+  private allRows(db?: Queryable): Promise<PermissionRow[]> {
     const source = db ?? this.db;
-    const scope =
-      unchecked && !source.isTransaction
-        ? { db: source, inTransaction: false, unchecked }
-        : { db: source, inTransaction: source.isTransaction };
+    const scope = { db: source, inTransaction: source.isTransaction };
     return this.memo.get(scope, 'permission-rows', () => this.load(source), PERMISSION_TABLES);
   }
 
@@ -165,9 +162,8 @@ export class PermissionService {
     return parsed;
   }
 
-  /** `unchecked`: before a write transaction, which confirms the rows (`UncheckedReads`). */
-  async forUser(user: AuthUser, db?: Queryable, unchecked?: UncheckedReads): Promise<UserPermissions> {
-    return this.of(user, user.isSuperuser ? [] : await this.allRows(db, unchecked));
+  async forUser(user: AuthUser, db?: Queryable): Promise<UserPermissions> {
+    return this.of(user, user.isSuperuser ? [] : await this.allRows(db));
   }
 
   /** The permissions of several users, the rows read once for all of them. */

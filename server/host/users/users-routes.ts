@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { user as userOutput, type User } from '../../../contract/api/host';
 import { recordChange } from '../events/changelog';
 import type { Ctx } from '../core/context';
-import { NotFound, PermissionDenied, ValidationError } from '../core/errors';
+import { Conflict, NotFound, PermissionDenied, ValidationError } from '../core/errors';
 import type { Host } from '../host';
 import { hashPassword } from '../core/secrets';
 import type { UserRow } from '../db/tables';
@@ -164,6 +164,10 @@ export function registerUsers(host: Host): void {
     },
     remove: async (ctx, existing) => {
       guardSuperuser(ctx, existing, {});
+      for (const guard of ctx.host.userDeletionGuards) {
+        const reason = await guard(ctx, existing.id);
+        if (reason) throw new Conflict(reason);
+      }
       await userTable.remove(ctx, existing.id);
       await dropFromPermissions(ctx, 'users', existing.id);
     },

@@ -12,12 +12,12 @@ import {
   ChangeVisibility,
   computeConflicts,
   type Ctx,
-  displayOf,
   getMainObjects,
   type ObjectState,
   parseChangeRow,
   touchedObjectTypes,
 } from '../../host';
+import { objectName, relatedReference, type RelatedName } from '../../../contract/object-names';
 import { catalogueType } from './catalogue';
 import { branchChangeRow } from './changes-repository';
 
@@ -48,20 +48,66 @@ export function changeRepr(ctx: Ctx, change: BranchChange): string {
   return changeReprOf(ctx, change);
 }
 
-/** How a changed object is shown: its type's display and its name (the branch's state, or the baseline for a delete). */
+/**
+ * How a changed object is shown: as people name it (contract/object-names.ts: a prefix by its
+ * prefix, an interface with its device), from the branch's state (the baseline for a delete);
+ * `related` names the objects it refers to (else they show as type and id).
+ */
 export function changeReprOf(
   ctx: Ctx,
   change: { objectType: string; objectId: number; original: Attributes | null; modified: Attributes | null },
+  related?: RelatedName,
 ): string {
-  return displayOf(
+  return objectName(
+    change.objectType,
     catalogueType(ctx.host, change.objectType).display,
     change.objectId,
     change.modified ?? change.original,
+    related,
   );
 }
 
-export function presentChange(ctx: Ctx, change: BranchChange, current: Attributes | null): ChangeDiffOut {
-  const repr = changeRepr(ctx, change);
+/**
+ * The names of the objects these changes refer to (an interface's device), read at once: from
+ * the changes themselves (the branch's state), else from main, for objects the caller may view.
+ */
+export async function relatedNames(
+  ctx: Ctx,
+  changes: readonly BranchChange[],
+): Promise<(branchId: number) => RelatedName> {
+  // The referenced ids and their type, per branch (a change names what its own branch holds).
+  const wanted = new Map<number, string>();
+  for (const c of changes) {
+    const ref = relatedReference(c.objectType);
+    const value = ref ? (c.modified ?? c.original)?.[ref.attribute] : undefined;
+    if (ref && typeof value === 'number' && Number.isInteger(value)) wanted.set(value, ref.type);
+  }
+  if (wanted.size === 0) return () => () => undefined;
+  const inBranch = new Map<string, string>();
+  for (const c of changes)
+    if (wanted.get(c.objectId) === c.objectType && (c.modified ?? c.original))
+      inBranch.set(`${c.branchId}:${c.objectId}`, changeReprOf(ctx, c));
+  const onMain = new Map<number, string>();
+  const missing = [...wanted.keys()].filter((id) => !changes.some((c) => inBranch.has(`${c.branchId}:${id}`)));
+  if (missing.length > 0) {
+    const visibility = await ChangeVisibility.load(ctx);
+    for (const [id, main] of await getMainObjects(ctx, missing)) {
+      if (main.objectType !== wanted.get(id)) continue;
+      if (!visibility.admitsState(main.objectType, id, main.attrs, main.created, main.lastUpdated)) continue;
+      onMain.set(id, objectName(main.objectType, catalogueType(ctx.host, main.objectType).display, id, main.attrs));
+    }
+  }
+  return (branchId) => (type, id) =>
+    wanted.get(id) !== type ? undefined : (inBranch.get(`${branchId}:${id}`) ?? onMain.get(id));
+}
+
+export function presentChange(
+  ctx: Ctx,
+  change: BranchChange,
+  current: Attributes | null,
+  related?: RelatedName,
+): ChangeDiffOut {
+  const repr = changeReprOf(ctx, change, related);
   return {
     ...briefObject(ctx, CHANGES_PATH, change.id, `${repr} (${change.action})`),
     branch: change.branchId,
@@ -77,7 +123,8 @@ export function presentChange(ctx: Ctx, change: BranchChange, current: Attribute
 
 export async function presentAll(ctx: Ctx, changes: BranchChange[]): Promise<ChangeDiffOut[]> {
   const current = await currentStates(ctx, changes);
-  return changes.map((c) => presentChange(ctx, c, current.get(c.id) ?? null));
+  const related = await relatedNames(ctx, changes);
+  return changes.map((c) => presentChange(ctx, c, current.get(c.id) ?? null, related(c.branchId)));
 }
 
 /** A branch's changes as the `changes/` endpoint shows them (with `current` and `conflicts`), oldest first. */

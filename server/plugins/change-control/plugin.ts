@@ -1,4 +1,5 @@
 import type { HostPlugin } from '../../host';
+import { userDeletionGuard } from './user-records';
 import { autoMergeSweeper, queueAutoMerge, recoverInterruptedJobs } from './gate/auto-merge';
 import { afterRefresh } from './change-requests/refresh';
 import { registerChangeRequestRoutes } from './change-requests/routes';
@@ -78,6 +79,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       registerStreamAnnouncements(host);
       registerBranchHooks(host);
       host.mainWriteGuards.push(protectMainGuard);
+      host.userDeletionGuards.push(userDeletionGuard);
       for (const problem of protectScopeProblems(host)) host.log.warn(`protect_main_scope: ${problem}`);
       host.search.register(searchChangeControl);
       registerRelatedVisibility(host);

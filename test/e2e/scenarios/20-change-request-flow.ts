@@ -460,14 +460,14 @@ export const scenarios: Scenario[] = [
         if (/Blocked/.test(text)) throw new Error(`still shown as blocked: ${text}`);
       });
       await vscode.quickPick(TITLE);
-      await vscode.step('merging asks first', async () => {
-        await vscode.expectDialog(`Merge "${TITLE}"?`);
+      await vscode.step('merging asks first, saying what it overwrites on main (the rack conflict)', async () => {
+        await vscode.expectDialog(`Merge "${TITLE}"? It overwrites main's changes to 1 object.`);
         await expectText(
           vscode.page.locator('.monaco-dialog-box .dialog-message-detail'),
-          `Branch ${BRANCH} is merged into main`,
+          "sw1 (dcim.device) · rack: main now R3 → the branch's R2",
         );
         await screenshot('merge-confirm');
-        await vscode.dialogButton('Merge');
+        await vscode.dialogButton("Overwrite Main's Value and Merge");
       });
       await vscode.expectNotification(`Branch ${BRANCH} merged.`, 30_000);
       const cr = await apiRequest();

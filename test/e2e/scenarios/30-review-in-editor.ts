@@ -97,7 +97,8 @@ export const scenarios: Scenario[] = [
       await vscode.step('selecting the request shows its changes, grouped by object type', async () => {
         await vscode.treeChildren(VIEW, 'Needs my review', (c) => c.some((r) => r.label === TITLE));
         await vscode.clickTreeItem(TITLE, { view: VIEW });
-        await vscode.expandView(CHANGES);
+        // Changed Objects has a container of its own (the whole side bar's height).
+        await showChangeReview(vscode);
         const rows = await vscode.treeChildren(CHANGES, 'dcim.device', (c) => c.length === 2);
         assertEqual(
           rows.map((r) => r.label),
@@ -122,14 +123,18 @@ export const scenarios: Scenario[] = [
       });
       await screenshot('diff-editor');
 
-      await vscode.step('sw2, a create: an empty baseline', async () => {
-        await vscode.clickTreeItem('sw2', { view: CHANGES });
-        await vscode.tab(/^sw2 \(Created\)/).waitFor({ timeout: 20_000 });
-        const diff = diffEditor(vscode);
-        await expectText(diff.modified, yaml('name: sw2'), 20_000);
-        const original = (await diff.original.innerText()).trim();
-        assertEqual(original, '', 'the baseline of a create');
-      });
+      await vscode.step(
+        'sw2, a create: the branch side alone (no empty baseline shown as a deleted line)',
+        async () => {
+          await vscode.clickTreeItem('sw2', { view: CHANGES });
+          await vscode.tab(/^sw2 \(Created\)/).waitFor({ timeout: 20_000 });
+          const editor = vscode.page.locator('.editor-instance').filter({ visible: true }).first();
+          await expectText(editor.locator('.view-lines').first(), yaml('name: sw2'), 20_000);
+          assertEqual(await editor.locator('.monaco-diff-editor').count(), 0, 'a diff editor for a create');
+          assertEqual(await editor.locator('.line-delete, .char-delete').count(), 0, 'deleted lines of a create');
+          await screenshot('created-object');
+        },
+      );
 
       await vscode.step('marking sw1 viewed; Next Change skips it', async () => {
         const sw1 = vscode.treeItem('sw1', { view: CHANGES });
@@ -241,10 +246,8 @@ export const scenarios: Scenario[] = [
       await screenshot('pending-review');
 
       await vscode.reloadWindow();
-      await vscode.step('the draft survives the reload', async () => {
-        await showChangeControl(vscode);
-        await vscode.expandView(CHANGES);
-        await vscode.clickTreeItem(TITLE, { view: VIEW }).catch(() => undefined);
+      await vscode.step('the draft survives the reload (Changed Objects remembers its request)', async () => {
+        await showChangeReview(vscode);
         await vscode.clickTreeItem('sw1', { view: CHANGES });
         await expectText(thread(vscode, draft), 'Pending', 60_000);
       });
@@ -367,11 +370,15 @@ async function showChangeControl(vscode: VSCode): Promise<void> {
   await vscode.page.locator('.part.sidebar').waitFor({ state: 'visible' });
 }
 
+/** Shows the Change Review container: the Changed Objects of the request under review. */
+async function showChangeReview(vscode: VSCode): Promise<void> {
+  await vscode.openActivity('Change Review');
+}
+
 /** Opens sw1's change in the diff editor from the Changed Objects tree, alone, once its branch side shows `line`. */
 async function openSw1(vscode: VSCode, line: string): Promise<void> {
   await vscode.closeAllEditors();
-  await showChangeControl(vscode);
-  await vscode.expandView(CHANGES);
+  await showChangeReview(vscode);
   await vscode.clickTreeItem('sw1', { view: CHANGES });
   await vscode.tab(/^sw1 \(Modified/).waitFor({ timeout: 20_000 });
   await expectText(diffEditor(vscode).modified, yaml(line), 20_000);

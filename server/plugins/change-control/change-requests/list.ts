@@ -205,10 +205,11 @@ const declared = defineList({
     reviewer: {
       type: 'int',
       allowMe: true,
-      description: 'Requests under review on which this user (or "me") is an outstanding eligible reviewer.',
+      description:
+        'Submitted open requests waiting for this user\'s (or "me"\'s) review: an eligible reviewer of an unsatisfied rule who has not reviewed since the last change, whatever others decided.',
       where: (users) => (eb) =>
         eb.and([
-          eb('status', '=', 'needs-review'),
+          eb('status', 'in', ['needs-review', 'approved', 'rejected']),
           eb(
             'id',
             'in',

@@ -1,14 +1,12 @@
 import type { LifecycleAction } from '../../../../contract/api/change-control';
-import { type Ctx, Conflict, notify, usersHolding } from '../../../host';
+import { type Ctx, Conflict } from '../../../host';
 import type { ChangeRequestRow } from '../db/tables';
 import { evaluateChangeRequest } from '../evaluation/load';
 import { transitionEvent } from './lifecycle-events';
-import { CHANGE_REQUEST_TYPE } from '../names';
 import { matchBranch, saveAttachedPolicies } from '../policies/governing';
 import { lifecycleRefusal, LIFECYCLE } from './lifecycle';
 import { requestRefresh, type LifecycleEmit } from './refresh';
 import { writeStatus } from './repository';
-import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 import { statusAfterSubmit } from './status';
 
 /**
@@ -51,21 +49,7 @@ async function submit(ctx: Ctx, cr: ChangeRequestRow): Promise<ChangeRequestRow>
   const events: LifecycleEmit[] = [{ event: 'change_request_submitted', before: cr, after }];
   const transition = transitionEvent(cr.status, after.status);
   if (transition) events.push({ event: transition, before: cr, after });
-  if (ctx.host.config.change_control.notify_reviewers && evaluation.outstandingReviewerIds.length > 0) {
-    // Only reviewers who may open the request hear of it.
-    const recipients = await usersHolding(
-      ctx,
-      evaluation.outstandingReviewerIds,
-      `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`,
-      snapshotChangeRequest(ctx, after),
-    );
-    await notify(ctx, recipients, {
-      objectType: CHANGE_REQUEST_TYPE,
-      objectId: cr.id,
-      objectRepr: displayOfChangeRequest(after),
-      eventType: 'change_request_review_requested',
-    });
-  }
+  // Outstanding reviewers are notified by the refresh, as the request starts waiting for them.
   await requestRefresh(ctx, cr.id, { rematch: false, checks: true, events, known: { governing, evaluation } });
   return after;
 }

@@ -1,4 +1,4 @@
-import { findBranch, inTransaction, type Ctx, type HostServices } from '../../../host';
+import { findBranch, inTransaction, notify, usersHolding, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
 import {
   checkedRequest,
@@ -29,12 +29,14 @@ import {
   updateChangeRequest,
   writeStatus,
 } from './repository';
-import { deriveStatus, isOpen } from './status';
+import { deriveStatus, isHeld, isOpen } from './status';
 import { announceRequestCacheWritten } from '../stream/announce';
 import { saveTrialReviewers } from '../reviews/trial-repository';
 
 /** A submitted request still open: its reviewers are waited for. */
 const SUBMITTED_OPEN: readonly string[] = ['needs-review', 'approved', 'rejected'];
+import { CHANGE_REQUEST_TYPE } from '../names';
+import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
 /**
  * Refreshing a change request after anything that can move it: re-match its policies from the
@@ -208,7 +210,14 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     // Trigger 3: reaching approved re-runs the checks, so nothing merges on a stale result.
     if (next === 'approved') runTheChecks = true;
   }
-  await saveOutstandingReviewers(ctx, cr.id, cr.status === 'needs-review' ? evaluation.outstandingReviewerIds : []);
+  // A request waits for each eligible reviewer of an unsatisfied rule who has not reviewed since
+  // the last change, whatever others decided (a rejection by someone else keeps the queue).
+  const waiting = await saveOutstandingReviewers(
+    ctx,
+    cr.id,
+    isHeld(cr.status) ? [] : evaluation.outstandingReviewerIds,
+  );
+  if (waiting.length > 0) await notifyWaitingReviewers(ctx, cr, waiting);
   // Reviewers only a policy on trial names: advisory, and waited for only while the request is submitted and open.
   await saveTrialReviewers(
     ctx,
@@ -247,4 +256,24 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   }
   for (const e of events) await emitLifecycleEvent(ctx, e.event, e.before, e.after, gate);
   for (const hook of afterRefresh(ctx.host)) await hook(ctx, cr, gate);
+}
+
+/**
+ * Tells the reviewers a request starts waiting for (submitted, their review gone stale, a rule
+ * newly naming them) that it does, when `notify_reviewers` is on; only those who may open it.
+ */
+async function notifyWaitingReviewers(ctx: Ctx, cr: ChangeRequestRow, userIds: readonly number[]): Promise<void> {
+  if (!ctx.host.config.change_control.notify_reviewers) return;
+  const recipients = await usersHolding(
+    ctx,
+    userIds,
+    `${CHANGE_REQUEST_TYPE.split('.')[0]}.view_changerequest`,
+    snapshotChangeRequest(ctx, cr),
+  );
+  await notify(ctx, recipients, {
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: cr.id,
+    objectRepr: displayOfChangeRequest(cr),
+    eventType: 'change_request_review_requested',
+  });
 }

@@ -1,12 +1,4 @@
-import {
-  compiledSelect,
-  partitionName,
-  recordChange,
-  type Ctx,
-  ValidationError,
-  grantAllows,
-  type BranchRow,
-} from '../../../host';
+import { compiledSelect, recordChange, type Ctx, ValidationError, grantAllows, type BranchRow } from '../../../host';
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import { ccDb, ccTables, nowIso } from '../db/database';
 import type { ChangeRequestRow, ChangeRequestsTable } from '../db/tables';
@@ -28,7 +20,7 @@ export async function getChangeRequestRow(ctx: Ctx, id: number): Promise<ChangeR
 const REQUEST_ROW_PARENTS: readonly string[] = ['branches', 'users'];
 
 /**
- * The same row, kept in the read memo until a write of its partition, or of the tables whose
+ * The same row, kept in the read memo until a write of its table, or of the tables whose
  * deletes clear its references (`branch_id`, `requester_id`, `override_by_id`: a cascade no
  * statement of this table says). Every detail read starts with it. Frozen: the answer is shared
  * by every read until then.
@@ -41,7 +33,7 @@ export async function keptChangeRequestRow(ctx: Ctx, id: number): Promise<Change
       const row = await getChangeRequestRow(ctx, id);
       return row === undefined ? undefined : Object.freeze(row);
     },
-    [partitionName('cc_change_requests', id), ...REQUEST_ROW_PARENTS],
+    ['cc_change_requests', ...REQUEST_ROW_PARENTS],
   );
 }
 
@@ -183,12 +175,15 @@ export async function writeStatus(
   return updateChangeRequest(ctx, before, { status });
 }
 
-/** Replaces who waits to review the request (only a request under review has any). */
+/**
+ * Replaces who waits to review the request (a request under review, approved or with changes
+ * requested; a draft or a closed request has nobody); returns who starts waiting.
+ */
 export async function saveOutstandingReviewers(
   ctx: Ctx,
   changeRequestId: number,
   userIds: readonly number[],
-): Promise<void> {
+): Promise<number[]> {
   const db = ccDb(ctx);
   const before = await db
     .selectFrom('cc_outstanding_reviewers')
@@ -197,7 +192,8 @@ export async function saveOutstandingReviewers(
     .execute();
   const had = new Set(before.map((r) => r.user_id));
   const want = new Set(userIds);
-  if (had.size === want.size && [...want].every((id) => had.has(id))) return;
+  const added = [...want].filter((id) => !had.has(id));
+  if (had.size === want.size && added.length === 0) return [];
   await db.deleteFrom('cc_outstanding_reviewers').where('change_request_id', '=', changeRequestId).execute();
   // Who waits to review shows with the request ("waiting for my review").
   await announceRequestCacheWritten(ctx, changeRequestId);
@@ -207,4 +203,5 @@ export async function saveOutstandingReviewers(
       .values([...want].map((user_id) => ({ change_request_id: changeRequestId, user_id })))
       .execute();
   }
+  return added.sort((a, b) => a - b);
 }

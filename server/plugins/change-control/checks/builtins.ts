@@ -10,8 +10,6 @@ export interface KnownTypes {
 
 /** How many objects a result names at most (what a registered check's result keeps). */
 export const OBJECTS_KEPT = 200;
-/** How many conflicting changes the `no-conflicts` summary names. */
-export const CONFLICTS_SHOWN = 5;
 
 /**
  * What the built-in checks read: counts and the first few problems, from the state the service
@@ -23,15 +21,8 @@ export interface BuiltinFacts {
   readonly branch: CheckView['branch'];
   /** How many changes the branch holds. */
   readonly changes: number;
-  /** The changes conflicting with main (none unless the branch is ready): how many, and the first `CONFLICTS_SHOWN`. */
-  readonly conflicts: {
-    readonly count: number;
-    readonly first: ReadonlyArray<{
-      readonly object_repr: string;
-      readonly action: string;
-      readonly conflicts: readonly string[];
-    }>;
-  };
+  /** The changes conflicting with main (none unless the branch is ready): how many, and the first `OBJECTS_KEPT`. */
+  readonly conflicts: { readonly count: number; readonly first: readonly CheckObject[] };
   /** The objects the merge could not apply now (none unless the branch is ready): how many, and the first `OBJECTS_KEPT`. */
   readonly problems: { readonly count: number; readonly first: readonly CheckObject[] };
   /** Comment threads (root comments): how many, and how many are open. */
@@ -60,13 +51,23 @@ export function factsOfView(cr: CheckView, types: KnownTypes): BuiltinFacts {
     changes: cr.changes.length,
     conflicts: {
       count: conflicting.length,
-      first: conflicting
-        .slice(0, CONFLICTS_SHOWN)
-        .map((c) => ({ object_repr: c.object_repr, action: c.action, conflicts: c.conflicts ?? [] })),
+      first: conflicting.slice(0, OBJECTS_KEPT).map((c) => ({
+        object_type: c.object_type,
+        object_id: c.object_id,
+        object_repr: c.object_repr,
+        problem: conflictProblem(c.action, c.conflicts ?? []),
+      })),
     },
     problems: { count: problems.length, first: problems.slice(0, OBJECTS_KEPT) },
     threads: { total: cr.threads.length, open: cr.threads.filter((t) => !t.resolved).length },
   };
+}
+
+/** How a conflicting change reads in a check's objects. */
+export function conflictProblem(action: string, attributes: readonly string[]): string {
+  return attributes.length > 0
+    ? `Conflicts with main on ${attributes.join(', ')}.`
+    : `Its ${action} conflicts with main.`;
 }
 
 /**
@@ -84,14 +85,10 @@ function mergeable(cr: BuiltinFacts): CheckResult {
   const { count: n, first: objects } = cr.problems;
   if (n === 0)
     return new CheckResult('success', `The merge applies cleanly (${count(cr.changes, 'change', 'changes')}).`);
-  const shown = objects.slice(0, 5).map((o) => o.object_repr);
-  const more = n > shown.length ? ` and ${n - shown.length} more` : '';
-  return new CheckResult(
-    'failure',
-    `${count(n, 'object', 'objects')} would conflict or fail to apply: ${shown.join('; ')}${more}.`,
-    '',
-    [...objects],
-  );
+  // The summary counts; the objects are named in `objects`, which each caller sees filtered.
+  return new CheckResult('failure', `${count(n, 'object', 'objects')} would conflict or fail to apply.`, '', [
+    ...objects,
+  ]);
 }
 
 /** `mergeable` as a plain check function over a full view. */
@@ -123,13 +120,7 @@ export const BUILTIN_RESULTS: Record<BuiltinCheck, (cr: BuiltinFacts) => CheckRe
     if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);
     const { count: n, first } = cr.conflicts;
     if (n === 0) return CheckResult.passed('No conflicts with main.');
-    const shown = first
-      .slice(0, CONFLICTS_SHOWN)
-      .map((c) => `${c.object_repr} (${c.conflicts.join(', ') || c.action})`);
-    const more = n > shown.length ? ` and ${n - shown.length} more` : '';
-    return CheckResult.failed(
-      `${count(n, 'change conflicts', 'changes conflict')} with main: ${shown.join('; ')}${more}.`,
-    );
+    return new CheckResult('failure', `${count(n, 'change conflicts', 'changes conflict')} with main.`, '', [...first]);
   },
   'not-stale': (cr) => {
     if (!cr.branch) return CheckResult.skipped(BRANCH_GONE);

@@ -7,12 +7,16 @@ import { attachedPolicies } from '../policies/governing';
 import { checkedRequest, declaredFor, fromAnotherReporter, isOutdated, reportersOf } from './state';
 import { MODELS } from '../names';
 import { clearsGate, type DeclaredCheck } from './declared';
+import { visibleCheckObjects } from './visible-objects';
 
-/** What the changelog keeps of a check: its stored fields. */
+/**
+ * What the changelog (and search) keeps of a check: its stored fields but the objects it names,
+ * which are shown only to a caller who may view each (`visible-objects.ts`).
+ */
 export function snapshotCheck(
   ctx: Ctx,
   row: MergeCheckRow,
-): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated' | 'reporter'> {
+): Omit<MergeCheck, 'required' | 'blocks_merge' | 'outdated' | 'reporter' | 'objects'> {
   // One literal (no spreads of objects built for it): a check report snapshots and presents its check several times.
   return {
     id: row.id,
@@ -24,7 +28,6 @@ export function snapshotCheck(
     status: row.status,
     summary: row.summary,
     details_url: row.details_url,
-    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     completed: row.completed,
     digest: row.digest,
     reported_by: row.reported_by,
@@ -53,6 +56,7 @@ export function presentCheck(
   const outdated = isOutdated(row, currentDigest) || fromAnotherReporter(declared, row, reporters);
   return {
     ...snapshotCheck(ctx, row),
+    objects: parseJson<MergeCheck['objects']>(row.objects, []),
     required,
     outdated,
     blocks_merge: required && (!clearsGate(row.status) || outdated),
@@ -113,7 +117,7 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
     ctx,
     [...declaredByRequest.values()].flatMap((m) => [...m.values()]),
   );
-  return rows.map(
+  const presented = rows.map(
     (row) =>
       presentCheck(
         ctx,
@@ -124,4 +128,5 @@ export async function presentCheckRows(ctx: Ctx, rows: readonly MergeCheckRow[])
         names,
       ) as CheckOut,
   );
+  return visibleCheckObjects(ctx, presented);
 }

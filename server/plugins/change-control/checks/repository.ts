@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import { compiledSelect, compiledWrite, sentWithNext, type Ctx } from '../../../host';
+import { compiledSelect, type Ctx } from '../../../host';
 import { ccDb, ccTables } from '../db/database';
 import type { MergeCheckRow, MergeChecksTable } from '../db/tables';
 
@@ -10,8 +10,7 @@ const CHECK_TABLES: readonly string[] = ['cc_merge_checks'];
  * One check's row. Kept in the read memo while no check is written, so the reads of one write
  * (the route finding the check, the report, the answer) read it once. Inside a write it is kept
  * for that write only: the reports of a pipeline write checks one after the other, so a row kept
- * from before the write would hardly ever still be good, and not looking for one lets the read go
- * to the database with the write's BEGIN (`MemoOptions.transactionOnly`). The row is shared:
+ * from before the write would hardly ever still be good (`MemoOptions.transactionOnly`). The row is shared:
  * never change it, copy it.
  */
 export function checkRow(ctx: Ctx, id: number): Promise<MergeCheckRow | undefined> {
@@ -120,38 +119,20 @@ export async function updateCheckResult(
   row: MergeCheckRow,
   fields: CheckResultFields,
 ): Promise<MergeCheckRow> {
-  // Nothing is read from the write (the row written is known): sent with the next statement.
-  await checkResultUpdate(ctx.db, fields, row.id, row.change_request_id);
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).execute();
   const written = { ...row, ...fields };
   ctx.host.readMemo.written(ctx, `cc-check|${row.id}`, written, CHECK_TABLES);
   return written;
 }
 
-const checkResultUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
-  sentWithNext(
-    ccTables(db)
-      .updateTable('cc_merge_checks')
-      .set(fields as CheckResultFields)
-      .where('id', '=', id)
-      .where('change_request_id', '=', changeRequestId),
-  ),
-);
-
-/** The check's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
-type CheckKey = Pick<MergeCheckRow, 'id' | 'change_request_id'>;
-
 /** Writes these fields onto one check. */
-export async function updateCheckFields(ctx: Ctx, row: CheckKey, fields: Updateable<MergeChecksTable>): Promise<void> {
-  await checkUpdate(ctx.db, fields, row.id, row.change_request_id);
+export async function updateCheckFields(
+  ctx: Ctx,
+  row: Pick<MergeCheckRow, 'id'>,
+  fields: Updateable<MergeChecksTable>,
+): Promise<void> {
+  await ccDb(ctx).updateTable('cc_merge_checks').set(fields).where('id', '=', row.id).execute();
 }
-
-const checkUpdate = compiledWrite((db, fields, id: number, changeRequestId: number) =>
-  ccTables(db)
-    .updateTable('cc_merge_checks')
-    .set(fields as Updateable<MergeChecksTable>)
-    .where('id', '=', id)
-    .where('change_request_id', '=', changeRequestId),
-);
 
 /** The open change requests with a reported check still pending. */
 export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<number[]> {
@@ -167,10 +148,22 @@ export async function requestsWithPendingReportedChecks(ctx: Ctx): Promise<numbe
   return rows.map((r) => r.crId);
 }
 
-export async function deleteCheck(ctx: Ctx, row: CheckKey): Promise<void> {
-  await ccDb(ctx)
-    .deleteFrom('cc_merge_checks')
-    .where('id', '=', row.id)
-    .where('change_request_id', '=', row.change_request_id)
+/** A request's pending checks with these names (none for no names). */
+export async function pendingChecksNamed(
+  ctx: Ctx,
+  changeRequestId: number,
+  names: readonly string[],
+): Promise<MergeCheckRow[]> {
+  if (names.length === 0) return [];
+  return ccDb(ctx)
+    .selectFrom('cc_merge_checks')
+    .selectAll()
+    .where('change_request_id', '=', changeRequestId)
+    .where('status', '=', 'pending')
+    .where('name', 'in', [...names])
     .execute();
+}
+
+export async function deleteCheck(ctx: Ctx, row: Pick<MergeCheckRow, 'id'>): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_merge_checks').where('id', '=', row.id).execute();
 }

@@ -1,4 +1,4 @@
-import { identitiesOf, partitionName, type Ctx, type Identity } from '../../../host';
+import { identitiesOf, type Ctx, type Identity } from '../../../host';
 import { DIGEST_TABLES } from '../../branching';
 import { requestDigest } from '../change-requests/content';
 import { getChangeRequestRow } from '../change-requests/repository';
@@ -87,9 +87,8 @@ const CHECKED_REQUEST_TABLES: readonly string[] = ['users', ...DIGEST_TABLES];
 
 /**
  * The request whose checks are read or written, with its current digest: kept in the read memo
- * while neither the request (its partition) nor its branch's changes are written, so one report
- * (finding the check, binding the result, refreshing the gate, answering) reads them once, and a
- * report on another request keeps them. Shared: never change it.
+ * while neither the request nor its branch's changes are written, so one report (finding the
+ * check, binding the result, refreshing the gate, answering) reads them once. Shared: never change it.
  */
 export function checkedRequest(ctx: Ctx, changeRequestId: number): Promise<CheckedRequest | undefined> {
   return ctx.host.readMemo.get(
@@ -99,7 +98,7 @@ export function checkedRequest(ctx: Ctx, changeRequestId: number): Promise<Check
       const cr = await getChangeRequestRow(ctx, changeRequestId);
       return cr && { cr, digest: await requestDigest(ctx, cr) };
     },
-    [partitionName('cc_change_requests', changeRequestId), ...CHECKED_REQUEST_TABLES],
+    ['cc_change_requests', ...CHECKED_REQUEST_TABLES],
   );
 }
 

@@ -1,4 +1,4 @@
-import { partitionName, type Ctx } from '../../../host';
+import type { Ctx } from '../../../host';
 import { ccDb } from '../db/database';
 
 /** A request's reviews as check functions see them, oldest first. */
@@ -29,16 +29,10 @@ export interface ThreadCounts {
 }
 
 /**
- * What a request's thread counts are read from: its comments' partition, and the rows whose
- * deletes cascade to its comments without saying so (the request's own, the authors').
+ * What a request's thread counts are read from: the comments, and the rows whose deletes
+ * cascade to its comments without saying so (the request's own, the authors').
  */
-function threadCountReads(changeRequestId: number): readonly string[] {
-  return [
-    partitionName('cc_change_comments', changeRequestId),
-    partitionName('cc_change_requests', changeRequestId),
-    'users',
-  ];
-}
+const THREAD_COUNT_READS: readonly string[] = ['cc_change_comments', 'cc_change_requests', 'users'];
 
 const threadCountsKey = (changeRequestId: number) => `cc-thread-counts|${changeRequestId}`;
 
@@ -52,7 +46,7 @@ export function threadCounts(ctx: Ctx, changeRequestId: number): Promise<ThreadC
     ctx,
     threadCountsKey(changeRequestId),
     () => countThreads(ctx, changeRequestId),
-    threadCountReads(changeRequestId),
+    THREAD_COUNT_READS,
   );
 }
 
@@ -76,7 +70,6 @@ async function countThreads(ctx: Ctx, changeRequestId: number): Promise<ThreadCo
  */
 export function threadOpened(ctx: Ctx, changeRequestId: number, before: ThreadCounts): void {
   const now: ThreadCounts = Object.freeze({ total: before.total + 1, open: before.open + 1 });
-  const reads = threadCountReads(changeRequestId);
-  ctx.host.readMemo.written(ctx, threadCountsKey(changeRequestId), now, reads);
-  ctx.host.readMemo.keepAtCommit(ctx, threadCountsKey(changeRequestId), now, reads);
+  ctx.host.readMemo.written(ctx, threadCountsKey(changeRequestId), now, THREAD_COUNT_READS);
+  ctx.host.readMemo.keepAtCommit(ctx, threadCountsKey(changeRequestId), now, THREAD_COUNT_READS);
 }

@@ -1,7 +1,7 @@
 import { branchMergeProblems, branchProblems, type BranchRow, type Ctx } from '../../../host';
 import type { BuiltinCheck } from '../../../../contract/api/change-control';
 import { branchChangeCount, branchChangesView, changeReprOf, isBranchStale } from '../../branching';
-import { CONFLICTS_SHOWN, OBJECTS_KEPT, type BuiltinFacts } from './builtins';
+import { conflictProblem, OBJECTS_KEPT, type BuiltinFacts } from './builtins';
 import { reviewsForCheckView, threadCounts, threadsForCheckView } from './view-repository';
 import { toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
@@ -46,13 +46,14 @@ export async function buildBuiltinFacts(
     branch && (wanted.has('has-changes') || wanted.has('mergeable')) ? await branchChangeCount(ctx, branch.id) : 0;
   let conflicts: BuiltinFacts['conflicts'] = { count: 0, first: [] };
   if (ready && wanted.has('no-conflicts')) {
-    const kept = await branchProblems(ctx, branch.id, 'conflicts', CONFLICTS_SHOWN);
+    const kept = await branchProblems(ctx, branch.id, 'conflicts', OBJECTS_KEPT);
     conflicts = {
       count: kept.count,
       first: kept.first.map((c) => ({
+        object_type: c.objectType,
+        object_id: c.objectId,
         object_repr: changeReprOf(ctx, c),
-        action: c.action,
-        conflicts: c.conflicts ?? [],
+        problem: conflictProblem(c.action, c.conflicts ?? []),
       })),
     };
   }

@@ -1,13 +1,6 @@
 import type { ChangeRequestStatus } from '../../../../contract/api/change-control';
 import type { FreezeNotice } from '../../../../contract/api/freezes';
-import {
-  branchConflicts,
-  contributorsReads,
-  DIRECTORY_TABLES,
-  partitionName,
-  type Ctx,
-  type BranchRow,
-} from '../../../host';
+import { branchConflicts, CONTRIBUTORS_READS, DIRECTORY_TABLES, type Ctx, type BranchRow } from '../../../host';
 import { DIGEST_TABLES, branchDigest, conflictsFound, conflictWords } from '../../branching';
 import { branchOf } from '../change-requests/repository';
 import { computations } from '../computations';
@@ -180,15 +173,13 @@ function listId(governing: readonly GoverningPolicy[]): number {
  * contributors, users and groups, the permissions (an approval counts while its reviewer may
  * still review), and its own row (whose delete takes its reviews by cascade).
  */
-function evaluationReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
-  return [
-    ...DIRECTORY_TABLES,
-    'permissions',
-    partitionName('cc_change_requests', cr.id),
-    partitionName('cc_reviews', cr.id),
-    ...contributorsReads(cr.branch_id),
-  ];
-}
+const EVALUATION_READS: readonly string[] = [
+  ...DIRECTORY_TABLES,
+  'permissions',
+  'cc_change_requests',
+  'cc_reviews',
+  ...CONTRIBUTORS_READS,
+];
 
 /**
  * The request's evaluation under `governing`, kept while what it reads is not written: a new
@@ -203,7 +194,7 @@ function keptEvaluation(
     ctx,
     evaluationKey(cr, governing),
     () => evaluateChangeRequest(ctx, cr, governing),
-    evaluationReads(cr),
+    EVALUATION_READS,
   );
 }
 
@@ -327,25 +318,21 @@ const SHARED_GATE_TABLES: readonly string[] = [
 ];
 
 /**
- * What a request's gate is read from: the shared tables, and of the tables holding rows of many
- * requests only this request's partitions (`host/db/partitions.ts`): its checks and reviews, its
- * own row (whose delete takes its checks and reviews by cascade), and its branch's changelog
- * (the contributors). So a check report, a review or a comment on another request keeps it.
+ * What a request's gate is read from: the shared tables, its checks and reviews, the requests
+ * (whose delete takes their checks and reviews by cascade), and the changelog (the contributors).
  */
-export function gateReads(cr: Pick<ChangeRequestRow, 'id' | 'branch_id'>): string[] {
-  return [
-    ...SHARED_GATE_TABLES,
-    partitionName('cc_change_requests', cr.id),
-    partitionName('cc_merge_checks', cr.id),
-    partitionName('cc_reviews', cr.id),
-    ...contributorsReads(cr.branch_id),
-  ];
-}
+const GATE_READS: readonly string[] = [
+  ...SHARED_GATE_TABLES,
+  'cc_change_requests',
+  'cc_merge_checks',
+  'cc_reviews',
+  ...CONTRIBUTORS_READS,
+];
 
 /**
  * The gate as a reader sees it now (policies re-matched, no window override): what the detail
  * endpoint shows. The facts are reused while nothing they are read from is written
- * (`gateReads`); the window is read at every call. A merge never decides on these: it computes
+ * (`GATE_READS`); the window is read at every call. A merge never decides on these: it computes
  * the gate afresh inside its own write transaction.
  */
 export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateState> {
@@ -353,7 +340,7 @@ export async function liveGate(ctx: Ctx, cr: ChangeRequestRow): Promise<GateStat
     ctx,
     liveGateKey(ctx, cr),
     () => gateFacts(ctx, cr, { rematch: true, keptEvaluation: true }),
-    gateReads(cr),
+    GATE_READS,
   );
   return withWindow(facts, cr, ctx.host.clock.now(), false);
 }
@@ -371,9 +358,9 @@ function liveGateKey(ctx: Ctx, cr: ChangeRequestRow): string {
  * computes neither again. Shared from then on: never change them.
  */
 export function keepGateForReaders(ctx: Ctx, cr: ChangeRequestRow, facts: GateFacts): void {
-  ctx.host.readMemo.keepAtCommit(ctx, liveGateKey(ctx, cr), facts, gateReads(cr));
+  ctx.host.readMemo.keepAtCommit(ctx, liveGateKey(ctx, cr), facts, GATE_READS);
   // And the evaluation in them, which a reader reuses when only the gate's other facts move.
-  ctx.host.readMemo.keepAtCommit(ctx, evaluationKey(cr, facts.governing), facts.evaluation, evaluationReads(cr));
+  ctx.host.readMemo.keepAtCommit(ctx, evaluationKey(cr, facts.governing), facts.evaluation, EVALUATION_READS);
 }
 
 /** Whether the caller may merge this request outside its change window. */

@@ -2,7 +2,6 @@ import { advisoryPairs } from './trial-repository';
 import {
   briefObject,
   compiledSelect,
-  compiledWrite,
   type Ctx,
   objectUrl,
   recordChange,
@@ -31,29 +30,18 @@ export function reviewFactsOf(ctx: Ctx, changeRequestId: number): Promise<Review
 /** Reviews by id: read, insert (answering the stored row); updates and deletes below. */
 export const reviewTable = tableRows(ccDb, 'cc_reviews');
 
-/** A review's row as its writes name it: by id, and by request (its rows' versions are kept per request). */
-type ReviewKey = Pick<ReviewRow, 'id' | 'change_request_id'>;
-
 /** Writes these fields onto one review. */
-export async function updateReviewRow(ctx: Ctx, row: ReviewKey, values: Updateable<ReviewsTable>): Promise<void> {
-  await reviewUpdate(ctx.db, values, row.id, row.change_request_id);
+export async function updateReviewRow(
+  ctx: Ctx,
+  row: Pick<ReviewRow, 'id'>,
+  values: Updateable<ReviewsTable>,
+): Promise<void> {
+  await ccDb(ctx).updateTable('cc_reviews').set(values).where('id', '=', row.id).execute();
 }
 
-const reviewUpdate = compiledWrite((db, values, id: number, changeRequestId: number) =>
-  ccTables(db)
-    .updateTable('cc_reviews')
-    .set(values as Updateable<ReviewsTable>)
-    .where('id', '=', id)
-    .where('change_request_id', '=', changeRequestId),
-);
-
 /** Deletes one review. */
-export async function deleteReviewRow(ctx: Ctx, row: ReviewKey): Promise<void> {
-  await ccDb(ctx)
-    .deleteFrom('cc_reviews')
-    .where('id', '=', row.id)
-    .where('change_request_id', '=', row.change_request_id)
-    .execute();
+export async function deleteReviewRow(ctx: Ctx, row: Pick<ReviewRow, 'id'>): Promise<void> {
+  await ccDb(ctx).deleteFrom('cc_reviews').where('id', '=', row.id).execute();
 }
 
 /** The id of this reviewer's review of the request, if they gave one. */

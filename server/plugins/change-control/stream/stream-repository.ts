@@ -1,13 +1,6 @@
 import { sql } from 'kysely';
 import type { StreamEventType } from '../../../../contract/api/change-control';
-import {
-  commitSignal,
-  sentWithNext,
-  type CommitSignal,
-  type Ctx,
-  type HostServices,
-  type VisibleIds,
-} from '../../../host';
+import { commitSignal, type CommitSignal, type Ctx, type HostServices, type VisibleIds } from '../../../host';
 import { ccDb, nowIso, type CcDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
 import { stateSlot } from '../state';
@@ -78,19 +71,17 @@ export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
     if (seen.keys.has(key)) return;
     seen.keys.add(key);
   }
-  // Nothing is read from the write: sent with the next statement (often the commit).
-  await sentWithNext(
-    ccDb(ctx)
-      .insertInto('cc_stream_events')
-      .values({
-        time: nowIso(ctx),
-        event: a.event,
-        change_request_id: a.changeRequestId,
-        object_type: a.objectType,
-        object_id: a.objectId,
-        subject: a.subject ? JSON.stringify(a.subject) : null,
-      }),
-  ).execute();
+  await ccDb(ctx)
+    .insertInto('cc_stream_events')
+    .values({
+      time: nowIso(ctx),
+      event: a.event,
+      change_request_id: a.changeRequestId,
+      object_type: a.objectType,
+      object_id: a.objectId,
+      subject: a.subject ? JSON.stringify(a.subject) : null,
+    })
+    .execute();
   const signal = streamSignal(ctx.host);
   if (!seen) signal.notify();
   else if (!seen.signalled) {

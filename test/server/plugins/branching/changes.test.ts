@@ -114,3 +114,44 @@ describe('branching: the changes endpoint', () => {
     assert.equal((await viewer.client.inBranch(a.schema_id).get('/api/dcim/devices/')).status, 200);
   });
 });
+
+describe('branching: changed objects are named as people name them', () => {
+  const svc = eachTestService();
+
+  it("object_repr: a prefix by its prefix, an IP address by its address, a VLAN by name and number, an interface with its device (the branch's name, else main's, only when the caller may view it), a cable by its label", async () => {
+    const a = await createBranch(svc, 'naming');
+    const inA = svc.admin.inBranch(a.schema_id);
+    const onMain = (await svc.admin.post('/api/dcim/devices/', { name: 'core-1' })).body;
+    const inBranch = (await inA.post('/api/dcim/devices/', { name: 'sw1' })).body;
+    await inA.post('/api/ipam/prefixes/', { prefix: '10.0.0.0/24', status: 'active' });
+    await inA.post('/api/ipam/ip-addresses/', { address: '10.0.0.1/24' });
+    await inA.post('/api/ipam/vlans/', { name: 'users', vid: 20 });
+    await inA.post('/api/dcim/interfaces/', { name: 'eth0', device: inBranch.id });
+    await inA.post('/api/dcim/interfaces/', { name: 'eth1', device: onMain.id });
+    await inA.post('/api/dcim/interfaces/', { name: 'eth2', device: { id: 999, name: 'nested' } });
+    await inA.post('/api/dcim/cables/', { label: 'uplink-7' });
+    const cable = (await inA.post('/api/dcim/cables/', { type: 'cat6' })).body;
+    const names = async (client = svc.admin) =>
+      (await client.get(`${CHANGES}?branch_id=${a.id}&ordering=id`)).body.results.map((c: any) => c.object_repr);
+    assert.deepEqual(await names(), [
+      'sw1',
+      '10.0.0.0/24',
+      '10.0.0.1/24',
+      'users (20)',
+      'sw1 · eth0',
+      'core-1 · eth1',
+      'nested · eth2',
+      'uplink-7',
+      `Cable #${cable.id}`,
+    ]);
+    // Someone who may see interfaces but not devices learns no device's name.
+    const ifOnly = await createUser(svc, 'interfaces-only', [
+      { object_types: ['branching.changediff', 'branching.branch', 'dcim.interface'], actions: ['view'] },
+    ]);
+    assert.deepEqual(await names(ifOnly.client), [
+      `Device ${inBranch.id} · eth0`,
+      `Device ${onMain.id} · eth1`,
+      'nested · eth2',
+    ]);
+  });
+});

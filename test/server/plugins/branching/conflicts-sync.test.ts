@@ -160,7 +160,7 @@ describe('branching: conflicts, sync and staleness', () => {
       changes.map((c) => [c.object_type, c.action, c.object_repr]),
       [
         ['dcim.device', 'update', 'edge-1'],
-        ['ipam.vlan', 'create', 'v10'],
+        ['ipam.vlan', 'create', 'v10 (10)'],
       ],
     );
   });

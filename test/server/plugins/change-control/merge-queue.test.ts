@@ -145,7 +145,7 @@ describe('change control: the merge queue', () => {
     assert.equal(job!.state, 'failed');
     assert.match(
       job!.detail,
-      /^left the merge queue: .*Required check "Merges cleanly" failed \(1 object would conflict or fail to apply: shared-core/,
+      /^left the merge queue: .*Required check "Merges cleanly" failed \(1 object would conflict or fail to apply\)\. The branch conflicts with main \(shared-core: status\)/,
     );
     const after = await detail(author.client, second.cr.id);
     assert.equal(after.queue_position, null);

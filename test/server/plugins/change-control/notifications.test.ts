@@ -159,6 +159,64 @@ describe('change control: reviewer notifications and My Reviews (Events 4)', () 
   });
 });
 
+describe('change control: review queues follow eligibility, whatever others decided', () => {
+  const svc = suiteService();
+  const [author, bob, carol] = actorsForSuite(
+    svc,
+    ['queue-author', AUTHOR],
+    ['queue-bob', REVIEWER],
+    ['queue-carol', REVIEWER],
+  );
+  before(async () => {
+    await policy(svc, {
+      name: 'Devices',
+      object_types: ['dcim.device'],
+      rules: [
+        { name: 'network', min_reviews: 1, users: [bob.id] },
+        { name: 'security', min_reviews: 1, users: [carol.id] },
+      ],
+    });
+  });
+  const waitingFor = async (a: Actor, id: number) =>
+    (await notificationsOf(a)).filter((n) => n.object_id === id && n.event_type === 'change_request_review_requested')
+      .length;
+
+  async function submitted(name: string): Promise<{ id: number; inBranch: any; deviceId: number }> {
+    const { branch: b, inBranch } = await branch(author.client, name);
+    const d = await device(inBranch, { name: `${name}-dev` });
+    const cr = await openRequest(author.client, b.id, { title: `Change ${name}` });
+    await ok(act(author.client, cr.id, 'submit'));
+    return { id: cr.id, inBranch, deviceId: d.id };
+  }
+
+  it('Review queues: the only eligible reviewer of an unsatisfied rule keeps the request in reviewer=me after someone else requests changes, and is not notified twice', async () => {
+    const cr = await submitted('security-queue');
+    assert.equal(await waitingFor(carol, cr.id), 1);
+    expectStatus(await review(bob.client, cr.id, 'reject', 'not like this'), 201);
+    assert.equal((await ok(author.client.get(`${REQUESTS}${cr.id}/`))).status, 'rejected');
+    assert.ok((await myReviews(carol)).includes(cr.id), "carol's queue keeps it");
+    assert.ok(!(await myReviews(bob)).includes(cr.id), "bob reviewed: it left bob's queue");
+    assert.equal(await waitingFor(carol, cr.id), 1, 'still one notification: it never stopped waiting for her');
+    const evaluation = await ok(author.client.get(`${REQUESTS}${cr.id}/evaluation/`));
+    const security = evaluation.policies[0].rules.find((r: any) => r.name === 'security');
+    assert.deepEqual(
+      security.outstanding_reviewers.map((u: any) => u.id),
+      [carol.id],
+    );
+  });
+
+  it('Review queues: a reviewer whose review went stale (the branch changed) is waited for again and told so', async () => {
+    const cr = await submitted('stale-queue');
+    expectStatus(await review(bob.client, cr.id, 'approve'), 201);
+    assert.ok(!(await myReviews(bob)).includes(cr.id));
+    assert.equal(await waitingFor(bob, cr.id), 1);
+    expectStatus(await cr.inBranch.patch(`/api/dcim/devices/${cr.deviceId}/`, { status: 'planned' }), 200);
+    assert.ok((await myReviews(bob)).includes(cr.id), 'the stale approval puts it back in the queue');
+    assert.equal(await waitingFor(bob, cr.id), 2, 'a new notification: it waits for bob again');
+    assert.equal(await waitingFor(carol, cr.id), 1, 'carol was waited for all along');
+  });
+});
+
 describe('change control: the requester is notified when their request is approved, rejected or merged', () => {
   const svc = suiteService();
   const [author, reviewer, second] = actorsForSuite(

@@ -206,7 +206,7 @@ describe('change request list: reviewer=me ("waiting for my review")', () => {
     assert.ok((await listed(r1.client, 'reviewer=me')).includes(cr.id));
   });
 
-  it('reviewer=me: a request that is approved, rejected or back in draft waits for nobody', async () => {
+  it('reviewer=me: a request that is approved or back in draft waits for nobody', async () => {
     const { cr } = await draftRequest(author, 'done-waiting');
     await ok(act(author.client, cr.id, 'submit'));
     expectStatus(await review(r1.client, cr.id, 'approve'), 201);
@@ -214,17 +214,26 @@ describe('change request list: reviewer=me ("waiting for my review")', () => {
     assert.equal((await detail(author.client, cr.id)).status, 'approved');
     assert.ok(!(await listed(r2.client, 'reviewer=me')).includes(cr.id));
 
-    const other = await draftRequest(author, 'rejected-waiting');
-    await ok(act(author.client, other.cr.id, 'submit'));
-    assert.ok((await listed(r2.client, 'reviewer=me')).includes(other.cr.id));
-    expectStatus(await review(r1.client, other.cr.id, 'reject', 'no'), 201);
-    assert.ok(!(await listed(r2.client, 'reviewer=me')).includes(other.cr.id));
-
     const third = await draftRequest(author, 'pulled-back');
     await ok(act(author.client, third.cr.id, 'submit'));
     assert.ok((await listed(r2.client, 'reviewer=me')).includes(third.cr.id));
     await ok(act(author.client, third.cr.id, 'return-to-draft'));
     assert.ok(!(await listed(r2.client, 'reviewer=me')).includes(third.cr.id));
+  });
+
+  it("reviewer=me: someone else's rejection keeps the request waiting for every eligible reviewer of an unsatisfied rule who has not reviewed; the rejecter's own list drops it", async () => {
+    const other = await draftRequest(author, 'rejected-waiting');
+    await ok(act(author.client, other.cr.id, 'submit'));
+    assert.ok((await listed(r2.client, 'reviewer=me')).includes(other.cr.id));
+    expectStatus(await review(r1.client, other.cr.id, 'reject', 'no'), 201);
+    assert.equal((await detail(author.client, other.cr.id)).status, 'rejected');
+    assert.ok((await listed(r2.client, 'reviewer=me')).includes(other.cr.id));
+    assert.ok((await listed(member.client, 'reviewer=me')).includes(other.cr.id));
+    assert.ok(!(await listed(r1.client, 'reviewer=me')).includes(other.cr.id));
+    // Once r2 has decided too, it no longer waits for r2.
+    expectStatus(await review(r2.client, other.cr.id, 'approve'), 201);
+    assert.ok(!(await listed(r2.client, 'reviewer=me')).includes(other.cr.id));
+    assert.ok((await listed(member.client, 'reviewer=me')).includes(other.cr.id));
   });
 
   it('reviewer=me: a user joining the named group starts waiting; leaving it stops', async () => {

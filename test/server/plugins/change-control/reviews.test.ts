@@ -804,6 +804,30 @@ describe('change control: reviews on closed requests, withdrawing reviews, lists
     );
   });
 
+  it('Reviews are records: a user who reviewed or commented is not deleted (409 naming deactivation), so a veto and an open thread stay; deactivating works; a user without records is deleted', async () => {
+    await withService(startService(), async (own) => {
+      const ow = await world(own);
+      const s = await scene(ow);
+      await created(postReview(s.bob.client, { change_request: s.cr.id, decision: 'reject', comment: 'no' }));
+      await created(
+        s.carol.client.post(`/api/plugins/change-control/change-comments/`, {
+          change_request: s.cr.id,
+          change_diff: s.changes[0]!.id,
+          text: 'Why this rack?',
+        }),
+      );
+      for (const who of [s.bob, s.carol]) {
+        const refused = await own.admin.delete(`/api/users/users/${who.id}/`);
+        expectStatus(refused, 409);
+        assert.match(refused.body.detail, /kept as records; deactivate the account \(is_active: false\)/);
+        assert.doesNotMatch(refused.body.detail, new RegExp(`CHG|${s.cr.id}`));
+      }
+      assert.equal((await detail(s.alice.client, s.cr.id)).status, 'rejected', 'the veto stands');
+      await ok(own.admin.patch(`/api/users/users/${s.bob.id}/`, { is_active: false }));
+      expectStatus(await own.admin.delete(`/api/users/users/${s.dave.id}/`), 204);
+    });
+  });
+
   it('the request tells the requester they cannot review it, and a reviewer that they can', async () => {
     const s = await scene(w);
     const reviewer = await detail(s.bob.client, s.cr.id);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { Request, Response } from 'express';
 import { sql } from 'kysely';
-import { OpenStreams } from '../../../../server/app';
+import { OpenStreams } from '../../../../server/host/http/pipeline';
 import { observeStatements } from '../../../../server/host/db/database';
 import { StreamReply } from '../../../../server/host/http/routes';
 import type { StreamSink } from '../../../../server/host/core/stream-sink';

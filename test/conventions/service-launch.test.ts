@@ -1,14 +1,10 @@
 // The service is always started with the same Node options and environment
-// (contract/service-node-options.ts): `npm start`, the deploy examples and the README's command
+// (launch/service-launch.ts): `npm start`, the deploy examples and the README's command
 // lines say them in words, so each place that starts dist/server.js is held to the lists here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  SERVICE_ENVIRONMENT,
-  SERVICE_NODE_OPTIONS,
-  serviceEnvironmentWords,
-} from '../../contract/service-node-options';
+import { SERVICE_ENVIRONMENT, SERVICE_NODE_OPTIONS, serviceEnvironmentWords } from '../../launch/service-launch';
 
 const ROOT = resolve(__dirname, '../..');
 const options = SERVICE_NODE_OPTIONS.join(' ');
