@@ -176,7 +176,7 @@ export function checkItem(check: MergeCheck, now: Date = new Date()): TreeItemDa
       `Outdated: reported on an earlier version of the branch (digest ${check.digest?.slice(0, 12) ?? ''}), or by someone other than its declared reporter; it no longer counts`,
     );
   if (check.timed_out) lines.push('', 'Timed out: it was never reported in time; a report replaces this result');
-  if (check.deadline) lines.push('', `Fails as never reported at ${escapeMarkdown(exactTime(check.deadline))}`);
+  if (check.deadline) lines.push('', `Fails unless reported by ${escapeMarkdown(exactTime(check.deadline))}`);
   if (check.reporter) lines.push('', `Only ${escapeMarkdown(reporterWords(check.reporter))} may report it`);
   if (check.blocks_merge) lines.push('', 'Blocks the merge');
   if (check.summary) lines.push('', escapeMarkdown(check.summary));

@@ -147,7 +147,7 @@ describe('extension: tree items', () => {
       }),
     );
     assert.match(due.description!, /^Pending · required · due 1 Nov 2026, \d\d:32 /);
-    assert.match(due.tooltip!, /Fails as never reported at 1 Nov 2026, \d\d:32 /);
+    assert.match(due.tooltip!, /Fails unless reported by 1 Nov 2026, \d\d:32 /);
     assert.match(due.tooltip!, /Only ci\\-bot or group pipelines may report it/);
   });
 

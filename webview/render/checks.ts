@@ -74,7 +74,7 @@ export function renderChecks(
             c.completed ? h(doc, 'span', { class: 'muted' }, ' · ', timeEl(doc, c.completed, now)) : null,
           ),
           c.deadline
-            ? h(doc, 'p', { class: 'check-deadline' }, `Fails as never reported at ${exactTime(c.deadline)}.`)
+            ? h(doc, 'p', { class: 'check-deadline' }, `Fails unless reported by ${exactTime(c.deadline)}.`)
             : null,
           c.reporter
             ? h(doc, 'p', { class: 'muted check-reporter' }, `Only ${reporterWords(c.reporter)} may report it.`)
