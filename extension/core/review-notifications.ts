@@ -1,7 +1,7 @@
 // Which of the caller's unread notifications deserve a (quiet) VS Code notification: change
 // requests that now wait for the caller's review, and the caller's own requests approved,
 // rejected, merged or merged by an override. Ids only grow, so "new" is "above the last seen";
-// a first sign-in shows nothing of what was already there.
+// a first sign-in tells only of reviews waiting for the caller, never a burst of past outcomes.
 import type { Notification } from '../../contract/api/host';
 import { CHANGE_REQUEST_TYPE } from '../../contract/api/paths';
 
@@ -33,25 +33,25 @@ export interface NotificationDecision {
 
 /**
  * What to show of the unread notifications. `lastSeenId` undefined: nothing was ever shown to this
- * user on this machine (a first sign-in): what is there already is the starting point, shown in
- * the views, not as a burst of toasts; only what comes after is told.
+ * user on this machine (a first sign-in): what became of their requests before (approved,
+ * rejected, merged) is the starting point, shown in the views, not as a burst of toasts; reviews
+ * that wait for them are still told (something to do now). Afterwards, only what is new.
  */
 export function reviewNotificationsToShow(
   unread: readonly Notification[],
   lastSeenId: number | undefined,
 ): NotificationDecision {
-  if (lastSeenId === undefined) return { show: [], more: 0, lastSeenId: unread.reduce((m, n) => Math.max(m, n.id), 0) };
+  const first = lastSeenId === undefined;
+  const events: readonly string[] = first ? REVIEW_WANTED_EVENTS : SHOWN_EVENTS;
+  const above = lastSeenId ?? 0;
   const fresh = unread
-    .filter(
-      (n) =>
-        !n.read && n.id > lastSeenId && n.object_type === CHANGE_REQUEST_TYPE && SHOWN_EVENTS.includes(n.event_type),
-    )
+    .filter((n) => !n.read && n.id > above && n.object_type === CHANGE_REQUEST_TYPE && events.includes(n.event_type))
     .sort((a, b) => b.id - a.id);
   // One notification per change request, the newest.
   const perRequest = new Map<number, Notification>();
   for (const n of fresh) if (!perRequest.has(n.object_id)) perRequest.set(n.object_id, n);
   const unique = [...perRequest.values()];
-  const highest = unread.reduce((m, n) => Math.max(m, n.id), lastSeenId);
+  const highest = unread.reduce((m, n) => Math.max(m, n.id), above);
   return {
     show: unique.slice(0, MAX_SHOWN_AT_ONCE),
     more: Math.max(0, unique.length - MAX_SHOWN_AT_ONCE),

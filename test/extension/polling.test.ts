@@ -91,13 +91,18 @@ describe('extension: polling for review requests', () => {
     assert.equal(notificationMessage(n), 'Your change request was merged past its gate (an override): CR 10');
   });
 
-  it('a first sign-in shows none of what was already there (no burst of toasts), only what comes after', () => {
+  it('a first sign-in shows no burst of past outcomes (approved, merged), only reviews waiting for me; then only what comes after', () => {
     const before = [
+      note(2, { event_type: 'change_request_review_requested', object_id: 20 }),
       note(3, { event_type: 'change_request_approved' }),
       note(4, { event_type: 'change_request_approved' }),
     ];
     const first = reviewNotificationsToShow(before, undefined);
-    assert.deepEqual(first, { show: [], more: 0, lastSeenId: 4 });
+    assert.deepEqual(
+      first.show.map((n) => n.id),
+      [2],
+    );
+    assert.equal(first.lastSeenId, 4);
     const later = reviewNotificationsToShow(
       [...before, note(5, { event_type: 'change_request_completed' })],
       first.lastSeenId,
