@@ -18,6 +18,8 @@ import SQLite from 'better-sqlite3';
 import { fdatasyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { betterSqlite3 } from '../server/host/db/sqlite-better-sqlite3';
+import type { SqliteConnection } from '../server/host/db/sqlite-driver';
 import { DEFAULT_CHECKPOINTER, WalCheckpointer } from '../server/host/db/wal-checkpointer';
 
 const MANUAL = Number(process.env.MANUAL ?? 0);
@@ -83,7 +85,11 @@ async function run(pages: number): Promise<string> {
     const checkpoints: number[] = [];
     const lock = fifoLock();
     const checkpointer = WORKER
-      ? new WalCheckpointer(db, file, lock, { ...DEFAULT_CHECKPOINTER, startPages: 1, checkpointPages: pages })
+      ? new WalCheckpointer(db as unknown as SqliteConnection, betterSqlite3, file, lock, {
+          ...DEFAULT_CHECKPOINTER,
+          startPages: 1,
+          checkpointPages: pages,
+        })
       : null;
     let writesHeld = 0;
     if (checkpointer) {

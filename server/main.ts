@@ -7,6 +7,7 @@ import { ConfigError, defaultConfig, loadConfigFile, type Config } from './host/
 import { consoleLogger } from './host/core/logger';
 import { checkReachable, isPostgresUrl, migrate, openDatabase, type OpenDatabase } from './host/db/database';
 import { BackupError, backupDatabase, restoreDatabase } from './host/db/backup';
+import { chooseSqliteDriver, SQLITE_DRIVER_ENV } from './host/db/sqlite-driver-choice';
 import { defaultPlugins } from './plugins';
 import { adminTokenProblem, bootstrapAdmin } from './host/users/bootstrap';
 
@@ -23,7 +24,9 @@ const USAGE = `usage: change-control [--host HOST] [--port PORT] [--db PATH] [--
             (env DATABASE_URL or CHANGE_CONTROL_DB, default ./data/change-control.sqlite3)
   --config  JSON configuration file (env CHANGE_CONTROL_CONFIG)
 
-  CHANGE_CONTROL_ADMIN_TOKEN  token the superuser "admin" holds, at least 32 characters (otherwise one is generated on first start)`;
+  CHANGE_CONTROL_ADMIN_TOKEN   token the superuser "admin" holds, at least 32 characters (otherwise one is generated on first start)
+  CHANGE_CONTROL_SQLITE_DRIVER SQLite's driver: better-sqlite3, node (Node's own node:sqlite, 22.16 or newer) or auto
+                               (the default: better-sqlite3 when it loads, else node:sqlite)`;
 
 class StartError extends Error {}
 
@@ -71,6 +74,21 @@ function describeTarget(target: string): string {
   return isPostgresUrl(target) ? target.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@') : target;
 }
 
+/**
+ * Opens the database `target` names; on SQLite through the driver CHANGE_CONTROL_SQLITE_DRIVER
+ * names (or the one that loads), said in the log. A StartError saying why when it cannot.
+ */
+function open(target: string): OpenDatabase {
+  try {
+    if (isPostgresUrl(target)) return openDatabase(target);
+    const { driver, reason } = chooseSqliteDriver(process.env[SQLITE_DRIVER_ENV]);
+    consoleLogger.info(`SQLite driver: ${driver.name} (${reason})`);
+    return openDatabase(target, { sqliteDriver: driver });
+  } catch (err) {
+    throw new StartError(`cannot open database ${describeTarget(target)}: ${(err as Error).message}`);
+  }
+}
+
 function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolvePort, reject) => {
     server.once('error', reject);
@@ -90,7 +108,7 @@ async function runTool(command: 'backup' | 'restore', argv: string[]): Promise<v
     const options = readOptions(argv.slice(1));
     const config = options.config ? loadConfigFile(options.config) : defaultConfig();
     const configDir = options.config ? dirname(resolve(options.config)) : process.cwd();
-    database = openDatabase(options.db);
+    database = open(options.db);
     await checkReachable(database);
     if (command === 'backup') {
       const rows = await backupDatabase(database.db, file);
@@ -128,11 +146,7 @@ async function main(): Promise<void> {
     } else {
       config = defaultConfig();
     }
-    try {
-      database = openDatabase(options.db);
-    } catch (err) {
-      throw new StartError(`cannot open database ${describeTarget(options.db)}: ${(err as Error).message}`);
-    }
+    database = open(options.db);
   } catch (err) {
     process.stderr.write(`change-control: ${(err as Error).message}\n`);
     process.exit(2);

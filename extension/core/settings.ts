@@ -10,7 +10,7 @@ export const SETTING_KEYS = {
 
 export const SETTING_DEFAULTS = {
   serverUrl: '',
-  nodePath: 'node',
+  nodePath: '',
   notificationsEnabled: true,
   pollIntervalSeconds: 60,
 } as const;
@@ -47,7 +47,8 @@ export type ConnectionTarget =
 
 export interface Settings {
   connection: ConnectionTarget;
-  nodePath: string;
+  /** The Node.js that runs the bundled service; null: the editor's own runtime. */
+  nodePath: string | null;
   notifications: { enabled: boolean; pollIntervalMs: number };
   /** Values that were wrong and replaced by their defaults, for the log. */
   problems: string[];
@@ -87,10 +88,10 @@ export function parseSettings(get: (key: string) => unknown): Settings {
   }
 
   const rawNode = get(SETTING_KEYS.nodePath);
-  let nodePath: string = SETTING_DEFAULTS.nodePath;
+  let nodePath: string | null = null;
   if (typeof rawNode === 'string' && rawNode.trim() !== '') nodePath = rawNode.trim();
   else if (rawNode !== undefined && rawNode !== null && rawNode !== '')
-    problems.push(`${SETTING_KEYS.nodePath} must be a path; using "node"`);
+    problems.push(`${SETTING_KEYS.nodePath} must be a path; using the editor's runtime`);
 
   const rawEnabled = get(SETTING_KEYS.notificationsEnabled);
   let enabled: boolean = SETTING_DEFAULTS.notificationsEnabled;

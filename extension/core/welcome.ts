@@ -93,7 +93,7 @@ export const WELCOMES: readonly WelcomeDef[] = [
   {
     view: 'changeRequests',
     states: ['offline:serviceFailed'],
-    contents: `Offline, reconnecting…\nThe Change Control service bundled with the extension is not running: it could not start, or it stopped. It is started again every few seconds; the notification, the status bar item and the log say why.\n${B.showLogs}\n${B.retry}\n${B.useRemoteServer}\nThe bundled service runs on the Node.js of the Change Control: Node Path setting.\n${B.openNodeSetting}`,
+    contents: `Offline, reconnecting…\nThe Change Control service bundled with the extension is not running: it could not start, or it stopped. It is started again every few seconds; the notification, the status bar item and the log say why.\n${B.showLogs}\n${B.retry}\n${B.useRemoteServer}\nThe bundled service runs on the editor's own runtime, or on the Node.js of the Change Control: Node Path setting when it is set (22.16 or newer).\n${B.openNodeSetting}`,
   },
   {
     view: 'changeRequests',

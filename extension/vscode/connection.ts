@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ApiClient } from '../core/api-client';
 import { asApiError, presentError } from '../core/api-error';
-import { launchService, type RunningService } from '../core/bundled-service';
+import { chooseServiceRuntime, launchService, runtimeWords, type RunningService } from '../core/bundled-service';
 import { CONTEXT_KEYS } from '../core/commands';
 import { ConnectionMachine, problemOfError, type AttemptOutcome, type ProbeResult } from '../core/connection-machine';
 import { hostOf, problemOf, type ConnectionState } from '../core/connection-state';
@@ -33,7 +33,7 @@ export class Connection extends DisposableBase {
   private authed: ApiClient | null = null;
   /** The client each connected attempt signed in with, by the user it found (its state carries that user). */
   private readonly clients = new WeakMap<CurrentUser, ApiClient>();
-  private service: { nodePath: string; running: Promise<RunningService> } | undefined;
+  private service: { nodePath: string | null; running: Promise<RunningService> } | undefined;
   private readonly machine: ConnectionMachine;
   /** The last reason the bundled service did not start that was said in a notification. */
   private toldWhy: string | undefined;
@@ -231,7 +231,7 @@ export class Connection extends DisposableBase {
     }
   }
 
-  private ensureService(nodePath: string): Promise<RunningService> {
+  private ensureService(nodePath: string | null): Promise<RunningService> {
     if (this.service && this.service.nodePath === nodePath) return this.service.running;
     const running = this.startService(nodePath);
     const entry = { nodePath, running };
@@ -255,13 +255,20 @@ export class Connection extends DisposableBase {
     return running;
   }
 
-  private async startService(nodePath: string): Promise<RunningService> {
+  private async startService(nodePath: string | null): Promise<RunningService> {
     const adminToken = await this.bundledAdminToken();
     const dbPath = join(this.context.globalStorageUri.fsPath, 'change-control.sqlite3');
     const serverScript = this.context.asAbsolutePath(join('dist', 'server.js'));
-    this.log.info(`starting the bundled service: ${nodePath} ${serverScript} --port 0 --db ${dbPath}`);
+    // The editor's own runtime unless changeControl.nodePath names another (or it lacks node:sqlite).
+    const { runtime, note, probe } = await chooseServiceRuntime(nodePath, process.execPath);
+    if (note) this.log.warn(note);
+    this.log.info(
+      `starting the bundled service on ${runtimeWords(runtime)}${probe ? ` (Node.js ${probe.version})` : ''}: ${runtime.program} ${serverScript} --port 0 --db ${dbPath}`,
+    );
     const svc = await launchService({
-      nodePath,
+      runtime,
+      probe,
+      note,
       serverScript,
       dbPath,
       adminToken,
@@ -304,7 +311,7 @@ export class Connection extends DisposableBase {
   }
 
   /** The URL of the service to sign in to (the bundled one started when needed); undefined when it cannot start (said). */
-  private async signInUrl(target: Exclude<ConnectionTarget, { mode: 'invalid' }>, nodePath: string) {
+  private async signInUrl(target: Exclude<ConnectionTarget, { mode: 'invalid' }>, nodePath: string | null) {
     if (target.mode === 'remote') return target.url;
     try {
       return (await this.ensureService(nodePath)).url;

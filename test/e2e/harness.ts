@@ -117,8 +117,13 @@ export interface StartOptions {
    * in code-server's remote window, settings with `"scope": "machine"` are read only from here.
    */
   machineSettings?: Record<string, unknown>;
-  /** Extra environment for code-server and so for the extension host. */
+  /**
+   * Extra environment for code-server and so for the extension host. A `PATH` given here is
+   * theirs as it is (by default: the runner's, with Node 24's folder first).
+   */
   env?: Record<string, string>;
+  /** Files put into the user data folder before code-server starts: relative path → file copied there. */
+  userDataFiles?: Record<string, string>;
   /** Where screenshots and logs go (default ARTIFACTS_DIR). */
   artifactsDir?: string;
   viewport?: { width: number; height: number };
@@ -249,7 +254,7 @@ function codeServerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   for (const k of Object.keys(env)) {
     if (k.startsWith('VSCODE_') || k.startsWith('ELECTRON_') || k.startsWith('npm_')) delete env[k];
   }
-  env.PATH = `${path.dirname(NODE24_BIN)}:${env.PATH ?? ''}`;
+  if (extra.PATH === undefined) env.PATH = `${path.dirname(NODE24_BIN)}:${env.PATH ?? ''}`;
   return env;
 }
 
@@ -524,6 +529,11 @@ export class VSCode {
     for (const d of [path.join(userDataDir, 'User'), extensionsDir, workspace]) fs.mkdirSync(d, { recursive: true });
     const settings = { ...DEFAULT_USER_SETTINGS, ...(opts.userSettings ?? {}) };
     fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+    for (const [relative, source] of Object.entries(opts.userDataFiles ?? {})) {
+      const target = path.join(userDataDir, relative);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.copyFileSync(source, target);
+    }
     if (opts.machineSettings && Object.keys(opts.machineSettings).length) {
       fs.mkdirSync(path.join(userDataDir, 'Machine'), { recursive: true });
       fs.writeFileSync(

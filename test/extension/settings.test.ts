@@ -11,10 +11,11 @@ import {
 const read = (values: Record<string, unknown>) => (key: string) => values[key];
 
 describe('extension: settings', () => {
-  it('uses the bundled service when no URL is set, with the defaults', () => {
+  it("uses the bundled service when no URL is set, with the defaults (no Node path: the editor's runtime)", () => {
     const s = parseSettings(read({}));
     assert.deepEqual(s.connection, { mode: 'bundled' });
-    assert.equal(s.nodePath, 'node');
+    assert.equal(s.nodePath, null);
+    assert.equal(parseSettings(read({ [SETTING_KEYS.nodePath]: '  ' })).nodePath, null);
     assert.deepEqual(s.notifications, { enabled: true, pollIntervalMs: 60_000 });
     assert.deepEqual(s.problems, []);
     assert.deepEqual(parseSettings(read({ [SETTING_KEYS.serverUrl]: '   ' })).connection, { mode: 'bundled' });
@@ -54,7 +55,7 @@ describe('extension: settings', () => {
         [SETTING_KEYS.pollIntervalSeconds]: 2,
       }),
     );
-    assert.equal(bad.nodePath, 'node');
+    assert.equal(bad.nodePath, null);
     assert.deepEqual(bad.notifications, { enabled: true, pollIntervalMs: 10_000 });
     assert.equal(bad.problems.length, 3);
   });
@@ -72,12 +73,12 @@ describe('extension: settings', () => {
         workspaceValue: 'https://collector.attacker.example',
         workspaceFolderValue: 'https://collector.attacker.example',
       },
-      [SETTING_KEYS.nodePath]: { defaultValue: 'node', workspaceValue: './evil-node' },
+      [SETTING_KEYS.nodePath]: { defaultValue: '', workspaceValue: './evil-node' },
       [SETTING_KEYS.pollIntervalSeconds]: { defaultValue: 60, workspaceValue: 120 },
     };
     const s = parseSettingsFrom((key) => hostile[key]);
     assert.deepEqual(s.connection, { mode: 'bundled' }, 'the workspace URL is ignored: the default (bundled) holds');
-    assert.equal(s.nodePath, 'node');
+    assert.equal(s.nodePath, null);
     assert.equal(s.notifications.pollIntervalMs, 120_000, 'other settings still follow the workspace');
     const user = parseSettingsFrom((key) => ({
       ...hostile[key],

@@ -2,6 +2,8 @@ import { CompiledQuery, type Kysely, type LogEvent, type Migration, type Transac
 import { isPostgresUrl } from './kind';
 import { openPostgres } from './postgres';
 import { openSqlite } from './sqlite';
+import type { SqliteDriver } from './sqlite-driver';
+import { processSqliteDriver } from './sqlite-driver-choice';
 import type { HostTables } from './tables';
 import type { CheckpointerSettings, WalCheckpointer } from './wal-checkpointer';
 
@@ -29,6 +31,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** A SQLite file: the checkpointer thread's settings (`wal-checkpointer.ts`), or `false` for SQLite's automatic checkpoint only. */
   checkpointer?: Partial<CheckpointerSettings> | false;
+  /** SQLite: the driver (default: this process's, `processSqliteDriver`). */
+  sqliteDriver?: SqliteDriver;
 }
 
 /** Opens the database `target` names: a PostgreSQL URL, or a SQLite file (or `:memory:`). */
@@ -45,7 +49,7 @@ export function openDatabase(target: string, options: OpenOptions = {}): OpenDat
     db = openPostgres(target, options.poolSize ?? 20, log);
     urls.set(db, target);
   } else {
-    const opened = openSqlite(target, options.checkpointer, log);
+    const opened = openSqlite(target, options.checkpointer, log, options.sqliteDriver ?? processSqliteDriver().driver);
     db = opened.db;
     if (opened.checkpointer) checkpointers.set(db, opened.checkpointer);
   }

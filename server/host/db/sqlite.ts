@@ -1,4 +1,3 @@
-import SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
   createQueryId,
@@ -25,6 +24,7 @@ import {
   versionsOf,
   type DataVersions,
 } from './data-version';
+import type { SqliteConnection, SqliteDriver, SqliteStatement } from './sqlite-driver';
 import type { HostTables } from './tables';
 import {
   AUTOMATIC_CHECKPOINT_PAGES,
@@ -32,34 +32,6 @@ import {
   WalCheckpointer,
   type CheckpointerSettings,
 } from './wal-checkpointer';
-
-/**
- * What the service uses of a SQLite driver's connection: better-sqlite3's API. Another driver
- * (Node's own `node:sqlite`) slots in as a `SqliteDriver` adapting its connections to this.
- */
-export interface SqliteConnection {
-  prepare(source: string): SqliteStatement;
-  pragma(source: string): unknown;
-  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
-  close(): unknown;
-}
-
-export interface SqliteStatement {
-  /** Whether it answers rows. */
-  readonly reader: boolean;
-  /** Whether it cannot write (SQLite's own word). */
-  readonly readonly: boolean;
-  all(parameters: readonly unknown[]): unknown[];
-  get(parameters: readonly unknown[]): unknown;
-  run(parameters: readonly unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
-  iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
-}
-
-/** Opens a connection to a SQLite file (or `:memory:`). */
-export type SqliteDriver = (path: string, options: { readonly: boolean }) => SqliteConnection;
-
-/** better-sqlite3, whose API is the one above. */
-export const betterSqlite3: SqliteDriver = (path, options) => new SQLite(path, options) as unknown as SqliteConnection;
 
 /**
  * Prepared statements kept per SQL text (a query compiled again reuses its statement). Each
@@ -283,18 +255,19 @@ function versionRowsOf(text: string): Array<{ id: string; version: string }> {
 }
 
 /**
- * Opens (creating the folder when needed) a SQLite database with WAL and foreign keys: a file
- * on a writer and a reader, `:memory:` on its one connection.
+ * Opens (creating the folder when needed) a SQLite database with WAL and foreign keys, through
+ * `driver` (better-sqlite3 or `node:sqlite`): a file on a writer and a reader, `:memory:` on its
+ * one connection.
  */
 export function openSqlite(
   path: string,
   checkpointerSettings: Partial<CheckpointerSettings> | false = {},
   log: KyselyConfig['log'],
-  driver: SqliteDriver = betterSqlite3,
+  driver: SqliteDriver,
 ): { db: Kysely<HostTables>; checkpointer?: WalCheckpointer } {
   const file = path !== ':memory:';
   if (file) mkdirSync(dirname(path), { recursive: true });
-  const connection = driver(path, { readonly: false });
+  const connection = driver.open(path, { readonly: false });
   if (file) connection.pragma('journal_mode = WAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('synchronous = NORMAL');
@@ -311,12 +284,12 @@ export function openSqlite(
   const writerLock = new FifoLock();
   let readOnly: SqliteConnection | null = null;
   if (file) {
-    readOnly = driver(path, { readonly: true });
+    readOnly = driver.open(path, { readonly: true });
     configure(readOnly);
   }
   const checkpointer =
     file && checkpointerSettings !== false
-      ? new WalCheckpointer(connection as unknown as SQLite.Database, path, writerLock, {
+      ? new WalCheckpointer(connection, driver, path, writerLock, {
           ...DEFAULT_CHECKPOINTER,
           ...checkpointerSettings,
         })

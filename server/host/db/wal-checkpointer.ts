@@ -1,7 +1,7 @@
-import type SQLite from 'better-sqlite3';
 import { closeSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { SqliteConnection, SqliteDriver } from './sqlite-driver';
 
 /**
  * The writer's automatic checkpoint when no checkpointer thread runs: SQLite copies the
@@ -44,15 +44,23 @@ export const DEFAULT_CHECKPOINTER: CheckpointerSettings = {
 };
 
 /**
- * The checkpointer thread: a connection of its own to the file, one PASSIVE checkpoint per
+ * The checkpointer thread: a connection of its own to the file (through the service's driver,
+ * better-sqlite3 or `node:sqlite`), one PASSIVE checkpoint per
  * message (it copies what no reader still needs, waits for nobody and never blocks the writer).
  * Its synchronous setting is the writer's: the log is written to disk before the copy, the
  * database after it, both here, off the event loop.
  */
 const CHECKPOINTER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const SQLite = require(workerData.driver);
-const db = new SQLite(workerData.file, { fileMustExist: true });
+let db;
+if (workerData.driver === 'node:sqlite') {
+  const { DatabaseSync } = require('node:sqlite');
+  const connection = new DatabaseSync(workerData.file);
+  db = { pragma: (text) => connection.prepare('pragma ' + text).all(), close: () => connection.close() };
+} else {
+  const SQLite = require(workerData.driver);
+  db = new SQLite(workerData.file, { fileMustExist: true });
+}
 db.pragma('synchronous = NORMAL');
 db.pragma('cache_size = -64');
 parentPort.on('message', (message) => {
@@ -127,7 +135,8 @@ export class WalCheckpointer {
   private readyListeners: Array<() => void> = [];
 
   constructor(
-    private readonly writer: SQLite.Database,
+    private readonly writer: SqliteConnection,
+    private readonly driver: SqliteDriver,
     private readonly file: string,
     private readonly writerLock: { lock(): Promise<void>; unlock(): void },
     private readonly settings: CheckpointerSettings = DEFAULT_CHECKPOINTER,
@@ -216,7 +225,7 @@ export class WalCheckpointer {
     try {
       worker = new Worker(CHECKPOINTER_SOURCE, {
         eval: true,
-        workerData: { driver: require.resolve('better-sqlite3'), file: this.file },
+        workerData: { driver: this.driver.threadModule(), file: this.file },
         resourceLimits: THREAD_LIMITS,
         // Plain JavaScript: none of the process's own options (a loader, heap sizes) apply to it.
         execArgv: [],

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
-import { expectText, type VSCode } from '../harness';
+import { expectText, NODE24_BIN, type VSCode } from '../harness';
 import { SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 
@@ -78,12 +78,13 @@ export const scenarios: Scenario[] = [
     name: 'connection: connected, the service stops: within 5 s every view and the status bar say offline, reconnecting…, the review page refuses to post; back within 5 s of its return',
     prepare: async (prep) => {
       await seeded.prepare(prep);
-      // A Node.js that fails while a flag file exists (the bundled service's failed start).
+      // A Node.js that fails while a flag file exists (the bundled service's failed start); else
+      // code-server's Node 24, whose node:sqlite the packaged service uses (no native module in the .vsix).
       failFlag = join(prep.tempDir, 'node-fails');
       wrapper = join(prep.tempDir, 'flaky-node.sh');
       writeFileSync(
         wrapper,
-        `#!/bin/sh\nif [ -e "${failFlag}" ]; then echo "simulated failure: no Node.js here" >&2; exit 3; fi\nexec "${process.execPath}" "$@"\n`,
+        `#!/bin/sh\nif [ -e "${failFlag}" ]; then echo "simulated failure: no Node.js here" >&2; exit 3; fi\nexec "${NODE24_BIN}" "$@"\n`,
       );
       chmodSync(wrapper, 0o755);
     },
@@ -239,7 +240,7 @@ export const scenarios: Scenario[] = [
       // Back to the scenario's service for whatever runs next.
       await vscode.updateMachineSettings({
         'changeControl.serverUrl': w().svc.url,
-        'changeControl.nodePath': process.execPath,
+        'changeControl.nodePath': '',
       });
       if (existsSync(failFlag)) rmSync(failFlag);
     },

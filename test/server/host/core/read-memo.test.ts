@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import SQLite from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { parseConfig } from '../../../../server/host/core/config';
 import { sql } from 'kysely';
 import { foldedLike } from '../../../../server/host/db/portable';
 import { observeStatements, walCheckpointerOf } from '../../../../server/host/db/database';
+import { processSqliteDriver } from '../../../../server/host/db/sqlite-driver-choice';
 import {
   bumpDataVersion,
   readDataVersions,
@@ -549,12 +549,12 @@ if (!onPostgres) {
       assert.equal((await readDataVersions(svc.host.db)).global, before.global + 1);
       // Another connection (as another process would): seen at the next read; a commit that
       // moves no version keeps the versions.
-      const other = new SQLite(join(dir, 'one.sqlite'));
+      const other = processSqliteDriver().driver.open(join(dir, 'one.sqlite'), { readonly: false });
       try {
         const seen = await readDataVersions(svc.host.db);
-        other.prepare('update "users" set "first_name" = ? where "username" = ?').run('Beside', 'admin');
+        other.prepare('update "users" set "first_name" = ? where "username" = ?').run(['Beside', 'admin']);
         assert.deepEqual(await readDataVersions(svc.host.db), seen);
-        other.prepare('update "data_version" set "version" = "version" + 1 where "id" = 1').run();
+        other.prepare('update "data_version" set "version" = "version" + 1 where "id" = 1').run([]);
         assert.equal((await readDataVersions(svc.host.db)).global, seen.global + 1);
       } finally {
         other.close();

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, walCheckpointerOf, type OpenDatabase } from '../../../../server/host/db/database';
+import { processSqliteDriver } from '../../../../server/host/db/sqlite-driver-choice';
 import type { CheckpointerSettings, WalCheckpointer } from '../../../../server/host/db/wal-checkpointer';
 
 /**
@@ -61,9 +61,9 @@ describe('database file: the checkpointer thread', () => {
     (await sql<{ n: number }>`select count(*) as n from filler`.execute(database.db)).rows[0]!.n;
   /** Once the database is closed: a connection reading no log finds `rows` rows in the file itself. */
   function findInFile(rows: number): void {
-    const plain = new SQLite(file, { readonly: true });
+    const plain = processSqliteDriver().driver.open(file, { readonly: true });
     try {
-      assert.equal((plain.prepare('select count(*) as n from filler').get() as { n: number }).n, rows);
+      assert.equal((plain.prepare('select count(*) as n from filler').get([]) as { n: number }).n, rows);
     } finally {
       plain.close();
     }
