@@ -2,6 +2,7 @@
 // `as const` list, so a new status in the contract fails to compile until it is named here.
 import type { ChangeRequestStatus, CheckStatus, Priority, ReviewDecision } from './api/change-control';
 import type { ChangeAction } from './api/branching';
+import { freezeRule } from './time';
 
 /** A codicon id with an optional theme colour id. */
 export interface IconRef {
@@ -69,17 +70,45 @@ export function approvalsPhrase(approvals: number, needed: number): string {
   return `${approvals} of ${needed} approval${needed === 1 ? '' : 's'}`;
 }
 
-/** A freeze as a change request shows it: in force (it blocks merging until its end) or upcoming. */
-export function freezePhrase(
-  f: { name: string; active: boolean; start: string; end: string },
-  time: (iso: string) => string,
-): string {
-  return f.active
-    ? `Frozen by "${f.name}" until ${time(f.end)}`
+/** A freeze as a request shows it: the period (and, for a recurring one, its rule as written in its own zone). */
+export interface FreezeShown {
+  name: string;
+  active: boolean;
+  start: string;
+  end: string;
+  kind?: 'once' | 'recurring';
+  weekdays?: readonly number[];
+  start_time?: string | null;
+  end_time?: string | null;
+  time_zone?: string;
+}
+
+/**
+ * A freeze as a change request shows it: in force (it blocks merging until its end) or upcoming;
+ * a recurring one says its rule in its own zone, and `time` writes the instants in the reader's.
+ */
+export function freezePhrase(f: FreezeShown, time: (iso: string) => string): string {
+  const rule =
+    f.kind === 'recurring' && f.weekdays && f.weekdays.length > 0
+      ? freezeRule({
+          weekdays: f.weekdays,
+          start_time: f.start_time ?? null,
+          end_time: f.end_time ?? null,
+          time_zone: f.time_zone ?? 'UTC',
+        })
+      : null;
+  if (f.active) return `Frozen by "${f.name}"${rule ? ` (${rule})` : ''} until ${time(f.end)}`;
+  return rule
+    ? `Freeze "${f.name}", ${rule}; next from ${time(f.start)} to ${time(f.end)}`
     : `Freeze "${f.name}" from ${time(f.start)} to ${time(f.end)}`;
 }
 
-/** Where a request stands in the merge queue. */
-export function queuePhrase(position: number): string {
+/**
+ * Where a request stands in the merge queue. Held by a freeze (`frozenUntil`: when it ends),
+ * it waits for the freeze to end: the head of a frozen queue is not "merging now or next".
+ */
+export function queuePhrase(position: number, frozenUntil?: string | null, time?: (iso: string) => string): string {
+  if (frozenUntil)
+    return `Position ${position} in the merge queue, waiting for the freeze to end${time ? ` (${time(frozenUntil)})` : ''}`;
   return position === 1 ? 'First in the merge queue (merging now or next)' : `Position ${position} in the merge queue`;
 }

@@ -52,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): void {
     log,
     onFocus: (cr) => views.select(cr),
     onChanged: () => void refreshLists(),
+    onRefreshAll: () => refreshAll(),
   });
   const reloadData = (id: number, parts: Iterable<DataPart>) =>
     cache.reload(id, parts).catch((e) => log.warn(`reloading change request #${id}: ${(e as Error).message}`));
@@ -95,6 +96,12 @@ export function activate(context: vscode.ExtensionContext): void {
   );
   /** What the stream says changed, reloaded where it is shown. */
   const apply = (plan: RefreshPlan) => {
+    // A freeze began or ended: every request it applies to moved, whatever is shown.
+    if (plan.everything) {
+      void refreshAll();
+      notifier.checkNow();
+      return;
+    }
     if (plan.lists) {
       void refreshLists();
       // A request changed state: a notification for the caller may have come with it.

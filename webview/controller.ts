@@ -63,6 +63,16 @@ export function readPersistedState(value: unknown): PersistedState | null {
   };
 }
 
+/** The live region that says the result of an action (outside the page's regions, never redrawn). */
+export const ANNOUNCER_ID = 'announcer';
+
+/** Where the result of what a key stands for shows: the merge state for the page's actions, the caller's review for a review. */
+function resultOf(key: string): string | null {
+  if (key === REVIEW_KEY) return 'my-review';
+  if (key.startsWith('action:')) return 'merge-state';
+  return null;
+}
+
 function isHostMessage(value: unknown): value is HostToWebview {
   return !!value && typeof value === 'object' && typeof (value as { type?: unknown }).type === 'string';
 }
@@ -85,6 +95,9 @@ export class PanelController {
     container.addEventListener('input', (e) => this.onInput(e));
     container.addEventListener('change', (e) => this.onChange(e));
     container.addEventListener('keydown', (e) => this.onKeyDown(e));
+    // The first use of the page keeps the tab (a preview tab is reused by the next tree click otherwise).
+    for (const type of ['input', 'change', 'keydown'] as const)
+      container.addEventListener(type, () => this.interacted());
     container.addEventListener('submit', (e) => e.preventDefault());
     this.view.update(this.state);
   }
@@ -105,7 +118,39 @@ export class PanelController {
       this.api.postMessage({ type: 'ready' });
       return;
     }
+    const done = message.type === 'operationDone' ? this.state.pending[message.opId] : undefined;
     this.dispatch(message);
+    if (done !== undefined && resultOf(done)) {
+      // Said now, and again with the request as it is after the action (the page the host sends next).
+      this.awaiting = done;
+      this.announceResult(done);
+    } else if ((message.type === 'snapshot' || message.type === 'snapshotDelta') && this.awaiting) {
+      this.announceResult(this.awaiting);
+      this.awaiting = null;
+    }
+  }
+
+  /** An action or a review the host reported done: its result is yet to be told. */
+  private awaiting: string | null = null;
+
+  /**
+   * The result of an action (the merge state) or of a review (the caller's review) said in the
+   * page's live region, and the focus put on it: a screen reader hears what changed.
+   */
+  private announceResult(key: string): void {
+    const target = this.doc.getElementById(resultOf(key)!);
+    if (!target) return;
+    let region = this.doc.getElementById(ANNOUNCER_ID);
+    if (!region) {
+      region = this.doc.createElement('div');
+      region.id = ANNOUNCER_ID;
+      region.className = 'visually-hidden';
+      region.setAttribute('role', 'status');
+      region.setAttribute('aria-live', 'polite');
+      this.doc.body.append(region);
+    }
+    region.textContent = (target.textContent ?? '').replace(/\s+/g, ' ').trim();
+    target.focus();
   }
 
   private dispatch(action: ViewAction, render = true): void {
@@ -113,6 +158,13 @@ export class PanelController {
     const persisted = toPersisted(this.state);
     if (persisted) this.api.setState(persisted);
     if (render) this.view.update(this.state);
+  }
+
+  private told = false;
+  private interacted(): void {
+    if (this.told) return;
+    this.told = true;
+    this.api.postMessage({ type: 'interacted' });
   }
 
   private nextOpId(): string {
@@ -153,6 +205,7 @@ export class PanelController {
     }
     const el = target?.closest<HTMLElement>('[data-act]');
     if (!el || !this.container.contains(el)) return;
+    this.interacted();
     const act = el.dataset.act;
     if (!isAct(act)) return;
     if (act !== 'send' && el.getAttribute('aria-disabled') === 'true') return;
@@ -222,6 +275,10 @@ export class PanelController {
         return;
       case 'open-all':
         this.api.postMessage({ type: 'openAllChanges' });
+        return;
+      case 'compare-with-main':
+        if (Number.isInteger(changeId) && changeId > 0)
+          this.api.postMessage({ type: 'compareWithMain', changeDiff: changeId });
         return;
       case 'reveal-change':
         if (!this.view.revealChange(changeId) && this.state.filter) {

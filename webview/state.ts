@@ -136,6 +136,8 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
     case 'loading': {
       const same = state.changeRequestId === action.changeRequestId && state.snapshot !== null;
       if (same) return { ...state, refreshing: true };
+      // Another request in this panel (a preview tab reused): nothing of the previous one is kept.
+      const other = state.changeRequestId !== null && state.changeRequestId !== action.changeRequestId;
       return {
         ...state,
         changeRequestId: action.changeRequestId,
@@ -143,6 +145,18 @@ export function reduce(state: ViewState, action: ViewAction): ViewState {
         refreshing: false,
         snapshot: null,
         loadError: null,
+        ...(other
+          ? {
+              drafts: {},
+              openComposers: [],
+              reviewDecision: null,
+              expandedChanges: [],
+              collapsedChanges: [],
+              filter: '',
+              errors: {},
+              timelineLimit: TIMELINE_PAGE,
+            }
+          : {}),
       };
     }
     case 'snapshot': {

@@ -1,6 +1,6 @@
 // The request's timeline: its creation and status moves (from the changelog, when the caller may
-// read it), reviews, comments and check results, oldest first.
-import type { ChangeComment, MergeCheck, Review } from '../contract/api/change-control';
+// read it), reviews, comments, check results and the override (from the request), oldest first.
+import type { ChangeComment, ChangeRequest, MergeCheck, Review } from '../contract/api/change-control';
 import type { ChangeRequestSnapshot, LifecycleMove } from '../contract/webview/protocol';
 
 export type TimelineEntry =
@@ -8,9 +8,18 @@ export type TimelineEntry =
   | { kind: 'status'; key: string; time: string; move: LifecycleMove }
   | { kind: 'review'; key: string; time: string; review: Review; updated: boolean }
   | { kind: 'comment'; key: string; time: string; comment: ChangeComment }
-  | { kind: 'check'; key: string; time: string; check: MergeCheck };
+  | { kind: 'check'; key: string; time: string; check: MergeCheck }
+  | { kind: 'override'; key: string; time: string; override: NonNullable<ChangeRequest['override']> };
 
-const KIND_ORDER: Record<TimelineEntry['kind'], number> = { created: 0, status: 1, review: 2, comment: 3, check: 4 };
+/** At one instant, the override comes before the move to Completed it caused. */
+const KIND_ORDER: Record<TimelineEntry['kind'], number> = {
+  created: 0,
+  override: 1,
+  status: 2,
+  review: 3,
+  comment: 4,
+  check: 5,
+};
 
 function byTime(a: TimelineEntry, b: TimelineEntry): number {
   const ta = Date.parse(a.time);
@@ -41,6 +50,9 @@ export function buildTimeline(
   for (const c of snap.comments) out.push({ kind: 'comment', key: `comment:${c.id}`, time: c.created, comment: c });
   for (const c of snap.checks)
     if (c.completed) out.push({ kind: 'check', key: `check:${c.id}`, time: c.completed, check: c });
+  // The override is the request's own field: everyone who may view the request sees it, changelog or not.
+  if (cr.override)
+    out.push({ kind: 'override', key: 'override', time: cr.override.time || cr.last_updated, override: cr.override });
   return out.sort(byTime);
 }
 

@@ -63,22 +63,6 @@ const timelineOf = (() => {
   };
 })();
 
-type Snapshot = NonNullable<ViewState['snapshot']>;
-
-/** A side region that shows one part of the snapshot and is redrawn only when that part changes. */
-function sideRegion<K extends keyof Snapshot>(
-  id: string,
-  part: K,
-  render: (doc: Document, value: Snapshot[K], now: number) => HTMLElement,
-): RegionDef {
-  return {
-    id,
-    slot: 'side',
-    inputs: ({ state }) => [state.snapshot![part]],
-    render: (doc, { state, now }) => render(doc, state.snapshot![part], now),
-  };
-}
-
 /** The regions in page order (which is also the keyboard order): gate and decision come before the changes. */
 const REGIONS: RegionDef[] = [
   {
@@ -99,7 +83,13 @@ const REGIONS: RegionDef[] = [
     ],
     render: (doc, { state, now }) => renderHeader(doc, state.snapshot!, state, now),
   },
-  sideRegion('gate', 'changeRequest', renderMergeState),
+  {
+    id: 'gate',
+    slot: 'side',
+    inputs: ({ state }) => [state.snapshot!.changeRequest, isPending(state, actionKey('sync'))],
+    render: (doc, { state }) =>
+      renderMergeState(doc, state.snapshot!.changeRequest, isPending(state, actionKey('sync'))),
+  },
   {
     id: 'decision',
     slot: 'side',
@@ -108,6 +98,7 @@ const REGIONS: RegionDef[] = [
       return [
         s.changeRequest.actions.review?.allowed,
         s.changeRequest.actions.review?.reason,
+        s.evaluation,
         s.changeRequest.requester?.id,
         s.changeRequest.status,
         s.changeRequest.ready_to_merge,
@@ -120,8 +111,18 @@ const REGIONS: RegionDef[] = [
     },
     render: (doc, { state, now }) => renderDecision(doc, state.snapshot!, state, now),
   },
-  sideRegion('approval', 'evaluation', renderApproval),
-  sideRegion('checks', 'checks', renderChecks),
+  {
+    id: 'approval',
+    slot: 'side',
+    inputs: ({ state }) => [state.snapshot!.evaluation, state.snapshot!.changeRequest.status],
+    render: (doc, { state }) => renderApproval(doc, state.snapshot!.evaluation, state.snapshot!.changeRequest.status),
+  },
+  {
+    id: 'checks',
+    slot: 'side',
+    inputs: ({ state }) => [state.snapshot!.checks, state.snapshot!.changes],
+    render: (doc, { state, now }) => renderChecks(doc, state.snapshot!.checks, now, state.snapshot!.changes),
+  },
   {
     id: 'description',
     slot: 'before',

@@ -203,6 +203,20 @@ export const changeRequest = z.object({
   approved: z.boolean(),
   ready_to_merge: z.boolean(),
   merge_blocked_reason: z.string(),
+  /**
+   * When only time holds the merge (a change window not yet open, freezes in force): the instant
+   * it may merge, machine-readable beside the reason's words; null when something else blocks
+   * (approvals, checks, conflicts), nothing does, or the window closes first.
+   */
+  blocked_until: instant.nullable().default(null),
+  /**
+   * Required checks that block because their result does not count: `outdated` (reported on an
+   * earlier version of the branch, or by someone other than its declared reporter) or `timed_out`
+   * (never reported within `timeout_minutes`). Live on the detail, cached at the last refresh in lists.
+   */
+  stale_checks: z
+    .array(z.object({ name: z.string(), label: z.string(), reason: z.enum(['outdated', 'timed_out']) }))
+    .default([]),
   has_conflicts: z.boolean(),
   gates_cleared: z.boolean(),
   scheduled_start: instant.nullable(),
@@ -282,6 +296,11 @@ export const review = z.object({
   stale: z.boolean(),
   /** The digest of the branch's net diff the review was given on (null for reviews older than digests). */
   digest: z.string().nullable(),
+  /**
+   * Read-only: only a policy on trial (`enforcement: "evaluate"`) names its reviewer, so it counts
+   * for no decision (the trial's evaluation shows what it would do).
+   */
+  advisory: z.boolean().default(false),
   tags: z.array(tagRef).default([]),
   custom_fields: customFields.default({}),
 });
@@ -422,6 +441,18 @@ export const mergeCheck = z.object({
   reported_by: z.number().int().nullable().default(null),
   /** Where a reported result came from besides its reporter: `{"event_rule": id}` for an event rule's report. */
   source: z.object({ event_rule: z.number().int() }).nullable().default(null),
+  /** A pending check with a timeout (`timeout_minutes`): when it fails as never reported; null otherwise. */
+  deadline: instant.nullable().default(null),
+  /** Its result is the timeout's failure (it never reported in time), not a report. */
+  timed_out: z.boolean().default(false),
+  /**
+   * Who alone may report it, by name (users and groups its declarations name; each declaration
+   * must admit the reporter); null: anyone holding `change_control.change_mergecheck`.
+   */
+  reporter: z
+    .object({ users: z.array(z.string()), groups: z.array(z.string()) })
+    .nullable()
+    .default(null),
 });
 export type MergeCheck = z.infer<typeof mergeCheck>;
 
@@ -552,12 +583,16 @@ export type PluginSettings = z.infer<typeof pluginSettings>;
 
 // ---- The event stream (`stream/`) ---------------------------------------------------------
 
-/** One event of the stream: what changed, on which change request. Clients reload what it names. */
+/**
+ * One event of the stream: what changed, on which change request. Clients reload what it names.
+ * `change_request` is null only for `gate_changed` naming a freeze (`object_type`
+ * `change_control.freeze`): every open request the freeze applies to moved; reload them all.
+ */
 export const streamEvent = z.object({
   id: z.number().int(),
   event: z.enum(STREAM_EVENTS),
   time: instant,
-  change_request: z.number().int(),
+  change_request: z.number().int().nullable(),
   object_type: objectTypeName,
   object_id: z.number().int(),
 });
@@ -584,6 +619,11 @@ export const preview = z.object({
   checks: z.array(previewCheck),
   /** What would block a request for this branch as it stands, before any review or check result. */
   reasons: z.array(z.string()),
+  /**
+   * The freezes that would apply to it (global ones and those of the active policies that would
+   * govern it), each with the period in force or the next one (`active` says which), rule included.
+   */
+  freezes: z.array(freezeNotice).default([]),
 });
 export type Preview = z.infer<typeof preview>;
 

@@ -85,6 +85,13 @@ export const freezeNotice = z.object({
   active: z.boolean(),
   start: instant,
   end: instant,
+  /** Its rule, for a reader to say it as written ("every Monday 08:00–12:00 New York time"): a one-off freeze or a recurring one. */
+  kind: z.enum(FREEZE_KINDS).default('once'),
+  /** A recurring freeze's ISO weekdays, wall-clock times and IANA time zone; empty and null for a one-off freeze. */
+  weekdays: z.array(weekday).default([]),
+  start_time: z.string().nullable().default(null),
+  end_time: z.string().nullable().default(null),
+  time_zone: z.string().default('UTC'),
 });
 export type FreezeNotice = z.infer<typeof freezeNotice>;
 
@@ -97,5 +104,7 @@ export const mergeQueueEntry = z.object({
   /** `running`: being re-validated and merged now; `pending`: waiting. */
   state: z.enum(['pending', 'running']),
   queued: z.string(),
+  /** A freeze in force holds it: the queue leaves it in its place and merges it once the freeze ends (null: nothing holds it). */
+  waiting_for_freeze: z.object({ id: z.number().int(), name: z.string(), end: instant }).nullable().default(null),
 });
 export type MergeQueueEntry = z.infer<typeof mergeQueueEntry>;

@@ -35,4 +35,5 @@ export const API_PATHS = {
   comments: CHANGE_CONTROL_MODELS.changeComment.path,
   settings: `${CHANGE_CONTROL_API}settings/`,
   stream: `${CHANGE_CONTROL_API}stream/`,
+  mergeQueue: `${CHANGE_CONTROL_API}merge-queue/`,
 } as const;

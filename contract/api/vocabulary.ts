@@ -84,6 +84,12 @@ export const STREAM_EVENTS = [
   'comment_deleted',
   'check_updated',
   'check_deleted',
+  /**
+   * Time moved a gate (a freeze began or ended, a change window opened or closed), or a freeze
+   * was written: naming one change request, or (`change_request` null, a freeze named) every open
+   * request the freeze applies to.
+   */
+  'gate_changed',
 ] as const;
 export type StreamEventType = (typeof STREAM_EVENTS)[number];
 export const STREAM_RESET = 'reset';
@@ -103,5 +109,7 @@ export const CALLER_ACTIONS = [
   'override',
   'comment',
   'apply_suggestions',
+  'edit',
+  'sync',
 ] as const;
 export type CallerAction = (typeof CALLER_ACTIONS)[number];

@@ -47,6 +47,8 @@ export const PANEL_ACTIONS = [
   'run_checks',
   'merge',
   'override',
+  /** Sync the branch with main (its dry run first): offered where conflicts are shown. */
+  'sync',
 ] as const;
 export type PanelAction = (typeof PANEL_ACTIONS)[number];
 
@@ -84,11 +86,15 @@ export type WebviewToHost =
   /** The panel listens (and holds no snapshot the host may send deltas against). */
   | { type: 'ready' }
   | { type: 'refresh' }
+  /** The person used the page (typed, chose, pressed): a preview tab becomes a tab of its own. */
+  | { type: 'interacted' }
   | { type: 'openLink'; url: string }
   /** Opens one change in VS Code's diff editor (the host runs `changeControl.openChangeDiff`). */
   | { type: 'openDiff'; changeDiff: number }
   /** Opens every change of the request in one multi-diff editor (`changeControl.openAllChanges`). */
   | { type: 'openAllChanges' }
+  /** Opens one change against main as it is now (`changeControl.compareWithMain`): a conflicting object's diff. */
+  | { type: 'compareWithMain'; changeDiff: number }
   | Operation;
 
 /** What the webview keeps with `setState` (and the serializer reads back). */

@@ -46,6 +46,8 @@ import {
   type SearchHit,
 } from '../../contract/api/host';
 
+import { mergeQueueEntry, type MergeQueueEntry } from '../../contract/api/freezes';
+
 export const CC = CHANGE_CONTROL_API;
 
 /** A merge refused because it would overwrite main's changes: what it would overwrite. */
@@ -84,6 +86,8 @@ export interface ApiClientOptions {
 export interface ChangeRequestFilters {
   status?: readonly ChangeRequest['status'][];
   reviewer?: 'me';
+  /** Requests waiting for the caller's advisory review (only a policy on trial names them). */
+  advisory_reviewer?: 'me';
   requester?: 'me';
   ordering?: string;
   limit?: number;
@@ -386,10 +390,21 @@ export class ApiClient {
     const query: Query = {
       status: filters.status,
       reviewer: filters.reviewer,
+      advisory_reviewer: filters.advisory_reviewer,
       requester: filters.requester,
       ordering: filters.ordering,
     };
     return this.listAll(changeRequest, PATHS.changeRequests, query);
+  }
+
+  /** The merge queue, head first (the requests the caller may view; positions count the whole queue). */
+  listMergeQueue(): Promise<MergeQueueEntry[]> {
+    return this.listAll(mergeQueueEntry, PATHS.mergeQueue, {});
+  }
+
+  /** Syncs a branch with main; `commit: false` is the dry run (what it would do, nothing written). */
+  syncBranch(branchId: number, commit: boolean): Promise<BranchActionResult> {
+    return this.call(branchActionResult, 'POST', `${PATHS.branches}${branchId}/sync/`, { commit });
   }
 
   /** At most `limit` change requests (one page). */

@@ -1,12 +1,16 @@
-// The lists behind the views: open requests, those waiting for my review, mine, recently closed,
-// and my own reviews. One refresh at a time; a refresh asked for meanwhile runs once afterwards.
+// The lists behind the views: open requests, those waiting for my review (binding, and advisory),
+// mine, recently closed, my own reviews, and the merge queue. One refresh at a time; a refresh asked for meanwhile runs once afterwards.
 import type { ChangeRequest, Review } from '../../contract/api/change-control';
+import type { MergeQueueEntry } from '../../contract/api/freezes';
 import { OPEN_STATUSES, type ChangeRequestStatus } from '../../contract/api/vocabulary';
 import type { ApiClient } from './api-client';
 import { asApiError, type ApiError } from './api-error';
 import { EMPTY_LISTS, RECENTLY_CLOSED_LIMIT, indexById, type ChangeRequestLists } from './grouping';
 
-export type ListsClient = Pick<ApiClient, 'listChangeRequests' | 'listSomeChangeRequests' | 'listMyReviews'>;
+export type ListsClient = Pick<
+  ApiClient,
+  'listChangeRequests' | 'listSomeChangeRequests' | 'listMyReviews' | 'listMergeQueue'
+>;
 
 /** Statuses in which a request can wait for a review. */
 export const REVIEWABLE_STATUSES = [
@@ -19,9 +23,10 @@ export const CLOSED_STATUSES = ['completed', 'abandoned'] as const satisfies rea
 export const RECENTLY_CLOSED_ORDERING = '-last_updated';
 
 export async function loadLists(client: ListsClient): Promise<ChangeRequestLists> {
-  const [open, needsMyReview, mine, closed] = await Promise.all([
+  const [open, needsMyReview, advisory, mine, closed] = await Promise.all([
     client.listChangeRequests({ status: OPEN_STATUSES }),
     client.listChangeRequests({ reviewer: 'me', status: REVIEWABLE_STATUSES }),
+    client.listChangeRequests({ advisory_reviewer: 'me', status: REVIEWABLE_STATUSES }),
     client.listChangeRequests({ requester: 'me', status: OPEN_STATUSES }),
     client.listSomeChangeRequests({
       status: CLOSED_STATUSES,
@@ -29,12 +34,16 @@ export async function loadLists(client: ListsClient): Promise<ChangeRequestLists
       limit: RECENTLY_CLOSED_LIMIT,
     }),
   ]);
-  return { open, needsMyReview, mine, closed };
+  return { open, needsMyReview, advisory, mine, closed };
 }
 
 export interface StoreState {
   lists: ChangeRequestLists;
   myReviews: Review[];
+  /** The merge queue, head first. */
+  queue: MergeQueueEntry[];
+  /** The merge queue failed on its own. */
+  queueError: ApiError | null;
   /** The last refresh's failure (lists keep their previous content). */
   error: ApiError | null;
   /** My Reviews failed on its own. */
@@ -47,6 +56,8 @@ export class ChangeRequestStore {
   private current: StoreState = {
     lists: EMPTY_LISTS,
     myReviews: [],
+    queue: [],
+    queueError: null,
     error: null,
     reviewsError: null,
     loading: false,
@@ -71,7 +82,16 @@ export class ChangeRequestStore {
 
   /** Forgets everything (signed out). */
   clear(): void {
-    this.set({ lists: EMPTY_LISTS, myReviews: [], error: null, reviewsError: null, loading: false, loaded: false });
+    this.set({
+      lists: EMPTY_LISTS,
+      myReviews: [],
+      queue: [],
+      queueError: null,
+      error: null,
+      reviewsError: null,
+      loading: false,
+      loaded: false,
+    });
   }
 
   /** Loads the lists with `client` for the user `meId`. */
@@ -95,12 +115,18 @@ export class ChangeRequestStore {
 
   private async load(client: ListsClient, meId: number): Promise<void> {
     this.set({ ...this.current, loading: true });
-    const [lists, reviews] = await Promise.allSettled([loadLists(client), client.listMyReviews(meId)]);
+    const [lists, reviews, queue] = await Promise.allSettled([
+      loadLists(client),
+      client.listMyReviews(meId),
+      client.listMergeQueue(),
+    ]);
     this.set({
       lists: lists.status === 'fulfilled' ? lists.value : this.current.lists,
       error: lists.status === 'rejected' ? asApiError(lists.reason) : null,
       myReviews: reviews.status === 'fulfilled' ? reviews.value : this.current.myReviews,
       reviewsError: reviews.status === 'rejected' ? asApiError(reviews.reason) : null,
+      queue: queue.status === 'fulfilled' ? queue.value : this.current.queue,
+      queueError: queue.status === 'rejected' ? asApiError(queue.reason) : null,
       loading: false,
       loaded: this.current.loaded || lists.status === 'fulfilled',
     });

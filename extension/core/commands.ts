@@ -38,6 +38,8 @@ export const COMMANDS = [
   { id: 'changeControl.runChecks', title: 'Re-run Checks', icon: 'debug-rerun', action: 'run_checks', palette: true },
   { id: 'changeControl.merge', title: 'Merge Branch', icon: 'git-merge', action: 'merge', palette: true },
   { id: 'changeControl.override', title: 'Override and Merge…', icon: 'unlock', action: 'override', palette: true },
+  // The way out of conflicts with main: sync the branch (its dry run shown first).
+  { id: 'changeControl.syncBranch', title: 'Sync Branch with Main…', icon: 'sync', action: 'sync', palette: true },
   { id: 'changeControl.previewBranch', title: 'Preview Policies for Branch', icon: 'preview', palette: true },
   { id: 'changeControl.refresh', title: 'Refresh', icon: 'refresh', palette: true },
   { id: 'changeControl.search', title: 'Search', icon: 'search', palette: true },
@@ -67,8 +69,8 @@ export const COMMANDS = [
   { id: 'changeControl.reopenThread', title: 'Reopen Thread', icon: 'issue-reopened', palette: false },
   // Authors' first steps.
   { id: 'changeControl.createBranch', title: 'Create Branch', icon: 'git-branch-create', palette: true },
-  { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', palette: true },
-  { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', palette: true },
+  { id: 'changeControl.editTitle', title: 'Edit Title', icon: 'edit', action: 'edit', palette: true },
+  { id: 'changeControl.editDescription', title: 'Edit Description', icon: 'markdown', action: 'edit', palette: true },
   // Authoring: a branch's objects as documents.
   { id: 'changeControl.showBranchObjects', title: 'Show Branch Objects', icon: 'list-tree', palette: true },
   {
@@ -118,6 +120,7 @@ export const VIEWS = {
   changeRequests: { id: 'changeControl.changeRequests', name: 'Change Requests', container: VIEW_CONTAINER },
   checks: { id: 'changeControl.checks', name: 'Checks', container: VIEW_CONTAINER },
   myReviews: { id: 'changeControl.myReviews', name: 'My Reviews', container: VIEW_CONTAINER },
+  mergeQueue: { id: 'changeControl.mergeQueue', name: 'Merge Queue', container: VIEW_CONTAINER },
   branchObjects: { id: 'changeControl.branchObjects', name: 'Branch Objects', container: VIEW_CONTAINER },
   changedObjects: { id: 'changeControl.changedObjects', name: 'Changed Objects', container: REVIEW_CONTAINER },
 } as const;

@@ -20,6 +20,8 @@ export interface ChangeRequestLists {
   open: ChangeRequest[];
   /** `reviewer=me`: requests on which the caller is an outstanding eligible reviewer. */
   needsMyReview: ChangeRequest[];
+  /** `advisory_reviewer=me`: requests waiting for the caller's advisory review (only a policy on trial names them). */
+  advisory: ChangeRequest[];
   /** `requester=me`: the caller's own requests. */
   mine: ChangeRequest[];
   /** Completed and abandoned requests, the last updated first (`ordering=-last_updated`). */
@@ -75,13 +77,21 @@ export function groupChangeRequests(lists: ChangeRequestLists): Group[] {
 /** Every request the lists know, by id (the detail wins over older copies: first seen wins). */
 export function indexById(lists: ChangeRequestLists): Map<number, ChangeRequest> {
   const map = new Map<number, ChangeRequest>();
-  for (const cr of [...lists.open, ...lists.needsMyReview, ...lists.mine, ...lists.closed])
+  for (const cr of [...lists.open, ...lists.needsMyReview, ...lists.advisory, ...lists.mine, ...lists.closed])
     if (!map.has(cr.id)) map.set(cr.id, cr);
   return map;
 }
 
 export function isEmpty(lists: ChangeRequestLists): boolean {
-  return lists.open.length + lists.needsMyReview.length + lists.mine.length + lists.closed.length === 0;
+  return (
+    lists.open.length + lists.needsMyReview.length + lists.advisory.length + lists.mine.length + lists.closed.length ===
+    0
+  );
 }
 
-export const EMPTY_LISTS: ChangeRequestLists = { open: [], needsMyReview: [], mine: [], closed: [] };
+export const EMPTY_LISTS: ChangeRequestLists = { open: [], needsMyReview: [], advisory: [], mine: [], closed: [] };
+
+/** The requests waiting for my advisory review (a policy on trial alone names me), most urgent first. */
+export function advisoryForMe(lists: ChangeRequestLists): ChangeRequest[] {
+  return uniqueById(lists.advisory.filter((cr) => isOpen(cr.status) && cr.status !== 'draft')).sort(byUrgency);
+}

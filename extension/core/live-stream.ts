@@ -256,6 +256,8 @@ export const REQUEST_PARTS = ['request', 'changes', 'comments', 'checks', 'revie
 export type RequestPart = (typeof REQUEST_PARTS)[number];
 
 export interface RefreshPlan {
+  /** Every request shown: a freeze moved the gates of all the requests it applies to (`gate_changed` naming no request). */
+  everything: boolean;
   /** The Change Requests and My Reviews lists. */
   lists: boolean;
   /** Per change request, the parts to reload. */
@@ -279,6 +281,7 @@ const PARTS_OF_EVENT = {
   comment_deleted: ['comments'],
   check_updated: ['checks'],
   check_deleted: ['checks'],
+  gate_changed: ['request', 'checks'],
 } as const satisfies Record<StreamEventType, readonly RequestPart[]>;
 
 /** Events that can move a request between the lists (status, gates, review waiting, merge state). */
@@ -291,13 +294,18 @@ const LIST_EVENTS: ReadonlySet<StreamEventType> = new Set<StreamEventType>([
   'review_deleted',
   'check_updated',
   'check_deleted',
+  'gate_changed',
 ]);
 
 /** What a batch of events asks to reload. */
 export function planRefresh(events: readonly Pick<StreamEvent, 'event' | 'change_request'>[]): RefreshPlan {
-  const plan: RefreshPlan = { lists: false, requests: new Map() };
+  const plan: RefreshPlan = { everything: false, lists: false, requests: new Map() };
   for (const e of events) {
     if (LIST_EVENTS.has(e.event)) plan.lists = true;
+    if (e.change_request === null) {
+      plan.everything = true;
+      continue;
+    }
     const parts = plan.requests.get(e.change_request) ?? new Set<RequestPart>();
     for (const p of PARTS_OF_EVENT[e.event]) parts.add(p);
     plan.requests.set(e.change_request, parts);

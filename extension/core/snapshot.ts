@@ -7,6 +7,7 @@ import type { ApiClient } from './api-client';
 import { asApiError } from './api-error';
 import type { CurrentUser } from '../../contract/api/host';
 import { CHANGE_REQUEST_STATUSES } from '../../contract/api/vocabulary';
+import { sortChecks } from '../../contract/checks';
 
 type SnapshotClient = Pick<
   ApiClient,
@@ -93,12 +94,8 @@ export async function loadSnapshot(
     me: { id: me.id, username: me.username, display: me.display },
     changeRequest: cr,
     evaluation,
-    checks: [...checks].sort(
-      (a, b) =>
-        Number(b.blocks_merge) - Number(a.blocks_merge) ||
-        Number(b.required) - Number(a.required) ||
-        a.name.localeCompare(b.name),
-    ),
+    // The order the Checks view shows them in too.
+    checks: sortChecks(checks),
     changes: [...changes].sort(
       (a, b) => a.object_type.localeCompare(b.object_type) || a.object_repr.localeCompare(b.object_repr) || a.id - b.id,
     ),

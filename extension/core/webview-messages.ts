@@ -13,6 +13,8 @@ export const webviewToHost: z.ZodType<WebviewToHost> = z.discriminatedUnion('typ
   z.strictObject({ type: z.literal('refresh') }),
   z.strictObject({ type: z.literal('openLink'), url: z.string().max(4000) }),
   z.strictObject({ type: z.literal('openDiff'), changeDiff: id }),
+  z.strictObject({ type: z.literal('interacted') }),
+  z.strictObject({ type: z.literal('compareWithMain'), changeDiff: id }),
   z.strictObject({ type: z.literal('openAllChanges') }),
   z.strictObject({
     type: z.literal('addComment'),

@@ -125,6 +125,13 @@ export const WELCOMES: readonly WelcomeDef[] = [
     states: ['connected'],
     contents: 'Loading the change requests waiting for your review…',
   },
+  ...notConnected('mergeQueue', 'the requests in the merge queue'),
+  {
+    view: 'mergeQueue',
+    states: ['connected'],
+    contents:
+      'No change request waits in the merge queue. A request set to merge automatically joins it once it is ready.',
+  },
   ...notConnected('branchObjects', 'the objects of branches'),
   {
     view: 'branchObjects',

@@ -25,6 +25,7 @@ const COMMAND_OF_ACTION = {
   run_checks: 'changeControl.runChecks',
   merge: 'changeControl.merge',
   override: 'changeControl.override',
+  sync: 'changeControl.syncBranch',
 } as const satisfies Record<PanelAction, CommandId>;
 
 export interface PanelDeps {
@@ -35,6 +36,8 @@ export interface PanelDeps {
   onFocus(cr: ChangeRequest): void;
   /** Something changed on the service: refresh the lists. */
   onChanged(): void;
+  /** The page's Refresh: everything shown is read again (the views, the checks, every panel). */
+  onRefreshAll?(): Promise<void>;
 }
 
 export class ChangeRequestPanel extends DisposableBase {
@@ -46,9 +49,12 @@ export class ChangeRequestPanel extends DisposableBase {
   /** Sends a refresh as what changed since the snapshot the webview holds. */
   private readonly encoder = new SnapshotEncoder();
 
+  /** Opened by a click in a tree and not used since: the next such click shows its request here. */
+  preview = false;
+
   constructor(
     readonly panel: vscode.WebviewPanel,
-    readonly changeRequestId: number,
+    public changeRequestId: number,
     private readonly deps: PanelDeps,
     private readonly onDispose: () => void,
   ) {
@@ -74,6 +80,15 @@ export class ChangeRequestPanel extends DisposableBase {
         this.dispose();
       }),
     );
+  }
+
+  /** Shows another request in this panel (a preview tab reused): its page is loaded afresh. */
+  retarget(changeRequestId: number): void {
+    if (changeRequestId === this.changeRequestId) return;
+    this.changeRequestId = changeRequestId;
+    this.last = undefined;
+    this.encoder.reset();
+    void this.refresh();
   }
 
   private post(message: HostToWebview): void {
@@ -151,7 +166,11 @@ export class ChangeRequestPanel extends DisposableBase {
         await this.refresh();
         return;
       case 'refresh':
-        await this.refresh();
+        // Refresh means everything shown: the trees and the Checks view too, not only this page.
+        await (this.deps.onRefreshAll ? this.deps.onRefreshAll() : this.refresh());
+        return;
+      case 'interacted':
+        this.preview = false;
         return;
       case 'openLink':
         if (isOpenableLink(message.url)) await vscode.env.openExternal(vscode.Uri.parse(message.url, true));
@@ -167,6 +186,14 @@ export class ChangeRequestPanel extends DisposableBase {
         return;
       case 'openAllChanges':
         await this.runEditorCommand('changeControl.openAllChanges', 'Opening all changes', this.changeRequestId);
+        return;
+      case 'compareWithMain':
+        await this.runEditorCommand(
+          'changeControl.compareWithMain',
+          'Comparing the object with main',
+          this.changeRequestId,
+          message.changeDiff,
+        );
         return;
       default:
         await this.operate(message);
@@ -188,6 +215,7 @@ export class ChangeRequestPanel extends DisposableBase {
   }
 
   private async operate(op: Operation): Promise<void> {
+    this.preview = false;
     if (op.type === 'panelAction') {
       await vscode.commands.executeCommand(COMMAND_OF_ACTION[op.action], this.changeRequestId);
       this.post({ type: 'operationDone', opId: op.opId });

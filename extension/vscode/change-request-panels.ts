@@ -20,13 +20,28 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
     this._register({ dispose: () => [...this.panels.values()].forEach((p) => p.panel.dispose()) });
   }
 
-  /** Opens (or reveals) the panel of a change request, in the active editor group or beside it. */
-  open(changeRequestId: number, title?: string, opts: { beside?: boolean } = {}): void {
+  /**
+   * Opens (or reveals) the panel of a change request, in the active editor group or beside it.
+   * `preview` (a click in a tree): the preview tab, a panel opened so and not used since, shows
+   * this request instead of a new tab opening, as VS Code's preview editors do; otherwise the
+   * panel is a tab of its own.
+   */
+  open(changeRequestId: number, title?: string, opts: { beside?: boolean; preview?: boolean } = {}): void {
     const column = opts.beside ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active;
     const existing = this.panels.get(changeRequestId);
     if (existing) {
-      existing.panel.reveal(opts.beside ? column : undefined);
+      if (!opts.preview) existing.preview = false;
+      existing.panel.reveal(opts.beside ? column : undefined, opts.preview);
       void existing.refresh();
+      return;
+    }
+    const reusable = opts.preview ? [...this.panels.values()].find((p) => p.preview) : undefined;
+    if (reusable) {
+      this.panels.delete(reusable.changeRequestId);
+      this.panels.set(changeRequestId, reusable);
+      reusable.panel.title = title ?? `Change request #${changeRequestId}`;
+      reusable.retarget(changeRequestId);
+      reusable.panel.reveal(undefined, true);
       return;
     }
     const panel = vscode.window.createWebviewPanel(
@@ -39,7 +54,7 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
         localResourceRoots: [vscode.Uri.joinPath(this.deps.extensionUri, 'dist')],
       },
     );
-    this.track(panel, changeRequestId);
+    this.track(panel, changeRequestId).preview = opts.preview === true;
   }
 
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
@@ -51,10 +66,14 @@ export class ChangeRequestPanels extends DisposableBase implements vscode.Webvie
     this.track(panel, id);
   }
 
-  private track(panel: vscode.WebviewPanel, id: number): void {
+  private track(panel: vscode.WebviewPanel, id: number): ChangeRequestPanel {
     const { ChangeRequestPanel } = panelHost();
-    const wrapper = new ChangeRequestPanel(panel, id, this.deps, () => this.panels.delete(id));
+    const wrapper: ChangeRequestPanel = new ChangeRequestPanel(panel, id, this.deps, () => {
+      // The panel may show another request by now (a reused preview tab).
+      if (this.panels.get(wrapper.changeRequestId) === wrapper) this.panels.delete(wrapper.changeRequestId);
+    });
     this.panels.set(id, wrapper);
+    return wrapper;
   }
 
   /** The connection moved: each page says whether it can post (offline, reconnecting…). */

@@ -29,6 +29,7 @@ import type { ErrorReporter } from './errors';
 import { askDecision, reviewHandlers } from './review-commands';
 import type { ReviewDrafts } from './review-drafts';
 import { authoringHandlers } from './authoring-commands';
+import { syncHandlers } from './sync-command';
 import type { BranchDocuments } from './branch-documents';
 import type { BranchObjectsView } from './branch-objects-view';
 import type { UserState } from './user-state';
@@ -223,12 +224,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const handlers: Record<CommandId, Handler> = {
     ...reviewHandlers({ ...deps, client, pick, target, inView, afterChange }),
     ...authoringHandlers({ ...deps, documents: deps.branchDocuments, client, target, inView, afterChange }),
+    ...syncHandlers({ reporter, target, inView, afterChange }),
 
-    'changeControl.openChangeRequest': async (arg) => {
+    'changeControl.openChangeRequest': async (arg, how) => {
       const id = changeRequestIdOf(arg) ?? (await pick(undefined, 'Change request to open'));
       if (id === undefined) return;
       const known = store.byId(id);
-      panels.open(id, known ? title(known) : undefined);
+      // A tree click ('preview') reuses the preview tab; the palette and menus open a tab of their own.
+      panels.open(id, known ? title(known) : undefined, { preview: how === 'preview' });
       if (known) views.select(known);
     },
 

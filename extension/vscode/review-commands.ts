@@ -259,10 +259,19 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     'changeControl.compareWithMain': async (arg: unknown, changeArg: unknown) => {
       const node = arg as { kind?: string; change?: ChangeDiff } | undefined;
       const changeRequestId = node?.kind === 'change' ? changedObjects.changeRequestId : changeRequestIdOf(arg);
-      const changeId =
-        node?.kind === 'change' ? node.change?.id : typeof changeArg === 'number' ? changeArg : undefined;
-      if (changeRequestId === undefined || changeId === undefined) return;
-      const change = await findChange(changeRequestId, changeId);
+      if (changeRequestId === undefined) return;
+      // An object a check names (the Checks view's mergeable rows) stands for its change.
+      const objectRef = changeArg as { object_type?: unknown; object_id?: unknown } | undefined;
+      const change =
+        node?.kind === 'change' && node.change
+          ? await findChange(changeRequestId, node.change.id)
+          : typeof changeArg === 'number'
+            ? await findChange(changeRequestId, changeArg)
+            : objectRef && typeof objectRef.object_type === 'string' && typeof objectRef.object_id === 'number'
+              ? (await requestData(changeRequestId)).changes.find(
+                  (c) => c.object_type === objectRef.object_type && c.object_id === objectRef.object_id,
+                )
+              : undefined;
       if (!change) return;
       if (!change.current) {
         void vscode.window.showInformationMessage(`${change.object_repr} is not on main now.`);
@@ -461,7 +470,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     },
 
     'changeControl.editTitle': async (arg: unknown) => {
-      const t = await deps.target(arg, undefined, 'Change request to rename');
+      const t = await deps.target(arg, 'edit', 'Change request to rename');
       if (!t) return;
       const value = await vscode.window.showInputBox({
         title: `Edit the title of "${title(t.cr)}"`,
@@ -478,7 +487,7 @@ export function reviewHandlers(deps: ReviewCommandDeps) {
     },
 
     'changeControl.editDescription': async (arg: unknown) => {
-      const t = await deps.target(arg, undefined, 'Change request whose description to edit');
+      const t = await deps.target(arg, 'edit', 'Change request whose description to edit');
       if (!t) return;
       const doc = await vscode.workspace.openTextDocument(descriptionUri(t.cr.id, title(t.cr)));
       await vscode.window.showTextDocument(doc, { preview: false });

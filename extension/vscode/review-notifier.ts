@@ -3,7 +3,7 @@
 // review, shows a quiet notification with "Open". Setting: changeControl.notifications.enabled.
 import * as vscode from 'vscode';
 import { Backoff } from '../core/backoff';
-import { notificationMessage, reviewNotificationsToShow } from '../core/review-notifications';
+import { moreMessage, notificationMessage, reviewNotificationsToShow } from '../core/review-notifications';
 import { SETTING_KEYS } from '../core/settings';
 import type { Connection } from './connection';
 import { DisposableBase } from './disposable';
@@ -79,12 +79,22 @@ export class ReviewNotifier extends DisposableBase {
     let ok = true;
     try {
       const { results } = await client.listNotifications({ unreadOnly: true, limit: 100 });
-      const decision = reviewNotificationsToShow(results, this.memento.get<number>(key, 0));
+      const decision = reviewNotificationsToShow(results, this.memento.get<number>(key));
       await this.memento.update(key, decision.lastSeenId);
       if (decision.show.length) {
         this.onNew();
         for (const n of decision.show) {
-          void vscode.window.showInformationMessage(notificationMessage(n), 'Open').then(async (choice) => {
+          // An override: who and why, read from the request (its `override` shows to whoever may view it).
+          const override =
+            n.event_type === 'change_request_overridden'
+              ? await client
+                  .getChangeRequest(n.object_id)
+                  .then((cr) =>
+                    cr.override ? { user: cr.override.user?.display ?? null, reason: cr.override.reason } : null,
+                  )
+                  .catch(() => null)
+              : null;
+          void vscode.window.showInformationMessage(notificationMessage(n, override), 'Open').then(async (choice) => {
             if (choice !== 'Open') return;
             this.open(n.object_id);
             await client
@@ -92,8 +102,7 @@ export class ReviewNotifier extends DisposableBase {
               .catch((e) => this.log.warn(`marking notification ${n.id} read: ${(e as Error).message}`));
           });
         }
-        if (decision.more)
-          void vscode.window.showInformationMessage(`${decision.more} more change requests wait for your review.`);
+        if (decision.more) void vscode.window.showInformationMessage(moreMessage(decision.more));
       }
     } catch (e) {
       ok = false;

@@ -1,5 +1,5 @@
-// The three views of the "Change Control" container: Change Requests (grouped), Checks (of the
-// selected request) and My Reviews, fed by the store and the connection.
+// The views of the "Change Control" container: Change Requests (grouped), Checks (of the selected
+// request), My Reviews and the Merge Queue, fed by the store and the connection.
 import * as vscode from 'vscode';
 import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
 import { asApiError, presentError, type ApiError } from '../core/api-error';
@@ -11,6 +11,7 @@ import {
   changeRequestRoots,
   checkRoots,
   childNodes,
+  mergeQueueRoots,
   myReviewRoots,
   reviewBadge,
   waitingForMe,
@@ -24,6 +25,8 @@ export class ChangeControlViews extends DisposableBase {
   readonly changeRequests: vscode.TreeView<TreeNode>;
   readonly checks: vscode.TreeView<TreeNode>;
   readonly myReviews: vscode.TreeView<TreeNode>;
+  readonly mergeQueue: vscode.TreeView<TreeNode>;
+  private readonly mergeQueueTree: NodeTreeProvider;
   private readonly changeRequestsTree: NodeTreeProvider;
   private readonly checksTree: NodeTreeProvider;
   private readonly myReviewsTree: NodeTreeProvider;
@@ -58,6 +61,15 @@ export class ChangeControlViews extends DisposableBase {
         children: childNodes,
       }),
     );
+    this.mergeQueueTree = this._register(
+      new NodeTreeProvider({
+        roots: () => (connected() ? mergeQueueRoots(store.state, (id) => store.byId(id)) : []),
+        children: childNodes,
+      }),
+    );
+    this.mergeQueue = this._register(
+      vscode.window.createTreeView(VIEWS.mergeQueue.id, { treeDataProvider: this.mergeQueueTree }),
+    );
     this.changeRequests = this._register(
       vscode.window.createTreeView(VIEWS.changeRequests.id, {
         treeDataProvider: this.changeRequestsTree,
@@ -76,6 +88,12 @@ export class ChangeControlViews extends DisposableBase {
     };
     this._register(this.changeRequests.onDidChangeSelection(onSelect));
     this._register(this.myReviews.onDidChangeSelection(onSelect));
+    this._register(
+      this.mergeQueue.onDidChangeSelection((e) => {
+        const node = e.selection[0];
+        if (node?.kind === 'queueEntry' && node.cr) this.select(node.cr);
+      }),
+    );
     this._register(connection.onDidChange(() => this.update()));
     this._register({ dispose: store.onDidChange(() => this.update()).dispose });
     this.update();
@@ -149,6 +167,9 @@ export class ChangeControlViews extends DisposableBase {
       connected && s.reviewsError && s.loaded
         ? presentError('Loading your reviews', s.reviewsError).message
         : undefined;
+    this.mergeQueue.message =
+      connected && s.queueError && s.loaded ? presentError('Loading the merge queue', s.queueError).message : undefined;
+    this.mergeQueue.description = connected && s.queue.length ? String(s.queue.length) : undefined;
     this.myReviews.description = connected ? undefined : connectionDescription(state);
     this.checks.description = !connected
       ? connectionDescription(state)
@@ -174,5 +195,6 @@ export class ChangeControlViews extends DisposableBase {
     this.changeRequestsTree.refresh();
     this.checksTree.refresh();
     this.myReviewsTree.refresh();
+    this.mergeQueueTree.refresh();
   }
 }

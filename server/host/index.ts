@@ -10,6 +10,7 @@ export { LocalCommitSignal } from './core/commit-signal';
 export type { CommitSignal } from './core/commit-signal';
 export { conditionRegExp, conditionSetProblem, sameJson, testOp } from './core/conditions';
 export type { ConditionSet } from './core/conditions';
+export type { Clock, ClockTimer } from './core/clock';
 export type { Config } from './core/config';
 export { createCtx, deriveCtx, inTransaction } from './core/context';
 export type { BackgroundTask, Ctx, HostServices } from './core/context';

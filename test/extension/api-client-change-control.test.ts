@@ -94,7 +94,7 @@ describe('extension: API client against the service (change control)', () => {
     assert.equal(asReviewer.branch_name, world.branch.name);
     assert.deepEqual(availability(asReviewer, 'review'), { allowed: true, reason: '' });
     assert.equal(availability(asReviewer, 'comment').allowed, true);
-    assert.match(availability(asReviewer, 'submit').reason, /permission/);
+    assert.match(availability(asReviewer, 'submit').reason, /^You need change_control\.change_changerequest to submit/);
     assert.equal(changeRequestContextValue(asReviewer), 'changeRequest;review;comment;');
 
     const asAuthor = await alice.getChangeRequest(crId);
@@ -108,7 +108,7 @@ describe('extension: API client against the service (change control)', () => {
     // The author owns the branch: suggestions are hers to apply.
     assert.equal(
       changeRequestContextValue(asAuthor),
-      'changeRequest;return_to_draft;abandon;comment;apply_suggestions;',
+      'changeRequest;return_to_draft;abandon;comment;apply_suggestions;edit;sync;',
     );
   });
 

@@ -10,18 +10,31 @@ function client(over: Partial<ListsClient> = {}) {
     listChangeRequests: async (f = {}) => {
       asked.push(f);
       if (f.reviewer === 'me') return [makeChangeRequest({ id: 2 })];
+      if (f.advisory_reviewer === 'me') return [makeChangeRequest({ id: 4 })];
       if (f.requester === 'me') return [makeChangeRequest({ id: 1, status: 'draft' })];
       return [makeChangeRequest({ id: 1, status: 'draft' }), makeChangeRequest({ id: 2 })];
     },
     listSomeChangeRequests: async (f) => (asked.push(f), [makeChangeRequest({ id: 3, status: 'completed' })]),
     listMyReviews: async () => [makeReview({ id: 9, change_request: 2 })],
+    listMergeQueue: async () => [
+      {
+        id: 2,
+        url: '',
+        display: 'CR 2',
+        position: 1,
+        branch: 7,
+        state: 'pending',
+        queued: '',
+        waiting_for_freeze: null,
+      },
+    ],
     ...over,
   };
   return { c, asked };
 }
 
 describe('extension: the change request lists', () => {
-  it('asks the service for open requests, reviewer=me, requester=me and recently closed', async () => {
+  it('asks the service for open requests, reviewer=me, advisory_reviewer=me, requester=me and recently closed', async () => {
     const { c, asked } = client();
     const lists = await loadLists(c);
     assert.deepEqual(
@@ -31,6 +44,10 @@ describe('extension: the change request lists', () => {
     assert.deepEqual(
       lists.needsMyReview.map((cr) => cr.id),
       [2],
+    );
+    assert.deepEqual(
+      lists.advisory.map((cr) => cr.id),
+      [4],
     );
     assert.deepEqual(
       lists.mine.map((cr) => cr.id),
@@ -43,6 +60,7 @@ describe('extension: the change request lists', () => {
     assert.deepEqual(asked, [
       { status: ['draft', 'needs-review', 'approved', 'rejected'] },
       { reviewer: 'me', status: ['needs-review', 'approved', 'rejected'] },
+      { advisory_reviewer: 'me', status: ['needs-review', 'approved', 'rejected'] },
       { requester: 'me', status: ['draft', 'needs-review', 'approved', 'rejected'] },
       { status: ['completed', 'abandoned'], ordering: '-last_updated', limit: 20 },
     ]);
@@ -58,6 +76,10 @@ describe('extension: the change request lists', () => {
     assert.deepEqual(
       store.state.myReviews.map((r) => r.id),
       [9],
+    );
+    assert.deepEqual(
+      store.state.queue.map((e) => [e.position, e.id]),
+      [[1, 2]],
     );
     await store.refresh(
       client({

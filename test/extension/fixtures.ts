@@ -39,7 +39,15 @@ export function actions(
       a,
       allowed.includes(a)
         ? { allowed: true, reason: null }
-        : { allowed: false, reason: reasons[a] ?? `${a} is not possible now.` },
+        : {
+            allowed: false,
+            // As the service says it to most callers: the override names the permission they lack.
+            reason:
+              reasons[a] ??
+              (a === 'override'
+                ? 'You need change_control.override_gate to override the merge gate of this change request.'
+                : `${a} is not possible now.`),
+          },
     ]),
   ) as ChangeRequest['actions'];
 }

@@ -47,6 +47,7 @@ describe('extension: grouping change requests', () => {
     const groups = groupChangeRequests({
       open: [draft, ready, blocked, approvedButBlocked],
       needsMyReview: [blocked],
+      advisory: [],
       mine: [draft, ready],
       closed: [completed],
     });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { approvalsPhrase } from '../../contract/labels';
 import { checkRunSummary, searchPlaceholder, whyNotRun } from '../../extension/core/messages';
-import { exactTime, relativeTime } from '../../contract/time';
+import { exactTime, freezeRule, readableTimes, relativeTime } from '../../contract/time';
 import { makeCheck } from './fixtures';
 
 const NOW = new Date('2026-11-10T12:00:00.000Z');
@@ -24,9 +24,41 @@ describe('extension: words', () => {
     assert.equal(relativeTime('not a time', NOW), 'not a time');
   });
 
-  it('gives the exact time for hovers', () => {
-    assert.equal(exactTime('2026-11-01T09:30:05.000Z', 'UTC'), '1 Nov 2026, 09:30:05 UTC');
+  it("writes every time one way, in the reader's zone, without seconds", () => {
+    assert.equal(exactTime('2026-11-01T09:30:05.000Z', 'UTC'), '1 Nov 2026, 09:30 UTC');
+    assert.equal(exactTime('2026-11-28T22:33:06.952Z', 'Asia/Kolkata'), '29 Nov 2026, 04:03 GMT+5:30');
     assert.equal(exactTime('garbage'), 'garbage');
+  });
+
+  it("writes the service's ISO instants in a reason as the reader reads times (no ISO string left)", () => {
+    assert.equal(
+      readableTimes('Merging is frozen by "Year end" until 2026-11-28T22:33:06.952Z.', 'Asia/Kolkata'),
+      'Merging is frozen by "Year end" until 29 Nov 2026, 04:03 GMT+5:30.',
+    );
+    assert.equal(
+      readableTimes('The change window opens at 2026-11-01T12:00:00.000Z. Then 2026-11-02T00:00:00Z.', 'UTC'),
+      'The change window opens at 1 Nov 2026, 12:00 UTC. Then 2 Nov 2026, 00:00 UTC.',
+    );
+    assert.equal(readableTimes('No time here (ci/build).'), 'No time here (ci/build).');
+  });
+
+  it('says a recurring freeze as its rule in its own zone', () => {
+    const rule = (weekdays: number[], start: string, end: string, zone: string) =>
+      freezeRule({ weekdays, start_time: start, end_time: end, time_zone: zone });
+    assert.equal(rule([1], '08:00', '12:00', 'America/New_York'), 'every Monday 08:00–12:00 New York time');
+    assert.equal(
+      rule([1, 2, 3, 4, 5], '18:00', '20:00', 'Europe/Berlin'),
+      'every Monday to Friday 18:00–20:00 Berlin time',
+    );
+    assert.equal(
+      rule([6, 7], '00:00', '00:00', 'UTC'),
+      'every Saturday and Sunday 00:00–00:00 (into the next day) UTC',
+    );
+    assert.equal(
+      rule([1, 3, 5], '09:00', '10:00', 'America/Argentina/Buenos_Aires'),
+      'every Monday, Wednesday and Friday 09:00–10:00 Buenos Aires time',
+    );
+    assert.equal(rule([1, 2, 3, 4, 5, 6, 7], '22:00', '06:00', 'UTC'), 'every day 22:00–06:00 (into the next day) UTC');
   });
 
   it('never says "2 of 1 approvals"', () => {

@@ -3,6 +3,7 @@ import { Backoff } from '../../extension/core/backoff';
 import type { Notification } from '../../contract/api/host';
 import {
   MAX_SHOWN_AT_ONCE,
+  moreMessage,
   notificationMessage,
   reviewNotificationsToShow,
 } from '../../extension/core/review-notifications';
@@ -67,11 +68,50 @@ describe('extension: polling for review requests', () => {
       d.show.map((n) => n.id),
       [9, 8, 7],
     );
-    assert.deepEqual(d.show.map(notificationMessage), [
-      'Your change request was merged: CR 9',
-      'Your change request was rejected: CR 8',
-      'Your change request was approved: CR 7',
-    ]);
+    assert.deepEqual(
+      d.show.map((n) => notificationMessage(n)),
+      [
+        'Your change request was merged: CR 9',
+        'Your change request was rejected: CR 8',
+        'Your change request was approved: CR 7',
+      ],
+    );
+  });
+
+  it('a request merged by an override says so, with who and why when the request could be read', () => {
+    const n = note(10, { event_type: 'change_request_overridden' });
+    assert.deepEqual(
+      reviewNotificationsToShow([n], 0).show.map((x) => x.id),
+      [10],
+    );
+    assert.equal(
+      notificationMessage(n, { user: 'carol', reason: 'Outage fix' }),
+      'Your change request was merged past its gate (an override) by carol: CR 10. Reason: Outage fix',
+    );
+    assert.equal(notificationMessage(n), 'Your change request was merged past its gate (an override): CR 10');
+  });
+
+  it('a first sign-in shows no burst of past outcomes (approved, merged), only reviews waiting for me; then only what comes after', () => {
+    const before = [
+      note(2, { event_type: 'change_request_review_requested', object_id: 20 }),
+      note(3, { event_type: 'change_request_approved' }),
+      note(4, { event_type: 'change_request_approved' }),
+    ];
+    const first = reviewNotificationsToShow(before, undefined);
+    assert.deepEqual(
+      first.show.map((n) => n.id),
+      [2],
+    );
+    assert.equal(first.lastSeenId, 4);
+    const later = reviewNotificationsToShow(
+      [...before, note(5, { event_type: 'change_request_completed' })],
+      first.lastSeenId,
+    );
+    assert.deepEqual(
+      later.show.map((x) => x.id),
+      [5],
+    );
+    assert.match(moreMessage(2), /^2 more change requests changed for you/);
   });
 
   it('shows a few at once and counts the rest', () => {

@@ -17,6 +17,9 @@ import {
 import { ApiError } from '../../extension/core/api-error';
 import { actions, makeChangeRequest, makeCheck, makeReview } from './fixtures';
 
+/** The rule fields of a one-off freeze as a request shows it. */
+const ONE_OFF = { kind: 'once' as const, weekdays: [], start_time: null, end_time: null, time_zone: 'UTC' };
+
 describe('extension: tree items', () => {
   it('labels a group with its count and collapses empty and closed groups', () => {
     const groups = groupChangeRequests({
@@ -48,7 +51,12 @@ describe('extension: tree items', () => {
     assert.equal(item.description, 'CHG-7 · Changes requested · Critical · conflicts');
     assert.deepEqual(item.icon, { id: 'request-changes', color: 'testing.iconFailed' });
     assert.equal(item.contextValue, 'changeRequest;submit;abandon;');
-    assert.deepEqual(item.command, { id: 'changeControl.openChangeRequest', title: 'Open Change Request', args: [7] });
+    // A click opens it in the preview tab (the next click reuses that tab).
+    assert.deepEqual(item.command, {
+      id: 'changeControl.openChangeRequest',
+      title: 'Open Change Request',
+      args: [7, 'preview'],
+    });
   });
 
   it("says in the tooltip why a request cannot merge, with the user's words escaped", () => {
@@ -88,7 +96,11 @@ describe('extension: tree items', () => {
     );
     assert.equal(failing.label, 'CI');
     assert.equal(failing.description, 'Failed · required · 3 tests failed · 3 minutes ago', 'the time relative');
-    assert.match(failing.tooltip!, /Result from 3 minutes ago \(1 Nov 2026, \d\d:30:00 /, 'the exact time on hover');
+    assert.match(
+      failing.tooltip!,
+      /Result from 3 minutes ago \(1 Nov 2026, \d\d:30 /,
+      'the exact time on hover, no seconds',
+    );
     assert.equal(failing.icon!.id, 'error');
     assert.equal(failing.contextValue, 'check;required;details;');
     assert.deepEqual(failing.command, {
@@ -101,14 +113,58 @@ describe('extension: tree items', () => {
     assert.equal(advisory.command, undefined);
   });
 
-  it('marks an outdated check result (reported on an earlier digest of the branch) in the Checks view', () => {
+  it('an outdated or timed-out result never shows a pass mark in the Checks view: it says what it is', () => {
     const outdated = checkItem(
       makeCheck({ id: 3, label: 'CI', status: 'success', outdated: true, blocks_merge: true, digest: 'a'.repeat(64) }),
     );
-    assert.match(outdated.description!, /^Passed · outdated · required/);
+    assert.match(outdated.description!, /^Outdated \(passed, no longer counts\) · required/);
+    assert.notEqual(outdated.icon!.id, 'pass');
     assert.match(outdated.tooltip!, /Outdated: reported on an earlier version of the branch \(digest aaaaaaaaaaaa\)/);
     assert.match(outdated.tooltip!, /Blocks the merge/);
-    assert.doesNotMatch(checkItem(makeCheck({ id: 4, status: 'success' })).description!, /outdated/);
+    const passed = checkItem(makeCheck({ id: 4, status: 'success' }));
+    assert.doesNotMatch(passed.description!, /utdated/);
+    assert.equal(passed.icon!.id, 'pass');
+    const timedOut = checkItem(
+      makeCheck({
+        id: 5,
+        label: 'CI',
+        status: 'failure',
+        timed_out: true,
+        summary: 'Never reported: still pending after 2 minutes.',
+      }),
+    );
+    assert.match(timedOut.description!, /^Timed out · required/);
+    assert.match(timedOut.tooltip!, /Timed out: it was never reported in time/);
+  });
+
+  it('a pending check shows its deadline, and a check with a declared reporter names who may report it', () => {
+    const due = checkItem(
+      makeCheck({
+        id: 6,
+        status: 'pending',
+        deadline: '2026-11-01T09:32:00.000Z',
+        reporter: { users: ['ci-bot'], groups: ['pipelines'] },
+      }),
+    );
+    assert.match(due.description!, /^Pending · required · due 1 Nov 2026, \d\d:32 /);
+    assert.match(due.tooltip!, /Fails unless reported by 1 Nov 2026, \d\d:32 /);
+    assert.match(due.tooltip!, /Only ci\\-bot or group pipelines may report it/);
+  });
+
+  it('orders checks in the Checks view as the review page does: blocking first, then required, then by name', () => {
+    const roots = checkRoots(
+      [
+        makeCheck({ id: 1, name: 'z-advisory', required: false, blocks_merge: false }),
+        makeCheck({ id: 2, name: 'b-required', required: true, blocks_merge: false }),
+        makeCheck({ id: 3, name: 'c-blocking', required: true, blocks_merge: true }),
+        makeCheck({ id: 4, name: 'a-blocking', required: true, blocks_merge: true }),
+      ],
+      false,
+    );
+    assert.deepEqual(
+      roots.map((n) => (n.kind === 'check' ? n.check.name : '')),
+      ['a-blocking', 'c-blocking', 'b-required', 'z-advisory'],
+    );
   });
 
   it('says which content a review was given on (its digest) and what stale means', () => {
@@ -134,7 +190,7 @@ describe('extension: tree items', () => {
     assert.equal(item.contextValue, 'changeRequest;review;');
     const unknown = reviewItem(makeReview({ id: 6, change_request: 42 }), undefined);
     assert.equal(unknown.label, 'Change request #42');
-    assert.deepEqual(unknown.command!.args, [42]);
+    assert.deepEqual(unknown.command!.args, [42, 'preview']);
   });
 
   it('finds the change request a command argument stands for', () => {
@@ -158,23 +214,82 @@ describe('extension: tree items', () => {
       status: 'approved',
       queue_position: 2,
       freezes: [
-        { id: 1, name: 'Year *end*', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+        {
+          id: 1,
+          name: 'Year *end*',
+          active: true,
+          start: '2026-12-20T00:00:00.000Z',
+          end: '2027-01-04T00:00:00.000Z',
+          ...ONE_OFF,
+        },
       ],
     });
     const item = changeRequestItem(frozen, 'mine');
-    assert.equal(item.description, 'CHG-8 · Approved · frozen · queued #2');
-    assert.match(item.tooltip!, /Frozen by "Year \\\*end\\\*" until 4 Jan 2027/);
-    assert.match(item.tooltip!, /Position 2 in the merge queue/);
+    assert.equal(item.description, 'queued #2 · CHG-8 · Approved · frozen', 'the queue first, where it is not cut');
+    assert.match(item.tooltip!, /Frozen by "Year \\\*end\\\*" until 4 Jan 2027, \d\d:\d\d /);
+    assert.match(item.tooltip!, /Position 2 in the merge queue, waiting for the freeze to end \(4 Jan 2027/);
+    assert.doesNotMatch(item.tooltip!, /merging now or next/);
     const upcoming = makeChangeRequest({
       id: 9,
       ref: '',
       status: 'approved',
       freezes: [
-        { id: 2, name: 'Fridays', active: false, start: '2026-11-06T17:00:00.000Z', end: '2026-11-06T22:00:00.000Z' },
+        {
+          id: 2,
+          name: 'Fridays',
+          active: false,
+          start: '2026-11-06T17:00:00.000Z',
+          end: '2026-11-06T22:00:00.000Z',
+          ...ONE_OFF,
+        },
       ],
     });
     assert.equal(changeRequestItem(upcoming, 'mine').description, 'Approved · freeze ahead');
     assert.match(changeRequestItem(upcoming, 'mine').tooltip!, /Freeze "Fridays" from 6 Nov 2026/);
+  });
+
+  it("a request's row says automatic merge, an outdated or timed-out check that blocks it, and its tooltip when it may merge, with no ISO time in its words", () => {
+    const auto = makeChangeRequest({ id: 10, ref: 'CHG-10', status: 'approved', auto_merge: true });
+    assert.equal(changeRequestItem(auto, 'mine').description, 'auto-merge · CHG-10 · Approved');
+    assert.match(changeRequestItem(auto, 'mine').tooltip!, /Merges automatically once ready/);
+    const stale = makeChangeRequest({
+      id: 11,
+      ref: '',
+      status: 'approved',
+      stale_checks: [
+        { name: 'ci/build', label: 'CI build', reason: 'outdated' },
+        { name: 'sec/scan', label: 'sec/scan', reason: 'timed_out' },
+      ],
+    });
+    assert.equal(
+      changeRequestItem(stale, 'mine').description,
+      'Approved · check CI build outdated · check sec/scan timed out',
+    );
+    const held = makeChangeRequest({
+      id: 12,
+      status: 'approved',
+      ready_to_merge: false,
+      blocked_until: '2026-11-28T22:33:06.952Z',
+      merge_blocked_reason: 'Merging is frozen by "Year end" until 2026-11-28T22:33:06.952Z.',
+      freezes: [
+        {
+          id: 3,
+          name: 'Mondays',
+          active: true,
+          start: '2026-11-02T13:00:00.000Z',
+          end: '2026-11-02T17:00:00.000Z',
+          kind: 'recurring',
+          weekdays: [1],
+          start_time: '08:00',
+          end_time: '12:00',
+          time_zone: 'America/New_York',
+        },
+      ],
+    });
+    const tip = changeRequestItem(held, 'mine').tooltip!;
+    assert.match(tip, /Frozen by "Mondays" \\\(every Monday 08:00–12:00 New York time\\\) until 2 Nov 2026, /);
+    assert.match(tip, /May merge from 28 Nov 2026|May merge from 29 Nov 2026/);
+    assert.doesNotMatch(tip, /\d{4}-\d\d-\d\dT/, 'no ISO string');
   });
 
   it('lists the objects the mergeable check names as rows under it', () => {
@@ -247,17 +362,28 @@ describe('extension: tree items', () => {
     );
   });
 
-  it('lists under My Reviews the requests waiting for me, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
+  it('lists under My Reviews the requests waiting for me, those waiting for my advisory review under their own heading, then my reviews, the last updated first, and counts the waiting ones in a badge', () => {
     const waiting = makeChangeRequest({ id: 5, status: 'needs-review' });
+    const trial = makeChangeRequest({ id: 6, status: 'needs-review' });
     const older = makeReview({ id: 1, change_request: 5, last_updated: '2026-10-01T00:00:00Z' });
     const newer = makeReview({ id: 2, change_request: 9, last_updated: '2026-10-02T00:00:00Z' });
-    const [waitingSection, reviewed] = myReviewRoots(
-      { loaded: true, lists: { ...EMPTY_LISTS, open: [waiting], needsMyReview: [waiting] }, myReviews: [older, newer] },
+    const [waitingSection, advisorySection, reviewed] = myReviewRoots(
+      {
+        loaded: true,
+        lists: { ...EMPTY_LISTS, open: [waiting, trial], needsMyReview: [waiting], advisory: [trial] },
+        myReviews: [older, newer],
+      },
       (id) => (id === 5 ? waiting : undefined),
     );
     assert.deepEqual(
       childNodes(waitingSection!).map((n) => changeRequestIdOf(n)),
       [5],
+    );
+    // Only a policy on trial names me on #6: advisory, never "Waiting for my review".
+    assert.equal(nodeItem(advisorySection!).label, 'Advisory reviews (policy on trial)');
+    assert.deepEqual(
+      childNodes(advisorySection!).map((n) => changeRequestIdOf(n)),
+      [6],
     );
     assert.deepEqual(
       childNodes(reviewed!).map((n) => (n.kind === 'review' ? [n.review.id, n.cr?.id] : null)),

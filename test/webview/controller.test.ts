@@ -10,9 +10,11 @@ function setup(saved?: unknown) {
   const dom = new JSDOM('<!DOCTYPE html><body><div id="root"></div></body>');
   const doc = dom.window.document;
   const posted: WebviewToHost[] = [];
+  /** `interacted` (the page was used: a preview tab keeps its tab), apart from the other messages. */
+  let interactions = 0;
   const states: PersistedState[] = [];
   const api: WebviewApi = {
-    postMessage: (m) => posted.push(m),
+    postMessage: (m) => (m.type === 'interacted' ? (interactions += 1) : posted.push(m)),
     getState: () => saved,
     setState: (s) => states.push(s),
   };
@@ -30,10 +32,44 @@ function setup(saved?: unknown) {
   };
   const key = (sel: string, init: KeyboardEventInit) =>
     $(sel).dispatchEvent(new dom.window.KeyboardEvent('keydown', { bubbles: true, ...init }));
-  return { dom, doc, root, posted, states, controller, $, type, key };
+  return { dom, doc, root, posted, states, controller, $, type, key, interactions: () => interactions };
 }
 
 describe('webview: the panel controller', () => {
+  it("announces an action's result in a live region and puts the focus on the new state", () => {
+    const t = setup();
+    const cr = makeChangeRequest({
+      id: 1,
+      status: 'approved',
+      approved: true,
+      ready_to_merge: true,
+      merge_blocked_reason: '',
+      actions: actions(['merge']),
+    });
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot({ changeRequest: cr }) });
+    t.$('#action-merge').click();
+    assert.deepEqual(t.posted.at(-1), { type: 'panelAction', opId: 'op-1', action: 'merge' });
+    t.controller.receive({ type: 'operationDone', opId: 'op-1' });
+    const region = t.doc.getElementById('announcer')!;
+    assert.equal(region.getAttribute('aria-live'), 'polite');
+    // The page the host sends next is the request after the merge: that is what is said.
+    t.controller.receive({
+      type: 'snapshot',
+      snapshot: makeSnapshot({ changeRequest: { ...cr, status: 'completed', actions: actions([]) } }),
+    });
+    assert.equal(region.textContent, 'Merged.');
+    assert.equal(t.doc.activeElement, t.$('#merge-state'));
+  });
+
+  it('tells the host once that the page was used (a preview tab becomes a tab of its own), not before', () => {
+    const t = setup();
+    t.controller.receive({ type: 'snapshot', snapshot: makeSnapshot() });
+    assert.equal(t.interactions(), 0);
+    t.$('#comment-on-11').click();
+    t.type('#ta-comment-11', 'x');
+    assert.equal(t.interactions(), 1);
+  });
+
   it('says ready, shows loading, then renders the snapshot the host sends', () => {
     const t = setup();
     t.controller.start();

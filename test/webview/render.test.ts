@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { JSDOM } from 'jsdom';
 import { attributeRows, formatValue } from '../../webview/diff';
+import { exactTime } from '../../contract/time';
 import { initialState, newThreadKey, reduce, replyKey, type ViewAction, type ViewState } from '../../webview/state';
 import { PageView } from '../../webview/view';
 import {
@@ -16,6 +17,9 @@ import {
   makeReview,
   makeSnapshot,
 } from '../extension/fixtures';
+
+/** The rule fields of a one-off freeze as a request shows it. */
+const ONE_OFF = { kind: 'once' as const, weekdays: [], start_time: null, end_time: null, time_zone: 'UTC' };
 
 export const NOW = Date.parse('2026-11-01T11:00:00.000Z');
 const doc = () => new JSDOM('<!DOCTYPE html><body></body>').window.document;
@@ -233,7 +237,8 @@ describe('webview: rendering the change request', () => {
       rows.map((r) => r.getAttribute('data-check')),
       ['ci', 'lint'],
     );
-    assert.equal(text(rows[0]), '○ CI (ci) Pending · required · blocks merge queued Details');
+    // Each check named once (its label, the name only when it has none).
+    assert.equal(text(rows[0]), '○ CI Pending · required · blocks merge queued Details');
     assert.equal(rows[0].querySelector('[data-act=open-link]')!.getAttribute('data-url'), 'https://ci.example/1');
     assert.equal(text(rows[1]), '✗ lint Failed · advisory');
     assert.equal(rows[1].querySelector('[data-act=open-link]'), null, 'no button for an unsafe link');
@@ -248,13 +253,21 @@ describe('webview: rendering the change request', () => {
       queue_position: 3,
       merge_blocked_reason: 'Merging is frozen by "Year end" until 2027-01-04T00:00:00.000Z.',
       freezes: [
-        { id: 4, name: 'Year end', active: true, start: '2026-12-20T00:00:00.000Z', end: '2027-01-04T00:00:00.000Z' },
+        {
+          id: 4,
+          name: 'Year end',
+          active: true,
+          start: '2026-12-20T00:00:00.000Z',
+          end: '2027-01-04T00:00:00.000Z',
+          ...ONE_OFF,
+        },
         {
           id: 5,
           name: 'Friday evenings',
           active: false,
           start: '2026-11-06T17:00:00.000Z',
           end: '2026-11-06T22:00:00.000Z',
+          ...ONE_OFF,
         },
       ],
     });
@@ -272,7 +285,11 @@ describe('webview: rendering the change request', () => {
     assert.match(text(active), /^❄ Frozen by "Year end" until 4 Jan 2027/);
     assert.ok(active.classList.contains('active'));
     assert.match(text(root.querySelector('[data-freeze="5"]')), /^Freeze "Friday evenings" from 6 Nov 2026/);
-    assert.equal(text(root.querySelector('#merge-queue')), 'Position 3 in the merge queue.');
+    // A frozen queue says it waits for the freeze to end.
+    assert.equal(
+      text(root.querySelector('#merge-queue')),
+      `Position 3 in the merge queue, waiting for the freeze to end (${exactTime('2027-01-04T00:00:00.000Z')}).`,
+    );
     assert.equal(
       text(root.querySelector('[data-check="mergeable"] .check-objects')),
       'sw1 (dcim.device): Conflicts with main on status.',
@@ -305,11 +322,24 @@ describe('webview: rendering the change request', () => {
     });
     const root = renderApp(doc(), ready(makeSnapshot({ changeRequest: blocked })));
     assert.equal(text(root.querySelector('#merge-state')), 'Merge blocked: Outside the change window.');
-    assert.match(
-      text(root.querySelector('#merge')),
-      /Approved, but a check, the change window or the branch still blocks the merge\./,
+    // No generic sentence repeated under the exact reason.
+    assert.doesNotMatch(text(root.querySelector('#merge')), /Approved, but/);
+    // Conflicts lead somewhere: Sync Branch beside them, or why the caller may not.
+    assert.equal(
+      text(root.querySelector('#merge-conflicts')),
+      'The branch conflicts with main. sync is not possible now.',
     );
-    assert.equal(text(root.querySelector('#merge-conflicts')), 'The branch conflicts with main.');
+    const syncable = renderApp(
+      doc(),
+      ready(
+        makeSnapshot({
+          changeRequest: { ...blocked, actions: { ...blocked.actions, sync: { allowed: true, reason: null } } },
+        }),
+      ),
+    );
+    const sync = syncable.querySelector('#merge-conflicts #action-sync')!;
+    assert.equal(text(sync), 'Sync Branch');
+    assert.equal(sync.getAttribute('data-action'), 'sync');
     // A draft whose reviews still satisfy the policies waits for a submit, not for a check.
     const reason = 'The change request is a draft; submit it for review.';
     const draft = makeChangeRequest({
@@ -662,10 +692,12 @@ describe('webview: rendering the change request', () => {
       ),
     );
     const meta = page.querySelector('#checks [data-check="ci/build"] .check-meta');
-    assert.match(text(meta), /Passed · required · outdated · blocks merge/);
-    assert.equal(
-      page.querySelector('#checks [data-check="ci/build"] .outdated')!.getAttribute('title'),
-      'Reported on digest cccccccccccc; the branch has changed since.',
+    // Never a pass mark for a result that no longer counts.
+    assert.match(text(meta), /^Outdated \(passed, no longer counts\) · required · blocks merge/);
+    assert.doesNotMatch(text(page.querySelector('#checks [data-check="ci/build"] .symbol')), /✓/);
+    assert.match(
+      page.querySelector('#checks [data-check="ci/build"] .outdated')!.getAttribute('title')!,
+      /^Reported on digest cccccccccccc \(an earlier version of the branch\)/,
     );
   });
 
@@ -683,7 +715,9 @@ describe('webview: rendering the change request', () => {
     const page = renderApp(doc(), ready(makeSnapshot({ changeRequest: cr })));
     assert.match(
       text(page.querySelector('#merge-override')),
-      /Merged past the gate by bob: Outage fix It overrode: Rule "netops" has 0 of 1 required approvals\./,
+      new RegExp(
+        `Merged past the gate by Bob on ${exactTime('2026-11-01T10:00:00.000Z')}: Outage fix It set aside: Rule "netops" has 0 of 1 required approvals\\.`,
+      ),
     );
     assert.equal(renderApp(doc(), ready()).querySelector('#merge-override'), null);
   });
@@ -704,7 +738,7 @@ describe('webview: rendering the change request', () => {
       ],
     };
     const policies = [...renderApp(doc(), ready(makeSnapshot({ evaluation }))).querySelectorAll('#approval .policy')];
-    assert.match(text(policies[1]!.querySelector('h3')), /Trial .* evaluating/);
+    assert.match(text(policies[1]!.querySelector('h3')), /Trial .* on trial \(advisory\)/);
     assert.equal(text(policies[1]!.querySelector('.would-block')), 'Would block: Check "trial/scan" is pending.');
     assert.equal(policies[0]!.querySelector('.evaluating'), null, 'an active policy is not marked');
   });
@@ -719,7 +753,20 @@ describe('webview: rendering the change request', () => {
       doc(),
       ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1, actions: actions([]) }) })),
     );
-    assert.ok(![...other.querySelectorAll('button')].some((b) => b.textContent === 'Override and Merge…'));
+    assert.equal(
+      [...other.querySelectorAll('button')].some((b) => b.textContent === 'Override and Merge…'),
+      false,
+      'not shown to those without change_control.override_gate',
+    );
+    // A holder who lacks the branch right sees it disabled, with why.
+    const reason = 'You need branching.merge_branch on branch "branch-1" to merge it.';
+    const holderWithoutBranch = renderApp(
+      doc(),
+      ready(makeSnapshot({ changeRequest: makeChangeRequest({ id: 1, actions: actions([], { override: reason }) }) })),
+    );
+    const button = holderWithoutBranch.querySelector('#action-override')!;
+    assert.equal(button.getAttribute('aria-disabled'), 'true');
+    assert.equal(text(holderWithoutBranch.querySelector('#why-override')), reason);
   });
 
   it('says which approvals a rule does not count, and why; never "2 of 1 approvals"', () => {

@@ -12,6 +12,7 @@ export const ACTS = [
   'collapse-all',
   'expand-all',
   'open-diff', // data-change: the change in VS Code's diff editor
+  'compare-with-main', // data-change: the change against main as it is now (a conflicting object)
   'open-all', // every change in one multi-diff editor
   'reveal-change', // data-change: scrolls the list to that change and focuses it
   'show-more-timeline',

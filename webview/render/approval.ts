@@ -1,6 +1,11 @@
 // The approval panel: per policy and rule, counted approvals of the minimum, who may approve
 // (empty groups called out), who is still outstanding; stale reviews, rejections and reasons.
-import type { Evaluation, EvaluationRule, UncountedApprovalReason } from '../../contract/api/change-control';
+import type {
+  ChangeRequestStatus,
+  Evaluation,
+  EvaluationRule,
+  UncountedApprovalReason,
+} from '../../contract/api/change-control';
 import { approvalsPhrase, DECISION_VIEW } from '../../contract/labels';
 import { renderMarkdown } from '../markdown';
 import { h } from './dom';
@@ -15,7 +20,25 @@ export const UNCOUNTED_REASON = {
   not_permitted: 'may no longer review this request',
 } as const satisfies Record<UncountedApprovalReason, string>;
 
-function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
+/**
+ * Who a rule waits for, in the lists' words: a rule of a policy on trial awaits advisory reviews
+ * (the reviewer's "Advisory reviews" list), an active one binding reviews ("Needs my review");
+ * nobody is waited for on a draft or a closed request.
+ */
+function waitingLine(doc: Document, rule: EvaluationRule, trial: boolean, status: ChangeRequestStatus | null) {
+  if (!rule.outstanding_reviewers.length) return null;
+  if (status !== null && !['needs-review', 'approved', 'rejected'].includes(status)) return null;
+  return trial
+    ? h(doc, 'p', { class: 'waiting advisory' }, 'Advisory review awaited from: ', names(rule.outstanding_reviewers))
+    : h(doc, 'p', { class: 'waiting' }, 'Waiting for: ', names(rule.outstanding_reviewers));
+}
+
+function renderRule(
+  doc: Document,
+  rule: EvaluationRule,
+  trial = false,
+  status: ChangeRequestStatus | null = null,
+): HTMLElement {
   const uncounted = rule.uncounted_approvals ?? [];
   const groups = rule.eligible_groups.map((g) => (g.empty ? `${g.name} (empty group)` : g.name));
   const mayApprove = [...rule.eligible_users.map((u) => u.display), ...groups];
@@ -34,7 +57,7 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
     ),
     rule.approvers.length ? h(doc, 'p', {}, 'Approved by: ', names(rule.approvers)) : null,
     h(doc, 'p', {}, 'May approve: ', mayApprove.length ? mayApprove.join(', ') : 'nobody'),
-    rule.outstanding_reviewers.length ? h(doc, 'p', {}, 'Waiting for: ', names(rule.outstanding_reviewers)) : null,
+    waitingLine(doc, rule, trial, status),
     uncounted.length
       ? h(
           doc,
@@ -57,7 +80,11 @@ function renderRule(doc: Document, rule: EvaluationRule): HTMLElement {
   );
 }
 
-export function renderApproval(doc: Document, evaluation: Evaluation | null): HTMLElement {
+export function renderApproval(
+  doc: Document,
+  evaluation: Evaluation | null,
+  status: ChangeRequestStatus | null = null,
+): HTMLElement {
   const section = h(
     doc,
     'section',
@@ -101,7 +128,12 @@ export function renderApproval(doc: Document, evaluation: Evaluation | null): HT
             ? h(doc, 'span', { class: 'muted' }, ` (${policy.matched_object_types.join(', ')})`)
             : null,
           policy.enforcement === 'evaluate'
-            ? h(doc, 'span', { class: 'badge evaluating', title: 'Evaluated and shown, never blocking' }, ' evaluating')
+            ? h(
+                doc,
+                'span',
+                { class: 'badge evaluating', title: 'Evaluated and shown, never blocking: its reviews are advisory' },
+                ' on trial (advisory)',
+              )
             : null,
         ),
         // What an evaluating policy would block on if it were active.
@@ -113,7 +145,7 @@ export function renderApproval(doc: Document, evaluation: Evaluation | null): HT
               doc,
               'ul',
               { class: 'rules' },
-              policy.rules.map((r) => renderRule(doc, r)),
+              policy.rules.map((r) => renderRule(doc, r, policy.enforcement === 'evaluate', status)),
             )
           : h(doc, 'p', { class: 'muted' }, 'No approval rules.'),
         policy.checks.length ? h(doc, 'p', { class: 'muted' }, 'Requires checks: ', policy.checks.join(', ')) : null,

@@ -6,6 +6,18 @@ import { isPending, REVIEW_KEY, type ViewState } from '../state';
 import { renderComposer } from './composer';
 import { h, timeEl } from './dom';
 
+/**
+ * The policies on trial that alone name the caller as a reviewer: their review is advisory (it
+ * decides nothing). Empty when an active rule names them too, or none names them.
+ */
+export function advisoryOnly(snap: Pick<ChangeRequestSnapshot, 'evaluation' | 'me'>): string[] {
+  const named = (snap.evaluation?.policies ?? []).filter((p) =>
+    p.rules.some((r) => r.eligible_users.some((u) => u.id === snap.me.id)),
+  );
+  if (named.length === 0 || named.some((p) => p.enforcement !== 'evaluate')) return [];
+  return named.map((p) => p.name);
+}
+
 /** What the author of a request does next, by its state: their page leads with that, not a review form they cannot use. */
 export function authorNextStep(cr: ChangeRequestSnapshot['changeRequest']): string {
   switch (cr.status) {
@@ -28,6 +40,7 @@ export function authorNextStep(cr: ChangeRequestSnapshot['changeRequest']): stri
 
 export function renderDecision(doc: Document, snap: ChangeRequestSnapshot, state: ViewState, now: number): HTMLElement {
   const review = snap.changeRequest.actions.review;
+  const trial = advisoryOnly(snap);
   const mine = snap.reviews.find((r) => r.reviewer.id === snap.me.id);
   const allowed = review?.allowed === true;
   // The author's own page: their next step, not a disabled review form (the form is for reviewers).
@@ -57,13 +70,28 @@ export function renderDecision(doc: Document, snap: ChangeRequestSnapshot, state
       doc,
       'form',
       { id: 'review-form', 'aria-labelledby': 'review-form-title' },
-      h(doc, 'h2', { id: 'review-form-title' }, mine ? 'Update your review' : 'Your review'),
+      h(
+        doc,
+        'h2',
+        { id: 'review-form-title' },
+        mine ? 'Update your review' : 'Your review',
+        trial.length ? h(doc, 'span', { class: 'badge advisory' }, ' advisory') : null,
+      ),
+      // Only a policy on trial names the caller: said before they decide, not after.
+      trial.length
+        ? h(
+            doc,
+            'p',
+            { class: 'advisory-note', id: 'review-advisory' },
+            `Your review is advisory: only the policy on trial ${trial.map((n) => `"${n}"`).join(', ')} names you, so it counts for no decision.`,
+          )
+        : null,
       mine
         ? h(
             doc,
             'p',
-            { class: 'muted', id: 'my-review' },
-            `You ${DECISION_VIEW[mine.decision].past} `,
+            { class: 'muted', id: 'my-review', tabindex: '-1' },
+            `You ${DECISION_VIEW[mine.decision].past}${mine.advisory ? ' (advisory)' : ''} `,
             timeEl(doc, mine.last_updated, now),
             mine.stale ? ' (now stale)' : '',
             '. Sending again updates your review.',

@@ -13,6 +13,7 @@ export const PANEL_ACTION_LABEL = {
   run_checks: 'Re-run Checks',
   merge: 'Merge Branch',
   override: 'Override and Merge…',
+  sync: 'Sync Branch',
 } as const satisfies Record<PanelAction, string>;
 
 const CALLER_ACTION_OF = {
@@ -23,7 +24,26 @@ const CALLER_ACTION_OF = {
   run_checks: 'run_checks',
   merge: 'merge',
   override: 'override',
+  sync: 'sync',
 } as const satisfies Record<PanelAction, CallerAction>;
+
+/** Sync Branch sits beside the conflicts it resolves (the merge section), not in the header. */
+const HEADER_ACTIONS = PANEL_ACTIONS.filter((a) => a !== 'sync');
+
+/**
+ * Override shows disabled, with the service's reason, to a holder of the override who cannot use
+ * it now (say, without the right to merge the branch), on a submitted open request that cannot
+ * merge; not to those the override is not for (the reason names change_control.override_gate).
+ */
+function overrideShownBlocked(cr: ChangeRequestSnapshot['changeRequest']): boolean {
+  const reason = cr.actions.override?.reason ?? '';
+  return (
+    !cr.ready_to_merge &&
+    !['draft', 'completed', 'abandoned'].includes(cr.status) &&
+    reason !== '' &&
+    !reason.includes('change_control.override_gate')
+  );
+}
 
 function fact(doc: Document, term: string, value: Node | string | null): Node[] {
   if (value === null || value === '') return [];
@@ -38,11 +58,14 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
       : null;
   const branch = cr.branch_deleted ? `${cr.branch_name} (deleted)` : cr.branch_name;
 
-  const buttons = PANEL_ACTIONS.flatMap((action) => {
+  const buttons = HEADER_ACTIONS.flatMap((action) => {
     const a = cr.actions[CALLER_ACTION_OF[action]];
     const allowed = a?.allowed === true;
-    // Merge stays visible on a submitted open request, disabled with its reason; the others show only when allowed.
-    const showBlocked = action === 'merge' && !['draft', 'completed', 'abandoned'].includes(cr.status);
+    // Merge stays visible on a submitted open request, disabled with its reason (Override too, for
+    // its holders); the others show only when allowed.
+    const showBlocked =
+      (action === 'merge' && !['draft', 'completed', 'abandoned'].includes(cr.status)) ||
+      (action === 'override' && overrideShownBlocked(cr));
     if (!allowed && !showBlocked) return [];
     const pending = isPending(state, actionKey(action));
     return [
@@ -56,12 +79,16 @@ export function renderHeader(doc: Document, snap: ChangeRequestSnapshot, state: 
           'data-act': 'panel-action',
           'data-action': action,
           'aria-disabled': allowed && !pending ? undefined : 'true',
-          'aria-describedby': !allowed && action === 'merge' ? 'merge-reason' : undefined,
+          'aria-describedby': !allowed && action === 'merge' ? 'merge-reason' : !allowed ? `why-${action}` : undefined,
           title: !allowed ? (a?.reason ?? undefined) : undefined,
         },
         pending ? `${PANEL_ACTION_LABEL[action]}…` : PANEL_ACTION_LABEL[action],
       ),
-    ];
+      // Why a button shown disabled cannot be used (Merge's reason is the merge section's).
+      !allowed && action !== 'merge'
+        ? h(doc, 'span', { class: 'muted why', id: `why-${action}` }, a?.reason ?? '')
+        : null,
+    ].filter((x): x is HTMLElement => x !== null);
   });
 
   const notices = [

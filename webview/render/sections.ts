@@ -1,5 +1,7 @@
 // The description, the head of the list of changes, threads whose change is gone, and the timeline.
-import { CHECK_STATUS_VIEW, DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
+import { DECISION_VIEW, STATUS_VIEW } from '../../contract/labels';
+import { checkState } from '../../contract/checks';
+import { readableTimes } from '../../contract/time';
 import { renderMarkdown } from '../markdown';
 import type { ChangeRequestSnapshot } from '../../contract/webview/protocol';
 import { APPLY_ALL_KEY, isPending, TIMELINE_PAGE, type ViewState } from '../state';
@@ -145,6 +147,18 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
               'stale',
             )
           : null,
+        // Only a policy on trial names the reviewer: the review decides nothing.
+        e.review.advisory
+          ? h(
+              doc,
+              'span',
+              {
+                class: 'badge advisory',
+                title: 'Only a policy on trial names this reviewer; the review counts for no decision',
+              },
+              'advisory (policy on trial)',
+            )
+          : null,
         // The content the review was given on: the digest of the branch's net diff.
         e.review.digest
           ? h(
@@ -184,13 +198,28 @@ function describe(doc: Document, e: TimelineEntry, known: Set<number>): (Node | 
       return [
         `Check `,
         h(doc, 'strong', {}, e.check.label || e.check.name),
-        `: ${CHECK_STATUS_VIEW[e.check.status].label}`,
+        // An outdated or timed-out result reads as what it is, never as a plain "Passed".
+        `: ${checkState(e.check).label}`,
         e.check.summary ? h(doc, 'span', { class: 'muted' }, ` (${e.check.summary})`) : null,
+      ];
+    case 'override':
+      return [
+        h(doc, 'strong', {}, e.override.user?.display ?? 'A deleted user'),
+        ' merged it past the gate (override): ',
+        h(doc, 'span', { class: 'override-reason' }, e.override.reason),
       ];
   }
 }
 
 function body(doc: Document, e: TimelineEntry): HTMLElement | null {
+  if (e.kind === 'override')
+    return h(
+      doc,
+      'p',
+      { class: 'muted overridden' },
+      'What it set aside: ',
+      readableTimes(e.override.overridden_reason),
+    );
   if (e.kind === 'review' && e.review.comment) return renderMarkdown(doc, e.review.comment);
   if (e.kind === 'comment') return renderMarkdown(doc, e.comment.text);
   return null;
@@ -229,7 +258,7 @@ export function renderTimeline(
           doc,
           'li',
           {
-            class: `event event-${e.kind}${e.kind === 'review' ? ` decision-${e.review.decision}` : ''}`,
+            class: `event event-${e.kind}${e.kind === 'review' ? ` decision-${e.review.decision}${e.review.advisory ? ' advisory' : ''}` : ''}`,
             'data-key': e.key,
             id: e.kind === 'review' ? `review-${e.review.id}` : undefined,
           },

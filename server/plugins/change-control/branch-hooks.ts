@@ -8,6 +8,8 @@ import { isOpen } from './change-requests/status';
 import { followContent } from './change-requests/content';
 import { mergeGateValidator } from './gate/validator';
 import { recordWindowOverride } from './gate/override';
+import { leaveQueue } from './gate/queue-repository';
+import { nowIso } from './db/database';
 
 /**
  * How change requests follow their branch: edits make reviews stale and re-match policies,
@@ -49,6 +51,14 @@ export function registerBranchHooks(host: Host): void {
       status: 'completed',
       merge_acknowledged_conflicts: acknowledgedConflicts ? JSON.stringify(acknowledgedConflicts) : null,
     });
+    // Merged by hand or by an override while queued: it leaves the merge queue (the queue's own
+    // merge runs its job, which it completes itself).
+    await leaveQueue(
+      ctx,
+      cr.id,
+      after.override_reason !== null ? 'merged by an override, outside the queue' : 'merged by hand, outside the queue',
+      nowIso(ctx),
+    );
     const event = transitionEvent(cr.status, after.status);
     await requestRefresh(ctx, cr.id, { rematch: false, events: event ? [{ event, before: cr, after }] : [] });
   });

@@ -45,6 +45,9 @@ export const PERMISSIONS = {
   reportCheck: `${APP_LABEL}.change_mergecheck`,
   addComment: `${APP_LABEL}.add_changecomment`,
   mergeBranch: 'branching.merge_branch',
+  syncBranch: 'branching.sync_branch',
+  /** Editing a request's fields (PATCH, PUT). */
+  edit: `${APP_LABEL}.change_changerequest`,
 } as const;
 
 /** `abandon` of `change_control.abandon_changerequest`, for object-level checks. */

@@ -8,7 +8,7 @@ import { loadCheckPlugins } from './checks/plugin-loader';
 import { registerReportCheckAction } from './checks/report-check-action';
 import { registerCheckRoutes } from './checks/routes';
 import { registerCheckTriggers } from './checks/triggers';
-import { checkTimeoutSweeper } from './checks/timeouts';
+import { gateClockTask } from './gate/gate-clock';
 import { registerCommentRoutes } from './comments/routes';
 import { registerSuggestionRoutes } from './comments/suggestion-routes';
 import { registerJournalRoutes } from './journal/routes';
@@ -87,7 +87,7 @@ export function changeControlPlugin(options: ChangeControlOptions): HostPlugin {
       afterRefresh(host).push(queueAutoMerge);
       await recoverInterruptedJobs(host);
       host.background.push(autoMergeSweeper(host));
-      host.background.push(checkTimeoutSweeper(host));
+      host.background.push(gateClockTask(host));
     },
   };
 }

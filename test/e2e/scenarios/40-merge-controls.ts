@@ -58,8 +58,12 @@ export const scenarios: Scenario[] = [
 
       await vscode.clickTreeItem(TITLE, { view: VIEW });
       await vscode.expandView('Checks');
-      await vscode.step('the Checks view marks the result outdated', () =>
-        expectText(vscode.treeItem(CHECK_NAME, { view: 'Checks' }), /Passed · outdated/, TIMEOUTS.ui),
+      await vscode.step('the Checks view marks the result outdated, with no pass mark', () =>
+        expectText(
+          vscode.treeItem(CHECK_NAME, { view: 'Checks' }),
+          /Outdated \(passed, no longer counts\)/,
+          TIMEOUTS.ui,
+        ),
       );
 
       const web = await vscode.webview({ has: '#cr-title', timeout: 30_000 });
@@ -68,12 +72,19 @@ export const scenarios: Scenario[] = [
         await expectText(web.locator('.freeze.active').first(), `Frozen by "${FREEZE}" until`);
         await expectText(web.locator('.outdated').first(), /outdated/i);
       });
+      await vscode.step('the merge section writes times as the reader reads them (no ISO time)', async () => {
+        const reason = (await web.locator('#merge-reason').textContent()) ?? '';
+        if (!reason.includes(FREEZE)) throw new Error(`the reason: ${reason}`);
+        if (/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(reason)) throw new Error(`an ISO time in the reason: ${reason}`);
+      });
       await screenshot('merge-controls');
 
       // The service agrees: the freeze blocks, and the outdated result does not clear the gate.
       const cr = await ok(w().svc.admin.get(`${API.changeRequests}${w().changeRequest.id}/`), 'the request');
       if (!String(cr.merge_blocked_reason).includes(FREEZE))
         throw new Error(`merge_blocked_reason: ${cr.merge_blocked_reason}`);
+      // Not only time holds it (bob has not approved, the result is outdated): no instant to wait for.
+      if (cr.blocked_until !== null) throw new Error(`blocked_until: ${cr.blocked_until}`);
     },
   },
 ];

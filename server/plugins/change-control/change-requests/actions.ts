@@ -31,11 +31,15 @@ export interface ActionFacts {
   branchMergeRefusal?: string | null;
   /** Why the caller may not write to the branch (applying suggestions is a write in it), or null when they may. */
   branchWriteRefusal?: string | null;
+  /** Why the caller may not sync the branch (`branching.sync_branch` does not cover it), or null when they may. */
+  branchSyncRefusal?: string | null;
 }
 
 const ok: ActionAvailability = { allowed: true, reason: null };
 const no = (reason: string): ActionAvailability => ({ allowed: false, reason });
-const NO_PERMISSION = (what: string): ActionAvailability => no(`You do not have permission to ${what}.`);
+/** A refusal naming the permission the caller lacks, so that they know what to ask for. */
+const NO_PERMISSION = (permission: string, what: string): ActionAvailability =>
+  no(`You need ${permission} to ${what}.`);
 
 const LIFECYCLE_FIELDS: Record<LifecycleAction, CallerAction> = {
   submit: 'submit',
@@ -71,23 +75,23 @@ export function callerActions(
   for (const [action, field] of Object.entries(LIFECYCLE_FIELDS) as Array<[LifecycleAction, CallerAction]>) {
     const refusal = lifecycleRefusal(action, facts.status, facts.branchExists);
     if (!allows(LIFECYCLE[action].permission))
-      out[field] = NO_PERMISSION(`${action.replace(/-/g, ' ')} this change request`);
+      out[field] = NO_PERMISSION(LIFECYCLE[action].permission, `${action.replace(/-/g, ' ')} this change request`);
     else out[field] = refusal ? no(refusal) : ok;
   }
 
-  if (!has(PERMISSIONS.addReview)) out.review = NO_PERMISSION('review change requests');
+  if (!has(PERMISSIONS.addReview)) out.review = NO_PERMISSION(PERMISSIONS.addReview, 'review change requests');
   else if (user !== null && facts.requesterId === user.id)
     out.review = no('You cannot review your own change request.');
   else if (!isOpen(facts.status)) out.review = no(`The change request is ${facts.status}.`);
   else out.review = ok;
 
-  if (!has(PERMISSIONS.reportCheck)) out.run_checks = NO_PERMISSION('re-run checks');
+  if (!has(PERMISSIONS.reportCheck)) out.run_checks = NO_PERMISSION(PERMISSIONS.reportCheck, 're-run checks');
   else if (!checksOfRequestAllowed(user, perms, object))
     out.run_checks = no('Your permission to re-run checks does not cover the checks of this change request.');
   else if (!isOpen(facts.status)) out.run_checks = no(`The change request is ${facts.status}.`);
   else out.run_checks = ok;
 
-  if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION('merge branches');
+  if (!has(PERMISSIONS.mergeBranch)) out.merge = NO_PERMISSION(PERMISSIONS.mergeBranch, 'merge branches');
   else if (facts.branchMergeRefusal) out.merge = no(facts.branchMergeRefusal);
   else if (facts.readyToMerge) out.merge = ok;
   else if (facts.onlyConflictsBlock) out.merge = { allowed: true, reason: facts.mergeBlockedReason };
@@ -99,7 +103,7 @@ export function callerActions(
 
   out.override = overrideAvailability(user, perms, object, facts, allows(PERMISSIONS.overrideWindow));
 
-  if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION('comment on change requests');
+  if (!has(PERMISSIONS.addComment)) out.comment = NO_PERMISSION(PERMISSIONS.addComment, 'comment on change requests');
   else if (!facts.branchExists) out.comment = no('The branch of this change request has been deleted.');
   else out.comment = ok;
 
@@ -109,6 +113,18 @@ export function callerActions(
   else if (facts.branchStatus && facts.branchStatus !== 'ready')
     out.apply_suggestions = no(`The branch is ${facts.branchStatus}; only a ready branch accepts changes.`);
   else out.apply_suggestions = ok;
+
+  // Editing its fields (title, description, window, automatic merge): change_changerequest on this request.
+  if (!allows(PERMISSIONS.edit)) out.edit = NO_PERMISSION(PERMISSIONS.edit, 'edit this change request');
+  else out.edit = ok;
+
+  // Syncing its branch with main (the way out of conflicts): branching.sync_branch for the branch.
+  if (!facts.branchExists) out.sync = no('The branch of this change request has been deleted.');
+  else if (!has(PERMISSIONS.syncBranch)) out.sync = NO_PERMISSION(PERMISSIONS.syncBranch, 'sync branches');
+  else if (facts.branchSyncRefusal) out.sync = no(facts.branchSyncRefusal);
+  else if (facts.branchStatus && facts.branchStatus !== 'ready')
+    out.sync = no(`The branch is ${facts.branchStatus}; only a ready branch is synced.`);
+  else out.sync = ok;
   return out;
 }
 
@@ -126,8 +142,9 @@ function overrideAvailability(
 ): ActionAvailability {
   const holdsGate = perms !== null && user !== null && grantAllows(perms.grant(GATE_TYPE, 'override'), object, user);
   if (!holdsGate && !(facts.onlyWindowBlocks && windowOverride))
-    return NO_PERMISSION('override the merge gate of this change request');
-  if (perms === null || !perms.has(PERMISSIONS.mergeBranch)) return NO_PERMISSION('merge branches');
+    return NO_PERMISSION(PERMISSIONS.overrideGate, 'override the merge gate of this change request');
+  if (perms === null || !perms.has(PERMISSIONS.mergeBranch))
+    return NO_PERMISSION(PERMISSIONS.mergeBranch, 'merge branches');
   if (facts.branchMergeRefusal) return no(facts.branchMergeRefusal);
   if (!isOpen(facts.status)) return no(`The change request is ${facts.status}.`);
   if (!facts.branchExists) return no('The branch of this change request has been deleted.');

@@ -54,7 +54,8 @@ export const REQUESTER_NOTIFIED: readonly LifecycleEvent[] = [
 ];
 
 /**
- * Tells the requester their request moved (approved, rejected, merged), once per real transition
+ * Tells the requester their request moved (approved, rejected, merged; merged by an override as
+ * `change_request_overridden`), once per real transition
  * (the event fires once), not when the move is their own doing, and only while they may still
  * view the request.
  */
@@ -71,7 +72,9 @@ async function notifyRequester(ctx: Ctx, event: LifecycleEvent, after: ChangeReq
     objectType: CHANGE_REQUEST_TYPE,
     objectId: after.id,
     objectRepr: displayOfChangeRequest(after),
-    eventType: event,
+    // Merged past its gate: the requester hears that it was overridden (the request's `override` says by whom and why).
+    eventType:
+      event === 'change_request_completed' && after.override_reason !== null ? 'change_request_overridden' : event,
   });
 }
 

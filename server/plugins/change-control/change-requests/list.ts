@@ -56,6 +56,7 @@ export function pageReads(options: ListOptions): readonly string[] | undefined {
     ...(named.has('check_status') ? ['cc_merge_checks'] : []),
     ...(named.has('has_reviews') ? ['cc_reviews'] : []),
     ...(named.has('reviewer') ? ['cc_outstanding_reviewers'] : []),
+    ...(named.has('advisory_reviewer') ? ['cc_trial_reviewers'] : []),
   ];
 }
 
@@ -215,6 +216,25 @@ const declared = defineList({
             eb
               .selectFrom('cc_outstanding_reviewers')
               .select('change_request_id')
+              .where('user_id', 'in', users as number[]),
+          ),
+        ]),
+    },
+    advisory_reviewer: {
+      type: 'int',
+      allowMe: true,
+      description:
+        'Submitted open requests waiting for an advisory review of this user (or "me"): only a policy on trial (enforcement "evaluate") names them, on a rule it finds unsatisfied; such a review counts for no decision.',
+      where: (users) => (eb) =>
+        eb.and([
+          eb('status', 'in', ['needs-review', 'approved', 'rejected']),
+          eb(
+            'id',
+            'in',
+            eb
+              .selectFrom('cc_trial_reviewers')
+              .select('change_request_id')
+              .where('waiting', '=', 1)
               .where('user_id', 'in', users as number[]),
           ),
         ]),

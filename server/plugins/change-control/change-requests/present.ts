@@ -12,8 +12,9 @@ import { windowState, windowWarning } from '../gate/change-window';
 import { parseJson, toBool } from '../db/database';
 import type { ChangeRequestRow } from '../db/tables';
 import { loadUsers } from '../evaluation/load';
-import { conflictsReason, liveGate, namedConflictsReason, type GateState } from '../gate/merge-gate';
+import { conflictsReason, liveGate, namedConflictsReason, timeBlockedUntil, type GateState } from '../gate/merge-gate';
 import { callerActions } from './actions';
+import { staleChecksOf } from '../checks/state';
 import { attachedPolicySummaries } from '../policies/attached-repository';
 import { enabledFreezes, freezeNotices, freezeReason } from '../freezes/repository';
 import { queuePositionOf, queuePositions } from '../gate/queue-repository';
@@ -36,7 +37,15 @@ interface Related {
 
 type Live = Pick<
   ChangeRequest,
-  'approved' | 'ready_to_merge' | 'merge_blocked_reason' | 'has_conflicts' | 'queue_position' | 'freezes' | 'digest'
+  | 'approved'
+  | 'ready_to_merge'
+  | 'merge_blocked_reason'
+  | 'blocked_until'
+  | 'stale_checks'
+  | 'has_conflicts'
+  | 'queue_position'
+  | 'freezes'
+  | 'digest'
 >;
 
 function build(
@@ -54,8 +63,11 @@ function build(
     approved: live.approved,
     ready_to_merge: live.ready_to_merge,
     merge_blocked_reason: live.merge_blocked_reason,
+    blocked_until: live.blocked_until,
+    stale_checks: live.stale_checks,
     has_conflicts: live.has_conflicts,
-    queue_position: live.queue_position,
+    // A completed or abandoned request is never in the merge queue.
+    queue_position: row.status === 'completed' || row.status === 'abandoned' ? null : live.queue_position,
     freezes: live.freezes,
     digest: live.digest,
     tags: related.tags,
@@ -146,6 +158,8 @@ export async function presentChangeRequest(
     branchMergeRefusal:
       state.branch && !access.mayAct(state.branch, 'merge') ? branchActionRefusal(state.branch, 'merge') : null,
     branchWriteRefusal: state.branch && !access.mayWrite(state.branch) ? branchWriteRefusal(state.branch) : null,
+    branchSyncRefusal:
+      state.branch && !access.mayAct(state.branch, 'sync') ? branchActionRefusal(state.branch, 'sync') : null,
     readyToMerge: state.readyToMerge,
     mergeBlockedReason,
     onlyConflictsBlock: state.conflictsBlock && state.reasons.length === 0,
@@ -160,6 +174,8 @@ export async function presentChangeRequest(
       approved: state.evaluation.approved,
       ready_to_merge: state.readyToMerge,
       merge_blocked_reason: mergeBlockedReason,
+      blocked_until: state.blockedUntil?.toISOString() ?? null,
+      stale_checks: staleChecksOf(state.checks),
       has_conflicts: state.hasConflicts,
       queue_position: await queuePositionOf(ctx, row.id),
       freezes: state.freezes,
@@ -216,13 +232,8 @@ export async function presentChangeRequestList(
     const branch = row.branch_id === null ? undefined : branches.get(row.branch_id);
     const live = row.status !== 'completed' && row.status !== 'abandoned';
     const rel = related.get(row.id)!;
-    const freezes = live
-      ? freezeNotices(
-          allFreezes,
-          rel.policies.filter((p) => p.enforcement !== 'evaluate').map((p) => p.id),
-          now,
-        )
-      : [];
+    const policyIds = rel.policies.filter((p) => p.enforcement !== 'evaluate').map((p) => p.id);
+    const freezes = live ? freezeNotices(allFreezes, policyIds, now) : [];
     const reasons = cachedBlockedReason(row, branch, now, freezes);
     const window = windowState(row.scheduled_start, row.scheduled_end, now);
     const onlyWindowBlocks =
@@ -230,6 +241,12 @@ export async function presentChangeRequestList(
     // Conflicts as cached at the last refresh (the detail names them).
     const conflictsBlock = live && toBool(row.has_conflicts) && branch?.status === 'ready';
     const ready = reasons.length === 0 && row.status === 'approved' && !conflictsBlock;
+    // Only time holds it (approved, checks clear at the last refresh, a ready branch, no conflicts).
+    const timeOnly =
+      !ready && row.status === 'approved' && row.gates_cleared === 1 && branch?.status === 'ready' && !conflictsBlock;
+    const blockedUntil = timeOnly
+      ? timeBlockedUntil(row.scheduled_start, row.scheduled_end, allFreezes, policyIds, now)
+      : null;
     const mergeBlockedReason = ready
       ? ''
       : [...reasons, ...(conflictsBlock ? [conflictsReason()] : [])].join(' ') ||
@@ -241,6 +258,7 @@ export async function presentChangeRequestList(
       branchStatus: branch?.status ?? null,
       branchMergeRefusal: branch && !access.mayAct(branch, 'merge') ? branchActionRefusal(branch, 'merge') : null,
       branchWriteRefusal: branch && !access.mayWrite(branch) ? branchWriteRefusal(branch) : null,
+      branchSyncRefusal: branch && !access.mayAct(branch, 'sync') ? branchActionRefusal(branch, 'sync') : null,
       readyToMerge: ready,
       mergeBlockedReason,
       onlyConflictsBlock: conflictsBlock && reasons.length === 0 && row.status === 'approved',
@@ -255,6 +273,8 @@ export async function presentChangeRequestList(
         approved: toBool(row.approved),
         ready_to_merge: ready,
         merge_blocked_reason: mergeBlockedReason,
+        blocked_until: blockedUntil?.toISOString() ?? null,
+        stale_checks: live ? parseJson<ChangeRequest['stale_checks']>(row.stale_checks, []) : [],
         has_conflicts: toBool(row.has_conflicts),
         queue_position: positions.get(row.id) ?? null,
         freezes,

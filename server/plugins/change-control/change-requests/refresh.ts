@@ -1,6 +1,15 @@
 import { findBranch, inTransaction, notify, usersHolding, type Ctx, type HostServices } from '../../../host';
 import { runChecks } from '../checks/run';
-import { checkedRequest, checkFactsOf, checkRowsOutOfDate, checkStates, type CheckFacts } from '../checks/state';
+import {
+  checkedRequest,
+  checkFactsOf,
+  checkRowsOutOfDate,
+  checkStates,
+  declaredFor,
+  staleChecksOf,
+  type CheckFacts,
+} from '../checks/state';
+import { syncCheckDeadlines } from '../checks/deadlines';
 import type { ChangeRequestRow } from '../db/tables';
 import { fromBool } from '../db/database';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
@@ -22,6 +31,10 @@ import {
 } from './repository';
 import { deriveStatus, isHeld, isOpen } from './status';
 import { announceRequestCacheWritten } from '../stream/announce';
+import { saveTrialReviewers } from '../reviews/trial-repository';
+
+/** A submitted request still open: its reviewers are waited for. */
+const SUBMITTED_OPEN: readonly string[] = ['needs-review', 'approved', 'rejected'];
 import { CHANGE_REQUEST_TYPE } from '../names';
 import { displayOfChangeRequest, snapshotChangeRequest } from './snapshot';
 
@@ -53,6 +66,11 @@ export interface RefreshWishes {
   /** Lifecycle events of the write, fired (in order, before any transition the refresh finds) once it is refreshed. */
   events?: LifecycleEmit[];
   /**
+   * A check result may now be outdated or the timeout's (a report for an older digest, a
+   * timeout): the request's `stale_checks` are computed again even if it is not approved.
+   */
+  staleChecks?: boolean;
+  /**
    * The policies the caller has just matched from the branch and their evaluation: used
    * instead of evaluating again, unless another trigger joins the refresh.
    */
@@ -75,6 +93,7 @@ export function afterRefresh(host: HostServices): AfterRefresh[] {
 }
 
 interface Pending {
+  staleChecks: boolean;
   rematch: boolean;
   checks: boolean;
   completedToo: boolean;
@@ -86,6 +105,7 @@ interface Pending {
 /** Another trigger's wishes joined to a pending refresh: any of them asks, it is done. */
 function mergeWishes(existing: Pending, more: Pending): void {
   existing.rematch ||= more.rematch;
+  existing.staleChecks ||= more.staleChecks;
   existing.checks ||= more.checks;
   existing.completedToo ||= more.completedToo;
   existing.evaluate ||= more.evaluate;
@@ -95,6 +115,7 @@ function mergeWishes(existing: Pending, more: Pending): void {
 
 export async function requestRefresh(ctx: Ctx, changeRequestId: number, wishes: RefreshWishes = {}): Promise<void> {
   const want: Pending = {
+    staleChecks: wishes.staleChecks ?? false,
     rematch: wishes.rematch ?? true,
     checks: wishes.checks ?? false,
     completedToo: wishes.completedToo ?? false,
@@ -126,12 +147,26 @@ export async function requestRefreshOfOpen(ctx: Ctx, wishes: RefreshWishes = {})
  * derived) status and its required checks. Returns true when the full refresh must still run
  * (the request asks for automatic merge and its gates may now be clear).
  */
-async function checkResultsOnly(ctx: Ctx, cr: ChangeRequestRow, digest: string | null): Promise<boolean> {
-  // Only an approved request can have its gates cleared: before that, its checks cannot move them.
-  const gatesCleared =
-    cr.status === 'approved' &&
-    (await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest)).every((c) => !c.blocks);
-  await updateChangeRequest(ctx, cr, { gates_cleared: fromBool(gatesCleared) }, { changelog: false });
+async function checkResultsOnly(
+  ctx: Ctx,
+  cr: ChangeRequestRow,
+  digest: string | null,
+  staleMayMove: boolean,
+): Promise<boolean> {
+  // Only an approved request can have its gates cleared: before that, its checks cannot move them;
+  // and only a result that may be (or was) outdated or the timeout's moves its stale checks.
+  const needed = cr.status === 'approved' || staleMayMove || cr.stale_checks !== '[]';
+  const states = needed ? await checkStates(ctx, cr.id, await attachedPolicies(ctx, cr.id), undefined, digest) : [];
+  const gatesCleared = cr.status === 'approved' && states.every((c) => !c.blocks);
+  await updateChangeRequest(
+    ctx,
+    cr,
+    {
+      gates_cleared: fromBool(gatesCleared),
+      stale_checks: needed && isOpen(cr.status) ? JSON.stringify(staleChecksOf(states)) : undefined,
+    },
+    { changelog: false },
+  );
   return gatesCleared && cr.auto_merge === 1 && ctx.host.config.change_control.enable_auto_merge;
 }
 
@@ -141,7 +176,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
   const checked = resultsOnly ? await checkedRequest(ctx, id) : undefined;
   let cr = checked ? checked.cr : await getChangeRequestRow(ctx, id);
   if (!cr) return;
-  if (checked && !(await checkResultsOnly(ctx, cr, checked.digest))) {
+  if (checked && !(await checkResultsOnly(ctx, cr, checked.digest, wishes.staleChecks))) {
     for (const e of wishes.events) await emitLifecycleEvent(ctx, e.event, e.before, e.after);
     return;
   }
@@ -183,14 +218,23 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
     isHeld(cr.status) ? [] : evaluation.outstandingReviewerIds,
   );
   if (waiting.length > 0) await notifyWaitingReviewers(ctx, cr, waiting);
+  // Reviewers only a policy on trial names: advisory, and waited for only while the request is submitted and open.
+  await saveTrialReviewers(
+    ctx,
+    cr.id,
+    evaluation.trialReviewerIds,
+    SUBMITTED_OPEN.includes(cr.status) ? evaluation.trialWaitingIds : [],
+  );
 
   // A declaration without its row (a policy newly naming a check) runs the checks too.
   const checksLive = isOpen(cr.status) || (wishes.completedToo && cr.status === 'completed');
-  let checkRows: CheckFacts[] | undefined = await checkFactsOf(ctx, cr.id);
+  let checkRows: CheckFacts[] = await checkFactsOf(ctx, cr.id);
   if (checksLive && (runTheChecks || checkRowsOutOfDate(ctx, checkRows, governing))) {
     await runChecks(ctx, cr, governing);
-    checkRows = undefined;
+    checkRows = await checkFactsOf(ctx, cr.id);
   }
+  // Deadlines follow the declarations (a policy's timeout changed) and the request (closed: none).
+  await syncCheckDeadlines(ctx, declaredFor(ctx, governing), checkRows, isOpen(cr.status));
 
   const { gate, facts } = await computeGateAndFacts(ctx, cr, { governing, evaluation, checkRows });
   cr = await updateChangeRequest(
@@ -200,6 +244,7 @@ async function refreshNow(ctx: Ctx, id: number, wishes: Pending): Promise<void> 
       approved: fromBool(evaluation.approved),
       gates_cleared: fromBool(gate.gatesCleared),
       has_conflicts: fromBool(gate.hasConflicts),
+      stale_checks: JSON.stringify(isOpen(cr.status) ? staleChecksOf(gate.checks) : []),
     },
     { changelog: false },
   );

@@ -1,3 +1,4 @@
+import { timeMoved } from '../gate/clock-signal';
 import { z } from 'zod';
 import {
   changeRequest as changeRequestOutput,
@@ -149,6 +150,8 @@ async function createChangeRequest(ctx: Ctx, input: CreateInput): Promise<number
     last_updated: now,
   });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, row.id, input.tags);
+  // A change window is an instant at which time moves the gate: the gate's clock reads its next one again.
+  if (row.scheduled_start !== null || row.scheduled_end !== null) timeMoved(ctx);
   await recordChange(ctx, {
     action: 'create',
     objectType: CHANGE_REQUEST_TYPE,
@@ -190,6 +193,7 @@ async function updateFields(ctx: Ctx, id: number, input: UpdateInput): Promise<v
     custom_fields: input.custom_fields === undefined ? undefined : JSON.stringify(input.custom_fields),
   });
   if (input.tags !== undefined) await setTags(ctx, CHANGE_REQUEST_TYPE, id, input.tags);
+  if (start !== undefined || end !== undefined) timeMoved(ctx);
   // Policies are matched from the branch as a reader matches them (kept between writes of the
   // branch, so this reads nothing more), which lets the answer reuse the gate the refresh computed.
   await requestRefresh(ctx, id);

@@ -10,7 +10,9 @@ import { checkRowsOf } from './state';
  * of this request). Otherwise 403; the caller already sees the request.
  */
 export async function requireRunChecks(ctx: Ctx, cr: ChangeRequestRow): Promise<void> {
-  const denied = new PermissionDenied('You do not have permission to re-run the checks of this change request.');
+  const denied = new PermissionDenied(
+    'You need change_control.change_mergecheck, for the checks of this change request, to re-run them.',
+  );
   if (!ctx.user) throw denied;
   const grant = (await ctx.host.permissions.forUser(ctx.user, ctx.db)).grant(MERGE_CHECK_TYPE, 'change');
   if (grant === true) return;

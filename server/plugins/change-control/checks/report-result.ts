@@ -7,6 +7,8 @@ import { MERGE_CHECK_TYPE } from '../names';
 import { attachedPolicies } from '../policies/governing';
 import { snapshotCheck } from './present';
 import { updateCheckResult } from './repository';
+import { deadlineOf } from './deadlines';
+import { timeMoved } from '../gate/clock-signal';
 import { reporterRefusal } from './reporter';
 import { checkedRequest, declaredFor } from './state';
 
@@ -63,7 +65,9 @@ export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: Ch
   )
     return { refused: null, written: false };
   const now = nowIso(ctx);
-  const written = { ...next, completed: now, last_updated: now };
+  // A result set pending again starts its timeout afresh; any other ends it (and the timeout's own result).
+  const deadline = deadlineOf(declared, { kind: row.kind, status: next.status, last_updated: now });
+  const written = { ...next, completed: now, last_updated: now, deadline, timed_out: 0 };
   const after = await updateCheckResult(ctx, row, written);
   await recordChange(ctx, {
     action: 'update',
@@ -73,7 +77,11 @@ export async function reportCheckResult(ctx: Ctx, row: MergeCheckRow, report: Ch
     prechange: snapshotCheck(ctx, row),
     postchange: snapshotCheck(ctx, after),
   });
-  await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false });
+  if (deadline !== null) timeMoved(ctx);
+  // A result for an older digest is outdated as it is written; one replacing the timeout's clears it.
+  const current = row.kind === 'reported' ? (await checkedRequest(ctx, row.change_request_id))?.digest : undefined;
+  const staleChecks = row.timed_out === 1 || (next.digest !== null && current != null && next.digest !== current);
+  await requestRefresh(ctx, row.change_request_id, { rematch: false, evaluate: false, staleChecks });
   await ctx.flushBeforeCommit();
   return { refused: null, written: true };
 }

@@ -56,13 +56,37 @@ export async function checkRowsOf(ctx: Ctx, changeRequestId: number): Promise<Me
 /** The gate's view of a request's stored checks (only the columns it reads). */
 export type CheckFacts = Pick<
   MergeCheckRow,
-  'name' | 'label' | 'kind' | 'status' | 'summary' | 'digest' | 'reported_by'
+  | 'id'
+  | 'change_request_id'
+  | 'name'
+  | 'label'
+  | 'kind'
+  | 'status'
+  | 'summary'
+  | 'digest'
+  | 'reported_by'
+  | 'last_updated'
+  | 'deadline'
+  | 'timed_out'
 >;
 
 const checkFactsById = compiledSelect((db, changeRequestId: number) =>
   ccTables(db)
     .selectFrom('cc_merge_checks')
-    .select(['name', 'label', 'kind', 'status', 'summary', 'digest', 'reported_by'])
+    .select([
+      'id',
+      'change_request_id',
+      'name',
+      'label',
+      'kind',
+      'status',
+      'summary',
+      'digest',
+      'reported_by',
+      'last_updated',
+      'deadline',
+      'timed_out',
+    ])
     .where('change_request_id', '=', changeRequestId),
 );
 
@@ -77,7 +101,16 @@ export async function insertCheck(ctx: Ctx, values: Insertable<MergeChecksTable>
 /** A reported result's fields, written onto one check. */
 export type CheckResultFields = Pick<
   MergeCheckRow,
-  'status' | 'summary' | 'details_url' | 'digest' | 'reported_by' | 'source' | 'completed' | 'last_updated'
+  | 'status'
+  | 'summary'
+  | 'details_url'
+  | 'digest'
+  | 'reported_by'
+  | 'source'
+  | 'completed'
+  | 'last_updated'
+  | 'deadline'
+  | 'timed_out'
 >;
 
 /** Writes a result onto the check `row`; the rest of the transaction reads the row written without asking again. */

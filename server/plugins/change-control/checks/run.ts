@@ -141,6 +141,7 @@ async function updateCheck(
     objects,
     completed: after.completed,
     last_updated: now,
+    ...(row.status !== after.status ? { timed_out: 0 } : {}),
   });
   await recordChange(ctx, {
     action: 'update',

@@ -166,3 +166,21 @@ export function checkRowsOutOfDate(
   const names = new Set(declared.map((d) => d.name));
   return [...rows.values()].some((r) => r.kind === 'registered' && !names.has(r.name));
 }
+
+/** A required check whose result does not count: reported on an earlier version (or by another reporter), or never reported in time. */
+export interface StaleCheck {
+  name: string;
+  label: string;
+  reason: 'outdated' | 'timed_out';
+}
+
+/** The required checks that block because their result is outdated or the timeout's (what a request's row says). */
+export function staleChecksOf(states: readonly CheckState[]): StaleCheck[] {
+  const out: StaleCheck[] = [];
+  for (const c of states) {
+    if (!c.blocks || !c.row) continue;
+    if (c.row.timed_out === 1) out.push({ name: c.name, label: c.label, reason: 'timed_out' });
+    else if (c.outdated) out.push({ name: c.name, label: c.label, reason: 'outdated' });
+  }
+  return out;
+}

@@ -490,6 +490,70 @@ async function addCheckReporter(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('cc_merge_checks').addColumn('source', 'text').execute();
 }
 
+/**
+ * What time changes: each pending check's `deadline` (a required reported check with
+ * `timeout_minutes` fails as never reported then) and `timed_out` (it did); the indexes the gate's
+ * clock reads its next instant from (the earliest deadline, window start or end); and the gate
+ * clock's one row (`cc_gate_clock`: up to which instant the time-driven changes were announced,
+ * so that of several instances one announces each).
+ */
+async function addGateClock(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('cc_merge_checks').addColumn('deadline', 'text').execute();
+  await db.schema
+    .alterTable('cc_merge_checks')
+    .addColumn('timed_out', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('cc_merge_checks_deadline')
+    .on('cc_merge_checks')
+    .columns(['status', 'deadline'])
+    .execute();
+  await db.schema
+    .createIndex('cc_change_requests_window_start')
+    .on('cc_change_requests')
+    .column('scheduled_start')
+    .execute();
+  await db.schema
+    .createIndex('cc_change_requests_window_end')
+    .on('cc_change_requests')
+    .column('scheduled_end')
+    .execute();
+  await db.schema
+    .createTable('cc_gate_clock')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('announced_through', 'text')
+    .execute();
+  await sql`INSERT INTO cc_gate_clock (id, announced_through) VALUES (1, NULL)`.execute(db);
+}
+
+/**
+ * Who a request's policies on trial (`enforcement: evaluate`) name and no active policy does
+ * (`cc_trial_reviewers`): their reviews are advisory, and `waiting` marks those who owe a decision
+ * to an unsatisfied rule on trial (their "advisory reviews" list).
+ */
+async function addTrialReviewers(db: Kysely<unknown>): Promise<void> {
+  await pairTable(db, 'cc_trial_reviewers', ['change_request_id', 'cc_change_requests'], ['user_id', 'users'])
+    .addColumn('waiting', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('cc_trial_reviewers_user')
+    .on('cc_trial_reviewers')
+    .columns(['user_id', 'waiting', 'change_request_id'])
+    .execute();
+}
+
+/**
+ * Cached at each refresh, as `gates_cleared` is: the required checks whose result does not count
+ * because it is outdated or the timeout's (`cc_change_requests.stale_checks`, JSON), so that a
+ * list row says so without reading checks.
+ */
+async function addStaleChecks(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('cc_change_requests')
+    .addColumn('stale_checks', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+}
+
 export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0001-initial': { up: createTables },
   '20-change-control-0002-approved-check-kind-reviewer-queue': { up: addCachedApprovalCheckKindAndReviewerQueue },
@@ -509,4 +573,7 @@ export const changeControlMigrations: Record<string, Migration> = {
   '20-change-control-0100-changelog-related-requests': { up: relateRecordedEntries },
   '20-change-control-0101-merge-acknowledged-conflicts': { up: addMergeAcknowledgedConflicts },
   '20-change-control-0102-check-reporter': { up: addCheckReporter },
+  '20-change-control-0110-gate-clock': { up: addGateClock },
+  '20-change-control-0111-trial-reviewers': { up: addTrialReviewers },
+  '20-change-control-0112-stale-checks': { up: addStaleChecks },
 };

@@ -71,6 +71,8 @@ export interface ChangeRequestsTable {
   merge_acknowledged_conflicts: Json | null;
   /** NetBox's free-form `custom_fields`: a JSON object. */
   custom_fields: Generated<Json>;
+  /** Cached at the last refresh: required checks whose result does not count (JSON `[{name, label, reason}]`). */
+  stale_checks: Generated<Json>;
   created: string;
   last_updated: string;
 }
@@ -158,6 +160,10 @@ export interface MergeChecksTable {
   reported_by: number | null;
   /** Where a reported result came from besides its reporter (JSON: `{"event_rule": id}`), or null. */
   source: Json | null;
+  /** A pending check with a timeout: when it fails as never reported (null: no deadline). */
+  deadline: string | null;
+  /** Its result is the timeout's, not a report (1 until the next result). */
+  timed_out: Generated<Bool>;
   created: string;
   last_updated: string;
 }
@@ -166,6 +172,13 @@ export interface MergeChecksTable {
 export interface OutstandingReviewersTable {
   change_request_id: number;
   user_id: number;
+}
+
+/** Reviewers only a policy on trial names, per request; `waiting`: they owe it a decision. */
+export interface TrialReviewersTable {
+  change_request_id: number;
+  user_id: number;
+  waiting: Bool;
 }
 
 /** Automatic merges: at most one pending, scheduled or running job per branch. */
@@ -204,6 +217,12 @@ export interface MergeQueueClaimTable {
   id: number;
   holder: string | null;
   expires: string | null;
+}
+
+/** The gate's clock: the time-driven changes of gates were announced up to `announced_through`. */
+export interface GateClockTable {
+  id: number;
+  announced_through: string | null;
 }
 
 /** One event of the stream (`stream/`): what changed, on which change request. */
@@ -253,10 +272,12 @@ export interface ChangeControlTables {
   cc_merge_checks: MergeChecksTable;
   cc_merge_jobs: MergeJobsTable;
   cc_outstanding_reviewers: OutstandingReviewersTable;
+  cc_trial_reviewers: TrialReviewersTable;
   cc_stream_events: StreamEventsTable;
   cc_stream_state: StreamStateTable;
   cc_freezes: FreezesTable;
   cc_merge_queue_claim: MergeQueueClaimTable;
+  cc_gate_clock: GateClockTable;
   cc_branch_policy_matches: BranchPolicyMatchesTable;
   cc_policy_match_definitions: PolicyMatchDefinitionsTable;
 }

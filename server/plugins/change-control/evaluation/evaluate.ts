@@ -105,6 +105,10 @@ export interface EvaluationResult {
   outstandingReviewerIds: number[];
   /** Every user eligible for some governing rule (the requester excluded). */
   eligibleReviewerIds: number[];
+  /** Users only policies on trial make eligible (no active rule names them): their reviews are advisory. */
+  trialReviewerIds: number[];
+  /** Of those, who owe a decision to an unsatisfied rule on trial. */
+  trialWaitingIds: number[];
   reasons: string[];
 }
 
@@ -257,6 +261,14 @@ export function evaluate(input: EvaluationInput): EvaluationResult {
   for (const r of rejections) {
     reasons.push(`Changes requested by ${input.users.get(r.reviewerId)?.username ?? `user ${r.reviewerId}`}.`);
   }
+  const trialRules = policies.filter((p) => p.enforcement === 'evaluate').flatMap((p) => p.rules);
+  const trialReviewerIds = [...new Set(trialRules.flatMap((r) => r.eligibleUserIds))]
+    .filter((id) => !eligible.has(id))
+    .sort((a, b) => a - b);
+  const trialOnly = new Set(trialReviewerIds);
+  const trialWaitingIds = [...new Set(trialRules.flatMap((r) => r.outstandingReviewerIds))]
+    .filter((id) => trialOnly.has(id))
+    .sort((a, b) => a - b);
   return {
     approved,
     rejected: rejections.length > 0,
@@ -265,6 +277,8 @@ export function evaluate(input: EvaluationInput): EvaluationResult {
     rejections,
     outstandingReviewerIds: [...new Set(rules.flatMap((r) => r.outstandingReviewerIds))].sort((a, b) => a - b),
     eligibleReviewerIds: [...eligible].sort((a, b) => a - b),
+    trialReviewerIds,
+    trialWaitingIds,
     reasons,
   };
 }

@@ -191,3 +191,24 @@ export function noticeOf(s: FreezeSchedule, now: Date): { active: boolean; perio
     return { active: false, period: next };
   return null;
 }
+
+/**
+ * The next instant after `now` at which what a freeze shows on the requests it applies to
+ * changes: a period in force ends, the next one comes within the notice days, or starts.
+ */
+export function nextFreezeChange(s: FreezeSchedule, now: Date): Date | null {
+  const t = now.getTime();
+  const candidates: number[] = [];
+  const active = activePeriod(s, now);
+  if (active) candidates.push(active.end.getTime());
+  const next = nextPeriod(s, now);
+  if (next) candidates.push(next.start.getTime() - FREEZE_NOTICE_DAYS * DAY_MS, next.start.getTime());
+  const after = candidates.filter((c) => c > t);
+  return after.length === 0 ? null : new Date(Math.min(...after));
+}
+
+/** Whether what a freeze shows changed between `from` (excluded) and `to` (included). */
+export function freezeChangedBetween(s: FreezeSchedule, from: Date, to: Date): boolean {
+  const next = nextFreezeChange(s, from);
+  return next !== null && next <= to;
+}

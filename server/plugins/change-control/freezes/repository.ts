@@ -94,6 +94,11 @@ export function freezeNotices(freezes: LoadedFreezes, policyIds: readonly number
         active: notice.active,
         start: notice.period.start.toISOString(),
         end: notice.period.end.toISOString(),
+        kind: schedule.kind,
+        weekdays: [...schedule.weekdays],
+        start_time: schedule.startTime,
+        end_time: schedule.endTime,
+        time_zone: schedule.timeZone,
       });
   }
   return out.sort((a, b) => Number(b.active) - Number(a.active) || a.start.localeCompare(b.start) || a.id - b.id);
@@ -102,4 +107,53 @@ export function freezeNotices(freezes: LoadedFreezes, policyIds: readonly number
 /** The gate's words for a freeze in force. */
 export function freezeReason(notice: FreezeNotice): string {
   return `Merging is frozen by "${notice.name}" until ${notice.end}.`;
+}
+
+/**
+ * Until when the freezes that apply to a request governed by `policyIds` hold it, from `from`:
+ * the end of those in force, and of any in force at that end, and so on (periods of several
+ * freezes in a row); null when none is in force at `from`.
+ */
+export function frozenUntil(freezes: LoadedFreezes, policyIds: readonly number[], from: Date): Date | null {
+  const applying = freezes.filter(({ row }) => row.policy_id === null || policyIds.includes(row.policy_id));
+  let t = from;
+  for (let round = 0; round < 50; round++) {
+    let moved = false;
+    for (const { schedule } of applying) {
+      const p = activePeriod(schedule, t);
+      if (p && p.end > t) {
+        t = p.end;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return t > from ? t : null;
+}
+
+/**
+ * Every enabled freeze that applies to a request governed by `policyIds`, with its period in
+ * force at `now` or else its next one (however far ahead): what a preview says would apply.
+ */
+export function applyingFreezes(freezes: LoadedFreezes, policyIds: readonly number[], now: Date): FreezeNotice[] {
+  const out: FreezeNotice[] = [];
+  for (const { row, schedule } of freezes) {
+    if (row.policy_id !== null && !policyIds.includes(row.policy_id)) continue;
+    const active = activePeriod(schedule, now);
+    const period = active ?? nextPeriod(schedule, now);
+    if (!period) continue;
+    out.push({
+      id: row.id,
+      name: row.name,
+      active: active !== null,
+      start: period.start.toISOString(),
+      end: period.end.toISOString(),
+      kind: schedule.kind,
+      weekdays: [...schedule.weekdays],
+      start_time: schedule.startTime,
+      end_time: schedule.endTime,
+      time_zone: schedule.timeZone,
+    });
+  }
+  return out.sort((a, b) => Number(b.active) - Number(a.active) || a.start.localeCompare(b.start) || a.id - b.id);
 }

@@ -5,6 +5,8 @@ import { presentedById, registerResource } from '../../../host/http';
 import { fromBool, nowIso } from '../db/database';
 import type { FreezeRow } from '../db/tables';
 import { sweepAutoMerge } from '../gate/auto-merge';
+import { timeMoved } from '../gate/clock-signal';
+import { announceFreezeChanged } from '../stream/announce';
 import { policyTable } from '../policies/repository';
 import { FREEZE_TYPE, MODELS } from '../names';
 import { scheduleProblem } from './calendar';
@@ -36,8 +38,14 @@ async function validate(ctx: Ctx, row: FreezeRow): Promise<void> {
     throw ValidationError.field('name', 'A freeze with this name already exists.');
 }
 
-/** After a freeze changes, requests it held back may merge automatically now: the sweep runs after the commit. */
-function sweepAfterCommit(ctx: Ctx): void {
+/**
+ * After a freeze is written: the requests it applies to (before and after the write) hear that
+ * their gate may have moved (one event naming the freeze), the gate's clock reads its next
+ * instant again, and requests it held back may merge automatically now (the sweep runs after the commit).
+ */
+async function freezeWritten(ctx: Ctx, id: number, policies: ReadonlyArray<number | null>): Promise<void> {
+  for (const policy of new Set(policies)) await announceFreezeChanged(ctx, id, policy);
+  timeMoved(ctx);
   const host = ctx.host;
   ctx.afterCommit(async () => {
     await sweepAutoMerge(host);
@@ -81,7 +89,7 @@ export function registerFreezeRoutes(host: Host): void {
         };
         await validate(ctx, { id: 0, ...values });
         const id = await freezeTable.insert(ctx, values);
-        sweepAfterCommit(ctx);
+        await freezeWritten(ctx, id, [values.policy_id]);
         return id;
       },
     },
@@ -93,12 +101,12 @@ export function registerFreezeRoutes(host: Host): void {
         const next: FreezeRow = { ...before, ...columns(input), last_updated: nowIso(ctx) };
         await validate(ctx, next);
         await freezeTable.update(ctx, existing.id, { ...columns(input), last_updated: next.last_updated });
-        sweepAfterCommit(ctx);
+        await freezeWritten(ctx, existing.id, [before.policy_id, next.policy_id]);
       },
     },
     remove: async (ctx, existing) => {
       await freezeTable.remove(ctx, existing.id);
-      sweepAfterCommit(ctx);
+      await freezeWritten(ctx, existing.id, [existing.policy]);
     },
   });
 }

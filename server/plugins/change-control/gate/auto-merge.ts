@@ -22,12 +22,13 @@ import {
   failInterruptedMergeJobs,
   insertMergeJob,
   mergeJobRow,
+  pendingJobs,
   queueClaimRow,
-  queueHead,
   releaseQueue,
   setMergeJobState,
 } from './queue-repository';
 import { randomUUID } from 'node:crypto';
+import { freezesHolding } from './queue-freezes';
 
 /**
  * Automatic merge through the merge queue: a request with `auto_merge` whose gates are all
@@ -76,8 +77,8 @@ export const QUEUE_CLAIM_MS = 5 * 60_000;
 export async function drainMergeQueue(host: HostServices, requestId: string, baseUrl: string): Promise<void> {
   const ctx = createCtx({ host, user: null, requestId, baseUrl });
   const holder = `${process.pid}:${randomUUID()}`;
-  // An empty queue is left alone: nothing is written.
-  if (!(await queueHead(ctx))) return;
+  // An empty queue, or one a freeze holds whole, is left alone: nothing is written.
+  if (!(await runnableHead(ctx))) return;
   const claim = async () => {
     const now = host.clock.now();
     return claimQueue(ctx, holder, now.toISOString(), new Date(now.getTime() + QUEUE_CLAIM_MS).toISOString());
@@ -87,7 +88,7 @@ export async function drainMergeQueue(host: HostServices, requestId: string, bas
     try {
       // Holding the claim, nobody else runs a job: one left running belongs to a holder whose claim lapsed.
       await failInterruptedJobs(ctx);
-      for (let head = await queueHead(ctx); head; head = await queueHead(ctx)) {
+      for (let head = await runnableHead(ctx); head; head = await runnableHead(ctx)) {
         if (!(await claim())) return;
         await runMergeJob(host, head.id, requestId, baseUrl);
       }
@@ -95,8 +96,26 @@ export async function drainMergeQueue(host: HostServices, requestId: string, bas
       await releaseQueue(ctx, holder);
     }
     // A job queued while the claim was being given back found the queue claimed: look again.
-    if (!(await queueHead(ctx))) return;
+    if (!(await runnableHead(ctx))) return;
   }
+}
+
+/** Pending jobs looked at for one a freeze does not hold. */
+const RUNNABLE_WINDOW = 100;
+
+/**
+ * The job the queue runs next: the oldest pending one that no freeze in force holds. A held one
+ * keeps its place and waits (the gate's clock runs the queue when a freeze ends), rather than
+ * leaving the queue as a job the gate refused for another reason does.
+ */
+async function runnableHead(ctx: Ctx) {
+  const pending = await pendingJobs(ctx, RUNNABLE_WINDOW);
+  if (pending.length === 0) return undefined;
+  const held = await freezesHolding(
+    ctx,
+    pending.map((j) => j.change_request_id),
+  );
+  return pending.find((j) => !held.has(j.change_request_id));
 }
 
 /**

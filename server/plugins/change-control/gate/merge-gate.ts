@@ -12,7 +12,14 @@ import type { EvaluationResult } from '../evaluation/evaluate';
 import { evaluateChangeRequest, type GoverningPolicy } from '../evaluation/load';
 import { PERMISSIONS } from '../names';
 import { ATTACHED_TABLES, attachedPolicies, MATCH_TABLES, matchBranch } from '../policies/governing';
-import { enabledFreezes, FREEZE_TABLES, freezeNotices, freezeReason, type LoadedFreezes } from '../freezes/repository';
+import {
+  enabledFreezes,
+  FREEZE_TABLES,
+  freezeNotices,
+  freezeReason,
+  frozenUntil,
+  type LoadedFreezes,
+} from '../freezes/repository';
 
 /**
  * The merge gate: whether a change request's branch may merge now, and the words for why not.
@@ -47,6 +54,31 @@ export interface GateState {
   conflictsBlock: boolean;
   /** Every reason, in order, the conflicts last (in words naming no object: `conflictsReason`). */
   mergeBlockedReason: string;
+  /** Only time holds it (its change window, freezes): the instant it may merge; null otherwise. */
+  blockedUntil: Date | null;
+}
+
+/**
+ * When a request that only time holds (a change window not yet open, freezes in force) may
+ * merge: the window's start, past every freeze in force then, and so on; null when the window
+ * closes first (it never may) or nothing holds it.
+ */
+export function timeBlockedUntil(
+  start: string | null,
+  end: string | null,
+  freezes: LoadedFreezes,
+  policyIds: readonly number[],
+  now: Date,
+): Date | null {
+  let t = now;
+  for (let round = 0; round < 20; round++) {
+    const window = windowState(start, end, t);
+    if (!window.open && window.changesAt === null) return null;
+    const next = window.open ? (frozenUntil(freezes, policyIds, t) ?? t) : window.changesAt!;
+    if (next.getTime() === t.getTime()) break;
+    t = next;
+  }
+  return t > now ? t : null;
 }
 
 /** Why a conflicting branch does not merge by itself; `objects` names them for a caller who may see them. */
@@ -86,7 +118,14 @@ export async function branchConflictsNow(ctx: Ctx, branch: BranchRow | null): Pr
 /** What the gate finds apart from the change window (which depends on the time of asking). */
 export type GateFacts = Omit<
   GateState,
-  'window' | 'freezes' | 'readyToMerge' | 'onlyWindowBlocks' | 'reasons' | 'mergeBlockedReason' | 'conflictsBlock'
+  | 'window'
+  | 'freezes'
+  | 'readyToMerge'
+  | 'onlyWindowBlocks'
+  | 'reasons'
+  | 'mergeBlockedReason'
+  | 'conflictsBlock'
+  | 'blockedUntil'
 > & { reasons: string[]; allFreezes: LoadedFreezes };
 
 /** What the gate reads of a branch: its row, its digest and whether it conflicts with main. */
@@ -215,13 +254,8 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   const window = windowState(cr.scheduled_start, cr.scheduled_end, now);
   const live = facts.status !== 'completed' && facts.status !== 'abandoned';
   // A policy on trial (enforcement "evaluate") never blocks: its freezes do not apply.
-  const freezes = live
-    ? freezeNotices(
-        allFreezes,
-        facts.governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id),
-        now,
-      )
-    : [];
+  const policyIds = facts.governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id);
+  const freezes = live ? freezeNotices(allFreezes, policyIds, now) : [];
   const reasons = [...facts.reasons];
   const onlyWindowBlocks =
     reasons.length === 0 && !window.open && facts.status === 'approved' && !freezes.some((f) => f.active);
@@ -229,6 +263,12 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
   // A freeze is a blocking reason like any other: only the accountable override passes it.
   for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
   const conflictsBlock = live && facts.hasConflicts && facts.branch?.status === 'ready';
+  const readyToMerge = reasons.length === 0 && !conflictsBlock;
+  // Only the window and freezes hold it: when they let it go is known.
+  const blockedUntil =
+    !readyToMerge && live && facts.reasons.length === 0 && !conflictsBlock && facts.status === 'approved'
+      ? timeBlockedUntil(cr.scheduled_start, cr.scheduled_end, allFreezes, policyIds, now)
+      : null;
   // One literal, not the facts copied twice (every detail read makes one).
   return {
     status: facts.status,
@@ -242,11 +282,12 @@ function withWindow(facts: GateFacts, cr: ChangeRequestRow, now: Date, overrideW
     gatesCleared: facts.gatesCleared,
     window,
     freezes,
-    readyToMerge: reasons.length === 0 && !conflictsBlock,
+    readyToMerge,
     onlyWindowBlocks,
     reasons,
     conflictsBlock,
     mergeBlockedReason: conflictsBlock ? [...reasons, conflictsReason()].join(' ') : reasons.join(' '),
+    blockedUntil,
   };
 }
 

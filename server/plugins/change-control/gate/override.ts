@@ -115,8 +115,8 @@ export async function overrideGate(
   if (!mayOverride) {
     throw new PermissionDenied(
       gate.onlyWindowBlocks
-        ? 'You do not have permission to override the merge gate (change_control.override_gate) or the change window of this change request.'
-        : 'You do not have permission to override the merge gate of this change request (change_control.override_gate).',
+        ? 'You need change_control.override_gate (or change_control.override_window_changerequest) to override the merge gate or the change window of this change request.'
+        : 'You need change_control.override_gate to override the merge gate of this change request.',
     );
   }
 

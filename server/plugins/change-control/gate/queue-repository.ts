@@ -74,15 +74,25 @@ export async function queuePage(
   return { count: Number(count), rows };
 }
 
-/** The queue's head: the oldest pending job, or undefined. */
-export async function queueHead(ctx: Ctx): Promise<MergeJobRow | undefined> {
+/** The oldest pending jobs, at most `limit`. */
+export async function pendingJobs(ctx: Ctx, limit: number): Promise<MergeJobRow[]> {
   return ccDb(ctx)
     .selectFrom('cc_merge_jobs')
     .selectAll()
     .where('state', '=', 'pending')
     .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(limit)
+    .execute();
+}
+
+/** A request merged another way (by hand, by an override) leaves the queue: its pending job is done, saying how. */
+export async function leaveQueue(ctx: Ctx, changeRequestId: number, detail: string, at: string): Promise<void> {
+  await ccDb(ctx)
+    .updateTable('cc_merge_jobs')
+    .set({ state: 'completed', detail, last_updated: at })
+    .where('change_request_id', '=', changeRequestId)
+    .where('state', '=', 'pending')
+    .execute();
 }
 
 /**

@@ -14,6 +14,7 @@ import { changeRequestRowsByIds } from '../change-requests/repository';
 import { changeRequestUrl, displayOfChangeRequest, snapshotChangeRequest } from '../change-requests/snapshot';
 import { API_ROOT, APP_LABEL, CHANGE_REQUEST_TYPE } from '../names';
 import { queuePage } from './queue-repository';
+import { freezesHolding } from './queue-freezes';
 
 /** How much of the queue is read at most (it holds only ready requests set to merge automatically). */
 const MAX_QUEUE = 10_000;
@@ -50,10 +51,16 @@ export function registerMergeQueueRoute(host: Host): void {
         ctx,
         rows.map((r) => r.change_request_id),
       );
+      const held = await freezesHolding(
+        ctx,
+        rows.map((r) => r.change_request_id),
+      );
       const visible: MergeQueueEntry[] = [];
       rows.forEach((job, i) => {
         const cr = requests.get(job.change_request_id);
         if (!cr || !grantAllows(grant, snapshotChangeRequest(ctx, cr), ctx.user!)) return;
+        // A request that completed another way (an override, a merge by hand) has left the queue.
+        if (cr.status === 'completed' || cr.status === 'abandoned') return;
         const display = displayOfChangeRequest(cr);
         if (!terms.every((t) => display.toLowerCase().includes(t))) return;
         visible.push({
@@ -64,6 +71,7 @@ export function registerMergeQueueRoute(host: Host): void {
           branch: job.branch_id,
           state: job.state === 'running' ? 'running' : 'pending',
           queued: job.created,
+          waiting_for_freeze: held.get(cr.id) ?? null,
         });
       });
       if (order[0]?.desc) visible.reverse();

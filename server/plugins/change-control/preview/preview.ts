@@ -9,6 +9,8 @@ import { POLICY_TYPE } from '../names';
 import { matchPolicies } from '../policies/matching';
 import { enabledPolicyRows, loadPolicies, presentPolicy } from '../policies/repository';
 import { runtime } from '../runtime';
+import { applyingFreezes, enabledFreezes, freezeReason } from '../freezes/repository';
+import { branchConflictsNow, namedConflictsReason } from '../gate/merge-gate';
 
 /**
  * What would govern a branch before a change request exists: the enabled policies that match
@@ -55,13 +57,16 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
   const reasons: string[] = [];
   if (branch.status !== 'ready') reasons.push(`Branch "${branch.name}" is ${branch.status}.`);
   reasons.push(...evaluation.reasons);
+  // A registered check runs when the request is created (not a blocker yet); a reported one waits
+  // for its pipeline. What would make `mergeable` fail can be said now: conflicts with main.
   for (const c of declared)
-    if (c.required)
-      reasons.push(
-        c.registered
-          ? `Required check "${c.label}" has not run yet.`
-          : `Required check "${c.label}" waits for a report.`,
-      );
+    if (c.required && !c.registered) reasons.push(`Required check "${c.label}" waits for a report.`);
+  if (branch.status === 'ready' && (await branchConflictsNow(ctx, branch)))
+    reasons.push(await namedConflictsReason(ctx, branch.id));
+  const now = ctx.host.clock.now();
+  const policyIds = governing.filter((g) => g.policy.enforcement !== 'evaluate').map((g) => g.policy.id);
+  const freezes = applyingFreezes(await enabledFreezes(ctx), policyIds, now);
+  for (const f of freezes) if (f.active) reasons.push(freezeReason(f));
   return {
     branch: { id: branch.id, name: branch.name, status: branch.status },
     digest: await branchDigest(ctx, branch.id),
@@ -75,5 +80,6 @@ export async function previewBranch(ctx: Ctx, branch: BranchRow): Promise<Previe
       timeout_minutes: c.timeoutMinutes ?? null,
     })),
     reasons,
+    freezes,
   };
 }

@@ -1,3 +1,4 @@
+import { advisoryPairs } from './trial-repository';
 import {
   briefObject,
   compiledSelect,
@@ -76,6 +77,7 @@ export function presentReviews(
       reviewer,
       stale: toBool(row.stale),
       digest: row.digest,
+      advisory: false,
       tags: [],
       custom_fields: parseJson<Record<string, unknown>>(row.custom_fields, {}),
       created: row.created,
@@ -102,7 +104,15 @@ export async function presentReviewRows(ctx: Ctx, rows: readonly ReviewRow[]): P
     REVIEW_TYPE,
     rows.map((r) => r.id),
   );
-  return presentReviews(ctx, rows, await reviewersOf(ctx, rows)).map((r) => ({ ...r, tags: tags.get(r.id) ?? [] }));
+  const advisory = await advisoryPairs(
+    ctx,
+    rows.map((r) => ({ changeRequestId: r.change_request_id, reviewerId: r.reviewer_id })),
+  );
+  return presentReviews(ctx, rows, await reviewersOf(ctx, rows)).map((r) => ({
+    ...r,
+    tags: tags.get(r.id) ?? [],
+    advisory: advisory.has(`${r.change_request}:${r.reviewer.id}`),
+  }));
 }
 
 /** What the changelog keeps of a review (no rendered HTML). */

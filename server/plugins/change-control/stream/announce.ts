@@ -1,8 +1,8 @@
 import { BRANCH_TYPE } from '../../branching';
 import { LIFECYCLE_EVENTS, type LifecycleEvent, type StreamEventType } from '../../../../contract/api/change-control';
 import type { Ctx, EmittedEvent, Host } from '../../../host';
-import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
-import { announce, changeRequestIdOfBranch, type Announcement } from './stream-repository';
+import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, FREEZE_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
+import { announce, changeRequestIdOfBranch, FREEZE_SCOPE, type Announcement } from './stream-repository';
 
 /**
  * Which writes the stream announces. Every write of the plugin's models goes through the
@@ -86,6 +86,32 @@ export async function announceRequestCacheWritten(ctx: Ctx, changeRequestId: num
     objectType: CHANGE_REQUEST_TYPE,
     objectId: changeRequestId,
     oncePerTransaction: true,
+  });
+}
+
+/** Time moved this request's gate (its change window opened or closed): `gate_changed`, once per transaction. */
+export async function announceGateChanged(ctx: Ctx, changeRequestId: number): Promise<void> {
+  await announce(ctx, {
+    event: 'gate_changed',
+    changeRequestId,
+    objectType: CHANGE_REQUEST_TYPE,
+    objectId: changeRequestId,
+    oncePerTransaction: true,
+  });
+}
+
+/**
+ * A freeze began, ended, comes within notice, or was written: one `gate_changed` naming the
+ * freeze, for every open request it applies to (its scope, `{policy}`, decides who receives it),
+ * rather than one event per request.
+ */
+export async function announceFreezeChanged(ctx: Ctx, freezeId: number, policyId: number | null): Promise<void> {
+  await announce(ctx, {
+    event: 'gate_changed',
+    changeRequestId: FREEZE_SCOPE,
+    objectType: FREEZE_TYPE,
+    objectId: freezeId,
+    subject: { policy: policyId },
   });
 }
 

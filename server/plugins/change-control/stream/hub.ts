@@ -2,7 +2,7 @@ import { STREAM_RESET, type StreamEvent, type StreamEventType } from '../../../.
 import { type CommitSignal, createCtx, type AuthUser, type Ctx, type Host, type StreamSink } from '../../../host';
 import { ccDb } from '../db/database';
 import type { StreamEventRow } from '../db/tables';
-import { eventsAfter } from './stream-repository';
+import { eventsAfter, FREEZE_SCOPE } from './stream-repository';
 import { visibleRequestIds } from '../change-requests/visibility-repository';
 import { mayReceive, SubjectCache } from './visibility';
 
@@ -30,7 +30,7 @@ export function eventFrame(row: StreamEventRow): string {
     id: row.id,
     event: row.event as StreamEventType,
     time: row.time,
-    change_request: row.change_request_id,
+    change_request: row.change_request_id === FREEZE_SCOPE ? null : row.change_request_id,
     object_type: row.object_type,
     object_id: row.object_id,
   };
@@ -228,7 +228,7 @@ class OpenStream {
       const cache = this.hub.subjects();
       for (const row of rows) {
         if (this.sink.closed) return;
-        if (await mayReceive(ctx, perms, user, row, cache)) {
+        if (await mayReceive(ctx, perms, user, row, cache, this.request.changeRequests)) {
           if (!this.sink.write(eventFrame(row))) await this.sink.drained();
         }
         this.cursor = row.id;

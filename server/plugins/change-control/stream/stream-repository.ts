@@ -26,8 +26,16 @@ export function streamSignal(host: HostServices): CommitSignal {
   return stateSlot(host, 'stream-signal', () => commitSignal(host.db, 'change_control_stream'));
 }
 
+/**
+ * The `change_request_id` of an event that names no one request but a freeze (`gate_changed`):
+ * every open request the freeze applies to; its `subject` holds the freeze's scope
+ * (`{"policy": id | null}`), which decides who receives it (`stream/visibility.ts`).
+ */
+export const FREEZE_SCOPE = 0;
+
 export interface Announcement {
   event: StreamEventType;
+  /** The change request, or FREEZE_SCOPE. */
   changeRequestId: number;
   /** What changed, as `app_label.model` and id (the change request itself for its own events). */
   objectType: string;
@@ -108,9 +116,16 @@ export async function eventsAfter(
   visible: VisibleIds | null = null,
 ): Promise<StreamEventRow[]> {
   let q = db.selectFrom('cc_stream_events').selectAll().where('id', '>', afterId);
-  if (changeRequestIds) q = q.where('change_request_id', 'in', changeRequestIds);
+  // A freeze's event names no request: who receives it is decided per caller (its scope).
+  if (changeRequestIds) q = q.where('change_request_id', 'in', [...changeRequestIds, FREEZE_SCOPE]);
   if (visible)
-    q = q.where((eb) => eb.or([eb('change_request_id', 'in', visible), eb('event', '=', 'change_request_deleted')]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('change_request_id', 'in', visible),
+        eb('event', '=', 'change_request_deleted'),
+        eb('change_request_id', '=', FREEZE_SCOPE),
+      ]),
+    );
   return q.orderBy('id').limit(limit).execute();
 }
 
@@ -147,4 +162,34 @@ export async function pruneStreamEvents(ctx: Ctx): Promise<number> {
   const deleted = await db.deleteFrom('cc_stream_events').where('id', '<=', through).executeTakeFirst();
   await db.updateTable('cc_stream_state').set({ pruned_through: through }).where('id', '=', 1).execute();
   return Number(deleted.numDeletedRows);
+}
+
+/**
+ * Whether the caller may view an open change request a freeze of this scope applies to: any open
+ * request for a global freeze (`policyId` null), else one its policy governs actively (a policy on
+ * trial never freezes). Among `among` only when given (a stream of some requests); `visible` the
+ * caller's requests (null: all).
+ */
+export async function viewsRequestOfFreezeScope(
+  db: CcDb,
+  policyId: number | null,
+  visible: VisibleIds | null,
+  among: readonly number[] | null,
+): Promise<boolean> {
+  let q = db
+    .selectFrom('cc_change_requests as cr')
+    .select('cr.id')
+    .where('cr.status', 'not in', ['completed', 'abandoned']);
+  if (visible) q = q.where('cr.id', 'in', visible);
+  if (among) q = q.where('cr.id', 'in', among.length > 0 ? [...among] : [FREEZE_SCOPE]);
+  if (policyId !== null)
+    q = q.where('cr.id', 'in', (eb) =>
+      eb
+        .selectFrom('cc_change_request_policies as a')
+        .innerJoin('cc_policies as p', 'p.id', 'a.policy_id')
+        .select('a.change_request_id')
+        .where('a.policy_id', '=', policyId)
+        .where('p.enforcement', '<>', 'evaluate'),
+    );
+  return (await q.limit(1).executeTakeFirst()) !== undefined;
 }

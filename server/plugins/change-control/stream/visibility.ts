@@ -8,6 +8,9 @@ import { snapshotChangeRequest } from '../change-requests/snapshot';
 import type { StreamEventRow } from '../db/tables';
 import { CHANGE_COMMENT_TYPE, CHANGE_REQUEST_TYPE, MERGE_CHECK_TYPE, REVIEW_TYPE } from '../names';
 import { reviewTable, snapshotReview } from '../reviews/repository';
+import { ccDb } from '../db/database';
+import { visibleRequestIds } from '../change-requests/visibility-repository';
+import { FREEZE_SCOPE, viewsRequestOfFreezeScope } from './stream-repository';
 
 /**
  * Who receives an event: a caller who may view the change request it names and the object it
@@ -87,7 +90,13 @@ export async function mayReceive(
   user: AuthUser,
   row: StreamEventRow,
   cache: SubjectCache,
+  among: readonly number[] | null = null,
 ): Promise<boolean> {
+  if (row.change_request_id === FREEZE_SCOPE) {
+    // A freeze's change reaches whoever may view an open request it applies to (one event, not one per request).
+    const scope = row.subject ? (JSON.parse(row.subject) as { policy?: number | null }) : {};
+    return viewsRequestOfFreezeScope(ccDb(ctx), scope.policy ?? null, await visibleRequestIds(ctx), among);
+  }
   const deleted = DELETIONS.has(row.event) && row.subject ? (JSON.parse(row.subject) as Subject) : null;
   const ownEvent = row.object_type === CHANGE_REQUEST_TYPE;
   if (!(await admits(ctx, perms, user, CHANGE_REQUEST_TYPE, row.change_request_id, ownEvent ? deleted : null, cache)))

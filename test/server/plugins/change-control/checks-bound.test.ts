@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { eachTestService, startService, withService, type TestService } from '../../../support/service';
-import { sweepCheckTimeouts } from '../../../../server/plugins/change-control/checks/timeouts';
+import { gateClock } from '../../../../server/plugins/change-control/gate/gate-clock';
 import {
+  REQUESTS,
   actor,
   checkNamed,
   CHECKS,
@@ -63,6 +64,10 @@ describe('change control: check results bound to what they checked', () => {
     assert.equal(stale.blocks_merge, true);
     assert.equal(moved.ready_to_merge, false);
     assert.match(moved.merge_blocked_reason, /"ci\/build" passed on an earlier version of the branch/);
+    // The request says which check blocks for being outdated: on its detail and on its row in lists.
+    const outdated = [{ name: 'ci/build', label: 'ci/build', reason: 'outdated' }];
+    assert.deepEqual(moved.stale_checks, outdated);
+    assert.deepEqual((await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].stale_checks, outdated);
     expectStatus(await mergeBranch(cast.author.client, s.branch.id), 409);
 
     // The pipeline ran on the old content: sending that digest keeps the result outdated.
@@ -158,23 +163,35 @@ describe('change control: check results bound to what they checked', () => {
     );
   });
 
-  it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported', async () => {
+  it('timeout_minutes: a required reported check pending longer than that becomes failure saying it never reported, at its deadline', async () => {
     await withCheck({ timeout_minutes: 30 });
     const s = await scenario(cast, 'bound-timeout');
-    svc.clock.set('2026-11-01T09:29:00Z');
-    assert.equal(await sweepCheckTimeouts(svc.host), 0);
+    const pending = await checkNamed(svc.admin, s.cr.id, 'ci/build');
+    const deadline = new Date(Date.parse(pending.last_updated) + 30 * 60_000).toISOString();
+    assert.equal(pending.deadline, deadline);
+    assert.equal(pending.timed_out, false);
+    svc.clock.set(new Date(Date.parse(deadline) - 1000));
+    await gateClock(svc.host).settled();
     assert.equal((await checkNamed(svc.admin, s.cr.id, 'ci/build')).status, 'pending');
-    svc.clock.set('2026-11-01T09:31:00Z');
-    assert.equal(await sweepCheckTimeouts(svc.host), 1);
+    // The gate's clock waits for the deadline itself: moving the clock there fails the check.
+    svc.clock.set(deadline);
+    await gateClock(svc.host).settled();
     const failed = await checkNamed(svc.admin, s.cr.id, 'ci/build');
     assert.equal(failed.status, 'failure');
+    assert.equal(failed.timed_out, true);
+    assert.equal(failed.deadline, null);
+    const timedOut = [{ name: 'ci/build', label: 'ci/build', reason: 'timed_out' }];
+    assert.deepEqual((await detail(cast.author.client, s.cr.id)).stale_checks, timedOut);
+    assert.deepEqual((await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].stale_checks, timedOut);
     assert.match(failed.summary, /Never reported: still pending after 30 minutes/);
     assert.match(
       (await detail(cast.author.client, s.cr.id)).merge_blocked_reason,
       /"ci\/build" failed \(Never reported/,
     );
-    // A later report replaces it as usual.
+    // A later report replaces it as usual (and it no longer says it timed out).
     await ok(report(svc.admin, failed.id, { status: 'success' }));
+    assert.equal((await checkNamed(svc.admin, s.cr.id, 'ci/build')).timed_out, false);
+    assert.deepEqual((await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].stale_checks, []);
     assert.equal((await detail(cast.author.client, s.cr.id)).ready_to_merge, true);
   });
 });

@@ -565,7 +565,10 @@ describe('change control checks: the MergeCheck resource', () => {
       svc.clock.advance(1000);
       const res = await narrow.client.post(`${REQUESTS}${s.cr.id}/run-checks/`, {});
       expectStatus(res, 403);
-      assert.match(res.body.detail, /re-run the checks/);
+      assert.match(
+        res.body.detail,
+        /change_control.change_mergecheck, for the checks of this change request, to re-run them/,
+      );
       assert.deepEqual(await checksByName(svc.admin, s.cr.id), before);
       // A constraint admitting this request's checks lets the same kind of caller re-run them.
       const admitted = await actor(svc, `rc-admitted-${s.cr.id}`, [

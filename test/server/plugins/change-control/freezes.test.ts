@@ -275,6 +275,11 @@ describe('change control: freeze calendars', () => {
           active: false,
           start: '2026-11-06T17:00:00.000Z',
           end: '2026-11-06T22:00:00.000Z',
+          kind: 'recurring',
+          weekdays: [5],
+          start_time: '18:00',
+          end_time: '23:00',
+          time_zone: 'Europe/Berlin',
         },
       ]);
     });
@@ -354,6 +359,59 @@ describe('change control: freeze calendars', () => {
       svc.clock.set('2026-11-01T12:00:00Z');
       await sweepAutoMerge(svc.host);
       assert.equal((await branchOf(svc, s.branch.id)).status, 'merged');
+    });
+
+    it('blocked_until: when only time holds a request (freezes in force, a window not yet open) the instant it may merge, freezes in a row followed; null when something else blocks or the window closes first', async () => {
+      const s = await scenario(cast, 'until');
+      const until = async () => [
+        (await detail(cast.author.client, s.cr.id)).blocked_until,
+        (await ok(cast.author.client.get(`${REQUESTS}?id=${s.cr.id}`))).results[0].blocked_until,
+      ];
+      assert.deepEqual(await until(), [null, null], 'ready: nothing holds it');
+      await createFreeze({ name: 'First', start: '2026-11-01T08:00:00Z', end: '2026-11-01T10:00:00Z' });
+      assert.deepEqual(await until(), ['2026-11-01T10:00:00.000Z', '2026-11-01T10:00:00.000Z']);
+      await createFreeze({ name: 'Second', start: '2026-11-01T10:00:00Z', end: '2026-11-01T11:30:00Z' });
+      assert.deepEqual(await until(), ['2026-11-01T11:30:00.000Z', '2026-11-01T11:30:00.000Z'], 'one after the other');
+      await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { scheduled_start: '2026-11-01T12:00:00Z' }));
+      assert.deepEqual(
+        await until(),
+        ['2026-11-01T12:00:00.000Z', '2026-11-01T12:00:00.000Z'],
+        'the window opens later',
+      );
+      await ok(
+        cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, {
+          scheduled_start: '2026-11-01T09:00:00Z',
+          scheduled_end: '2026-11-01T11:00:00Z',
+        }),
+      );
+      assert.deepEqual(await until(), [null, null], 'the window closes before the freezes end: it never may');
+      await ok(cast.author.client.patch(`${REQUESTS}${s.cr.id}/`, { scheduled_start: null, scheduled_end: null }));
+      const other = await scenario(cast, 'until-review', { upTo: 'needs-review' });
+      assert.equal((await detail(cast.author.client, other.cr.id)).blocked_until, null, 'a review is missing too');
+    });
+
+    it('A request shows a recurring freeze with its rule (weekdays, times, time zone), so that a reader can say it as written', async () => {
+      const s = await scenario(cast, 'rule');
+      await createFreeze({
+        name: 'Monday mornings',
+        weekdays: [1],
+        start_time: '08:00',
+        end_time: '12:00',
+        time_zone: 'America/New_York',
+      });
+      const [notice] = (await detail(cast.author.client, s.cr.id)).freezes;
+      assert.deepEqual(notice, {
+        id: notice.id,
+        name: 'Monday mornings',
+        active: false,
+        start: '2026-11-02T13:00:00.000Z',
+        end: '2026-11-02T17:00:00.000Z',
+        kind: 'recurring',
+        weekdays: [1],
+        start_time: '08:00',
+        end_time: '12:00',
+        time_zone: 'America/New_York',
+      });
     });
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { drainMergeQueue } from '../../../../server/plugins/change-control/gate/auto-merge';
+import { gateClock } from '../../../../server/plugins/change-control/gate/gate-clock';
 import { claimQueue, releaseQueue } from '../../../../server/plugins/change-control/gate/queue-repository';
 import { createCtx } from '../../../../server/host';
 import { suiteService } from '../../../support/service';
@@ -205,5 +206,71 @@ describe('change control: the merge queue', () => {
     assert.match(job!.detail, /^interrupted/);
     assert.equal((await branchOf(svc, crashed.branch.id)).status, 'merged');
     svc.clock.set('2026-11-01T09:00:00Z');
+  });
+
+  it('A freeze holds the queue without emptying it: a queued request keeps its place, merge-queue/ says it waits for the freeze (waiting_for_freeze) until when, and it merges when the gate clock sees the freeze end', async () => {
+    svc.clock.set('2026-11-01T09:00:00Z');
+    await holdQueueElsewhere();
+    const held = await readyRequest('q-frozen', (b) => device(b, { name: 'q-frozen-dev' }));
+    assert.equal(held.cr.queue_position, 1);
+    const freeze = await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Queue freeze',
+        start: '2026-11-01T08:00:00Z',
+        end: '2026-11-01T10:00:00Z',
+      }),
+    );
+    await releaseElsewhere();
+    await drainMergeQueue(svc.host, 'test-drain', svc.url);
+    assert.equal((await branchOf(svc, held.branch.id)).status, 'ready', 'nothing merges while frozen');
+    const [job] = await mergeJobs(svc, held.branch.id);
+    assert.equal(job!.state, 'pending', 'it did not leave the queue');
+    const entry = (await ok(author.client.get(QUEUE))).results[0];
+    assert.equal(entry.id, held.cr.id);
+    assert.deepEqual(entry.waiting_for_freeze, {
+      id: freeze.id,
+      name: 'Queue freeze',
+      end: '2026-11-01T10:00:00.000Z',
+    });
+    const frozen = await detail(author.client, held.cr.id);
+    assert.equal(frozen.queue_position, 1);
+    assert.equal(frozen.blocked_until, '2026-11-01T10:00:00.000Z');
+
+    svc.clock.set('2026-11-01T10:00:00Z');
+    await gateClock(svc.host).settled();
+    assert.equal((await branchOf(svc, held.branch.id)).status, 'merged', 'the freeze ended: the queue went on');
+    assert.deepEqual((await ok(author.client.get(QUEUE))).results, []);
+    expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
+    svc.clock.set('2026-11-01T09:00:00Z');
+  });
+
+  it('A request completed by an override leaves the merge queue: queue_position null, absent from merge-queue/, its job done saying so', async () => {
+    svc.clock.set('2026-11-01T09:00:00Z');
+    const overrider = await actor(svc, 'queue-overrider', [
+      ...MERGER,
+      { object_types: ['change_control.gate'], actions: ['override'] },
+    ]);
+    await holdQueueElsewhere();
+    const queued = await readyRequest('q-overridden', (b) => device(b, { name: 'q-overridden-dev' }));
+    assert.equal(queued.cr.queue_position, 1);
+    const freeze = await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Override freeze',
+        start: '2026-11-01T08:00:00Z',
+        end: '2026-11-02T08:00:00Z',
+      }),
+    );
+    const done = await ok(
+      overrider.client.post(`${REQUESTS}${queued.cr.id}/override/`, { reason: 'Outage fix during the freeze' }),
+    );
+    assert.equal(done.status, 'completed');
+    assert.equal(done.queue_position, null);
+    assert.equal((await detail(author.client, queued.cr.id)).queue_position, null);
+    assert.deepEqual((await ok(author.client.get(QUEUE))).results, []);
+    const [job] = await mergeJobs(svc, queued.branch.id);
+    assert.equal(job!.state, 'completed');
+    assert.match(job!.detail, /merged by an override/);
+    await releaseElsewhere();
+    expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
   });
 });

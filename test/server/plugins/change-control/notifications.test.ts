@@ -286,4 +286,17 @@ describe('change control: the requester is notified when their request is approv
     );
     assert.deepEqual(await eventsFor(own.id), ['change_request_approved']);
   });
+
+  it('merged by an override: the requester is told it was overridden (change_request_overridden), not that it merged', async () => {
+    const overridden = await submittedRequest('req-overridden');
+    const carol = await actor(svc, 'carol-override', [
+      ...AUTHOR,
+      { object_types: ['branching.branch'], actions: ['merge'] },
+      { object_types: ['change_control.gate'], actions: ['override'] },
+    ]);
+    await ok(
+      carol.client.post(`${REQUESTS}${overridden.id}/override/`, { reason: 'Outage fix; the reviewer is on leave' }),
+    );
+    assert.deepEqual(await eventsFor(overridden.id), ['change_request_overridden']);
+  });
 });

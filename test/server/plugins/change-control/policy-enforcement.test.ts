@@ -5,6 +5,7 @@ import {
   branch,
   checkNamed,
   CC,
+  created,
   detail,
   device,
   expectStatus,
@@ -91,6 +92,39 @@ describe('change control: policies you can try before they bite (enforcement, pr
     assert.match(active.merge_blocked_reason, /Required check "trial\/scan" is pending/);
   });
 
+  it('Advisory reviews: a reviewer only a policy on trial names is listed under advisory_reviewer=me (not reviewer=me), their review says advisory; one an active rule names too is not advisory', async () => {
+    const sec = await actor(svc, 'security', REVIEWER);
+    await trialPolicy([sec.id, cast.reviewer.id]);
+    const s = await scenario(cast, 'advisory', { upTo: 'needs-review' });
+    const ids = async (who: typeof sec, filter: string) =>
+      (await ok(who.client.get(`${REQUESTS}?${filter}=me`))).results.map((r: any) => r.id);
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [s.cr.id]);
+    assert.deepEqual(await ids(sec, 'reviewer'), [], 'not "needs my review": it decides nothing');
+    assert.deepEqual(await ids(cast.reviewer, 'reviewer'), [s.cr.id]);
+    assert.deepEqual(await ids(cast.reviewer, 'advisory_reviewer'), [], 'an active rule names them: binding');
+
+    const advisory = await created(sec.client.post(`${CC}reviews/`, { change_request: s.cr.id, decision: 'approve' }));
+    assert.equal(advisory.advisory, true);
+    const binding = await created(
+      cast.reviewer.client.post(`${CC}reviews/`, { change_request: s.cr.id, decision: 'approve' }),
+    );
+    assert.equal(binding.advisory, false);
+    const listed = (await ok(cast.author.client.get(`${CC}reviews/?change_request_id=${s.cr.id}&ordering=id`))).results;
+    assert.deepEqual(
+      listed.map((r: any) => [r.reviewer.username, r.advisory]),
+      [
+        ['security', true],
+        ['reviewer', false],
+      ],
+    );
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [], 'reviewed: no longer waited for');
+    // Closed, it waits for nobody.
+    const other = await scenario(cast, 'advisory-closed', { upTo: 'needs-review' });
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), [other.cr.id]);
+    await ok(svc.admin.post(`${REQUESTS}${other.cr.id}/abandon/`, {}));
+    assert.deepEqual(await ids(sec, 'advisory_reviewer'), []);
+  });
+
   it('enforcement: only "active" or "evaluate" (400 naming enforcement)', async () => {
     const res = await svc.admin.patch(`${POLICIES}${cast.policyId}/`, { enforcement: 'dry-run' });
     expectStatus(res, 400);
@@ -138,6 +172,54 @@ describe('change control: policies you can try before they bite (enforcement, pr
     assert.ok(!p.reasons.some((r: string) => /Trial/.test(r)), 'an evaluating policy blocks nothing');
     const requests = await ok(svc.admin.get(`${REQUESTS}?branch_id=${work.branch.id}`));
     assert.equal(requests.count, 0, 'the preview wrote nothing');
+  });
+
+  it('Preview: lists the freezes that would apply (global and of its active policies, in force or next, with their rule); a registered check is not said to block before it could run; a conflict with main is said', async () => {
+    const freeze = await created(
+      svc.admin.post(`${CC}freezes/`, { name: 'Year end', start: '2026-11-01T08:00:00Z', end: '2026-11-02T00:00:00Z' }),
+    );
+    await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Mondays',
+        weekdays: [1],
+        start_time: '08:00',
+        end_time: '12:00',
+        time_zone: 'America/New_York',
+        policy: cast.policyId,
+      }),
+    );
+    const other = await policy(svc, { name: 'Sites', object_types: ['dcim.site'] });
+    await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'Sites only',
+        start: '2026-11-01T08:00:00Z',
+        end: '2026-11-02T00:00:00Z',
+        policy: other.id,
+      }),
+    );
+    await ok(svc.admin.patch(`${POLICIES}${cast.policyId}/`, { checks: ['mergeable'] }));
+    const shared = await created(svc.admin.post('/api/dcim/devices/', { name: 'shared-sw', status: 'active' }));
+    const work = await branch(cast.author.client, 'preview-frozen');
+    await ok(work.inBranch.patch(`/api/dcim/devices/${shared.id}/`, { status: 'planned' }));
+    await ok(svc.admin.patch(`/api/dcim/devices/${shared.id}/`, { status: 'offline' }));
+    const p = await ok(cast.author.client.get(`${PREVIEW}?branch_id=${work.branch.id}`));
+    assert.deepEqual(
+      p.freezes.map((f: any) => [f.name, f.active, f.kind, f.time_zone]),
+      [
+        ['Year end', true, 'once', 'UTC'],
+        ['Mondays', false, 'recurring', 'America/New_York'],
+      ],
+    );
+    assert.ok(
+      p.reasons.includes(`Merging is frozen by "Year end" until 2026-11-02T00:00:00.000Z.`),
+      p.reasons.join(' | '),
+    );
+    assert.ok(!p.reasons.some((r: string) => /has not run/.test(r)), p.reasons.join(' | '));
+    assert.ok(
+      p.reasons.some((r: string) => /^The branch conflicts with main \(shared-sw: status\)/.test(r)),
+      p.reasons.join(' | '),
+    );
+    expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
   });
 
   it('Preview: reveals no branch, policy or object the caller cannot view; needs view_policy; branch_id is required and checked', async () => {
