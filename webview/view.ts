@@ -120,8 +120,9 @@ const REGIONS: RegionDef[] = [
   {
     id: 'checks',
     slot: 'side',
-    inputs: ({ state }) => [state.snapshot!.checks, state.snapshot!.changes],
-    render: (doc, { state, now }) => renderChecks(doc, state.snapshot!.checks, now, state.snapshot!.changes),
+    inputs: ({ state }) => [state.snapshot!.checks, state.snapshot!.changes, state.snapshot!.changeRequest.status],
+    render: (doc, { state, now }) =>
+      renderChecks(doc, state.snapshot!.checks, now, state.snapshot!.changes, state.snapshot!.changeRequest.status),
   },
   {
     id: 'description',

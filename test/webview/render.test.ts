@@ -205,6 +205,26 @@ describe('webview: rendering the change request', () => {
     );
   });
 
+  it('on a completed or abandoned request, no check blocks a merge and the approval panel says what was, not what is yet', () => {
+    for (const status of ['completed', 'abandoned'] as const) {
+      const root = renderApp(
+        doc(),
+        ready(
+          makeSnapshot({
+            changeRequest: makeChangeRequest({ id: 1, status }),
+            checks: [makeCheck({ id: 1, name: 'ci', label: 'CI', status: 'pending', blocks_merge: true })],
+          }),
+        ),
+      );
+      assert.equal(text(root.querySelector('#checks li.check')), '○ CI Pending · required');
+      assert.equal(root.querySelector('#checks li.blocking'), null);
+      assert.equal(
+        text(root.querySelector('#approval-state')),
+        `The policies were not satisfied when it was ${status}.`,
+      );
+    }
+  });
+
   it('shows checks with status, required or advisory, blocking, summary and a details button', () => {
     const root = renderApp(
       doc(),

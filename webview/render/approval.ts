@@ -91,6 +91,7 @@ export function renderApproval(
     { id: 'approval', 'aria-labelledby': 'approval-title' },
     h(doc, 'h2', { id: 'approval-title' }, 'Approval'),
   );
+  const closed = status === 'completed' || status === 'abandoned';
   if (!evaluation) {
     section.append(h(doc, 'p', { class: 'muted' }, 'The approval panel could not be loaded.'));
     return section;
@@ -99,8 +100,12 @@ export function renderApproval(
     h(
       doc,
       'p',
-      { class: evaluation.approved ? 'state ok' : 'state blocked', id: 'approval-state' },
-      evaluation.approved ? '✓ The policies are satisfied.' : 'The policies are not satisfied yet.',
+      { class: evaluation.approved ? 'state ok' : closed ? 'state muted' : 'state blocked', id: 'approval-state' },
+      evaluation.approved
+        ? '✓ The policies are satisfied.'
+        : closed
+          ? `The policies were not satisfied when it was ${status}.`
+          : 'The policies are not satisfied yet.',
     ),
   );
   if (evaluation.reasons.length) {

@@ -1,6 +1,6 @@
 // Merge checks and the merge state (ready, or why not).
 import type { ChangeDiff } from '../../contract/api/branching';
-import type { ChangeRequest, MergeCheck } from '../../contract/api/change-control';
+import type { ChangeRequest, ChangeRequestStatus, MergeCheck } from '../../contract/api/change-control';
 import { mergeBlockedReason } from '../../contract/merge-reason';
 import { checkState } from '../../contract/checks';
 import { freezePhrase, queuePhrase } from '../../contract/labels';
@@ -18,7 +18,10 @@ export function renderChecks(
   checks: readonly MergeCheck[],
   now: number,
   changes: readonly Pick<ChangeDiff, 'id' | 'object_type' | 'object_id'>[] = [],
+  status: ChangeRequestStatus | null = null,
 ): HTMLElement {
+  // A completed or abandoned request has nothing left to merge: no check blocks it.
+  const closed = status === 'completed' || status === 'abandoned';
   const section = h(
     doc,
     'section',
@@ -41,7 +44,7 @@ export function renderChecks(
           doc,
           'li',
           {
-            class: `check check-${c.status}${c.blocks_merge ? ' blocking' : ''}${c.outdated ? ' outdated' : ''}${c.timed_out ? ' timed-out' : ''}`,
+            class: `check check-${c.status}${c.blocks_merge && !closed ? ' blocking' : ''}${c.outdated ? ' outdated' : ''}${c.timed_out ? ' timed-out' : ''}`,
             'data-check': c.name,
           },
           h(
@@ -70,7 +73,7 @@ export function renderChecks(
               state.label,
             ),
             ` · ${c.required ? 'required' : 'advisory'}`,
-            c.blocks_merge ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,
+            c.blocks_merge && !closed ? h(doc, 'strong', { class: 'blocks' }, ' · blocks merge') : null,
             c.completed ? h(doc, 'span', { class: 'muted' }, ' · ', timeEl(doc, c.completed, now)) : null,
           ),
           c.deadline
