@@ -29,6 +29,13 @@ function pathText(path: readonly (string | number)[]): string {
 }
 
 /**
+ * A `\ud800` escape without its pair parses into a string no UTF-8 can hold: PostgreSQL refuses
+ * it as JSON, so it is refused at the door, on both databases.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATE_MESSAGE = 'Text must be valid Unicode: a lone surrogate escape (\\ud800-\\udfff) was sent.';
+
+/**
  * Checks a parsed JSON body against `INPUT_LIMITS` and `REFUSED_KEYS`, iteratively (a hostile
  * nesting depth cannot exhaust the stack here). Throws a 400 naming the first offending place.
  */
@@ -54,6 +61,8 @@ export function checkJsonBody(body: unknown): void {
         `At most ${INPUT_LIMITS.maxStringLength} characters; ${value.length} were sent.`,
       );
     }
+    if (typeof value === 'string' && LONE_SURROGATE.test(value))
+      throw ValidationError.field(pathText(pathOf(node)), LONE_SURROGATE_MESSAGE);
     if (value === null || typeof value !== 'object') continue;
     if (node.depth > INPUT_LIMITS.maxJsonDepth) {
       throw ValidationError.field(
@@ -75,6 +84,7 @@ export function checkJsonBody(body: unknown): void {
     for (const key of Object.keys(value)) {
       if (REFUSED_KEYS.includes(key))
         throw ValidationError.field(pathText([...pathOf(node), key]), `"${key}" is not allowed as a key.`);
+      if (LONE_SURROGATE.test(key)) throw ValidationError.field(pathText(pathOf(node)), LONE_SURROGATE_MESSAGE);
       if (key.length > INPUT_LIMITS.maxKeyLength) {
         throw ValidationError.field(
           pathText(pathOf(node)),

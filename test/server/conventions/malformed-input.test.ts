@@ -374,6 +374,27 @@ describe('conventions: hostile keys, depths, sizes and encodings are plain data 
     }
   });
 
+  it('refuses a lone surrogate escape in a value or a key with 400 naming the field, and writes nothing (PostgreSQL could not read it back)', async () => {
+    for (const body of [
+      '{"name": "sw\\ud800x", "status": "active"}',
+      '{"name": "sw-ok", "custom_fields": {"\\udfff": 1}}',
+    ]) {
+      const res = await raw('POST', '/api/dcim/devices/', Buffer.from(body));
+      assert.equal(res.status, 400, body);
+      assert.match(JSON.stringify(res.body), /lone surrogate/);
+    }
+    const paired = await raw(
+      'POST',
+      '/api/dcim/devices/',
+      Buffer.from('{"name": "sw-\\ud83d\\ude00", "status": "active"}'),
+    );
+    assert.equal(paired.status, 201, 'a surrogate pair is an ordinary character');
+    const listed = await fetch(`${svc.url}/api/dcim/devices/?q=sw`, {
+      headers: { Authorization: `Token ${ADMIN_TOKEN}` },
+    });
+    assert.equal(listed.status, 200);
+  });
+
   it('refuses a query that is not valid percent-encoded UTF-8 or names __proto__, and a one-value parameter given twice, with 400 naming it', async () => {
     await expectQueriesRefused(svc.admin, [
       ['/api/dcim/devices/?name=%FF', 'name'],
