@@ -210,6 +210,9 @@ export async function dropTestSchemas(): Promise<void> {
   if (!admin) return;
   const client = admin;
   admin = null;
+  // Mocha's parallel mode runs this after each file: nothing dropped may be handed out again.
+  free.splice(0);
+  named.clear();
   for (const name of made.splice(0)) await client.query(`drop schema if exists ${name} cascade`).catch(() => undefined);
   await client.end().catch(() => undefined);
 }
