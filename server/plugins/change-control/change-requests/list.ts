@@ -13,6 +13,8 @@ import {
 } from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
 import { computations } from '../computations';
+import { nextFreezeChange } from '../freezes/calendar';
+import { enabledFreezes } from '../freezes/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
@@ -265,9 +267,21 @@ const declared = defineList({
 });
 
 /**
+ * The first instant after `now` at which an enabled freeze shows differently on the requests it
+ * applies to (a period begins or ends, or comes within the notice days); null when none will.
+ */
+async function nextFreezeInstant(ctx: Ctx, now: Date): Promise<number | null> {
+  const instants = (await enabledFreezes(ctx))
+    .map((f) => nextFreezeChange(f.schedule, now)?.getTime())
+    .filter((t): t is number => t !== undefined);
+  return instants.length === 0 ? null : Math.min(...instants);
+}
+
+/**
  * `change-requests/`. Pages read again while none of the tables they are computed from moved
- * (`pageReads`) are reused, unless a request on the page has a change window (its readiness
- * moves with time).
+ * (`pageReads`) are reused until the next instant a freeze changes what it shows (time alone
+ * moves a frozen request's readiness), and never when a request on the page has a change window
+ * (its readiness moves with time).
  */
 export const changeRequestList: DeclaredList<ChangeRequestOut> = {
   ...declared,
@@ -278,12 +292,18 @@ export const changeRequestList: DeclaredList<ChangeRequestOut> = {
       key,
       async () => {
         computations(ctx.host).pages++;
+        const now = ctx.host.clock.now();
         const page = await declared.run(ctx, options);
-        return { ...page, timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
+        return {
+          ...page,
+          timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null),
+          steadyUntil: await nextFreezeInstant(ctx, now),
+        };
       },
       pageReads(options),
     );
-    return answer.timeless ? answer : declared.run(ctx, options);
+    const steady = answer.steadyUntil === null || ctx.host.clock.now().getTime() < answer.steadyUntil;
+    return answer.timeless && steady ? answer : declared.run(ctx, options);
   },
 };
 
