@@ -279,31 +279,26 @@ async function nextFreezeInstant(ctx: Ctx, now: Date): Promise<number | null> {
 
 /**
  * `change-requests/`. Pages read again while none of the tables they are computed from moved
- * (`pageReads`) are reused until the next instant a freeze changes what it shows (time alone
- * moves a frozen request's readiness), and never when a request on the page has a change window
- * (its readiness moves with time).
+ * (`pageReads`) are reused, within one stretch of time between two instants a freeze changes
+ * what it shows (the key names the next one: time alone moves a frozen request's readiness), and
+ * never when a request on the page has a change window (its readiness moves with time).
  */
 export const changeRequestList: DeclaredList<ChangeRequestOut> = {
   ...declared,
   run: async (ctx, options) => {
-    const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
+    const until = await nextFreezeInstant(ctx, ctx.host.clock.now());
+    const key = `change-request-page|${until ?? ''}|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
     const answer = await ctx.host.readMemo.get(
       ctx,
       key,
       async () => {
         computations(ctx.host).pages++;
-        const now = ctx.host.clock.now();
         const page = await declared.run(ctx, options);
-        return {
-          ...page,
-          timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null),
-          steadyUntil: await nextFreezeInstant(ctx, now),
-        };
+        return { ...page, timeless: page.items.every((r) => r.scheduled_start === null && r.scheduled_end === null) };
       },
       pageReads(options),
     );
-    const steady = answer.steadyUntil === null || ctx.host.clock.now().getTime() < answer.steadyUntil;
-    return answer.timeless && steady ? answer : declared.run(ctx, options);
+    return answer.timeless ? answer : declared.run(ctx, options);
   },
 };
 

@@ -221,7 +221,7 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.ok(!(await failing()).results.some((r: { id: number }) => r.id === s.cr.id));
   });
 
-  it('a kept page of the list follows the clock through a freeze: once a freeze begins it shows the request frozen and not ready, as the detail does', async () => {
+  it('a kept page of the list follows the clock through a freeze: once a freeze begins it shows the request frozen and not ready, as the detail does, and is kept again after', async () => {
     const s = await submitted();
     const page = async () =>
       (await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.find((r: { id: number }) => r.id === s.cr.id);
@@ -250,6 +250,7 @@ describe('change control: the gate and the evaluation are computed once per requ
       assert.equal(begun.ready_to_merge, live.ready_to_merge);
       assert.match(live.merge_blocked_reason, /page-clock freeze/);
       assert.match(begun.merge_blocked_reason, /page-clock freeze/);
+      assert.equal((await kept(page)).pages, 0, 'kept again until the freeze changes next');
     } finally {
       expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
       svc.clock.set('2026-11-01T09:00:00Z');
