@@ -1,8 +1,9 @@
 // Preview Policies for Branch opens a rendered page (Markdown's own preview, not its source): no
 // escape is visible (a policy named "(trial)"), the freezes that would apply are listed (one in
-// force, one ahead), what would block names the freeze with its time as the reader reads times,
-// and each check is named once. A branch of alice's with no change request yet, on the seeded
-// world (test/extension/seed.ts), with a policy on trial and two freezes.
+// force, one ahead, a recurring one read as its rule), what would block names the freeze with
+// its time as the reader reads times, and each check is named once. A branch of alice's with no
+// change request yet, on the seeded world (test/extension/seed.ts), a policy on trial and three
+// freezes.
 import { expectText } from '../harness';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
@@ -12,6 +13,7 @@ const BRANCH = 'add-core-router';
 const TRIAL = 'Core routers (trial)';
 const IN_FORCE = 'Quarter close';
 const AHEAD = 'Datacenter move';
+const RECURRING = 'Monday maintenance';
 
 const seeded = new SeededWorld();
 const w = () => seeded.get();
@@ -44,6 +46,17 @@ export const scenarios: Scenario[] = [
         }),
         'a freeze ahead',
       );
+      await ok(
+        world.svc.admin.post(API.freezes, {
+          name: RECURRING,
+          kind: 'recurring',
+          weekdays: [1],
+          start_time: '08:00',
+          end_time: '12:00',
+          time_zone: 'America/New_York',
+        }),
+        'a recurring freeze (Mondays, New York time)',
+      );
       const b = await ok(world.author.client.post(API.branches, { name: BRANCH }), 'the branch');
       await ok(
         world.author.client.inBranch(b.schema_id).post(API.devices, { name: 'core1', status: 'planned', rack: 'R9' }),
@@ -69,8 +82,13 @@ export const scenarios: Scenario[] = [
       });
       await vscode.step('the freezes that would apply: the one in force and the one ahead, no ISO time', async () => {
         const freezes = body.locator('h2:has-text("Freezes that would apply") + ul li');
-        await expectText(freezes.nth(0), new RegExp(`Frozen by "${IN_FORCE}" until `));
-        await expectText(freezes.nth(1), new RegExp(`Freeze "${AHEAD}" from .* to `));
+        await expectText(freezes.filter({ hasText: IN_FORCE }), new RegExp(`Frozen by "${IN_FORCE}" until `));
+        await expectText(freezes.filter({ hasText: AHEAD }), new RegExp(`Freeze "${AHEAD}" from .* to `));
+        // A recurring freeze reads as its rule, in its own zone, with its next occurrence in the reader's.
+        await expectText(
+          freezes.filter({ hasText: RECURRING }),
+          new RegExp(`Freeze "${RECURRING}", every Monday 08:00–12:00 New York time; next from .* to `),
+        );
         const text = (await body.textContent()) ?? '';
         if (/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(text)) throw new Error(`an ISO time: ${text}`);
         await expectText(
