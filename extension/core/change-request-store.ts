@@ -52,17 +52,20 @@ export interface StoreState {
   loaded: boolean;
 }
 
+/** What the store holds before the first load and after signing out. */
+const NOTHING_LOADED: StoreState = {
+  lists: EMPTY_LISTS,
+  myReviews: [],
+  queue: [],
+  queueError: null,
+  error: null,
+  reviewsError: null,
+  loading: false,
+  loaded: false,
+};
+
 export class ChangeRequestStore {
-  private current: StoreState = {
-    lists: EMPTY_LISTS,
-    myReviews: [],
-    queue: [],
-    queueError: null,
-    error: null,
-    reviewsError: null,
-    loading: false,
-    loaded: false,
-  };
+  private current: StoreState = NOTHING_LOADED;
   private readonly listeners = new Set<(state: StoreState) => void>();
   private running: Promise<void> | undefined;
   private again = false;
@@ -82,16 +85,7 @@ export class ChangeRequestStore {
 
   /** Forgets everything (signed out). */
   clear(): void {
-    this.set({
-      lists: EMPTY_LISTS,
-      myReviews: [],
-      queue: [],
-      queueError: null,
-      error: null,
-      reviewsError: null,
-      loading: false,
-      loaded: false,
-    });
+    this.set(NOTHING_LOADED);
   }
 
   /** Loads the lists with `client` for the user `meId`. */
