@@ -90,7 +90,16 @@ export const scenarios: Scenario[] = [
       await row.click({ button: 'right' });
       const item = vscode.page.locator('.context-view .action-label', { hasText: 'Sync Branch with Main' });
       await item.first().waitFor();
+      // VS Code's menu ignores a click that comes too soon after it opened: the pointer rests first,
+      // and Enter chooses the item still highlighted when the click did not take.
+      await item.first().hover();
+      await vscode.page.waitForTimeout(300);
       await item.first().click();
+      const menu = vscode.page.locator('.context-view .monaco-menu');
+      if (await menu.isVisible().catch(() => false)) {
+        await vscode.page.waitForTimeout(500);
+        if (await menu.isVisible().catch(() => false)) await vscode.page.keyboard.press('Enter');
+      }
       const dialog = vscode.page.locator('.monaco-dialog-box');
       await expectText(dialog.locator('.dialog-message-text'), `Sync branch ${BRANCH} with main?`, 30_000);
       await expectText(dialog.locator('.dialog-message-detail'), '1 change is rebased on main as it is now: sw1.');
