@@ -16,7 +16,8 @@ export interface CheckStateView {
  * the branch, or not its declared reporter) and the timeout's failure read as what they are.
  */
 export function checkState(c: Pick<MergeCheck, 'status' | 'outdated' | 'timed_out'>): CheckStateView {
-  if (c.timed_out) return { label: 'Timed out', symbol: '⏱', icon: { id: 'watch', color: 'testing.iconFailed' } };
+  // ◷, not ⏱: common text fonts have it (⏱ is in emoji fonts only, a blank box without one).
+  if (c.timed_out) return { label: 'Timed out', symbol: '◷', icon: { id: 'watch', color: 'testing.iconFailed' } };
   if (c.outdated)
     return {
       label: `Outdated (${CHECK_STATUS_VIEW[c.status].label.toLowerCase()}, no longer counts)`,

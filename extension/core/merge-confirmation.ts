@@ -62,7 +62,8 @@ export function shortValue(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
-function line(v: OverwrittenValue): string {
+/** "• sw1 (dcim.device) · rack: main now R3 → the branch's R2". */
+export function overwrittenLine(v: OverwrittenValue): string {
   const main = v.mainGone ? 'deleted on main' : `main now ${shortValue(v.main)}`;
   const branch = v.branchDeletes ? 'the branch deletes it' : `the branch's ${shortValue(v.branch)}`;
   return `• ${v.object} (${v.objectType}) · ${v.attribute}: ${main} → ${branch}`;
@@ -100,7 +101,7 @@ export function mergeConfirmation(
     };
   const objects = new Set(overwritten.map((v) => `${v.objectType} ${v.object}`)).size;
   const n = overwritten.length;
-  const shown = overwritten.slice(0, MAX_SHOWN).map(line);
+  const shown = overwritten.slice(0, MAX_SHOWN).map(overwrittenLine);
   if (n > MAX_SHOWN) shown.push(`… and ${n - MAX_SHOWN} more (the Changed Objects view marks each conflict).`);
   return {
     message: `Merge "${title}"? It overwrites main's changes to ${objects} object${objects === 1 ? '' : 's'}.`,

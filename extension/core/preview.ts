@@ -1,7 +1,9 @@
 // What would govern a branch before a change request exists (GET preview/?branch_id=N), as a
 // Markdown document: policies (evaluating ones marked), rules and who may approve, the checks a
-// request would need, and what would block it.
+// request would need, what would block it and the freezes that would apply. Shown rendered.
 import type { Preview } from '../../contract/api/change-control';
+import { freezePhrase } from '../../contract/labels';
+import { exactTime, readableTimes } from '../../contract/time';
 
 function md(text: string): string {
   return text.replace(/[\\`*_{}[\]<>()#+!|]/g, (c) => `\\${c}`);
@@ -16,7 +18,10 @@ export function previewMarkdown(p: Preview): string {
   ];
   lines.push('## What would block a change request', '');
   if (p.reasons.length === 0) lines.push('Nothing: a request for this branch would be ready to merge.');
-  for (const r of p.reasons) lines.push(`- ${md(r)}`);
+  for (const r of p.reasons) lines.push(`- ${md(readableTimes(r))}`);
+  lines.push('', '## Freezes that would apply', '');
+  if (p.freezes.length === 0) lines.push('None in force or starting within 7 days.');
+  for (const f of p.freezes) lines.push(`- ${f.active ? '❄ ' : ''}${md(freezePhrase(f, (iso) => exactTime(iso)))}`);
   lines.push('', '## Policies', '');
   if (p.policies.length === 0) lines.push('No policy you can see would govern this branch.');
   for (const policy of p.policies) {
@@ -47,7 +52,9 @@ export function previewMarkdown(p: Preview): string {
     ];
     if (c.reporter_restricted) notes.push('only its declared reporter may report it');
     if (c.timeout_minutes !== null) notes.push(`fails if not reported within ${c.timeout_minutes} min`);
-    lines.push(`- **${md(c.label)}** (${md(c.name)}): ${notes.join('; ')}`);
+    // A check whose label is its name is named once.
+    const named = c.label && c.label !== c.name ? `**${md(c.label)}** (${md(c.name)})` : `**${md(c.name)}**`;
+    lines.push(`- ${named}: ${notes.join('; ')}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -55,14 +62,14 @@ export function previewMarkdown(p: Preview): string {
 /** The scheme of branch previews: read-only Markdown documents, one per branch. */
 export const PREVIEW_SCHEME = 'change-control-preview';
 
-/** A branch's preview document: `change-control-preview:/<branch id>/<branch name>.md`. */
+/** A branch's preview document: `change-control-preview:/<branch id>/Policies for <branch name>.md` (its rendered tab: "Preview Policies for …"). */
 export function previewDocumentPath(branchId: number, branchName: string): string {
   const label =
     branchName
       .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
       .trim()
       .slice(0, 80) || `branch-${branchId}`;
-  return `/${branchId}/Preview of ${label}.md`;
+  return `/${branchId}/Policies for ${label}.md`;
 }
 
 /** The branch id of a preview document's path, or null for any other path. */

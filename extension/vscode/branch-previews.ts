@@ -1,6 +1,7 @@
 // What would govern a branch, as a read-only Markdown document of the `change-control-preview`
-// scheme (core/preview.ts writes the text): opened from the palette, read afresh each time it is
-// opened, and readable again after a reload (then read from the service on demand).
+// scheme (core/preview.ts writes the text), shown rendered in Markdown's preview: opened from the
+// palette, read afresh each time it is opened, and readable again after a reload (then read from
+// the service on demand).
 import * as vscode from 'vscode';
 import { presentError } from '../core/api-error';
 import { branchOfPreviewPath, previewDocumentPath, previewMarkdown, PREVIEW_SCHEME } from '../core/preview';
@@ -24,8 +25,14 @@ export class BranchPreviews extends DisposableBase implements vscode.TextDocumen
     const uri = vscode.Uri.from({ scheme: PREVIEW_SCHEME, path: previewDocumentPath(branch.id, branch.name) });
     this.texts.set(branch.id, previewMarkdown(await client.previewBranch(branch.id)));
     this.changed.fire(uri);
-    const doc = await vscode.workspace.openTextDocument(uri);
-    await vscode.window.showTextDocument(doc, { preview: true });
+    // Rendered (Markdown's own preview), not its source: a reader meets no escapes. Without
+    // VS Code's Markdown extension, the text.
+    try {
+      await vscode.commands.executeCommand('markdown.showPreview', uri);
+    } catch {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc, { preview: true });
+    }
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {

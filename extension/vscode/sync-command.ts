@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
+import { overwrittenByChanges } from '../core/merge-confirmation';
 import { syncConfirmation } from '../core/sync-plan';
 import type { ErrorReporter } from './errors';
 
@@ -31,8 +32,11 @@ export function syncHandlers(deps: SyncDeps) {
       }
       const branchId = cr.branch;
       await deps.reporter.guarded(`Syncing ${cr.branch_name} with main`, async () => {
-        const dryRun = await deps.inView(() => c.syncBranch(branchId, false));
-        const ask = syncConfirmation(cr.branch_name, dryRun);
+        // The values main changed under the branch (the merge's conflicts now), and the dry run.
+        const [changes, dryRun] = await deps.inView(() =>
+          Promise.all([c.listChanges(branchId), c.syncBranch(branchId, false)]),
+        );
+        const ask = syncConfirmation(cr.branch_name, dryRun, overwrittenByChanges(changes));
         if (!ask.confirm) {
           void vscode.window.showInformationMessage(`${ask.message} ${ask.detail}`);
           return;

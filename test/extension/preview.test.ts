@@ -56,6 +56,48 @@ describe('extension: the preview of a branch before a change request exists', ()
     ],
   });
 
+  it('lists the freezes that would apply, a recurring one by its rule, with times as the reader reads them (no ISO time)', () => {
+    const text = previewMarkdown(
+      preview.parse({
+        ...p,
+        reasons: ['Merging is frozen by "Quarter close" until 2026-11-28T22:33:06.952Z.'],
+        freezes: [
+          {
+            id: 1,
+            name: 'Quarter close',
+            active: true,
+            start: '2026-11-28T08:00:00Z',
+            end: '2026-11-28T22:33:06.952Z',
+          },
+          {
+            id: 2,
+            name: 'Monday maintenance',
+            active: false,
+            start: '2026-11-30T13:00:00Z',
+            end: '2026-11-30T17:00:00Z',
+            kind: 'recurring',
+            weekdays: [1],
+            start_time: '08:00',
+            end_time: '12:00',
+            time_zone: 'America/New_York',
+          },
+        ],
+      }),
+    );
+    assert.match(text, /## Freezes that would apply\n\n- ❄ Frozen by "Quarter close" until /);
+    assert.match(text, /- Freeze "Monday maintenance", every Monday 08:00–12:00 .*; next from /);
+    assert.doesNotMatch(text, /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, 'no ISO time');
+    assert.match(previewMarkdown(p), /## Freezes that would apply\n\nNone in force or starting within 7 days\./);
+  });
+
+  it('names a check once when its label is its name', () => {
+    const text = previewMarkdown(
+      preview.parse({ ...p, checks: [{ ...p.checks[0]!, name: 'ci/build', label: 'ci/build' }] }),
+    );
+    assert.match(text, /^- \*\*ci\/build\*\*: required;/m);
+    assert.doesNotMatch(text, /\(ci\/build\)/);
+  });
+
   it('says what would block, which policies govern (evaluating ones marked with what they would block on) and which checks it needs', () => {
     const text = previewMarkdown(p);
     assert.match(text, /^# Preview: branch edge-\\\*fra1\\\*$/m, 'names are escaped');
@@ -78,7 +120,7 @@ describe('extension: the preview of a branch before a change request exists', ()
 describe('extension: preview documents', () => {
   it('name the branch in a path that gives its id back, and nothing else parses', () => {
     const path = previewDocumentPath(12, 'edge/routers: "R5"');
-    assert.equal(path, '/12/Preview of edge_routers_ _R5_.md');
+    assert.equal(path, '/12/Policies for edge_routers_ _R5_.md');
     assert.equal(branchOfPreviewPath(path), 12);
     assert.equal(branchOfPreviewPath(previewDocumentPath(3, '   ')), 3);
     for (const bad of ['/0/x.md', '/12/x.yaml', '/12/a/b.md', '12/x.md', '/-1/x.md', '/1e3/x.md'])

@@ -27,6 +27,34 @@ describe('extension: Sync Branch with Main asks with the dry run first', () => {
     assert.match(ask.detail, /Still in conflict afterwards: sw3 \(rack\)\./);
   });
 
+  it("names the conflicts the sync settles in the branch's favour (main's value now, the branch's), not those still in conflict afterwards", () => {
+    const rack = {
+      objectType: 'dcim.device',
+      attribute: 'rack',
+      main: 'R3',
+      branch: 'R2',
+      mainGone: false,
+      branchDeletes: false,
+    };
+    const ask = syncConfirmation(
+      'move-sw1',
+      dryRun([change(1, 'sw1', 'rebased'), change(3, 'sw3', 'conflict', ['rack'])]),
+      [
+        { ...rack, object: 'sw1' },
+        { ...rack, object: 'sw3' },
+      ],
+    );
+    assert.match(
+      ask.detail,
+      /The sync keeps the branch's value where main changed it too; afterwards it is no conflict, and merging replaces main's value without asking:\n• sw1 \(dcim\.device\) · rack: main now R3 → the branch's R2/,
+    );
+    assert.doesNotMatch(ask.detail, /• sw3/);
+    assert.doesNotMatch(
+      syncConfirmation('move-sw1', dryRun([change(1, 'sw1', 'rebased')])).detail,
+      /keeps the branch's/,
+    );
+  });
+
   it('offers nothing to confirm when main brings nothing', () => {
     const ask = syncConfirmation('move-sw1', dryRun([]));
     assert.equal(ask.confirm, null);

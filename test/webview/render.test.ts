@@ -763,6 +763,19 @@ describe('webview: rendering the change request', () => {
     assert.equal(policies[0]!.querySelector('.evaluating'), null, 'an active policy is not marked');
   });
 
+  it('tells a reviewer named only by a policy on trial, before they decide, that their review is advisory', () => {
+    const base = makeEvaluation();
+    const evaluation = { ...base, policies: base.policies.map((p) => ({ ...p, enforcement: 'evaluate' as const })) };
+    const page = renderApp(doc(), ready(makeSnapshot({ evaluation })));
+    const title = page.querySelector('#review-form-title')!;
+    assert.equal(title.textContent, 'Your review advisory');
+    assert.equal(title.querySelector('.badge.advisory')!.textContent, 'advisory', 'the space is outside the badge');
+    assert.match(text(page.querySelector('#review-advisory')), /^Your review is advisory: only the policy on trial /);
+    const binding = renderApp(doc(), ready(makeSnapshot({ evaluation: base })));
+    assert.equal(binding.querySelector('#review-advisory'), null);
+    assert.equal(binding.querySelector('#review-form-title .badge'), null);
+  });
+
   it('offers Override and Merge only when the service allows it to the caller', () => {
     const holder = renderApp(
       doc(),

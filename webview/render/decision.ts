@@ -75,7 +75,8 @@ export function renderDecision(doc: Document, snap: ChangeRequestSnapshot, state
         'h2',
         { id: 'review-form-title' },
         mine ? 'Update your review' : 'Your review',
-        trial.length ? h(doc, 'span', { class: 'badge advisory' }, ' advisory') : null,
+        // The space outside the badge: inside it, the badge's padding would swallow it.
+        trial.length ? [' ', h(doc, 'span', { class: 'badge advisory' }, 'advisory')] : null,
       ),
       // Only a policy on trial names the caller: said before they decide, not after.
       trial.length

@@ -40,19 +40,17 @@ export const scenarios: Scenario[] = [
         await expectText(row, /No change request yet/);
       });
       await vscode.quickPick(BRANCH);
-      await vscode.step('a Markdown preview names the branch and the policy that would govern it', async () => {
-        const text = vscode.page
-          .locator('.editor-instance .monaco-editor .view-lines')
-          .filter({ visible: true })
-          .first();
-        // The editor draws spaces as no-break spaces: match words, not the raw string.
-        const words = (s: string) => new RegExp(s.split(' ').join('\\s'));
-        await expectText(text, words(`Preview: branch ${BRANCH}`), TIMEOUTS.ui);
-        await expectText(text, words(`### ${POLICY_NAME}`), TIMEOUTS.ui);
-      });
-      await vscode.step('it is a read-only document named for the branch, never dirty', async () => {
+      await vscode.step(
+        'a rendered Markdown preview names the branch and the policy that would govern it',
+        async () => {
+          const web = await vscode.webview({ has: '.markdown-body h1', timeout: 30_000 });
+          await expectText(web.locator('.markdown-body h1'), `Preview: branch ${BRANCH}`, TIMEOUTS.ui);
+          await expectText(web.locator('.markdown-body h3').first(), POLICY_NAME, TIMEOUTS.ui);
+        },
+      );
+      await vscode.step('its tab is named for the branch, never dirty', async () => {
         const tab = vscode.page.locator('.tabs-container .tab.active');
-        await expectText(tab, new RegExp(`Preview of ${BRANCH}\\s*\\.md`));
+        await expectText(tab, new RegExp(`Preview Policies for ${BRANCH}\\s*\\.md`));
         if (await tab.evaluate((el) => el.classList.contains('dirty'))) throw new Error('the preview tab is dirty');
       });
       await screenshot('preview-branch');

@@ -13,6 +13,8 @@ import {
 } from '../../../host';
 import { visibleCommentRows } from '../comments/repository';
 import { computations } from '../computations';
+import { nextFreezeChange } from '../freezes/calendar';
+import { enabledFreezes } from '../freezes/repository';
 import { ccDb } from '../db/database';
 import type { ChangeRequestRow, MergeCheckRow } from '../db/tables';
 import { presentChangeRequestList, type ChangeRequestOut } from './present';
@@ -265,14 +267,27 @@ const declared = defineList({
 });
 
 /**
+ * The first instant after `now` at which an enabled freeze shows differently on the requests it
+ * applies to (a period begins or ends, or comes within the notice days); null when none will.
+ */
+async function nextFreezeInstant(ctx: Ctx, now: Date): Promise<number | null> {
+  const instants = (await enabledFreezes(ctx))
+    .map((f) => nextFreezeChange(f.schedule, now)?.getTime())
+    .filter((t): t is number => t !== undefined);
+  return instants.length === 0 ? null : Math.min(...instants);
+}
+
+/**
  * `change-requests/`. Pages read again while none of the tables they are computed from moved
- * (`pageReads`) are reused, unless a request on the page has a change window (its readiness
- * moves with time).
+ * (`pageReads`) are reused, within one stretch of time between two instants a freeze changes
+ * what it shows (the key names the next one: time alone moves a frozen request's readiness), and
+ * never when a request on the page has a change window (its readiness moves with time).
  */
 export const changeRequestList: DeclaredList<ChangeRequestOut> = {
   ...declared,
   run: async (ctx, options) => {
-    const key = `change-request-page|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
+    const until = await nextFreezeInstant(ctx, ctx.host.clock.now());
+    const key = `change-request-page|${until ?? ''}|${ctx.user?.id ?? ''}|${ctx.baseUrl}|${JSON.stringify(options)}`;
     const answer = await ctx.host.readMemo.get(
       ctx,
       key,

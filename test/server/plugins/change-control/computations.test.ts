@@ -221,6 +221,42 @@ describe('change control: the gate and the evaluation are computed once per requ
     assert.ok(!(await failing()).results.some((r: { id: number }) => r.id === s.cr.id));
   });
 
+  it('a kept page of the list follows the clock through a freeze: once a freeze begins it shows the request frozen and not ready, as the detail does, and is kept again after', async () => {
+    const s = await submitted();
+    const page = async () =>
+      (await ok(svc.admin.get(`${REQUESTS}?limit=50`))).results.find((r: { id: number }) => r.id === s.cr.id);
+    const now = svc.clock.now().getTime();
+    const freeze = await created(
+      svc.admin.post(`${CC}freezes/`, {
+        name: 'page-clock freeze',
+        start: new Date(now + 600_000).toISOString(),
+        end: new Date(now + 3_600_000).toISOString(),
+      }),
+    );
+    try {
+      const ahead = await page();
+      assert.deepEqual(
+        ahead.freezes.map((f: { name: string; active: boolean }) => [f.name, f.active]),
+        [['page-clock freeze', false]],
+      );
+      assert.equal((await kept(page)).pages, 0, 'kept while nothing moves');
+      svc.clock.advance(600_000);
+      const begun = await page();
+      const live = await detail(svc.admin, s.cr.id);
+      assert.deepEqual(
+        begun.freezes.map((f: { name: string; active: boolean }) => [f.name, f.active]),
+        [['page-clock freeze', true]],
+      );
+      assert.equal(begun.ready_to_merge, live.ready_to_merge);
+      assert.match(live.merge_blocked_reason, /page-clock freeze/);
+      assert.match(begun.merge_blocked_reason, /page-clock freeze/);
+      assert.equal((await kept(page)).pages, 0, 'kept again until the freeze changes next');
+    } finally {
+      expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);
+      svc.clock.set('2026-11-01T09:00:00Z');
+    }
+  });
+
   it("a detail read after a check report or a review computes the gate, not the branch's facts; a write in the branch computes them afresh (its refresh), and the read after it shows them", async () => {
     const s = await submitted();
     await detail(s.author.client, s.cr.id);
