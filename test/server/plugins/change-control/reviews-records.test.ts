@@ -104,10 +104,13 @@ describe('change control: reviews are records, and an approval counts only while
       }
       return n;
     };
-    // Each measured once warm (what the service keeps between reads is then the same for both).
+    // Each measured warm (what the service keeps between reads is then the same for both), the
+    // fewest of three: a background task of the service may run a statement in the window.
+    const fewest = async (crId: number) =>
+      Math.min(await statementsOf(crId), await statementsOf(crId), await statementsOf(crId));
     await statementsOf(one.cr.id);
     await statementsOf(five.cr.id);
-    assert.equal(await statementsOf(five.cr.id), await statementsOf(one.cr.id));
+    assert.equal(await fewest(five.cr.id), await fewest(one.cr.id));
     assert.equal((await detail(five.alice.client, five.cr.id)).approved, true);
     expectStatus(await svc.admin.delete(`/api/plugins/change-control/policies/${p.id}/?force=true`), 204);
   });
