@@ -1,22 +1,13 @@
 // Sync Branch with Main: the dry run first (what would be rebased, dropped, still in conflict),
 // then, once confirmed, the sync. From the palette, a request's menu and the review page.
 import * as vscode from 'vscode';
-import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
-import type { ApiClient } from '../core/api-client';
+import type { ChangeRequest } from '../../contract/api/change-control';
 import { overwrittenByChanges } from '../core/merge-confirmation';
 import { syncConfirmation } from '../core/sync-plan';
-import type { ErrorReporter } from './errors';
+import type { ReviewCommandDeps } from './review-commands';
 
-interface SyncDeps {
-  reporter: ErrorReporter;
-  target(
-    arg: unknown,
-    action: CallerAction | undefined,
-    placeHolder: string,
-  ): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined>;
-  inView<T>(work: () => Promise<T>): Thenable<T>;
-  afterChange(changeRequestId: number): Promise<void>;
-}
+/** What Sync Branch needs of the commands' shared helpers (as the review commands get them). */
+type SyncDeps = Pick<ReviewCommandDeps, 'reporter' | 'target' | 'inView' | 'afterChange'>;
 
 const title = (cr: ChangeRequest) => cr.title || cr.branch_name;
 
