@@ -4,7 +4,6 @@
 // extension/vscode/commands.ts registers.
 import * as vscode from 'vscode';
 import type { Branch, BranchObjectTypeAccess } from '../../contract/api/branching';
-import type { CallerAction, ChangeRequest } from '../../contract/api/change-control';
 import type { ApiClient } from '../core/api-client';
 import { branchFolder } from '../core/branch-documents';
 import type { BranchContext } from '../core/branch-objects-client';
@@ -14,23 +13,18 @@ import { branchRefOf, branchUri, type BranchDocuments } from './branch-documents
 import type { BranchObjectsNode, BranchObjectsView } from './branch-objects-view';
 import { ReviewComment, type ReviewComments } from './comments';
 import type { ErrorReporter } from './errors';
+import type { ReviewCommandDeps } from './review-commands';
 
 type Handler = (...args: unknown[]) => unknown;
 
-export interface AuthoringCommandDeps {
+/** The branch's documents and views, and the commands' shared helpers (as the review commands get them). */
+export interface AuthoringCommandDeps extends Pick<
+  ReviewCommandDeps,
+  'reporter' | 'log' | 'client' | 'target' | 'inView' | 'afterChange'
+> {
   documents: BranchDocuments;
   branchObjects: BranchObjectsView;
   comments: ReviewComments;
-  reporter: ErrorReporter;
-  log: vscode.LogOutputChannel;
-  client(): ApiClient | null;
-  target(
-    arg: unknown,
-    action: CallerAction | undefined,
-    placeHolder: string,
-  ): Promise<{ c: ApiClient; cr: ChangeRequest } | undefined>;
-  inView<T>(work: () => Promise<T>): Thenable<T>;
-  afterChange(changeRequestId: number): Promise<void>;
 }
 
 function isCommentReply(arg: unknown): arg is vscode.CommentReply {
