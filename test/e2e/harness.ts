@@ -1208,24 +1208,30 @@ export class VSCode {
       const item = this.page
         .locator(`${VSCode.sel.activityBarItem}[aria-label=${q}], ${VSCode.sel.activityBarItem}[aria-label^=${q2}]`)
         .first();
-      await item.waitFor({ state: 'visible' });
-      const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
-      // After a reload the side bar may come back hidden with its container still the checked one.
-      const shown = await this.page.locator('.part.sidebar').isVisible();
-      if (!checked || !shown) {
+      const sidebar = this.page.locator('.part.sidebar');
+      // After a reload the extensions' containers come with the extension scan, which a busy
+      // machine makes slow: wait as long as for the workbench.
+      await item.waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+      const deadline = Date.now() + TIMEOUTS.ui * 2;
+      for (let attempt = 0; ; attempt++) {
+        const checked = await item.evaluate((el) => el.closest('.action-item')?.classList.contains('checked') ?? false);
+        // After a reload the side bar may come back hidden with its container still the checked
+        // one, or the layout's restore may hide it again just after a click: look again each time.
+        if (checked && (await sidebar.isVisible())) return;
+        if (Date.now() > deadline)
+          throw new Error(`the ${title} container is not shown (checked: ${checked}) after ${attempt} attempts`);
         // A hover left over the activity bar can take the click: move the pointer off first, and
         // fall back to the container's own palette command.
         await this.movePointerAway();
         try {
+          if (attempt % 2 === 1) throw new Error('the click did not open it');
           await item.click({ timeout: 5_000 });
         } catch (e) {
-          this.log(
-            `  activity ${title}: the click did not land (${(e as Error).message.split('\n')[0]}); View: Show ${title}`,
-          );
+          this.log(`  activity ${title}: ${(e as Error).message.split('\n')[0]}; View: Show ${title}`);
           await this.runOwnCommand(`View: Show ${title}`);
         }
+        await sidebar.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
       }
-      await this.page.locator('.part.sidebar').waitFor({ state: 'visible' });
     });
   }
 
