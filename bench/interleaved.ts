@@ -157,6 +157,8 @@ async function inTurns(
     }
   }
   results.push({ scenario, unit, higher, figures });
+  // Said as it goes, so that a run stopped later still shows what it measured.
+  log(`  ${unit}, medians: ${builds.map((b, i) => `${b.label} ${median(figures[i]!).toFixed(1)}`).join(', ')}`);
 }
 
 /** Requests per second of an autocannon slice. */

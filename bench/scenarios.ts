@@ -261,6 +261,8 @@ export async function usersWith(admin: Api, prefix: string, count: number, permi
   return tokens;
 }
 
+let watcherSets = 0;
+
 /**
  * Scenario 6: `streams` open event streams (10 per user: the most one user may hold); each
  * pipeline report (PATCH of a check, sequential) is timed from sending it until every stream has
@@ -273,7 +275,8 @@ export async function streamScenario(
   streams: number,
   reports: number,
 ): Promise<number[]> {
-  const tokens = await usersWith(admin, 'bench-watcher', Math.ceil(streams / STREAMS_PER_USER), [
+  // A name of their own each time: the interleaved bench runs this scenario once per round.
+  const tokens = await usersWith(admin, `bench-watcher-${++watcherSets}`, Math.ceil(streams / STREAMS_PER_USER), [
     { object_types: ['change_control.changerequest', 'change_control.mergecheck'], actions: ['view'] },
   ]);
   const open = await Promise.all(
