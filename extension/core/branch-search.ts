@@ -20,6 +20,20 @@ export const TEXT_SEARCH_SCAN_PER_TYPE = 500;
 /** Objects of one type named like a text search's pattern that it reads. */
 export const TEXT_SEARCH_NAMED_PER_TYPE = 100;
 
+/**
+ * Calls the registration of a proposed API: what it answers, or why the editor did not lend it
+ * (the function is missing in an editor without the API; it throws where the proposal is not
+ * granted to the extension).
+ */
+export function registerIfLent<T>(register: () => T | undefined): { lent: T } | { refused: string } {
+  try {
+    const lent = register();
+    return lent === undefined ? { refused: 'the editor has no such API' } : { lent };
+  } catch (e) {
+    return { refused: (e instanceof Error ? e.message : String(e)).split('\n')[0]! };
+  }
+}
+
 /** The part of the branch namespace a workspace folder shows: a branch, or one type of it. */
 export interface SearchScope {
   branch: string;

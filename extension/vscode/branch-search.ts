@@ -9,6 +9,7 @@ import type { BranchObjectTypeAccess } from '../../contract/api/branching';
 import type { ApiObject } from '../core/branch-objects-client';
 import {
   findDocuments,
+  registerIfLent,
   searchScopeOf,
   searchText,
   type ListObjects,
@@ -24,15 +25,6 @@ export interface BranchSearchDeps {
   log: vscode.LogOutputChannel;
 }
 
-/** Registers one proposed provider: the disposable, or why the editor did not lend the API. */
-function tryRegister(register: () => vscode.Disposable | undefined): vscode.Disposable | string {
-  try {
-    return register() ?? 'the editor has no such API';
-  } catch (e) {
-    return (e as Error).message.split('\n')[0]!;
-  }
-}
-
 export class BranchSearch extends DisposableBase {
   /** Whether quick open and Search list the branch's documents (the editor granted the proposals). */
   readonly fileSearch: boolean;
@@ -40,30 +32,31 @@ export class BranchSearch extends DisposableBase {
 
   constructor(private readonly deps: BranchSearchDeps) {
     super();
-    const file = tryRegister(() =>
+    const file = registerIfLent(() =>
       vscode.workspace.registerFileSearchProvider2?.(DOCUMENT_SCHEME, {
         provideFileSearchResults: (pattern, options, token) => this.files(pattern, options, token),
       }),
     );
+    // The results of a text search are built with the API's own class: without it, no provider.
     const text =
       typeof vscode.TextSearchMatch2 === 'function'
-        ? tryRegister(() =>
+        ? registerIfLent(() =>
             vscode.workspace.registerTextSearchProvider2?.(DOCUMENT_SCHEME, {
               provideTextSearchResults: (query, options, progress, token) => this.text(query, options, progress, token),
             }),
           )
-        : 'the editor has no such API';
-    this.fileSearch = typeof file !== 'string';
-    this.textSearch = typeof text !== 'string';
-    if (typeof file !== 'string') this._register(file);
-    if (typeof text !== 'string') this._register(text);
+        : { refused: 'the editor has no such API' };
+    if ('lent' in file) this._register(file.lent);
+    if ('lent' in text) this._register(text.lent);
+    this.fileSearch = 'lent' in file;
+    this.textSearch = 'lent' in text;
     if (this.fileSearch && this.textSearch)
       deps.log.info("quick open and Search list branch folders' object documents (the editor grants the search APIs)");
     else
       deps.log.info(
         `quick open and Search do not list branch folders' object documents; Go to Object… finds them (file search: ${
-          typeof file === 'string' ? file : 'yes'
-        }; text search: ${typeof text === 'string' ? text : 'yes'})`,
+          'refused' in file ? file.refused : 'yes'
+        }; text search: ${'refused' in text ? text.refused : 'yes'})`,
       );
   }
 

@@ -132,7 +132,8 @@ export interface StartOptions {
   viewport?: { width: number; height: number };
   /**
    * Extensions granted VS Code's proposed APIs (`--enable-proposed-api`); default: Change Control,
-   * whose quick open and Search over branch folders need them.
+   * whose quick open and Search over branch folders need them. (code-server 4.139 grants them to
+   * every extension that declares them, flag or not.)
    */
   enableProposedApi?: string[];
   /** Keep the temp folder (user data, extensions) after stop, for debugging. Also CC_E2E_KEEP=1. */

@@ -9,6 +9,7 @@ import {
   findDocuments,
   literalOf,
   queryRegExp,
+  registerIfLent,
   searchScopeOf,
   searchText,
   TEXT_SEARCH_SCAN_PER_TYPE,
@@ -61,6 +62,26 @@ function service(objects: Record<string, Obj[]>) {
 const scope = { branch: 'add-sw9', objectType: null };
 
 describe('extension: quick open and Search over branch documents', () => {
+  it('uses a proposed API only where the editor lends it: missing or refused, it says why and registers nothing', () => {
+    const disposable = { dispose() {} };
+    assert.deepEqual(
+      registerIfLent(() => disposable),
+      { lent: disposable },
+    );
+    assert.deepEqual(
+      registerIfLent(() => undefined),
+      { refused: 'the editor has no such API' },
+    );
+    assert.deepEqual(
+      registerIfLent(() => {
+        throw new Error(
+          "Extension 'change-control.change-control' CANNOT use API proposal: fileSearchProvider2.\nIts package.json…",
+        );
+      }),
+      { refused: "Extension 'change-control.change-control' CANNOT use API proposal: fileSearchProvider2." },
+    );
+  });
+
   it("searches a branch's folder or one type's folder, and nothing else of the scheme", () => {
     assert.deepEqual(searchScopeOf({ path: '/branches/add-sw9', query: '' }), scope);
     assert.deepEqual(searchScopeOf({ path: '/branches/a%2Fb/dcim.device', query: '' }), {
