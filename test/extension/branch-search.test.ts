@@ -17,6 +17,8 @@ import {
   type DocumentMatches,
   type ListObjects,
 } from '../../extension/core/branch-search';
+import { BranchObjectsClient, type ApiObject } from '../../extension/core/branch-objects-client';
+import { extensionClient, seededServicePerTest } from './seed';
 
 const type = (object_type: string, display: string, view = true): BranchObjectTypeAccess => ({
   object_type,
@@ -320,5 +322,39 @@ describe('extension: quick open and Search over branch documents', () => {
       searchText(scope, [DEVICE], { pattern: '[', isRegExp: true }, { maxResults: 10 }, svc.list, () => {}),
       /not a valid regular expression/,
     );
+  });
+
+  describe('against the service', () => {
+    const seeded = seededServicePerTest();
+
+    it("finds a branch's objects by part of their names and text inside their documents, as the documents show them", async () => {
+      const { world } = seeded;
+      const objects = new BranchObjectsClient(extensionClient(world, world.author));
+      const ctx = (await objects.context(world.branch.name))!;
+      const list: ListObjects<ApiObject> = (t, query) =>
+        objects.listObjects(ctx, t, { q: query.q, ordering: 'name', limit: query.limit });
+      const where = { branch: world.branch.name, objectType: null };
+
+      const files = await findDocuments(where, ctx.access.object_types, 'SW', 50, list);
+      assert.deepEqual(
+        files.found.map((f) => f.address.path),
+        [`/branches/${world.branch.name}/dcim.device/sw1.yaml`, `/branches/${world.branch.name}/dcim.device/sw2.yaml`],
+      );
+
+      const found: Array<DocumentMatches<ApiObject>> = [];
+      await searchText(where, ctx.access.object_types, { pattern: 'rack: R2' }, { maxResults: 10 }, list, (d) =>
+        found.push(d),
+      );
+      assert.deepEqual(
+        found.map((d) => d.address.path.split('/').pop()),
+        ['sw1.yaml', 'sw2.yaml'],
+        "the branch's racks (main moved sw1 to R3)",
+      );
+      // The match's line is that line of the document the file system serves (the object read alone).
+      const sw1 = await objects.getObject(ctx, found[0]!.type, found[0]!.object.id);
+      const m = found[0]!.matches[0]!;
+      assert.equal(objectText(sw1).split('\n')[m.start.line], m.preview);
+      assert.equal(m.preview.slice(m.start.character, m.end.character), 'rack: R2');
+    });
   });
 });
