@@ -128,13 +128,18 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * asked), or an error message when the pattern is not a valid expression.
  */
 export function queryRegExp(query: TextQuery): RegExp | { error: string } {
-  let source = query.isRegExp ? query.pattern : escapeRegExp(query.pattern);
-  if (query.isWordMatch) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
-  const flags = `gu${query.isCaseSensitive ? '' : 'i'}${query.isMultiline ? 'm' : ''}`;
+  const source = query.isRegExp ? query.pattern : escapeRegExp(query.pattern);
+  const flags = `g${query.isCaseSensitive ? '' : 'i'}${query.isMultiline ? 'm' : ''}`;
   try {
-    return new RegExp(source, flags);
+    const word = (s: string) => `(?<![\\p{L}\\p{N}_])(?:${s})(?![\\p{L}\\p{N}_])`;
+    return new RegExp(query.isWordMatch ? word(source) : source, `${flags}u`);
   } catch (e) {
-    return { error: (e as Error).message };
+    // Not a Unicode expression (e.g. `\-`, a lone `{`): read as the editor's own search reads it.
+    try {
+      return new RegExp(query.isWordMatch ? `\\b(?:${source})\\b` : source, flags);
+    } catch {
+      return { error: (e as Error).message };
+    }
   }
 }
 
@@ -304,11 +309,12 @@ export async function searchText<T extends NamedObject & Record<string, unknown>
         const matches = textMatches(objectText(object), re, left + 1, options.charsPerLine, multiline);
         if (matches.length === 0) continue;
         if (matches.length > left) limitHit = true;
-        const kept2 = matches.slice(0, left);
-        left -= kept2.length;
-        report({ type, object, address, matches: kept2 });
+        const reported = matches.slice(0, left);
+        left -= reported.length;
+        report({ type, object, address, matches: reported });
       }
   }
+  // Every match allowed was reported and the rest went unread: there may be more.
   if (left <= 0) limitHit = true;
   return { limitHit };
 }

@@ -195,6 +195,7 @@ describe('extension: quick open and Search over branch documents', () => {
     assert.deepEqual(at({ pattern: 'R\\d', isRegExp: true, isCaseSensitive: true }), ['1:6-8']);
     assert.deepEqual(at({ pattern: 'a.e' }), [], 'a dot is a dot unless the pattern is an expression');
     assert.deepEqual(at({ pattern: '^$', isRegExp: true }), [], 'an empty match is no match');
+    assert.deepEqual(at({ pattern: 'Rack\\-A', isRegExp: true }), ['4:2-8'], 'an escape a Unicode expression refuses');
     assert.ok('error' in (queryRegExp({ pattern: '(', isRegExp: true }) as object));
   });
 
