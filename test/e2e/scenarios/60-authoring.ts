@@ -314,6 +314,10 @@ export const scenarios: Scenario[] = [
       await vscode.step('Open Branch as Workspace Folder', async () => {
         await vscode.runCommand('Change Control: Open Branch as Workspace Folder');
         await vscode.quickPick(new RegExp(BRANCH));
+        // A second folder makes the window a workspace: the browser loads the workbench again.
+        await vscode.page.waitForURL(/[?&]workspace=/, { timeout: TIMEOUTS.workbench });
+        for (const part of ['.part.statusbar', '.part.activitybar'])
+          await vscode.page.locator(part).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
         await vscode.page
           .locator('.explorer-folders-view .monaco-list-row', { hasText: `Branch ${BRANCH}` })
           .first()
