@@ -136,6 +136,13 @@ function residentMb(build: Build): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
+/** The process's CPU time so far (user and system, all threads), in ms, from /proc. */
+function cpuMs(build: Build): number {
+  const fields = readFileSync(`/proc/${build.service.child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name; in clock ticks (100 a second).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Runs `measure` for each build in turn, ROUNDS times, the order reversed every other round. */
 async function inTurns(
   builds: Build[],
@@ -146,12 +153,17 @@ async function inTurns(
 ): Promise<void> {
   log(scenario);
   const figures = builds.map(() => [] as number[]);
+  // CPU per request (req/s scenarios): what the machine's load distorts least.
+  const cpu = builds.map(() => [] as number[]);
   for (const build of builds) await measure(build, -1); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? builds.map((_, i) => i) : builds.map((_, i) => builds.length - 1 - i);
     for (const i of order) {
       const build = builds[i]!;
-      figures[i]!.push(await measure(build, round));
+      const before = cpuMs(build);
+      const figure = await measure(build, round);
+      figures[i]!.push(figure);
+      if (unit === 'req/s') cpu[i]!.push(((cpuMs(build) - before) * 1000) / (figure * SLICE));
       if (build.service.child.exitCode === null && !scenario.startsWith('12.'))
         rssSamples.set(build.label, [...(rssSamples.get(build.label) ?? []), residentMb(build)]);
     }
@@ -159,6 +171,8 @@ async function inTurns(
   results.push({ scenario, unit, higher, figures });
   // Said as it goes, so that a run stopped later still shows what it measured.
   log(`  ${unit}, medians: ${builds.map((b, i) => `${b.label} ${median(figures[i]!).toFixed(1)}`).join(', ')}`);
+  if (unit === 'req/s')
+    log(`  CPU µs a request, medians: ${builds.map((b, i) => `${b.label} ${median(cpu[i]!).toFixed(0)}`).join(', ')}`);
 }
 
 /** Requests per second of an autocannon slice. */
