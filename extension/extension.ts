@@ -7,6 +7,7 @@ import type { RefreshPlan } from './core/live-stream';
 import { DATA_PARTS, RequestDataCache, type DataPart } from './core/request-data';
 import { BranchPreviews } from './vscode/branch-previews';
 import { BranchDocuments } from './vscode/branch-documents';
+import { BranchSearch } from './vscode/branch-search';
 import { BranchObjectsView } from './vscode/branch-objects-view';
 import { ChangeDecorations, ChangeDocuments, refOf } from './vscode/change-documents';
 import { ChangeRequestPanels } from './vscode/change-request-panels';
@@ -128,6 +129,7 @@ export function activate(context: vscode.ExtensionContext): void {
     panels,
     branchDocuments,
     documents,
+    new BranchSearch({ documents: branchDocuments, log }),
     branchObjects,
     previews,
     reviewDrafts,

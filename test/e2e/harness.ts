@@ -25,6 +25,9 @@ export const TOOLS_DIR = path.resolve(
   process.env.CC_E2E_TOOLS || path.join(os.homedir(), '.cache', 'change-control-e2e'),
 );
 export const NODE24_BIN = path.join(TOOLS_DIR, 'node24', 'node_modules', 'node', 'bin', 'node');
+/** The extension's id (publisher.name in package.json). */
+export const CHANGE_CONTROL_EXTENSION_ID = 'change-control.change-control';
+
 export const CODE_SERVER_ENTRY = path.join(
   TOOLS_DIR,
   'code-server',
@@ -127,6 +130,12 @@ export interface StartOptions {
   /** Where screenshots and logs go (default ARTIFACTS_DIR). */
   artifactsDir?: string;
   viewport?: { width: number; height: number };
+  /**
+   * Extensions granted VS Code's proposed APIs (`--enable-proposed-api`); default: Change Control,
+   * whose quick open and Search over branch folders need them. (code-server 4.139 grants them to
+   * every extension that declares them, flag or not.)
+   */
+  enableProposedApi?: string[];
   /** Keep the temp folder (user data, extensions) after stop, for debugging. Also CC_E2E_KEEP=1. */
   keepTemp?: boolean;
   log?: (line: string) => void;
@@ -574,6 +583,7 @@ export class VSCode {
       '--disable-update-check',
       '--disable-workspace-trust',
       '--disable-getting-started-override',
+      ...(opts.enableProposedApi ?? [CHANGE_CONTROL_EXTENSION_ID]).flatMap((id) => ['--enable-proposed-api', id]),
       ...baseArgs,
       workspace,
     ];

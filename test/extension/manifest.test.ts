@@ -235,4 +235,13 @@ describe('extension: manifest', () => {
     ]);
     assert.equal(pkg.main, './dist/extension.js');
   });
+
+  it('declares exactly the API proposals of the proposed functions the code calls (the editor lends only those)', () => {
+    const source = readFileSync(join(ROOT, 'extension/vscode/branch-search.ts'), 'utf8');
+    const called = [...source.matchAll(/vscode\.workspace\.register(\w+SearchProvider2)\?\./g)].map(
+      (m) => m[1]![0]!.toLowerCase() + m[1]!.slice(1),
+    );
+    assert.deepEqual(called.sort(), ['fileSearchProvider2', 'textSearchProvider2']);
+    assert.deepEqual([...pkg.enabledApiProposals].sort(), called);
+  });
 });

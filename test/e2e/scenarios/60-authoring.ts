@@ -302,4 +302,73 @@ export const scenarios: Scenario[] = [
       });
     },
   },
+  {
+    name: "authoring, quick open and Search over a branch folder: Go to File lists an object's document and opens it to edit, Find in Files finds a value inside one",
+    async run({ vscode, screenshot }) {
+      // alice is signed in (the suggested changes scenario ends as her). An object no editor has
+      // opened yet: quick open's history cannot list it, only the branch folder's file search.
+      await ok(
+        w().svc.admin.inBranch(schemaId).post(API.devices, { name: 'leaf42', status: 'planned', serial: 'JAE0042Q' }),
+        'leaf42 in the branch',
+      );
+      await vscode.step('Open Branch as Workspace Folder', async () => {
+        await vscode.runCommand('Change Control: Open Branch as Workspace Folder');
+        await vscode.quickPick(new RegExp(BRANCH));
+        // A second folder makes the window a workspace: the browser loads the workbench again.
+        await vscode.page.waitForURL(/[?&]workspace=/, { timeout: TIMEOUTS.workbench });
+        for (const part of ['.part.statusbar', '.part.activitybar'])
+          await vscode.page.locator(part).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+        await vscode.page
+          .locator('.explorer-folders-view .monaco-list-row', { hasText: `Branch ${BRANCH}` })
+          .first()
+          .waitFor({ timeout: TIMEOUTS.workbench });
+      });
+
+      await vscode.step(
+        'Go to File (Ctrl+P) lists leaf42 by part of its name; it opens the writable document',
+        async () => {
+          await vscode.closeAllEditors();
+          await vscode.focusWorkbench();
+          await vscode.page.keyboard.press('Control+P');
+          const input = vscode.page.locator('.quick-input-widget .quick-input-box input');
+          await input.waitFor({ timeout: TIMEOUTS.ui });
+          await input.fill('leaf4');
+          const row = vscode.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', {
+            hasText: 'leaf42.yaml',
+          });
+          await row.first().waitFor({ timeout: TIMEOUTS.ui });
+          await screenshot('search-quick-open');
+          await row.first().click();
+          await tabNamed(vscode, 'leaf42.yaml').waitFor({ timeout: TIMEOUTS.ui });
+          await expectText(activeEditor(vscode), yaml('serial: JAE0042Q'), TIMEOUTS.ui);
+          // The branch's own document: a save writes the object into the branch.
+          await replaceText(vscode, 'name: leaf42\nstatus: planned\nserial: JAE0042Q\nrack: R10\n');
+          await until('leaf42 saved into the branch', async () => {
+            const rack = (await inBranch(schemaId, 'leaf42'))?.rack;
+            return rack === 'R10' ? true : `rack ${rack}`;
+          });
+        },
+      );
+
+      await vscode.step(
+        "Find in Files finds a value inside sw9's document (not in its name) and opens it there",
+        async () => {
+          await vscode.closeAllEditors();
+          await vscode.focusWorkbench();
+          await vscode.page.keyboard.press('Control+Shift+F');
+          const search = vscode.page.locator('.search-view .search-widget .input-box textarea').first();
+          await search.waitFor({ timeout: TIMEOUTS.ui });
+          await search.fill('c9300');
+          await search.press('Enter');
+          const match = vscode.page.locator('.search-view .results .monaco-list-row', { hasText: 'c9300-48p' });
+          await match.first().waitFor({ timeout: TIMEOUTS.ui });
+          await expectText(vscode.page.locator('.search-view .results').first(), /sw9\.yaml/);
+          await screenshot('search-find-in-files');
+          await match.first().click();
+          await tabNamed(vscode, 'sw9.yaml').waitFor({ timeout: TIMEOUTS.ui });
+          await expectText(activeEditor(vscode), yaml('device_type: c9300-48p'), TIMEOUTS.ui);
+        },
+      );
+    },
+  },
 ];
