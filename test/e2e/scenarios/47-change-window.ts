@@ -7,7 +7,8 @@ import { expectText, TIMEOUTS, type VSCode } from '../harness';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import { widenSideBar } from '../fixtures/layout';
 import type { Scenario } from '../suite';
-import { API, checkId } from '../../extension/seed';
+import { approvedWithCheckPassed } from '../fixtures/merge-queue';
+import { API } from '../../extension/seed';
 
 const VIEW = 'Change Requests';
 
@@ -48,22 +49,21 @@ export const scenarios: Scenario[] = [
         }),
         'a window from ten minutes on, for an hour',
       );
-      await ok(world.author.client.post(`${API.changeRequests}${id}/submit/`, {}), 'submit');
-      await ok(
-        world.reviewer.client.post(API.reviews, { change_request: id, decision: 'approve', comment: '' }),
-        'bob approves',
-      );
-      const check = await checkId(world.pipeline.client, id);
-      await ok(
-        world.pipeline.client.patch(`${API.checks}${check}/`, { status: 'success', summary: 'build passed' }),
-        'ci/build passes',
-      );
+      await approvedWithCheckPassed(world, id);
       const cr = await ok(world.author.client.get(`${API.changeRequests}${id}/`), 'the request');
       if (cr.ready_to_merge || !/change window opens/.test(cr.merge_blocked_reason))
         throw new Error(`before its window: ${cr.ready_to_merge} ${cr.merge_blocked_reason}`);
     },
     async run({ vscode, screenshot }) {
       const world = w();
+      const wideShot = async (name: string) => {
+        const restore = await widenSideBar(vscode, 320);
+        try {
+          await screenshot(name);
+        } finally {
+          await restore();
+        }
+      };
       const title = world.draft.title;
       await vscode.openActivity('Change Control');
       await vscode.updateMachineSettings({ 'changeControl.serverUrl': world.svc.url });
@@ -75,23 +75,13 @@ export const scenarios: Scenario[] = [
       await expectText(web.locator('#cr-title'), title);
       await expectText(web.locator('#merge-reason'), /The change window opens at \d+ \w+ \d{4}, \d\d:\d\d /);
       await expectText(web.locator('#merge-until'), /^May merge from \d+ \w+ \d{4}, \d\d:\d\d /);
-      const restore = await widenSideBar(vscode, 320);
-      try {
-        await screenshot('change-window-before');
-      } finally {
-        await restore();
-      }
+      await wideShot('change-window-before');
 
       // Ten minutes pass on the service's clock: the window opens. Nobody clicks anything.
       world.svc.clock.advance(10 * 60_000);
       await groupsSay(vscode, true);
       await expectText(web.locator('#merge-state'), '✓ Ready to merge.', TIMEOUTS.ui);
-      const restoreOpen = await widenSideBar(vscode, 320);
-      try {
-        await screenshot('change-window-open');
-      } finally {
-        await restoreOpen();
-      }
+      await wideShot('change-window-open');
 
       // An hour later the window has closed: back to Blocked, and the page says why.
       world.svc.clock.advance(60 * 60_000);
