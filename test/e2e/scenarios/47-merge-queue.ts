@@ -7,7 +7,7 @@
 import { expectText, TIMEOUTS, type VSCode } from '../harness';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import { holdQueueElsewhere, readyToMergeAutomatically, requestAddingDevice } from '../fixtures/merge-queue';
-import { widenSideBar } from '../fixtures/layout';
+import { settled, widenSideBar } from '../fixtures/layout';
 import type { Scenario } from '../suite';
 import { API } from '../../extension/seed';
 
@@ -19,14 +19,6 @@ const FREEZE = 'Year-end change freeze';
 
 const seeded = new SeededWorld();
 const w = () => seeded.get();
-
-async function settled(vscode: VSCode): Promise<void> {
-  await vscode.clearNotifications();
-  await vscode.page
-    .locator('.quick-input-widget')
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
-}
 
 /** The row of the Merge Queue view whose label names the request, once its description matches. */
 async function queueRow(vscode: VSCode, title: string, description: RegExp): Promise<void> {
@@ -87,7 +79,7 @@ export const scenarios: Scenario[] = [
           throw new Error(`rows: ${JSON.stringify(rows)}`);
         await groupCount(vscode, 'Ready to merge', '2');
       });
-      await settled(vscode);
+      await settled(vscode, { clearNotifications: true });
       const restore = await widenSideBar(vscode, 320);
       try {
         await screenshot('merge-queue-view');
@@ -139,7 +131,7 @@ export const scenarios: Scenario[] = [
         if (/merging now or next/.test(text)) throw new Error(`the queue line: ${text}`);
         await expectText(web.locator('.freeze.active').first(), `Frozen by "${FREEZE}" until`);
       });
-      await settled(vscode);
+      await settled(vscode, { clearNotifications: true });
       const restore = await widenSideBar(vscode, 320);
       try {
         await screenshot('merge-queue-frozen');

@@ -3,7 +3,8 @@
 // under "Waiting for my review" (and Change Requests has nothing under Needs my review); the
 // review page's form says the review is advisory and names the policy; the approvals section
 // marks the policy on trial. Seen as dave, on the seeded world (test/extension/seed.ts).
-import { expectText, TIMEOUTS, type VSCode } from '../harness';
+import { expectText, TIMEOUTS } from '../harness';
+import { settled } from '../fixtures/layout';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API, makeActor, REVIEWER_GRANTS, type Actor } from '../../extension/seed';
@@ -17,14 +18,6 @@ const TRIAL = 'Edge routers (trial)';
 const seeded = new SeededWorld();
 const w = () => seeded.get();
 let dave: Actor | undefined;
-
-async function settled(vscode: VSCode): Promise<void> {
-  await vscode.clearNotifications();
-  await vscode.page
-    .locator('.quick-input-widget')
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
-}
 
 export const scenarios: Scenario[] = [
   {
@@ -75,7 +68,7 @@ export const scenarios: Scenario[] = [
         await expectText(web.locator('#review-form-title'), /advisory/);
       });
       await web.locator('#review-advisory').scrollIntoViewIfNeeded();
-      await settled(vscode);
+      await settled(vscode, { clearNotifications: true });
       await screenshot('advisory-reviews');
 
       // The service agrees: advisory_reviewer=me lists it, reviewer=me does not.

@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { expectText, NODE24_BIN, type VSCode } from '../harness';
+import { settled } from '../fixtures/layout';
 import { SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 
@@ -63,14 +64,6 @@ function bundledServicePid(vscode: VSCode): number | null {
     if (cmd.includes('server.js') && cmd.includes(db)) return Number(entry);
   }
   return null;
-}
-
-/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
-async function settled(vscode: VSCode): Promise<void> {
-  await vscode.page
-    .locator('.quick-input-widget')
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
 }
 
 export const scenarios: Scenario[] = [

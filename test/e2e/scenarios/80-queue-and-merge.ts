@@ -2,7 +2,8 @@
 // carol, the only reviewer of a second rule ("Security"); bob (the network team) requests changes,
 // and carol still finds the request under Needs my review. Then, approved and checked, alice's
 // Merge Branch asks for the acknowledgement in words, naming sw1's rack: main now R3, the branch's R2.
-import { expectText, type VSCode } from '../harness';
+import { expectText } from '../harness';
+import { settled } from '../fixtures/layout';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API, makeActor, REVIEWER_GRANTS, reportCheck, type Actor } from '../../extension/seed';
@@ -13,14 +14,6 @@ const TITLE = 'Move sw1 to rack R2';
 const seeded = new SeededWorld();
 const w = () => seeded.get();
 let carol: Actor | undefined;
-
-/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
-async function settled(vscode: VSCode): Promise<void> {
-  await vscode.page
-    .locator('.quick-input-widget')
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
-}
 
 export const scenarios: Scenario[] = [
   {

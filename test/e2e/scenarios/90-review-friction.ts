@@ -7,6 +7,7 @@
 // badge counting only the reviews waiting. As alice: her own page leads with her next step, and a
 // command no request allows says why. On an empty service: the first run offers Create Branch.
 import { expectText, type VSCode } from '../harness';
+import { settled } from '../fixtures/layout';
 import { ok, SeededWorld } from '../fixtures/seeded-world';
 import type { Scenario } from '../suite';
 import { API } from '../../extension/seed';
@@ -43,14 +44,6 @@ async function openChange(vscode: VSCode, label: string, tab: RegExp): Promise<v
   await vscode.openActivity('Change Review');
   await vscode.clickTreeItem(label, { view: CHANGES });
   await vscode.tab(tab).waitFor({ timeout: 20_000 });
-}
-
-/** The palette that cleared the notifications has faded away (for a screenshot a person reads). */
-async function settled(vscode: VSCode): Promise<void> {
-  await vscode.page
-    .locator('.quick-input-widget')
-    .waitFor({ state: 'hidden', timeout: 5_000 })
-    .catch(() => undefined);
 }
 
 export const scenarios: Scenario[] = [
