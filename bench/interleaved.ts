@@ -35,6 +35,7 @@ import {
   seedManyRequests,
   seedReportScenario,
 } from './seed';
+import { reportRequests } from './report-requests';
 import { startProcess, type RunningService } from './service';
 import { percentile } from './stats';
 
@@ -188,23 +189,6 @@ async function rate(url: string, options: Partial<autocannon.Options>): Promise<
   return r.requests.average;
 }
 
-function reportRequest(build: Build, flip: Map<number, boolean>, turn: { n: number }) {
-  return {
-    method: 'PATCH' as const,
-    setupRequest: (req: autocannon.Request) => {
-      const id = build.reportChecks[turn.n++ % build.reportChecks.length]!;
-      const pass = !flip.get(id);
-      flip.set(id, pass);
-      return {
-        ...req,
-        path: `${CC}checks/${id}/`,
-        headers: { ...req.headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ status: pass ? 'success' : 'failure', summary: pass ? 'green' : 'red' }),
-      };
-    },
-  };
-}
-
 function mixKinds(build: Build, anchor: number): Kind[] {
   let readTurn = 0;
   let reportTurn = 0;
@@ -259,8 +243,7 @@ async function main(): Promise<void> {
   const builds: Build[] = [];
   try {
     for (const spec of specs) builds.push(await prepare(spec));
-    const flips = builds.map(() => new Map<number, boolean>());
-    const turns = builds.map(() => ({ n: 0 }));
+    const reports = builds.map((b) => reportRequests(b.reportChecks, { summary: true }));
     const offsets = builds.map(() => ({ n: 0 }));
     const index = (b: Build) => builds.indexOf(b);
 
@@ -288,7 +271,7 @@ async function main(): Promise<void> {
       });
     if (want('3'))
       await inTurns(builds, '3. pipeline check report', 'req/s', true, (b) =>
-        rate(b.service.url, { requests: [reportRequest(b, flips[index(b)]!, turns[index(b)]!)] }),
+        rate(b.service.url, { requests: reports[index(b)]! }),
       );
     if (want('5'))
       await inTurns(builds, '5. 1,000 of 2,000 threads', 'req/s', true, (b) =>

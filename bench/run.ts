@@ -46,6 +46,7 @@ import {
   TOKEN,
   type Pairs,
 } from './scenarios';
+import { reportRequests } from './report-requests';
 import { startCeiling, startService } from './service';
 import { percentile } from './stats';
 
@@ -208,25 +209,10 @@ async function main(): Promise<void> {
       log(`  provisioning attempts answered: ${JSON.stringify(storm)}`);
     }
 
-    let turn = 0;
-    const flip = new Map<number, boolean>();
-    const reportRequest = {
-      method: 'PATCH' as const,
-      setupRequest: (req: autocannon.Request) => {
-        const id = reportChecks[turn++ % reportChecks.length]!;
-        const pass = !flip.get(id);
-        flip.set(id, pass);
-        return {
-          ...req,
-          path: `${CC}checks/${id}/`,
-          headers: { ...req.headers, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ status: pass ? 'success' : 'failure', summary: pass ? 'green' : 'red' }),
-        };
-      },
-    };
+    const reports = reportRequests(reportChecks, { summary: true });
     if (want(3)) {
-      await warm(svc.url, { requests: [reportRequest] });
-      const report = await load(svc.url, { requests: [reportRequest] });
+      await warm(svc.url, { requests: reports });
+      const report = await load(svc.url, { requests: reports });
       record(
         '3. pipeline check report (PATCH checks/{id}/ with its refresh)',
         report,
