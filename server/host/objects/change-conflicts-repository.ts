@@ -19,7 +19,7 @@ import type { NetChange } from './net-effect';
  * - a change written in a branch carries them, computed against main's object then
  *   (`saveChange`);
  * - a write of main's object rewrites them on every change of it in a branch not merged
- *   (`refreshChangesOf`, from `main-repository.ts`: every main write goes through it);
+ *   (`refreshChangesOfMany`, from `main-repository.ts`: every main write goes through it);
  * - a merged branch's rows are not kept: a revert makes the keeper stale (`forgetConflicts`),
  *   and the first read rebuilds them; so does the first read after the migration or after rows
  *   written beside the service (the keeper below).
@@ -59,28 +59,10 @@ async function rewrite(
 }
 
 /**
- * Main's object `objectId` was written (`state`: its type and attributes now; null: deleted):
- * rewrites the kept columns of every change of it in a branch not merged. An index range of
- * `branch_changes_by_object`: cost grows with the branches changing this object, not their size.
- */
-export async function refreshChangesOf(
-  ctx: Ctx,
-  objectId: number,
-  state: { objectType: string; attrs: Attributes } | null,
-): Promise<void> {
-  const rows = await ctx.db
-    .selectFrom('branch_changes')
-    .innerJoin('branches', 'branches.id', 'branch_changes.branch_id')
-    .select(['branch_changes.id', 'object_type', 'action', 'original', 'modified', 'conflicts', 'merge_problem'])
-    .where('branch_changes.object_id', '=', objectId)
-    .where('branches.status', '<>', 'merged')
-    .execute();
-  await rewrite(ctx, rows, (row) => (state && state.objectType === row.object_type ? state.attrs : null));
-}
-
-/**
- * Main's objects were written (each id with its type and attributes now; null: deleted): as
- * `refreshChangesOf` for each, the changes of them read in a few queries for any number.
+ * Main's objects were written (each id with its type and attributes now; null: deleted): the
+ * changes of them in branches not merged get their kept columns again, read in a few queries for
+ * any number. Index ranges of `branch_changes_by_object`: the cost grows with the branches
+ * changing these objects, not with their size.
  */
 export async function refreshChangesOfMany(
   ctx: Ctx,

@@ -3,7 +3,7 @@ import type { Ctx } from '../core/context';
 import { databaseKind } from '../db/database';
 import type { ObjectsTable } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
-import { refreshChangesOf, refreshChangesOfMany } from './change-conflicts-repository';
+import { refreshChangesOfMany } from './change-conflicts-repository';
 
 /** One source-of-truth object as stored: its attributes and timestamps. */
 export interface ObjectState {
@@ -56,7 +56,7 @@ export async function getMainObject(ctx: Ctx, objectType: string, id: number): P
  * Main's object, held until the transaction ends (PostgreSQL: a shared row lock, so writers of
  * branches never wait for each other; SQLite has one writer anyway): a change written in a
  * branch carries its conflicts with this state, and a write of main's object in another
- * transaction waits for it, then rewrites them (`refreshChangesOf`); one committed before it is
+ * transaction waits for it, then rewrites them (`refreshChangesOfMany`); one committed before it is
  * what it reads.
  */
 export async function getMainObjectForWrite(
@@ -120,25 +120,7 @@ export async function listMainObjects(ctx: Ctx, objectType: string, ids?: number
  * in branches keep their conflicts with it current.
  */
 export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void> {
-  await ctx.db
-    .insertInto('objects')
-    .values({
-      id: state.id,
-      object_type: state.objectType,
-      data: JSON.stringify(state.attrs),
-      created: state.created,
-      last_updated: state.lastUpdated,
-    })
-    .onConflict((oc) =>
-      oc.column('id').doUpdateSet({
-        object_type: state.objectType,
-        data: JSON.stringify(state.attrs),
-        created: state.created,
-        last_updated: state.lastUpdated,
-      }),
-    )
-    .execute();
-  await refreshChangesOf(ctx, state.id, state);
+  await putMainObjects(ctx, [state]);
 }
 
 /**
@@ -185,6 +167,5 @@ export async function deleteMainObjects(ctx: Ctx, ids: readonly number[]): Promi
 
 /** Deletes an object on main; the changes of it in branches keep their conflicts current. */
 export async function deleteMainObject(ctx: Ctx, id: number): Promise<void> {
-  await ctx.db.deleteFrom('objects').where('id', '=', id).execute();
-  await refreshChangesOf(ctx, id, null);
+  await deleteMainObjects(ctx, [id]);
 }
