@@ -16,25 +16,25 @@ function has(tool: string): boolean {
 }
 
 /** The tour's shell blocks, in order, as one script for the service at `base`. */
-export function tourScript(readme: string, base: string): string {
+function tourScript(readme: string, base: string): string {
   const start = readme.indexOf('## A tour with curl');
   const end = readme.indexOf('\n## ', start + 1);
   assert.ok(start >= 0 && end > start, 'the README has a section "A tour with curl"');
   const blocks = [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  let script = blocks.join('\n');
-  const lines = script.split('\n');
+  const lines = blocks.join('\n').split('\n');
   assert.ok(lines.includes('BASE=http://127.0.0.1:8000'), 'the tour sets BASE to npm start’s address');
   assert.ok(
     lines.some((l) => l.startsWith('TOKEN=...')),
     'the tour sets TOKEN to the admin token',
   );
-  script = lines
-    .map((l) => (l === 'BASE=http://127.0.0.1:8000' ? `BASE=${base}` : l))
-    .map((l) => (l.startsWith('TOKEN=...') ? `TOKEN=${TOKEN}` : l))
-    // Watching the stream live never ends; the tour's wait_for_merge below it does.
-    .filter((l) => !l.startsWith('curl -N '))
-    .join('\n');
-  return script;
+  return (
+    lines
+      .map((l) => (l === 'BASE=http://127.0.0.1:8000' ? `BASE=${base}` : l))
+      .map((l) => (l.startsWith('TOKEN=...') ? `TOKEN=${TOKEN}` : l))
+      // Watching the stream live never ends; the tour's wait_for_merge below it does.
+      .filter((l) => !l.startsWith('curl -N '))
+      .join('\n')
+  );
 }
 
 describe('README: the tour with curl', () => {
