@@ -56,11 +56,12 @@ export interface RouteInput<Body = unknown> {
   address: string;
 }
 
-/** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */
+/** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply, with headers of its own (an `ETag`). */
 export class Reply {
   constructor(
     readonly status: number,
     readonly body?: unknown,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {}
 }
 
@@ -174,7 +175,7 @@ export class RouteGroup {
 
   /**
    * POST creating an object (on the group's own path unless `path` says otherwise): `run` answers
-   * it, the answer is 201 with it. A list body creates every item (a bulk create, all or none):
+   * it (a body, or a `Reply` for its headers), the answer is 201 with it. A list body creates every item (a bulk create, all or none):
    * each in turn with `run` (or all at once with `bulk`), the answer 201 with the list; `bulk:
    * false` takes one object only.
    */
@@ -191,7 +192,10 @@ export class RouteGroup {
       status: 201,
       ...(bulk === false ? {} : { bulk: { kind: 'create', item: route.body } }),
       handler: async (input) => {
-        if (bulk === false || !Array.isArray(input.body)) return new Reply(201, await run(input));
+        if (bulk === false || !Array.isArray(input.body)) {
+          const result = await run(input);
+          return result instanceof Reply ? new Reply(201, result.body, result.headers) : new Reply(201, result);
+        }
         const items = input.body as Array<BodyOf<S>>;
         if (bulk) return new Reply(201, await bulk({ ...input, body: items }));
         return new Reply(201, await eachItem(items, (body) => run({ ...input, body })));
