@@ -109,6 +109,12 @@ export interface RouteDef<Body = unknown> {
   query?: QueryParamDoc[];
   /** Status of a successful answer (default 200). */
   status?: number;
+  /**
+   * The route speaks of one object's version (for the OpenAPI document; the handler does it):
+   * `etag`, its answer carries the object's `ETag`; `ifMatch`, it takes `If-Match` and answers 412
+   * when that names no current version. A list (bulk) write never does.
+   */
+  versions?: { etag?: boolean; ifMatch?: boolean };
   /** Writes need a write-enabled token; GET and OPTIONS routes never write. Defaults to method !== GET or OPTIONS. */
   writes?: boolean;
   /**
@@ -232,6 +238,7 @@ export class RouteGroup {
     for (const method of ['PATCH', 'PUT'] as const) {
       this.add<z.ZodType<Array<BulkItem<BodyOf<P | Q>>>>>({
         ...single,
+        versions: undefined,
         path: undefined,
         body: undefined,
         method,
@@ -278,6 +285,7 @@ export class RouteGroup {
     if (bulk === false || route.path !== ':id/') return;
     this.add<z.ZodType<BulkItem[]>>({
       ...rest,
+      versions: undefined,
       path: undefined,
       method: 'DELETE',
       summary: `${route.summary}: a list of {"id": n} (a bulk delete: all or none)`,

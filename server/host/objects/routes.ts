@@ -204,6 +204,7 @@ function registerType(host: Host, def: CatalogueType): void {
     path: ':id/',
     access: access('view'),
     summary: `Retrieve a ${def.display} object`,
+    versions: { etag: true },
     handler: async ({ ctx, params }) => {
       const state = await readObject(ctx, def.name, parseId(params.id));
       const user = ctx.user;
@@ -218,6 +219,7 @@ function registerType(host: Host, def: CatalogueType): void {
   routes.create({
     access: access('add'),
     summary: `Create a ${def.display} object, or a list of them (in the branch of X-NetBox-Branch, else main)`,
+    versions: { etag: true },
     body: sourceObjectWrite,
     run: async ({ ctx, body }) => withETag(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
     bulk: async ({ ctx, body }) =>
@@ -231,6 +233,7 @@ function registerType(host: Host, def: CatalogueType): void {
   routes.patchAndPut({
     path: ':id/',
     access: access('change'),
+    versions: { etag: true, ifMatch: true },
     summary: {
       PATCH: `Partially update a ${def.display} object: the attributes sent are set, the others kept`,
       PUT: `Update a ${def.display} object: its attributes become exactly those sent`,
@@ -255,6 +258,7 @@ function registerType(host: Host, def: CatalogueType): void {
   routes.remove({
     path: ':id/',
     access: access('delete'),
+    versions: { ifMatch: true },
     summary: `Delete a ${def.display} object`,
     run: async (input) => {
       const ifMatch = ifMatchOf(input);
