@@ -1,5 +1,5 @@
 // How the service is launched, wherever it runs: `npm start` (package.json), the extension's
-// bundled service, the benchmarks, and the deploy examples and README, which repeat these words
+// bundled service, the benchmarks, and the deploy examples and docs, which repeat these words
 // (test/conventions/service-launch.test.ts holds them to this list). The service sets no engine
 // flag itself: both are fixed when the process starts. Each is kept because it measured more
 // than a tenth less resident memory under load (docs/performance.md, "Launch flags").

@@ -1,5 +1,5 @@
 // The service is always started with the same Node options and environment
-// (launch/service-launch.ts): `npm start`, the deploy examples and the README's command
+// (launch/service-launch.ts): `npm start`, the deploy examples, the README's and docs/operations.md's command
 // lines say them in words, so each place that starts dist/server.js is held to the lists here.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -49,8 +49,12 @@ describe("conventions: the service's Node options and environment", () => {
     assert.deepEqual(serviceStarts(scripts.start!), [{ environment: serviceEnvironmentWords().split(' '), options }]);
   });
 
-  it('the deploy examples and the README start it with them', () => {
-    const files = [...readdirSync(join(ROOT, 'deploy')).map((f) => join('deploy', f)), 'README.md'];
+  it('the deploy examples, the README and the operations guide start it with them', () => {
+    const files = [
+      ...readdirSync(join(ROOT, 'deploy')).map((f) => join('deploy', f)),
+      'README.md',
+      'docs/operations.md',
+    ];
     let seen = 0;
     for (const file of files) {
       const text = readFileSync(join(ROOT, file), 'utf8');
