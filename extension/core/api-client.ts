@@ -65,9 +65,19 @@ export const PATHS = API_PATHS;
 export type QueryValue = string | number | boolean | readonly (string | number | boolean)[];
 export type Query = Record<string, QueryValue | undefined>;
 
-/** Options of one write: the Idempotency-Key that makes a retry replay the first answer. */
+/**
+ * Options of one write: the Idempotency-Key that makes a retry replay the first answer, and the
+ * If-Match that makes it write only over that version of its object (else 412, `stale`).
+ */
 export interface WriteOptions {
   idempotencyKey?: string;
+  ifMatch?: string;
+}
+
+/** An answer with the version of its object (`ETag`; null when the service sent none). */
+export interface Versioned<T> {
+  value: T;
+  etag: string | null;
 }
 
 export interface ApiClientOptions {
@@ -140,11 +150,22 @@ export class ApiClient {
     body?: unknown,
     opts: { auth?: boolean; branch?: string } & WriteOptions = {},
   ): Promise<unknown> {
+    return (await this.exchange(method, path, body, opts)).value;
+  }
+
+  /** One request; returns the parsed JSON body and the answer's ETag, throws ApiError otherwise. */
+  private async exchange(
+    method: string,
+    path: string,
+    body: unknown,
+    opts: { auth?: boolean; branch?: string } & WriteOptions,
+  ): Promise<Versioned<unknown>> {
     const auth = opts.auth ?? true;
     if (auth && !this.options.token) throw new ApiError('signedOut', 'Not signed in.');
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (auth && this.options.token) headers.Authorization = `Token ${this.options.token}`;
     if (opts.idempotencyKey) headers['Idempotency-Key'] = opts.idempotencyKey;
+    if (opts.ifMatch) headers['If-Match'] = opts.ifMatch;
     // Reads and writes in a branch (its schema id), as every NetBox branching client sends it.
     if (opts.branch) headers['X-NetBox-Branch'] = opts.branch;
     let payload: string | undefined;
@@ -181,7 +202,7 @@ export class ApiClient {
       }
     }
     if (!res.ok) throw this.failed(errorFromResponse(res.status, parsed));
-    return parsed;
+    return { value: parsed, etag: res.headers.get('etag') };
   }
 
   private failed(error: ApiError): ApiError {
@@ -205,6 +226,20 @@ export class ApiClient {
     const result = schema.safeParse(raw);
     if (!result.success) throw new ApiError('badResponse', `${method} ${path}: ${describeIssues(result.error)}`);
     return result.data;
+  }
+
+  /** As `call`, with the version of the object answered (its ETag). */
+  async callVersioned<T extends z.ZodType>(
+    schema: T,
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { branch?: string } & WriteOptions = {},
+  ): Promise<Versioned<z.infer<T>>> {
+    const { value, etag } = await this.exchange(method, path, body, opts);
+    const result = schema.safeParse(value);
+    if (!result.success) throw new ApiError('badResponse', `${method} ${path}: ${describeIssues(result.error)}`);
+    return { value: result.data, etag };
   }
 
   /** Every item of a list endpoint, following `next` links. */

@@ -7,6 +7,7 @@ export const API_ERROR_KINDS = [
   'forbidden', // signed in, but not allowed
   'notFound',
   'conflict', // 409: the action does not apply now
+  'stale', // 412: the object changed since the version the write named (If-Match)
   'invalid', // 400: the service refused the input
   'server', // 5xx
   'badResponse', // an answer the contract does not describe
@@ -59,6 +60,7 @@ export function errorFromResponse(status: number, body: unknown): ApiError {
   if (status === 404)
     return new ApiError('notFound', detail && detail !== 'Not found.' ? detail : 'Not found.', status);
   if (status === 409) return new ApiError('conflict', said, status, fields, body);
+  if (status === 412) return new ApiError('stale', said, status);
   if (status >= 500)
     return new ApiError('server', `The service failed (HTTP ${status})${detail ? `: ${detail}` : ''}.`, status);
   return new ApiError('invalid', said, status, fields);
@@ -108,6 +110,7 @@ export function presentError(what: string, error: unknown, opts: { retryable?: b
         actions: [...retry, 'Show Logs'],
       };
     case 'conflict':
+    case 'stale':
       return { message: `${what} was refused: ${e.message}`, actions: [] };
     case 'invalid':
       return { message: `${what} was refused: ${e.message}`, actions: ['Show Logs'] };

@@ -339,12 +339,47 @@ export class VersionClock {
   }
 }
 
+/** The version of an object a document was read from or last saved as: its text, and its ETag then (null: the service gave none). */
+export interface DocumentBase {
+  text: string;
+  etag: string | null;
+}
+
 /**
- * Whether a save may write: the branch's version now is the one the document was read from (or
- * last saved as), or the user chose to overwrite. Otherwise someone changed the object in the
- * branch since, or what the document was read from is not known (a document restored with the
- * window): the save is refused and the user chooses (Compare, Overwrite, Discard).
+ * How a save writes. The service is the authority: the save names the version the document was
+ * read from (If-Match), and the service refuses it (412) when someone saved a newer one since,
+ * in the same transaction as the write. Only a service that gives no ETag leaves the check to
+ * the client: the branch's text now is compared with the document's (`saveVerdict`). What the
+ * document was read from is not known (a document restored with the window): the user chooses.
  */
-export function saveVerdict(base: string | undefined, current: string, overwrite: boolean): 'write' | 'conflict' {
-  return overwrite || base === current ? 'write' : 'conflict';
+export type SavePlan = { kind: 'write'; ifMatch: string } | { kind: 'compare'; base: string } | { kind: 'choose' };
+
+export function savePlan(base: DocumentBase | undefined): SavePlan {
+  if (!base) return { kind: 'choose' };
+  return base.etag === null ? { kind: 'compare', base: base.text } : { kind: 'write', ifMatch: base.etag };
+}
+
+/**
+ * After a save refused as stale (412), with the object as the branch shows it now: when its
+ * text is still the document's base (someone saved the same attributes, or saved and undid), the
+ * save writes over the version now, once; otherwise the user chooses (Compare, Overwrite,
+ * Discard), the version now becoming the one a next save names.
+ */
+export function afterStale(
+  base: DocumentBase | undefined,
+  current: DocumentBase,
+  retried: boolean,
+): { kind: 'retry'; ifMatch: string } | { kind: 'choose' } {
+  if (!retried && base && current.etag !== null && base.text === current.text)
+    return { kind: 'retry', ifMatch: current.etag };
+  return { kind: 'choose' };
+}
+
+/**
+ * Whether a save may write, for a service that gives no ETag: the branch's text now is the one
+ * the document was read from (or last saved as). Otherwise someone changed the object in the
+ * branch since: the save is refused and the user chooses.
+ */
+export function saveVerdict(base: string, current: string): 'write' | 'conflict' {
+  return base === current ? 'write' : 'conflict';
 }

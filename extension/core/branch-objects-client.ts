@@ -15,7 +15,7 @@ import {
   type ChangeRevertResult,
 } from '../../contract/api/branching';
 import { listOf, objectBase } from '../../contract/api/common';
-import { type ApiClient, PATHS, queryString, type Query } from './api-client';
+import { type ApiClient, PATHS, queryString, type Query, type Versioned } from './api-client';
 
 /** An object as the object endpoints show it: the common fields and free-form attributes. */
 export const apiObject = z.looseObject({ ...objectBase });
@@ -67,29 +67,41 @@ export class BranchObjectsClient {
     });
   }
 
+  /** An object as the branch shows it (`main`: as main does), with its version there (ETag). */
   getObject(
     ctx: BranchContext,
     type: BranchObjectTypeAccess,
     id: number,
     opts: { main?: boolean } = {},
-  ): Promise<ApiObject> {
-    return this.client.call(apiObject, 'GET', `${this.listPath(type)}${id}/`, undefined, {
+  ): Promise<Versioned<ApiObject>> {
+    return this.client.callVersioned(apiObject, 'GET', `${this.listPath(type)}${id}/`, undefined, {
       branch: opts.main ? undefined : ctx.branch.schema_id,
     });
   }
 
-  createObject(ctx: BranchContext, type: BranchObjectTypeAccess, attrs: Record<string, unknown>): Promise<ApiObject> {
-    return this.client.call(apiObject, 'POST', this.listPath(type), attrs, { branch: ctx.branch.schema_id });
+  createObject(
+    ctx: BranchContext,
+    type: BranchObjectTypeAccess,
+    attrs: Record<string, unknown>,
+  ): Promise<Versioned<ApiObject>> {
+    return this.client.callVersioned(apiObject, 'POST', this.listPath(type), attrs, { branch: ctx.branch.schema_id });
   }
 
-  /** A full write: the object's attributes become exactly these. */
+  /**
+   * A full write: the object's attributes become exactly these. With `ifMatch` (an ETag) the
+   * service writes only over that version of the object, else refuses (ApiError `stale`).
+   */
   replaceObject(
     ctx: BranchContext,
     type: BranchObjectTypeAccess,
     id: number,
     attrs: Record<string, unknown>,
-  ): Promise<ApiObject> {
-    return this.client.call(apiObject, 'PUT', `${this.listPath(type)}${id}/`, attrs, { branch: ctx.branch.schema_id });
+    opts: { ifMatch?: string } = {},
+  ): Promise<Versioned<ApiObject>> {
+    return this.client.callVersioned(apiObject, 'PUT', `${this.listPath(type)}${id}/`, attrs, {
+      branch: ctx.branch.schema_id,
+      ...(opts.ifMatch ? { ifMatch: opts.ifMatch } : {}),
+    });
   }
 
   async deleteObject(ctx: BranchContext, type: BranchObjectTypeAccess, id: number): Promise<void> {

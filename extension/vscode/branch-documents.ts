@@ -1,14 +1,17 @@
 // A branch's objects as documents of the `change-control` scheme (paths in
 // core/branch-documents.ts): read with X-NetBox-Branch, saved back into the branch (a full write),
 // created from a template, deleted; read-only where the user may not write. A refused save shows
-// its problems in the Problems panel and the document stays dirty; a save over a version someone
-// else wrote since is refused with a choice (Compare, Overwrite, Discard). The marks of what the
+// its problems in the Problems panel and the document stays dirty; a save names the version the
+// document was read from (If-Match), and one the service refuses because someone else wrote a
+// newer version since (412) offers a choice (Compare, Overwrite, Discard). The marks of what the
 // branch changed decorate the documents (Explorer, tabs, the Branch Objects view).
 // ChangeDocuments (change-documents.ts) owns the scheme and hands the `/branches/` paths here.
 import * as vscode from 'vscode';
 import type { BranchObjectTypeAccess } from '../../contract/api/branching';
 import { asApiError, presentError } from '../core/api-error';
+import type { Versioned } from '../core/api-client';
 import {
+  afterStale,
   branchFolder,
   missingRequired,
   newObjectDocument,
@@ -20,9 +23,11 @@ import {
   parseBranchAddress,
   parseObjectText,
   problemsOfRefusal,
+  savePlan,
   saveVerdict,
   VersionClock,
   type BranchDocumentRef,
+  type DocumentBase,
   type DocumentProblem,
 } from '../core/branch-documents';
 import type { ApiObject, BranchContext, BranchObjectsClient } from '../core/branch-objects-client';
@@ -130,10 +135,8 @@ export class BranchDocuments extends DisposableBase {
   /** Object ids by document path, as listings and lookups found them. */
   private readonly ids = new Map<string, number>();
   private readonly clock = new VersionClock();
-  /** Per document: the branch's text it was read from or last saved as. */
-  private readonly bases = new Map<string, string>();
-  /** Documents whose next save overwrites whatever the branch holds (the user chose Overwrite). */
-  private readonly overwrite = new Set<string>();
+  /** Per document: the branch's version it was read from or last saved as (its text and ETag). */
+  private readonly bases = new Map<string, DocumentBase>();
   private readonly fresh = new Map<string, NewObject>();
   private newKeys = 0;
 
@@ -225,23 +228,23 @@ export class BranchDocuments extends DisposableBase {
     );
   }
 
-  /** The document's object as the version it shows, and its text. */
+  /** The document's object as the version it shows, its text, and its version (ETag). */
   private async read(
     uri: vscode.Uri,
     ref: Extract<BranchDocumentRef, { kind: 'object' }>,
-  ): Promise<{ resolved: Resolved; object: ApiObject; text: string }> {
+  ): Promise<{ resolved: Resolved; object: ApiObject; text: string; etag: string | null }> {
     const resolved = await this.resolve(uri, ref);
     const objects = await this.objectsClient();
-    let object: ApiObject;
+    let read: Versioned<ApiObject>;
     try {
-      object = await objects.getObject(resolved.ctx, resolved.type, resolved.id, { main: ref.version === 'main' });
+      read = await objects.getObject(resolved.ctx, resolved.type, resolved.id, { main: ref.version === 'main' });
     } catch (e) {
       throw this.unavailable(
         `Reading ${ref.version === 'main' ? "main's" : "the branch's"} ${resolved.type.display} ${resolved.id}`,
         e,
       );
     }
-    return { resolved, object, text: objectText(object) };
+    return { resolved, object: read.value, text: objectText(read.value), etag: read.etag };
   }
 
   /** Whether the user may write this object's document: a ready branch they may write, and change on its type. */
@@ -330,10 +333,10 @@ export class BranchDocuments extends DisposableBase {
   }
 
   private async readObject(uri: vscode.Uri, ref: Extract<BranchDocumentRef, { kind: 'object' }>): Promise<Uint8Array> {
-    const { resolved, text } = await this.read(uri, ref);
+    const { resolved, text, etag } = await this.read(uri, ref);
     this.clock.observe(uri.toString(), text, Date.now());
     if (ref.version === 'branch') {
-      this.bases.set(uri.toString(), text);
+      this.bases.set(uri.toString(), { text, etag });
       void this.markOne(uri, resolved);
     }
     return encoder.encode(text);
@@ -448,46 +451,76 @@ export class BranchDocuments extends DisposableBase {
     const parsed = parseObjectText(text);
     const name = uri.path.split('/').pop()!;
     if (!parsed.ok) this.refuse(uri, text, parsed.problems, `${name} is not a valid object`);
-    const { resolved, text: current } = await this.read(uri, ref);
+    const resolved = await this.resolve(uri, ref);
     if (!this.writable(resolved.ctx, resolved.type))
       throw vscode.FileSystemError.NoPermissions(
         resolved.ctx.access.reason ?? `You may not change ${resolved.type.display} objects.`,
       );
     const key = uri.toString();
-    if (saveVerdict(this.bases.get(key), current, this.overwrite.has(key)) === 'conflict') {
-      void this.offerConflictChoice(uri, current);
-      throw vscode.FileSystemError.Unavailable(
-        `${name} was changed in branch ${ref.branch} since you opened it: compare, overwrite or discard your changes.`,
-      );
+    const current = async (): Promise<DocumentBase> => {
+      const { text: now, etag } = await this.read(uri, ref);
+      return { text: now, etag };
+    };
+    const plan = savePlan(this.bases.get(key));
+    let ifMatch: string | undefined;
+    if (plan.kind === 'write') ifMatch = plan.ifMatch;
+    else {
+      const now = await current();
+      if (plan.kind === 'choose' || saveVerdict(plan.base, now.text) === 'conflict')
+        this.conflict(uri, ref.branch, now);
     }
     const objects = await this.objectsClient();
-    let written: ApiObject;
-    try {
-      written = await objects.replaceObject(resolved.ctx, resolved.type, resolved.id, parsed.attrs);
-    } catch (e) {
-      const err = asApiError(e);
-      if (err.kind === 'invalid') this.refuse(uri, text, problemsOfRefusal(text, err), `The service refused ${name}`);
-      this.deps.log.warn(`saving ${uri.path}: ${err.message}`);
-      throw this.unavailable(`Saving ${name}`, e);
+    let written: Versioned<ApiObject>;
+    let retried = false;
+    for (;;) {
+      try {
+        written = await objects.replaceObject(resolved.ctx, resolved.type, resolved.id, parsed.attrs, { ifMatch });
+        break;
+      } catch (e) {
+        const err = asApiError(e);
+        if (err.kind === 'stale') {
+          const now = await current();
+          const next = afterStale(this.bases.get(key), now, retried);
+          if (next.kind === 'choose') this.conflict(uri, ref.branch, now);
+          this.deps.log.info(
+            `saving ${uri.path}: someone saved the same attributes meanwhile; writing over that version`,
+          );
+          ifMatch = next.ifMatch;
+          retried = true;
+          continue;
+        }
+        if (err.kind === 'invalid') this.refuse(uri, text, problemsOfRefusal(text, err), `The service refused ${name}`);
+        this.deps.log.warn(`saving ${uri.path}: ${err.message}`);
+        throw this.unavailable(`Saving ${name}`, e);
+      }
     }
     this.afterWrite(uri, written, parsed.warnings, ref.branch, resolved);
     this.deps.log.info(`saved ${resolved.type.object_type} ${resolved.id} in branch ${ref.branch}`);
     // Renamed: the document named by its old name gives way to the object's own.
-    if (ref.file.id === null && written.name !== ref.file.name)
-      setTimeout(() => void this.replaceTab(uri, resolved.ctx, resolved.type, written), 0);
+    const object = written.value;
+    if (ref.file.id === null && object.name !== ref.file.name)
+      setTimeout(() => void this.replaceTab(uri, resolved.ctx, resolved.type, object), 0);
+  }
+
+  /** Refuses a save over a version someone else wrote since (`now`), offering the choice. */
+  private conflict(uri: vscode.Uri, branch: string, now: DocumentBase): never {
+    const name = uri.path.split('/').pop()!;
+    void this.offerConflictChoice(uri, now);
+    throw vscode.FileSystemError.Unavailable(
+      `${name} was changed in branch ${branch} since you opened it: compare, overwrite or discard your changes.`,
+    );
   }
 
   private afterWrite(
     uri: vscode.Uri,
-    written: ApiObject,
+    written: Versioned<ApiObject>,
     warnings: DocumentProblem[],
     branch: string,
     resolved: Resolved,
   ): void {
     const key = uri.toString();
-    const text = objectText(written);
-    this.bases.set(key, text);
-    this.overwrite.delete(key);
+    const text = objectText(written.value);
+    this.bases.set(key, { text, etag: written.etag });
     this.clock.observe(key, text, Date.now());
     if (warnings.length) this.refuseWarningsOnly(uri, warnings);
     else this.diagnostics.delete(uri);
@@ -510,8 +543,12 @@ export class BranchDocuments extends DisposableBase {
     );
   }
 
-  /** The choice VS Code offers for a file changed on disk, for an object changed in the branch. */
-  private async offerConflictChoice(uri: vscode.Uri, current: string): Promise<void> {
+  /**
+   * The choice VS Code offers for a file changed on disk, for an object changed in the branch
+   * (`current`: its version now). Compare and Overwrite make it the version the next save names:
+   * Overwrite saves at once, and is refused again if the object moved once more meanwhile.
+   */
+  private async offerConflictChoice(uri: vscode.Uri, current: DocumentBase): Promise<void> {
     const name = uri.path.split('/').pop()!;
     const choice = await vscode.window.showWarningMessage(
       `${name} was changed in the branch since you opened it.`,
@@ -535,7 +572,7 @@ export class BranchDocuments extends DisposableBase {
         `${name} (in the branch now) ↔ yours`,
       );
     } else if (choice === 'Overwrite') {
-      this.overwrite.add(key);
+      this.bases.set(key, current);
       await vscode.workspace.save(uri);
     } else if (choice === 'Discard') {
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
@@ -581,18 +618,19 @@ export class BranchDocuments extends DisposableBase {
     const ctx = await this.requireContext(ref.branch);
     const type = this.typeOf(ctx, ref.objectType);
     const objects = await this.objectsClient();
-    let created: ApiObject;
+    let written: Versioned<ApiObject>;
     try {
-      created = await objects.createObject(ctx, type, parsed.attrs);
+      written = await objects.createObject(ctx, type, parsed.attrs);
     } catch (e) {
       const err = asApiError(e);
       if (err.kind === 'invalid')
         this.refuse(uri, text, problemsOfRefusal(text, err), 'The service refused the new object');
       throw this.unavailable(`Creating the ${type.display}`, e);
     }
+    const created = written.value;
     pending.createdId = created.id;
     pending.text = text;
-    this.afterWrite(uri, created, parsed.warnings, ref.branch, { ctx, type, id: created.id });
+    this.afterWrite(uri, written, parsed.warnings, ref.branch, { ctx, type, id: created.id });
     this.deps.log.info(`created ${type.object_type} ${created.id} in branch ${ref.branch}`);
     // Once saved, the document is the object's own (its name, not "New …"): opened in its place.
     setTimeout(async () => {

@@ -15,7 +15,8 @@ export class ErrorReporter {
     const e = asApiError(error);
     this.deps.log.error(`${what}: [${e.kind}${e.status ? ` ${e.status}` : ''}] ${e.message}`);
     const presented = presentError(what, e, { retryable: retry !== undefined });
-    const show = e.kind === 'conflict' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+    const show =
+      e.kind === 'conflict' || e.kind === 'stale' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
     void show(presented.message, ...presented.actions).then((choice) => {
       if (choice === 'Retry') void Promise.resolve().then(retry);
       else if (choice === 'Sign In') void vscode.commands.executeCommand('changeControl.signIn');

@@ -38,7 +38,7 @@ function tourScript(readme: string, base: string): string {
 }
 
 describe('README: the tour with curl', () => {
-  it('runs start to end against npm start and shows what it says: the merge refused while ci/build is pending, then completed; the second request’s suggestion applied; an idempotent retry answering the same comment', async function () {
+  it('runs start to end against npm start and shows what it says: the merge refused while ci/build is pending, then completed; the second request’s suggestion applied; a save naming a version gone refused (412); an idempotent retry answering the same comment', async function () {
     this.timeout(150_000);
     const missing = ['bash', 'curl', 'jq'].filter((t) => !has(t));
     if (missing.length) {
@@ -82,6 +82,11 @@ describe('README: the tour with curl', () => {
           /^\{"comments":\[\d+\],"objects":\[\{"object_type":"dcim.device","object_id":1\}\]\}$/.test(l),
         ),
         `the suggestion applied:\n${output}`,
+      );
+      assert.ok(lines.includes('{"serial":"FOC1"}'), `a save naming the version now:\n${output}`);
+      assert.ok(
+        lines.some((l) => /^"Device 1 has changed since the version If-Match names: /.test(l)),
+        `a save naming a version gone refused:\n${output}`,
       );
       const [first, second] = lines.slice(-2);
       assert.match(first!, /^\d+$/, output);

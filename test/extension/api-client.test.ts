@@ -4,6 +4,7 @@ import { createCtx, inTransaction } from '../../server/host/core/context';
 import { notify } from '../../server/host/events/notifications';
 import { ApiClient, PATHS, queryString } from '../../extension/core/api-client';
 import { ApiError } from '../../extension/core/api-error';
+import { BranchObjectsClient } from '../../extension/core/branch-objects-client';
 import { branch } from '../../contract/api/branching';
 import { ADMIN_TOKEN, serviceForEachTest, startService, type TestService } from '../support/service';
 
@@ -81,6 +82,36 @@ describe('extension: API client against the service (host endpoints)', () => {
     const e = await rejects(admin.request('POST', PATHS.branches, { name: '' }), 'invalid');
     assert.equal(e.status, 400);
     assert.ok(Object.keys(e.fields).includes('name'), JSON.stringify(e.fields));
+  });
+
+  it('reads an object with its version and writes naming it: a newer version someone else saved is refused as stale, nothing written', async () => {
+    const branchRes = await svc.admin.post('/api/plugins/branching/branches/', { name: 'edit' });
+    const device = (await svc.admin.post('/api/dcim/devices/', { name: 'sw1', rack: 'R1' })).body;
+    const objects = new BranchObjectsClient(admin);
+    const ctx = (await objects.context('edit'))!;
+    const type = ctx.access.object_types.find((t) => t.object_type === 'dcim.device')!;
+    const read = await objects.getObject(ctx, type, device.id);
+    assert.equal(read.value.rack, 'R1');
+    assert.ok(read.etag);
+    const saved = await objects.replaceObject(
+      ctx,
+      type,
+      device.id,
+      { name: 'sw1', rack: 'R2' },
+      { ifMatch: read.etag },
+    );
+    assert.ok(saved.etag && saved.etag !== read.etag);
+    const theirs = await svc.admin.inBranch(branchRes.body.schema_id).patch(`/api/dcim/devices/${device.id}/`, {
+      rack: 'R3',
+    });
+    assert.equal(theirs.status, 200);
+    const refused = await rejects(
+      objects.replaceObject(ctx, type, device.id, { name: 'sw1', rack: 'R4' }, { ifMatch: saved.etag! }),
+      'stale',
+    );
+    assert.equal(refused.status, 412);
+    assert.equal((await objects.getObject(ctx, type, device.id)).value.rack, 'R3');
+    assert.match(lines.at(-2)!, /^PUT \/api\/dcim\/devices\/\d+\/ -> 412/);
   });
 
   it("lists branches and a branch's net-effect changes, parsed with the contract", async () => {

@@ -17,6 +17,9 @@ describe('extension: service errors', () => {
     assert.equal(conflict.kind, 'conflict');
     assert.equal(conflict.message, 'Submitting does not apply: the request is under review.');
     assert.equal(errorFromResponse(404, { detail: 'Not found.' }).kind, 'notFound');
+    const stale = errorFromResponse(412, { detail: 'Device 7 has changed since the version If-Match names.' });
+    assert.equal(stale.kind, 'stale');
+    assert.equal(stale.message, 'Device 7 has changed since the version If-Match names.');
     assert.equal(errorFromResponse(500, 'boom').kind, 'server');
     const invalid = errorFromResponse(400, { comment: ['A comment is required to request changes.'] });
     assert.equal(invalid.kind, 'invalid');

@@ -18,6 +18,8 @@ import {
   parseObjectFileName,
   parseObjectText,
   problemsOfRefusal,
+  afterStale,
+  savePlan,
   saveVerdict,
   typeFolder,
   VersionClock,
@@ -213,10 +215,23 @@ describe('extension: branch objects as documents', () => {
     assert.equal(clock.observe('k', 'rack: R1\n', 7000).mtime, 7000);
   });
 
-  it('refuses a save over a newer version (the branch changed since the document was read, or that is unknown) unless the user chose to overwrite', () => {
-    assert.equal(saveVerdict('rack: R1\n', 'rack: R1\n', false), 'write');
-    assert.equal(saveVerdict('rack: R1\n', 'rack: R3\n', false), 'conflict');
-    assert.equal(saveVerdict(undefined, 'rack: R3\n', false), 'conflict');
-    assert.equal(saveVerdict('rack: R1\n', 'rack: R3\n', true), 'write');
+  it('a save names the version its document was read from (If-Match); unknown, the user chooses; without an ETag the texts are compared', () => {
+    assert.deepEqual(savePlan({ text: 'rack: R1\n', etag: '"c7-2"' }), { kind: 'write', ifMatch: '"c7-2"' });
+    assert.deepEqual(savePlan(undefined), { kind: 'choose' });
+    assert.deepEqual(savePlan({ text: 'rack: R1\n', etag: null }), { kind: 'compare', base: 'rack: R1\n' });
+    assert.equal(saveVerdict('rack: R1\n', 'rack: R1\n'), 'write');
+    assert.equal(saveVerdict('rack: R1\n', 'rack: R3\n'), 'conflict');
+  });
+
+  it('a save refused as stale offers the choice, unless the branch holds the same text: then it writes over the version now, once', () => {
+    const base = { text: 'rack: R1\n', etag: '"c7-2"' };
+    assert.deepEqual(afterStale(base, { text: 'rack: R3\n', etag: '"c7-3"' }, false), { kind: 'choose' });
+    assert.deepEqual(afterStale(base, { text: 'rack: R1\n', etag: '"c7-4"' }, false), {
+      kind: 'retry',
+      ifMatch: '"c7-4"',
+    });
+    assert.deepEqual(afterStale(base, { text: 'rack: R1\n', etag: '"c7-5"' }, true), { kind: 'choose' }, 'once');
+    assert.deepEqual(afterStale(undefined, { text: 'rack: R1\n', etag: '"c7-4"' }, false), { kind: 'choose' });
+    assert.deepEqual(afterStale(base, { text: 'rack: R1\n', etag: null }, false), { kind: 'choose' });
   });
 });

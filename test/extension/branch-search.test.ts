@@ -352,7 +352,7 @@ describe('extension: quick open and Search over branch documents', () => {
         "the branch's racks (main moved sw1 to R3)",
       );
       // The match's line is that line of the document the file system serves (the object read alone).
-      const sw1 = await objects.getObject(ctx, found[0]!.type, found[0]!.object.id);
+      const sw1 = (await objects.getObject(ctx, found[0]!.type, found[0]!.object.id)).value;
       const m = found[0]!.matches[0]!;
       assert.equal(objectText(sw1).split('\n')[m.start.line], m.preview);
       assert.equal(m.preview.slice(m.start.character, m.end.character), 'rack: R2');

@@ -66,6 +66,9 @@ export class Conflict extends DomainError {
   }
 }
 
+/** 412: a write's precondition (If-Match) does not hold: the object changed since the version the client names. */
+export class PreconditionFailed extends statusError(412) {}
+
 /** 422: the request is well-formed but cannot be processed as sent (an idempotency key reused for another request). */
 export class Unprocessable extends statusError(422) {}
 

@@ -69,6 +69,8 @@ export interface ObjectsTable {
   data: Json;
   created: string;
   last_updated: string;
+  /** Moved by every write of the row: what the object's ETag is made of (`objects/versions.ts`). */
+  version: Generated<number>;
 }
 
 export interface SequencesTable {
@@ -120,6 +122,8 @@ export interface BranchChangesTable {
   merge_problem: string | null;
   created: string;
   last_updated: string;
+  /** Moved by every write of the change (its net effect, not its conflicts): the object's ETag in the branch. */
+  version: Generated<number>;
 }
 
 export interface ObjectChangesTable {

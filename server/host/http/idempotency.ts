@@ -44,10 +44,11 @@ export function fingerprintOf(request: RequestIdentity): string {
     .digest('hex');
 }
 
-/** An answer as sent: status and JSON text (null: no body). */
+/** An answer as sent: status and JSON text (null: no body), and headers of its own (not kept for a replay). */
 export interface Answer {
   status: number;
   text: string | null;
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One key of one caller, for one request. */

@@ -220,6 +220,17 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
       schema: { type: 'string', minLength: 1, maxLength: 200 },
     });
   }
+  if (route.versions?.ifMatch) {
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'Writes only over the version named: `*` (any), or one or more entity tags as `ETag` gives them; ' +
+        'otherwise 412 and nothing is written. Without it, the write goes over any version.',
+      schema: { type: 'string' },
+    });
+  }
   const name = schemaName(route);
   const status = String(route.status ?? 200);
   const responses: Record<string, JsonSchema> = {};
@@ -248,6 +259,18 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
           : route.bulk
             ? 'The objects, in the order sent.'
             : 'Success.',
+      ...(route.versions?.etag
+        ? {
+            headers: {
+              ETag: {
+                schema: { type: 'string' },
+                description: route.bulk
+                  ? 'For one object: its version, which If-Match names.'
+                  : 'The version of the object (in the branch of X-NetBox-Branch, else on main), which If-Match names.',
+              },
+            },
+          }
+        : {}),
       ...jsonContent(schema),
     };
   }
@@ -268,6 +291,11 @@ function operation(route: RouteDef, components: SchemaComponents, errorRef: Json
     ...jsonContent(errorRef),
   };
   if (route.path.includes(':')) responses['404'] = { description: 'Not found.', ...jsonContent(errorRef) };
+  if (route.versions?.ifMatch)
+    responses['412'] = {
+      description: 'The object changed since the version If-Match names; nothing is written.',
+      ...jsonContent(errorRef),
+    };
   if (!reads) {
     responses['409'] ??= {
       description: 'The action does not apply now, or a request with this Idempotency-Key is still running.',

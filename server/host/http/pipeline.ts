@@ -186,18 +186,24 @@ function callOf(req: Request, res: Response, user: AuthUser | null): Call {
 /** A handler's result as it is sent: the status and the JSON text (null: no body). */
 function answerOf(route: RouteDef, result: unknown): Answer {
   if (result instanceof Reply)
-    return { status: result.status, text: result.body === undefined ? null : JSON.stringify(result.body) };
+    return {
+      status: result.status,
+      text: result.body === undefined ? null : JSON.stringify(result.body),
+      ...(result.headers ? { headers: result.headers } : {}),
+    };
   return { status: route.status ?? 200, text: result === undefined ? null : JSON.stringify(result) };
 }
 
 /**
  * Sends an answer: its JSON text with the headers Express's `res.send` gives a JSON string
- * (Content-Type with its charset, Content-Length; no ETag), written directly. A conditional
+ * (Content-Type with its charset, Content-Length; no ETag but the handler's), written directly. A conditional
  * request (If-None-Match, If-Modified-Since) and a status without a body go through `res.send`,
  * which answers them as it always did.
  */
 function send(req: Request, res: Response, answer: Answer): void {
   res.statusCode = answer.status;
+  // An ETag of the handler's is the one a conditional request (If-None-Match) is judged by.
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
   if (answer.text === null) {
     res.end();
     return;

@@ -56,11 +56,12 @@ export interface RouteInput<Body = unknown> {
   address: string;
 }
 
-/** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply. */
+/** A handler's answer: a body (status 200, or the route's `status`), or an explicit reply, with headers of its own (an `ETag`). */
 export class Reply {
   constructor(
     readonly status: number,
     readonly body?: unknown,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {}
 }
 
@@ -108,6 +109,12 @@ export interface RouteDef<Body = unknown> {
   query?: QueryParamDoc[];
   /** Status of a successful answer (default 200). */
   status?: number;
+  /**
+   * The route speaks of one object's version (for the OpenAPI document; the handler does it):
+   * `etag`, its answer carries the object's `ETag`; `ifMatch`, it takes `If-Match` and answers 412
+   * when that names no current version. A list (bulk) write never does.
+   */
+  versions?: { etag?: boolean; ifMatch?: boolean };
   /** Writes need a write-enabled token; GET and OPTIONS routes never write. Defaults to method !== GET or OPTIONS. */
   writes?: boolean;
   /**
@@ -174,7 +181,7 @@ export class RouteGroup {
 
   /**
    * POST creating an object (on the group's own path unless `path` says otherwise): `run` answers
-   * it, the answer is 201 with it. A list body creates every item (a bulk create, all or none):
+   * it (a body, or a `Reply` for its headers), the answer is 201 with it. A list body creates every item (a bulk create, all or none):
    * each in turn with `run` (or all at once with `bulk`), the answer 201 with the list; `bulk:
    * false` takes one object only.
    */
@@ -191,7 +198,10 @@ export class RouteGroup {
       status: 201,
       ...(bulk === false ? {} : { bulk: { kind: 'create', item: route.body } }),
       handler: async (input) => {
-        if (bulk === false || !Array.isArray(input.body)) return new Reply(201, await run(input));
+        if (bulk === false || !Array.isArray(input.body)) {
+          const result = await run(input);
+          return result instanceof Reply ? new Reply(201, result.body, result.headers) : new Reply(201, result);
+        }
         const items = input.body as Array<BodyOf<S>>;
         if (bulk) return new Reply(201, await bulk({ ...input, body: items }));
         return new Reply(201, await eachItem(items, (body) => run({ ...input, body })));
@@ -228,6 +238,7 @@ export class RouteGroup {
     for (const method of ['PATCH', 'PUT'] as const) {
       this.add<z.ZodType<Array<BulkItem<BodyOf<P | Q>>>>>({
         ...single,
+        versions: undefined,
         path: undefined,
         body: undefined,
         method,
@@ -274,6 +285,7 @@ export class RouteGroup {
     if (bulk === false || route.path !== ':id/') return;
     this.add<z.ZodType<BulkItem[]>>({
       ...rest,
+      versions: undefined,
       path: undefined,
       method: 'DELETE',
       summary: `${route.summary}: a list of {"id": n} (a bulk delete: all or none)`,

@@ -11,6 +11,8 @@ export interface BranchChange extends NetChange {
   premerge: PremergeState | null;
   created: string;
   lastUpdated: string;
+  /** Moved by every write of the change (`versions.ts`). */
+  version: number;
 }
 
 /** Main's state of the object just before a merge applied the change (null: it did not exist). */
@@ -30,5 +32,6 @@ export function parseChangeRow(row: BranchChangeRow): BranchChange {
     premerge: row.premerge === null ? null : (JSON.parse(row.premerge) as PremergeState),
     created: row.created,
     lastUpdated: row.last_updated,
+    version: row.version,
   };
 }

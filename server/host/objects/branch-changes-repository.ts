@@ -192,7 +192,11 @@ export async function saveChange(
       created: now,
       ...values,
     })
-    .onConflict((oc) => oc.columns(['branch_id', 'object_type', 'object_id']).doUpdateSet(values))
+    .onConflict((oc) =>
+      oc
+        .columns(['branch_id', 'object_type', 'object_id'])
+        .doUpdateSet((eb) => ({ ...values, version: eb(eb.ref('branch_changes.version'), '+', 1) })),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
   await branchChangesWritten(ctx, branchId, [{ branchId, before: was, after: parseChangeRow(row) }]);
@@ -256,6 +260,7 @@ export async function writeChanges(
           conflicts: eb.ref('excluded.conflicts'),
           merge_problem: eb.ref('excluded.merge_problem'),
           last_updated: eb.ref('excluded.last_updated'),
+          version: eb(eb.ref('branch_changes.version'), '+', 1),
         })),
       )
       .returningAll()

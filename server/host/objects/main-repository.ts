@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Ctx } from '../core/context';
 import { databaseKind } from '../db/database';
 import type { ObjectsTable } from '../db/tables';
 import { parseAttributes, type Attributes } from './attributes';
 import { refreshChangesOfMany } from './change-conflicts-repository';
+import { mainVersion } from './versions';
 
 /** One source-of-truth object as stored: its attributes and timestamps. */
 export interface ObjectState {
@@ -12,17 +13,20 @@ export interface ObjectState {
   attrs: Attributes;
   created: string;
   lastUpdated: string;
+  /** Which version of the object its context shows (`versions.ts`), as read; absent on a state still to be written. */
+  version?: string;
 }
 
 const OBJECT_SEQUENCE = 'objects';
 
-function fromRow(row: ObjectsTable): ObjectState {
+function fromRow(row: Selectable<ObjectsTable>): ObjectState {
   return {
     id: row.id,
     objectType: row.object_type,
     attrs: parseAttributes(row.data) ?? {},
     created: row.created,
     lastUpdated: row.last_updated,
+    version: mainVersion(row.version, row.last_updated),
   };
 }
 
@@ -124,8 +128,8 @@ export async function putMainObject(ctx: Ctx, state: ObjectState): Promise<void>
 }
 
 /**
- * Writes objects on main as given (insert or replace), timestamps included, a few statements
- * for any number; the changes of them in branches keep their conflicts current.
+ * Writes objects on main as given (insert or replace), timestamps included, each moving its
+ * version, a few statements for any number; the changes of them in branches keep their conflicts current.
  */
 export async function putMainObjects(ctx: Ctx, states: readonly ObjectState[]): Promise<void> {
   // Rows per statement: 5 values each, far within either database's parameter limit.
@@ -148,6 +152,7 @@ export async function putMainObjects(ctx: Ctx, states: readonly ObjectState[]): 
           data: eb.ref('excluded.data'),
           created: eb.ref('excluded.created'),
           last_updated: eb.ref('excluded.last_updated'),
+          version: eb(eb.ref('objects.version'), '+', 1),
         })),
       )
       .execute();

@@ -1,18 +1,21 @@
 import type { Ctx } from '../core/context';
 import { branchChange, branchChangesOfObjects, type BranchChange } from './branch-changes-repository';
 import { getMainObject, listMainObjects, type ObjectState } from './main-repository';
+import { branchVersion } from './versions';
 
 /**
- * Reads in branch context: without a branch, main; in a branch, main overlaid with the
- * branch's changes (created and updated objects show the branch's state, deleted ones are gone).
+ * Reads in branch context: without a branch, main; in a branch (`branchId`), main overlaid with
+ * the branch's changes (created and updated objects show the branch's state, deleted ones are
+ * gone), each with the version the branch shows (`versions.ts`).
  */
 function overlay(
+  branchId: number,
   objectType: string,
   objectId: number,
   main: ObjectState | undefined,
   change: BranchChange | undefined,
 ): ObjectState | undefined {
-  if (!change) return main;
+  if (!change) return main && { ...main, version: branchVersion(branchId, undefined, main.version) };
   if (change.action === 'delete' || change.modified === null) return undefined;
   return {
     id: objectId,
@@ -20,13 +23,14 @@ function overlay(
     attrs: change.modified,
     created: main?.created ?? change.created,
     lastUpdated: change.lastUpdated,
+    version: branchVersion(branchId, change, undefined),
   };
 }
 
 export async function readObject(ctx: Ctx, objectType: string, id: number): Promise<ObjectState | undefined> {
   const main = await getMainObject(ctx, objectType, id);
   if (!ctx.branch) return main;
-  return overlay(objectType, id, main, await branchChange(ctx, ctx.branch.id, objectType, id));
+  return overlay(ctx.branch.id, objectType, id, main, await branchChange(ctx, ctx.branch.id, objectType, id));
 }
 
 /** Objects of one type among these ids as the context sees them, by id (absent: none), in a few queries for any number. */
@@ -41,9 +45,10 @@ export async function readObjects(
   const main = new Map<number, ObjectState>();
   for (let i = 0; i < wanted.length; i += ID_BATCH)
     for (const o of await listMainObjects(ctx, objectType, wanted.slice(i, i + ID_BATCH))) main.set(o.id, o);
-  const changes = ctx.branch ? await branchChangesOfObjects(ctx, ctx.branch.id, objectType, wanted) : new Map();
+  const branchId = ctx.branch?.id;
+  const changes = branchId ? await branchChangesOfObjects(ctx, branchId, objectType, wanted) : undefined;
   for (const id of wanted) {
-    const seen = overlay(objectType, id, main.get(id), changes.get(id));
+    const seen = changes ? overlay(branchId!, objectType, id, main.get(id), changes.get(id)) : main.get(id);
     if (seen) out.set(id, seen);
   }
   return out;

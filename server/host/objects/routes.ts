@@ -1,18 +1,26 @@
 import { z } from 'zod';
 import { objectBase } from '../../../contract/api/common';
 import type { Ctx } from '../core/context';
-import { BulkRefused, DomainError, NotFound, PermissionDenied } from '../core/errors';
+import {
+  BulkRefused,
+  DomainError,
+  NotFound,
+  PermissionDenied,
+  PreconditionFailed,
+  ValidationError,
+} from '../core/errors';
 import type { Host } from '../host';
 import { grantAllows } from '../users/object-permissions';
 import { parseId } from '../http/resource';
 import { envelope, parsePage } from '../http/query';
-import type { BulkItem, QueryParamDoc, RouteInput } from '../http/routes';
+import { Reply, type BulkItem, type QueryParamDoc, type RouteInput } from '../http/routes';
 import { ATTRIBUTE_NAME, writableAttributes, type Attributes } from './attributes';
 import { parseObjectFilters, parseObjectOrdering } from '../http/object-filters';
 import type { ObjectState } from './main-repository';
 import { readObject, readObjects } from './overlay';
 import { pageObjects } from './object-list-repository';
 import { presentObject } from './present';
+import { entityTag, ifMatchHolds, parseIfMatch, type IfMatch } from './versions';
 import { applyObjectWrites, planObjectWrites, type CatalogueType, type ObjectWrite } from './writes';
 
 /** Any object of the catalogue: the common fields and free-form attributes. */
@@ -42,11 +50,38 @@ function permission(def: CatalogueType, action: string): string {
   return `${def.appLabel}.${action}_${def.model}`;
 }
 
-/** One write a request asks for: a create, an update of an object (its attributes sent, merged for PATCH), a delete. */
+/**
+ * One write a request asks for: a create, an update of an object (its attributes sent, merged
+ * for PATCH), a delete; an update or a delete of one object may carry its If-Match.
+ */
 type ItemWrite =
   | { op: 'create'; body: Attributes }
-  | { op: 'update'; id: number; body: Attributes; replace: boolean }
-  | { op: 'delete'; id: number };
+  | { op: 'update'; id: number; body: Attributes; replace: boolean; ifMatch?: IfMatch }
+  | { op: 'delete'; id: number; ifMatch?: IfMatch };
+
+/** The If-Match of a single object's write (undefined: none sent); a malformed one is a 400 naming the header. */
+function ifMatchOf(input: RouteInput<unknown>): IfMatch | undefined {
+  const header = input.header('If-Match');
+  if (header === undefined) return undefined;
+  const parsed = parseIfMatch(header);
+  if (!parsed)
+    throw ValidationError.field(
+      'If-Match',
+      'Expected "*" or a comma-separated list of entity tags in double quotes, as the ETag header gives them.',
+    );
+  return parsed;
+}
+
+/** A list write names no one version: If-Match belongs to each object's own endpoint. */
+function refuseIfMatch(input: RouteInput<unknown>): void {
+  if (input.header('If-Match') !== undefined)
+    throw ValidationError.field('If-Match', "A list write takes no If-Match: send it with each object's own write.");
+}
+
+/** An object's answer with its ETag: the version its context shows now. */
+function withETag(ctx: Ctx, def: CatalogueType, state: ObjectState): Reply {
+  return new Reply(200, presentObject(ctx, def, state), state.version ? { ETag: entityTag(state.version) } : undefined);
+}
 
 /**
  * Writes objects of one type as the caller, each item judged as a single write is, before
@@ -109,6 +144,17 @@ async function writeItems(
       errors[itemOf[k]!] = new PermissionDenied();
   }
   if (errors.some((e) => e !== undefined)) return { errors };
+  // The preconditions last: a caller refused anyway learns nothing from them. The versions
+  // were read in the write's transaction, which holds the write lock, so none can move before
+  // the write.
+  for (const [i, item] of items.entries()) {
+    if (item.op === 'create' || !item.ifMatch) continue;
+    if (!ifMatchHolds(item.ifMatch, befores.get(item.id)?.version))
+      errors[i] = new PreconditionFailed(
+        `${def.display} ${item.id} has changed since the version If-Match names: read it again (its ETag names the version now), or write without If-Match to overwrite it.`,
+      );
+  }
+  if (errors.some((e) => e !== undefined)) return { errors };
   return { errors, results: await applyObjectWrites(ctx, plan) };
 }
 
@@ -158,6 +204,7 @@ function registerType(host: Host, def: CatalogueType): void {
     path: ':id/',
     access: access('view'),
     summary: `Retrieve a ${def.display} object`,
+    versions: { etag: true },
     handler: async ({ ctx, params }) => {
       const state = await readObject(ctx, def.name, parseId(params.id));
       const user = ctx.user;
@@ -165,15 +212,16 @@ function registerType(host: Host, def: CatalogueType): void {
       const api = presentObject(ctx, def, state);
       if (!grantAllows((await ctx.host.permissions.forUser(user, ctx.db)).grant(def.name, 'view'), api, user))
         throw new NotFound();
-      return api;
+      return new Reply(200, api, state.version ? { ETag: entityTag(state.version) } : undefined);
     },
   });
 
   routes.create({
     access: access('add'),
     summary: `Create a ${def.display} object, or a list of them (in the branch of X-NetBox-Branch, else main)`,
+    versions: { etag: true },
     body: sourceObjectWrite,
-    run: async ({ ctx, body }) => presentObject(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
+    run: async ({ ctx, body }) => withETag(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
     bulk: async ({ ctx, body }) =>
       writeMany(
         ctx,
@@ -185,35 +233,43 @@ function registerType(host: Host, def: CatalogueType): void {
   routes.patchAndPut({
     path: ':id/',
     access: access('change'),
+    versions: { etag: true, ifMatch: true },
     summary: {
       PATCH: `Partially update a ${def.display} object: the attributes sent are set, the others kept`,
       PUT: `Update a ${def.display} object: its attributes become exactly those sent`,
     },
     body: { PATCH: sourceObjectWrite, PUT: sourceObjectWrite },
-    handler: async ({ ctx, params, body }, method) => {
-      const item: ItemWrite = { op: 'update', id: parseId(params.id), body, replace: method === 'PUT' };
-      return presentObject(ctx, def, (await writeOne(ctx, def, item))!);
+    handler: async (input, method) => {
+      const { ctx, params, body } = input;
+      const ifMatch = ifMatchOf(input);
+      const item: ItemWrite = { op: 'update', id: parseId(params.id), body, replace: method === 'PUT', ifMatch };
+      return withETag(ctx, def, (await writeOne(ctx, def, item))!);
     },
-    bulk: async ({ ctx, body }: RouteInput<Array<BulkItem<Attributes>>>, method) =>
-      writeMany(
-        ctx,
+    bulk: async (input: RouteInput<Array<BulkItem<Attributes>>>, method) => {
+      refuseIfMatch(input);
+      return writeMany(
+        input.ctx,
         def,
-        body.map((item) => ({ op: 'update', id: item.id, body: item.body, replace: method === 'PUT' })),
-      ),
+        input.body.map((item) => ({ op: 'update', id: item.id, body: item.body, replace: method === 'PUT' })),
+      );
+    },
   });
 
   routes.remove({
     path: ':id/',
     access: access('delete'),
+    versions: { ifMatch: true },
     summary: `Delete a ${def.display} object`,
-    run: async ({ ctx, params }) => {
-      await writeOne(ctx, def, { op: 'delete', id: parseId(params.id) });
+    run: async (input) => {
+      const ifMatch = ifMatchOf(input);
+      await writeOne(input.ctx, def, { op: 'delete', id: parseId(input.params.id), ifMatch });
     },
-    bulk: async ({ ctx, body }) => {
+    bulk: async (input) => {
+      refuseIfMatch(input);
       await writeMany(
-        ctx,
+        input.ctx,
         def,
-        body.map((item) => ({ op: 'delete', id: item.id })),
+        input.body.map((item) => ({ op: 'delete', id: item.id })),
       );
     },
   });

@@ -293,6 +293,22 @@ async function addEventRuleCreator(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('event_rules').addColumn('created_by', 'integer', clearedWith('users')).execute();
 }
 
+/**
+ * A version per object on main and per change of a branch, moved by every write of its row:
+ * what an object's ETag is made of (`objects/versions.ts`), so that two writes within one
+ * millisecond still give two versions.
+ */
+async function addObjectVersions(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('objects')
+    .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+  await db.schema
+    .alterTable('branch_changes')
+    .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute();
+}
+
 export const hostMigrations: Record<string, Migration> = {
   '00-host-0001-initial': { up: createHostTables },
   '00-host-0002-idempotency-keys': { up: createIdempotencyKeys },
@@ -305,4 +321,5 @@ export const hostMigrations: Record<string, Migration> = {
   '00-host-0092-change-conflicts': { up: keepChangeConflicts },
   '00-host-0100-changelog-related-object': { up: relateObjectChanges },
   '00-host-0101-event-rule-creator': { up: addEventRuleCreator },
+  '00-host-0102-object-versions': { up: addObjectVersions },
 };

@@ -109,6 +109,28 @@ describe('extras: /api/schema/', () => {
     }
   });
 
+  it("describes an object's ETag and the If-Match of its single writes with their 412, and none on list writes", async () => {
+    const paths = (await svc.anonymous.get('/api/schema/')).body.paths;
+    const one = paths['/api/dcim/devices/{id}/'];
+    const list = paths['/api/dcim/devices/'];
+    const ifMatch = (op: any) => (op.parameters ?? []).find((p: any) => p.name === 'If-Match');
+    assert.ok(one.get.responses['200'].headers.ETag);
+    assert.ok(list.post.responses['201'].headers.ETag);
+    for (const method of ['patch', 'put', 'delete']) {
+      assert.equal(ifMatch(one[method])?.in, 'header', method);
+      assert.match(one[method].responses['412'].description, /changed since the version If-Match names/);
+      assert.equal(ifMatch(list[method]), undefined, `bulk ${method}`);
+      assert.equal(list[method].responses['412'], undefined, `bulk ${method}`);
+    }
+    assert.ok(one.patch.responses['200'].headers.ETag);
+    assert.equal(ifMatch(one.get), undefined);
+    assert.equal(
+      ifMatch(paths['/api/plugins/branching/branches/{id}/'].patch),
+      undefined,
+      'objects of the catalogue only',
+    );
+  });
+
   it('never fails, even for routes whose schemas cannot be represented', async () => {
     svc.host.routes.add({
       method: 'POST',
