@@ -190,6 +190,8 @@ async function main(): Promise<void> {
       endStreams();
       await new Promise<void>((done) => real.close(() => done()));
       for (const task of host.background) await task.stop();
+      // What requests or tasks set off and did not await finishes before the database closes.
+      await host.unawaited.settled();
       await database.close();
       process.exit(0);
     };

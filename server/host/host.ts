@@ -16,6 +16,7 @@ import { changeConflictsKeeper } from './objects/change-conflicts-repository';
 import { ObjectTypeRegistry } from './objects/object-types';
 import { RelatedVisibility } from './objects/related-visibility';
 import { PermissionService } from './users/object-permissions';
+import { UnawaitedWork } from './core/unawaited';
 
 export type { BackgroundTask, MainWriteGuard };
 
@@ -68,6 +69,7 @@ export function createHost(deps: HostDeps): Host {
     relatedVisibility: new RelatedVisibility(),
     plugins: new Map(),
     background: [],
+    unawaited: new UnawaitedWork(),
     readMemo,
     branchState: new BranchStateKeepers(),
     credentialThrottle: new CredentialThrottle(deps.clock),

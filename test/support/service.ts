@@ -309,6 +309,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   for (const task of host.background) task.start();
+  // What the tasks do at start (the gate clock's first look, the queue's) is done before a test begins.
+  await host.unawaited.settled();
   return {
     url,
     host,
@@ -334,6 +336,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const task of host.background) await task.stop();
+      await host.unawaited.settled();
       await database.close();
     },
   };

@@ -11,13 +11,16 @@ import type { Queryable } from '../db/database';
  * listeners; nothing else changes.
  */
 export interface CommitSignal {
-  /** Called after a commit that wrote new rows (never inside the transaction). */
-  notify(): void;
+  /**
+   * Called after a commit that wrote new rows (never inside the transaction); resolves once
+   * other instances are told (the writer answers after that, so nothing it set off outlives it).
+   */
+  notify(): Promise<void>;
   /**
    * Called inside the transaction that writes new rows, instead of `notify` after it: the signal
    * goes out once the transaction has committed, and not at all when it does not.
    */
-  notifyOnCommit(trx: Queryable, afterCommit: (task: () => void) => void): Promise<void>;
+  notifyOnCommit(trx: Queryable, afterCommit: (task: () => Promise<void>) => void): Promise<void>;
   /**
    * Calls `listener` on every notification; returns the unsubscribe function. On PostgreSQL the
    * instance listens (`LISTEN`) while it has listeners, and calls them once when it starts to
@@ -29,11 +32,16 @@ export interface CommitSignal {
 export class LocalCommitSignal implements CommitSignal {
   private readonly listeners = new Set<() => void>();
 
-  notify(): void {
+  async notify(): Promise<void> {
+    this.wakeListeners();
+  }
+
+  /** Calls every listener now. */
+  wakeListeners(): void {
     for (const listener of [...this.listeners]) listener();
   }
 
-  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => Promise<void>) => void): Promise<void> {
     afterCommit(() => this.notify());
   }
 

@@ -11,6 +11,7 @@ import type { CoreServices, Scope } from './scope';
 import type { SearchRegistry } from './search';
 import type { RelatedVisibility } from '../objects/related-visibility';
 import type { CredentialThrottle } from './throttle';
+import type { UnawaitedWork } from './unawaited';
 
 export type { AuthUser, BranchRef } from './identity';
 
@@ -46,6 +47,8 @@ export interface HostServices extends CoreServices {
   /** Loaded plugins and their versions, for `/api/status/`. */
   readonly plugins: Map<string, string>;
   readonly background: BackgroundTask[];
+  /** Work set off and not awaited (by background tasks, or woken by a commit): a stop drains it. */
+  readonly unawaited: UnawaitedWork;
   /** Failed credentials per client address and username (token authentication, token provisioning). */
   readonly credentialThrottle: CredentialThrottle;
   /** Reads reused while the data they come from cannot have changed (the one cache mechanism). */

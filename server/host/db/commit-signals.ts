@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type * as Pg from 'pg';
 import { LocalCommitSignal, type CommitSignal } from '../core/commit-signal';
+import type { UnawaitedWork } from '../core/unawaited';
 import { databaseKind, onClose, postgresUrlOf, type HostDb, type Queryable } from './database';
 import { pgDriver } from './pg-driver';
 
@@ -16,11 +17,13 @@ import { pgDriver } from './pg-driver';
  * called at once, by the writer: its notifications name it (the payload), and what comes back
  * of them through its own `LISTEN` is not heard again (a busy writer would otherwise wake its
  * listeners twice per commit).
+ *
+ * Opening the `LISTEN` connection is work set off without awaiting: it goes through `unawaited`.
  */
-export function commitSignal(db: HostDb, channel: string): CommitSignal {
+export function commitSignal(db: HostDb, channel: string, unawaited: UnawaitedWork): CommitSignal {
   if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
   if (databaseKind(db) === 'sqlite') return new LocalCommitSignal();
-  const signal = new PostgresCommitSignal(db, postgresUrlOf(db)!, channel);
+  const signal = new PostgresCommitSignal(db, postgresUrlOf(db)!, channel, unawaited);
   onClose(db, () => signal.close());
   return signal;
 }
@@ -42,18 +45,19 @@ class PostgresCommitSignal implements CommitSignal {
     private readonly db: HostDb,
     private readonly url: string,
     private readonly channel: string,
+    private readonly unawaited: UnawaitedWork,
   ) {}
 
-  notify(): void {
-    this.local.notify();
-    void sql`select pg_notify(${this.channel}, ${this.self})`.execute(this.db).catch(() => undefined);
+  async notify(): Promise<void> {
+    this.local.wakeListeners();
+    await sql`select pg_notify(${this.channel}, ${this.self})`.execute(this.db).catch(() => undefined);
   }
 
   /**
    * `NOTIFY` once the transaction has committed (never if it rolls back), from a connection of
    * the pool: not a round trip while the transaction holds the write lock.
    */
-  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => void) => void): Promise<void> {
+  async notifyOnCommit(_trx: Queryable, afterCommit: (task: () => Promise<void>) => void): Promise<void> {
     afterCommit(() => this.notify());
   }
 
@@ -91,17 +95,19 @@ class PostgresCommitSignal implements CommitSignal {
       this.retry.unref();
     };
     client.on('notification', (message: Pg.Notification) => {
-      if (message.payload !== this.self) this.local.notify();
+      if (message.payload !== this.self) this.local.wakeListeners();
     });
     client.on('error', lost);
     client.on('end', lost);
-    client
-      .connect()
-      .then(() => client.query(`listen ${this.channel}`))
-      .then(() => {
-        if (this.client === client) this.local.notify();
-      })
-      .catch(lost);
+    void this.unawaited.run(
+      client
+        .connect()
+        .then(() => client.query(`listen ${this.channel}`))
+        .then(() => {
+          if (this.client === client) this.local.wakeListeners();
+        })
+        .catch(lost),
+    );
   }
 
   /** Ends the LISTEN connection (no listener is left). */

@@ -1,3 +1,4 @@
+import type { ClockTimer } from '../core/clock';
 import type { BackgroundTask, Host } from '../host';
 import { withClaim } from '../db/claims';
 import type { WebhookOutboxTable, Row } from '../db/tables';
@@ -7,7 +8,7 @@ import { deliveryById, deliveryTlsSetting, dueDeliveries, recordDeliveryAttempt 
 type OutboxRow = Row<WebhookOutboxTable>;
 
 export interface DeliveryOptions {
-  /** Real-time interval of the polling loop (default 1 s). */
+  /** Interval of the polling loop, on the host clock (default 1 s). */
   pollMs?: number;
   /** How long one delivery may take (default 10 s). */
   timeoutMs?: number;
@@ -40,7 +41,8 @@ export function retryDelay(attempts: number, baseMs: number, capMs: number): num
 /**
  * Sends the webhook deliveries of the durable outbox (`webhook_outbox`, written in the same
  * transaction as the change that caused them). It wakes after every commit that queued a
- * delivery and on a timer; "due" is decided with the host clock. A delivery answered 2xx is
+ * delivery and every `pollMs` of the host clock (a test's manual clock polls only when moved);
+ * "due" is decided with the host clock. A delivery answered 2xx is
  * `delivered`; anything else is retried with exponential backoff and, after `maxAttempts`,
  * marked `failed` with the last error kept. A row is never sent twice at once. Stopping lets
  * in-flight sends finish and leaves the rest pending in the database for the next start.
@@ -49,7 +51,7 @@ export class WebhookDeliveryWorker implements BackgroundTask {
   private readonly options: Required<Omit<DeliveryOptions, 'send'>>;
   private readonly send: (out: OutgoingRequest) => Promise<SendResult>;
   private readonly inFlight = new Map<number, Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ClockTimer | undefined;
   private running = false;
   private stopping = false;
   private scan: Promise<void> | null = null;
@@ -69,9 +71,15 @@ export class WebhookDeliveryWorker implements BackgroundTask {
     this.running = true;
     this.stopping = false;
     this.host.events.onQueued = () => void this.wake();
-    this.timer = setInterval(() => void this.wake(), this.options.pollMs);
-    this.timer.unref();
+    this.poll();
+  }
+
+  /** Looks now, and again `pollMs` later. */
+  private poll(): void {
+    if (!this.running) return;
     void this.wake();
+    const next = new Date(this.host.clock.now().getTime() + this.options.pollMs);
+    this.timer = this.host.clock.at(next, () => this.poll());
   }
 
   async stop(): Promise<void> {
@@ -79,7 +87,7 @@ export class WebhookDeliveryWorker implements BackgroundTask {
     this.stopping = true;
     this.running = false;
     this.host.events.onQueued = () => {};
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     await this.scan;
     await Promise.allSettled([...this.inFlight.values()]);
@@ -92,9 +100,11 @@ export class WebhookDeliveryWorker implements BackgroundTask {
       this.rescan = true;
       return this.scan;
     }
-    this.scan = this.scanLoop().finally(() => {
-      this.scan = null;
-    });
+    this.scan = this.host.unawaited.run(
+      this.scanLoop().finally(() => {
+        this.scan = null;
+      }),
+    );
     return this.scan;
   }
 
@@ -125,10 +135,12 @@ export class WebhookDeliveryWorker implements BackgroundTask {
         const rows = await this.due(room);
         for (const row of rows) {
           if (this.stopping || this.inFlight.has(row.id)) continue;
-          const delivery = this.deliver(row).finally(() => {
-            this.inFlight.delete(row.id);
-            void this.wake();
-          });
+          const delivery = this.host.unawaited.run(
+            this.deliver(row).finally(() => {
+              this.inFlight.delete(row.id);
+              void this.wake();
+            }),
+          );
           this.inFlight.set(row.id, delivery);
         }
         if (rows.length === room) this.rescan = true;

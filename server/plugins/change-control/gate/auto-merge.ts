@@ -225,15 +225,19 @@ export function autoMergeSweeper(host: HostServices): BackgroundTask {
     start() {
       const minutes = host.config.change_control.auto_merge_interval;
       timer = setInterval(() => {
-        running = running
-          .then(() => sweepAutoMerge(host))
-          .then(() => drainMergeQueue(host, 'auto-merge-sweep', ''))
-          .catch((err) => host.log.error(`auto-merge sweep failed: ${(err as Error).message}`));
+        running = host.unawaited.run(
+          running
+            .then(() => sweepAutoMerge(host))
+            .then(() => drainMergeQueue(host, 'auto-merge-sweep', ''))
+            .catch((err) => host.log.error(`auto-merge sweep failed: ${(err as Error).message}`)),
+        );
       }, minutes * 60_000);
       timer.unref();
       // Jobs queued before a restart go now.
-      running = drainMergeQueue(host, 'auto-merge-start', '').catch((err) =>
-        host.log.error(`merge queue failed: ${(err as Error).message}`),
+      running = host.unawaited.run(
+        drainMergeQueue(host, 'auto-merge-start', '').catch((err) =>
+          host.log.error(`merge queue failed: ${(err as Error).message}`),
+        ),
       );
     },
     async stop() {

@@ -92,14 +92,6 @@ export class GateClock {
     await this.chain;
   }
 
-  /** Everything the clock has started, finished (for tests, which move a manual clock). */
-  async settled(): Promise<void> {
-    for (let seen = this.chain; ; seen = this.chain) {
-      await seen;
-      if (seen === this.chain) return;
-    }
-  }
-
   /** The instant the timer waits for (null when stopped). */
   get nextInstant(): Date | null {
     return this.armedFor === null ? null : new Date(this.armedFor);
@@ -116,9 +108,9 @@ export class GateClock {
   }
 
   private run(work: () => Promise<void>): void {
-    this.chain = this.chain
-      .then(work)
-      .catch((err) => this.host.log.error(`gate clock: ${(err as Error).stack ?? String(err)}`));
+    this.chain = this.host.unawaited.run(
+      this.chain.then(work).catch((err) => this.host.log.error(`gate clock: ${(err as Error).stack ?? String(err)}`)),
+    );
   }
 
   /** The next instant at which time moves some gate, or null. */

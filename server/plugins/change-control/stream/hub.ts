@@ -88,7 +88,7 @@ export class StreamHub {
   /** New events committed: every stream reads on (objects are judged afresh from here on). */
   wake(): void {
     this.cache = new SubjectCache();
-    for (const stream of this.streams) void stream.pump();
+    for (const stream of this.streams) void this.host.unawaited.run(stream.pump());
   }
 
   subjects(): SubjectCache {
@@ -163,9 +163,9 @@ class OpenStream {
   start(): void {
     this.sink.write(': connected\n\n');
     if (this.request.reset) this.sink.write(resetFrame(this.request.after));
-    this.timer = setInterval(() => void this.keepAlive(), this.hub.keepAliveMs);
+    this.timer = setInterval(() => void this.hub.host.unawaited.run(this.keepAlive()), this.hub.keepAliveMs);
     this.timer.unref();
-    void this.pump();
+    void this.hub.host.unawaited.run(this.pump());
   }
 
   stop(): void {

@@ -30,9 +30,11 @@ function pruneSweeper(host: Host): BackgroundTask {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
   const prune = (): void => {
-    running = running
-      .then(() => pruneStreamEvents(createCtx({ host, user: null, requestId: 'stream-prune', baseUrl: '' })))
-      .catch((err) => host.log.error(`event stream: pruning failed: ${(err as Error).message}`));
+    running = host.unawaited.run(
+      running
+        .then(() => pruneStreamEvents(createCtx({ host, user: null, requestId: 'stream-prune', baseUrl: '' })))
+        .catch((err) => host.log.error(`event stream: pruning failed: ${(err as Error).message}`)),
+    );
   };
   return {
     start() {

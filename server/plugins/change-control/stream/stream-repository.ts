@@ -23,7 +23,7 @@ const PRUNE_EVERY = 1000;
 
 /** The signal that new events committed; one per service instance, heard by every instance on PostgreSQL (see `CommitSignal`). */
 export function streamSignal(host: HostServices): CommitSignal {
-  return stateSlot(host, 'stream-signal', () => commitSignal(host.db, 'change_control_stream'));
+  return stateSlot(host, 'stream-signal', () => commitSignal(host.db, 'change_control_stream', host.unawaited));
 }
 
 /**
@@ -83,7 +83,7 @@ export async function announce(ctx: Ctx, a: Announcement): Promise<void> {
     })
     .execute();
   const signal = streamSignal(ctx.host);
-  if (!seen) signal.notify();
+  if (!seen) await signal.notify();
   else if (!seen.signalled) {
     seen.signalled = true;
     await signal.notifyOnCommit(ctx.db, (task) => ctx.afterCommit(task));

@@ -24,6 +24,7 @@ import { branchContributors, CONTRIBUTORS_READS } from '../../../../server/host/
 import { auditingMemoReads, UnnamedTableRead } from '../../../../server/host/db/read-audit';
 import { onPostgres } from '../../../support/database';
 import { instancesForEachTest, startService, withService, type TestService } from '../../../support/service';
+import { settled } from '../../../support/quiet';
 import { actor } from '../users/fixtures';
 
 /** The version row as stored. */
@@ -99,6 +100,7 @@ describe('the data version and the read memo (one invalidation mechanism)', () =
           .executeTakeFirstOrThrow();
         return { n, name: row.first_name };
       });
+    await settled(svc);
     const seen: string[] = [];
     const stop = observeStatements(svc.host.db, (q) => seen.push(q));
     try {
@@ -498,6 +500,7 @@ if (!onPostgres) {
     });
 
     it("tells an observer every statement, on the writer and on the reader, but not the data version's reads; nothing once it stops", async () => {
+      await settled(svc);
       const seen: string[] = [];
       const stop = observeStatements(svc.host.db, (q) => seen.push(q));
       const { release, done } = await openWriteTransaction('Observed');

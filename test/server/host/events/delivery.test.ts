@@ -7,6 +7,7 @@ import { webhookDeliveryWorker, type WebhookDeliveryWorker } from '../../../../s
 import { Receiver } from '../../../support/receiver';
 import { openTestDatabase } from '../../../support/database';
 import { startService, withService, type TestService } from '../../../support/service';
+import { statementsOf } from '../../../support/quiet';
 
 interface HookOptions {
   secret?: string;
@@ -362,6 +363,14 @@ describe('extras: webhook delivery', () => {
       (await outbox(svc)).map((r) => r.attempts),
       [1, 1],
     );
+  });
+
+  it('polls the outbox on the host clock: a manual clock that stands still sends nothing, moved by the poll interval it looks once', async () => {
+    const looks = (seen: string[]) => seen.filter((q) => /from "webhook_outbox"/.test(q)).length;
+    const poll = svc.clock.timerInstants().filter((t) => t.getTime() === svc.clock.now().getTime() + 1000);
+    assert.equal(poll.length, 1, 'one timer of the host clock, a second ahead');
+    assert.equal(looks(await statementsOf(svc, async () => undefined)), 0);
+    assert.equal(looks(await statementsOf(svc, async () => svc.clock.advance(1000))), 1);
   });
 });
 

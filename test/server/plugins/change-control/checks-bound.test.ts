@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { eachTestService, startService, withService, type TestService } from '../../../support/service';
-import { gateClock } from '../../../../server/plugins/change-control/gate/gate-clock';
+import { settled } from '../../../support/quiet';
 import {
   REQUESTS,
   actor,
@@ -171,11 +171,11 @@ describe('change control: check results bound to what they checked', () => {
     assert.equal(pending.deadline, deadline);
     assert.equal(pending.timed_out, false);
     svc.clock.set(new Date(Date.parse(deadline) - 1000));
-    await gateClock(svc.host).settled();
+    await settled(svc);
     assert.equal((await checkNamed(svc.admin, s.cr.id, 'ci/build')).status, 'pending');
     // The gate's clock waits for the deadline itself: moving the clock there fails the check.
     svc.clock.set(deadline);
-    await gateClock(svc.host).settled();
+    await settled(svc);
     const failed = await checkNamed(svc.admin, s.cr.id, 'ci/build');
     assert.equal(failed.status, 'failure');
     assert.equal(failed.timed_out, true);

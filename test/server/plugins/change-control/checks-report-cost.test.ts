@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { observeStatements, postgresUrlOf, withTables } from '../../../../server/host/db/database';
+import { postgresUrlOf, withTables } from '../../../../server/host/db/database';
 import { onPostgres, TEST_DATABASE_URL } from '../../../support/database';
 import type { TestService } from '../../../support/service';
+import { statementsOf } from '../../../support/quiet';
 import { CHECKS, ok, REQUESTS } from './fixtures';
 import type { ChangeControlTables } from '../../../../server/plugins/change-control/db/tables';
 import { ccTables, checksByName, setup, startWithChecks } from './checks-support';
@@ -24,13 +25,7 @@ describe('change control checks: the statements of one report', () => {
 
   /** The statements of the write transaction `work` runs, BEGIN to COMMIT. */
   async function transactionOf(work: () => Promise<unknown>): Promise<string[]> {
-    const seen: string[] = [];
-    const stop = observeStatements(svc.host.db, (sql) => seen.push(sql));
-    try {
-      await work();
-    } finally {
-      stop();
-    }
+    const seen = await statementsOf(svc, work);
     const begin = seen.findIndex((q) => /^(begin|start transaction)\b/i.test(q));
     const commit = seen.findIndex((q, i) => i > begin && /^commit$/i.test(q));
     assert.ok(begin >= 0 && commit > begin, `one transaction expected:\n${seen.join('\n')}`);

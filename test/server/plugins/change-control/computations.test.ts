@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { parseConfig } from '../../../../server/host/core/config';
 import { computations } from '../../../../server/plugins/change-control/computations';
-import { observeStatements } from '../../../../server/host/db/database';
 import { createCtx } from '../../../../server/host/core/context';
 import { keptChangeRequestRow } from '../../../../server/plugins/change-control/change-requests/repository';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestService } from '../../../support/service';
+import { quietly, settled, statementsOf as quietStatementsOf } from '../../../support/quiet';
 import {
   BRANCHES,
   CC,
@@ -45,23 +45,15 @@ describe('change control: the gate and the evaluation are computed once per requ
 
   /** How many gates and evaluations one request computed. */
   async function counted(request: () => Promise<unknown>): Promise<{ gate: number; evaluation: number }> {
+    await settled(svc);
     const before = { ...computations(svc.host) };
-    await request();
+    await quietly(svc, request);
     const after = computations(svc.host);
     return { gate: after.gate - before.gate, evaluation: after.evaluation - before.evaluation };
   }
 
-  /** The statements the service sent while `work` ran. */
-  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const seen: string[] = [];
-    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
-    try {
-      await work();
-    } finally {
-      stop();
-    }
-    return seen;
-  }
+  /** The statements the service sent for `work`. */
+  const statementsOf = (work: () => Promise<unknown>) => quietStatementsOf(svc, work);
 
   const ONCE = { gate: 1, evaluation: 1 };
   const NONE = { gate: 0, evaluation: 0 };
@@ -192,8 +184,9 @@ describe('change control: the gate and the evaluation are computed once per requ
 
   /** How many list pages and branch facts `request` computed. */
   async function kept(request: () => Promise<unknown>): Promise<{ pages: number; branchFacts: number }> {
+    await settled(svc);
     const before = { ...computations(svc.host) };
-    await request();
+    await quietly(svc, request);
     const after = computations(svc.host);
     return { pages: after.pages - before.pages, branchFacts: after.branchFacts - before.branchFacts };
   }
@@ -433,13 +426,9 @@ describe('change control: the gate and the evaluation are computed once per requ
       await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
       const change = (await changesOf(svc, s.branchId))[0];
       const comment = async (text: string): Promise<number> => {
-        const seen: string[] = [];
-        const stop = observeStatements(svc.host.db, (q) => seen.push(q));
-        try {
-          await created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text }));
-        } finally {
-          stop();
-        }
+        const seen = await statementsOf(() =>
+          created(s.reviewer.client.post(COMMENTS, { change_request: s.cr!.id, change_diff: change.id, text })),
+        );
         return seen.filter((q) => /from "branch_changes" where .*"conflicts" is not null/.test(q)).length;
       };
       await comment('first');
@@ -535,8 +524,9 @@ describe("change control: the gate's facts and a second instance on the same dat
     await ok(s.author.client.post(`${REQUESTS}${s.cr!.id}/submit/`, {}));
     const onB = () => detail(b.admin, s.cr!.id);
     const gates = async (f: () => Promise<unknown>) => {
+      await Promise.all([settled(a), settled(b)]);
       const before = computations(b.host).gate;
-      await f();
+      await quietly(b, f);
       return computations(b.host).gate - before;
     };
     await onB();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { observeStatements } from '../../../../server/host/db/database';
+import { webhookDeliveryWorker } from '../../../../server/host/events/webhook-delivery';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
 import { gateClock, MAX_WAIT_MS } from '../../../../server/plugins/change-control/gate/gate-clock';
 import {
@@ -8,6 +8,7 @@ import {
 } from '../../../../server/plugins/change-control/gate/gate-clock-repository';
 import { eachTestService, instancesForEachTest, type TestService } from '../../../support/service';
 import { SseStream, type SseEvent } from '../../../support/sse';
+import { settled, statementsOf } from '../../../support/quiet';
 import { actor, CC, ccDb, created, detail, ok, policy, REQUESTS } from './fixtures';
 import { gateCast, scenario, type GateCast } from './gate-support';
 
@@ -25,7 +26,7 @@ const gateEvents = (events: SseEvent[]) =>
 /** Moves the service's manual clock and waits for what its timers started. */
 async function moveTo(svc: TestService, iso: string): Promise<void> {
   svc.clock.set(iso);
-  await gateClock(svc.host).settled();
+  await settled(svc);
 }
 
 describe('change control: time moves the views (the gate clock)', () => {
@@ -39,8 +40,10 @@ describe('change control: time moves the views (the gate clock)', () => {
     return s;
   };
   beforeEach(async () => {
+    // The host clock's one other timer is the webhook outbox's poll: stopped, its timers are the gate clock's.
+    await webhookDeliveryWorker(svc.host)!.stop();
     cast = await gateCast(svc);
-    await gateClock(svc.host).settled();
+    await settled(svc);
   });
   afterEach(() => {
     for (const s of streams.splice(0)) s.close();
@@ -132,7 +135,7 @@ describe('change control: time moves the views (the gate clock)', () => {
     const out = await outsider();
     const viewer = await watch(cast.reviewer.key);
     const stranger = await watch(out.who.key);
-    await gateClock(svc.host).settled();
+    await settled(svc);
     assert.equal(
       gateClock(svc.host).nextInstant?.toISOString(),
       new Date(Date.parse(AT('09:00')) + MAX_WAIT_MS).toISOString(),
@@ -158,16 +161,8 @@ describe('change control: time moves the views (the gate clock)', () => {
   });
 
   it('The next instant is read from indexes, whatever the number of requests: one timer, and the same statements with 300 windows as with none', async () => {
-    const statementsOfNext = async () => {
-      const seen: string[] = [];
-      const stop = observeStatements(svc.host.db, (sql) => seen.push(sql));
-      try {
-        await gateClock(svc.host).nextChange(svc.clock.now());
-      } finally {
-        stop();
-      }
-      return seen.length;
-    };
+    const statementsOfNext = async () =>
+      (await statementsOf(svc, () => gateClock(svc.host).nextChange(svc.clock.now()))).length;
     const before = await statementsOfNext();
     const now = Date.parse(AT('09:00'));
     const rows = Array.from({ length: 300 }, (_, i) => ({
@@ -198,7 +193,7 @@ describe('change control: time moves the views (the gate clock)', () => {
       new Date(now + 2 * 3_600_000).toISOString(),
     );
     gateClock(svc.host).rearm();
-    await gateClock(svc.host).settled();
+    await settled(svc);
     assert.equal(svc.clock.pendingTimers, 1);
   });
 
@@ -231,7 +226,7 @@ describe('change control: the gate clock on several instances', () => {
     const cast = await gateCast(a);
     const s = await scenario(cast, 'shared', { fields: { scheduled_start: AT('12:00') } });
     await created(b.admin.post(FREEZES, { name: 'Shared', start: AT('12:00'), end: AT('13:00') }));
-    await Promise.all([gateClock(a.host).settled(), gateClock(b.host).settled()]);
+    await Promise.all([settled(a), settled(b)]);
     const count = async () =>
       (
         await ccDb(a)
@@ -243,7 +238,7 @@ describe('change control: the gate clock on several instances', () => {
       ).map((r) => r.object_type);
     a.clock.set(AT('12:00'));
     b.clock.set(AT('12:00'));
-    await Promise.all([gateClock(a.host).settled(), gateClock(b.host).settled()]);
+    await Promise.all([settled(a), settled(b)]);
     assert.deepEqual((await count()).sort(), ['change_control.changerequest', 'change_control.freeze']);
     // And a stream on either instance hears it: the events are rows, read by every instance.
     const stream = await SseStream.open(`${b.url}${STREAM}`, { token: cast.reviewer.key, lastEventId: '0' });
@@ -253,7 +248,7 @@ describe('change control: the gate clock on several instances', () => {
   });
 
   it('Of two instances that read the same stretch of time to announce, exactly one takes it (the row moves only from what was read)', async () => {
-    await Promise.all([gateClock(a.host).settled(), gateClock(b.host).settled()]);
+    await Promise.all([settled(a), settled(b)]);
     const ctxOf = (svc: TestService) => createCtx({ host: svc.host, user: null, requestId: 't', baseUrl: '' });
     // Nothing announced yet on this database: the row holds null, and nothing was written at start.
     const previous = await announcedThrough(ctxOf(a));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { drainMergeQueue } from '../../../../server/plugins/change-control/gate/auto-merge';
-import { gateClock } from '../../../../server/plugins/change-control/gate/gate-clock';
+import { settled } from '../../../support/quiet';
 import { claimQueue, releaseQueue } from '../../../../server/plugins/change-control/gate/queue-repository';
 import { createCtx } from '../../../../server/host';
 import { suiteService } from '../../../support/service';
@@ -237,7 +237,7 @@ describe('change control: the merge queue', () => {
     assert.equal(frozen.blocked_until, '2026-11-01T10:00:00.000Z');
 
     svc.clock.set('2026-11-01T10:00:00Z');
-    await gateClock(svc.host).settled();
+    await settled(svc);
     assert.equal((await branchOf(svc, held.branch.id)).status, 'merged', 'the freeze ended: the queue went on');
     assert.deepEqual((await ok(author.client.get(QUEUE))).results, []);
     expectStatus(await svc.admin.delete(`${CC}freezes/${freeze.id}/`), 204);

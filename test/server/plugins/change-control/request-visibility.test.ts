@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { createCtx, inTransaction } from '../../../../server/host/core/context';
-import { observeStatements } from '../../../../server/host/db/database';
 import { notify } from '../../../../server/host/events/notifications';
 import { suiteService, type ApiClient } from '../../../support/service';
+import { statementsOf } from '../../../support/quiet';
 import { SseStream } from '../../../support/sse';
 import { forSuite } from '../../../support/prepared';
 import {
@@ -256,16 +256,12 @@ describe('change control: who may view a change request is decided in SQL, as th
     ]);
     await ok(svc.admin.patch(`${REQUESTS}${s.cr.id}/`, { ref: 'SCALE-1' }));
     expectStatus(await review(s.bob.client, s.cr.id, 'approve'), 201);
-    const seen: string[] = [];
-    const stop = observeStatements(svc.host.db, (q) => seen.push(q));
-    let page: { count: number; results: Array<{ ref: string }> };
-    try {
+    let page: { count: number; results: Array<{ ref: string }> } = { count: 0, results: [] };
+    const seen = await statementsOf(svc, async () => {
       page = await ok(narrow.client.get(`${REQUESTS}?limit=2&ordering=id`));
       assert.equal((await ok(narrow.client.get(`${REVIEWS}?limit=5`))).count, 1);
       assert.equal((await ok(narrow.client.get(`${CHECKS}?limit=5`))).count, 0);
-    } finally {
-      stop();
-    }
+    });
     assert.equal(page.count, 3);
     assert.deepEqual(
       page.results.map((r) => r.ref),

@@ -470,7 +470,7 @@ describe('change control: the event stream (stream/)', () => {
       );
 
     it('listens on PostgreSQL only while something listens to the signal, and calls the listener once when it starts to (a commit before may have been missed)', async () => {
-      const signal = commitSignal(svc.host.db, 'cc_signal_lazy');
+      const signal = commitSignal(svc.host.db, 'cc_signal_lazy', svc.host.unawaited);
       signal.notify();
       assert.equal(await listening('cc_signal_lazy'), 0, 'no LISTEN connection without a listener');
       let heard = 0;
@@ -488,8 +488,8 @@ describe('change control: the event stream (stream/)', () => {
       // Two instances' signals of one channel (each with its own LISTEN connection).
       const heard = { a: 0, b: 0 };
       const own = { a: 0, b: 0 };
-      const a = commitSignal(svc.host.db, 'cc_signal_test');
-      const b = commitSignal(svc.host.db, 'cc_signal_test');
+      const a = commitSignal(svc.host.db, 'cc_signal_test', svc.host.unawaited);
+      const b = commitSignal(svc.host.db, 'cc_signal_test', svc.host.unawaited);
       a.subscribe(() => heard.a++);
       b.subscribe(() => heard.b++);
       const pokeA = () => void (own.a++, a.notify());
