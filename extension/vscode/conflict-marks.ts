@@ -1,5 +1,6 @@
 // Conflicts with main marked in the documents of changed objects (core/conflict-marks.ts): a
-// warning on the line of each conflicting attribute, in the diff editor and the Problems view.
+// warning on the line of each conflicting attribute, in the diff editor and the Problems view,
+// for the documents on screen.
 import * as vscode from 'vscode';
 import { objectKey } from '../core/change-documents';
 import { conflictMarks } from '../core/conflict-marks';
@@ -12,15 +13,25 @@ export class ConflictMarks extends DisposableBase {
 
   constructor(private readonly cache: RequestDataCache) {
     super();
-    this._register(vscode.workspace.onDidOpenTextDocument((doc) => this.mark(doc)));
-    this._register(vscode.workspace.onDidCloseTextDocument((doc) => this.diagnostics.delete(doc.uri)));
+    // Only documents on screen carry marks: the sides of one change share a path, so marks left
+    // on sides no longer shown would list the same conflict in Problems again under one name.
+    this._register(vscode.window.onDidChangeVisibleTextEditors(() => this.markShown()));
     this._register(
       cache.onDidChange((id, parts) => {
         if (!parts.has('changes')) return;
-        for (const doc of vscode.workspace.textDocuments) if (refOf(doc.uri)?.changeRequestId === id) this.mark(doc);
+        for (const editor of vscode.window.visibleTextEditors)
+          if (refOf(editor.document.uri)?.changeRequestId === id) this.mark(editor.document);
       }),
     );
-    for (const doc of vscode.workspace.textDocuments) this.mark(doc);
+    this.markShown();
+  }
+
+  private markShown(): void {
+    const shown = new Map(vscode.window.visibleTextEditors.map((e) => [e.document.uri.toString(), e.document]));
+    this.diagnostics.forEach((uri) => {
+      if (!shown.has(uri.toString())) this.diagnostics.delete(uri);
+    });
+    for (const doc of shown.values()) this.mark(doc);
   }
 
   private mark(doc: vscode.TextDocument): void {

@@ -298,6 +298,7 @@ export function fakeVscode(): { api: Record<string, unknown>; record: FakeVscode
         set: () => undefined,
         delete: () => undefined,
         clear: () => undefined,
+        forEach: () => undefined,
         dispose: () => undefined,
       }),
     },

@@ -155,7 +155,10 @@ export const scenarios: Scenario[] = [
           await replaceText(vscode, 'name: sw1\nrack: [R8\nserial: FOC1234X\nstatus: active\n');
           await vscode.expectNotification(/Failed to save 'sw1\.yaml'/, TIMEOUTS.ui);
           await vscode.page.keyboard.press('Control+Shift+M');
-          await vscode.page.locator('.markers-panel .monaco-list-row').first().waitFor({ timeout: TIMEOUTS.ui });
+          await vscode.page
+            .locator('.markers-panel .monaco-list-row', { hasText: `/branches/${BRANCH}/dcim.device` })
+            .first()
+            .waitFor({ timeout: TIMEOUTS.ui });
           const tab = vscode.page.locator('.tabs-container .tab.active');
           if (!(await tab.evaluate((el) => el.classList.contains('dirty')))) throw new Error('the tab is not dirty');
           assertEqual((await inBranch(schemaId, 'sw1')).rack, 'R7', 'nothing was written');
