@@ -307,7 +307,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: "authoring, quick open and Search over a branch folder: Go to File lists an object's document and opens it to edit, Find in Files finds a value inside one",
-    async run({ vscode, screenshot }) {
+    async run({ vscode, screenshot, log }) {
       // alice is signed in (the suggested changes scenario ends as her). An object no editor has
       // opened yet: quick open's history cannot list it, only the branch folder's file search.
       await ok(
@@ -315,12 +315,27 @@ export const scenarios: Scenario[] = [
         'leaf42 in the branch',
       );
       await vscode.step('Open Branch as Workspace Folder', async () => {
-        await vscode.runCommand('Change Control: Open Branch as Workspace Folder');
-        await vscode.quickPick(new RegExp(BRANCH));
         // A second folder makes the window a workspace: the browser loads the workbench again.
-        await vscode.page.waitForURL(/[?&]workspace=/, { timeout: TIMEOUTS.workbench });
+        // code-server now and then reloads the window on its folder instead, the new folder lost
+        // (a user would run the command again): so does this step, at most twice more.
+        for (let attempt = 1; ; attempt++) {
+          await vscode.runCommand('Change Control: Open Branch as Workspace Folder');
+          await vscode.quickPick(new RegExp(BRANCH));
+          const entered = await vscode.page
+            .waitForURL(/[?&]workspace=/, { timeout: attempt < 3 ? 45_000 : TIMEOUTS.workbench })
+            .then(() => true)
+            .catch((e: Error) => {
+              if (attempt >= 3) throw e;
+              return false;
+            });
+          if (entered) break;
+          log(`the window did not enter a workspace (attempt ${attempt}); running the command again`);
+          await vscode.page.locator('.part.statusbar').waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+        }
         for (const part of ['.part.statusbar', '.part.activitybar'])
           await vscode.page.locator(part).waitFor({ state: 'visible', timeout: TIMEOUTS.workbench });
+        // The reloaded window may restore another container, or the side bar hidden: show the Explorer.
+        await vscode.openActivity('Explorer');
         await vscode.page
           .locator('.explorer-folders-view .monaco-list-row', { hasText: `Branch ${BRANCH}` })
           .first()
