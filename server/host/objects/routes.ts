@@ -78,9 +78,14 @@ function refuseIfMatch(input: RouteInput<unknown>): void {
     throw ValidationError.field('If-Match', "A list write takes no If-Match: send it with each object's own write.");
 }
 
-/** An object's answer with its ETag: the version its context shows now. */
-function withETag(ctx: Ctx, def: CatalogueType, state: ObjectState): Reply {
-  return new Reply(200, presentObject(ctx, def, state), state.version ? { ETag: entityTag(state.version) } : undefined);
+/** An object's answer (`api`, as presented) with its ETag: the version its context shows now. */
+function withETag(api: unknown, state: ObjectState): Reply {
+  return new Reply(200, api, state.version ? { ETag: entityTag(state.version) } : undefined);
+}
+
+/** A write's answer: the object it left, with its ETag. */
+function written(ctx: Ctx, def: CatalogueType, state: ObjectState): Reply {
+  return withETag(presentObject(ctx, def, state), state);
 }
 
 /**
@@ -212,7 +217,7 @@ function registerType(host: Host, def: CatalogueType): void {
       const api = presentObject(ctx, def, state);
       if (!grantAllows((await ctx.host.permissions.forUser(user, ctx.db)).grant(def.name, 'view'), api, user))
         throw new NotFound();
-      return new Reply(200, api, state.version ? { ETag: entityTag(state.version) } : undefined);
+      return withETag(api, state);
     },
   });
 
@@ -221,7 +226,7 @@ function registerType(host: Host, def: CatalogueType): void {
     summary: `Create a ${def.display} object, or a list of them (in the branch of X-NetBox-Branch, else main)`,
     versions: { etag: true },
     body: sourceObjectWrite,
-    run: async ({ ctx, body }) => withETag(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
+    run: async ({ ctx, body }) => written(ctx, def, (await writeOne(ctx, def, { op: 'create', body }))!),
     bulk: async ({ ctx, body }) =>
       writeMany(
         ctx,
@@ -243,7 +248,7 @@ function registerType(host: Host, def: CatalogueType): void {
       const { ctx, params, body } = input;
       const ifMatch = ifMatchOf(input);
       const item: ItemWrite = { op: 'update', id: parseId(params.id), body, replace: method === 'PUT', ifMatch };
-      return withETag(ctx, def, (await writeOne(ctx, def, item))!);
+      return written(ctx, def, (await writeOne(ctx, def, item))!);
     },
     bulk: async (input: RouteInput<Array<BulkItem<Attributes>>>, method) => {
       refuseIfMatch(input);
